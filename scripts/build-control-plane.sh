@@ -25,8 +25,9 @@ mkdir -p "$OUT"
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 
 # One cheap request tells us whether the module proxy answers before a long build starts.
-if ! go mod download -json "k8s.io/kubernetes@$KV" >/dev/null 2>"$OUT/.probe.err"; then
-  die "the Go module proxy did not serve k8s.io/kubernetes@$KV ($(tail -n 1 "$OUT/.probe.err")); check GOPROXY / network and run again."
+if ! go mod download -json "k8s.io/kubernetes@$KV" >"$OUT/.probe.out" 2>&1; then
+  why=$(sed -n 's/^[[:space:]]*"Error": "\(.*\)",\{0,1\}$/\1/p' "$OUT/.probe.out" | head -n 1)
+  die "the Go module proxy did not serve k8s.io/kubernetes@$KV (${why:-$(tail -n 1 "$OUT/.probe.out")}); check GOPROXY and the network, then run again."
 fi
 
 start=$(date +%s)

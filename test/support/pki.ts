@@ -1,0 +1,76 @@
+/**
+ * Certificates and credentials for the test control plane, made with openssl the way envtest's
+ * tinyca does (../shared/reference/test-control-plane.md §2.2): one CA signs the serving cert and
+ * the client cert; a static token file gives a token user; an RSA pair signs service-account tokens.
+ */
+import { join } from "node:path";
+
+/** Paths and contents of the generated credentials. */
+export interface Pki {
+  dir: string;
+  caCert: string;
+  caKey: string;
+  serverCert: string;
+  serverKey: string;
+  saKey: string;
+  saPub: string;
+  clientCert: string;
+  clientKey: string;
+  tokenFile: string;
+  /** Bearer token of user `admin` (group system:masters). */
+  token: string;
+}
+
+function openssl(dir: string, args: string[]): void {
+  const r = Bun.spawnSync(["openssl", ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) {
+    throw new Error(`openssl ${args.slice(0, 2).join(" ")} failed: ${r.stderr.toString().trim()}`);
+  }
+}
+
+/**
+ * Generates a CA, a serving cert for 127.0.0.1/localhost, a client cert for `admin`
+ * (O=system:masters), a service-account key pair and a token file, valid 7 days.
+ * @throws Error naming the openssl step that failed (openssl missing: install Debian's `openssl`).
+ */
+export async function generatePki(dir: string): Promise<Pki> {
+  if (!Bun.which("openssl")) throw new Error("openssl is missing: run `apt-get install -y openssl` and try again.");
+  const ec = ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out"];
+  openssl(dir, [...ec, "ca.key"]);
+  openssl(dir, [
+    "req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=tinyhost-test-ca", "-days", "7", "-out", "ca.crt",
+    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+  ]);
+  openssl(dir, [...ec, "apiserver.key"]);
+  openssl(dir, ["req", "-new", "-key", "apiserver.key", "-subj", "/CN=localhost", "-out", "apiserver.csr"]);
+  await Bun.write(join(dir, "srv.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
+  openssl(dir, [
+    "x509", "-req", "-in", "apiserver.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+    "-days", "7", "-extfile", "srv.ext", "-out", "apiserver.crt",
+  ]);
+  openssl(dir, ["genrsa", "-out", "sa.key", "2048"]);
+  openssl(dir, ["rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub"]);
+  openssl(dir, [...ec, "admin.key"]);
+  openssl(dir, ["req", "-new", "-key", "admin.key", "-subj", "/CN=admin/O=system:masters", "-out", "admin.csr"]);
+  await Bun.write(join(dir, "cli.ext"), "extendedKeyUsage=clientAuth\n");
+  openssl(dir, [
+    "x509", "-req", "-in", "admin.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+    "-days", "7", "-extfile", "cli.ext", "-out", "admin.crt",
+  ]);
+  const token = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("hex");
+  const tokenFile = join(dir, "tokens.csv");
+  await Bun.write(tokenFile, `${token},admin,admin-uid,system:masters\n`);
+  return {
+    dir,
+    caCert: join(dir, "ca.crt"),
+    caKey: join(dir, "ca.key"),
+    serverCert: join(dir, "apiserver.crt"),
+    serverKey: join(dir, "apiserver.key"),
+    saKey: join(dir, "sa.key"),
+    saPub: join(dir, "sa.pub"),
+    clientCert: join(dir, "admin.crt"),
+    clientKey: join(dir, "admin.key"),
+    tokenFile,
+    token,
+  };
+}

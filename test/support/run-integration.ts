@@ -1,0 +1,27 @@
+/**
+ * `npm run test:integration`: starts the real servers once, runs test/integration with them,
+ * stops them, and prints `integration: N passed, N failed`.
+ */
+import { runBunTest } from "./bun-test.ts";
+import { startSuiteServers } from "./suite.ts";
+
+/** Runs the integration suite; resolves to its counts. Extra args go to `bun test`. */
+export async function runIntegration(extra: string[] = []) {
+  const servers = await startSuiteServers();
+  const onSignal = () => void servers.stop().then(() => process.exit(130));
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    return await runBunTest(["--timeout", "180000", ...extra, "test/integration"], servers.env);
+  } finally {
+    await servers.stop();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+if (import.meta.main) {
+  const r = await runIntegration(process.argv.slice(2));
+  console.log(`integration: ${r.passed} passed, ${r.failed} failed`);
+  process.exit(r.code === 0 && r.failed === 0 ? 0 : 1);
+}

@@ -1,0 +1,54 @@
+/**
+ * Starts the shared servers of an integration run — a real kube-apiserver + etcd and a
+ * nats-server — and hands their coordinates to `bun test` through the environment:
+ * TINYHOST_CONTROL_PLANE (JSON file, read by getControlPlane) and TINYHOST_TEST_NATS_URL.
+ * Everything started here dies with this process (watchdogs), also when it is killed.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startControlPlane, writeControlPlaneInfo, type OwnedControlPlane } from "./control-plane.ts";
+import { startNats, type NatsServer } from "./nats.ts";
+
+/** The shared servers of one run. */
+export interface SuiteServers {
+  env: Record<string, string>;
+  controlPlane: OwnedControlPlane;
+  nats: NatsServer;
+  /** Stops everything and removes the run dir. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Starts the control plane and NATS concurrently; logs how long each took. */
+export async function startSuiteServers(): Promise<SuiteServers> {
+  const dir = mkdtempSync(join(tmpdir(), "tinyhost-run-"));
+  const t0 = performance.now();
+  const [controlPlane, nats] = await Promise.all([
+    startControlPlane().then((cp) => {
+      console.error(`[suite] kube-apiserver ready at ${cp.server} in ${Math.round(performance.now() - t0)} ms`);
+      return cp;
+    }),
+    startNats().then((n) => {
+      console.error(`[suite] nats-server ready at ${n.url}`);
+      return n;
+    }),
+  ]);
+  const infoFile = join(dir, "control-plane.json");
+  writeControlPlaneInfo(controlPlane, infoFile);
+  let stopped = false;
+  return {
+    controlPlane,
+    nats,
+    env: {
+      TINYHOST_CONTROL_PLANE: infoFile,
+      TINYHOST_TEST_NATS_URL: nats.url,
+      TINYHOST_TEST_TMP: dir,
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await Promise.allSettled([controlPlane.stop(), nats.dispose()]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
