@@ -1,0 +1,222 @@
+/**
+ * `defineComponent`: the one way to declare a component, and the runtime-facing shapes the registry
+ * and the scheduler consume.
+ *
+ * Contract (runtime-spec §1.1, §1.5): info with a non-empty name; ports that may depend on per-node
+ * state; `handle(ctx, output, port, data)` for business ports; optional capability hooks called in
+ * the order onIdentity → onClient → onNats → [new node: onState → onEmitter] → onReconcile →
+ * onSettings; onControl on a `_control` message; onDestroy on node deletion.
+ */
+import type { Static, TSchema } from "typebox";
+import type { ComponentContext, Emitter, OutputFn } from "./context.ts";
+import type { NodeIdentity, TinyNodeLike } from "./node.ts";
+import type { AnyPort, PortSpec } from "./ports.ts";
+import type { HandleReturn, Result } from "./result.ts";
+import type { State } from "./state.ts";
+
+/** Component metadata (runtime-spec §1.1 `ComponentInfo`). `name` is what `TinyNode.spec.component` names. */
+export interface ComponentInfo {
+  /** Unique component name within the module, e.g. `"router"`. Must be non-empty. */
+  name: string;
+  /** Short human title, e.g. `"Router"`. */
+  description: string;
+  /** Longer help text. */
+  info: string;
+  /** Free tags, e.g. `["SDK"]`. */
+  tags?: string[];
+}
+
+type NotSystem<N extends string> = N extends `_${string}` ? never : N;
+
+/**
+ * The argument lists `handle` receives: one `[ctx, output, port, data]` tuple per non-system target
+ * port, `data` typed by that port's schema — so `if (port === "in")` narrows `data` (TS dependent
+ * parameters need the whole parameter list to be one union of tuples).
+ */
+export type HandleArgs<S, P extends readonly AnyPort[]> = P[number] extends infer Pt
+  ? Pt extends PortSpec<infer N, infer T, false>
+    ? NotSystem<N> extends never
+      ? never
+      : [ctx: ComponentContext<S>, output: Output<P>, port: N, data: Static<T>]
+    : never
+  : never;
+
+type PortData<P extends readonly AnyPort[], Name extends string, Src extends boolean> = P[number] extends infer Pt
+  ? Pt extends PortSpec<Name, infer T, Src>
+    ? Static<T>
+    : never
+  : never;
+
+/** The `_settings` port's data type (or `unknown` when there is none). */
+export type SettingsOf<P extends readonly AnyPort[]> = [PortData<P, "_settings", false>] extends [never] ? unknown : PortData<P, "_settings", false>;
+
+/** The data type of the target `_control` port (or `unknown`). */
+export type ControlOf<P extends readonly AnyPort[]> = [PortData<P, "_control", false>] extends [never] ? unknown : PortData<P, "_control", false>;
+
+/** Typed output: known source ports take their schema's type; other addresses take `unknown`. */
+export type Output<P extends readonly AnyPort[]> = <N extends string>(
+  port: N,
+  data?: [PortData<P, N, true>] extends [never] ? unknown : PortData<P, N, true>,
+) => Promise<Result>;
+
+/** Lifecycle result: hooks may be sync or async; a throw/rejection fails the reconcile. */
+export type HookReturn = void | Promise<void>;
+
+/**
+ * What an author passes to {@link defineComponent}. `S` = per-node instance state, `P` = the ports
+ * tuple returned by `ports(self)`.
+ */
+export interface ComponentSpec<S, P extends readonly AnyPort[]> {
+  /** Component metadata. */
+  info: ComponentInfo;
+  /** Creates the per-node instance state (one per TinyNode per pod). */
+  state?: () => S;
+  /** Declares the ports; called again after settings change or a `_control` emit. */
+  ports: (self: S) => P;
+  /** Handles data arriving on a business target port. Return `output(...)`'s result to pass replies up. */
+  handle: (...args: HandleArgs<S, P>) => HandleReturn;
+  /** Every reconcile, first (runtime-spec §1.5 IdentityAware). */
+  onIdentity?: (ctx: ComponentContext<S>, identity: NodeIdentity) => HookReturn;
+  /** Every reconcile: the cluster client (runtime-spec §1.5 ClientAware). Typed later by the resource manager. */
+  onClient?: (ctx: ComponentContext<S>, client: unknown) => HookReturn;
+  /** Every reconcile: the JetStream handle, or `null` without NATS (runtime-spec §1.5 NATSAware). */
+  onNats?: (ctx: ComponentContext<S>, jetstream: unknown) => HookReturn;
+  /** Once per new node: the node-scope {@link State} (runtime-spec §1.5 Stateful). */
+  onState?: (ctx: ComponentContext<S>, state: State) => HookReturn;
+  /** Once per new node: a long-lived emitter for background work (runtime-spec §1.5 EmitterAware). */
+  onEmitter?: (ctx: ComponentContext<S>, emit: Emitter) => HookReturn;
+  /** Every reconcile with the node; a throw rolls the update back (runtime-spec §1.5, §3.3). */
+  onReconcile?: (ctx: ComponentContext<S>, node: TinyNodeLike) => HookReturn;
+  /** New settings (deduplicated by deep equality, runtime-spec §2.2 step 6). */
+  onSettings?: (ctx: ComponentContext<S>, settings: SettingsOf<P>) => HookReturn;
+  /** A message on `_control` (dashboard). `output` is the same as handle's (runtime-spec §1.5). */
+  onControl?: (ctx: ComponentContext<S>, control: ControlOf<P>, output: Output<P>) => HandleReturn;
+  /** Node deleted (not pod shutdown): last known `status.metadata` (runtime-spec §1.1 Destroyer). */
+  onDestroy?: (ctx: ComponentContext<S>, metadata: Record<string, string>) => HookReturn;
+}
+
+/** Capability hook names in the order the scheduler calls them on reconcile (runtime-spec §1.5). */
+export const HOOK_ORDER = ["onIdentity", "onClient", "onNats", "onState", "onEmitter", "onReconcile", "onSettings"] as const;
+
+/**
+ * One per-node instance of a component, types erased: what the runner drives. Produced by
+ * {@link ComponentDefinition.instance}.
+ */
+export interface ComponentInstance {
+  /** The definition this instance came from. */
+  readonly definition: ComponentDefinition;
+  /** The per-node instance state (`ctx.self`). */
+  readonly self: unknown;
+  /** Current ports (author's `ports(self)`). */
+  ports(): readonly AnyPort[];
+  /** Business handler. */
+  handle(ctx: ComponentContext<unknown>, output: OutputFn, port: string, data: unknown): HandleReturn;
+  /** Optional capability hooks, unbound from author types. */
+  readonly hooks: {
+    readonly [K in keyof ErasedHooks]?: ErasedHooks[K];
+  };
+}
+
+/** Capability hook signatures with author types erased (used by the runner). */
+export interface ErasedHooks {
+  onIdentity(ctx: ComponentContext<unknown>, identity: NodeIdentity): HookReturn;
+  onClient(ctx: ComponentContext<unknown>, client: unknown): HookReturn;
+  onNats(ctx: ComponentContext<unknown>, jetstream: unknown): HookReturn;
+  onState(ctx: ComponentContext<unknown>, state: State): HookReturn;
+  onEmitter(ctx: ComponentContext<unknown>, emit: Emitter): HookReturn;
+  onReconcile(ctx: ComponentContext<unknown>, node: TinyNodeLike): HookReturn;
+  onSettings(ctx: ComponentContext<unknown>, settings: unknown): HookReturn;
+  onControl(ctx: ComponentContext<unknown>, control: unknown, output: OutputFn): HandleReturn;
+  onDestroy(ctx: ComponentContext<unknown>, metadata: Record<string, string>): HookReturn;
+}
+
+/** Brand set by {@link defineComponent}; checked by {@link isComponentDefinition}. */
+export const COMPONENT_BRAND: unique symbol = Symbol.for("tinyhost.component");
+
+/**
+ * A component definition: the default export of a `components/*.ts` file.
+ * - `info` — metadata (`info.name` is the registry key);
+ * - `instance()` — a fresh per-node instance (runtime-spec §1.1 `Instance()`);
+ * - `ports()` — the ports of a fresh instance (default settings), for listings such as TinyModule
+ *   status and `tools components-info`.
+ * `P` is a phantom carrying the author's port types for the test harness.
+ */
+export interface ComponentDefinition<P extends readonly AnyPort[] = readonly AnyPort[]> {
+  readonly [COMPONENT_BRAND]: true;
+  readonly info: Readonly<ComponentInfo>;
+  instance(): ComponentInstance;
+  ports(): readonly AnyPort[];
+  /** Phantom (always undefined): the author's port tuple type. */
+  readonly __ports?: P;
+}
+
+/** Error thrown by {@link defineComponent} for a malformed spec. code `"INVALID_COMPONENT"`. */
+export class InvalidComponentError extends Error {
+  readonly code = "INVALID_COMPONENT";
+}
+
+/**
+ * Declares a component. Throws {@link InvalidComponentError} when `info.name` is empty or `handle`/
+ * `ports` is not a function (runtime-spec §1.1: Install rejects an empty name).
+ *
+ * @example
+ * export default defineComponent({
+ *   info: { name: "double", description: "Double", info: "n × 2" },
+ *   ports: () => [target("in", Type.Object({ n: Type.Number() })), source("out", Type.Object({ n: Type.Number() }))],
+ *   handle: (ctx, output, port, data) => output("out", { n: data.n * 2 }),
+ * });
+ */
+export function defineComponent<S = Record<string, never>, const P extends readonly AnyPort[] = readonly AnyPort[]>(
+  spec: ComponentSpec<S, P>,
+): ComponentDefinition<P> {
+  if (!spec || typeof spec !== "object") throw new InvalidComponentError("defineComponent: spec must be an object");
+  const name = spec.info?.name;
+  if (typeof name !== "string" || name.trim() === "") {
+    throw new InvalidComponentError(`defineComponent: info.name must be a non-empty string, got ${JSON.stringify(name)}`);
+  }
+  if (typeof spec.handle !== "function") throw new InvalidComponentError(`component ${name}: handle must be a function`);
+  if (typeof spec.ports !== "function") throw new InvalidComponentError(`component ${name}: ports must be a function returning the port list`);
+  const info: ComponentInfo = Object.freeze({ ...spec.info, tags: spec.info.tags ? [...spec.info.tags] : [] });
+  const erased = spec as unknown as ComponentSpec<unknown, readonly AnyPort[]> & Partial<ErasedHooks>;
+  const hooks: Partial<ErasedHooks> = {};
+  for (const k of [...HOOK_ORDER, "onControl", "onDestroy"] as const) {
+    const fn = erased[k];
+    if (typeof fn === "function") (hooks as Record<string, unknown>)[k] = fn;
+  }
+  Object.freeze(hooks);
+  const handle = erased.handle as unknown as ComponentInstance["handle"];
+  const def: ComponentDefinition<P> = {
+    [COMPONENT_BRAND]: true,
+    info,
+    instance(): ComponentInstance {
+      const self: unknown = spec.state ? spec.state() : {};
+      return {
+        definition: def as ComponentDefinition,
+        self,
+        ports: () => erased.ports(self),
+        handle,
+        hooks,
+      };
+    },
+    ports(): readonly AnyPort[] {
+      return def.instance().ports();
+    },
+  };
+  return Object.freeze(def);
+}
+
+/**
+ * True when `x` is a definition made by {@link defineComponent}: carries the brand, a non-empty
+ * `info.name`, and `instance`/`ports` functions. Used by the registry's discovery of `components/*.ts`.
+ */
+export function isComponentDefinition(x: unknown): x is ComponentDefinition {
+  if (typeof x !== "object" || x === null) return false;
+  const d = x as Partial<ComponentDefinition> & { [COMPONENT_BRAND]?: unknown };
+  return (
+    d[COMPONENT_BRAND] === true &&
+    typeof d.info?.name === "string" &&
+    d.info.name !== "" &&
+    typeof d.instance === "function" &&
+    typeof d.ports === "function"
+  );
+}
