@@ -1,0 +1,26 @@
+/**
+ * `npm run build`: generates the static component registry (no dynamic import is left for the
+ * compiled binary to resolve), then compiles `dist/tinyhost` with `bun build --compile`.
+ * Fails when the registry generator or the compiler fails.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+
+const root = resolve(import.meta.dir, "..");
+const bun = process.execPath;
+
+function step(name: string, cmd: string[]): void {
+  const t0 = performance.now();
+  const r = Bun.spawnSync(cmd, { cwd: root, stdout: "inherit", stderr: "inherit" });
+  if (r.exitCode !== 0) {
+    console.error(`build: ${name} failed (exit ${r.exitCode})`);
+    process.exit(1);
+  }
+  console.error(`build: ${name} done in ${Math.round(performance.now() - t0)} ms`);
+}
+
+if (existsSync(resolve(root, "scripts/gen-registry.ts"))) step("static registry", [bun, "scripts/gen-registry.ts"]);
+mkdirSync(resolve(root, "dist"), { recursive: true });
+step("compile", [bun, "build", "--compile", "--minify", "--sourcemap", "src/cli/main.ts", "--outfile", "dist/tinyhost"]);
+const size = Bun.file(resolve(root, "dist/tinyhost")).size;
+console.log(`dist/tinyhost ${(size / 1024 / 1024).toFixed(1)} MiB`);
