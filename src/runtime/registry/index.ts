@@ -1,0 +1,17 @@
+/**
+ * Component discovery and the registry (runtime-spec §1.1, landscape §D.7). `loadStaticRegistry`
+ * lives in ./static.ts and is imported separately, because importing it evaluates every bundled
+ * component.
+ */
+export { discoverComponents, DEV_IMPORT_PATTERN } from "./discover.ts";
+export { createRegistry, type Registry, type RegistryEntry } from "./registry.ts";
+export { componentOf } from "./check.ts";
+export { COMPONENT_GLOB, isComponentFile, listComponentFiles } from "./files.ts";
+export { renderStaticRegistry, GENERATED_HEADER, type StaticRegistryFile } from "./generate.ts";
+export {
+  RegistryError,
+  DuplicateComponentError,
+  InvalidComponentFileError,
+  ComponentImportError,
+  type RegistryErrorCode,
+} from "./errors.ts";
