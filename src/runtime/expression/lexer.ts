@@ -156,9 +156,8 @@ export function tokenize(text: string): Token[] {
             i += 6;
             continue;
           }
-          const mapped = ESCAPES[e];
-          if (mapped === undefined) fail(i, `unknown escape "\\${e}" in string`);
-          out += mapped;
+          // Unknown escapes keep their backslash so regex patterns read naturally: '^a\.b$'.
+          out += ESCAPES[e] ?? `\\${e}`;
           i += 2;
           continue;
         }
