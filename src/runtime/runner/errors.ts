@@ -1,0 +1,64 @@
+/**
+ * Errors the runner and scheduler raise. Each has a `code` and names the node, port and value
+ * involved (project standard: a malformed message fails that hop, never the process).
+ */
+import { TinyError } from "../../sdk/errors.ts";
+
+/** One schema violation of incoming port data (mirrors the schema module's `ValidationIssue`). */
+export interface PortIssue {
+  /** JSON pointer or `$.a.b` path of the offending field. */
+  path: string;
+  /** The schema keyword broken, e.g. `"required"`, `"type"`. */
+  rule: string;
+  /** Human description. */
+  message: string;
+}
+
+/** Incoming data does not match the target port's schema. code `"VALIDATION"`. Fails that hop only. */
+export class PortValidationError extends TinyError {
+  constructor(
+    readonly node: string,
+    readonly port: string,
+    readonly issues: readonly PortIssue[],
+  ) {
+    const first = issues[0];
+    const detail = first ? `field ${first.path || "$"} breaks rule "${first.rule}": ${first.message}` : "invalid data";
+    const more = issues.length > 1 ? ` (+${issues.length - 1} more)` : "";
+    super("VALIDATION", `node ${node} port ${port}: ${detail}${more}`);
+  }
+}
+
+/** The incoming payload is not decodable JSON. code `"DECODE"`. */
+export class PayloadDecodeError extends TinyError {
+  constructor(node: string, port: string, cause: unknown) {
+    super("DECODE", `node ${node} port ${port}: payload is not valid JSON: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** A hop without a port in `to`. code `"NO_PORT"` (runtime-spec §2.2 step 1: "input port is empty"). */
+export class EmptyPortError extends TinyError {
+  constructor(to: string) {
+    super("NO_PORT", `input port is empty in destination ${JSON.stringify(to)}`);
+  }
+}
+
+/** The node was stopped while the hop was in flight. code `"NODE_STOPPED"`. */
+export class NodeStoppedError extends TinyError {
+  constructor(node: string) {
+    super("NODE_STOPPED", `node ${node} stopped`);
+  }
+}
+
+/** An edge's `retryPolicy.timeoutMs` elapsed across all attempts. code `"EDGE_TIMEOUT"` (runtime-spec §2.5). */
+export class EdgeTimeoutError extends TinyError {
+  constructor(edge: string, to: string, timeoutMs: number) {
+    super("EDGE_TIMEOUT", `edge ${edge || "(direct)"} to ${to}: timed out after ${timeoutMs} ms`);
+  }
+}
+
+/** The hop was cancelled by its caller or by a node stop. code `"CANCELLED"`. */
+export class HopCancelledError extends TinyError {
+  constructor(to: string, reason: unknown) {
+    super("CANCELLED", `hop to ${to} cancelled${reason instanceof Error ? `: ${reason.message}` : reason !== undefined ? `: ${String(reason)}` : ""}`);
+  }
+}

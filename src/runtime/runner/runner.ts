@@ -1,0 +1,518 @@
+/**
+ * One Runner per TinyNode per pod (runtime-spec §2): turns incoming hops into typed, validated
+ * component input, dispatches system ports to capability hooks, sends emitted data along the node's
+ * edges (with per-edge retries), and publishes status through a debounced patch.
+ */
+import type { ComponentContext, ComponentLogger, Emitter, HopTrace, OutputFn } from "../../sdk/context.ts";
+import type { ComponentInstance, ErasedHooks } from "../../sdk/component.ts";
+import { empty, fail, toError, toResult, type Result } from "../../sdk/result.ts";
+import { isSystemPort, SystemPort, type AnyPort } from "../../sdk/ports.ts";
+import {
+  LABEL_FLOW_NAME,
+  LABEL_PROJECT_NAME,
+  type NodeIdentity,
+  type NodeUpdater,
+  type TinyNodeEdgeLike,
+  type TinyNodeLike,
+  type TinyNodeStatusLike,
+} from "../../sdk/node.ts";
+import { FROM_SIGNAL, parsePortAddress, type Msg } from "../../transport/types.ts";
+import { compilePortValidator, type PortValidator } from "../schema/index.ts";
+import { Debouncer } from "./debouncer.ts";
+import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, PayloadDecodeError, PortValidationError } from "./errors.ts";
+import { MetadataState } from "./metadata-state.ts";
+import { compilePortConfigs, portConfigKey, type CompiledPortConfig } from "./port-config.ts";
+import { backoffDelayMs, DEFAULT_RETRY_POLICY, mayRetry, resolveRetryPolicy, type ResolvedRetryPolicy } from "./retry.ts";
+import { HopScope } from "./scope.ts";
+import { statusComponent, statusPorts } from "./status.ts";
+import type { HopSpan, Tracer } from "./tracer.ts";
+
+/** Persists a node's status: applies `mutate` to the live object and writes its status subresource. */
+export interface StatusSink {
+  /**
+   * Applies `mutate` (metadata updaters, then the runner's status) to the live TinyNode named
+   * `nodeName` and persists its status (runtime-spec §2.4: read live object, apply, patch status).
+   */
+  patchStatus(nodeName: string, mutate: (node: TinyNodeLike) => void): Promise<void>;
+}
+
+/** What a runner needs from its scheduler. */
+export interface RunnerHost {
+  /** Delivers a hop this runner emits and resolves to the downstream result (runtime-spec §3.5). */
+  route(msg: Msg, scope: HopScope): Promise<Result>;
+  /** Live leader flag (runtime-spec §6). */
+  readonly isLeader: boolean;
+  /** Tracer for hop spans. */
+  readonly tracer: Tracer;
+  /** Where debounced status patches go; absent = only the runner's in-memory node copy changes. */
+  readonly statusSink: StatusSink | undefined;
+  /** Status-patch debounce window, ms (runtime-spec §2.9: 1000). */
+  readonly debounceMs: number;
+}
+
+interface CachedPort {
+  readonly spec: AnyPort;
+  validator: PortValidator | undefined;
+}
+
+interface EdgeRoute {
+  readonly edge: TinyNodeEdgeLike;
+  readonly from: string;
+  readonly policy: ResolvedRetryPolicy;
+  /** Aborts sends on this edge when it disappears from the spec (runtime-spec §2.5 `cancelRemovedEdges`). */
+  readonly cancel: AbortController;
+}
+
+/** Validators by schema object: ports() may rebuild its list, schemas are usually shared constants. */
+const validators = new WeakMap<object, PortValidator>();
+
+function validatorFor(schema: object): PortValidator {
+  let v = validators.get(schema);
+  if (!v) {
+    v = compilePortValidator(schema);
+    validators.set(schema, v);
+  }
+  return v;
+}
+
+const dec = new TextDecoder();
+
+function decodePayload(data: unknown): unknown {
+  if (data instanceof Uint8Array) return data.byteLength === 0 ? null : JSON.parse(dec.decode(data));
+  return data;
+}
+
+function cloneDefault(value: unknown): unknown {
+  return value !== null && typeof value === "object" ? structuredClone(value) : value;
+}
+
+/** Per-hop context handed to handle and hooks; the combined signal is built only when read. */
+class HopContext implements ComponentContext<unknown> {
+  constructor(
+    readonly runner: Runner,
+    readonly scope: HopScope,
+    readonly sourceNode: string,
+    readonly trace: HopTrace,
+  ) {}
+  get self(): unknown {
+    return this.runner.instance.self;
+  }
+  get node(): NodeIdentity {
+    return this.runner.identity;
+  }
+  get isLeader(): boolean {
+    return this.runner.host.isLeader;
+  }
+  get signal(): AbortSignal {
+    return this.scope.toSignal();
+  }
+  get nodeSignal(): AbortSignal {
+    return this.runner.nodeSignal;
+  }
+  get log(): ComponentLogger {
+    return this.runner.log;
+  }
+}
+
+function sleep(ms: number, scope: HopScope): Promise<boolean> {
+  if (scope.aborted) return Promise.resolve(false);
+  const signal = scope.toSignal();
+  return new Promise((resolve) => {
+    const t = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve(false);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** The first non-empty `ok` by completion; else the first failure by completion; else empty (runtime-spec §2.4). */
+function firstResult(sends: Promise<Result>[]): Promise<Result> {
+  return new Promise((resolve) => {
+    let left = sends.length;
+    let firstFail: Result | undefined;
+    let done = false;
+    for (const p of sends) {
+      void p.then((r) => {
+        left--;
+        if (done) return;
+        if (r.kind === "ok" && r.value !== undefined && r.value !== null) {
+          done = true;
+          resolve(r);
+          return;
+        }
+        if (r.kind === "fail" && !firstFail) firstFail = r;
+        if (left === 0) resolve(firstFail ?? empty);
+      });
+    }
+  });
+}
+
+/** Drives one component instance for one TinyNode. */
+export class Runner {
+  readonly name: string;
+  readonly log: ComponentLogger;
+  /** Node-scope state backed by `status.metadata` (runtime-spec §1.8). */
+  readonly state: MetadataState;
+  /** Long-lived emitter handed to `onEmitter` (runtime-spec §1.5): hops start at depth 0. */
+  readonly emitter: Emitter;
+  identity: NodeIdentity;
+  /** The error of the last failed reconcile (runtime-spec §3.3), cleared by a successful one. */
+  lastError: Error | undefined;
+
+  #node: TinyNodeLike;
+  readonly #stop = new AbortController();
+  #ports: Map<string, CachedPort> | undefined;
+  #portConfigs = new Map<string, CompiledPortConfig>();
+  #edges = new Map<string, EdgeRoute[]>();
+  #edgeById = new Map<string, EdgeRoute>();
+  #settings: { value: unknown } | undefined;
+  readonly #debouncer: Debouncer;
+  #updaters: NodeUpdater[] = [];
+
+  constructor(
+    readonly instance: ComponentInstance,
+    readonly host: RunnerHost,
+    node: TinyNodeLike,
+    log: ComponentLogger,
+  ) {
+    this.name = node.metadata.name;
+    this.log = log;
+    this.#node = node;
+    this.identity = identityOf(node);
+    this.#debouncer = new Debouncer(host.debounceMs);
+    this.state = new MetadataState({
+      nodeName: this.name,
+      metadata: () => this.#node.status?.metadata ?? {},
+      enqueue: (u) => {
+        this.#updaters.push(u);
+        this.#schedulePatch();
+      },
+    });
+    this.emitter = (port, data, signal) => this.output(port, data, new HopScope(signal, "", undefined), -1);
+    this.setNode(node);
+  }
+
+  /** The node copy this runner works from. */
+  get node(): TinyNodeLike {
+    return this.#node;
+  }
+
+  /** Aborts when the node stops. */
+  get nodeSignal(): AbortSignal {
+    return this.#stop.signal;
+  }
+
+  /** True once {@link stop} ran. */
+  get stopped(): boolean {
+    return this.#stop.signal.aborted;
+  }
+
+  /**
+   * Adopts a new spec (runtime-spec §2.6 `SetNode`): identity from labels, port configs recompiled
+   * only where their bytes changed, edges re-indexed (removed edges' in-flight sends cancelled), port
+   * cache invalidated.
+   */
+  setNode(node: TinyNodeLike): void {
+    this.#node = node;
+    this.identity = identityOf(node);
+    this.#portConfigs = compilePortConfigs(this.name, node.spec.ports, this.#portConfigs);
+    const byPort = new Map<string, EdgeRoute[]>();
+    const byId = new Map<string, EdgeRoute>();
+    const seen = new Set<string>();
+    for (const edge of node.spec.edges ?? []) {
+      const dedup = edge.port + edge.to; // runtime-spec §2.4: de-duplicate by port+to
+      if (seen.has(dedup)) continue;
+      seen.add(dedup);
+      const prev = this.#edgeById.get(edge.id);
+      const route: EdgeRoute = {
+        edge,
+        from: `${this.name}:${edge.port}`,
+        policy: resolveRetryPolicy(edge.retryPolicy),
+        cancel: prev && prev.edge.to === edge.to ? prev.cancel : new AbortController(),
+      };
+      byId.set(edge.id, route);
+      const list = byPort.get(edge.port);
+      if (list) list.push(route);
+      else byPort.set(edge.port, [route]);
+    }
+    for (const [id, r] of this.#edgeById) if (byId.get(id)?.cancel !== r.cancel) r.cancel.abort(new Error(`edge ${id} removed`));
+    this.#edges = byPort;
+    this.#edgeById = byId;
+    this.invalidatePorts();
+  }
+
+  /** Drops the port cache; the next hop re-reads `ports()` (runtime-spec §2.6). */
+  invalidatePorts(): void {
+    this.#ports = undefined;
+  }
+
+  #portMap(): Map<string, CachedPort> {
+    if (this.#ports) return this.#ports;
+    const m = new Map<string, CachedPort>();
+    for (const p of this.instance.ports()) m.set(p.name, { spec: p, validator: undefined });
+    this.#ports = m;
+    return m;
+  }
+
+  /** True when the component currently declares `port`. */
+  hasPort(port: string): boolean {
+    return this.#portMap().has(port);
+  }
+
+  /** Current ports (cached). */
+  ports(): AnyPort[] {
+    return [...this.#portMap().values()].map((c) => c.spec);
+  }
+
+  /**
+   * Handles one incoming hop (runtime-spec §2.2). Never rejects: a malformed payload, a validation
+   * failure, a throw or a rejection resolves as `fail(...)` for this hop only.
+   */
+  async handle(msg: Msg, caller: HopScope): Promise<Result> {
+    const port = parsePortAddress(msg.to)[1];
+    if (port === "") return fail(new EmptyPortError(msg.to));
+    if (this.#stop.signal.aborted) return fail(new NodeStoppedError(this.name));
+    const cached = this.#portMap().get(port);
+    if (!cached) {
+      this.log.debug({ node: this.name, port }, "hop to an undeclared port ignored");
+      return empty;
+    }
+    if (cached.spec.source && !isSystemPort(port)) {
+      return fail(new PortValidationError(this.name, port, [{ path: "$", rule: "direction", message: `port ${port} is a source (output) port and cannot receive hops` }]));
+    }
+    const span = this.host.tracer.input(this.name, port, msg);
+    let data: unknown;
+    try {
+      data = this.#input(msg, port, cached, span);
+    } catch (err) {
+      const e = toError(err);
+      span.end(e);
+      return fail(e);
+    }
+    const validator = (cached.validator ??= validatorFor(cached.spec.schema));
+    const issues = validator(data);
+    if (issues) {
+      const e = new PortValidationError(this.name, port, issues);
+      span.end(e);
+      return fail(e);
+    }
+    if (port === SystemPort.settings && this.#settings && Bun.deepEquals(this.#settings.value, data)) {
+      span.end();
+      return empty; // runtime-spec §2.2 step 6: unchanged settings are not re-delivered
+    }
+    const scope = new HopScope(this.#stop.signal, msg.to, caller);
+    const sourceNode = msg.from === FROM_SIGNAL ? "" : parsePortAddress(msg.from)[0];
+    const ctx = new HopContext(this, scope, sourceNode, span);
+    const depth = msg.depth;
+    const output: OutputFn = (p, d) => this.output(p, d, scope, depth);
+    let result: Result;
+    try {
+      result = toResult(await this.#dispatch(ctx, output, port, data));
+    } catch (err) {
+      result = fail(err);
+    }
+    if (port === SystemPort.settings && result.kind !== "fail") {
+      // Cache only after onSettings succeeded (fix of runtime-spec §16 item 8), then re-read ports.
+      this.#settings = { value: data };
+      this.invalidatePorts();
+    }
+    span.end(result.kind === "fail" ? result.error : undefined);
+    return result;
+  }
+
+  #dispatch(ctx: HopContext, output: OutputFn, port: string, data: unknown): unknown {
+    const hooks: Partial<ErasedHooks> = this.instance.hooks;
+    switch (port) {
+      case SystemPort.settings:
+        return hooks.onSettings?.(ctx, data);
+      case SystemPort.control:
+        return hooks.onControl?.(ctx, data, output);
+      case SystemPort.reconcile:
+      case SystemPort.client:
+      case SystemPort.identity:
+        return undefined; // runtime-spec §1.5: swallowed, never reach handle
+      default:
+        if (isSystemPort(port)) return undefined;
+        return this.instance.handle(ctx, output, port, data);
+    }
+  }
+
+  /** Typed input of a hop (runtime-spec §2.2 step 5). Throws a TinyError for undecodable payloads. */
+  #input(msg: Msg, port: string, cached: CachedPort, span: HopSpan): unknown {
+    if (msg.from === FROM_SIGNAL) {
+      try {
+        return decodePayload(msg.data);
+      } catch (err) {
+        throw new PayloadDecodeError(this.name, port, err);
+      }
+    }
+    const pc = this.#portConfigs.get(portConfigKey(msg.from, port));
+    if (!pc) return cloneDefault(cached.spec.configuration); // runtime-spec §16 item 3: payload discarded
+    if (pc.error) throw pc.error;
+    let payload: unknown;
+    try {
+      payload = decodePayload(msg.data);
+    } catch (err) {
+      throw new PayloadDecodeError(this.name, port, err);
+    }
+    return pc.template!.evaluate(payload, (err) => {
+      this.log.debug({ node: this.name, port, err: err.message }, "expression error");
+      span.event("expression_error", { error: err.message });
+    });
+  }
+
+  /**
+   * Emits `data` on `port` from inside a hop at `depth` (-1 for the long-lived emitter) — runtime-spec
+   * §2.4. `_control` and `_reconcile` schedule a status patch; `node:port` sends one direct hop; any
+   * other port fans out to its edges concurrently and resolves to the first result by completion.
+   */
+  output(port: string, data: unknown, scope: HopScope, depth: number): Promise<Result> {
+    if (port === SystemPort.control) {
+      this.invalidatePorts();
+      this.#schedulePatch();
+      return Promise.resolve(empty);
+    }
+    if (port === SystemPort.reconcile) {
+      if (typeof data === "function") this.#updaters.push(data as NodeUpdater);
+      this.#schedulePatch();
+      return Promise.resolve(empty);
+    }
+    const next = depth + 1;
+    if (port.includes(":")) {
+      return this.#send({ edgeId: "", from: "", to: port, data, depth: next }, DEFAULT_RETRY_POLICY, scope);
+    }
+    const routes = this.#edges.get(port);
+    if (!routes) return Promise.resolve(empty);
+    const responseSchema = this.#portMap().get(port)?.spec.responseSchema;
+    const send = (r: EdgeRoute) => {
+      const msg: Msg = { edgeId: r.edge.id, from: r.from, to: r.edge.to, data, depth: next };
+      if (responseSchema) msg.responseSchema = responseSchema;
+      return this.#send(msg, r.policy, new HopScope(r.cancel.signal, "", scope));
+    };
+    if (routes.length === 1) return send(routes[0]!);
+    return firstResult(routes.map(send));
+  }
+
+  /** One edge send with its retry policy (runtime-spec §2.5). */
+  #send(msg: Msg, policy: ResolvedRetryPolicy, scope: HopScope): Promise<Result> {
+    if (policy.timeoutMs === 0) return this.#attempts(msg, policy, scope);
+    const deadline = new AbortController();
+    const bounded = new HopScope(deadline.signal, "", scope);
+    return new Promise<Result>((resolve) => {
+      const t = setTimeout(() => {
+        const e = new EdgeTimeoutError(msg.edgeId, msg.to, policy.timeoutMs);
+        deadline.abort(e);
+        resolve(fail(e));
+      }, policy.timeoutMs);
+      void this.#attempts(msg, policy, bounded).then((r) => {
+        clearTimeout(t);
+        resolve(r);
+      });
+    });
+  }
+
+  async #attempts(msg: Msg, policy: ResolvedRetryPolicy, scope: HopScope): Promise<Result> {
+    for (let attempt = 1; ; attempt++) {
+      if (scope.aborted) return fail(new HopCancelledError(msg.to, scope.reason));
+      let r: Result;
+      try {
+        r = await this.host.route(msg, scope);
+      } catch (err) {
+        r = fail(err);
+      }
+      if (r.kind !== "fail" || !mayRetry(policy, attempt, r.error)) return r;
+      this.log.debug({ node: this.name, to: msg.to, attempt, err: r.error.message }, "retrying hop");
+      if (!(await sleep(backoffDelayMs(policy, attempt), scope))) return fail(new HopCancelledError(msg.to, scope.reason));
+    }
+  }
+
+  /** Context for lifecycle hooks: the node's lifetime signal, no source node. */
+  hookContext(): ComponentContext<unknown> {
+    return new HopContext(this, new HopScope(this.#stop.signal, "", undefined), "", this.host.tracer.output(this.name, ""));
+  }
+
+  /** Calls hook `name` if the component has it; a throw/rejection propagates to the caller. */
+  async callHook<K extends Exclude<keyof ErasedHooks, "onControl">>(name: K, arg: Parameters<ErasedHooks[K]>[1]): Promise<void> {
+    const fn = this.instance.hooks[name] as ((ctx: ComponentContext<unknown>, a: unknown) => unknown) | undefined;
+    if (fn) await fn(this.hookContext(), arg);
+  }
+
+  /**
+   * Delivers the node's settings (runtime-spec §3.3): a `_settings` hop from `""` with payload `{}`,
+   * so the node-own `_settings` config (or the port default) applies; deduplicated.
+   */
+  deliverSettings(): Promise<Result> {
+    if (!this.hasPort(SystemPort.settings)) return Promise.resolve(empty);
+    return this.handle({ edgeId: "", from: "", to: `${this.name}:${SystemPort.settings}`, data: {}, depth: 0 }, new HopScope(undefined, "", undefined));
+  }
+
+  /** The status fields the runtime owns (runtime-spec §2.6): status, error, ports, component. */
+  readStatus(): TinyNodeStatusLike {
+    this.invalidatePorts(); // ReadStatus always calls Ports() fresh
+    return {
+      status: this.lastError ? this.lastError.message : "OK",
+      error: this.lastError !== undefined,
+      ports: statusPorts(this.ports()),
+      component: statusComponent(this.instance.definition.info),
+    };
+  }
+
+  #schedulePatch(): void {
+    if (this.#stop.signal.aborted) return;
+    this.#debouncer.call(() => this.#patch());
+  }
+
+  /** Drains pending updaters into the node and its status (runtime-spec §2.4, §2.9). */
+  async #patch(): Promise<void> {
+    const updaters = this.#updaters;
+    this.#updaters = [];
+    const status = this.readStatus();
+    const apply = (node: TinyNodeLike) => {
+      for (const u of updaters) u(node);
+      node.status = { ...node.status, ...status };
+    };
+    apply(this.#node);
+    if (!this.host.statusSink) return;
+    try {
+      await this.host.statusSink.patchStatus(this.name, apply);
+    } catch (err) {
+      this.log.warn({ node: this.name, err: toError(err).message }, "status patch failed");
+    }
+  }
+
+  /**
+   * Stops the runner (runtime-spec §2.10): flush the pending patch, then (when `cleanup`, i.e. the
+   * node was deleted) `onDestroy` with a copy of the last metadata, then abort the node signal so
+   * in-flight handlers see cancellation.
+   */
+  async stop(cleanup: boolean): Promise<void> {
+    if (this.#stop.signal.aborted) return;
+    await this.#debouncer.flush();
+    this.#debouncer.stop();
+    if (cleanup) {
+      try {
+        await this.callHook("onDestroy", { ...(this.#node.status?.metadata ?? {}) });
+      } catch (err) {
+        this.log.warn({ node: this.name, err: toError(err).message }, "onDestroy failed");
+      }
+    }
+    for (const r of this.#edgeById.values()) r.cancel.abort(new NodeStoppedError(this.name));
+    this.#stop.abort(new NodeStoppedError(this.name));
+  }
+}
+
+/** Node identity from the node's name, namespace and flow/project labels (runtime-spec §1.4). */
+export function identityOf(node: TinyNodeLike): NodeIdentity {
+  const labels = node.metadata.labels ?? {};
+  return {
+    nodeName: node.metadata.name,
+    namespace: node.metadata.namespace ?? "",
+    flowName: labels[LABEL_FLOW_NAME] ?? "",
+    projectName: labels[LABEL_PROJECT_NAME] ?? "",
+  };
+}

@@ -1,0 +1,234 @@
+/**
+ * The scheduler (runtime-spec §3): installed components, one runner per node, and the router that
+ * sends each hop in-process (same module) or over a transport (other modules).
+ */
+import { isComponentDefinition, type ComponentDefinition } from "../../sdk/component.ts";
+import type { ComponentLogger } from "../../sdk/context.ts";
+import { PermanentError } from "../../sdk/errors.ts";
+import type { TinyNodeLike, TinyNodeStatusLike } from "../../sdk/node.ts";
+import { SystemPort } from "../../sdk/ports.ts";
+import { empty, fail, toError, type Result } from "../../sdk/result.ts";
+import { moduleOfNode, parsePortAddress, type Msg, type Transport } from "../../transport/types.ts";
+import { logger as rootLogger } from "../../telemetry/log.ts";
+import { HopCancelledError } from "../runner/errors.ts";
+import { Runner, type RunnerHost, type StatusSink } from "../runner/runner.ts";
+import { describeCycle, HopScope, rootScope } from "../runner/scope.ts";
+import { noopTracer, type Tracer } from "../runner/tracer.ts";
+import { ComponentNotRegisteredError, InstallError, NodeNotFoundError, PortNotReadyError, RouteError } from "./errors.ts";
+
+/** Max hop depth before a hop fails permanently (runtime-spec §3.1 `MaxMessageDepth`). */
+export const MAX_MESSAGE_DEPTH = 256;
+
+/** Default bound on waiting for a missing node or port, ms (runtime-spec §3.2 waits 30 s; §16 item 14). */
+export const DEFAULT_READY_TIMEOUT_MS = 5000;
+
+/** Scheduler construction options. */
+export interface SchedulerOptions {
+  /** Sanitized name of this module: hops to nodes whose name's 2nd dot segment equals it stay in-process (runtime-spec §3.5). */
+  module: string;
+  /** Transport for hops to other modules; absent → such hops fail with `NO_ROUTE`. */
+  remote?: Transport;
+  /** Status writer for debounced patches (Kubernetes later); absent → in-memory only. */
+  statusSink?: StatusSink;
+  /** Span factory; default no-op. */
+  tracer?: Tracer;
+  /** Logger; default the host's root logger. */
+  log?: ComponentLogger & { child?(bindings: object): ComponentLogger };
+  /** Status-patch debounce window, ms; default 1000 (runtime-spec §2.9). */
+  debounceMs?: number;
+  /** Bound on waiting for a missing node/port before failing a hop, ms; default 5000. */
+  readyTimeoutMs?: number;
+  /** Cluster client handed to `onClient` each reconcile (runtime-spec §1.5); absent → hook not called. */
+  client?: unknown;
+  /** JetStream handle handed to `onNats` each reconcile; default `null`. */
+  jetstream?: unknown;
+}
+
+/** Routes hops between runners and owns their lifecycle. */
+export class Scheduler implements RunnerHost {
+  readonly module: string;
+  readonly tracer: Tracer;
+  readonly statusSink: StatusSink | undefined;
+  readonly debounceMs: number;
+  readonly readyTimeoutMs: number;
+  /** Live leader flag read by every runner (runtime-spec §6); set by the leader elector. */
+  isLeader = false;
+  readonly #remote: Transport | undefined;
+  readonly #log: ComponentLogger & { child?(bindings: object): ComponentLogger };
+  readonly #components = new Map<string, ComponentDefinition>();
+  readonly #runners = new Map<string, Runner>();
+  readonly #client: unknown;
+  readonly #jetstream: unknown;
+  #changed = Promise.withResolvers<void>();
+
+  constructor(options: SchedulerOptions) {
+    this.module = options.module;
+    this.#remote = options.remote;
+    this.statusSink = options.statusSink;
+    this.tracer = options.tracer ?? noopTracer;
+    this.#log = options.log ?? rootLogger.child({ component: "scheduler" });
+    this.debounceMs = options.debounceMs ?? 1000;
+    this.readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
+    this.#client = options.client;
+    this.#jetstream = options.jetstream ?? null;
+  }
+
+  #notify(): void {
+    this.#changed.resolve();
+    this.#changed = Promise.withResolvers<void>();
+  }
+
+  /** Installs (or replaces) a component by `info.name`. Throws {@link InstallError} for a non-definition (runtime-spec §3.1). */
+  install(definition: ComponentDefinition): void {
+    if (!isComponentDefinition(definition)) throw new InstallError("install: not a component definition (use defineComponent) or info.name is empty");
+    this.#components.set(definition.info.name, definition);
+    this.#notify();
+  }
+
+  /** The installed definition named `name`, if any. */
+  installed(name: string): ComponentDefinition | undefined {
+    return this.#components.get(name);
+  }
+
+  /** The runner of node `name`, if any. */
+  runner(name: string): Runner | undefined {
+    return this.#runners.get(name);
+  }
+
+  /** Names of the nodes with a runner. */
+  nodes(): string[] {
+    return [...this.#runners.keys()];
+  }
+
+  /**
+   * Reconciles one node (runtime-spec §3.3): get or create its runner, adopt the spec, then call
+   * onIdentity → onClient → onNats → [new runner: onState → onEmitter] → onReconcile → settings.
+   * A failing hook or settings rolls the runner back to its previous spec and is reported in the
+   * returned status (`status` = error text, `error` = true) rather than thrown (runtime-spec §16 item 9).
+   * @returns the status fields the runtime owns (status, error, ports, component).
+   * @throws PermanentError wrapping {@link ComponentNotRegisteredError} when the component is unknown.
+   */
+  async update(node: TinyNodeLike): Promise<TinyNodeStatusLike> {
+    const name = node.metadata.name;
+    const def = this.#components.get(node.spec.component);
+    if (!def) throw new PermanentError(new ComponentNotRegisteredError(node.spec.component, name));
+    let runner = this.#runners.get(name);
+    const isNew = !runner || runner.instance.definition !== def;
+    if (isNew) {
+      if (runner) await runner.stop(false);
+      const log = this.#log.child ? this.#log.child({ node: name }) : this.#log;
+      runner = new Runner(def.instance(), this, node, log);
+      this.#runners.set(name, runner);
+    }
+    const r = runner!;
+    const backup = r.node;
+    if (!isNew) r.setNode(node);
+    try {
+      await r.callHook("onIdentity", r.identity);
+      if (this.#client !== undefined) await r.callHook("onClient", this.#client);
+      await r.callHook("onNats", this.#jetstream);
+      if (isNew) {
+        await r.callHook("onState", r.state);
+        await r.callHook("onEmitter", r.emitter);
+      }
+      await r.callHook("onReconcile", node);
+      const settings = await r.deliverSettings();
+      if (settings.kind === "fail") throw settings.error;
+      r.lastError = undefined;
+    } catch (err) {
+      r.setNode(backup);
+      r.lastError = toError(err);
+      this.#log.warn({ node: name, err: r.lastError.message }, "reconcile failed; node rolled back");
+    }
+    this.#notify();
+    return r.readStatus();
+  }
+
+  /** The status of node `name` (runtime-spec §2.6), or undefined when it has no runner. */
+  readStatus(name: string): TinyNodeStatusLike | undefined {
+    return this.#runners.get(name)?.readStatus();
+  }
+
+  /** Node deleted: stop its runner with cleanup (onDestroy) and forget it (runtime-spec §3.3 `Destroy`). */
+  async destroy(name: string): Promise<void> {
+    const r = this.#runners.get(name);
+    if (!r) return;
+    this.#runners.delete(name);
+    await r.stop(true);
+    this.#notify();
+  }
+
+  /** Pod shutdown: stop every runner without onDestroy (runtime-spec §2.10 `StopWithoutCleanup`). */
+  async stopAll(): Promise<void> {
+    const all = [...this.#runners.values()];
+    this.#runners.clear();
+    await Promise.all(all.map((r) => r.stop(false)));
+    this.#notify();
+  }
+
+  /**
+   * Entry for a hop from outside (a transport, a signal, a test). Never rejects.
+   * @param signal aborting it cancels the hop and every handler below it.
+   */
+  handle(msg: Msg, signal?: AbortSignal): Promise<Result> {
+    return this.dispatch(msg, rootScope(signal));
+  }
+
+  /** Delivers `msg` to the local runner of its node (runtime-spec §3.2). */
+  async dispatch(msg: Msg, scope: HopScope): Promise<Result> {
+    if (msg.depth > MAX_MESSAGE_DEPTH) {
+      const cycle = describeCycle([...scope.trail(), msg.to]);
+      return fail(new PermanentError(`max message depth ${MAX_MESSAGE_DEPTH} exceeded (possible cycle in flow graph): ${cycle.join(" → ")}`));
+    }
+    if (msg.mode === "rpc") return fail(new RouteError(`rpc mode is not supported yet (to ${JSON.stringify(msg.to)})`));
+    const [node, port] = parsePortAddress(msg.to);
+    if (port === SystemPort.reconcile) return empty;
+    let runner = this.#runners.get(node);
+    if (!runner || !runner.hasPort(port)) {
+      try {
+        runner = await this.#waitReady(node, port, scope);
+      } catch (err) {
+        return fail(err);
+      }
+    }
+    return runner.handle(msg, scope);
+  }
+
+  async #waitReady(node: string, port: string, scope: HopScope): Promise<Runner> {
+    const started = Date.now();
+    const deadline = started + this.readyTimeoutMs;
+    const signal = scope.toSignal();
+    for (;;) {
+      const r = this.#runners.get(node);
+      if (r && (port === "" || r.hasPort(port))) return r;
+      const left = deadline - Date.now();
+      if (left <= 0) throw r ? new PortNotReadyError(node, port, this.readyTimeoutMs) : new NodeNotFoundError(node, this.readyTimeoutMs);
+      if (signal.aborted) throw new HopCancelledError(`${node}:${port}`, signal.reason);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let onAbort: (() => void) | undefined;
+      await Promise.race([
+        this.#changed.promise,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, left);
+          onAbort = () => resolve();
+          signal.addEventListener("abort", onAbort, { once: true });
+        }),
+      ]);
+      clearTimeout(timer);
+      if (onAbort) signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * Sends a hop a runner emitted (runtime-spec §3.5): the destination's module is the second dot
+   * segment of its node name; this module → in-process; other → the remote transport.
+   */
+  route(msg: Msg, scope: HopScope): Promise<Result> {
+    const node = parsePortAddress(msg.to)[0];
+    const module = moduleOfNode(node);
+    if (module === undefined) return Promise.resolve(fail(new RouteError(`parse destination error: node name ${JSON.stringify(node)} in ${JSON.stringify(msg.to)} has no module segment`)));
+    if (module === this.module) return this.dispatch(msg, scope);
+    if (!this.#remote) return Promise.resolve(fail(new RouteError(`no transport to module ${JSON.stringify(module)} for ${JSON.stringify(msg.to)}`)));
+    return this.#remote.send(msg, scope.toSignal());
+  }
+}

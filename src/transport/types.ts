@@ -1,0 +1,80 @@
+/**
+ * The hop message and the transport contract. A transport hides which wire runs (in-process, NATS
+ * core, JetStream, gRPC): it delivers a {@link Msg} to the module that serves `msg.to` and resolves
+ * to that module's {@link Result}.
+ */
+import type { TSchema } from "typebox";
+import type { Result } from "../sdk/result.ts";
+
+/** `From` value marking a raw external payload (dashboard, MCP `send_signal`); runtime-spec §2.1, §13.3. */
+export const FROM_SIGNAL = "signal";
+
+/**
+ * One hop (runtime-spec §2.1 `Msg`). Never serialized as a whole: wire transports map the fields to
+ * headers/proto fields.
+ */
+export interface Msg {
+  /** Edge id the hop travels on (`""` for direct `node:port` sends and system messages). */
+  edgeId: string;
+  /** `"<node>:<port>"` of the sender, `"signal"` for raw external payloads, or `""`. */
+  from: string;
+  /** `"<node>:<port>"` of the receiver (a bare component name in RPC mode). */
+  to: string;
+  /**
+   * The payload: a live JS value for in-process hops; a `Uint8Array` (or string) of JSON when the hop
+   * arrived over a wire. The runner decodes bytes lazily, only when the target needs them.
+   */
+  data: unknown;
+  /** Hop count from the chain's origin; guarded at 256 (runtime-spec §3.2). */
+  depth: number;
+  /** `""` (classic) or `"rpc"` (MCP agent tools, runtime-spec §3.4). */
+  mode?: "" | "rpc";
+  /** Durable run id (runtime-spec §1.7); absent for classic hops. */
+  runId?: string;
+  /** Durable step key (runtime-spec §1.7). */
+  stepKey?: string;
+  /** Durable reply subject (runtime-spec §1.7). */
+  replySubject?: string;
+  /** Durable reply target `"node:port"` (runtime-spec §1.7). */
+  replyTarget?: string;
+  /** Durable reply deadline, unix ms. */
+  replyDeadlineUnixMs?: number;
+  /** Shape of the reply the sender expects (source port `ResponseConfiguration`); in-process only. */
+  responseSchema?: TSchema;
+}
+
+/**
+ * Delivers a hop and resolves to the receiver's result. Implementations never reject for a failed
+ * hop: failures resolve as `fail(...)` results; `signal` aborting cancels the in-flight hop.
+ */
+export interface Transport {
+  /** Sends `msg`; resolves to the downstream Result (runtime-spec §2.4, §3.5). */
+  send(msg: Msg, signal?: AbortSignal): Promise<Result>;
+}
+
+/** A receiver of hops (what a transport calls on the serving side): typically `Scheduler.handle`. */
+export type MsgHandler = (msg: Msg, signal?: AbortSignal) => Promise<Result>;
+
+/** Splits `"node:port"` (runtime-spec §2.1): >2 parts → `["",""]`; 1 part → `["", whole]`. */
+export function parsePortAddress(address: string): [node: string, port: string] {
+  const i = address.indexOf(":");
+  if (i < 0) return ["", address];
+  if (address.indexOf(":", i + 1) >= 0) return ["", ""];
+  return [address.slice(0, i), address.slice(i + 1)];
+}
+
+/** Joins a node and a port into `"node:port"` (`""` when both are empty); runtime-spec §2.1. */
+export function fullPortName(node: string, port: string): string {
+  if (node === "" && port === "") return "";
+  return `${node}:${port}`;
+}
+
+/**
+ * The module part of a node name `<hash>.<module>.<component>-<sfx>` (runtime-spec §1.9
+ * `ParseFullName`, §16 item 1): the second dot segment; `undefined` when there are fewer than 3.
+ */
+export function moduleOfNode(nodeName: string): string | undefined {
+  const parts = nodeName.split(".");
+  if (parts.length < 3) return undefined;
+  return parts[1];
+}
