@@ -2,6 +2,7 @@
  * Command dispatch for `tinyhost`. Each sub-command is a small module exporting a {@link Command};
  * adding one means adding it to {@link commands}.
  */
+import { componentsCommand } from "./commands/components.ts";
 import { version } from "./version.ts";
 
 /** One sub-command of the CLI. `run` returns the process exit code. */
@@ -32,6 +33,7 @@ export const commands: Command[] = [
       return 0;
     },
   },
+  componentsCommand,
 ];
 
 /** Text printed by `tinyhost --help`. */

@@ -15,3 +15,4 @@ export {
   ComponentImportError,
   type RegistryErrorCode,
 } from "./errors.ts";
+export { describeComponent, describePort, portSchema, UNLISTED_PORTS, type ComponentDescription, type PortDescription } from "./describe.ts";

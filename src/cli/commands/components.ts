@@ -1,0 +1,100 @@
+/**
+ * `tinyhost components [--json] [--dir <dir>]`: lists the components this module would serve and
+ * their ports — the `tools components-info` of the Go CLI (runtime-spec §9), extended with ports
+ * in the `TinyModule.status.components[]` shape (runtime-spec §5.2).
+ *
+ * Source of components: `--dir`, else `./components` under the working directory; a compiled
+ * binary without `--dir` uses its static registry.
+ */
+import { resolve } from "node:path";
+import type { Command } from "../cli.ts";
+import { describeComponent, discoverComponents, RegistryError, type ComponentDescription, type Registry } from "../../runtime/registry/index.ts";
+
+const USAGE = `Usage: tinyhost components [--json] [--dir <dir>]
+
+Lists every discovered component with its ports.
+  --json       print [{name, description, info, tags, ports:[{name,label,source,position,schema}]}]
+  --dir <dir>  components directory (default: ./components; a compiled binary uses its bundled set)`;
+
+const POSITION_NAMES = ["top", "right", "bottom", "left"];
+
+/** Parsed flags of the command. */
+interface Flags {
+  json: boolean;
+  dir?: string;
+}
+
+function parse(args: string[]): Flags | string {
+  const flags: Flags = { json: false };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--json") flags.json = true;
+    else if (arg === "--dir") {
+      const v = args[++i];
+      if (v === undefined || v === "") return "--dir needs a directory";
+      flags.dir = v;
+    } else if (arg.startsWith("--dir=")) flags.dir = arg.slice("--dir=".length);
+    else return `unknown argument "${arg}"`;
+  }
+  return flags;
+}
+
+async function load(dir: string | undefined): Promise<Registry> {
+  if (dir === undefined && Bun.isStandaloneExecutable) {
+    // Literal specifier: bundled at build time, evaluated only here.
+    const { loadStaticRegistry } = await import("../../runtime/registry/static.ts");
+    return loadStaticRegistry();
+  }
+  return discoverComponents(resolve(dir ?? "components"));
+}
+
+/**
+ * Human output: one block per component — `name — description [tags]` and its source file, then a
+ * table of ports (name, label, direction, position).
+ */
+export function renderComponents(list: readonly ComponentDescription[], sources: ReadonlyMap<string, string>): string {
+  if (list.length === 0) return "no components found";
+  const blocks = list.map((c) => {
+    const tags = c.tags.length > 0 ? `  [${c.tags.join(", ")}]` : "";
+    const head = `${c.name} — ${c.description}${tags}\n  file: ${sources.get(c.name) ?? "?"}`;
+    const rows = [["PORT", "LABEL", "DIRECTION", "POSITION"], ...c.ports.map((p) => [p.name, p.label, p.source ? "output" : "input", POSITION_NAMES[p.position] ?? String(p.position)])];
+    const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
+    const table = rows.map((r) => `  ${r.map((cell, col) => (col === r.length - 1 ? cell : cell.padEnd(widths[col]!))).join("  ")}`);
+    return [head, ...(c.ports.length > 0 ? table : ["  (no ports)"])].join("\n");
+  });
+  return `${blocks.join("\n\n")}\n\n${list.length} component${list.length === 1 ? "" : "s"}`;
+}
+
+/** The `components` sub-command. Exit codes: 0 listed, 1 discovery failed, 2 usage error. */
+export const componentsCommand: Command = {
+  name: "components",
+  summary: "list the components this module serves, with their ports (--json for schemas)",
+  async run(args) {
+    if (args.includes("--help") || args.includes("-h")) {
+      console.log(USAGE);
+      return 0;
+    }
+    const flags = parse(args);
+    if (typeof flags === "string") {
+      console.error(`tinyhost components: ${flags}\n\n${USAGE}`);
+      return 2;
+    }
+    let registry: Registry;
+    let list: ComponentDescription[];
+    try {
+      registry = await load(flags.dir);
+      list = registry.list().map(describeComponent);
+    } catch (e) {
+      const code = e instanceof RegistryError ? ` [${e.code}]` : "";
+      console.error(`tinyhost components: ${e instanceof Error ? e.message : String(e)}${code}`);
+      return 1;
+    }
+    if (flags.json) {
+      console.log(JSON.stringify(list, null, 2));
+    } else {
+      const sources = new Map(list.map((c) => [c.name, registry.source(c.name)]));
+      console.log(renderComponents(list, sources));
+    }
+    return 0;
+  },
+};
