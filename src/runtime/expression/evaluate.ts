@@ -61,7 +61,7 @@ export function compileNode(expr: Expr, source: string): Evaluator {
     }
     case "call": {
       const def = FUNCTIONS.get(expr.name);
-      if (def === undefined) throw new Error(`parser let unknown function ${expr.name} through`);
+      if (def === undefined) throw new ExpressionSyntaxError(source, expr.pos, `unknown function ${JSON.stringify(expr.name)}`);
       const args = expr.args.map(sub);
       const call = def.call;
       if (args.length === 1) {

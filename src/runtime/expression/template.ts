@@ -104,9 +104,9 @@ function compileOne(inner: string, field: string): CompiledExpression {
   }
 }
 
-function report(onError: ExpressionErrorHandler | undefined, err: unknown, field: string): void {
+function report(onError: ExpressionErrorHandler | undefined, err: unknown, expr: CompiledExpression, field: string): void {
   if (onError === undefined) return;
-  onError(err instanceof ExpressionEvalError ? err.withField(field) : new ExpressionEvalError("?", String(err), field));
+  onError(err instanceof ExpressionEvalError ? err.withField(field) : new ExpressionEvalError(expr.source, String(err), field));
 }
 
 function constantNode(value: unknown): Node {
@@ -128,7 +128,7 @@ function compileString(s: string, field: string, exprs: CompiledExpression[]): N
         try {
           return expr.evaluate(payload);
         } catch (err) {
-          report(onError, err, field);
+          report(onError, err, expr, field);
           return null;
         }
       },
@@ -158,7 +158,7 @@ function compileString(s: string, field: string, exprs: CompiledExpression[]): N
         try {
           out += toText(p.expr.evaluate(payload));
         } catch (err) {
-          report(onError, err, field);
+          report(onError, err, p.expr, field);
           out += p.raw;
         }
       }

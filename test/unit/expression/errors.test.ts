@@ -115,6 +115,13 @@ describe("evaluation errors", () => {
     expect(seen).toEqual([]);
   });
 
+  test("a missing path is null without calling onError", () => {
+    const seen: unknown[] = [];
+    const out = compileTemplate({ a: "{{$.nope}}", b: "x{{$.nope.deeper}}" }).evaluate({}, (e) => seen.push(e));
+    expect(out).toEqual({ a: null, b: "x" });
+    expect(seen).toEqual([]);
+  });
+
   test("b64decode of invalid input is an evaluation error", () => {
     expect(() => compileExpression("b64decode('***')").evaluate({})).toThrow(ExpressionEvalError);
   });
