@@ -181,7 +181,7 @@ export class KubeClient {
    * @param namespace - for namespaced resources; default the connection's namespace.
    * @throws KubeApiError (`isNotFound` when absent), KubeConnectionError, KubeInputError.
    */
-  get<T extends KubeObject>(res: ResourceDescriptor<T>, name: string, namespace?: string, options: GetOptions = {}): Promise<T> {
+  async get<T extends KubeObject>(res: ResourceDescriptor<T>, name: string, namespace?: string, options: GetOptions = {}): Promise<T> {
     const path = resourcePath(res, this.#ns(res, namespace), name, options.subresource);
     return this.#json<T>("get", "GET", path, {}, undefined, undefined, options);
   }
@@ -239,7 +239,7 @@ export class KubeClient {
    * Creates an object (`POST` to the collection). `apiVersion`/`kind` are filled from the descriptor when absent.
    * @throws KubeApiError (`isAlreadyExists`), KubeConnectionError, KubeInputError when neither name nor generateName is set.
    */
-  create<T extends KubeObject>(res: ResourceDescriptor<T>, object: T, options: WriteOptions = {}): Promise<T> {
+  async create<T extends KubeObject>(res: ResourceDescriptor<T>, object: T, options: WriteOptions = {}): Promise<T> {
     if (!object?.metadata?.name && !object?.metadata?.generateName) {
       throw new KubeInputError("metadata.name", `is required to create a ${res.kind} (or set metadata.generateName)`);
     }
@@ -252,7 +252,7 @@ export class KubeClient {
    * compare-and-swap: a stale one fails with `isConflict`. Use `subresource: "status"` for status.
    * @throws KubeApiError (`isConflict`, `isNotFound`), KubeConnectionError, KubeInputError.
    */
-  update<T extends KubeObject>(res: ResourceDescriptor<T>, object: T, options: WriteOptions = {}): Promise<T> {
+  async update<T extends KubeObject>(res: ResourceDescriptor<T>, object: T, options: WriteOptions = {}): Promise<T> {
     const name = requireName(object, res);
     const path = resourcePath(res, this.#ns(res, options.namespace ?? object.metadata.namespace), name, options.subresource);
     return this.#json<T>("update", "PUT", path, writeQuery(options), this.#withType(res, object), JSON_TYPE, options);
@@ -262,7 +262,7 @@ export class KubeClient {
    * JSON merge patch (RFC 7386, `application/merge-patch+json`): `null` deletes a field, lists are replaced.
    * @throws KubeApiError, KubeConnectionError, KubeInputError.
    */
-  mergePatch<T extends KubeObject>(res: ResourceDescriptor<T>, name: string, patch: DeepPartial<T>, options: WriteOptions = {}): Promise<T> {
+  async mergePatch<T extends KubeObject>(res: ResourceDescriptor<T>, name: string, patch: DeepPartial<T>, options: WriteOptions = {}): Promise<T> {
     const path = resourcePath(res, this.#ns(res, options.namespace), name, options.subresource);
     return this.#json<T>("patch", "PATCH", path, writeQuery(options), patch, MERGE_PATCH, options);
   }
@@ -271,7 +271,7 @@ export class KubeClient {
    * JSON patch (RFC 6902, `application/json-patch+json`); a failing `test` op rejects the whole patch.
    * @throws KubeApiError, KubeConnectionError, KubeInputError.
    */
-  jsonPatch<T extends KubeObject>(res: ResourceDescriptor<T>, name: string, operations: JsonPatchOperation[], options: WriteOptions = {}): Promise<T> {
+  async jsonPatch<T extends KubeObject>(res: ResourceDescriptor<T>, name: string, operations: JsonPatchOperation[], options: WriteOptions = {}): Promise<T> {
     const path = resourcePath(res, this.#ns(res, options.namespace), name, options.subresource);
     return this.#json<T>("patch", "PATCH", path, writeQuery(options), operations, JSON_PATCH, options);
   }
@@ -283,7 +283,7 @@ export class KubeClient {
    * @throws KubeApiError (`isConflict` when another manager owns a field and `force` is not set),
    *   KubeConnectionError, KubeInputError when `fieldManager` or `metadata.name` is missing.
    */
-  apply<T extends KubeObject>(res: ResourceDescriptor<T>, configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
+  async apply<T extends KubeObject>(res: ResourceDescriptor<T>, configuration: ApplyConfiguration<T>, options: ApplyOptions): Promise<T> {
     if (!options?.fieldManager) throw new KubeInputError("fieldManager", "is required for server-side apply");
     const name = configuration?.metadata?.name;
     if (!name) throw new KubeInputError("metadata.name", `is required to apply a ${res.kind}`);
@@ -297,7 +297,7 @@ export class KubeClient {
    * Deletes an object. The answer is the object (while finalizers or a grace period hold it) or a Status.
    * @throws KubeApiError (`isNotFound`; `isConflict` when a precondition fails), KubeConnectionError.
    */
-  delete<T extends KubeObject>(res: ResourceDescriptor<T>, name: string, options: DeleteOptions = {}): Promise<T | KubeStatus> {
+  async delete<T extends KubeObject>(res: ResourceDescriptor<T>, name: string, options: DeleteOptions = {}): Promise<T | KubeStatus> {
     const path = resourcePath(res, this.#ns(res, options.namespace), name);
     const body = {
       apiVersion: "v1",

@@ -14,6 +14,9 @@ async function collect(src: AsyncIterable<string | Uint8Array>): Promise<WatchEv
   return out;
 }
 
+/** The object metadata of a non-ERROR event. */
+const meta = (e: WatchEvent<Obj> | undefined) => (e && e.type !== "ERROR" ? e.object.metadata : undefined);
+
 const line = (type: string, name: string, rv: string) => JSON.stringify({ type, object: { metadata: { name, resourceVersion: rv } } }) + "\n";
 
 test("a line split across chunks is reassembled", async () => {
@@ -24,14 +27,14 @@ test("a line split across chunks is reassembled", async () => {
 
 test("several lines in one chunk become several events, in order", async () => {
   const events = await collect(chunks(line("ADDED", "a", "1") + line("MODIFIED", "a", "2") + line("DELETED", "a", "3")));
-  expect(events.map((e) => `${e.type}:${e.object.metadata.resourceVersion}`)).toEqual(["ADDED:1", "MODIFIED:2", "DELETED:3"]);
+  expect(events.map((e) => `${e.type}:${meta(e)?.resourceVersion}`)).toEqual(["ADDED:1", "MODIFIED:2", "DELETED:3"]);
 });
 
 test("a multi-byte character split between byte chunks survives", async () => {
   const bytes = new TextEncoder().encode(line("ADDED", "grüße", "1"));
   const cut = bytes.indexOf(0xc3) + 1; // inside the two-byte "ü"
   const events = await collect(chunks(bytes.slice(0, cut), bytes.slice(cut)));
-  expect(events[0]?.object.metadata.name).toBe("grüße");
+  expect(meta(events[0])?.name).toBe("grüße");
 });
 
 test("a final line without a newline is still delivered", async () => {
@@ -42,7 +45,7 @@ test("a final line without a newline is still delivered", async () => {
 test("BOOKMARK events are delivered with their resourceVersion", async () => {
   const events = await collect(chunks(JSON.stringify({ type: "BOOKMARK", object: { kind: "ConfigMap", apiVersion: "v1", metadata: { resourceVersion: "77" } } }) + "\n"));
   expect(events[0]?.type).toBe("BOOKMARK");
-  expect(events[0]?.object.metadata.resourceVersion).toBe("77");
+  expect(meta(events[0])?.resourceVersion).toBe("77");
 });
 
 test("an ERROR event with code 410 is thrown as KubeApiError reason Gone", async () => {
