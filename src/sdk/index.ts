@@ -53,3 +53,5 @@ export type {
   ControlOf,
   HookReturn,
 } from "./component.ts";
+export { testComponent } from "./testing.ts";
+export type { ComponentHarness, Emitted, TestComponentOptions } from "./testing.ts";

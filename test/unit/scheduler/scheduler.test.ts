@@ -115,7 +115,7 @@ describe("scheduler", () => {
     await s.update(makeNode("w", "waiter"));
     const ac = new AbortController();
     const pending = signal(s, "w:in", {}, ac.signal);
-    const self = s.runner(nodeName("w"))!.instance.self as { started: PromiseWithResolvers<void>; aborted: boolean };
+    const self = s.runner(nodeName("w"))!.instance.self as { started: { promise: Promise<void> }; aborted: boolean };
     await self.started.promise;
     ac.abort(new Error("client went away"));
     const r = await pending;
@@ -128,7 +128,7 @@ describe("scheduler", () => {
     await s.update(makeNode("a", "relay", { edges: [{ port: "out", to: "w:in" }] }));
     await s.update(makeNode("w", "waiter"));
     const pending = signal(s, "a:in", { context: 1 });
-    const self = s.runner(nodeName("w"))!.instance.self as { started: PromiseWithResolvers<void>; aborted: boolean };
+    const self = s.runner(nodeName("w"))!.instance.self as { started: { promise: Promise<void> }; aborted: boolean };
     await self.started.promise;
     await s.destroy(nodeName("a"));
     await pending;
