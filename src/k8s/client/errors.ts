@@ -52,7 +52,7 @@ export class KubeApiError extends Error {
   readonly serverMessage: string;
   /** Status `details` (kind, name, causes, retryAfterSeconds) when present. */
   readonly details: StatusDetails | undefined;
-  /** HTTP method of the failed request. */
+  /** HTTP method of the failed request, or `WATCH` for a watch. */
   readonly verb: string;
   /** Request path (without query). */
   readonly path: string;
