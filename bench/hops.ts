@@ -80,3 +80,4 @@ const out = [
 ];
 console.log(JSON.stringify(out, null, 2));
 await s.stopAll();
+export {};
