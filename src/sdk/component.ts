@@ -13,6 +13,7 @@ import type { NodeIdentity, TinyNodeLike } from "./node.ts";
 import type { AnyPort, PortSpec } from "./ports.ts";
 import type { HandleReturn, Result } from "./result.ts";
 import type { State } from "./state.ts";
+import type { ModuleClient } from "./client.ts";
 
 /** Component metadata (runtime-spec §1.1 `ComponentInfo`). `name` is what `TinyNode.spec.component` names. */
 export interface ComponentInfo {
@@ -77,8 +78,8 @@ export interface ComponentSpec<S, P extends readonly AnyPort[]> {
   handle: (...args: HandleArgs<S, P>) => HandleReturn;
   /** Every reconcile, first (runtime-spec §1.5 IdentityAware). */
   onIdentity?: (ctx: ComponentContext<S>, identity: NodeIdentity) => HookReturn;
-  /** Every reconcile: the cluster client (runtime-spec §1.5 ClientAware). Typed later by the resource manager. */
-  onClient?: (ctx: ComponentContext<S>, client: unknown) => HookReturn;
+  /** Every reconcile: the platform client (runtime-spec §1.5 ClientAware): exposePort/disclosePort, namespace. */
+  onClient?: (ctx: ComponentContext<S>, client: ModuleClient) => HookReturn;
   /** Every reconcile: the JetStream handle, or `null` without NATS (runtime-spec §1.5 NATSAware). */
   onNats?: (ctx: ComponentContext<S>, jetstream: unknown) => HookReturn;
   /** Once per new node: the node-scope {@link State} (runtime-spec §1.5 Stateful). */
@@ -120,7 +121,7 @@ export interface ComponentInstance {
 /** Capability hook signatures with author types erased (used by the runner). */
 export interface ErasedHooks {
   onIdentity(ctx: ComponentContext<unknown>, identity: NodeIdentity): HookReturn;
-  onClient(ctx: ComponentContext<unknown>, client: unknown): HookReturn;
+  onClient(ctx: ComponentContext<unknown>, client: ModuleClient): HookReturn;
   onNats(ctx: ComponentContext<unknown>, jetstream: unknown): HookReturn;
   onState(ctx: ComponentContext<unknown>, state: State): HookReturn;
   onEmitter(ctx: ComponentContext<unknown>, emit: Emitter): HookReturn;

@@ -55,3 +55,5 @@ export type {
 } from "./component.ts";
 export { testComponent } from "./testing.ts";
 export type { ComponentHarness, Emitted, TestComponentOptions } from "./testing.ts";
+export { isModuleClient } from "./client.ts";
+export type { ModuleClient, ExposePortRequest } from "./client.ts";

@@ -3,6 +3,7 @@
  * sends each hop in-process (same module) or over a transport (other modules).
  */
 import { isComponentDefinition, type ComponentDefinition } from "../../sdk/component.ts";
+import type { ModuleClient } from "../../sdk/client.ts";
 import type { ComponentLogger } from "../../sdk/context.ts";
 import { PermanentError } from "../../sdk/errors.ts";
 import type { TinyNodeLike, TinyNodeStatusLike } from "../../sdk/node.ts";
@@ -39,7 +40,7 @@ export interface SchedulerOptions {
   /** Bound on waiting for a missing node/port before failing a hop, ms; default 5000. */
   readyTimeoutMs?: number;
   /** Cluster client handed to `onClient` each reconcile (runtime-spec §1.5); absent → hook not called. */
-  client?: unknown;
+  client?: ModuleClient;
   /** JetStream handle handed to `onNats` each reconcile; default `null`. */
   jetstream?: unknown;
 }
@@ -57,7 +58,7 @@ export class Scheduler implements RunnerHost {
   readonly #log: ComponentLogger & { child?(bindings: object): ComponentLogger };
   readonly #components = new Map<string, ComponentDefinition>();
   readonly #runners = new Map<string, Runner>();
-  readonly #client: unknown;
+  readonly #client: ModuleClient | undefined;
   readonly #jetstream: unknown;
   #changed = Promise.withResolvers<void>();
 

@@ -157,7 +157,7 @@ describe("scheduler", () => {
   });
 
   test("capability hooks run in framework order on a new node, then without onState/onEmitter", async () => {
-    const s = new Scheduler({ module: MODULE, debounceMs: 10, client: {} });
+    const s = new Scheduler({ module: MODULE, debounceMs: 10, client: { namespace: "test", mode: "local", exposePort: async () => [], disclosePort: async () => {} } });
     s.install(lifecycle);
     await s.update(makeNode("l", "lifecycle"));
     expect(journal).toEqual(["onIdentity", "onClient", "onNats", "onState", "onEmitter", "onReconcile", "onSettings:1"]);
