@@ -204,39 +204,47 @@ export class FakeCollection implements WatchSource<Item> {
 export class FakeLeaseServer {
   lease: Lease | undefined;
   rv = 1;
-  writes = 0;
-  /** Identities whose requests fail (their network is down). */
+  /** Clock time of every successful write. */
+  readonly writeTimes: number[] = [];
+  /** Identities whose requests fail at once (connection refused). */
   readonly unreachable = new Set<string>();
+  /** Identities whose requests never answer (a black-holed network); they end only when aborted. */
+  readonly hanging = new Set<string>();
+
+  constructor(readonly clock: Clock) {}
 
   lockFor(identity: string): LeaseLock {
-    const check = () => {
+    const reach = async (signal?: AbortSignal) => {
+      if (this.hanging.has(identity)) {
+        await new Promise<never>((_, reject) => signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true }));
+      }
+      await Promise.resolve();
       if (this.unreachable.has(identity)) throw new KubeConnectionError("https://fake", "lease", new Error("unreachable"));
+    };
+    const wrote = () => {
+      this.writeTimes.push(this.clock.now());
+      return structuredClone(this.lease!);
     };
     return {
       describe: "ns/mod-lock",
-      get: async () => {
-        await Promise.resolve();
-        check();
+      get: async (signal) => {
+        await reach(signal);
         return this.lease ? structuredClone(this.lease) : undefined;
       },
-      create: async (lease) => {
-        await Promise.resolve();
-        check();
+      create: async (lease, signal) => {
+        await reach(signal);
         if (this.lease) throw new KubeApiError({ verb: "POST", path: "leases", status: 409, reason: "AlreadyExists" });
         this.lease = { ...structuredClone(lease), metadata: { name: "mod-lock", namespace: "ns", resourceVersion: String(++this.rv) } };
-        this.writes++;
-        return structuredClone(this.lease);
+        return wrote();
       },
-      update: async (lease) => {
-        await Promise.resolve();
-        check();
+      update: async (lease, signal) => {
+        await reach(signal);
         if (!this.lease) throw new KubeApiError({ verb: "PUT", path: "leases", status: 404, reason: "NotFound" });
         if (lease.metadata.resourceVersion !== this.lease.metadata.resourceVersion) {
           throw new KubeApiError({ verb: "PUT", path: "leases", status: 409, reason: "Conflict" });
         }
         this.lease = { ...structuredClone(lease), metadata: { ...lease.metadata, resourceVersion: String(++this.rv) } };
-        this.writes++;
-        return structuredClone(this.lease);
+        return wrote();
       },
     };
   }
