@@ -1,0 +1,135 @@
+/**
+ * Core NATS transport (runtime-spec §4.3): blocking request/reply between modules.
+ *
+ * Sender: request to `tinymodule.<targetModule>.msg` with the §4.2 headers, `Nats-Msg-Id` = edge id
+ * (as Go's core sender), durable run headers NOT sent (Go core drops them, §4.3).
+ * Receiver: queue subscription (queue = own module) on `.msg` — replicas share the load — and a plain
+ * subscription on `.sysmsg` on every pod, whose handler gets the leader flag. Every message runs
+ * concurrently, so a handler may request its own module without deadlock (Go `TestNestedRequestNoDeadlock`).
+ */
+import type { Msg as NatsMsg, NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { Logger } from "../../telemetry/log.ts";
+import { logger as rootLogger } from "../../telemetry/log.ts";
+import { fail, type Result } from "../../sdk/result.ts";
+import type { Msg, MsgHandler, Transport } from "../types.ts";
+import { msgSubject, subjectFor, sysmsgSubject } from "./names.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS, request } from "./request.ts";
+import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
+import { injectTrace } from "./trace.ts";
+import { encodeHop, encodePayload, type EncodedReply } from "./wire.ts";
+
+/** Construction options of {@link CoreNatsTransport}. */
+export interface CoreNatsOptions {
+  /** An open connection (see `connectNats`); the transport never closes it. */
+  nc: NatsConnection;
+  /** This module's sanitized name: the queue group and the served subjects (runtime-spec §4.1). */
+  module: string;
+  /** Reply wait when the caller's signal sets no earlier end, ms; default 5 min (runtime-spec §4.3). */
+  requestTimeoutMs?: number;
+  /** Logger; default a child of the root logger. */
+  log?: Logger;
+}
+
+/** What {@link CoreNatsTransport.serve} delivers hops to. */
+export interface ServeOptions {
+  /** Business hops (`.msg`), typically `scheduler.handle`. */
+  handler: MsgHandler;
+  /** System hops (`.sysmsg`); default: `handler` (the leader flag is then not passed on). */
+  system?: SystemMsgHandler;
+  /** The pod's live leader flag, read when a system message arrives; default `() => false`. */
+  isLeader?: () => boolean;
+}
+
+/** Core NATS request/reply transport. `send` never rejects. */
+export class CoreNatsTransport implements Transport {
+  readonly nc: NatsConnection;
+  readonly module: string;
+  readonly requestTimeoutMs: number;
+  readonly #log: Logger;
+  readonly #subs: Subscription[] = [];
+  readonly #inflight = new Set<Promise<void>>();
+  readonly #stop = new AbortController();
+
+  constructor(opts: CoreNatsOptions) {
+    this.nc = opts.nc;
+    this.module = opts.module;
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#log = opts.log ?? rootLogger.child({ component: "nats-core", module: opts.module });
+  }
+
+  /**
+   * Sends `msg` as a request to the module of `msg.to` (runtime-spec §4.3). Resolves to the reply's
+   * Result; failures (no subject, oversize, no responders, timeout, cancel) resolve as `fail(...)`.
+   */
+  send(msg: Msg, signal?: AbortSignal): Promise<Result> {
+    let subject: string;
+    let data: Uint8Array;
+    try {
+      subject = subjectFor(msg.to);
+      data = encodePayload(msg.data);
+    } catch (err) {
+      return Promise.resolve(fail(err));
+    }
+    const headers = encodeHop(msg, { msgId: msg.edgeId, trace: injectTrace() });
+    return request(this.nc, subject, data, headers, this.requestTimeoutMs, signal);
+  }
+
+  /** Starts serving `.msg` (queue group = module) and `.sysmsg` (every pod). Call once. */
+  serve(opts: ServeOptions): void {
+    const isLeader = opts.isLeader ?? (() => false);
+    const system: SystemMsgHandler = opts.system ?? ((msg, signal) => opts.handler(msg, signal));
+    const signal = this.#stop.signal;
+    this.#subs.push(
+      this.nc.subscribe(msgSubject(this.module), {
+        queue: this.module,
+        callback: (err, m) => this.#onMessage(err, m, (msg) => opts.handler(msg, signal)),
+      }),
+      this.nc.subscribe(sysmsgSubject(this.module), {
+        callback: (err, m) => this.#onMessage(err, m, (msg) => system(msg, signal, isLeader())),
+      }),
+    );
+  }
+
+  #onMessage(err: Error | null, m: NatsMsg, handle: (msg: Msg) => Promise<Result>): void {
+    if (err) {
+      this.#log.warn({ err: err.message }, "subscription error");
+      return;
+    }
+    const p = this.#handle(m, handle);
+    this.#inflight.add(p);
+    void p.finally(() => this.#inflight.delete(p));
+  }
+
+  async #handle(m: NatsMsg, handle: (msg: Msg) => Promise<Result>): Promise<void> {
+    const decoded = decodeIncoming(m.headers, m.data);
+    let reply: EncodedReply;
+    if (!decoded.ok) {
+      this.#log.warn({ subject: m.subject, err: decoded.error.message }, "malformed message answered with x-error");
+      reply = decoded.reply;
+    } else {
+      reply = replyFor(await runHop(decoded.hop, handle));
+    }
+    if (!m.reply) return; // fire-and-forget publish: nobody waits (runtime-spec §4.5)
+    try {
+      m.respond(reply.data, reply.headers ? { headers: reply.headers } : undefined);
+    } catch (e) {
+      this.#log.warn({ subject: m.subject, err: e instanceof Error ? e.message : String(e) }, "reply not sent");
+    }
+  }
+
+  /**
+   * Graceful stop (runtime-spec §4.3 "drain on shutdown"): drains both subscriptions (queued
+   * messages are still handled), waits up to `graceMs` for in-flight handlers to reply, then aborts
+   * the signal handed to the remaining ones. The connection stays open (its owner drains it).
+   */
+  async close(graceMs = 10_000): Promise<void> {
+    await Promise.allSettled(this.#subs.map((s) => s.drain()));
+    this.#subs.length = 0;
+    if (this.#inflight.size > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([Promise.allSettled([...this.#inflight]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+      clearTimeout(timer);
+    }
+    this.#stop.abort(new Error("nats transport closed"));
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Errors of the NATS transports. Each has a `code`; wire failures name the subject (and sizes, for
+ * payload refusals) so a log line alone says what went wrong. A failed hop resolves as `fail(err)`,
+ * never as a rejected promise or a crashed process (project standard).
+ */
+import { CodedError, TinyError } from "../../sdk/errors.ts";
+
+/** An incoming NATS message whose headers or payload cannot become a hop. code `"WIRE_DECODE"`. */
+export class WireDecodeError extends TinyError {
+  constructor(
+    readonly header: string,
+    readonly value: string,
+    reason: string,
+  ) {
+    super("WIRE_DECODE", `malformed NATS message: header ${header}=${JSON.stringify(value)}: ${reason}`);
+  }
+}
+
+/** Nobody serves the subject (NATS "no responders", status 503). code `"NO_RESPONDERS"`. */
+export class NoRespondersError extends TinyError {
+  constructor(readonly subject: string, cause?: unknown) {
+    super("NO_RESPONDERS", `nats request to ${subject}: no responders (no module serves this subject)`, { cause });
+  }
+}
+
+/** The request got no reply within its deadline. code `"REQUEST_TIMEOUT"`. */
+export class RequestTimeoutError extends TinyError {
+  constructor(
+    readonly subject: string,
+    readonly timeoutMs: number,
+    cause?: unknown,
+  ) {
+    super("REQUEST_TIMEOUT", `nats request to ${subject}: timeout after ${timeoutMs} ms`, { cause });
+  }
+}
+
+/** The caller's signal aborted the request. code `"REQUEST_CANCELLED"`. */
+export class RequestCancelledError extends TinyError {
+  constructor(readonly subject: string, reason?: unknown) {
+    const why = reason instanceof Error ? reason.message : reason === undefined ? "aborted" : String(reason);
+    super("REQUEST_CANCELLED", `nats request to ${subject}: cancelled by the caller (${why})`, { cause: reason });
+  }
+}
+
+/** The payload (body + headers) is larger than the server's `max_payload`. code `"PAYLOAD_TOO_LARGE"`. */
+export class PayloadTooLargeError extends TinyError {
+  constructor(
+    readonly subject: string,
+    readonly sizeBytes: number,
+    readonly maxBytes: number,
+  ) {
+    super("PAYLOAD_TOO_LARGE", `nats publish to ${subject}: message is ${sizeBytes} bytes, server max_payload is ${maxBytes} bytes`);
+  }
+}
+
+/** Any other NATS failure while sending (connection closed, publish rejected). code `"NATS"`. */
+export class NatsSendError extends TinyError {
+  constructor(readonly subject: string, cause: unknown) {
+    super("NATS", `nats request to ${subject}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/**
+ * An error reply without a code (`x-error` only): the text travels as is. code `"REMOTE"`.
+ * runtime-spec §4.2 reply encoding.
+ */
+export class RemoteError extends TinyError {
+  constructor(message: string) {
+    super("REMOTE", message);
+  }
+}
+
+/**
+ * An error reply with `x-error-code`: a {@link CodedError} whose message is the received text,
+ * without doubling the `"<code>: "` prefix Go's sender already put there (runtime-spec §4.2, §16
+ * item 18; docs/compatibility.md `## Transports`).
+ */
+export class RemoteCodedError extends CodedError {
+  constructor(code: string, text: string) {
+    const prefix = `${code}: `;
+    super(code, new Error(text.startsWith(prefix) ? text.slice(prefix.length) : text));
+  }
+}
+
+/** A hop's destination has no module segment, so it has no subject. code `"NO_SUBJECT"`. */
+export class NoSubjectError extends TinyError {
+  constructor(to: string) {
+    super("NO_SUBJECT", `parse destination error: ${JSON.stringify(to)} names no node "<hash>.<module>.<component>"`);
+  }
+}

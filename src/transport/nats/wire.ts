@@ -1,0 +1,217 @@
+/**
+ * The NATS wire codec: a hop ({@link Msg}) as NATS headers + raw JSON body, and a {@link Result} as a
+ * reply, exactly as the Go module writes and reads them (runtime-spec §4.2). Pure functions: no
+ * connection, so the unit tests cover every header without a server.
+ */
+import { headers as newHeaders, MsgHdrsImpl, type MsgHdrs } from "@nats-io/transport-node";
+import { errorCode } from "../../sdk/errors.ts";
+import { empty, fail, ok, type Result } from "../../sdk/result.ts";
+import type { Msg } from "../types.ts";
+import { RemoteCodedError, RemoteError, WireDecodeError } from "./errors.ts";
+
+/** Sender node:port (runtime-spec §4.2). */
+export const H_FROM = "x-from";
+/** Receiver node:port. */
+export const H_TO = "x-to";
+/** Edge id. */
+export const H_EDGE_ID = "x-edge-id";
+/** Hop depth, decimal; only sent when > 0. */
+export const H_DEPTH = "x-message-depth";
+/** Reply: error text. */
+export const H_ERROR = "x-error";
+/** Reply: code of a CodedError. */
+export const H_ERROR_CODE = "x-error-code";
+/** Reply: `"1"` for a nil result. */
+export const H_EMPTY = "x-empty";
+/** Core-inbox the JetStream receiver replies to (JetStream classic hops, wire.Publish). */
+export const H_REPLY_INBOX = "x-reply-inbox";
+/** `"rpc"` for MCP agent-tool calls (runtime-spec §3.4). */
+export const H_MODE = "x-mode";
+/** Durable run id (runtime-spec §1.7). */
+export const H_RUN_ID = "x-run-id";
+/** Durable step key. */
+export const H_STEP_KEY = "x-step-key";
+/** Durable reply subject. */
+export const H_REPLY_SUBJECT = "x-reply-subject";
+/** Durable reply target `node:port`. */
+export const H_REPLY_TARGET = "x-reply-target";
+/** Durable reply deadline, decimal unix ms. */
+export const H_REPLY_DEADLINE = "x-reply-deadline";
+/** JetStream de-duplication id (core: edge id; durable: step key). */
+export const H_MSG_ID = "Nats-Msg-Id";
+/** W3C trace context (only when a propagator is configured). */
+export const H_TRACEPARENT = "traceparent";
+/** W3C baggage. */
+export const H_BAGGAGE = "baggage";
+/** Value of {@link H_EMPTY}. */
+export const EMPTY_FLAG = "1";
+
+/** W3C trace carrier fields that ride a hop. */
+export interface TraceCarrier {
+  traceparent?: string;
+  baggage?: string;
+}
+
+/** How {@link encodeHop} writes a hop. */
+export interface EncodeHopOptions {
+  /** `Nats-Msg-Id` value; omitted when undefined or empty. */
+  msgId?: string;
+  /** `x-reply-inbox` value (JetStream classic sender). */
+  replyInbox?: string;
+  /** Write the durable run headers (run id, step key, reply fields) — JetStream durable sender only (runtime-spec §4.3, §4.4). */
+  durable?: boolean;
+  /** Trace context to carry. */
+  trace?: TraceCarrier;
+}
+
+/** A hop as it came off the wire. */
+export interface DecodedHop {
+  msg: Msg;
+  /** `x-reply-inbox`, when the sender waits on a core inbox. */
+  replyInbox?: string;
+  /** `Nats-Msg-Id`, when present. */
+  msgId?: string;
+  /** Trace context, when present. */
+  trace: TraceCarrier;
+}
+
+const enc = new TextEncoder();
+const EMPTY_BYTES = new Uint8Array(0);
+
+/**
+ * The JSON bytes of a hop payload: a `Uint8Array` is already JSON and goes raw (it came off a wire);
+ * any other value is JSON-encoded (`undefined` → `null`, as Go marshals a nil interface).
+ * @throws TypeError when the value cannot be JSON-encoded (cycles, BigInt).
+ */
+export function encodePayload(data: unknown): Uint8Array {
+  if (data instanceof Uint8Array) return data;
+  return enc.encode(JSON.stringify(data) ?? "null");
+}
+
+/** NATS headers of `msg` (runtime-spec §4.2). Empty values are not written, as Go does. */
+export function encodeHop(msg: Msg, opts: EncodeHopOptions = {}): MsgHdrs {
+  const h = newHeaders();
+  if (msg.from) h.set(H_FROM, msg.from);
+  h.set(H_TO, msg.to);
+  if (msg.edgeId) h.set(H_EDGE_ID, msg.edgeId);
+  if (msg.depth > 0) h.set(H_DEPTH, String(msg.depth));
+  if (msg.mode) h.set(H_MODE, msg.mode);
+  if (opts.durable) {
+    if (msg.runId) h.set(H_RUN_ID, msg.runId);
+    if (msg.stepKey) h.set(H_STEP_KEY, msg.stepKey);
+    if (msg.replySubject) h.set(H_REPLY_SUBJECT, msg.replySubject);
+    if (msg.replyTarget) h.set(H_REPLY_TARGET, msg.replyTarget);
+    if (msg.replyDeadlineUnixMs && msg.replyDeadlineUnixMs > 0) h.set(H_REPLY_DEADLINE, String(Math.trunc(msg.replyDeadlineUnixMs)));
+  }
+  if (opts.replyInbox) h.set(H_REPLY_INBOX, opts.replyInbox);
+  if (opts.msgId) h.set(H_MSG_ID, opts.msgId);
+  if (opts.trace?.traceparent) h.set(H_TRACEPARENT, opts.trace.traceparent);
+  if (opts.trace?.baggage) h.set(H_BAGGAGE, opts.trace.baggage);
+  return h;
+}
+
+/** The encoded size of `h` as sent on the wire (`NATS/1.0` block), bytes. */
+export function headerBytes(h: MsgHdrs): Uint8Array {
+  return (h as MsgHdrsImpl).encode();
+}
+
+function header(h: MsgHdrs | undefined, key: string): string {
+  return h ? h.get(key) : "";
+}
+
+function decimal(h: MsgHdrs | undefined, key: string): number {
+  const v = header(h, key);
+  if (v === "") return 0;
+  if (!/^-?\d+$/.test(v)) throw new WireDecodeError(key, v, "not a decimal integer");
+  const n = Number(v);
+  if (!Number.isSafeInteger(n)) throw new WireDecodeError(key, v, "out of range");
+  return n;
+}
+
+/**
+ * The hop carried by an incoming message: headers → fields, body → `data` as raw JSON bytes
+ * (decoded lazily by the runner; an empty body stays empty).
+ * @throws WireDecodeError when `x-to` is missing, `x-mode` is unknown, or a numeric header is not a decimal integer.
+ */
+export function decodeHop(h: MsgHdrs | undefined, body: Uint8Array): DecodedHop {
+  const to = header(h, H_TO);
+  if (to === "") throw new WireDecodeError(H_TO, to, "missing: the hop has no destination");
+  const mode = header(h, H_MODE);
+  if (mode !== "" && mode !== "rpc") throw new WireDecodeError(H_MODE, mode, `unknown mode (expected "rpc" or none)`);
+  const depth = decimal(h, H_DEPTH);
+  if (depth < 0) throw new WireDecodeError(H_DEPTH, String(depth), "negative depth");
+  const msg: Msg = { edgeId: header(h, H_EDGE_ID), from: header(h, H_FROM), to, data: body, depth };
+  if (mode === "rpc") msg.mode = "rpc";
+  const runId = header(h, H_RUN_ID);
+  if (runId) msg.runId = runId;
+  const stepKey = header(h, H_STEP_KEY);
+  if (stepKey) msg.stepKey = stepKey;
+  const replySubject = header(h, H_REPLY_SUBJECT);
+  if (replySubject) msg.replySubject = replySubject;
+  const replyTarget = header(h, H_REPLY_TARGET);
+  if (replyTarget) msg.replyTarget = replyTarget;
+  const deadline = decimal(h, H_REPLY_DEADLINE);
+  if (deadline > 0) msg.replyDeadlineUnixMs = deadline;
+  const out: DecodedHop = { msg, trace: {} };
+  const inbox = header(h, H_REPLY_INBOX);
+  if (inbox) out.replyInbox = inbox;
+  const msgId = header(h, H_MSG_ID);
+  if (msgId) out.msgId = msgId;
+  const tp = header(h, H_TRACEPARENT);
+  if (tp) out.trace.traceparent = tp;
+  const bg = header(h, H_BAGGAGE);
+  if (bg) out.trace.baggage = bg;
+  return out;
+}
+
+/** A reply ready to publish. */
+export interface EncodedReply {
+  headers: MsgHdrs | undefined;
+  data: Uint8Array;
+}
+
+/**
+ * The reply for `result` (runtime-spec §4.2): fail → header-only `x-error` (+ `x-error-code` for a
+ * coded error anywhere in the cause chain); empty, `ok(null)`, `ok(undefined)` → header-only
+ * `x-empty: 1`; `ok(bytes)` → raw bytes; any other value → its JSON.
+ * @throws TypeError when an ok value cannot be JSON-encoded (callers turn it into an error reply).
+ */
+export function encodeReply(result: Result): EncodedReply {
+  if (result.kind === "fail") return encodeErrorReply(result.error);
+  if (result.kind === "empty" || result.value === null || result.value === undefined) {
+    const h = newHeaders();
+    h.set(H_EMPTY, EMPTY_FLAG);
+    return { headers: h, data: EMPTY_BYTES };
+  }
+  return { headers: undefined, data: encodePayload(result.value) };
+}
+
+/** A header-only `x-error` reply for `err` (+ `x-error-code` when coded). */
+export function encodeErrorReply(err: Error): EncodedReply {
+  const h = newHeaders();
+  // A header value cannot hold CR/LF: multi-line messages travel on one line.
+  h.set(H_ERROR, oneLine(err.message || err.name || "error"));
+  const code = errorCode(err);
+  if (code) h.set(H_ERROR_CODE, oneLine(code));
+  return { headers: h, data: EMPTY_BYTES };
+}
+
+function oneLine(s: string): string {
+  return s.replace(/[\r\n]+/g, " ");
+}
+
+/**
+ * The Result a reply carries (runtime-spec §4.2, receiver side): `x-error` → fail with
+ * {@link RemoteCodedError} when `x-error-code` is present (message not prefixed twice), else
+ * {@link RemoteError}; `x-empty` or an empty body → empty; else `ok(bytes)` — raw JSON, decoded
+ * lazily by whoever consumes it.
+ */
+export function decodeReply(h: MsgHdrs | undefined, body: Uint8Array): Result {
+  const text = header(h, H_ERROR);
+  if (text !== "") {
+    const code = header(h, H_ERROR_CODE);
+    return fail(code ? new RemoteCodedError(code, text) : new RemoteError(text));
+  }
+  if (header(h, H_EMPTY) !== "" || body.byteLength === 0) return empty;
+  return ok(body);
+}
