@@ -1,0 +1,126 @@
+/**
+ * Leader election against a real coordination.k8s.io/v1 Lease: one leader at a time, fast handover
+ * on release, takeover only after the lease duration when the leader vanishes without releasing.
+ * Timings are shortened (lease 4 s, renew deadline 3 s, retry 500 ms); takeover times are printed.
+ */
+import { beforeAll, describe, expect, test } from "bun:test";
+import { createKubeClient, leases, type KubeClient } from "../../src/k8s/client/index.ts";
+import { sanitizeIdentity, sanitizeResourceName } from "../../src/k8s/api/naming.ts";
+import { LeaderElector } from "../../src/k8s/runtime/index.ts";
+import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
+
+const LEASE_MS = 4_000;
+const RENEW_MS = 3_000;
+const RETRY_MS = 500;
+
+let cp: ControlPlane;
+let kube: KubeClient;
+
+beforeAll(async () => {
+  cp = await getControlPlane();
+  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
+}, 900_000);
+
+function elector(ns: string, identity: string, extra: { releaseOnCancel?: boolean } = {}) {
+  const events: { what: "started" | "stopped"; at: number }[] = [];
+  const el = new LeaderElector({
+    client: kube,
+    namespace: ns,
+    name: `${sanitizeResourceName("Lease Test Module")}-lock`,
+    identity: sanitizeIdentity(identity),
+    leaseDurationMs: LEASE_MS,
+    renewDeadlineMs: RENEW_MS,
+    retryPeriodMs: RETRY_MS,
+    onStartedLeading: () => events.push({ what: "started", at: performance.now() }),
+    onStoppedLeading: () => events.push({ what: "stopped", at: performance.now() }),
+    ...extra,
+  });
+  const stop = new AbortController();
+  const run = el.run(stop.signal);
+  return { el, stop, run, events };
+}
+
+async function until(cond: () => boolean, ms: number, what: string): Promise<number> {
+  const start = performance.now();
+  while (!cond()) {
+    if (performance.now() - start > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await Bun.sleep(10);
+  }
+  return performance.now() - start;
+}
+
+describe("leader election on a real Lease", () => {
+  test("two electors: exactly one leader at every sample over 10 s, and the Lease names it", async () => {
+    const ns = await cp.newNamespace("le-one");
+    const a = elector(ns, "Pod_A.1");
+    const b = elector(ns, "Pod_B.1");
+    await until(() => a.el.isLeader() || b.el.isLeader(), 10_000, "a leader");
+    let samples = 0;
+    const end = performance.now() + 10_000;
+    while (performance.now() < end) {
+      const leaders = [a, b].filter((c) => c.el.isLeader()).length;
+      expect(leaders).toBe(1);
+      samples++;
+      await Bun.sleep(50);
+    }
+    const leader = a.el.isLeader() ? "pod-a-1" : "pod-b-1";
+    const lease = await kube.get(leases, "lease-test-module-lock", ns);
+    expect(lease.spec?.holderIdentity).toBe(leader);
+    expect(lease.spec?.leaseDurationSeconds).toBe(4);
+    expect(lease.spec?.leaseTransitions).toBe(0);
+    expect(lease.spec?.renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    expect(a.el.leader()).toBe(leader);
+    expect(b.el.leader()).toBe(leader);
+    console.log(`[le-one] ${samples} samples, one leader (${leader}) in each`);
+    a.stop.abort();
+    b.stop.abort();
+    await Promise.all([a.run, b.run]);
+  }, 60_000);
+
+  test("on release the other elector leads within about one retry period", async () => {
+    const ns = await cp.newNamespace("le-release");
+    const a = elector(ns, "pod-a");
+    await until(() => a.el.isLeader(), 10_000, "a to lead");
+    const b = elector(ns, "pod-b");
+    await Bun.sleep(2 * RETRY_MS);
+    expect(b.el.isLeader()).toBe(false);
+    const releasedAt = performance.now();
+    a.stop.abort(); // graceful shutdown: stop leading, release the Lease
+    await a.run;
+    const lease = await kube.get(leases, "lease-test-module-lock", ns);
+    expect(lease.spec?.holderIdentity ?? "").toBe(b.el.isLeader() ? "pod-b" : "");
+    await until(() => b.el.isLeader(), 10_000, "b to lead");
+    const takeoverMs = b.events[0]!.at - releasedAt;
+    console.log(`[le-release] takeover after release: ${Math.round(takeoverMs)} ms (retry period ${RETRY_MS} ms)`);
+    expect(takeoverMs).toBeLessThan(LEASE_MS); // did not wait out the lease
+    const after = await kube.get(leases, "lease-test-module-lock", ns);
+    expect(after.spec?.holderIdentity).toBe("pod-b");
+    expect(after.spec?.leaseTransitions).toBe(1);
+    b.stop.abort();
+    await b.run;
+  }, 60_000);
+
+  test("a leader that vanishes without releasing is replaced only after the lease duration", async () => {
+    const ns = await cp.newNamespace("le-kill");
+    const a = elector(ns, "pod-a", { releaseOnCancel: false });
+    await until(() => a.el.isLeader(), 10_000, "a to lead");
+    const b = elector(ns, "pod-b");
+    await Bun.sleep(2 * RETRY_MS);
+    const before = await kube.get(leases, "lease-test-module-lock", ns);
+    a.stop.abort(); // a "kill": renewals stop, the Lease still names pod-a
+    await a.run;
+    const killedAt = performance.now();
+    const stillHeld = await kube.get(leases, "lease-test-module-lock", ns);
+    expect(stillHeld.spec?.holderIdentity).toBe("pod-a");
+    await until(() => b.el.isLeader(), 3 * LEASE_MS, "b to lead");
+    const takeoverMs = b.events[0]!.at - killedAt;
+    console.log(`[le-kill] takeover after a kill: ${Math.round(takeoverMs)} ms (lease ${LEASE_MS} ms, retry ${RETRY_MS} ms)`);
+    // a's last renewal was at most one retry period before the kill; b waits a full lease after seeing it
+    expect(takeoverMs).toBeGreaterThanOrEqual(LEASE_MS - RETRY_MS);
+    const after = await kube.get(leases, "lease-test-module-lock", ns);
+    expect(after.spec?.holderIdentity).toBe("pod-b");
+    expect(after.spec?.leaseTransitions).toBe((before.spec?.leaseTransitions ?? 0) + 1);
+    b.stop.abort();
+    await b.run;
+  }, 60_000);
+});
