@@ -1,0 +1,55 @@
+/**
+ * Typed calls on one TinySystems CRD through the REST client (runtime-spec §8).
+ *
+ * Why the casts: `src/k8s/api` types `metadata.managedFields` as `ManagedFieldsEntry[]` while the
+ * client's `KubeObject` wants `Record<string, unknown>[]`, so the CRD types do not satisfy the
+ * client's generic constraint. The wire shapes are the same; this file is the one place that
+ * bridges them.
+ */
+import type { KubeObject as ApiObject, ResourceDescriptor as ApiDescriptor } from "../api/index.ts";
+import { defineResource, resourcePath, type KubeClient, type KubeObject, type ResourceDescriptor } from "../client/index.ts";
+
+/** Calls on one CRD, in a given namespace. */
+export interface CrdApi<T extends ApiObject<unknown, unknown>> {
+  /** The client descriptor (for raw watch calls). */
+  readonly resource: ResourceDescriptor;
+  /** GET one object. @throws KubeApiError (`isNotFound`). */
+  get(name: string, namespace: string): Promise<T>;
+  /** Lists every object (all pages) matching the label selector. @throws KubeApiError. */
+  list(namespace: string, labelSelector?: string): Promise<T[]>;
+  /** POST a new object (name or generateName required). @throws KubeApiError (`isAlreadyExists`). */
+  create(object: T, namespace: string): Promise<T>;
+  /** PUT the object; its resourceVersion makes it compare-and-swap. @throws KubeApiError (`isConflict`). */
+  update(object: T, namespace: string): Promise<T>;
+  /** JSON merge patch (RFC 7386) of the object or its `status` subresource. @throws KubeApiError. */
+  mergePatch(name: string, namespace: string, patch: Record<string, unknown>, subresource?: "status"): Promise<T>;
+  /** DELETE one object. @throws KubeApiError (`isNotFound`). */
+  delete(name: string, namespace: string): Promise<void>;
+  /** DELETE every object matching the label selector (`deletecollection`). @throws KubeApiError. */
+  deleteAll(namespace: string, labelSelector: string): Promise<void>;
+}
+
+/**
+ * Binds a CRD descriptor from src/k8s/api to a client.
+ * @param kube - the REST client. @param descriptor - e.g. `TINY_NODE_RESOURCE`.
+ */
+export function crdApi<T extends ApiObject<unknown, unknown>>(kube: KubeClient, descriptor: ApiDescriptor): CrdApi<T> {
+  const res = defineResource<KubeObject>(descriptor);
+  const asT = (o: unknown) => o as T;
+  const asClient = (o: T) => o as unknown as KubeObject;
+  return {
+    resource: res,
+    get: async (name, namespace) => asT(await kube.get(res, name, namespace)),
+    list: async (namespace, labelSelector) => (await kube.listAll(res, { namespace, ...(labelSelector ? { labelSelector } : {}) })).items.map(asT),
+    create: async (object, namespace) => asT(await kube.create(res, asClient(object), { namespace })),
+    update: async (object, namespace) => asT(await kube.update(res, asClient(object), { namespace })),
+    mergePatch: async (name, namespace, patch, subresource) =>
+      asT(await kube.mergePatch(res, name, patch, { namespace, ...(subresource ? { subresource } : {}) })),
+    delete: async (name, namespace) => {
+      await kube.delete(res, name, { namespace });
+    },
+    deleteAll: async (namespace, labelSelector) => {
+      await kube.request({ method: "DELETE", path: resourcePath(res, namespace), query: { labelSelector } });
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * Errors of the resource manager. Each has a stable `code`; messages name the offending value or
+ * the label selector that matched too little or too much (runtime-spec §7.1, §16 item 26).
+ */
+
+/** Base class: every resource-manager error carries a machine-readable `code`. */
+export class ResourceManagerError extends Error {
+  /** Machine-readable reason, e.g. `INVALID_HOSTNAME`. */
+  readonly code: string;
+
+  /** @param code - stable code. @param message - human text. @param options - optional cause. */
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * The current pod's name is unknown: `HOSTNAME` is empty and no `podName` was given. The release
+ * name is read from that pod (runtime-spec §7.1 step 1). Code `POD_NAME_UNKNOWN`.
+ */
+export class PodNameUnknownError extends ResourceManagerError {
+  constructor() {
+    super(
+      "POD_NAME_UNKNOWN",
+      "unable to determine the current pod's name: HOSTNAME is empty (the kubelet sets it to the pod name; pass podName when running outside a pod)",
+    );
+  }
+}
+
+/**
+ * The Helm release name could not be read from the pod (pod missing, or no
+ * `app.kubernetes.io/instance` label). runtime-spec §7.1 step 2. Code `RELEASE_NOT_FOUND`.
+ */
+export class ReleaseNotFoundError extends ResourceManagerError {
+  /** Namespace searched. */
+  readonly namespace: string;
+  /** Pod whose label was read. */
+  readonly podName: string;
+
+  /** @param namespace - manager namespace. @param podName - pod name. @param why - what went wrong. @param cause - underlying error. */
+  constructor(namespace: string, podName: string, why: string, cause?: unknown) {
+    super("RELEASE_NOT_FOUND", `unable to find release name from pod ${namespace}/${podName}: ${why}`, { cause });
+    this.namespace = namespace;
+    this.podName = podName;
+  }
+}
+
+/**
+ * No object, or more than one, matched the release's label selector (runtime-spec §7.1 steps 3–4).
+ * Codes: `SERVICE_NOT_FOUND`, `SERVICE_AMBIGUOUS`, `INGRESS_NOT_FOUND`, `INGRESS_AMBIGUOUS`.
+ * The message reads e.g. `found 2 Services matching app.kubernetes.io/instance=x,…: a, b`.
+ */
+export class ReleaseObjectLookupError extends ResourceManagerError {
+  /** `Service` or `Ingress`. */
+  readonly kind: "Service" | "Ingress";
+  /** The label selector used, `k=v,k=v`. */
+  readonly selector: string;
+  /** Names of the objects that matched (0 or ≥ 2). */
+  readonly matches: string[];
+
+  /** @param kind - object kind. @param namespace - namespace searched. @param selector - label selector. @param matches - matched names. */
+  constructor(kind: "Service" | "Ingress", namespace: string, selector: string, matches: string[]) {
+    const what = matches.length === 0 ? "NOT_FOUND" : "AMBIGUOUS";
+    const message =
+      matches.length === 0
+        ? `found no ${kind} matching ${selector} in namespace ${namespace}`
+        : `found ${matches.length} ${kind}s matching ${selector} in namespace ${namespace}: ${matches.join(", ")}`;
+    super(`${kind.toUpperCase()}_${what}`, message);
+    this.kind = kind;
+    this.selector = selector;
+    this.matches = matches;
+  }
+}
+
+/** A hostname given to exposePort is not usable as an Ingress host. Code `INVALID_HOSTNAME`. */
+export class InvalidHostnameError extends ResourceManagerError {
+  /** The hostname as given. */
+  readonly hostname: string;
+
+  /** @param hostname - the value as given. @param why - which rule it breaks. */
+  constructor(hostname: string, why: string) {
+    super("INVALID_HOSTNAME", `invalid hostname ${JSON.stringify(hostname)}: ${why}`);
+    this.hostname = hostname;
+  }
+}
+
+/** A port number is not an integer in 1–65535. Code `INVALID_PORT`. */
+export class InvalidPortError extends ResourceManagerError {
+  /** The value as given. */
+  readonly port: unknown;
+
+  /** @param port - the value as given. */
+  constructor(port: unknown) {
+    super("INVALID_PORT", `invalid port ${JSON.stringify(port) ?? String(port)}: must be an integer from 1 to 65535`);
+    this.port = port;
+  }
+}
+
+/**
+ * exposePort has no hostname to expose: none given and no auto hostname, or an auto hostname
+ * without the Ingress's `tinysystems.io/ingress-hostname-suffix` annotation. Code `NO_HOSTNAMES`.
+ */
+export class NoHostnamesError extends ResourceManagerError {
+  /** @param why - which case applies. */
+  constructor(why: string) {
+    super("NO_HOSTNAMES", `no hostnames to expose: ${why}`);
+  }
+}
+
+/** A read-modify-write kept losing to other writers (409 Conflict) until the attempt limit. Code `CONFLICT_RETRIES_EXHAUSTED`. */
+export class ConflictRetriesExhaustedError extends ResourceManagerError {
+  /** @param what - the object, e.g. `Service ns/name`. @param attempts - attempts made. @param cause - the last Conflict. */
+  constructor(what: string, attempts: number, cause: unknown) {
+    super("CONFLICT_RETRIES_EXHAUSTED", `${what}: still conflicting after ${attempts} attempts`, { cause });
+  }
+}
+
+/** An argument of a custom-resource helper is missing or unusable. Code `INVALID_ARGUMENT`. */
+export class InvalidArgumentError extends ResourceManagerError {
+  /** Name of the argument or field. */
+  readonly field: string;
+
+  /** @param field - argument name. @param why - what is wrong with the value. */
+  constructor(field: string, why: string) {
+    super("INVALID_ARGUMENT", `${field} ${why}`);
+    this.field = field;
+  }
+}
+
+/**
+ * The owner of a new object (its TinyFlow or TinyProject) could not be read, so no owner reference
+ * can be set (runtime-spec §7.3, Go "failed to get flow for owner reference"). Code `OWNER_NOT_FOUND`.
+ */
+export class OwnerLookupError extends ResourceManagerError {
+  /** @param kind - owner kind. @param namespace - namespace. @param name - owner name. @param cause - the API error. */
+  constructor(kind: string, namespace: string, name: string, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super("OWNER_NOT_FOUND", `failed to get ${kind} ${namespace}/${name} for the owner reference: ${why}`, { cause });
+  }
+}
