@@ -3,11 +3,11 @@
  * on release, takeover only after the lease duration when the leader vanishes without releasing.
  * Timings are shortened (lease 4 s, renew deadline 3 s, retry 500 ms); takeover times are printed.
  */
-import { beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createKubeClient, leases, type KubeClient } from "../../src/k8s/client/index.ts";
 import { sanitizeIdentity, sanitizeResourceName } from "../../src/k8s/api/naming.ts";
 import { LeaderElector } from "../../src/k8s/runtime/index.ts";
-import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
+import { getControlPlane, startControlPlane, type ControlPlane, type OwnedControlPlane } from "../support/control-plane.ts";
 
 const LEASE_MS = 4_000;
 const RENEW_MS = 3_000;
@@ -123,4 +123,61 @@ describe("leader election on a real Lease", () => {
     b.stop.abort();
     await b.run;
   }, 60_000);
+});
+
+describe("leader election while the apiserver is down", () => {
+  let own: OwnedControlPlane;
+  let client: KubeClient;
+  beforeAll(async () => {
+    own = await startControlPlane();
+    client = await createKubeClient({ kubeconfig: own.tokenKubeconfig, env: {}, timeoutMs: 2_000 });
+  }, 900_000);
+  afterAll(async () => {
+    await own?.stop();
+  });
+
+  test("the leader stops leading within the renew deadline, before the lease could expire, and one leads again after", async () => {
+    const ns = await own.newNamespace("le-down");
+    const make = (identity: string) => {
+      const events: { what: "started" | "stopped"; at: number }[] = [];
+      const el = new LeaderElector({
+        client,
+        namespace: ns,
+        name: "down-lock",
+        identity,
+        leaseDurationMs: LEASE_MS,
+        renewDeadlineMs: RENEW_MS,
+        retryPeriodMs: RETRY_MS,
+        recampaignBackoff: { initialMs: 500, maxMs: 2_000 },
+        onStartedLeading: () => events.push({ what: "started", at: performance.now() }),
+        onStoppedLeading: () => events.push({ what: "stopped", at: performance.now() }),
+      });
+      const stop = new AbortController();
+      return { el, stop, events, run: el.run(stop.signal) };
+    };
+    const a = make("pod-a");
+    await until(() => a.el.isLeader(), 10_000, "a to lead");
+    const b = make("pod-b");
+    await Bun.sleep(2 * RETRY_MS);
+    const lastRenew = Date.parse((await client.get(leases, "down-lock", ns)).spec!.renewTime!);
+    const downAt = performance.now();
+    const stopping = own.stopApiserver();
+    await until(() => !a.el.isLeader(), 30_000, "a to stop leading");
+    const stoppedAfterMs = a.events.at(-1)!.at - downAt;
+    expect(a.events.at(-1)!.what).toBe("stopped");
+    expect(stoppedAfterMs).toBeLessThan(RENEW_MS + 500); // within the deadline (+ the last renewal's age ≤ retry)
+    expect(b.el.isLeader()).toBe(false);
+    await stopping;
+    await own.startApiserver();
+    await until(() => a.el.isLeader() || b.el.isLeader(), 30_000, "a leader after the restart");
+    expect([a, b].filter((c) => c.el.isLeader())).toHaveLength(1);
+    const lease = await client.get(leases, "down-lock", ns);
+    console.log(
+      `[le-down] leader stopped ${Math.round(stoppedAfterMs)} ms after the apiserver went down ` +
+        `(renew deadline ${RENEW_MS} ms, last renewTime ${new Date(lastRenew).toISOString()}); now leading: ${lease.spec?.holderIdentity}`,
+    );
+    a.stop.abort();
+    b.stop.abort();
+    await Promise.all([a.run, b.run]);
+  }, 180_000);
 });
