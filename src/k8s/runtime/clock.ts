@@ -34,12 +34,3 @@ export const systemClock: Clock = {
     });
   },
 };
-
-/**
- * Resolves when `signal` aborts (immediately if it already has). For racing a long wait against
- * shutdown.
- */
-export function aborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-}

@@ -10,6 +10,8 @@ export interface ListPageOptions {
   limit?: number;
   /** Continue token from the previous page. */
   continue?: string;
+  /** Cancels the request (the watcher's shutdown). */
+  signal?: AbortSignal;
 }
 
 /** Options of one WATCH request. */
@@ -40,7 +42,7 @@ export interface WatchSource<T extends KubeObject> {
 export interface ListWatchClient {
   list<T extends KubeObject>(
     res: ResourceDescriptor<T>,
-    opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; limit?: number; continue?: string },
+    opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; limit?: number; continue?: string; signal?: AbortSignal },
   ): Promise<KubeList<T>>;
   watch<T extends KubeObject>(
     res: ResourceDescriptor<T>,

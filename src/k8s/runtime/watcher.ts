@@ -220,7 +220,7 @@ export class Watcher<T extends KubeObject> {
       let resourceVersion = "";
       try {
         do {
-          const page = await this.#source.list({ limit: this.#pageSize, ...(cont ? { continue: cont } : {}) });
+          const page = await this.#source.list({ limit: this.#pageSize, signal, ...(cont ? { continue: cont } : {}) });
           objects.push(...page.items);
           resourceVersion = page.metadata.resourceVersion;
           cont = page.metadata.continue || undefined;

@@ -122,6 +122,11 @@ export class FakeCollection implements WatchSource<Item> {
     this.#record(this.rv, { type: "BOOKMARK", object: { metadata: { resourceVersion: String(this.rv) } } });
   }
 
+  /** An ERROR event with a non-410 Status on open watches. */
+  errorEvent(code: number, message: string): void {
+    this.#record(this.rv, { type: "ERROR", object: { kind: "Status", status: "Failure", code, message } });
+  }
+
   /** Forgets history up to now and drops open watches: watches from older versions get 410 Gone. */
   compact(): void {
     this.cut();
@@ -177,7 +182,7 @@ export class FakeCollection implements WatchSource<Item> {
         if (h) {
           next++;
           if (this.mute) continue;
-          if (h.event.type === "BOOKMARK" ? h.rv >= from : h.rv > from) yield h.event;
+          if (h.event.type === "BOOKMARK" || h.event.type === "ERROR" ? h.rv >= from : h.rv > from) yield h.event;
           continue;
         }
         await new Promise<void>((resolve) => {

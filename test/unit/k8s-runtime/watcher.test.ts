@@ -169,6 +169,27 @@ describe("watcher", () => {
     await done;
   });
 
+  test("a non-410 ERROR event backs off and resumes from the last version, without a relist", async () => {
+    const { api, clock, w, stop } = setup();
+    const errors: unknown[] = [];
+    const w2 = new Watcher(api, { clock, backoff: new Backoff({ initialMs: 1000, clock, random: () => 0 }), watchdogMs: 0, onError: (e) => errors.push(e) });
+    void w;
+    const { seen, done } = collect(w2.events(stop.signal));
+    await settle();
+    const last = api.put("a", { v: "1" });
+    await settle();
+    api.errorEvent(500, "etcd leader changed");
+    await settle();
+    expect(String(errors[0])).toContain("etcd leader changed");
+    expect(api.watchCalls).toHaveLength(1); // waiting out the backoff
+    await clock.advance(1000);
+    expect(api.watchCalls).toEqual([api.watchCalls[0]!, last.metadata.resourceVersion!]);
+    expect(w2.stats.lists).toBe(1);
+    expect(applied(seen)).toEqual(["a=1"]);
+    stop.abort();
+    await done;
+  });
+
   test("aborting the signal ends the stream", async () => {
     const { api, w, stop } = setup();
     api.put("a", { v: "0" });
