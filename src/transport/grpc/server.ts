@@ -154,13 +154,14 @@ export class GrpcServer {
       .then((result) => {
         call.removeListener("cancelled", onCancelled);
         this.#stopping.signal.removeEventListener("abort", onStopping);
-        const reply = replyFromResult(result);
+        // As Go: a hop whose context ended (caller gone, server stopping) answers with that error.
+        const reply = hop.signal.aborted ? { error: abortError(hop.signal) } : replyFromResult(result);
         if ("data" in reply) {
           // An empty Data is left out, so the response bytes equal Go's (proto3 omits defaults).
           callback(null, reply.data.byteLength === 0 ? {} : { Data: reply.data });
           return;
         }
-        const s = errorStatus(reply.error);
+        const s = hop.signal.aborted ? { code: grpcStatus.CANCELLED, details: reply.error.message, errorCode: undefined } : errorStatus(reply.error);
         const trailer = new Metadata();
         if (s.errorCode !== undefined) trailer.set(ERROR_CODE_METADATA, s.errorCode);
         const err: ServerErrorResponse = Object.assign(new Error(s.details), { code: s.code, details: s.details, metadata: trailer });
@@ -168,4 +169,8 @@ export class GrpcServer {
         callback(err);
       });
   };
+}
+
+function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new GrpcCallError(grpcStatus.CANCELLED, "CANCELLED", "hop cancelled");
 }
