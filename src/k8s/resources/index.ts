@@ -1,0 +1,77 @@
+/**
+ * The resource manager (runtime-spec §7): exposePort/disclosePort on the release Service and
+ * Ingress, TinySystems custom-resource helpers, and TinyNode status patches. Components receive a
+ * {@link ModuleClient} in `onClient`.
+ *
+ * ```ts
+ * const client = createResourceManager({ kube, namespace });          // podName from HOSTNAME
+ * const hosts = await client.exposePort({ port: 8080, autoHostName: "shop" });
+ * await client.nodes.patch(nodeName, (n) => { n.status!.metadata = { k: "v" }; });
+ * ```
+ */
+export { createResourceManager, type ModuleClient, type ResourceManagerOptions } from "./manager.ts";
+export { createResourceContext, type ResourceContext, type ResourceContextOptions } from "./context.ts";
+export { exposePort, type ExposePortRequest } from "./expose.ts";
+export { disclosePort } from "./disclose.ts";
+export {
+  ResourceManagerError,
+  PodNameUnknownError,
+  ReleaseNotFoundError,
+  ReleaseObjectLookupError,
+  InvalidHostnameError,
+  InvalidPortError,
+  NoHostnamesError,
+  ConflictRetriesExhaustedError,
+  InvalidArgumentError,
+  OwnerLookupError,
+} from "./errors.ts";
+export {
+  normalizeHostname,
+  normalizeHostnames,
+  autoHostname,
+  tlsSecretName,
+  validatePort,
+  MAX_HOSTNAME_LENGTH,
+  MAX_LABEL_LENGTH,
+  TLS_SECRET_SUFFIX,
+  WILDCARD_SECRET_LABEL,
+} from "./hostnames.ts";
+export { withServicePort, withoutServicePort, servicePortName } from "./service-ports.ts";
+export {
+  withExposedHosts,
+  withoutExposedPort,
+  exposedPath,
+  EXPOSED_PATH,
+  EXPOSED_PATH_TYPE,
+  type IngressRouting,
+  type IngressRule,
+  type IngressTls,
+  type HttpIngressPath,
+  type IngressServiceBackend,
+} from "./ingress-rules.ts";
+export {
+  findReleaseName,
+  findManagerService,
+  findManagerIngress,
+  managerServiceLabels,
+  managerIngressLabels,
+  labelSelector,
+  INSTANCE_LABEL,
+  NAME_LABEL,
+  COMPONENT_LABEL,
+  OPERATOR_CHART_NAME,
+  MANAGER_COMPONENT,
+} from "./release.ts";
+export { readModifyWrite, DEFAULT_CONFLICT_ATTEMPTS, type ReadModifyWrite, type ReadModifyWriteResult } from "./read-modify-write.ts";
+export { createMergePatch } from "./merge-patch.ts";
+export { patchNode, type NodeUpdater, type PatchNodeResult } from "./patch-node.ts";
+export { crdApi, type CrdApi } from "./crd-api.ts";
+export { bindKinds, type Kinds } from "./kinds.ts";
+export { controllerReference, ownerReferenceTo } from "./owner.ts";
+export { createModule, type ModuleIdentity } from "./modules.ts";
+export { nodeHelpers, type NodeHelpers } from "./nodes.ts";
+export { flowHelpers, type FlowHelpers } from "./flows.ts";
+export { projectHelpers, type ProjectHelpers } from "./projects.ts";
+export { pageHelpers, type PageHelpers } from "./pages.ts";
+export { scenarioHelpers, type ScenarioHelpers } from "./scenarios.ts";
+export { Mutex } from "./mutex.ts";
