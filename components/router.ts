@@ -1,0 +1,113 @@
+/**
+ * `router` — "Router": sends `{context}` to the first route whose condition is true
+ * (components.md §1.1, Go common-module `components/router`).
+ *
+ * Settings `routes` make one source port `out_<lowercase(route)>` each (label upper-cased);
+ * `enableDefaultPort` adds `default`. On `input`, conditions are walked in order; at the first true
+ * one the route is looked up case-insensitively: known → emit there and return the downstream
+ * result; unknown → stop scanning. No match → `default` when enabled, else fail
+ * `no matching route: …`. Fully blocking, so it can sit between http_server `request` and `response`.
+ */
+import { defineComponent, fail, source, target, Type, type Static } from "tinyhost";
+import { contextField } from "../src/components-lib/fields.ts";
+import { publishAs } from "../src/components-lib/published-schema.ts";
+
+/** Settings as the editor shows them (Go `Settings`). */
+const Settings = Type.Object({
+  routes: Type.Array(Type.String(), { title: "Routes", minItems: 1, uniqueItems: true }),
+  enableDefaultPort: Type.Boolean({ title: "Enable default port" }),
+});
+type Settings = Static<typeof Settings>;
+
+const DEFAULT_SETTINGS: Settings = { routes: ["A", "B"], enableDefaultPort: false };
+
+/** What `input` accepts: Go decodes any shape, missing or null fields are zero values. */
+const InputAccepted = Type.Object({
+  context: Type.Optional(Type.Unknown()),
+  conditions: Type.Union([
+    Type.Array(
+      Type.Object({
+        route: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        condition: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+      }),
+    ),
+    Type.Null(),
+  ]),
+});
+type Condition = { route?: string | null; condition?: boolean | null };
+
+/** The `input` schema the editor shows (Go `InMessage`): route is a select over the routes. */
+function inputPublished(routes: readonly string[]) {
+  return Type.Object({
+    context: contextField("Arbitrary message to be routed"),
+    conditions: Type.Array(
+      Type.Object({
+        route: Type.Unsafe<string>({ type: "string", title: "Route", default: routes[0] ?? "A", shared: true, enum: [...routes] }),
+        condition: Type.Boolean({ title: "Condition" }),
+      }),
+      { title: "Conditions", minItems: 1, uniqueItems: true },
+    ),
+  });
+}
+
+/** What every route port and `default` emit (Go `OutMessage`): the routed message under `context`. */
+const Out = Type.Object({ context: Type.Optional(contextField("Passthrough — the routed message, unchanged")) });
+
+/** `out_<lowercase(route)>` (Go `getPortNameFromRoute`). */
+export function routePort(route: string): `out_${string}` {
+  return `out_${route.toLowerCase()}`;
+}
+
+/** Go's `%v` of `[]Condition` (`[{{GET []} true}]`) for the "no matching route" error text. */
+function formatConditions(conditions: readonly Condition[]): string {
+  return `[${conditions.map((c) => `{{${c.route ?? ""} []} ${c.condition === true}}`).join(" ")}]`;
+}
+
+export default defineComponent({
+  info: {
+    name: "router",
+    description: "Router",
+    info:
+      "Conditional message router. Settings list the routes; each route gets an output port out_<lowercase(route)>. " +
+      "Input: context (data to forward) and conditions (route name + boolean). The context goes to the FIRST route " +
+      "whose condition is true, under `context` (downstream reads $.context.<field>). No true condition: the default " +
+      "port when enableDefaultPort is on, otherwise an error to the caller. Returns the downstream result.",
+    tags: ["SDK"],
+  },
+  state: () => ({ settings: { routes: [...DEFAULT_SETTINGS.routes], enableDefaultPort: false } as Settings }),
+  ports: (self) => {
+    const routes = self.settings.routes;
+    const first = routes[0] ?? "A";
+    const inputDefault = { context: null, conditions: [{ route: first, condition: true }] };
+    const seen = new Set<string>();
+    const routePorts = [];
+    for (const r of routes) {
+      const name = routePort(r);
+      if (seen.has(name)) continue; // "a" and "A" share a port; Go would list it twice
+      seen.add(name);
+      routePorts.push(source(name, Out, { label: r.toUpperCase(), position: "right", default: { context: null } }));
+    }
+    return [
+      target("_settings", Settings, { label: "Settings", default: self.settings }),
+      publishAs(target("input", InputAccepted, { label: "IN", position: "left", default: inputDefault }), inputPublished(routes)),
+      ...routePorts,
+      ...(self.settings.enableDefaultPort ? [source("default", Out, { label: "Default", position: "bottom", default: { context: null } })] : []),
+    ];
+  },
+  onSettings(ctx, settings) {
+    ctx.self.settings = { routes: [...settings.routes], enableDefaultPort: settings.enableDefaultPort };
+  },
+  handle(ctx, output, _port, data) {
+    const conditions = (data as { conditions: Condition[] | null }).conditions ?? [];
+    const context = data.context ?? null;
+    for (const c of conditions) {
+      if (c.condition !== true) continue;
+      const wanted = (c.route ?? "").toLowerCase();
+      const known = ctx.self.settings.routes.some((r) => r.toLowerCase() === wanted);
+      if (known) return output(routePort(wanted), { context });
+      break; // Go: the first true condition decides, even when its route is unknown
+    }
+    if (ctx.self.settings.enableDefaultPort) return output("default", { context });
+    return fail(new Error(`no matching route: ${formatConditions(conditions)}`));
+  },
+});

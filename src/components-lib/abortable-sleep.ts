@@ -1,0 +1,26 @@
+/**
+ * A timer that gives up when a signal aborts — the wait behind `delay`, `ticker` and `cron`
+ * (components.md §1.3, §1.15, §1.16: "aborting … if the request is cancelled").
+ */
+
+/**
+ * Waits `ms` milliseconds unless `signal` aborts first.
+ * @param ms wait in ms; `≤ 0` still yields once to the event loop (a zero-delay ticker must not
+ *   starve other work).
+ * @param signal cancels the wait; an already-aborted signal resolves at once.
+ * @returns `true` when the full wait elapsed, `false` when `signal` aborted it. Never rejects.
+ */
+export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, Math.max(0, ms));
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
