@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createKubeClient, leases, type KubeClient } from "../../src/k8s/client/index.ts";
 import { sanitizeIdentity, sanitizeResourceName } from "../../src/k8s/api/naming.ts";
-import { LeaderElector } from "../../src/k8s/runtime/index.ts";
+import { LeaderElector, type LeaseClient } from "../../src/k8s/runtime/index.ts";
 import { getControlPlane, startControlPlane, type ControlPlane, type OwnedControlPlane } from "../support/control-plane.ts";
 
 const LEASE_MS = 4_000;
@@ -140,8 +140,19 @@ describe("leader election while the apiserver is down", () => {
     const ns = await own.newNamespace("le-down");
     const make = (identity: string) => {
       const events: { what: "started" | "stopped"; at: number }[] = [];
+      let lastRenewSentAt = 0; // wall time the last successful PUT of this candidate was sent
+      const recording: LeaseClient = {
+        get: (res, name, namespace, options) => client.get(res, name, namespace, options),
+        create: (res, object, options) => client.create(res, object, options),
+        update: async (res, object, options) => {
+          const sentAt = Date.now();
+          const written = await client.update(res, object, options);
+          lastRenewSentAt = sentAt;
+          return written;
+        },
+      };
       const el = new LeaderElector({
-        client,
+        client: recording,
         namespace: ns,
         name: "down-lock",
         identity,
@@ -149,23 +160,25 @@ describe("leader election while the apiserver is down", () => {
         renewDeadlineMs: RENEW_MS,
         retryPeriodMs: RETRY_MS,
         recampaignBackoff: { initialMs: 500, maxMs: 2_000 },
-        onStartedLeading: () => events.push({ what: "started", at: performance.now() }),
-        onStoppedLeading: () => events.push({ what: "stopped", at: performance.now() }),
+        onStartedLeading: () => events.push({ what: "started", at: Date.now() }),
+        onStoppedLeading: () => events.push({ what: "stopped", at: Date.now() }),
       });
       const stop = new AbortController();
-      return { el, stop, events, run: el.run(stop.signal) };
+      return { el, stop, events, run: el.run(stop.signal), lastRenew: () => lastRenewSentAt };
     };
     const a = make("pod-a");
     await until(() => a.el.isLeader(), 10_000, "a to lead");
     const b = make("pod-b");
     await Bun.sleep(2 * RETRY_MS);
-    const lastRenew = Date.parse((await client.get(leases, "down-lock", ns)).spec!.renewTime!);
-    const downAt = performance.now();
     const stopping = own.stopApiserver();
     await until(() => !a.el.isLeader(), 30_000, "a to stop leading");
-    const stoppedAfterMs = a.events.at(-1)!.at - downAt;
-    expect(a.events.at(-1)!.what).toBe("stopped");
-    expect(stoppedAfterMs).toBeLessThan(RENEW_MS + 500); // within the deadline (+ the last renewal's age ≤ retry)
+    const stopped = a.events.at(-1)!;
+    expect(stopped.what).toBe("stopped");
+    const sinceRenewMs = stopped.at - a.lastRenew();
+    // the last successful renewal was sent at most RENEW_MS before leading stopped (timer slack
+    // 100 ms), so well before any other candidate could see the lease expire (LEASE_MS)
+    expect(sinceRenewMs).toBeLessThanOrEqual(RENEW_MS + 100);
+    expect(sinceRenewMs).toBeLessThan(LEASE_MS);
     expect(b.el.isLeader()).toBe(false);
     await stopping;
     await own.startApiserver();
@@ -173,8 +186,8 @@ describe("leader election while the apiserver is down", () => {
     expect([a, b].filter((c) => c.el.isLeader())).toHaveLength(1);
     const lease = await client.get(leases, "down-lock", ns);
     console.log(
-      `[le-down] leader stopped ${Math.round(stoppedAfterMs)} ms after the apiserver went down ` +
-        `(renew deadline ${RENEW_MS} ms, last renewTime ${new Date(lastRenew).toISOString()}); now leading: ${lease.spec?.holderIdentity}`,
+      `[le-down] leader stopped ${sinceRenewMs} ms after its last successful renewal was sent ` +
+        `(renew deadline ${RENEW_MS} ms, lease ${LEASE_MS} ms); after the restart leading: ${lease.spec?.holderIdentity}`,
     );
     a.stop.abort();
     b.stop.abort();
