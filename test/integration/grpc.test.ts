@@ -11,7 +11,10 @@ import { logger } from "../../src/telemetry/log.ts";
 import { GrpcCallError, GrpcServer, GrpcTransport, ModuleAddressUnknownError, RemoteHandlerError } from "../../src/transport/grpc/index.ts";
 import type { Msg } from "../../src/transport/types.ts";
 import { fixtureHandler } from "../fixtures/grpc/behaviour.ts";
+import { installTracePropagation, withTraceparent } from "../fixtures/grpc/otel.ts";
 import { startFixture, type FixtureServer } from "../fixtures/grpc/spawn.ts";
+
+installTracePropagation();
 
 const quiet = logger.child({ component: "grpc-test" });
 quiet.level = "silent";
@@ -60,13 +63,19 @@ function clientSuite(label: string, start: () => Promise<FixtureServer>): void {
     test(`${HOPS} concurrent hops deliver payload, from, to, edge id and depth and return the JSON reply`, async () => {
       const results = await Promise.all(Array.from({ length: HOPS }, (_, i) => t.send(hop("echo", { i, s: "héllo ✓" }, i % 4))));
       results.forEach((r, i) => {
-        expect(bytesOf(r)).toEqual({ to: to("echo"), from: "src.bun.sender-1:out", edgeId: "edge-echo", depth: i % 4, payload: { i, s: "héllo ✓" } });
+        expect(bytesOf(r)).toEqual({ to: to("echo"), from: "src.bun.sender-1:out", edgeId: "edge-echo", depth: i % 4, payload: { i, s: "héllo ✓" }, trace: null });
       });
     });
 
     test("depth travels as x-message-depth metadata and is 0 when not sent", async () => {
       expect((bytesOf(await t.send(hop("echo", 1, 9))) as { depth: number }).depth).toBe(9);
       expect((bytesOf(await t.send(hop("echo", 1, 0))) as { depth: number }).depth).toBe(0);
+    });
+
+    test("the caller's trace context travels as traceparent metadata", async () => {
+      const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+      const r = await withTraceparent(tp, () => t.send(hop("echo", {})));
+      expect((bytesOf(r) as { trace: string }).trace).toBe(tp);
     });
 
     test("a handler error arrives as its text", async () => {
@@ -87,7 +96,7 @@ function clientSuite(label: string, start: () => Promise<FixtureServer>): void {
 
     test("a reply to a port with a response schema is the parsed JSON value", async () => {
       const r = await t.send({ ...hop("echo", { a: 1 }), responseSchema: Type.Object({}) });
-      expect(r).toEqual({ kind: "ok", value: { to: to("echo"), from: "src.bun.sender-1:out", edgeId: "edge-echo", depth: 0, payload: { a: 1 } } });
+      expect(r).toEqual({ kind: "ok", value: { to: to("echo"), from: "src.bun.sender-1:out", edgeId: "edge-echo", depth: 0, payload: { a: 1 }, trace: null } });
     });
 
     test("cancelling the caller unblocks it and cancels the remote handler", async () => {
@@ -198,6 +207,7 @@ describe(`Node client (plain @grpc/grpc-js) → Bun server`, () => {
     coded: { code: number; details: string; errorCode: string | null } | null;
     empty: { data?: string; error?: unknown };
     cancel: { code: number } | null;
+    trace: { sent: string; seen: string | null };
     stats: { cancelled: number } | null;
     health: { status?: string; error?: string };
   };
@@ -217,6 +227,10 @@ describe(`Node client (plain @grpc/grpc-js) → Bun server`, () => {
 
   test(`${HOPS} concurrent calls return the echo of payload, from, to, edge id and depth`, () => {
     expect(seen.echo).toEqual({ calls: HOPS, matched: HOPS, mismatches: [] });
+  });
+
+  test("a traceparent in the call metadata reaches the Bun handler's trace context", () => {
+    expect(seen.trace.seen).toBe(seen.trace.sent);
   });
 
   test("a handler error is status UNKNOWN with the error text and no code trailer", () => {
