@@ -1,0 +1,340 @@
+/**
+ * JetStream transport (runtime-spec §4.4, §14.4): hops through the `module-edges` WorkQueue stream,
+ * consumed by the shared durable pull consumer `<module>`; system messages through `module-sysmsgs`
+ * and a per-pod consumer `<module>-sys-<pod>`.
+ *
+ * Sender: classic hop → JetStream publish with `x-reply-inbox`, wait on that core inbox (no
+ * `Nats-Msg-Id`, §16 item 17); durable hop (a run on the hop or current) → publish with the run
+ * headers and `Nats-Msg-Id` = step key, fire-and-forget; reply hop → core publish to the reply subject.
+ * Receiver: one concurrent task per message, in-progress heartbeat while it runs, the step ledger
+ * consulted before and written after a durable hop; ack on success; on error: no inbox and
+ * retryable → nak, else term.
+ */
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
+import { createInbox, type NatsConnection } from "@nats-io/transport-node";
+import { shouldRetry } from "../../sdk/errors.ts";
+import { empty, fail, type Result } from "../../sdk/result.ts";
+import type { Logger } from "../../telemetry/log.ts";
+import { logger as rootLogger } from "../../telemetry/log.ts";
+import { parsePortAddress, type Msg, type Transport } from "../types.ts";
+import type { ServeOptions } from "./core.ts";
+import { NatsSendError, RequestCancelledError, RequestTimeoutError } from "./errors.ts";
+import type { RunLedger } from "./ledger.ts";
+import { EDGE_STREAM, subjectFor, sysConsumerName, SYSMSG_STREAM } from "./names.ts";
+import { checkPayloadSize, DEFAULT_REQUEST_TIMEOUT_MS } from "./request.ts";
+import { currentRun, RunContext, withRun, type EmitRecord, type StepRecord } from "./run.ts";
+import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
+import { businessConsumerConfig, ensureConsumer, ensureStream, ensureStreams, edgeStreamConfig, sysmsgStreamConfig, systemConsumerConfig } from "./streams.ts";
+import { ConsumerSupervisor } from "./supervisor.ts";
+import { injectTrace } from "./trace.ts";
+import { decodeReply, encodeHop, encodePayload, H_REPLY_INBOX, type EncodedReply } from "./wire.ts";
+
+/** In-progress heartbeat interval while a handler runs, ms (runtime-spec §13.1: 10 s). */
+export const IN_PROGRESS_MS = 10_000;
+
+/** Construction options of {@link JetStreamTransport}. */
+export interface JetStreamTransportOptions {
+  /** An open connection; the transport never closes it. */
+  nc: NatsConnection;
+  /** This module's sanitized name (consumer and subject). */
+  module: string;
+  /** Pod name for the system consumer (`HOSTNAME`); required to serve (runtime-spec §4.4). */
+  pod?: string;
+  /** The run ledger (`TINY_EXEC`); absent → durable hops are neither skipped nor recorded. */
+  ledger?: RunLedger;
+  /** Classic reply wait, ms; default 5 min (runtime-spec §4.4). */
+  requestTimeoutMs?: number;
+  /** In-progress heartbeat, ms; default {@link IN_PROGRESS_MS}. */
+  heartbeatMs?: number;
+  /** Consumer health check, ms; default 20 s. */
+  healthCheckMs?: number;
+  /** Pause between consumer rebuilds, ms; default 2 s. */
+  rebuildPauseMs?: number;
+  /** Consumer AckWait, ms; default 30 s (runtime-spec §4.4). Tests shorten it. */
+  ackWaitMs?: number;
+  log?: Logger;
+}
+
+/** Counters a test or a metrics endpoint can read. */
+export interface JetStreamStats {
+  /** Durable hops skipped because their step already had a ledger record. */
+  skipped: number;
+  /** Step records written. */
+  recorded: number;
+  /** Step-record writes that failed (the hop was nak'ed for redelivery). */
+  recordFailures: number;
+}
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+
+/** JetStream transport. `send` never rejects. */
+export class JetStreamTransport implements Transport {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly module: string;
+  readonly ledger: RunLedger | undefined;
+  readonly stats: JetStreamStats = { skipped: 0, recorded: 0, recordFailures: 0 };
+  readonly #o: JetStreamTransportOptions;
+  readonly #log: Logger;
+  readonly #supervisors: ConsumerSupervisor[] = [];
+  readonly #inflight = new Set<Promise<void>>();
+  readonly #stop = new AbortController();
+
+  private constructor(o: JetStreamTransportOptions, jsm: JetStreamManager) {
+    this.#o = o;
+    this.nc = o.nc;
+    this.jsm = jsm;
+    this.js = jetstream(o.nc);
+    this.module = o.module;
+    this.ledger = o.ledger;
+    this.#log = o.log ?? rootLogger.child({ component: "nats-jetstream", module: o.module });
+  }
+
+  /**
+   * Builds the transport and ensures both streams (runtime-spec §4.1: failure is fatal in Go).
+   * @throws the JetStream API error when JetStream is off or a stream cannot be created.
+   */
+  static async create(o: JetStreamTransportOptions): Promise<JetStreamTransport> {
+    const jsm = await jetstreamManager(o.nc);
+    await ensureStreams(jsm);
+    return new JetStreamTransport(o, jsm);
+  }
+
+  /** True for a hop this transport will send durably: it carries a run, or a run is current. */
+  claimsDurable(msg: Msg): boolean {
+    return !!msg.runId || currentRun() !== undefined;
+  }
+
+  /** Sends `msg` (runtime-spec §4.4 sender). Durable hops resolve to empty once the broker has them. */
+  send(msg: Msg, signal?: AbortSignal): Promise<Result> {
+    const run = currentRun();
+    if (!msg.runId && run) {
+      // Stamp the hop with the current step's run (runtime-spec §2.5 durable stamping).
+      msg = { ...msg, runId: run.runId, stepKey: run.nextStepKey(msg.edgeId) };
+      if (run.replySubject) msg.replySubject = run.replySubject;
+      if (run.replyTarget) msg.replyTarget = run.replyTarget;
+      if (run.replyDeadlineUnixMs) msg.replyDeadlineUnixMs = run.replyDeadlineUnixMs;
+    }
+    if (msg.runId) return this.#sendDurable(msg, run);
+    return this.#sendClassic(msg, signal);
+  }
+
+  async #sendDurable(msg: Msg, run: RunContext | undefined): Promise<Result> {
+    let data: Uint8Array;
+    try {
+      data = encodePayload(msg.data);
+    } catch (err) {
+      return fail(err);
+    }
+    if (msg.replySubject && msg.replyTarget && msg.to === msg.replyTarget) {
+      // Reply hop: raw body to the waiting caller, no headers; dropped if nobody listens (§4.4).
+      try {
+        this.nc.publish(msg.replySubject, data);
+      } catch (err) {
+        return fail(new NatsSendError(msg.replySubject, err));
+      }
+      return empty;
+    }
+    let subject: string;
+    try {
+      subject = subjectFor(msg.to);
+    } catch (err) {
+      return fail(err);
+    }
+    const stepKey = msg.stepKey || `${msg.runId}.root`;
+    const headers = encodeHop(msg, { durable: true, trace: injectTrace() });
+    const tooLarge = checkPayloadSize(this.nc, subject, data, headers);
+    if (tooLarge) return fail(tooLarge);
+    try {
+      const ack = await this.js.publish(subject, data, { headers, msgID: stepKey });
+      if (ack.duplicate) this.#log.debug({ subject, stepKey }, "durable hop already in the stream (duplicate step key)");
+    } catch (err) {
+      return fail(new NatsSendError(subject, err));
+    }
+    if (run) run.emits.push(emitRecord(msg, stepKey, data));
+    return empty;
+  }
+
+  async #sendClassic(msg: Msg, signal?: AbortSignal): Promise<Result> {
+    let subject: string;
+    let data: Uint8Array;
+    try {
+      subject = subjectFor(msg.to);
+      data = encodePayload(msg.data);
+    } catch (err) {
+      return fail(err);
+    }
+    const timeoutMs = this.#o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    if (signal?.aborted) return fail(new RequestCancelledError(subject, signal.reason));
+    const inbox = createInbox();
+    // No Nats-Msg-Id: de-duplication would drop legitimate repeats (runtime-spec §16 item 17).
+    const headers = encodeHop(msg, { replyInbox: inbox, trace: injectTrace() });
+    const tooLarge = checkPayloadSize(this.nc, subject, data, headers);
+    if (tooLarge) return fail(tooLarge);
+    const done = Promise.withResolvers<Result>();
+    const sub = this.nc.subscribe(inbox, {
+      max: 1,
+      callback: (err, m) => done.resolve(err ? fail(new NatsSendError(subject, err)) : decodeReply(m.headers, m.data)),
+    });
+    const timer = setTimeout(() => done.resolve(fail(new RequestTimeoutError(subject, timeoutMs))), timeoutMs);
+    const onAbort = () => done.resolve(fail(new RequestCancelledError(subject, signal?.reason)));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.js.publish(subject, data, { headers }).catch((err: unknown) => done.resolve(fail(new NatsSendError(subject, err))));
+    const r = await done.promise;
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+    sub.unsubscribe();
+    return r;
+  }
+
+  /**
+   * Starts the supervised consumers: business `<module>` always, system `<module>-sys-<pod>` when a
+   * pod name was given. Resolves once both consume.
+   */
+  async serve(opts: ServeOptions): Promise<void> {
+    const isLeader = opts.isLeader ?? (() => false);
+    const system: SystemMsgHandler = opts.system ?? ((msg, signal) => opts.handler(msg, signal));
+    const signal = this.#stop.signal;
+    const ackWait = this.#o.ackWaitMs;
+    const withAck = <T extends { ack_wait?: number }>(c: T): T => (ackWait ? { ...c, ack_wait: ackWait * 1_000_000 } : c);
+    const business = this.#supervise(EDGE_STREAM, this.module, async () => {
+      await ensureStream(this.jsm, edgeStreamConfig());
+      await ensureConsumer(this.jsm, EDGE_STREAM, withAck(businessConsumerConfig(this.module)));
+    }, (msg) => opts.handler(msg, signal));
+    const started = [business.start()];
+    if (this.#o.pod) {
+      const pod = this.#o.pod;
+      const sys = this.#supervise(SYSMSG_STREAM, sysConsumerName(this.module, pod), async () => {
+        await ensureStream(this.jsm, sysmsgStreamConfig());
+        await ensureConsumer(this.jsm, SYSMSG_STREAM, withAck(systemConsumerConfig(this.module, pod)));
+      }, (msg) => system(msg, signal, isLeader()));
+      started.push(sys.start());
+    }
+    await Promise.all(started);
+  }
+
+  /** The supervisors started by {@link serve} (business first). */
+  get supervisors(): readonly ConsumerSupervisor[] {
+    return this.#supervisors;
+  }
+
+  #supervise(stream: string, consumer: string, ensure: () => Promise<void>, handle: (msg: Msg) => Promise<Result>): ConsumerSupervisor {
+    const s = new ConsumerSupervisor({
+      js: this.js,
+      jsm: this.jsm,
+      stream,
+      consumer,
+      ensure,
+      log: this.#log,
+      onMessage: (m) => {
+        const p = this.#onMessage(m, handle);
+        this.#inflight.add(p);
+        void p.finally(() => this.#inflight.delete(p));
+      },
+      ...(this.#o.healthCheckMs ? { healthCheckMs: this.#o.healthCheckMs } : {}),
+      ...(this.#o.rebuildPauseMs ? { pauseMs: this.#o.rebuildPauseMs } : {}),
+    });
+    this.#supervisors.push(s);
+    return s;
+  }
+
+  async #onMessage(m: JsMsg, handle: (msg: Msg) => Promise<Result>): Promise<void> {
+    const decoded = decodeIncoming(m.headers, m.data);
+    if (!decoded.ok) {
+      this.#log.warn({ subject: m.subject, err: decoded.error.message }, "malformed message terminated");
+      const inbox = m.headers?.get(H_REPLY_INBOX);
+      if (inbox) this.#reply(inbox, decoded.reply);
+      m.term(decoded.error.message);
+      return;
+    }
+    const hop = decoded.hop;
+    const msg = hop.msg;
+    const durable = !!msg.runId && !!this.ledger;
+    if (durable && msg.stepKey) {
+      try {
+        if (await this.ledger!.hasStep(msg.runId!, msg.stepKey)) {
+          this.stats.skipped++;
+          if (hop.replyInbox) this.#reply(hop.replyInbox, replyFor(empty));
+          m.ack();
+          return;
+        }
+      } catch (err) {
+        this.#log.warn({ err: String(err), stepKey: msg.stepKey }, "ledger unreadable; hop redelivered later");
+        m.nak(1000);
+        return;
+      }
+    }
+    const startedAt = new Date();
+    const heartbeat = setInterval(() => m.working(), this.#o.heartbeatMs ?? IN_PROGRESS_MS);
+    const run = msg.runId ? new RunContext({ ...msg, runId: msg.runId, stepKey: msg.stepKey || `${msg.runId}.root` }) : undefined;
+    let result: Result;
+    try {
+      result = await (run ? withRun(run, () => runHop(hop, handle)) : runHop(hop, handle));
+    } finally {
+      clearInterval(heartbeat);
+    }
+    if (durable && run) {
+      const ok = await this.#record(run, msg, result, startedAt);
+      if (!ok) {
+        m.nak(1000); // no record → the step may run again; its emits de-duplicate by step key
+        return;
+      }
+    }
+    if (hop.replyInbox) this.#reply(hop.replyInbox, replyFor(result));
+    if (result.kind === "fail") {
+      if (!hop.replyInbox && shouldRetry(result.error)) m.nak();
+      else m.term(result.error.message.slice(0, 200));
+    } else m.ack();
+  }
+
+  /** Writes the step record (runtime-spec §2.7); false when the ledger could not be written. */
+  async #record(run: RunContext, msg: Msg, result: Result, startedAt: Date): Promise<boolean> {
+    const completed = new Date();
+    const rec: StepRecord = {
+      node: parsePortAddress(msg.to)[0],
+      status: result.kind === "fail" ? "failed" : "done",
+      ...(result.kind === "fail" ? { error: result.error.message } : {}),
+      ...(run.emits.length ? { emits: run.emits } : {}),
+      startedAt: startedAt.toISOString(),
+      completedAt: completed.toISOString(),
+      durationMs: completed.getTime() - startedAt.getTime(),
+    };
+    try {
+      await this.ledger!.putStep(run.runId, run.stepKey, rec);
+      this.stats.recorded++;
+      return true;
+    } catch (err) {
+      this.stats.recordFailures++;
+      this.#log.warn({ err: String(err), stepKey: run.stepKey }, "step record not written");
+      return false;
+    }
+  }
+
+  #reply(inbox: string, reply: EncodedReply): void {
+    try {
+      this.nc.publish(inbox, reply.data, reply.headers ? { headers: reply.headers } : undefined);
+    } catch (err) {
+      this.#log.warn({ inbox, err: String(err) }, "reply not sent");
+    }
+  }
+
+  /** Stops consuming, waits up to `graceMs` for in-flight handlers, then aborts their signal. */
+  async close(graceMs = 10_000): Promise<void> {
+    await Promise.allSettled(this.#supervisors.map((s) => s.stop()));
+    if (this.#inflight.size > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([Promise.allSettled([...this.#inflight]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+      clearTimeout(timer);
+    }
+    this.#stop.abort(new Error("jetstream transport closed"));
+  }
+}
+
+function emitRecord(msg: Msg, stepKey: string, data: Uint8Array): EmitRecord {
+  const e: EmitRecord = { to: msg.to, from: msg.from, edgeID: msg.edgeId, stepKey, data: b64(data) };
+  if (msg.replySubject) e.replySubject = msg.replySubject;
+  if (msg.replyTarget) e.replyTarget = msg.replyTarget;
+  if (msg.replyDeadlineUnixMs) e.replyDeadlineUnixMs = msg.replyDeadlineUnixMs;
+  return e;
+}

@@ -1,0 +1,80 @@
+/**
+ * The durable run ledger in JetStream KV bucket `TINY_EXEC` (History 1, file storage): step records
+ * at `exec/<runID>/step/<stepKey>` and re-drive counters at `exec/<runID>/redrive/<stepKey>`
+ * (runtime-spec §1.7, §2.7, §3.6, §4.6).
+ */
+import { StorageType } from "@nats-io/jetstream";
+import { Kvm, type KV } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { EXEC_BUCKET, redriveKey, stepRecordKey } from "./names.ts";
+import type { StepRecord } from "./run.ts";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** Step records and re-drive counters of durable runs. */
+export class RunLedger {
+  private constructor(readonly kv: KV) {}
+
+  /**
+   * Opens (creating when missing, idempotently) the `TINY_EXEC` bucket.
+   * @throws the JetStream API error when JetStream is unavailable (Go exits 1, runtime-spec §4.1).
+   */
+  static async open(nc: NatsConnection, bucket = EXEC_BUCKET): Promise<RunLedger> {
+    const kv = await new Kvm(nc).create(bucket, { history: 1, storage: StorageType.File });
+    return new RunLedger(kv);
+  }
+
+  /** The record of step `stepKey` of run `runId`, or undefined (an unreadable record counts as absent). */
+  async getStep(runId: string, stepKey: string): Promise<StepRecord | undefined> {
+    const e = await this.kv.get(stepRecordKey(runId, stepKey));
+    if (!e || e.operation !== "PUT" || e.value.byteLength === 0) return undefined;
+    try {
+      return JSON.parse(dec.decode(e.value)) as StepRecord;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** True when step `stepKey` of run `runId` has a record (so its hop is not run again, runtime-spec §2.2 step 2). */
+  async hasStep(runId: string, stepKey: string): Promise<boolean> {
+    const e = await this.kv.get(stepRecordKey(runId, stepKey));
+    return !!e && e.operation === "PUT" && e.value.byteLength > 0;
+  }
+
+  /** Writes the record of a step (runtime-spec §2.7). */
+  async putStep(runId: string, stepKey: string, record: StepRecord): Promise<void> {
+    await this.kv.put(stepRecordKey(runId, stepKey), enc.encode(JSON.stringify(record)));
+  }
+
+  /** The re-drive counter of a frontier hop (0 when absent or unreadable). runtime-spec §3.6. */
+  async redrives(runId: string, stepKey: string): Promise<number> {
+    const e = await this.kv.get(redriveKey(runId, stepKey));
+    if (!e || e.operation !== "PUT") return 0;
+    const n = Number.parseInt(dec.decode(e.value), 10);
+    return Number.isFinite(n) ? n : 0;
+  }
+
+  /** Stores a re-drive counter as a plain decimal string (runtime-spec §3.6). */
+  async setRedrives(runId: string, stepKey: string, n: number): Promise<void> {
+    await this.kv.put(redriveKey(runId, stepKey), enc.encode(String(n)));
+  }
+
+  /** Every key of the bucket (the reconciler's pass lists them all, runtime-spec §3.6). */
+  async keys(): Promise<string[]> {
+    const out: string[] = [];
+    for await (const k of await this.kv.keys()) out.push(k);
+    return out;
+  }
+
+  /** Raw value of `key`, or undefined. */
+  async raw(key: string): Promise<Uint8Array | undefined> {
+    const e = await this.kv.get(key);
+    return e && e.operation === "PUT" ? e.value : undefined;
+  }
+
+  /** Deletes `key` (idempotent). */
+  async delete(key: string): Promise<void> {
+    await this.kv.delete(key);
+  }
+}

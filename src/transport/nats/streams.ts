@@ -1,0 +1,123 @@
+/**
+ * JetStream streams and consumers of the Go JetStream transport (runtime-spec §4.4), created or
+ * updated idempotently: `module-edges` (WorkQueue) and `module-sysmsgs` (Limits), file storage,
+ * duplicates window 2 min, MaxAge 1 h; durable pull consumers `<module>` and `<module>-sys-<pod>`.
+ */
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiError,
+  ReplayPolicy,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerConfig,
+  type JetStreamManager,
+  type StreamConfig,
+} from "@nats-io/jetstream";
+import { nanos } from "@nats-io/transport-node";
+import { EDGE_STREAM, msgSubject, SUBJECT_PREFIX, sysConsumerName, sysmsgSubject, SYSMSG_STREAM } from "./names.ts";
+
+/** Duplicate-detection window of both streams, ms (runtime-spec §13.1). */
+export const DUPLICATE_WINDOW_MS = 2 * 60_000;
+/** Max message age of both streams, ms. */
+export const STREAM_MAX_AGE_MS = 60 * 60_000;
+/** Consumer ack wait, ms. */
+export const ACK_WAIT_MS = 30_000;
+/** Consumer max deliveries. */
+export const MAX_DELIVER = 3;
+/** Idle time after which a per-pod system consumer is removed by the server, ms. */
+export const SYS_INACTIVE_THRESHOLD_MS = 5 * 60_000;
+
+/** JetStream API error codes we react to. */
+const STREAM_NOT_FOUND = 10059;
+const CONSUMER_NOT_FOUND = 10014;
+
+/** True when `err` says a stream or consumer does not exist (so a supervisor rebuilds it). */
+export function isMissingResource(err: unknown): boolean {
+  return err instanceof JetStreamApiError && (err.code === STREAM_NOT_FOUND || err.code === CONSUMER_NOT_FOUND);
+}
+
+/** Config of stream `module-edges`. */
+export function edgeStreamConfig(): Partial<StreamConfig> & { name: string } {
+  return {
+    name: EDGE_STREAM,
+    subjects: [`${SUBJECT_PREFIX}.*.msg`],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    max_age: nanos(STREAM_MAX_AGE_MS),
+  };
+}
+
+/** Config of stream `module-sysmsgs`. */
+export function sysmsgStreamConfig(): Partial<StreamConfig> & { name: string } {
+  return {
+    name: SYSMSG_STREAM,
+    subjects: [`${SUBJECT_PREFIX}.*.sysmsg`],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    max_age: nanos(STREAM_MAX_AGE_MS),
+  };
+}
+
+/** Creates `cfg`'s stream, or updates it when it exists (Go `CreateOrUpdateStream`). */
+export async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string }): Promise<void> {
+  try {
+    await jsm.streams.info(cfg.name);
+  } catch (err) {
+    if (!isMissingResource(err)) throw err;
+    await jsm.streams.add(cfg);
+    return;
+  }
+  await jsm.streams.update(cfg.name, cfg);
+}
+
+/**
+ * Ensures both streams, the edge stream first — it frees the `.msg` subjects an older shared
+ * stream may hold (runtime-spec §4.4, v0.10.34 transition note).
+ */
+export async function ensureStreams(jsm: JetStreamManager): Promise<void> {
+  await ensureStream(jsm, edgeStreamConfig());
+  await ensureStream(jsm, sysmsgStreamConfig());
+}
+
+/** Config of the shared business consumer `<module>`. */
+export function businessConsumerConfig(module: string): Partial<ConsumerConfig> & { durable_name: string } {
+  return {
+    durable_name: module,
+    filter_subject: msgSubject(module),
+    deliver_policy: DeliverPolicy.All,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(ACK_WAIT_MS),
+    max_deliver: MAX_DELIVER,
+    replay_policy: ReplayPolicy.Instant,
+  };
+}
+
+/** Config of the per-pod system consumer `<module>-sys-<pod>`. */
+export function systemConsumerConfig(module: string, pod: string): Partial<ConsumerConfig> & { durable_name: string } {
+  return {
+    durable_name: sysConsumerName(module, pod),
+    filter_subject: sysmsgSubject(module),
+    deliver_policy: DeliverPolicy.New,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(ACK_WAIT_MS),
+    max_deliver: MAX_DELIVER,
+    replay_policy: ReplayPolicy.Instant,
+    inactive_threshold: nanos(SYS_INACTIVE_THRESHOLD_MS),
+  };
+}
+
+/** Creates the durable consumer, or updates it when it exists (Go `CreateOrUpdateConsumer`). */
+export async function ensureConsumer(jsm: JetStreamManager, stream: string, cfg: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
+  try {
+    await jsm.consumers.info(stream, cfg.durable_name);
+  } catch (err) {
+    if (!isMissingResource(err)) throw err;
+    await jsm.consumers.add(stream, cfg);
+    return;
+  }
+  const { durable_name: _n, deliver_policy: _d, filter_subject: _f, replay_policy: _r, ack_policy: _a, ...mutable } = cfg;
+  await jsm.consumers.update(stream, cfg.durable_name, mutable);
+}
