@@ -1,0 +1,31 @@
+/**
+ * `delay` — "Delay" (components.md §1.3): waits `delay` ms, then emits `{context}` on `out` and
+ * returns the downstream result, so the caller is blocked for the wait plus the downstream time.
+ * The wait ends early with a `CANCELLED` failure when the hop is cancelled (`ctx.signal`).
+ */
+import { defineComponent, fail, source, target, Type } from "tinyhost";
+import { sleepUnlessAborted } from "../src/components-lib/abortable-sleep.ts";
+import { InvalidDelayError, WaitCancelledError } from "../src/components-lib/timing-errors.ts";
+
+const In = Type.Object({
+  context: Type.Optional(Type.Unknown({ configurable: true, title: "Context", description: "Message passed on after the wait" })),
+  delay: Type.Integer({ title: "Delay (ms)", description: "How long to wait before passing the message on, in milliseconds", default: 1000 }),
+});
+
+const Out = Type.Object({
+  context: Type.Unknown({ title: "Context" }),
+});
+
+export default defineComponent({
+  info: { name: "delay", description: "Delay", info: "Waits the given number of milliseconds, then passes the context on to Out and returns what Out returned.", tags: ["SDK"] },
+  ports: () => [
+    target("in", In, { label: "In", position: "left", default: { context: null, delay: 1000 } }),
+    source("out", Out, { label: "Out", position: "right", default: { context: null } }),
+  ],
+  async handle(ctx, output, _port, data) {
+    if (data.delay <= 0) return fail(new InvalidDelayError(data.delay));
+    const signal = ctx.signal;
+    if (!(await sleepUnlessAborted(data.delay, signal))) return fail(new WaitCancelledError("delay", signal.reason));
+    return output("out", { context: data.context ?? null });
+  },
+});

@@ -1,0 +1,173 @@
+/**
+ * `ticker` — "Ticker" (components.md §1.15): a periodic emitter. Started from `_control` on the
+ * leader, it emits its context at the root of `out` (first tick at once), waits for the downstream
+ * chain to finish, then waits `delay` ms, and again. Its running intent lives in node metadata
+ * (`ticker-running`, `ticker-config`), so after a pod restart or a change of leader the new
+ * leader's reconcile resumes it; a pod that loses the lease stops its loop (metadata kept).
+ */
+import { defineComponent, source, target, Type, type ComponentContext, type ComponentLogger, type Emitter, type TinyNodeLike } from "tinyhost";
+import { sleepUnlessAborted } from "../src/components-lib/abortable-sleep.ts";
+import { BackgroundLoop } from "../src/components-lib/background-loop.ts";
+import { readControl } from "../src/components-lib/control-message.ts";
+
+/** Metadata key set to `"true"` while the ticker should run (components.md §1.15). */
+const KEY_RUNNING = "ticker-running";
+/** Metadata key holding the JSON of the settings the ticker runs with (components.md §1.15). */
+const KEY_CONFIG = "ticker-config";
+
+const DEFAULT_DELAY_MS = 1000;
+
+const Settings = Type.Object({
+  context: Type.Optional(Type.Unknown({ configurable: true, title: "Context", description: "Message sent on Out at every tick" })),
+  delay: Type.Integer({ minimum: 0, default: DEFAULT_DELAY_MS, title: "Delay (ms)", description: "Pause between the end of one tick and the next, in milliseconds" }),
+});
+
+const ControlStopped = Type.Object({
+  context: Type.Optional(Type.Unknown({ title: "Context" })),
+  status: Type.Optional(Type.String({ title: "Status", readonly: true })),
+  start: Type.Optional(Type.Boolean({ title: "Start", format: "button" })),
+});
+
+const ControlRunning = Type.Object({
+  context: Type.Optional(Type.Unknown({ title: "Context", readonly: true })),
+  status: Type.Optional(Type.String({ title: "Status", readonly: true })),
+  stop: Type.Optional(Type.Boolean({ title: "Stop", format: "button" })),
+});
+
+interface TickerSettings {
+  context?: unknown;
+  delay: number;
+}
+
+interface TickerSelf {
+  settings: TickerSettings;
+  /** Settings came from `_settings`/`_control` since this instance started: metadata must not overwrite them. */
+  settingsFromPort: boolean;
+  readonly loop: BackgroundLoop;
+  emit: Emitter | undefined;
+}
+
+/** `ticker-config` value: Go's JSON of the settings struct (`context` omitted when empty). */
+function configJson(s: TickerSettings): string {
+  return JSON.stringify(s.context === undefined || s.context === null ? { delay: s.delay } : { context: s.context, delay: s.delay });
+}
+
+/** Settings from a `ticker-config` value, or `undefined` when it is missing or malformed. */
+function parseConfig(text: string | undefined, log: ComponentLogger): TickerSettings | undefined {
+  if (text === undefined || text === "") return undefined;
+  try {
+    const v = JSON.parse(text) as { context?: unknown; delay?: unknown };
+    const delay = typeof v.delay === "number" && Number.isInteger(v.delay) && v.delay >= 0 ? v.delay : DEFAULT_DELAY_MS;
+    return v.context === undefined ? { delay } : { context: v.context, delay };
+  } catch (err) {
+    log.warn({ key: KEY_CONFIG, err: (err as Error).message }, "ticker: ignoring malformed metadata");
+    return undefined;
+  }
+}
+
+function persistRunning(emit: Emitter | undefined, settings: TickerSettings): void {
+  const config = configJson(settings);
+  void emit?.("_reconcile", (node: TinyNodeLike) => {
+    const md = ((node.status ??= {}).metadata ??= {});
+    md[KEY_RUNNING] = "true";
+    md[KEY_CONFIG] = config;
+  });
+}
+
+function clearRunning(emit: Emitter | undefined): void {
+  void emit?.("_reconcile", (node: TinyNodeLike) => {
+    const md = node.status?.metadata;
+    if (!md) return;
+    delete md[KEY_RUNNING];
+    delete md[KEY_CONFIG];
+  });
+}
+
+/** The tick loop: emit, wait for the downstream, pause, until stopped or no longer leader. */
+async function tick(self: TickerSelf, ctx: ComponentContext<TickerSelf>, signal: AbortSignal): Promise<void> {
+  const emit = self.emit;
+  if (!emit) return;
+  void emit("_control"); // show "Running"
+  while (!signal.aborted) {
+    if (!ctx.isLeader) {
+      ctx.log.info({}, "ticker: this pod is no longer the leader; loop stops");
+      return;
+    }
+    const r = await emit("out", self.settings.context ?? null, signal);
+    if (r.kind === "fail" && !signal.aborted) ctx.log.warn({ err: r.error.message }, "ticker: downstream error on out port");
+    if (!(await sleepUnlessAborted(self.settings.delay, signal))) return;
+  }
+}
+
+function startLoop(self: TickerSelf, ctx: ComponentContext<TickerSelf>): void {
+  self.loop.start({
+    lifetime: ctx.nodeSignal,
+    body: (signal) => tick(self, ctx, signal),
+    onExit: () => void self.emit?.("_control"), // show "Not running"
+    onError: (err) => ctx.log.error({ err: err instanceof Error ? err.message : String(err) }, "ticker: loop failed"),
+  });
+}
+
+export default defineComponent({
+  info: {
+    name: "ticker",
+    description: "Ticker",
+    info: "Sends its context on Out periodically: after each tick's downstream finishes it waits Delay ms. Start and Stop from the control panel; runs on the leader only and resumes after restarts.",
+    tags: ["SDK"],
+  },
+  state: (): TickerSelf => ({ settings: { delay: DEFAULT_DELAY_MS }, settingsFromPort: false, loop: new BackgroundLoop(), emit: undefined }),
+  ports: (self) => [
+    target("_settings", Settings, { label: "Settings", position: "top", default: self.settings }),
+    target("_reconcile", Type.Unknown(), { label: "Reconcile", position: "top" }),
+    source("out", Type.Unknown({ title: "Context" }), { label: "Out", position: "right", default: null }),
+    self.loop.running
+      ? source("_control", ControlRunning, { label: "Control", position: "top", default: { context: self.settings.context ?? null, status: "Running", stop: true } })
+      : source("_control", ControlStopped, { label: "Control", position: "top", default: { context: self.settings.context ?? null, status: "Not running", start: true } }),
+  ],
+  handle: () => undefined, // every input is a system port
+  onEmitter(ctx, emit) {
+    ctx.self.emit = emit;
+  },
+  onSettings(ctx, settings) {
+    const self = ctx.self;
+    self.settings = settings.context === undefined ? { delay: settings.delay } : { context: settings.context, delay: settings.delay };
+    self.settingsFromPort = true;
+    if (self.loop.running) persistRunning(self.emit, self.settings);
+  },
+  onReconcile(ctx, node) {
+    const self = ctx.self;
+    const md = node.status?.metadata ?? {};
+    if (!self.settingsFromPort) {
+      const restored = parseConfig(md[KEY_CONFIG], ctx.log);
+      if (restored) self.settings = restored;
+    }
+    if (!ctx.isLeader) {
+      if (self.loop.running) void self.loop.stop(new Error("leadership lost"));
+      return;
+    }
+    if (md[KEY_RUNNING] !== undefined && !self.loop.running) {
+      ctx.log.info({}, "ticker: resuming after a restart or a change of leader");
+      startLoop(self, ctx);
+    }
+  },
+  onControl(ctx, control, output) {
+    if (!ctx.isLeader) return;
+    const self = ctx.self;
+    const c = readControl(control);
+    if (c.stop) {
+      void self.loop.stop(new Error("stopped from control"));
+      clearRunning((port, data) => output(port, data));
+      void output("_control");
+      return;
+    }
+    if (!c.start) return;
+    if (c.hasContext) self.settings = { ...self.settings, context: c.context };
+    self.settingsFromPort = true;
+    persistRunning((port, data) => output(port, data), self.settings);
+    startLoop(self, ctx);
+    void output("_control");
+  },
+  onDestroy(ctx) {
+    return ctx.self.loop.stop(new Error("node deleted"));
+  },
+});

@@ -1,0 +1,128 @@
+/**
+ * The HTTP listener of http_server: Hono on `Bun.serve`, one catch-all route, every request handed
+ * to the flow and answered from its Result (components.md §2.1 "Request → response flow").
+ *
+ * Timeouts: Bun closes a connection idle for `idleTimeout` seconds (default 10, max 255), and a
+ * request waiting for its flow counts as idle, so `idleTimeout` is set from the Start config
+ * (`max(readTimeout, writeTimeout) + 1`, capped at 255; 0 when both are 0). A request whose flow
+ * takes longer than `writeTimeout` is cancelled and answered 504; when that exceeds Bun's cap the
+ * request's own idle timer is switched off (`server.timeout(req, 0)`).
+ */
+import { Hono } from "hono";
+import type { Result } from "../sdk/result.ts";
+import { TinyError } from "../sdk/errors.ts";
+import { answerFor, FlowTimeoutError, textResponse } from "./http-server-response.ts";
+import { buildServerRequest, type ServerRequest } from "./http-server-request.ts";
+
+/** Bun's maximum `idleTimeout`, seconds. */
+export const BUN_MAX_IDLE_TIMEOUT_S = 255;
+
+/** Listener options. Timeouts in seconds (≤ 0 = none). */
+export interface ListenerOptions {
+  /** TCP port; 0 = let the OS pick. */
+  port: number;
+  readTimeout: number;
+  writeTimeout: number;
+  /** PEM certificate and key → HTTPS. */
+  tls?: { cert: string; key: string };
+  /** Body cap in bytes, read per request (settings may change while running). */
+  maxBodyBytes: () => number;
+  /** Passthrough context of the Start config, read per request. */
+  context: () => unknown;
+  /** Runs the flow for one request; `signal` aborts on client disconnect, write timeout or close. */
+  onRequest: (request: ServerRequest, signal: AbortSignal) => Promise<Result>;
+}
+
+/** The listener could not bind (port in use, bad TLS material…). code `"HTTP_LISTEN"`. */
+export class ListenError extends TinyError {
+  constructor(port: number, cause: unknown) {
+    super("HTTP_LISTEN", `http_server: cannot listen on :${port}: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+/** `idleTimeout` for the Start timeouts (see module comment). */
+export function idleTimeoutFor(readTimeout: number, writeTimeout: number): number {
+  const longest = Math.max(readTimeout, writeTimeout, 0);
+  return longest === 0 ? 0 : Math.min(BUN_MAX_IDLE_TIMEOUT_S, longest + 1);
+}
+
+/** A running listener. */
+export class HttpListener {
+  readonly port: number;
+  readonly #server: ReturnType<typeof Bun.serve>;
+  /** Aborts every in-flight flow (node stopped). */
+  readonly #inFlight = new AbortController();
+  #closed: Promise<void> | undefined;
+
+  /**
+   * Binds and starts serving.
+   * @throws ListenError when Bun cannot bind (e.g. EADDRINUSE) or the TLS material is unusable.
+   */
+  constructor(readonly options: ListenerOptions) {
+    const tls = options.tls !== undefined;
+    const writeMs = options.writeTimeout > 0 ? options.writeTimeout * 1000 : 0;
+    const idle = idleTimeoutFor(options.readTimeout, options.writeTimeout);
+    const beyondBun = options.writeTimeout + 1 > BUN_MAX_IDLE_TIMEOUT_S;
+    const inFlight = this.#inFlight.signal;
+    const app = new Hono<{ Bindings: { server: ReturnType<typeof Bun.serve> } }>();
+    app.all("*", async (c) => {
+      const req = c.req.raw;
+      const server = c.env.server;
+      const limit = options.maxBodyBytes();
+      const declared = Number(req.headers.get("content-length") ?? "0");
+      if (declared > limit) return textResponse(413, `request body exceeds the ${limit} byte limit (maxBodySize)`);
+      let body: string;
+      try {
+        const bytes = await req.arrayBuffer();
+        if (bytes.byteLength > limit) return textResponse(413, `request body exceeds the ${limit} byte limit (maxBodySize)`);
+        body = Buffer.from(bytes).toString("utf8");
+      } catch {
+        return textResponse(400, "could not read request body");
+      }
+      if (beyondBun) server.timeout(req, 0);
+      const flow = new AbortController();
+      const signals = [req.signal, inFlight, flow.signal];
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      if (writeMs > 0) timer = setTimeout(() => flow.abort(new FlowTimeoutError(options.writeTimeout)), writeMs);
+      const request = buildServerRequest(req, body, server.requestIP(req)?.address, tls, options.context());
+      let result: Result;
+      try {
+        result = await options.onRequest(request, AbortSignal.any(signals));
+      } finally {
+        if (timer) clearTimeout(timer);
+      }
+      if (flow.signal.aborted) return textResponse(504, (flow.signal.reason as Error).message);
+      return answerFor(result);
+    });
+    const fetch = (req: Request, server: ReturnType<typeof Bun.serve>) => app.fetch(req, { server });
+    try {
+      this.#server = Bun.serve({
+        port: options.port,
+        idleTimeout: idle,
+        maxRequestBodySize: Math.max(1, options.maxBodyBytes()),
+        ...(options.tls ? { tls: { cert: options.tls.cert, key: options.tls.key } } : {}),
+        fetch,
+      });
+    } catch (err) {
+      throw new ListenError(options.port, err);
+    }
+    this.port = this.#server.port ?? options.port;
+  }
+
+  /**
+   * Stops the listener; idempotent. `graceful`: stop accepting and let in-flight requests finish
+   * (at most `graceMs`, Go's 30 s shutdown grace), then close what is left. Otherwise in-flight
+   * flows are cancelled first.
+   */
+  close(graceful: boolean, graceMs = 30_000): Promise<void> {
+    this.#closed ??= (async () => {
+      if (!graceful) this.#inFlight.abort(new Error("http_server stopped"));
+      let t: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([this.#server.stop(false), new Promise<void>((r) => (t = setTimeout(r, graceMs)))]);
+      clearTimeout(t);
+      this.#inFlight.abort(new Error("http_server stopped"));
+      await this.#server.stop(true);
+    })();
+    return this.#closed;
+  }
+}

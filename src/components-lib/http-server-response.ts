@@ -1,0 +1,122 @@
+/**
+ * Turning the flow's Result into the HTTP answer of http_server (components.md §2.1 "Request →
+ * response flow"): a valid Response is written as Go's `writeResponse` does; anything else is an
+ * error answer naming what was wrong.
+ */
+import { TinyError } from "../sdk/errors.ts";
+import type { Result } from "../sdk/result.ts";
+import type { Header } from "./fields.ts";
+
+/** A checked Go `Response`. */
+export interface ServerResponse {
+  statusCode: number;
+  contentType: string;
+  headers: Header[];
+  body: string;
+}
+
+/** {@link checkResponse} outcome. */
+export type ResponseCheck = { ok: true; response: ServerResponse } | { ok: false; problem: string };
+
+function kind(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  return typeof v;
+}
+
+/**
+ * Checks that `value` (the Result value of the `request` emit) is a Response: `statusCode` an
+ * integer 100–599 (absent/0 → 200, as Go), `contentType` a string, `headers` a list of
+ * `{key, value}` strings, `body` a string. Bytes or a JSON string (a reply that crossed a transport
+ * undecoded) are parsed first.
+ */
+export function checkResponse(value: unknown): ResponseCheck {
+  let v = value;
+  if (v instanceof Uint8Array) v = Buffer.from(v).toString("utf8");
+  if (typeof v === "string") {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      return { ok: false, problem: "the flow returned a string that is not a Response object" };
+    }
+  }
+  if (v === undefined || v === null) {
+    return { ok: false, problem: "the flow returned no response (every branch of the chain must end at this node's response port)" };
+  }
+  if (typeof v !== "object" || Array.isArray(v)) return { ok: false, problem: `the flow returned ${kind(v)}, not a Response object` };
+  const r = v as Record<string, unknown>;
+  let statusCode = 200;
+  if (r.statusCode !== undefined && r.statusCode !== null && r.statusCode !== 0) {
+    if (typeof r.statusCode !== "number" || !Number.isInteger(r.statusCode) || r.statusCode < 100 || r.statusCode > 599) {
+      return { ok: false, problem: `statusCode must be an integer 100–599, got ${JSON.stringify(r.statusCode)}` };
+    }
+    statusCode = r.statusCode;
+  }
+  const contentType = r.contentType ?? "";
+  if (typeof contentType !== "string") return { ok: false, problem: `contentType must be a string, got ${kind(contentType)}` };
+  const body = r.body ?? "";
+  if (typeof body !== "string") return { ok: false, problem: `body must be a string, got ${kind(body)}` };
+  const rawHeaders = r.headers ?? [];
+  if (!Array.isArray(rawHeaders)) return { ok: false, problem: `headers must be a list of {key, value}, got ${kind(rawHeaders)}` };
+  const headers: Header[] = [];
+  for (let i = 0; i < rawHeaders.length; i++) {
+    const h = rawHeaders[i] as Record<string, unknown> | null;
+    if (h === null || typeof h !== "object" || typeof h.key !== "string" || typeof h.value !== "string") {
+      return { ok: false, problem: `headers[${i}] must be {key: string, value: string}, got ${JSON.stringify(h)}` };
+    }
+    headers.push({ key: h.key, value: h.value });
+  }
+  return { ok: true, response: { statusCode, contentType, headers, body } };
+}
+
+const NO_BODY = new Set([101, 204, 205, 304]);
+
+/** Plain-text error answer (`text/plain; charset=UTF-8`, as Echo's `c.String`). */
+export function textResponse(status: number, text: string): Response {
+  return new Response(text, { status, headers: { "Content-Type": "text/plain; charset=UTF-8" } });
+}
+
+/**
+ * Go `writeResponse`: each header set (last wins), `Content-Type` from `contentType` when
+ * non-empty, else `text/plain; charset=UTF-8` unless a header set one; status; body.
+ * @throws TypeError when a header name or value is not valid HTTP (the caller answers 500).
+ */
+export function writeResponse(r: ServerResponse): Response {
+  const headers = new Headers();
+  for (const h of r.headers) headers.set(h.key, h.value);
+  if (r.contentType !== "") headers.set("Content-Type", r.contentType);
+  else if (!headers.has("Content-Type")) headers.set("Content-Type", "text/plain; charset=UTF-8");
+  return new Response(NO_BODY.has(r.statusCode) ? null : r.body, { status: r.statusCode, headers });
+}
+
+/** Why a flow ended without a response in time: the write timeout elapsed. code `"FLOW_TIMEOUT"`. */
+export class FlowTimeoutError extends TinyError {
+  constructor(seconds: number) {
+    super("FLOW_TIMEOUT", `the flow did not respond within ${seconds}s (writeTimeout)`);
+  }
+}
+
+function isTimeout(err: unknown): boolean {
+  for (let e: unknown = err, i = 0; e instanceof Error && i < 32; e = e.cause, i++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === "EDGE_TIMEOUT" || code === "FLOW_TIMEOUT" || e.name === "TimeoutError") return true;
+  }
+  return false;
+}
+
+/**
+ * The HTTP answer for the flow's `result` (components.md §2.1; statuses: docs/compatibility.md
+ * "Components"): a valid Response as written by {@link writeResponse}; a chain error → 500 with
+ * the error text, or 504 when it was a timeout (edge `timeoutMs`, the write timeout); an invalid
+ * or missing Response → 500 `invalid response: <problem>`.
+ */
+export function answerFor(result: Result): Response {
+  if (result.kind === "fail") return textResponse(isTimeout(result.error) ? 504 : 500, result.error.message);
+  const check = checkResponse(result.kind === "ok" ? result.value : undefined);
+  if (!check.ok) return textResponse(500, `invalid response: ${check.problem}`);
+  try {
+    return writeResponse(check.response);
+  } catch (err) {
+    return textResponse(500, `invalid response: ${(err as Error).message}`);
+  }
+}
