@@ -1,0 +1,111 @@
+/**
+ * `counter` — "Counter" (components.md §4.1, TS-only bundle component): counts messages on `in`,
+ * keeping the count in node State (`status.metadata["_state/count"]`, base64 of the decimal text),
+ * so a restarted pod or a new leader continues from the persisted value. Emits `{context, count}`
+ * on `out` and returns the downstream result, so it can sit inside a request/response chain.
+ */
+import { defineComponent, source, target, Type, type Emitter, type State } from "tinyhost";
+import { SerialQueue } from "../src/components-lib/serial-queue.ts";
+import { readControl } from "../src/components-lib/control-message.ts";
+
+/** State key of the count (components.md §4.1). */
+const COUNT_KEY = "count";
+
+const Settings = Type.Object({
+  step: Type.Integer({ default: 1, title: "Step", description: "Added to the count for each message unless the message sets By" }),
+  initial: Type.Integer({ default: 0, title: "Initial", description: "Count before the first message, and after a reset" }),
+});
+
+const In = Type.Object({
+  context: Type.Optional(Type.Unknown({ configurable: true, title: "Context", description: "Message passed on with the count" })),
+  by: Type.Optional(Type.Integer({ title: "By", description: "Added instead of Step when not zero" })),
+});
+
+const Out = Type.Object({
+  context: Type.Unknown({ title: "Context" }),
+  count: Type.Integer({ title: "Count" }),
+});
+
+const Control = Type.Object({
+  count: Type.Optional(Type.Integer({ title: "Count", readonly: true })),
+  reset: Type.Optional(Type.Boolean({ title: "Reset", format: "button" })),
+});
+
+interface CounterSelf {
+  settings: { step: number; initial: number };
+  state: State | undefined;
+  emit: Emitter | undefined;
+  /** Last count read or written by this instance; `undefined` = none stored (shows `initial`). */
+  count: number | undefined;
+  /** `_control` was republished after this process's first reconcile (components.md §4.1). */
+  published: boolean;
+  readonly serial: SerialQueue;
+}
+
+const dec = new TextDecoder();
+
+/** Reads the stored count; `undefined` when absent. Throws a clear error for a non-integer value. */
+async function readCount(state: State): Promise<number | undefined> {
+  const bytes = await state.get(COUNT_KEY);
+  if (bytes === undefined) return undefined;
+  const text = dec.decode(bytes).trim();
+  const n = Number(text);
+  if (text === "" || !Number.isSafeInteger(n)) throw new Error(`counter: state key "${COUNT_KEY}" holds ${JSON.stringify(text)}, not an integer`);
+  return n;
+}
+
+export default defineComponent({
+  info: {
+    name: "counter",
+    description: "Counter",
+    info: "Counts incoming messages. Adds By (or Step) to a count kept in node state, emits the context with the new count on Out and returns what Out returned. The count survives restarts; Reset on the control panel starts it again from Initial.",
+    tags: ["SDK"],
+  },
+  state: (): CounterSelf => ({ settings: { step: 1, initial: 0 }, state: undefined, emit: undefined, count: undefined, published: false, serial: new SerialQueue() }),
+  ports: (self) => [
+    target("_settings", Settings, { label: "Settings", position: "top", default: self.settings }),
+    target("in", In, { label: "In", position: "left", default: { context: null } }),
+    source("out", Out, { label: "Out", position: "right", default: { context: null, count: 0 } }),
+    source("_control", Control, { label: "Control", position: "top", default: { count: self.count ?? self.settings.initial, reset: true } }),
+  ],
+  onState(ctx, state) {
+    ctx.self.state = state;
+  },
+  onEmitter(ctx, emit) {
+    ctx.self.emit = emit;
+  },
+  async onReconcile(ctx) {
+    const self = ctx.self;
+    if (self.published || !self.state) return;
+    // First reconcile in this process (restart, new pod): show the persisted count.
+    self.count = await readCount(self.state);
+    self.published = true;
+    void self.emit?.("_control");
+  },
+  onSettings(ctx, settings) {
+    ctx.self.settings = { step: settings.step, initial: settings.initial };
+  },
+  async onControl(ctx, control, output) {
+    if (!ctx.isLeader || readControl(control).fields.reset !== true) return;
+    const self = ctx.self;
+    await self.serial.run(async () => {
+      await self.state?.delete(COUNT_KEY);
+      self.count = undefined;
+    });
+    void output("_control");
+  },
+  async handle(ctx, output, _port, data) {
+    const self = ctx.self;
+    const state = self.state;
+    if (!state) throw new Error("counter: node state is not available yet");
+    const count = await self.serial.run(async () => {
+      const current = (await readCount(state)) ?? self.settings.initial;
+      const next = current + (data.by ? data.by : self.settings.step);
+      await state.set(COUNT_KEY, String(next));
+      self.count = next;
+      return next;
+    });
+    void output("_control");
+    return output("out", { context: data.context ?? null, count });
+  },
+});
