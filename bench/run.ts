@@ -17,17 +17,25 @@ for (const file of files) {
     stderr: "inherit",
     env: { ...process.env, TINYHOST_LOG_LEVEL: "silent" },
   });
-  const last = r.stdout.toString().trim().split("\n").pop() ?? "";
+  const out = r.stdout.toString().trim();
+  // A benchmark prints its JSON array last: one line, or pretty-printed from a line starting with "[".
+  const start = out.lastIndexOf("\n[");
+  const candidates = [out.split("\n").pop() ?? "", start >= 0 ? out.slice(start + 1) : out];
   if (r.exitCode !== 0) {
     console.error(`bench: ${file} failed (exit ${r.exitCode})`);
     continue;
   }
-  try {
-    const parsed = JSON.parse(last);
-    results.push(...(Array.isArray(parsed) ? parsed : [parsed]));
-  } catch {
-    console.error(`bench: ${file} did not print JSON on its last line`);
-  }
+  const parsed = candidates.map(tryParse).find((v) => v !== undefined);
+  if (parsed === undefined) console.error(`bench: ${file} did not end its output with a JSON array`);
+  else results.push(...(Array.isArray(parsed) ? parsed : [parsed]));
 }
 writeFileSync(resolve(dir, "results.json"), JSON.stringify(results, null, 2) + "\n");
 console.table(results);
+
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
