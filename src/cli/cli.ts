@@ -3,6 +3,8 @@
  * adding one means adding it to {@link commands}.
  */
 import { componentsCommand } from "./commands/components.ts";
+import { demoCommand } from "./commands/demo.ts";
+import { runCommand } from "./commands/run.ts";
 import { version } from "./version.ts";
 
 /** One sub-command of the CLI. `run` returns the process exit code. */
@@ -25,14 +27,8 @@ export const commands: Command[] = [
       return 0;
     },
   },
-  {
-    name: "demo",
-    summary: "run the hello-api example flow locally (not built yet)",
-    async run() {
-      console.log("tinyhost demo: the hello-api example is not built yet (see issue 7).");
-      return 0;
-    },
-  },
+  runCommand,
+  demoCommand,
   componentsCommand,
 ];
 

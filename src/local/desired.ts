@@ -1,0 +1,95 @@
+/**
+ * The desired set of TinyNodes from a directory of manifests, and what changed since the last read
+ * — the local stand-in for the API server plus the TinyNode watch (runtime-spec §5.1).
+ *
+ * Like an API server that refuses a bad `kubectl apply`, a file that no longer parses, or a node
+ * document that no longer validates, leaves the last good version of its nodes in place.
+ */
+import type { TinyFlow, TinyNode, TinyProject } from "../k8s/api/v1alpha1.ts";
+import { ManifestError } from "./errors.ts";
+import type { FileManifests, NamedManifest, NodeManifest } from "./manifests.ts";
+
+/** Everything the manifests declare, after merging files. */
+export interface DesiredSet {
+  /** TinyNodes by name. */
+  nodes: Map<string, NodeManifest>;
+  /** TinyProjects in file order. */
+  projects: NamedManifest<TinyProject>[];
+  /** TinyFlows in file order. */
+  flows: NamedManifest<TinyFlow>[];
+  /** Every problem found (syntax, invalid documents, duplicate names). */
+  errors: ManifestError[];
+  /** Skipped documents. */
+  notes: string[];
+}
+
+/**
+ * Merges per-file results into one set. Rules: files in the given order; the first declaration of
+ * a node name wins and later ones are `DUPLICATE_NODE` errors; a file with a YAML syntax error keeps
+ * every node it declared in `previous`; a rejected node document keeps its `previous` version
+ * when that came from the same file.
+ * @param files results of `parseManifestFile`, sorted by file name.
+ * @param previous the last desired nodes (empty on the first read).
+ */
+export function collectDesired(files: readonly FileManifests[], previous: ReadonlyMap<string, NodeManifest>): DesiredSet {
+  const out: DesiredSet = { nodes: new Map(), projects: [], flows: [], errors: [], notes: [] };
+  const add = (entry: NodeManifest) => {
+    const name = entry.node.metadata.name!;
+    const seen = out.nodes.get(name);
+    if (seen) {
+      out.errors.push(new ManifestError("DUPLICATE_NODE", entry.file, entry.line, name, `already declared in ${seen.file}:${seen.line}; this one is ignored`));
+      return;
+    }
+    out.nodes.set(name, entry);
+  };
+  for (const f of files) {
+    out.errors.push(...f.errors);
+    out.notes.push(...f.notes);
+    out.projects.push(...f.projects);
+    out.flows.push(...f.flows);
+    if (f.syntaxError) {
+      for (const entry of previous.values()) if (entry.file === f.file) add(entry);
+      continue;
+    }
+    for (const entry of f.nodes) add(entry);
+    for (const name of f.rejectedNodes) {
+      const prev = previous.get(name);
+      if (prev && prev.file === f.file && !out.nodes.has(name)) add(prev);
+    }
+  }
+  return out;
+}
+
+/** Names of nodes added, changed and removed between two desired sets. */
+export interface NodeDiff {
+  added: string[];
+  changed: string[];
+  removed: string[];
+}
+
+/**
+ * True when a node's spec, labels, annotations or namespace differ — what bumps `generation` or
+ * the node identity in a cluster (runtime-spec §5.1 predicate: generation changed).
+ */
+export function nodeChanged(a: TinyNode, b: TinyNode): boolean {
+  return (
+    !Bun.deepEquals(a.spec, b.spec, false) ||
+    !Bun.deepEquals(a.metadata.labels ?? {}, b.metadata.labels ?? {}, false) ||
+    !Bun.deepEquals(a.metadata.annotations ?? {}, b.metadata.annotations ?? {}, false) ||
+    (a.metadata.namespace ?? "") !== (b.metadata.namespace ?? "")
+  );
+}
+
+/** What changed from `prev` to `next` (each list sorted by name). */
+export function diffNodes(prev: ReadonlyMap<string, NodeManifest>, next: ReadonlyMap<string, NodeManifest>): NodeDiff {
+  const added: string[] = [];
+  const changed: string[] = [];
+  const removed: string[] = [];
+  for (const [name, entry] of next) {
+    const before = prev.get(name);
+    if (!before) added.push(name);
+    else if (nodeChanged(before.node, entry.node)) changed.push(name);
+  }
+  for (const name of prev.keys()) if (!next.has(name)) removed.push(name);
+  return { added: added.sort(), changed: changed.sort(), removed: removed.sort() };
+}

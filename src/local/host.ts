@@ -1,0 +1,512 @@
+/**
+ * Local mode: runs the TinyNodes of a directory of manifests in this process, without a cluster or
+ * NATS. It plays the parts a cluster plays around the scheduler:
+ * - API server + TinyNode watch → {@link readManifestDir} + {@link diffNodes} on every file change;
+ * - the TinyNode controller (runtime-spec §5.1) → a serial reconcile queue: added/changed →
+ *   `scheduler.update`, removed → `scheduler.destroy` (onDestroy), a `status.metadata` change →
+ *   reconcile again, a resync every 5 min;
+ * - the status subresource → {@link NodeStore} persisted to a state file, so a restart resumes;
+ * - the Lease → this process is always the leader;
+ * - the resource manager → {@link LocalModuleClient} (`http://localhost:<port>`);
+ * - `send_signal` → the `tinyhost.io/start-signal` annotation (sent to the node's `_control` port
+ *   once it is running).
+ * Ownership follows the node NAME's module segment, as in a cluster (runtime-spec §16 item 1).
+ */
+import { existsSync, statSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { nameMatches, parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
+import { Scheduler } from "../runtime/scheduler/scheduler.ts";
+import type { ComponentDefinition } from "../sdk/component.ts";
+import type { TinyNodeLike, TinyNodeStatusLike } from "../sdk/node.ts";
+import { toError } from "../sdk/result.ts";
+import { InProcessTransport } from "../transport/inprocess.ts";
+import { FROM_SIGNAL } from "../transport/types.ts";
+import { logger } from "../telemetry/log.ts";
+import { LocalModuleClient } from "./client.ts";
+import { importComponentFile, isReloadable, loadComponentDir } from "./components.ts";
+import { collectDesired, diffNodes, type NodeDiff } from "./desired.ts";
+import { LocalStartError, ManifestError } from "./errors.ts";
+import { readManifestDir, isManifestFile, type NodeManifest } from "./manifests.ts";
+import { NodeStore, type StatusChange } from "./node-store.ts";
+import { LocalReport } from "./report.ts";
+import { readStateFile, STATE_FILE_NAME, StateFileWriter } from "./state-file.ts";
+import { watchDirectory } from "./watch.ts";
+import {
+  DEFAULT_LOCAL_MODULE,
+  DEFAULT_LOCAL_NAMESPACE,
+  DEFAULT_RESYNC_MS,
+  HTTP_PORT_METADATA_KEY,
+  HTTP_SERVER_COMPONENT,
+  START_SIGNAL_ANNOTATION,
+} from "./constants.ts";
+
+/** Options of {@link LocalHost.start}. */
+export interface LocalHostOptions {
+  /** Directory of manifests (`*.yaml`, `*.yml`). */
+  dir: string;
+  /** Components directory (default `./components`); ignored when {@link components} is given. */
+  componentsDir?: string;
+  /** Preloaded components (compiled binary, tests); disables component hot reload. */
+  components?: readonly ComponentDefinition[];
+  /** Module name (`--name`); default the first node's `spec.module`, else {@link DEFAULT_LOCAL_MODULE}. */
+  moduleName?: string;
+  /** Module version reported in `status.module` (default `"local"`). */
+  moduleVersion?: string;
+  /** Namespace reported to components (default {@link DEFAULT_LOCAL_NAMESPACE}). */
+  namespace?: string;
+  /** State file; default `<dir>/.tinyhost-state.json`; `null` keeps state in memory only. */
+  statePath?: string | null;
+  /** Listen port for the first http_server node (by name), written to its `port` metadata; undefined = leave it. */
+  httpPort?: number;
+  /** Apply manifest and component edits live (default true). */
+  watch?: boolean;
+  /** Where the human log goes (default `console.log`). */
+  report?: (line: string) => void;
+  /** Status-patch debounce of the runners, ms (default 1000, runtime-spec §2.9). */
+  debounceMs?: number;
+  /** Quiet time before a file change is applied, ms (default 150). */
+  watchDebounceMs?: number;
+  /** State file write debounce, ms (default 200). */
+  stateDebounceMs?: number;
+  /** Periodic re-reconcile, ms (default {@link DEFAULT_RESYNC_MS}; 0 = off). */
+  resyncMs?: number;
+}
+
+/** The module name local mode runs as: `--name`, else the first node's `spec.module`, else "tinyhost". */
+export function chooseModuleName(explicit: string | undefined, nodes: Iterable<NodeManifest>): string {
+  if (explicit) return explicit;
+  for (const n of nodes) if (n.node.spec.module) return n.node.spec.module;
+  return DEFAULT_LOCAL_MODULE;
+}
+
+/** A running local mode. */
+export class LocalHost {
+  /** The scheduler running the nodes (isLeader = true). */
+  readonly scheduler: Scheduler;
+  /** Module name (unsanitized, as given or chosen). */
+  readonly module: string;
+  /** The local platform client handed to `onClient`. */
+  readonly client: LocalModuleClient;
+  /** Absolute manifests directory. */
+  readonly dir: string;
+  /** Absolute state file path, or null. */
+  readonly statePath: string | null;
+  /** The human log. */
+  readonly report: LocalReport;
+
+  readonly #options: LocalHostOptions;
+  readonly #store: NodeStore;
+  readonly #writer: StateFileWriter | undefined;
+  #desired = new Map<string, NodeManifest>();
+  #manifestErrors: ManifestError[] = [];
+  #componentErrors = new Map<string, string>();
+  /** Which file provides which component name (hot reload). */
+  readonly #componentFiles = new Map<string, string>();
+  readonly #queue = new Set<string>();
+  #draining: Promise<void> | undefined;
+  #idle = Promise.withResolvers<void>();
+  /** Nodes reconciled at least once in this process (for port seeding and signals). */
+  readonly #seen = new Set<string>();
+  /** Last start-signal value sent per node. */
+  readonly #signalled = new Map<string, string>();
+  readonly #notOurs = new Set<string>();
+  #httpSeeded = false;
+  #signalsOpen = false;
+  #stopped = false;
+  readonly #stoppers: Array<() => void> = [];
+
+  private constructor(options: LocalHostOptions, module: string, initialState: ReadonlyMap<string, TinyNodeStatusLike>) {
+    this.#options = options;
+    this.dir = resolve(options.dir);
+    this.module = module;
+    this.report = new LocalReport(options.report);
+    this.statePath = options.statePath === null ? null : resolve(options.statePath ?? join(this.dir, STATE_FILE_NAME));
+    this.client = new LocalModuleClient(options.namespace ?? DEFAULT_LOCAL_NAMESPACE, (_port, url) => this.report.line(`listening on ${url}`));
+    this.#store = new NodeStore((name) => this.#liveNode(name), (c) => this.#onStatus(c), initialState);
+    if (this.statePath) {
+      const path = this.statePath;
+      this.#writer = new StateFileWriter(path, () => this.#store.all(), options.stateDebounceMs ?? 200, (err) => this.report.line(`error: cannot write state file ${path}: ${err.message}`));
+    }
+    const transport = new InProcessTransport();
+    this.scheduler = new Scheduler({
+      module: sanitizeResourceName(module),
+      remote: transport,
+      statusSink: this.#store,
+      client: this.client,
+      debounceMs: options.debounceMs ?? 1000,
+      log: logger.child({ component: "local" }),
+    });
+    transport.register(sanitizeResourceName(module), (msg, signal) => this.scheduler.handle(msg, signal));
+    this.scheduler.isLeader = true; // one process: it holds the "lease" (runtime-spec §6)
+    this.#idle.resolve();
+  }
+
+  /**
+   * Loads components and manifests, reconciles every node, sends start signals, and (unless
+   * `watch: false`) watches both directories.
+   * @throws LocalStartError when `dir` is not a directory or the components directory is missing;
+   *   StateFileError when the state file is unreadable.
+   */
+  static async start(options: LocalHostOptions): Promise<LocalHost> {
+    const dir = resolve(options.dir);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new LocalStartError(`manifests directory not found: ${dir}`);
+    const files = readManifestDir(dir);
+    const first = collectDesired(files, new Map());
+    const module = chooseModuleName(options.moduleName, first.nodes.values());
+    const statePath = options.statePath === null ? null : resolve(options.statePath ?? join(dir, STATE_FILE_NAME));
+    const initial = statePath ? readStateFile(statePath) : new Map<string, TinyNodeStatusLike>();
+    const host = new LocalHost(options, module, initial);
+    await host.#loadComponents();
+    host.report.line(
+      `tinyhost local: module ${module} (in-process, leader) · manifests ${displayDir(dir)} · ` +
+        `${host.statePath ? `state ${displayDir(host.statePath)}` : "state in memory"} · components ${host.#componentSummary()}`,
+    );
+    host.#applyDesired(first.nodes, first.errors.concat(), first.notes);
+    host.#store.retain((name) => first.nodes.has(name));
+    await host.idle();
+    host.#signalsOpen = true;
+    for (const name of host.#desired.keys()) host.#maybeSignal(name);
+    if (options.watch !== false) host.#watch();
+    const resync = options.resyncMs ?? DEFAULT_RESYNC_MS;
+    if (resync > 0) {
+      const t = setInterval(() => {
+        for (const name of host.#desired.keys()) host.#enqueue(name);
+      }, resync);
+      t.unref?.();
+      host.#stoppers.push(() => clearInterval(t));
+    }
+    return host;
+  }
+
+  /** Declared nodes by name (the last good version of each). */
+  desired(): ReadonlyMap<string, NodeManifest> {
+    return this.#desired;
+  }
+
+  /** The current status of node `name` (as it would appear in `TinyNode.status`), if known. */
+  status(name: string): TinyNodeStatusLike | undefined {
+    return this.#store.has(name) ? this.#store.get(name) : undefined;
+  }
+
+  /** Current manifest problems (from the last read of the directory). */
+  manifestErrors(): readonly ManifestError[] {
+    return this.#manifestErrors;
+  }
+
+  /** Resolves when no reconcile is queued or running. */
+  idle(): Promise<void> {
+    return this.#idle.promise;
+  }
+
+  /**
+   * Re-reads the manifests directory and applies the difference (what the watch calls).
+   * @returns what changed.
+   */
+  async reloadManifests(): Promise<NodeDiff> {
+    if (this.#stopped) return { added: [], changed: [], removed: [] };
+    let files;
+    try {
+      files = readManifestDir(this.dir);
+    } catch (err) {
+      this.report.line(`error: cannot read ${displayDir(this.dir)}: ${(err as Error).message}`);
+      return { added: [], changed: [], removed: [] };
+    }
+    const next = collectDesired(files, this.#desired);
+    const diff = this.#applyDesired(next.nodes, next.errors, next.notes);
+    await this.idle();
+    return diff;
+  }
+
+  /**
+   * Re-imports one component file and recreates the nodes of its component (hot reload). A file
+   * that fails to import is reported and the previous version keeps running.
+   * @param file path of the component file.
+   * @returns names of the nodes recreated.
+   */
+  async reloadComponent(file: string): Promise<string[]> {
+    const abs = resolve(file);
+    if (!existsSync(abs)) {
+      const name = this.#componentFiles.get(abs);
+      if (name) this.report.line(`component file ${displayDir(abs)} removed; nodes of ${name} keep running until restart`);
+      this.#componentErrors.delete(abs);
+      this.#reportProblems();
+      return [];
+    }
+    let loaded;
+    try {
+      loaded = await importComponentFile(abs);
+    } catch (err) {
+      this.#componentErrors.set(abs, toError(err).message);
+      this.#reportProblems();
+      return [];
+    }
+    this.#componentErrors.delete(abs);
+    const name = loaded.definition.info.name;
+    const owner = [...this.#componentFiles].find(([f, n]) => n === name && f !== abs);
+    if (owner) {
+      this.#componentErrors.set(abs, `${loaded.source}: component "${name}" is already defined in ${displayDir(owner[0])}; ignored`);
+      this.#reportProblems();
+      return [];
+    }
+    this.#componentFiles.set(abs, name);
+    this.scheduler.install(loaded.definition);
+    const nodes = [...this.#desired.values()].filter((e) => e.node.spec.component === name).map((e) => e.node.metadata.name!);
+    this.report.line(`reloaded ${loaded.source} (${name})${nodes.length ? `: recreating ${nodes.length} node${nodes.length === 1 ? "" : "s"}` : ""}`);
+    this.#reportProblems();
+    for (const n of nodes) this.#enqueue(n);
+    await this.idle();
+    return nodes;
+  }
+
+  /**
+   * Stops watching, stops every runner without onDestroy (a restart resumes them), and writes the
+   * state file. Safe to call twice.
+   */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    for (const s of this.#stoppers.splice(0)) s();
+    this.#queue.clear();
+    await this.#draining;
+    await this.scheduler.stopAll();
+    this.#writer?.close();
+  }
+
+  // ----- components -------------------------------------------------------------------------
+
+  async #loadComponents(): Promise<void> {
+    if (this.#options.components) {
+      for (const def of this.#options.components) this.scheduler.install(def);
+      return;
+    }
+    const dir = resolve(this.#options.componentsDir ?? "components");
+    let result;
+    try {
+      result = await loadComponentDir(dir);
+    } catch (err) {
+      throw new LocalStartError(toError(err).message, { cause: err });
+    }
+    for (const c of result.components) {
+      this.scheduler.install(c.definition);
+      this.#componentFiles.set(c.file, c.definition.info.name);
+    }
+    for (const e of result.errors) this.#componentErrors.set(e.files[0] ? resolve(e.files[0]) : e.message, e.message);
+  }
+
+  #componentSummary(): string {
+    const names = [...new Set(this.#componentFiles.values())].sort();
+    if (this.#options.components) return `${this.#options.components.length} bundled`;
+    return `${displayDir(resolve(this.#options.componentsDir ?? "components"))} (${names.length})`;
+  }
+
+  // ----- desired state ----------------------------------------------------------------------
+
+  #applyDesired(next: Map<string, NodeManifest>, errors: ManifestError[], notes: string[]): NodeDiff {
+    const diff = diffNodes(this.#desired, next);
+    this.#desired = next;
+    this.#manifestErrors = errors;
+    for (const n of notes) this.report.line(`note: ${n}`);
+    for (const name of [...diff.added, ...diff.changed, ...diff.removed]) this.#enqueue(name);
+    this.#reportProblems();
+    return diff;
+  }
+
+  #owned(entry: NodeManifest): boolean {
+    const name = entry.node.metadata.name!;
+    const segment = parseFullName(name).module;
+    if (nameMatches(segment, this.module)) return true;
+    if (!this.#notOurs.has(name)) {
+      this.#notOurs.add(name);
+      this.report.line(`note: ${entry.file}:${entry.line}: node ${name} belongs to module ${segment}, not ${this.module}; not run here`);
+    }
+    return false;
+  }
+
+  /** The live node for status patches: declared spec + stored status; undefined once deleted. */
+  #liveNode(name: string): TinyNodeLike | undefined {
+    const entry = this.#desired.get(name);
+    if (!entry && !this.scheduler.runner(name)) return undefined;
+    const node = entry?.node ?? this.scheduler.runner(name)!.node;
+    return { metadata: node.metadata as TinyNodeLike["metadata"], spec: node.spec };
+  }
+
+  // ----- reconcile queue --------------------------------------------------------------------
+
+  #enqueue(name: string): void {
+    if (this.#stopped) return;
+    this.#queue.add(name);
+    if (this.#draining) return;
+    this.#idle = Promise.withResolvers<void>();
+    this.#draining = this.#drain().finally(() => {
+      this.#draining = undefined;
+      this.#idle.resolve();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.size > 0 && !this.#stopped) {
+      const name = this.#queue.values().next().value!;
+      this.#queue.delete(name);
+      try {
+        await this.#reconcile(name);
+      } catch (err) {
+        this.report.line(`error: node ${name}: ${toError(err).message}`);
+      }
+    }
+  }
+
+  async #reconcile(name: string): Promise<void> {
+    const entry = this.#desired.get(name);
+    if (!entry || !this.#owned(entry)) {
+      const runner = this.scheduler.runner(name);
+      if (runner) {
+        const component = runner.instance.definition.info.name;
+        await this.scheduler.destroy(name); // deleted node: onDestroy (runtime-spec §14.7)
+        this.report.nodeRemoved(name, component);
+      }
+      this.#store.delete(name);
+      this.#seen.delete(name);
+      this.#signalled.delete(name);
+      this.#writer?.schedule();
+      return;
+    }
+    const component = entry.node.spec.component;
+    if (!this.scheduler.installed(component)) {
+      this.#store.merge(name, { status: this.#unknownComponent(entry).detail, error: true });
+      this.#reportProblems();
+      return;
+    }
+    this.#seedHttpPort(entry);
+    const status = this.#store.get(name);
+    const node: TinyNodeLike = {
+      metadata: structuredClone(entry.node.metadata) as TinyNodeLike["metadata"],
+      spec: structuredClone(entry.node.spec),
+      status: structuredClone(status),
+    };
+    let result: TinyNodeStatusLike;
+    try {
+      result = await this.scheduler.update(node);
+    } catch (err) {
+      result = { status: toError(err).message, error: true };
+    }
+    this.#store.merge(name, {
+      ...result,
+      module: { name: this.module, version: this.#options.moduleVersion ?? "local" },
+      observedGeneration: entry.node.metadata.generation ?? 1,
+      lastUpdateTime: new Date().toISOString(),
+    });
+    this.#reportProblems();
+    const first = !this.#seen.has(name);
+    this.#seen.add(name);
+    if (first || this.#signalsOpen) this.#maybeSignal(name);
+  }
+
+  #unknownComponent(entry: NodeManifest): ManifestError {
+    const c = entry.node.spec.component;
+    return new ManifestError("UNKNOWN_COMPONENT", entry.file, entry.line, entry.node.metadata.name!, `component ${JSON.stringify(c)} is not registered (known: ${this.#knownComponents()})`);
+  }
+
+  #knownComponents(): string {
+    const names = new Set([...this.#componentFiles.values(), ...(this.#options.components ?? []).map((d) => d.info.name)]);
+    return names.size ? [...names].sort().join(", ") : "none";
+  }
+
+  /** The first http_server node (by name) listens on `httpPort`: seed its persisted `port` metadata once per process. */
+  #seedHttpPort(entry: NodeManifest): void {
+    const port = this.#options.httpPort;
+    if (port === undefined || this.#httpSeeded || entry.node.spec.component !== HTTP_SERVER_COMPONENT) return;
+    const firstHttp = [...this.#desired.values()]
+      .filter((e) => e.node.spec.component === HTTP_SERVER_COMPONENT && this.#owned(e))
+      .map((e) => e.node.metadata.name!)
+      .sort()[0];
+    if (firstHttp === undefined || firstHttp !== entry.node.metadata.name) return;
+    this.#httpSeeded = true;
+    const status = this.#store.get(firstHttp);
+    status.metadata = { ...status.metadata, [HTTP_PORT_METADATA_KEY]: String(port) };
+  }
+
+  /** Sends the node's start signal (annotation) when the node runs and the value was not sent yet. */
+  #maybeSignal(name: string): void {
+    if (!this.#signalsOpen || this.#stopped) return;
+    const entry = this.#desired.get(name);
+    const raw = entry?.node.metadata.annotations?.[START_SIGNAL_ANNOTATION];
+    if (!entry || raw === undefined || !this.scheduler.runner(name)) return;
+    if (this.#signalled.get(name) === raw) return;
+    this.#signalled.set(name, raw);
+    let data: unknown;
+    try {
+      data = JSON.parse(raw);
+    } catch (err) {
+      this.report.line(`error: ${entry.file}:${entry.line}: node ${name}: annotation ${START_SIGNAL_ANNOTATION} is not JSON (${(err as Error).message})`);
+      return;
+    }
+    void this.scheduler.handle({ edgeId: "", from: FROM_SIGNAL, to: `${name}:_control`, data, depth: 0 }).then((r) => {
+      if (r.kind === "fail") this.report.line(`error: start signal to ${name}:_control failed: ${r.error.message}`);
+    });
+  }
+
+  // ----- status -----------------------------------------------------------------------------
+
+  #onStatus(change: StatusChange): void {
+    this.#writer?.schedule();
+    const entry = this.#desired.get(change.name);
+    const component = entry?.node.spec.component ?? "";
+    if (entry) this.report.nodeStatus(change.name, component, change.after);
+    if (component === "debug") this.report.debugValue(change.name, change.after);
+    // runtime-spec §5.1 predicate: a status.metadata change reconciles the node again.
+    if (change.fromRunner && change.metadataChanged && entry && !this.#stopped) this.#enqueue(change.name);
+  }
+
+  #reportProblems(): void {
+    const messages = this.#manifestErrors.map((e) => e.message);
+    for (const entry of this.#desired.values()) {
+      if (!this.scheduler.installed(entry.node.spec.component) && this.#owned(entry)) messages.push(this.#unknownComponent(entry).message);
+    }
+    messages.push(...this.#componentErrors.values());
+    this.report.problems(messages);
+  }
+
+  // ----- watching ---------------------------------------------------------------------------
+
+  #watch(): void {
+    const debounceMs = this.#options.watchDebounceMs ?? 150;
+    const stateName = this.statePath ? relative(this.dir, this.statePath) : "";
+    try {
+      this.#stoppers.push(
+        watchDirectory(this.dir, {
+          debounceMs,
+          onChange: (paths) => {
+            const relevant = [...paths].some((p) => p === "" || (p !== stateName && isManifestFile(p.split("/").pop()!)));
+            if (relevant) void this.reloadManifests();
+          },
+          onError: (err) => this.report.line(`error: watching ${displayDir(this.dir)} stopped: ${err.message}`),
+        }),
+      );
+    } catch (err) {
+      this.report.line(`error: cannot watch ${displayDir(this.dir)}: ${toError(err).message}`);
+    }
+    if (this.#options.components) return;
+    const cdir = resolve(this.#options.componentsDir ?? "components");
+    try {
+      this.#stoppers.push(
+        watchDirectory(cdir, {
+          recursive: true,
+          debounceMs,
+          onChange: (paths) => {
+            void (async () => {
+              for (const p of [...paths].sort()) if (p !== "" && isReloadable(p)) await this.reloadComponent(join(cdir, p));
+            })();
+          },
+          onError: (err) => this.report.line(`error: watching ${displayDir(cdir)} stopped: ${err.message}`),
+        }),
+      );
+    } catch (err) {
+      this.report.line(`error: cannot watch ${displayDir(cdir)}: ${toError(err).message}`);
+    }
+  }
+}
+
+function displayDir(abs: string): string {
+  const rel = relative(process.cwd(), abs);
+  return rel === "" ? "." : rel.startsWith("..") ? abs : rel;
+}

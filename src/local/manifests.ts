@@ -1,0 +1,220 @@
+/**
+ * Reads TinyProject/TinyFlow/TinyNode manifests from multi-document YAML files, the way
+ * `kubectl apply -f <dir>` would see them, and checks each TinyNode against the CRD's required
+ * fields (runtime-spec §8; components.md §6). A bad document is reported with its file, line and
+ * node name and skipped; the other documents of the file still load.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { isMap, isSeq, LineCounter, parseAllDocuments, type Document } from "yaml";
+import { API_VERSION, KIND, type TinyFlow, type TinyNode, type TinyProject } from "../k8s/api/v1alpha1.ts";
+import { decodeBase64Json } from "../k8s/api/bytes.ts";
+import { parseFullName } from "../k8s/api/naming.ts";
+import { parsePortAddress } from "../transport/types.ts";
+import { ManifestError } from "./errors.ts";
+
+/** File names the loader reads: `*.yaml` and `*.yml`, not hidden (kubectl's extensions). */
+export function isManifestFile(name: string): boolean {
+  return !name.startsWith(".") && (name.endsWith(".yaml") || name.endsWith(".yml"));
+}
+
+/** One TinyNode and where it was declared. */
+export interface NodeManifest {
+  /** The node as written (apiVersion, kind, metadata, spec; any `status` is dropped). */
+  node: TinyNode;
+  /** File it came from. */
+  file: string;
+  /** 1-based line where its document starts. */
+  line: number;
+}
+
+/** A TinyProject or TinyFlow and where it was declared. */
+export interface NamedManifest<T> {
+  object: T;
+  file: string;
+  line: number;
+}
+
+/** What one file holds. */
+export interface FileManifests {
+  /** The file, as passed to {@link parseManifestFile}. */
+  file: string;
+  /** Valid TinyNodes in document order. */
+  nodes: NodeManifest[];
+  /** TinyProjects. */
+  projects: NamedManifest<TinyProject>[];
+  /** TinyFlows. */
+  flows: NamedManifest<TinyFlow>[];
+  /** Problems found; each names the file (and line/node when known). */
+  errors: ManifestError[];
+  /** Documents skipped on purpose (other kinds), one line each. */
+  notes: string[];
+  /** True when the YAML itself did not parse: nothing in the file is trustworthy. */
+  syntaxError: boolean;
+  /** Names of TinyNode documents that were rejected (their last good version may be kept). */
+  rejectedNodes: string[];
+}
+
+type Path = readonly (string | number)[];
+
+/** Checks one TinyNode document; the first problem comes back naming the field and value, with its path. */
+function checkNode(raw: Record<string, unknown>): { node: TinyNode } | { problem: string; path: Path } {
+  const bad = (path: Path, problem: string) => ({ problem, path });
+  const meta = raw.metadata as Record<string, unknown> | undefined;
+  const name = meta?.name;
+  try {
+    parseFullName(name as string);
+  } catch (err) {
+    return bad(["metadata", "name"], (err as Error).message);
+  }
+  if (meta!.labels !== undefined && !isStringMap(meta!.labels)) return bad(["metadata", "labels"], "metadata.labels must map strings to strings");
+  if (meta!.annotations !== undefined && !isStringMap(meta!.annotations)) return bad(["metadata", "annotations"], "metadata.annotations must map strings to strings");
+  const spec = raw.spec as Record<string, unknown> | undefined;
+  if (!isObject(spec)) return bad(["spec"], "spec is required (module, component)");
+  for (const key of ["module", "component"] as const) {
+    if (typeof spec[key] !== "string" || spec[key] === "") return bad(["spec", key], `spec.${key} must be a non-empty string, got ${JSON.stringify(spec[key] ?? null)}`);
+  }
+  const ports = spec.ports ?? [];
+  if (!Array.isArray(ports)) return bad(["spec", "ports"], "spec.ports must be a list");
+  for (let i = 0; i < ports.length; i++) {
+    const p = ports[i] as Record<string, unknown>;
+    const at = `spec.ports[${i}]`;
+    if (!isObject(p)) return bad(["spec", "ports", i], `${at} must be a mapping`);
+    if (typeof p.port !== "string" || p.port === "") return bad(["spec", "ports", i, "port"], `${at}.port must be a non-empty string, got ${JSON.stringify(p.port ?? null)}`);
+    if (p.from !== undefined && p.from !== "" && (typeof p.from !== "string" || parsePortAddress(p.from)[0] === "")) {
+      return bad(["spec", "ports", i, "from"], `${at}.from must be "<node>:<port>", got ${JSON.stringify(p.from)}`);
+    }
+    for (const f of ["configuration", "schema"] as const) {
+      try {
+        decodeBase64Json(p[f] as string | undefined, `${at}.${f}`);
+      } catch (err) {
+        return bad(["spec", "ports", i, f], (err as Error).message);
+      }
+    }
+  }
+  const edges = spec.edges ?? [];
+  if (!Array.isArray(edges)) return bad(["spec", "edges"], "spec.edges must be a list");
+  for (let i = 0; i < edges.length; i++) {
+    const e = edges[i] as Record<string, unknown>;
+    const at = `spec.edges[${i}]`;
+    if (!isObject(e)) return bad(["spec", "edges", i], `${at} must be a mapping`);
+    for (const f of ["id", "port", "to"] as const) {
+      if (typeof e[f] !== "string" || e[f] === "") return bad(["spec", "edges", i, f], `${at}.${f} must be a non-empty string, got ${JSON.stringify(e[f] ?? null)}`);
+    }
+    const [toNode, toPort] = parsePortAddress(e.to as string);
+    if (toNode === "" || toPort === "") return bad(["spec", "edges", i, "to"], `${at}.to must be "<node>:<port>", got ${JSON.stringify(e.to)}`);
+  }
+  const node: TinyNode = {
+    apiVersion: API_VERSION,
+    kind: KIND.TinyNode,
+    metadata: structuredClone(meta as TinyNode["metadata"]),
+    spec: structuredClone(spec) as unknown as TinyNode["spec"],
+  };
+  return { node };
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+function isStringMap(x: unknown): x is Record<string, string> {
+  return isObject(x) && Object.values(x).every((v) => typeof v === "string");
+}
+
+/** 1-based line of the value at `path` in `doc`, or of the document itself when the path is absent. */
+function lineOf(doc: Document, counter: LineCounter, path: Path): number {
+  for (let depth = path.length; depth >= 0; depth--) {
+    const n = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
+    const range = (n as { range?: [number, number, number] } | undefined)?.range;
+    if (range) return counter.linePos(range[0]).line;
+  }
+  return 1;
+}
+
+/**
+ * Parses the YAML text of one file into TinyProjects, TinyFlows and TinyNodes.
+ * Never throws: problems come back in `errors` (code `YAML_SYNTAX`, `MANIFEST_INVALID`).
+ * Documents of other kinds or API groups are skipped with a note; empty documents are ignored.
+ * @param file the file name used in messages.
+ * @param text the file's contents.
+ */
+export function parseManifestFile(file: string, text: string): FileManifests {
+  const out: FileManifests = { file, nodes: [], projects: [], flows: [], errors: [], notes: [], syntaxError: false, rejectedNodes: [] };
+  const counter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter: counter });
+  if (!Array.isArray(docs)) return out; // an empty stream
+  for (const doc of docs) {
+    if (doc.errors.length > 0) {
+      const e = doc.errors[0]!;
+      const line = e.linePos?.[0]?.line ?? 0;
+      out.errors.push(new ManifestError("YAML_SYNTAX", file, line, "", e.message.split("\n")[0]!));
+      out.syntaxError = true;
+    }
+  }
+  if (out.syntaxError) return out;
+  for (const doc of docs) {
+    if (doc.contents === null) continue;
+    const docLine = lineOf(doc, counter, []);
+    const raw = doc.toJS({ maxAliasCount: 100 }) as unknown;
+    if (!isObject(raw) || !isMap(doc.contents)) {
+      out.errors.push(new ManifestError("MANIFEST_INVALID", file, docLine, "", `a document must be a mapping with apiVersion and kind, got ${isSeq(doc.contents) ? "a list" : typeof raw}`));
+      continue;
+    }
+    const kind = raw.kind;
+    const name = isObject(raw.metadata) && typeof raw.metadata.name === "string" ? raw.metadata.name : "";
+    if (raw.apiVersion !== API_VERSION) {
+      if (typeof kind === "string" && kind.startsWith("Tiny")) {
+        out.errors.push(new ManifestError("MANIFEST_INVALID", file, lineOf(doc, counter, ["apiVersion"]), kind === KIND.TinyNode ? name : "", `apiVersion must be ${API_VERSION}, got ${JSON.stringify(raw.apiVersion ?? null)}`));
+        if (kind === KIND.TinyNode && name) out.rejectedNodes.push(name);
+      } else {
+        out.notes.push(`${file}:${docLine}: skipped ${String(kind ?? "a document without kind")} ${name} (local mode runs TinyProject, TinyFlow and TinyNode)`);
+      }
+      continue;
+    }
+    if (kind === KIND.TinyNode) {
+      const checked = checkNode(raw);
+      if ("problem" in checked) {
+        out.errors.push(new ManifestError("MANIFEST_INVALID", file, lineOf(doc, counter, checked.path), name, checked.problem));
+        if (name) out.rejectedNodes.push(name);
+      } else {
+        out.nodes.push({ node: checked.node, file, line: docLine });
+      }
+    } else if (kind === KIND.TinyProject || kind === KIND.TinyFlow) {
+      if (name === "") {
+        out.errors.push(new ManifestError("MANIFEST_INVALID", file, docLine, "", `${kind} needs metadata.name`));
+        continue;
+      }
+      const entry = { object: raw as unknown, file, line: docLine };
+      if (kind === KIND.TinyProject) out.projects.push(entry as NamedManifest<TinyProject>);
+      else out.flows.push(entry as NamedManifest<TinyFlow>);
+    } else {
+      out.notes.push(`${file}:${docLine}: skipped ${String(kind)} ${name} (local mode runs TinyProject, TinyFlow and TinyNode)`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Reads every manifest file directly in `dir` (not sub-directories, like `kubectl apply -f <dir>`),
+ * sorted by name. A file that cannot be read yields one `READ_FAILED` error.
+ * @throws Error (ENOENT/ENOTDIR) when `dir` itself cannot be listed.
+ */
+export function readManifestDir(dir: string): FileManifests[] {
+  const names = readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isFile() && isManifestFile(d.name))
+    .map((d) => d.name)
+    .sort();
+  return names.map((name) => {
+    const file = join(dir, name);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (err) {
+      const r = parseManifestFile(file, "");
+      r.errors.push(new ManifestError("READ_FAILED", file, 0, "", (err as Error).message));
+      r.syntaxError = true;
+      return r;
+    }
+    return parseManifestFile(file, text);
+  });
+}

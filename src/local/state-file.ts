@@ -1,0 +1,119 @@
+/**
+ * The state file of local mode: the `status` of every node (metadata such as `_state/*`, `port`,
+ * `ticker-running`; status text; ports) kept next to the manifests, so a restart resumes where the
+ * last run stopped — what the TinyNode status subresource does in a cluster (runtime-spec §1.8, §8).
+ *
+ * Writes are debounced and atomic (write `<file>.tmp-<pid>`, then rename), so a crash never leaves
+ * half a file.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import type { TinyNodeStatusLike } from "../sdk/node.ts";
+import { TinyError } from "../sdk/errors.ts";
+
+/** Default name of the state file inside the manifests directory. */
+export const STATE_FILE_NAME = ".tinyhost-state.json";
+
+/** Format version written into the file. */
+export const STATE_FILE_VERSION = 1;
+
+/** The file's JSON shape. */
+export interface StateFileContents {
+  /** Always {@link STATE_FILE_VERSION}. */
+  version: number;
+  /** Node name → its last status. */
+  nodes: Record<string, { status: TinyNodeStatusLike }>;
+}
+
+/** The state file exists but is not a state file. code `"STATE_FILE_INVALID"`. */
+export class StateFileError extends TinyError {
+  constructor(file: string, detail: string) {
+    super("STATE_FILE_INVALID", `${file}: ${detail}`);
+  }
+}
+
+/**
+ * Reads a state file. A missing file is an empty state.
+ * @throws StateFileError naming the file when it is not JSON or not a version-1 state file.
+ */
+export function readStateFile(file: string): Map<string, TinyNodeStatusLike> {
+  const out = new Map<string, TinyNodeStatusLike>();
+  if (!existsSync(file)) return out;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new StateFileError(file, `not JSON (${(err as Error).message}); delete it to start fresh`);
+  }
+  const c = parsed as Partial<StateFileContents> | null;
+  if (typeof c !== "object" || c === null || c.version !== STATE_FILE_VERSION || typeof c.nodes !== "object" || c.nodes === null) {
+    throw new StateFileError(file, `expected {"version": ${STATE_FILE_VERSION}, "nodes": {...}}; delete it to start fresh`);
+  }
+  for (const [name, entry] of Object.entries(c.nodes)) {
+    if (entry && typeof entry.status === "object" && entry.status !== null) out.set(name, entry.status);
+  }
+  return out;
+}
+
+/**
+ * Writes `nodes` to `file` atomically (temp file in the same directory, then rename).
+ * @throws the file system's error when the directory is not writable.
+ */
+export function writeStateFile(file: string, nodes: ReadonlyMap<string, TinyNodeStatusLike>): void {
+  const contents: StateFileContents = { version: STATE_FILE_VERSION, nodes: {} };
+  for (const name of [...nodes.keys()].sort()) contents.nodes[name] = { status: nodes.get(name)! };
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(contents, null, 2)}\n`);
+  renameSync(tmp, file);
+}
+
+/** A debounced writer of one state file. */
+export class StateFileWriter {
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+
+  /**
+   * @param file where to write.
+   * @param snapshot returns the statuses to write (called at write time).
+   * @param debounceMs quiet time before a scheduled write, ms (default 200).
+   * @param onError called with a failed write's error (default: ignore).
+   */
+  constructor(
+    readonly file: string,
+    readonly snapshot: () => ReadonlyMap<string, TinyNodeStatusLike>,
+    readonly debounceMs = 200,
+    readonly onError: (err: Error) => void = () => {},
+  ) {}
+
+  /** Schedules a write `debounceMs` from the first call since the last write. */
+  schedule(): void {
+    if (this.#closed || this.#timer) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#write();
+    }, this.debounceMs);
+  }
+
+  /** Writes now if a write is pending. */
+  flush(): void {
+    if (!this.#timer) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#write();
+  }
+
+  /** Flushes, then ignores further {@link schedule} calls. */
+  close(): void {
+    this.flush();
+    this.#closed = true;
+  }
+
+  #write(): void {
+    try {
+      writeStateFile(this.file, this.snapshot());
+    } catch (err) {
+      this.onError(err as Error);
+    }
+  }
+}
