@@ -1,0 +1,46 @@
+/**
+ * `debug` — "Debug" (components.md §1.12): a sink that shows the last message it received. It keeps
+ * the message (credential-looking values masked) as its in-memory context, logs it at debug level,
+ * and asks for a status refresh so the `_control` port publishes it. Not persisted; returns nothing.
+ */
+import { defineComponent, source, target, Type } from "tinyhost";
+import { redact } from "../src/runtime/runner/status.ts";
+
+const In = Type.Object({}, { additionalProperties: true, title: "In", description: "Any object; shown on the control panel" });
+
+const Control = Type.Object({
+  context: Type.Unknown({ title: "Context", readonly: true }),
+});
+
+const Settings = Type.Object({
+  context: Type.Unknown({ configurable: true, title: "Context", description: "Shown until the first message arrives" }),
+});
+
+interface DebugSelf {
+  /** The last message (masked), or the settings' context before any message arrived. */
+  context: unknown;
+}
+
+export default defineComponent({
+  info: {
+    name: "debug",
+    description: "Debug",
+    info: "Receives any data and sends it nowhere. The latest message is shown on the control panel (credential-looking values masked).",
+    tags: ["SDK"],
+  },
+  state: (): DebugSelf => ({ context: null }),
+  ports: (self) => [
+    target("in", In, { label: "In", position: "left", default: {} }),
+    source("_control", Control, { label: "Control", position: "top", default: { context: self.context } }),
+    target("_settings", Settings, { label: "Settings", position: "top", default: { context: self.context } }),
+  ],
+  onSettings(ctx, settings) {
+    ctx.self.context = redact(settings.context ?? null);
+  },
+  async handle(ctx, output, _port, data) {
+    ctx.self.context = redact(data);
+    ctx.log.debug({ node: ctx.node.nodeName, message: ctx.self.context }, "debug: message received");
+    // A `_reconcile` without an updater re-publishes the ports: that is how the message shows up.
+    await output("_reconcile");
+  },
+});
