@@ -228,7 +228,11 @@ export class Scheduler implements RunnerHost {
     const node = parsePortAddress(msg.to)[0];
     const module = moduleOfNode(node);
     if (module === undefined) return Promise.resolve(fail(new RouteError(`parse destination error: node name ${JSON.stringify(node)} in ${JSON.stringify(msg.to)} has no module segment`)));
-    if (module === this.module) return this.dispatch(msg, scope);
+    if (module === this.module) {
+      // runtime-spec §3.5: a durable hop never short-circuits in-process when a durable transport exists.
+      const durable = (this.#remote as { claimsDurable?(m: Msg): boolean } | undefined)?.claimsDurable?.(msg);
+      if (!durable) return this.dispatch(msg, scope);
+    }
     if (!this.#remote) return Promise.resolve(fail(new RouteError(`no transport to module ${JSON.stringify(module)} for ${JSON.stringify(msg.to)}`)));
     return this.#remote.send(msg, scope.toSignal());
   }
