@@ -1,0 +1,13 @@
+/**
+ * The module's controllers (runtime-spec §5): TinyNode (runners on every replica, status by the
+ * leader) and TinyModule (own status by the leader, other modules' addresses into the gRPC pool),
+ * plus the status sink for component-driven node writes.
+ */
+export { tinyNodeReconciler, LEADER_REQUEUE_MS, FOLLOWER_REQUEUE_MS, type NodeScheduler, type TinyNodeReconciler, type TinyNodeReconcilerOptions, type TinyNodeReconcilerStats } from "./tinynode.ts";
+export { tinyModuleReconciler, type ModuleAddressBook, type TinyModuleReconciler, type TinyModuleReconcilerOptions, type TinyModuleReconcilerStats } from "./tinymodule.ts";
+export { ownedNodeStatus, ownedStatusChanged, heartbeatDue, formatTime, type ModuleInfo, type OwnedNodeStatus } from "./node-status.ts";
+export { componentStatuses, moduleStatus } from "./module-status.ts";
+export { kubeStatusSink, type NodePatcher } from "./status-sink.ts";
+export { kubeNodeApi, kubeModuleApi, type TinyNodeApi, type TinyModuleApi } from "./api.ts";
+export { writeOnConflictRetry, DEFAULT_WRITE_ATTEMPTS, type WriteOutcome } from "./conflict.ts";
+export { tinyNodes, tinyModules, type WatchedNode, type WatchedModule } from "./types.ts";

@@ -1,0 +1,77 @@
+/**
+ * The TinyNode status the module leader owns (runtime-spec §5.1 steps 5–8): `module`, `component`,
+ * `ports`, `status`, `error`, `observedGeneration`, `lastUpdateTime`. `status.metadata` belongs to
+ * the components (debounced StatusSink writes) and is never part of this write.
+ * A write is due when an owned field other than `lastUpdateTime` differs, or when the last write is
+ * older than the heartbeat interval (the Go leader rewrites `lastUpdateTime` on every 5-min requeue;
+ * we keep that heartbeat but skip the no-op writes in between — docs/compatibility.md).
+ */
+import type { TinyNodeStatus } from "../api/index.ts";
+import type { TinyNodeStatusLike } from "../../sdk/node.ts";
+import { deepEqual } from "../runtime/predicates.ts";
+import type { WatchedNode } from "./types.ts";
+
+/** The module identity written to `status.module` (runtime-spec §5.1 step 5). */
+export interface ModuleInfo {
+  /** Unsanitized module name, e.g. `tinysystems/common-module-v0`. */
+  name: string;
+  /** Module version (no leading `v`). */
+  version: string;
+  /** tinyhost version (the Go runtime writes its SDK version). */
+  sdkVersion: string;
+}
+
+/** The owned fields, as sent in the status merge patch. */
+export type OwnedNodeStatus = Required<Pick<TinyNodeStatus, "module" | "component" | "ports" | "status" | "error" | "observedGeneration">> & {
+  lastUpdateTime?: string;
+};
+
+/**
+ * Formats `metav1.Time` as it travels: RFC 3339 in UTC with whole seconds (`2006-01-02T15:04:05Z`).
+ */
+export function formatTime(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/**
+ * The owned status for `node` after a reconcile.
+ * @param fromScheduler - what `Scheduler.update` reported, or undefined when it threw.
+ * @param failure - the error `Scheduler.update` threw (its text becomes `status`, `error` = true).
+ * Ports and component fall back to the node's current ones (then `[]` / empty strings, which the
+ * CRD requires to be present — runtime-spec §16 item 27).
+ */
+export function ownedNodeStatus(node: WatchedNode, module: ModuleInfo, fromScheduler: TinyNodeStatusLike | undefined, failure: unknown): OwnedNodeStatus {
+  const current = node.status;
+  const failed = failure !== undefined;
+  return {
+    module: { name: module.name, version: module.version, sdkVersion: module.sdkVersion },
+    component: fromScheduler?.component ?? current?.component ?? { description: "", info: "" },
+    ports: (fromScheduler?.ports ?? current?.ports ?? []) as OwnedNodeStatus["ports"],
+    status: failed ? errorText(failure) : (fromScheduler?.status ?? "OK"),
+    error: failed ? true : (fromScheduler?.error ?? false),
+    observedGeneration: node.metadata.generation ?? 0,
+  };
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** True when an owned field other than `lastUpdateTime` differs from `current`. */
+export function ownedStatusChanged(current: TinyNodeStatus | undefined, desired: OwnedNodeStatus): boolean {
+  if (!current) return true;
+  return (
+    !deepEqual(current.module, desired.module) ||
+    !deepEqual(current.component, desired.component) ||
+    !deepEqual(current.ports ?? [], desired.ports) ||
+    (current.status ?? "") !== desired.status ||
+    (current.error ?? false) !== desired.error ||
+    (current.observedGeneration ?? 0) !== desired.observedGeneration
+  );
+}
+
+/** True when `lastUpdateTime` is missing, unreadable, or at least `heartbeatMs` before `now`. */
+export function heartbeatDue(current: TinyNodeStatus | undefined, now: Date, heartbeatMs: number): boolean {
+  const last = current?.lastUpdateTime ? Date.parse(current.lastUpdateTime) : NaN;
+  return Number.isNaN(last) || now.getTime() - last >= heartbeatMs;
+}

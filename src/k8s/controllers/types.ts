@@ -1,0 +1,31 @@
+/**
+ * The objects the controllers watch, typed for the REST client and the controller runtime (whose
+ * `KubeObject` types `managedFields` more loosely than src/k8s/api does; the wire shapes agree).
+ */
+import {
+  TINY_MODULE_RESOURCE,
+  TINY_NODE_RESOURCE,
+  type TinyModuleSpec,
+  type TinyModuleStatus,
+  type TinyNodeSpec,
+  type TinyNodeStatus,
+} from "../api/index.ts";
+import { defineResource, type KubeObject, type ResourceDescriptor } from "../client/index.ts";
+
+/** A TinyNode as the TinyNode controller sees it (runtime-spec §8). */
+export interface WatchedNode extends KubeObject {
+  spec: TinyNodeSpec;
+  status?: TinyNodeStatus;
+}
+
+/** A TinyModule as the TinyModule controller sees it (runtime-spec §8). */
+export interface WatchedModule extends KubeObject {
+  spec?: TinyModuleSpec;
+  status?: TinyModuleStatus;
+}
+
+/** `operator.tinysystems.io/v1alpha1` tinynodes, typed for the REST client. */
+export const tinyNodes: ResourceDescriptor<WatchedNode> = defineResource<WatchedNode>(TINY_NODE_RESOURCE);
+
+/** `operator.tinysystems.io/v1alpha1` tinymodules, typed for the REST client. */
+export const tinyModules: ResourceDescriptor<WatchedModule> = defineResource<WatchedModule>(TINY_MODULE_RESOURCE);
