@@ -1,0 +1,304 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { defineComponent, source, target, Type, type State } from "tinyhost";
+import { LocalHost, type LocalHostOptions } from "../../../src/local/host.ts";
+import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../src/local/flow-builder.ts";
+import { STATE_FILE_NAME } from "../../../src/local/state-file.ts";
+
+/** Every hook call and sink message, in order. */
+const journal: string[] = [];
+
+const tally = defineComponent({
+  info: { name: "tally", description: "Tally", info: "counts in node state" },
+  state: () => ({ state: undefined as State | undefined, step: 1 }),
+  ports: () => [
+    target("_settings", Type.Object({ step: Type.Integer() }), { default: { step: 1 } }),
+    target("in", Type.Object({ context: Type.Unknown() }), { default: { context: null } }),
+    source("out", Type.Object({ context: Type.Unknown(), count: Type.Integer() })),
+  ],
+  onState(ctx, s) {
+    ctx.self.state = s;
+  },
+  onSettings(ctx, s) {
+    ctx.self.step = s.step;
+    journal.push(`settings:${ctx.node.nodeName}:${s.step}`);
+  },
+  onReconcile(ctx, node) {
+    journal.push(`reconcile:${ctx.node.nodeName}:${node.status?.metadata?.["_state/count"] ?? "-"}`);
+  },
+  async handle(ctx, output, _port, data) {
+    const raw = await ctx.self.state!.get("count");
+    const n = (raw ? Number(new TextDecoder().decode(raw)) : 0) + ctx.self.step;
+    await ctx.self.state!.set("count", String(n));
+    return output("out", { context: data.context, count: n });
+  },
+});
+
+const pulse = defineComponent({
+  info: { name: "pulse", description: "Pulse", info: "emits once per control go" },
+  state: () => ({ emit: undefined as undefined | ((p: string, d?: unknown) => Promise<unknown>) }),
+  ports: () => [target("_control", Type.Object({ go: Type.Boolean() }), { default: { go: false } }), source("out", Type.Object({ n: Type.Integer() }))],
+  onEmitter(ctx, emit) {
+    ctx.self.emit = emit;
+  },
+  onControl(ctx, control) {
+    if (control.go && ctx.isLeader) void ctx.self.emit!("out", { n: 1 });
+  },
+  handle: () => undefined,
+});
+
+const sink = defineComponent({
+  info: { name: "sink", description: "Sink", info: "records what arrives" },
+  ports: () => [target("in", Type.Unknown(), { default: null })],
+  handle(ctx, _output, _port, data) {
+    journal.push(`sink:${ctx.node.nodeName}:${JSON.stringify(data)}`);
+  },
+  onDestroy(ctx) {
+    journal.push(`destroy:${ctx.node.nodeName}`);
+  },
+});
+
+const fakeHttp = defineComponent({
+  info: { name: "http_server", description: "fake", info: "records its port metadata" },
+  ports: () => [target("start", Type.Unknown(), { default: null })],
+  onReconcile(ctx, node) {
+    journal.push(`port:${ctx.node.nodeName}:${node.status?.metadata?.port ?? "-"}`);
+  },
+  handle: () => undefined,
+});
+
+const FLOW: FlowDescription = {
+  project: "p",
+  flow: "f",
+  module: "mod",
+  nodes: {
+    pulse: { component: "pulse", startSignal: { go: true } },
+    tally: { component: "tally", settings: { step: 1 } },
+    sink: { component: "sink" },
+  },
+  edges: [
+    { from: "pulse:out", to: "tally:in", configuration: { context: "{{$.n}}" } },
+    { from: "tally:out", to: "sink:in", configuration: { count: "{{$.count}}", ctx: "{{$.context}}" } },
+  ],
+};
+const name = (key: string, desc = FLOW) => nodeNameOf(desc, key);
+
+const hosts: LocalHost[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const h of hosts.splice(0)) await h.stop();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  journal.length = 0;
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "tinyhost-local-"));
+  dirs.push(d);
+  return d;
+}
+
+function writeFlow(dir: string, desc: FlowDescription): void {
+  for (const f of renderFlowFiles(desc)) writeFileSync(join(dir, f.name), f.text);
+}
+
+async function start(dir: string, extra: Partial<LocalHostOptions> = {}, lines: string[] = []): Promise<LocalHost> {
+  const host = await LocalHost.start({
+    dir,
+    components: [tally, pulse, sink, fakeHttp],
+    watch: false,
+    debounceMs: 10,
+    stateDebounceMs: 5,
+    resyncMs: 0,
+    report: (l) => lines.push(l),
+    ...extra,
+  });
+  hosts.push(host);
+  return host;
+}
+
+async function waitFor(what: string, check: () => boolean, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; journal: ${journal.join(" | ")}`);
+    await Bun.sleep(10);
+  }
+}
+
+describe("LocalHost", () => {
+  test("runs the nodes of the manifests: the start signal flows along edges with their mappings", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const lines: string[] = [];
+    const host = await start(dir, {}, lines);
+    expect(host.module).toBe("mod");
+    expect(host.scheduler.isLeader).toBe(true);
+    await waitFor("the sink", () => journal.includes(`sink:${name("sink")}:{"count":1,"ctx":1}`));
+    expect(host.status(name("tally"))!.status).toBe("OK");
+    expect(lines.some((l) => l === `node ${name("sink")}  sink  OK`)).toBe(true);
+  });
+
+  test("node metadata goes to the state file and a restart resumes from it", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const first = await start(dir);
+    await waitFor("count 1", () => journal.some((j) => j.startsWith(`sink:${name("sink")}:{"count":1`)));
+    await first.stop();
+    const saved = JSON.parse(readFileSync(join(dir, STATE_FILE_NAME), "utf8"));
+    expect(saved.nodes[name("tally")].status.metadata["_state/count"]).toBe(Buffer.from("1").toString("base64"));
+    await start(dir);
+    await waitFor("count 2 after restart", () => journal.some((j) => j.startsWith(`sink:${name("sink")}:{"count":2`)));
+    expect(journal).toContain(`reconcile:${name("tally")}:${Buffer.from("1").toString("base64")}`);
+  });
+
+  test("a status.metadata change reconciles the node again (cluster predicate)", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    await start(dir, { statePath: null });
+    await waitFor("reconcile with the new metadata", () => journal.includes(`reconcile:${name("tally")}:${Buffer.from("1").toString("base64")}`));
+  });
+
+  test("live edits: a changed node is updated, an added node created, a removed node destroyed with onDestroy", async () => {
+    const dir = tempDir();
+    const noSignal: FlowDescription = { ...FLOW, nodes: { ...FLOW.nodes, pulse: { component: "pulse" } } };
+    writeFlow(dir, noSignal);
+    const host = await start(dir);
+    expect(journal).toContain(`settings:${name("tally")}:1`);
+
+    writeFlow(dir, { ...noSignal, nodes: { ...noSignal.nodes, tally: { component: "tally", settings: { step: 5 } } } });
+    expect(await host.reloadManifests()).toEqual({ added: [], changed: [name("tally")], removed: [] });
+    expect(journal).toContain(`settings:${name("tally")}:5`);
+
+    const extra: FlowDescription = { ...noSignal, nodes: { sink2: { component: "sink" } }, edges: [] };
+    writeFlow(dir, extra);
+    rmSync(join(dir, "00-flow.yaml"));
+    writeFlow(dir, { ...noSignal, nodes: { ...noSignal.nodes, tally: { component: "tally", settings: { step: 5 } } } });
+    const added = await host.reloadManifests();
+    expect(added.added).toEqual([name("sink2", extra)]);
+    expect(host.scheduler.runner(name("sink2", extra))).toBeDefined();
+
+    rmSync(join(dir, "sink.yaml"));
+    rmSync(join(dir, "sink2.yaml"));
+    const removed = await host.reloadManifests();
+    expect(removed.removed.sort()).toEqual([name("sink"), name("sink2", extra)].sort());
+    expect(journal).toContain(`destroy:${name("sink")}`);
+    expect(host.scheduler.runner(name("sink"))).toBeUndefined();
+    await host.stop();
+    const saved = JSON.parse(readFileSync(join(dir, STATE_FILE_NAME), "utf8"));
+    expect(Object.keys(saved.nodes)).not.toContain(name("sink"));
+  });
+
+  test("an unknown component is reported naming file, line and node; the other nodes keep running", async () => {
+    const dir = tempDir();
+    writeFlow(dir, { ...FLOW, nodes: { ...FLOW.nodes, ghost: { component: "nope" } } });
+    const lines: string[] = [];
+    const host = await start(dir, {}, lines);
+    const file = join(dir, "ghost.yaml");
+    expect(lines).toContain(`error: ${file}:3: node ${name("ghost", { ...FLOW, nodes: { ghost: { component: "nope" } } })}: component "nope" is not registered (known: http_server, pulse, sink, tally)`);
+    expect(host.status(name("ghost", { ...FLOW, nodes: { ghost: { component: "nope" } } }))!.error).toBe(true);
+    await waitFor("the sink", () => journal.some((j) => j.startsWith(`sink:${name("sink")}`)));
+  });
+
+  test("a broken manifest file is reported with its line and its nodes keep running", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const lines: string[] = [];
+    const host = await start(dir, {}, lines);
+    writeFileSync(join(dir, "sink.yaml"), "apiVersion: operator.tinysystems.io/v1alpha1\nkind: TinyNode\nmetadata: {name: [\n");
+    const diff = await host.reloadManifests();
+    expect(diff).toEqual({ added: [], changed: [], removed: [] });
+    expect(lines.some((l) => l.startsWith(`error: ${join(dir, "sink.yaml")}:`))).toBe(true);
+    expect(host.scheduler.runner(name("sink"))).toBeDefined();
+    writeFlow(dir, FLOW);
+    await host.reloadManifests();
+    expect(lines).toContain("manifests: all errors fixed");
+  });
+
+  test("nodes whose name names another module are not run", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const other: FlowDescription = { ...FLOW, module: "other-module", nodes: { sink: { component: "sink" } }, edges: [] };
+    for (const f of renderFlowFiles(other)) if (f.name !== "00-flow.yaml") writeFileSync(join(dir, `other-${f.name}`), f.text);
+    const lines: string[] = [];
+    const host = await start(dir, { moduleName: "mod" }, lines);
+    expect(host.scheduler.runner(name("sink", other))).toBeUndefined();
+    expect(lines.some((l) => l.includes(`node ${name("sink", other)} belongs to module other-module, not mod; not run here`))).toBe(true);
+  });
+
+  test("the first http_server node gets the HTTP port in its port metadata before its first reconcile", async () => {
+    const dir = tempDir();
+    const desc: FlowDescription = { ...FLOW, nodes: { a: { component: "http_server", suffix: "aaaaa" }, b: { component: "http_server", suffix: "bbbbb" } }, edges: [] };
+    writeFlow(dir, desc);
+    await start(dir, { httpPort: 18080 });
+    expect(journal).toContain(`port:${name("a", desc)}:18080`);
+    expect(journal).toContain(`port:${name("b", desc)}:-`);
+  });
+
+  test("exposePort answers http://localhost:<port> and the URL is printed once", async () => {
+    const dir = tempDir();
+    const lines: string[] = [];
+    const host = await start(dir, {}, lines);
+    expect(await host.client.exposePort({ port: 8123, hostnames: ["x.example.com"] })).toEqual(["http://localhost:8123"]);
+    expect(await host.client.exposePort({ port: 8123 })).toEqual(["http://localhost:8123"]);
+    expect(lines.filter((l) => l === "listening on http://localhost:8123")).toHaveLength(1);
+    expect(host.client.mode).toBe("local");
+    expect(host.client.exposePort({ port: 70000 })).rejects.toThrow("exposePort: port must be an integer 1–65535, got 70000");
+  });
+
+  test("without --name the module is the nodes' spec.module", async () => {
+    const dir = tempDir();
+    writeFlow(dir, { ...FLOW, module: "tinysystems/demo-module" });
+    const host = await start(dir);
+    expect(host.module).toBe("tinysystems/demo-module");
+    expect(host.scheduler.module).toBe("tinysystems-demo-module");
+  });
+});
+
+describe("LocalHost components", () => {
+  const sdk = resolve(import.meta.dir, "../../../src/sdk/index.ts");
+  const componentSource = (description: string) => `import { defineComponent, target, Type } from ${JSON.stringify(sdk)};
+export default defineComponent({
+  info: { name: "greeter", description: ${JSON.stringify(description)}, info: "test" },
+  ports: () => [target("in", Type.Unknown(), { default: null })],
+  handle: () => undefined,
+});
+`;
+
+  test("a changed component file is re-imported and its nodes recreated", async () => {
+    const dir = tempDir();
+    const cdir = tempDir();
+    const file = join(cdir, "greeter.ts");
+    writeFileSync(file, componentSource("v1"));
+    const desc: FlowDescription = { project: "p", flow: "g", module: "mod", nodes: { g: { component: "greeter" } } };
+    writeFlow(dir, desc);
+    const lines: string[] = [];
+    const host = await LocalHost.start({ dir, componentsDir: cdir, watch: false, debounceMs: 10, resyncMs: 0, statePath: null, report: (l) => lines.push(l) });
+    hosts.push(host);
+    const before = host.scheduler.runner(name("g", desc))!;
+    expect(host.status(name("g", desc))!.component!.description).toBe("v1");
+    writeFileSync(file, componentSource("v2"));
+    expect(await host.reloadComponent(file)).toEqual([name("g", desc)]);
+    expect(host.status(name("g", desc))!.component!.description).toBe("v2");
+    expect(host.scheduler.runner(name("g", desc))).not.toBe(before);
+    expect(before.stopped).toBe(true);
+  });
+
+  test("a component file that fails to import is reported; the other components load and the old version keeps running", async () => {
+    const dir = tempDir();
+    const cdir = tempDir();
+    writeFileSync(join(cdir, "greeter.ts"), componentSource("v1"));
+    writeFileSync(join(cdir, "broken.ts"), "export default {{ not typescript");
+    const desc: FlowDescription = { project: "p", flow: "g", module: "mod", nodes: { g: { component: "greeter" } } };
+    writeFlow(dir, desc);
+    const lines: string[] = [];
+    const host = await LocalHost.start({ dir, componentsDir: cdir, watch: false, debounceMs: 10, resyncMs: 0, statePath: null, report: (l) => lines.push(l) });
+    hosts.push(host);
+    expect(lines.some((l) => l.startsWith("error: ") && l.includes("broken.ts") && l.includes("import failed"))).toBe(true);
+    expect(host.status(name("g", desc))!.status).toBe("OK");
+    writeFileSync(join(cdir, "greeter.ts"), "export default {{ broken now");
+    expect(await host.reloadComponent(join(cdir, "greeter.ts"))).toEqual([]);
+    expect(lines.some((l) => l.includes("greeter.ts") && l.includes("import failed"))).toBe(true);
+    expect(host.scheduler.runner(name("g", desc))!.stopped).toBe(false);
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseManifestFile, readManifestDir } from "../../../src/local/manifests.ts";
+
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64");
+
+const NODE = (name: string, extra = "") => `apiVersion: operator.tinysystems.io/v1alpha1
+kind: TinyNode
+metadata:
+  name: ${name}
+  labels:
+    tinysystems.io/flow-name: f
+spec:
+  module: mod
+  component: relay
+  ports:
+    - port: _settings
+      configuration: ${b64({ step: 1 })}
+${extra}`;
+
+describe("parseManifestFile", () => {
+  test("reads every TinyProject, TinyFlow and TinyNode of a multi-document file with its line", () => {
+    const text = `apiVersion: operator.tinysystems.io/v1alpha1
+kind: TinyProject
+metadata: { name: p }
+---
+apiVersion: operator.tinysystems.io/v1alpha1
+kind: TinyFlow
+metadata: { name: f }
+---
+${NODE("abc.mod.relay-1")}---
+${NODE("abc.mod.relay-2")}`;
+    const r = parseManifestFile("flow.yaml", text);
+    expect(r.errors).toEqual([]);
+    expect(r.projects.map((p) => p.object.metadata.name)).toEqual(["p"]);
+    expect(r.flows.map((f) => f.object.metadata.name)).toEqual(["f"]);
+    expect(r.nodes.map((n) => [n.node.metadata.name, n.line])).toEqual([
+      ["abc.mod.relay-1", 9],
+      ["abc.mod.relay-2", 22],
+    ]);
+    expect(r.nodes[0]!.node.spec.ports![0]!.configuration).toBe(b64({ step: 1 }));
+  });
+
+  test("a YAML syntax error names the file and the line and rejects the whole file", () => {
+    const r = parseManifestFile("bad.yaml", `${NODE("abc.mod.relay-1")}---\nkind: TinyNode\nmetadata: {name: [unclosed\n`);
+    expect(r.syntaxError).toBe(true);
+    expect(r.nodes).toEqual([]);
+    expect(r.errors[0]!.code).toBe("YAML_SYNTAX");
+    expect(r.errors[0]!.message).toMatch(/^bad\.yaml:\d+: /);
+    expect(r.errors[0]!.line).toBeGreaterThanOrEqual(15);
+  });
+
+  test("a node without spec.component is refused naming file, the line of its spec, node and field", () => {
+    const text = NODE("abc.mod.relay-1").replace("  component: relay\n", "");
+    const r = parseManifestFile("n.yaml", text);
+    expect(r.nodes).toEqual([]);
+    expect(r.rejectedNodes).toEqual(["abc.mod.relay-1"]);
+    expect(r.errors[0]!.code).toBe("MANIFEST_INVALID");
+    expect(r.errors[0]!.message).toBe('n.yaml:8: node abc.mod.relay-1: spec.component must be a non-empty string, got null');
+  });
+
+  test("invalid base64 in a port configuration names the field and its line", () => {
+    const text = NODE("abc.mod.relay-1").replace(b64({ step: 1 }), "not*base64");
+    const r = parseManifestFile("n.yaml", text);
+    expect(r.errors).toHaveLength(1);
+    expect(r.errors[0]!.line).toBe(12);
+    expect(r.errors[0]!.message).toContain("node abc.mod.relay-1: spec.ports[0].configuration: not valid base64");
+  });
+
+  test("a node name with fewer than three dot-separated parts is refused", () => {
+    const r = parseManifestFile("n.yaml", NODE("relay-1"));
+    expect(r.errors[0]!.message).toContain('node relay-1: node name "relay-1" is invalid');
+  });
+
+  test("an edge whose to is not node:port is refused naming the edge field", () => {
+    const r = parseManifestFile("n.yaml", `${NODE("abc.mod.relay-1")}  edges:\n    - id: e1\n      port: out\n      to: nowhere\n`);
+    expect(r.errors[0]!.message).toContain('spec.edges[0].to must be "<node>:<port>", got "nowhere"');
+    expect(r.errors[0]!.line).toBe(16);
+  });
+
+  test("other kinds are skipped with a note, not an error", () => {
+    const r = parseManifestFile("x.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n");
+    expect(r.errors).toEqual([]);
+    expect(r.notes[0]).toContain("skipped ConfigMap cm");
+  });
+
+  test("a Tiny kind with the wrong apiVersion is an error", () => {
+    const r = parseManifestFile("x.yaml", NODE("abc.mod.relay-1").replace("operator.tinysystems.io/v1alpha1", "v1"));
+    expect(r.errors[0]!.message).toBe('x.yaml:1: node abc.mod.relay-1: apiVersion must be operator.tinysystems.io/v1alpha1, got "v1"');
+  });
+});
+
+describe("readManifestDir", () => {
+  test("reads *.yaml and *.yml in name order, skipping hidden and other files", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tinyhost-manifests-"));
+    writeFileSync(join(dir, "b.yml"), NODE("abc.mod.relay-2"));
+    writeFileSync(join(dir, "a.yaml"), NODE("abc.mod.relay-1"));
+    writeFileSync(join(dir, ".hidden.yaml"), NODE("abc.mod.relay-3"));
+    writeFileSync(join(dir, "notes.txt"), "kind: TinyNode");
+    const files = readManifestDir(dir);
+    expect(files.map((f) => f.file)).toEqual([join(dir, "a.yaml"), join(dir, "b.yml")]);
+    expect(files.flatMap((f) => f.nodes.map((n) => n.node.metadata.name))).toEqual(["abc.mod.relay-1", "abc.mod.relay-2"]);
+  });
+});
