@@ -1,0 +1,65 @@
+/**
+ * `async` — "Async" (components.md §1.4): passes `{context}` on to `out` without making the caller
+ * wait. While fewer than `maxConcurrency` detached emits are in flight it starts one in the
+ * background (node lifetime only, not the caller's cancellation) and returns an empty result at
+ * once; when all slots are busy it emits in the caller's hop and returns that result (backpressure).
+ */
+import { defineComponent, empty, source, target, Type, type Emitter } from "tinyhost";
+
+/** Slots used when `maxConcurrency` is 0 (components.md §1.4: "0 ⇒ 100"). */
+const DEFAULT_MAX_CONCURRENCY = 100;
+
+const Settings = Type.Object({
+  maxConcurrency: Type.Integer({ minimum: 0, default: DEFAULT_MAX_CONCURRENCY, title: "Max concurrency", description: "Background emits in flight before new messages are passed on synchronously; 0 means 100" }),
+});
+
+const In = Type.Object({
+  context: Type.Unknown({ configurable: true, title: "Context", description: "Passed on to Out in the background" }),
+});
+
+const Out = Type.Object({
+  context: Type.Unknown({ title: "Context" }),
+});
+
+interface AsyncSelf {
+  maxConcurrency: number;
+  inFlight: number;
+  emit: Emitter | undefined;
+}
+
+export default defineComponent({
+  info: {
+    name: "async",
+    description: "Async",
+    info: "Passes the context on to Out in the background and returns at once, so the sender does not wait for the rest of the flow. When Max concurrency background sends are running, it sends synchronously instead.",
+    tags: ["SDK"],
+  },
+  state: (): AsyncSelf => ({ maxConcurrency: DEFAULT_MAX_CONCURRENCY, inFlight: 0, emit: undefined }),
+  ports: (self) => [
+    target("_settings", Settings, { label: "Settings", position: "top", default: { maxConcurrency: self.maxConcurrency } }),
+    target("in", In, { label: "In", position: "left", default: { context: null } }),
+    source("out", Out, { label: "Out", position: "right", default: { context: null } }),
+  ],
+  onEmitter(ctx, emit) {
+    ctx.self.emit = emit;
+  },
+  onSettings(ctx, settings) {
+    ctx.self.maxConcurrency = settings.maxConcurrency;
+  },
+  handle(ctx, output, _port, data) {
+    const self = ctx.self;
+    const message = { context: data.context ?? null };
+    const limit = self.maxConcurrency > 0 ? self.maxConcurrency : DEFAULT_MAX_CONCURRENCY;
+    const emit = self.emit;
+    if (!emit || self.inFlight >= limit) return output("out", message); // saturated: backpressure
+    self.inFlight++;
+    void emit("out", message, ctx.nodeSignal)
+      .then((r) => {
+        if (r.kind === "fail") ctx.log.warn({ err: r.error.message }, "async: background emit failed");
+      })
+      .finally(() => {
+        self.inFlight--;
+      });
+    return empty;
+  },
+});
