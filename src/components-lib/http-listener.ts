@@ -9,7 +9,7 @@
  * request's own idle timer is switched off (`server.timeout(req, 0)`).
  */
 import { Hono } from "hono";
-import type { Result } from "../sdk/result.ts";
+import { fail, type Result } from "../sdk/result.ts";
 import { TinyError } from "../sdk/errors.ts";
 import { answerFor, FlowTimeoutError, textResponse } from "./http-server-response.ts";
 import { buildServerRequest, type ServerRequest } from "./http-server-request.ts";
@@ -44,6 +44,19 @@ export class ListenError extends TinyError {
 export function idleTimeoutFor(readTimeout: number, writeTimeout: number): number {
   const longest = Math.max(readTimeout, writeTimeout, 0);
   return longest === 0 ? 0 : Math.min(BUN_MAX_IDLE_TIMEOUT_S, longest + 1);
+}
+
+/** `work`, or a failure with the abort reason as soon as `signal` aborts. */
+function untilAborted(work: Promise<Result>, signal: AbortSignal): Promise<Result> {
+  if (signal.aborted) return Promise.resolve(fail(signal.reason));
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(fail(signal.reason));
+    signal.addEventListener("abort", onAbort, { once: true });
+    void work.then((r) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(r);
+    });
+  });
 }
 
 /** A running listener. */
@@ -85,13 +98,16 @@ export class HttpListener {
       let timer: ReturnType<typeof setTimeout> | undefined;
       if (writeMs > 0) timer = setTimeout(() => flow.abort(new FlowTimeoutError(options.writeTimeout)), writeMs);
       const request = buildServerRequest(req, body, server.requestIP(req)?.address, tls, options.context());
+      const signal = AbortSignal.any(signals);
       let result: Result;
       try {
-        result = await options.onRequest(request, AbortSignal.any(signals));
+        // A flow that ignores cancellation must not hold the answer past the write timeout.
+        result = await untilAborted(options.onRequest(request, signal), signal);
       } finally {
         if (timer) clearTimeout(timer);
       }
       if (flow.signal.aborted) return textResponse(504, (flow.signal.reason as Error).message);
+      if (inFlight.aborted) return textResponse(503, "http_server stopped");
       return answerFor(result);
     });
     const fetch = (req: Request, server: ReturnType<typeof Bun.serve>) => app.fetch(req, { server });
