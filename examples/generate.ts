@@ -1,0 +1,188 @@
+/**
+ * Generates the example flows' manifests (examples/<flow>/*.yaml) from readable descriptions, so no
+ * one hand-edits base64. The YAML is what the platform would write (components.md §5, §6): node
+ * names `<md5(project+flow)[:8]>.<module>.<component>-<5 hex>`, edges on source nodes, base64 edge
+ * mappings on target nodes keyed by `from`, `_settings`, flow/project labels, a TinyProject and a
+ * TinyFlow. Local mode starts a flow with the `tinyhost.io/start-signal` annotation (the local
+ * `send_signal`; a cluster ignores it).
+ *
+ *   bun examples/generate.ts          # rewrite the YAML of every example directory
+ *   bun examples/generate.ts --check  # exit 1 when the committed YAML is out of date
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { renderFlowFiles, type FlowDescription, type GeneratedFile } from "../src/local/flow-builder.ts";
+
+/** Module every example node belongs to (`spec.module`; 2nd segment of the node names). */
+export const EXAMPLES_MODULE = "tinyhost";
+/** TinyProject holding the example flows. */
+export const EXAMPLES_PROJECT = "tinyhost-examples";
+
+/** Options shared by the example builders (tests shorten timings or point probes at local servers). */
+export interface ExampleOptions {
+  /** Module name (default {@link EXAMPLES_MODULE}). */
+  module?: string;
+}
+
+/**
+ * Flow A "hello-api" (components.md §5): signal → http_server.start; http_server.request → router;
+ * GET → transform building `{"hello":"world","method":…,"path":…}` → 200 JSON; POST → 201 echoing
+ * the body; any other method → the router's default port → 404. The listen port comes from local
+ * mode (`--port`/`PORT`, default 8080), written to the server's `port` metadata.
+ */
+export function helloApi(o: ExampleOptions = {}): FlowDescription {
+  return {
+    project: EXAMPLES_PROJECT,
+    projectTitle: "tinyhost examples",
+    flow: "hello-api",
+    description: "HTTP request → router → response: GET answers JSON built by the flow, POST echoes the body, anything else is a 404.",
+    module: o.module ?? EXAMPLES_MODULE,
+    nodes: {
+      start: { component: "signal", label: "Start server", settings: { context: { env: "dev" } }, startSignal: { send: true }, position: [40, 160] },
+      server: { component: "http_server", label: "HTTP server", settings: { enableStatusPort: false, enableStopPort: false, maxBodySize: 1 }, position: [300, 160] },
+      router: { component: "router", label: "Route by method", settings: { routes: ["GET", "POST"], enableDefaultPort: true }, position: [600, 160] },
+      hello: { component: "transform", label: "Build hello JSON", position: [880, 80] },
+    },
+    edges: [
+      { from: "start:out", to: "server:start", configuration: { context: "{{$}}", autoHostName: true, readTimeout: 60, writeTimeout: 10 } },
+      {
+        from: "server:request",
+        to: "router:input",
+        configuration: {
+          context: "{{$}}",
+          conditions: [
+            { route: "GET", condition: "{{$.method == 'GET'}}" },
+            { route: "POST", condition: "{{$.method == 'POST'}}" },
+          ],
+        },
+      },
+      { from: "router:out_get", to: "hello:in", configuration: { context: { hello: "world", method: "{{$.context.method}}", path: "{{$.context.path}}" } } },
+      { from: "hello:out", to: "server:response", configuration: { statusCode: 200, contentType: "application/json", body: "{{string($.context)}}" } },
+      { from: "router:out_post", to: "server:response", configuration: { statusCode: 201, contentType: "application/json", body: "{{$.context.body}}" } },
+      { from: "router:default", to: "server:response", configuration: { statusCode: 404, contentType: "text/plain", body: "no route for {{$.context.method}} {{$.context.path}}" } },
+    ],
+  };
+}
+
+/** Options of {@link tickCount}. */
+export interface TickCountOptions extends ExampleOptions {
+  /** Pause between ticks, ms (default 1000). */
+  delayMs?: number;
+}
+
+/** Flow B "tick-count" (components.md §5): ticker → counter → debug; the count lives in node state. */
+export function tickCount(o: TickCountOptions = {}): FlowDescription {
+  return {
+    project: EXAMPLES_PROJECT,
+    projectTitle: "tinyhost examples",
+    flow: "tick-count",
+    description: "A ticker drives a counter whose count lives in node state (status.metadata[\"_state/count\"]); a debug node shows each tick.",
+    module: o.module ?? EXAMPLES_MODULE,
+    nodes: {
+      ticker: { component: "ticker", label: "Every second", settings: { context: { source: "ticker" }, delay: o.delayMs ?? 1000 }, startSignal: { start: true }, position: [40, 160] },
+      counter: { component: "counter", label: "Count ticks", settings: { step: 1, initial: 0 }, position: [320, 160] },
+      debug: { component: "debug", label: "Last tick", position: [600, 160] },
+    },
+    edges: [
+      { from: "ticker:out", to: "counter:in", configuration: { context: "{{$}}" } },
+      { from: "counter:out", to: "debug:in", configuration: { count: "{{$.count}}", source: "{{$.context.source}}", line: "tick #{{$.count}}" } },
+    ],
+  };
+}
+
+/** Options of {@link uptimeProbe}. */
+export interface UptimeProbeOptions extends ExampleOptions {
+  /** URLs probed on every tick (default example.com and example.org). */
+  targets?: string[];
+  /** Pause between probe rounds, ms (default 60000). */
+  delayMs?: number;
+  /** Pause before each probe, ms (default 250). */
+  stepDelayMs?: number;
+}
+
+/**
+ * Flow C "uptime-probe" (components.md §5): ticker → array_split → delay → http_request, whose
+ * error port (on by setting) catches failures so a down target never fails the tick.
+ */
+export function uptimeProbe(o: UptimeProbeOptions = {}): FlowDescription {
+  const targets = o.targets ?? ["https://example.com", "https://example.org"];
+  return {
+    project: EXAMPLES_PROJECT,
+    projectTitle: "tinyhost examples",
+    flow: "uptime-probe",
+    description: "Every minute, probe each target URL one by one; answers go to \"Up\", failures (through the HTTP client's error port) to \"Down\".",
+    module: o.module ?? EXAMPLES_MODULE,
+    nodes: {
+      ticker: { component: "ticker", label: "Every minute", settings: { context: { targets }, delay: o.delayMs ?? 60_000 }, startSignal: { start: true }, position: [40, 160] },
+      split: { component: "array_split", label: "Each target", position: [300, 160] },
+      pause: { component: "delay", label: "Space probes", position: [540, 160] },
+      probe: { component: "http_request", label: "Probe", settings: { enableErrorPort: true, maxResponseBytes: 1_048_576 }, position: [780, 160] },
+      up: { component: "debug", label: "Up", position: [1040, 80] },
+      down: { component: "debug", label: "Down", position: [1040, 260] },
+    },
+    edges: [
+      { from: "ticker:out", to: "split:in", configuration: { context: "{{$}}", array: "{{$.targets}}" } },
+      { from: "split:out", to: "pause:in", configuration: { context: "{{$}}", delay: o.stepDelayMs ?? 250 } },
+      {
+        from: "pause:out",
+        to: "probe:request",
+        configuration: { context: "{{$.context.item}}", method: "GET", url: "{{$.context.item}}", timeout: 5, contentType: "text/plain", headers: [], body: "" },
+      },
+      { from: "probe:response", to: "up:in", configuration: { url: "{{$.context}}", status: "{{$.response.statusCode}}", daysLeft: "{{$.response.tls.daysUntilExpiry}}" } },
+      { from: "probe:error", to: "down:in", configuration: { url: "{{$.context}}", error: "{{$.error}}", retryable: "{{$.retryable}}" } },
+    ],
+  };
+}
+
+/** The committed examples: directory name → description. */
+export function examples(): Record<string, FlowDescription> {
+  return { "hello-api": helloApi(), "tick-count": tickCount(), "uptime-probe": uptimeProbe() };
+}
+
+/** Header comment of every generated file. */
+export const HEADER = ["Generated by examples/generate.ts — edit the description there and run `bun examples/generate.ts`."];
+
+/** The files of one example. */
+export function exampleFiles(desc: FlowDescription): GeneratedFile[] {
+  return renderFlowFiles(desc, HEADER);
+}
+
+/**
+ * Writes `desc` into `dir`: removes the `*.yaml` files there first (all generated), keeps others
+ * (the state file, notes).
+ */
+export function writeExample(dir: string, desc: FlowDescription): void {
+  mkdirSync(dir, { recursive: true });
+  for (const f of readdirSync(dir)) if (f.endsWith(".yaml")) rmSync(join(dir, f));
+  for (const f of exampleFiles(desc)) writeFileSync(join(dir, f.name), f.text);
+}
+
+/** Names of example files that differ from what the generator writes (missing, changed or extra). */
+export function staleFiles(root: string): string[] {
+  const stale: string[] = [];
+  for (const [name, desc] of Object.entries(examples())) {
+    const dir = join(root, name);
+    const want = new Map(exampleFiles(desc).map((f) => [f.name, f.text]));
+    const have = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".yaml")) : [];
+    for (const f of have) if (!want.has(f)) stale.push(`${name}/${f}`);
+    for (const [f, text] of want) if (!existsSync(join(dir, f)) || readFileSync(join(dir, f), "utf8") !== text) stale.push(`${name}/${f}`);
+  }
+  return stale.sort();
+}
+
+if (import.meta.main) {
+  const root = import.meta.dir;
+  if (process.argv.includes("--check")) {
+    const stale = staleFiles(root);
+    if (stale.length > 0) {
+      console.error(`examples out of date (run bun examples/generate.ts): ${stale.join(", ")}`);
+      process.exit(1);
+    }
+    console.log("examples up to date");
+  } else {
+    for (const [name, desc] of Object.entries(examples())) {
+      writeExample(join(root, name), desc);
+      console.log(`wrote examples/${name}/ (${exampleFiles(desc).length} files)`);
+    }
+  }
+}
