@@ -29,7 +29,7 @@ import {
   ReleaseNotFoundError,
   ReleaseObjectLookupError,
   createResourceManager,
-  type ModuleClient,
+  type ClusterModuleClient,
 } from "../../src/k8s/resources/index.ts";
 
 let cp: ControlPlane;
@@ -97,7 +97,7 @@ async function release(prefix: string, opts: { suffix?: string | null; service?:
 }
 
 /** A manager for the namespace; `podName: null` leaves HOSTNAME unset (empty environment). */
-function manager(ns: string, client: KubeClient = kube, podName: string | null = POD): ModuleClient {
+function manager(ns: string, client: KubeClient = kube, podName: string | null = POD): ClusterModuleClient {
   return createResourceManager({ kube: client, namespace: ns, env: {}, ...(podName !== null ? { podName } : {}) });
 }
 
@@ -236,7 +236,7 @@ describe("exposePort", () => {
     const ns = await release("rm-invalid");
     const m = manager(ns);
     const before = await versions(ns);
-    const cases: [Parameters<ModuleClient["exposePort"]>[0], new (...a: never[]) => Error, string][] = [
+    const cases: [Parameters<ClusterModuleClient["exposePort"]>[0], new (...a: never[]) => Error, string][] = [
       [{ hostnames: ["ok.example.com", "bad_host.example.com"], port: 8080 }, InvalidHostnameError, "bad_host.example.com"],
       [{ hostnames: ["a..example.com"], port: 8080 }, InvalidHostnameError, "a..example.com"],
       [{ hostnames: ["api.*.example.com"], port: 8080 }, InvalidHostnameError, "api.*.example.com"],

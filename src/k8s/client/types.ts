@@ -2,6 +2,8 @@
  * The shapes the REST client reads and writes: object metadata, lists, Status, watch events and the
  * resource descriptor that types every call. Field names follow `meta/v1` (Kubernetes API reference).
  */
+import type { ManagedFieldsEntry } from "../api/meta.ts";
+
 
 /** `meta/v1` OwnerReference. */
 export interface OwnerReference {
@@ -31,7 +33,8 @@ export interface ObjectMeta {
   annotations?: Record<string, string>;
   ownerReferences?: OwnerReference[];
   finalizers?: string[];
-  managedFields?: Record<string, unknown>[];
+  /** Server-side-apply bookkeeping (Kubernetes meta/v1 ManagedFieldsEntry). */
+  managedFields?: ManagedFieldsEntry[];
 }
 
 /** Any Kubernetes object: `apiVersion`, `kind` and `metadata` (spec/status vary by kind). */

@@ -1,7 +1,7 @@
 /**
  * The resource manager (runtime-spec §7): exposePort/disclosePort on the release Service and
  * Ingress, TinySystems custom-resource helpers, and TinyNode status patches. Components receive a
- * {@link ModuleClient} in `onClient`.
+ * {@link ClusterModuleClient} (the cluster implementation of the SDK's `ModuleClient`) in `onClient`.
  *
  * ```ts
  * const client = createResourceManager({ kube, namespace });          // podName from HOSTNAME
@@ -9,7 +9,7 @@
  * await client.nodes.patch(nodeName, (n) => { n.status!.metadata = { k: "v" }; });
  * ```
  */
-export { createResourceManager, type ModuleClient, type ResourceManagerOptions } from "./manager.ts";
+export { createResourceManager, type ClusterModuleClient, type ResourceManagerOptions } from "./manager.ts";
 export { createResourceContext, type ResourceContext, type ResourceContextOptions } from "./context.ts";
 export { exposePort, type ExposePortRequest } from "./expose.ts";
 export { disclosePort } from "./disclose.ts";

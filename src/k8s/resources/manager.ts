@@ -3,6 +3,7 @@
  * (runtime-spec §1.5, §7) and the runtime uses for TinyModule/TinyNode writes (Go
  * `ManagerInterface`: CreateModule, PatchNode, CreateNode, UpdateNode, DeleteNode, GetNode).
  */
+import type { ModuleClient } from "../../sdk/client.ts";
 import type { KubeClient } from "../client/index.ts";
 import { createResourceContext, type ResourceContextOptions } from "./context.ts";
 import { disclosePort } from "./disclose.ts";
@@ -19,7 +20,9 @@ import { scenarioHelpers, type ScenarioHelpers } from "./scenarios.ts";
  * What a component's `onClient` hook receives: port exposure on the release Service/Ingress,
  * typed custom-resource helpers, and the raw client for anything else.
  */
-export interface ModuleClient {
+export interface ClusterModuleClient extends ModuleClient {
+  /** Always `"cluster"`: this client writes to the release's Service and Ingress. */
+  readonly mode: "cluster";
   /**
    * Routes hostnames to a port through the release Service and Ingress (runtime-spec §7.1).
    * @returns the hostnames now routed (given ones, then the auto one), normalized.
@@ -62,10 +65,11 @@ export type ResourceManagerOptions = ResourceContextOptions;
  * @param options - `kube` (required), `namespace` (default the client's), `podName` (default
  *   `env.HOSTNAME`), `env`, `log`.
  */
-export function createResourceManager(options: ResourceManagerOptions): ModuleClient {
+export function createResourceManager(options: ResourceManagerOptions): ClusterModuleClient {
   const ctx = createResourceContext(options);
   const kinds = bindKinds(ctx.kube);
   return {
+    mode: "cluster",
     exposePort: (request) => exposePort(ctx, request),
     disclosePort: (port) => disclosePort(ctx, port),
     namespace: ctx.namespace,
