@@ -281,7 +281,7 @@ describe("http_server cancellation", () => {
   const H = `f.${M}.http-server-00003`;
   const X = `f.${M}.hang-00004`;
 
-  async function flow(start: object): Promise<{ s: Scheduler; base: string; hung: { started: PromiseWithResolvers<void>; cancelled: PromiseWithResolvers<string> } }> {
+  async function flow(start: object): Promise<{ s: Scheduler; base: string; hung: { started: { promise: Promise<void> }; cancelled: { promise: Promise<string> } } }> {
     const s = new Scheduler({ module: M, debounceMs: 5, readyTimeoutMs: 200 });
     s.isLeader = true;
     s.install(httpServer);
