@@ -22,15 +22,36 @@ function b64(v: unknown): string {
   return Buffer.from(JSON.stringify(v), "utf8").toString("base64");
 }
 
+/**
+ * `definition` with `prepare(self)` run on every new instance before any hook — how a test swaps a
+ * component's clock before a reconcile can start its loop. Instances point back at the wrapper so
+ * the scheduler keeps treating them as the installed component.
+ */
+function withPrepare(definition: ComponentDefinition, prepare: (self: unknown) => void): ComponentDefinition {
+  const wrapper: ComponentDefinition = {
+    ...definition,
+    instance() {
+      const inner = definition.instance();
+      prepare(inner.self);
+      return { ...inner, definition: wrapper };
+    },
+  };
+  return wrapper;
+}
+
 /** The cluster side: the node object and the pods hosting it. */
 export class FakeCluster {
   readonly node: TinyNodeLike;
   readonly pods: Pod[] = [];
+  readonly definition: ComponentDefinition;
 
-  constructor(
-    readonly definition: ComponentDefinition,
-    settings?: unknown,
-  ) {
+  /**
+   * @param definition the component under test
+   * @param settings node-own `_settings` value (absent: none, the port default applies)
+   * @param prepare runs on each new instance's state before its first hook (e.g. install a fake clock)
+   */
+  constructor(definition: ComponentDefinition, settings?: unknown, prepare?: (self: unknown) => void) {
+    this.definition = prepare ? withPrepare(definition, prepare) : definition;
     this.node = {
       metadata: { name: `test.${MODULE}.${definition.info.name.replaceAll("_", "-")}-0`, namespace: "test", labels: {}, generation: 1 },
       spec: {
