@@ -1,0 +1,210 @@
+/**
+ * `tinyhost run` in a cluster: the Go module's `run` flags and environment (runtime-spec §9, §13.2),
+ * then the module manager (src/operator) until SIGTERM/SIGINT or a fatal error.
+ *
+ * Flags (`--flag value` or `--flag=value`):
+ *   --name, -n                      module name (default "main")
+ *   --version, -v                   module version, no leading "v" (default: the tinyhost version;
+ *                                   Go requires the flag — we default it)
+ *   --namespace                     namespace (default "tinysystems")
+ *   --kubeconfig, -k                kubeconfig path (default: $KUBECONFIG, in-cluster, ~/.kube/config)
+ *   --metrics-bind-address, -m      extra /metrics listener ("0" or unset: none)
+ *   --health-probe-bind-address, -t /healthz, /readyz, /metrics (default ":8081")
+ *   --grpc-server-bind-address, -g  gRPC listener when NATS is not used (default ":0")
+ *   --components <dir>              components directory (dev discovery; default ./components)
+ * Environment: HOSTNAME (required), TINY_NATS_URL, TINY_NATS_TRANSPORT, SELF_SERVICE_HOST,
+ * OTLP_DSN (accepted; telemetry comes later). Test/ops knobs (ms): TINYHOST_LEASE_DURATION_MS,
+ * TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS, TINYHOST_DRAIN_TIMEOUT_MS.
+ */
+import { version as tinyhostVersion } from "../version.ts";
+import { DEFAULT_LEASE_TIMINGS, startModule, type ModuleOptions } from "../../operator/index.ts";
+import { logger } from "../../telemetry/log.ts";
+
+/** Text of `tinyhost run --help` (cluster flags). */
+export const RUN_CLUSTER_HELP = `Usage: tinyhost run [flags]
+
+Runs this module in a Kubernetes cluster: watches TinyNodes, runs their components, elects a leader
+on a Lease, serves hops over NATS or gRPC.
+
+Flags:
+  -n, --name <name>                        module name (default "main")
+  -v, --version <version>                  module version, without a leading "v" (default ${tinyhostVersion})
+      --namespace <ns>                     namespace of nodes, Lease and TinyModule (default "tinysystems")
+  -k, --kubeconfig <path>                  kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)
+  -m, --metrics-bind-address <addr>        extra /metrics listener, "0" = none (default none)
+  -t, --health-probe-bind-address <addr>   /healthz, /readyz and /metrics (default ":8081")
+  -g, --grpc-server-bind-address <addr>    gRPC listener when TINY_NATS_URL is unset (default ":0")
+      --components <dir>                   components directory (default ./components)
+  -h, --help                               this text
+
+Environment:
+  HOSTNAME             pod name: Lease identity (required)
+  TINY_NATS_URL        NATS server(s); unset → gRPC between modules
+  TINY_NATS_TRANSPORT  "jetstream" → durable JetStream wire; anything else → core NATS
+  SELF_SERVICE_HOST    address other modules dial for gRPC (TinyModule status.addr)
+  OTLP_DSN             accepted; tracing export comes later
+  TINYHOST_LEASE_DURATION_MS, TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS
+                       Lease timings in ms (tests/ops; default 15000/10000/2000)
+  TINYHOST_DRAIN_TIMEOUT_MS  bound on draining in-flight hops at shutdown (default 4000)
+`;
+
+/** A bad flag, flag value or environment variable; the message names it. code `"USAGE"`. */
+export class RunUsageError extends Error {
+  /** Stable code. */
+  readonly code = "USAGE";
+  /** @param message - names the flag/variable and the value. */
+  constructor(message: string) {
+    super(message);
+    this.name = "RunUsageError";
+  }
+}
+
+/** Parsed `run` flags (cluster mode). */
+export interface RunClusterFlags {
+  name: string;
+  version: string;
+  namespace: string;
+  kubeconfig?: string;
+  metricsBindAddress?: string;
+  healthProbeBindAddress: string;
+  grpcServerBindAddress: string;
+  components?: string;
+  help: boolean;
+}
+
+const FLAGS: Record<string, keyof Omit<RunClusterFlags, "help">> = {
+  "--name": "name",
+  "-n": "name",
+  "--version": "version",
+  "-v": "version",
+  "--namespace": "namespace",
+  "--kubeconfig": "kubeconfig",
+  "-k": "kubeconfig",
+  "--metrics-bind-address": "metricsBindAddress",
+  "-m": "metricsBindAddress",
+  "--health-probe-bind-address": "healthProbeBindAddress",
+  "-t": "healthProbeBindAddress",
+  "--grpc-server-bind-address": "grpcServerBindAddress",
+  "-g": "grpcServerBindAddress",
+  "--components": "components",
+};
+
+/**
+ * Parses the arguments after `run` (a `--local` flag is the local mode's, not ours: it is rejected).
+ * @throws RunUsageError naming an unknown flag, a missing value, or a version with a leading "v"
+ *   (runtime-spec §9: Go refuses it).
+ */
+export function parseRunClusterFlags(args: readonly string[]): RunClusterFlags {
+  const flags: RunClusterFlags = { name: "main", version: tinyhostVersion, namespace: "tinysystems", healthProbeBindAddress: ":8081", grpcServerBindAddress: ":0", help: false };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--help" || arg === "-h") {
+      flags.help = true;
+      continue;
+    }
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const key = FLAGS[flag];
+    if (!key) throw new RunUsageError(`unknown flag ${JSON.stringify(arg)} (see tinyhost run --help)`);
+    const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined) throw new RunUsageError(`flag ${flag} needs a value`);
+    flags[key] = value;
+  }
+  if (flags.name.trim() === "") throw new RunUsageError(`--name = ${JSON.stringify(flags.name)} must not be empty`);
+  if (flags.version.trim() === "") throw new RunUsageError(`--version = ${JSON.stringify(flags.version)} must not be empty`);
+  if (flags.version.startsWith("v")) {
+    throw new RunUsageError(`--version = ${JSON.stringify(flags.version)} must not start with "v" (write ${JSON.stringify(flags.version.slice(1))})`);
+  }
+  if (flags.namespace.trim() === "") throw new RunUsageError(`--namespace must not be empty`);
+  return flags;
+}
+
+function msFromEnv(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new RunUsageError(`${name} = ${JSON.stringify(raw)} must be a positive integer number of milliseconds`);
+  return n;
+}
+
+/**
+ * Builds the module options from flags and environment.
+ * @throws RunUsageError when HOSTNAME is missing (runtime-spec §6: the Lease identity) or a knob is malformed.
+ */
+export function moduleOptionsFrom(flags: RunClusterFlags, env: Record<string, string | undefined>): ModuleOptions {
+  const hostname = (env.HOSTNAME ?? "").trim();
+  if (hostname === "") throw new RunUsageError("HOSTNAME is not set: it names this pod on the module's Lease (the kubelet sets it in a cluster; export HOSTNAME=<name> elsewhere)");
+  return {
+    name: flags.name,
+    version: flags.version,
+    namespace: flags.namespace,
+    ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
+    hostname,
+    healthProbeBindAddress: flags.healthProbeBindAddress,
+    ...(flags.metricsBindAddress ? { metricsBindAddress: flags.metricsBindAddress } : {}),
+    grpcServerBindAddress: flags.grpcServerBindAddress,
+    ...(flags.components ? { componentsDir: flags.components } : {}),
+    env,
+    lease: {
+      durationMs: msFromEnv(env, "TINYHOST_LEASE_DURATION_MS", DEFAULT_LEASE_TIMINGS.durationMs),
+      renewDeadlineMs: msFromEnv(env, "TINYHOST_RENEW_DEADLINE_MS", DEFAULT_LEASE_TIMINGS.renewDeadlineMs),
+      retryPeriodMs: msFromEnv(env, "TINYHOST_RETRY_PERIOD_MS", DEFAULT_LEASE_TIMINGS.retryPeriodMs),
+    },
+    drainTimeoutMs: msFromEnv(env, "TINYHOST_DRAIN_TIMEOUT_MS", 4_000),
+  };
+}
+
+/** Hard bound on shutdown, ms: inside the chart's 10 s termination grace period (runtime-spec §12). */
+export const SHUTDOWN_LIMIT_MS = 9_000;
+
+/**
+ * Runs the module until SIGTERM/SIGINT (exit 0) or a fatal error (exit 1).
+ * @returns the exit code: 0 stopped, 1 start-up or fatal error, 2 usage error.
+ */
+export async function runCluster(args: readonly string[], env: Record<string, string | undefined> = process.env): Promise<number> {
+  let options: ModuleOptions;
+  try {
+    const flags = parseRunClusterFlags(args);
+    if (flags.help) {
+      console.log(RUN_CLUSTER_HELP);
+      return 0;
+    }
+    options = moduleOptionsFrom(flags, env);
+  } catch (err) {
+    if (err instanceof RunUsageError) {
+      console.error(`tinyhost run: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  if (env.OTLP_DSN) logger.info("OTLP_DSN is set; trace export is not built yet, telemetry stays local");
+  let module;
+  try {
+    module = await startModule(options);
+  } catch (err) {
+    logger.fatal({ err: err instanceof Error ? err.message : String(err) }, "tinyhost run: start-up failed");
+    return 1;
+  }
+  const running = module;
+  const onSignal = (signal: string) => () => {
+    logger.info({ signal }, "signal received");
+    // The kubelet kills us after the grace period anyway; leave before it does, saying so.
+    setTimeout(() => {
+      logger.error({ limitMs: SHUTDOWN_LIMIT_MS }, "shutdown exceeded its time limit; exiting");
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS).unref();
+    void running.stop(signal);
+  };
+  const onTerm = onSignal("SIGTERM");
+  const onInt = onSignal("SIGINT");
+  process.once("SIGTERM", onTerm);
+  process.once("SIGINT", onInt);
+  try {
+    return await running.done;
+  } finally {
+    process.off("SIGTERM", onTerm);
+    process.off("SIGINT", onInt);
+  }
+}
+
+if (import.meta.main) process.exit(await runCluster(process.argv.slice(2)));

@@ -1,0 +1,85 @@
+/**
+ * Admission of incoming hops during shutdown: counts hops in flight, refuses new ones once draining
+ * started (the hop fails with {@link ShuttingDownError}, which a NATS/gRPC caller sees as an error
+ * reply), and lets shutdown wait, bounded, until the in-flight ones finished. Also counts hops for
+ * /metrics.
+ */
+import { fail, type Result } from "../sdk/result.ts";
+import { TinyError } from "../sdk/errors.ts";
+import type { Msg, MsgHandler } from "../transport/types.ts";
+
+/** A hop that arrived after shutdown began. code `"SHUTTING_DOWN"`. */
+export class ShuttingDownError extends TinyError {
+  /** @param to - the hop's destination `node:port`. */
+  constructor(to: string) {
+    super("SHUTTING_DOWN", `module is shutting down: hop to ${JSON.stringify(to)} refused`);
+  }
+}
+
+/** Hop counters (monotonic except `inFlight`). */
+export interface HopStats {
+  /** Hops admitted. */
+  started: number;
+  /** Admitted hops that resolved with a failure. */
+  failed: number;
+  /** Hops refused while draining. */
+  refused: number;
+  /** Hops running now. */
+  inFlight: number;
+}
+
+/** Wraps a hop handler with admission control. */
+export class HopGate {
+  /** Live counters. */
+  readonly stats: HopStats = { started: 0, failed: 0, refused: 0, inFlight: 0 };
+  readonly #inner: MsgHandler;
+  #draining = false;
+  #idle: (() => void)[] = [];
+
+  /** @param inner - the real handler, typically `Scheduler.handle`. */
+  constructor(inner: MsgHandler) {
+    this.#inner = inner;
+  }
+
+  /** The gated handler to give transports. Never rejects. */
+  readonly handle: MsgHandler = async (msg: Msg, signal?: AbortSignal): Promise<Result> => {
+    if (this.#draining) {
+      this.stats.refused++;
+      return fail(new ShuttingDownError(msg.to));
+    }
+    this.stats.started++;
+    this.stats.inFlight++;
+    try {
+      const result = await this.#inner(msg, signal);
+      if (result.kind === "fail") this.stats.failed++;
+      return result;
+    } catch (err) {
+      this.stats.failed++;
+      return fail(err);
+    } finally {
+      this.stats.inFlight--;
+      if (this.stats.inFlight === 0) for (const wake of this.#idle.splice(0)) wake();
+    }
+  };
+
+  /** True once {@link drain} was called. */
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /**
+   * Stops admitting hops and waits until none is in flight or `timeoutMs` passed.
+   * @returns the number of hops still running when it returned (0 = fully drained).
+   */
+  async drain(timeoutMs: number): Promise<number> {
+    this.#draining = true;
+    if (this.stats.inFlight === 0) return 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => this.#idle.push(resolve)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    return this.stats.inFlight;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The module's /metrics series, read live from the objects that already count (controller stats,
+ * work queues, watchers, the elector, the hop gate). Names follow controller-runtime and client-go
+ * where one exists (`controller_runtime_reconcile_total`, `workqueue_depth`,
+ * `leader_election_master_status`); the rest are prefixed `tinyhost_`.
+ */
+import type { Controller } from "../k8s/runtime/controller.ts";
+import type { Watcher } from "../k8s/runtime/watcher.ts";
+import type { KubeObject } from "../k8s/client/index.ts";
+import { MetricsRegistry, type Sample } from "../telemetry/metrics.ts";
+import type { HopStats } from "./hop-gate.ts";
+
+/** One controller and its watcher, named for the `controller` / `resource` labels. */
+export interface WatchedController {
+  /** e.g. `tinynode`. */
+  name: string;
+  controller: Controller<KubeObject>;
+  watcher: Watcher<KubeObject>;
+  /** Status-writer counters of its reconciler. */
+  writes: { statusWrites: number; statusSkips: number; conflicts: number };
+}
+
+/** What the registry reads. */
+export interface ModuleMetricsSources {
+  controllers: WatchedController[];
+  /** Lease name (the `name` label of the leader gauge). */
+  leaseName: string;
+  isLeader: () => boolean;
+  hops: HopStats;
+  runners: () => number;
+}
+
+/** Builds the registry for one module process. */
+export function moduleMetrics(s: ModuleMetricsSources): MetricsRegistry {
+  const r = new MetricsRegistry();
+  const per = (read: (c: WatchedController) => number, label: "controller" | "name" | "resource" = "controller") => (): Sample[] =>
+    s.controllers.map((c) => ({ labels: { [label]: c.name }, value: read(c) }));
+  r.collect("controller_runtime_reconcile_total", "Reconciles finished, per controller.", "counter", per((c) => c.controller.stats.reconciles));
+  r.collect("controller_runtime_reconcile_errors_total", "Reconciles that failed, per controller.", "counter", per((c) => c.controller.stats.errors));
+  r.collect("tinyhost_reconcile_requeues_total", "Reconciles that asked to run again, per controller.", "counter", per((c) => c.controller.stats.requeues));
+  r.collect("workqueue_depth", "Keys waiting in the work queue.", "gauge", per((c) => c.controller.queue.depth, "name"));
+  r.collect("workqueue_retries_total", "Rate-limited re-adds of the work queue.", "counter", per((c) => c.controller.queue.stats.retries, "name"));
+  r.collect("tinyhost_watch_restarts_total", "Watch requests started again after one ended.", "counter", per((c) => c.watcher.stats.watchRestarts, "resource"));
+  r.collect("tinyhost_watch_relists_total", "Full relists after the first list (410 Gone or watchdog).", "counter", per((c) => c.watcher.stats.relists, "resource"));
+  r.collect("tinyhost_watch_errors_total", "Watch and list failures that led to a backoff.", "counter", per((c) => c.watcher.stats.errors, "resource"));
+  r.collect("tinyhost_status_writes_total", "Status writes sent and accepted, per controller.", "counter", per((c) => c.writes.statusWrites));
+  r.collect("tinyhost_status_write_skips_total", "Status writes skipped because nothing changed, per controller.", "counter", per((c) => c.writes.statusSkips));
+  r.collect("tinyhost_status_write_conflicts_total", "409 Conflict answers met while writing (each retried), per controller.", "counter", per((c) => c.writes.conflicts));
+  r.collect("leader_election_master_status", "1 while this process holds the module's Lease.", "gauge", () => [{ labels: { name: s.leaseName }, value: s.isLeader() ? 1 : 0 }]);
+  r.collect("tinyhost_hops_total", "Incoming hops admitted.", "counter", () => [{ labels: {}, value: s.hops.started }]);
+  r.collect("tinyhost_hops_failed_total", "Incoming hops that resolved with a failure.", "counter", () => [{ labels: {}, value: s.hops.failed }]);
+  r.collect("tinyhost_hops_refused_total", "Incoming hops refused during shutdown.", "counter", () => [{ labels: {}, value: s.hops.refused }]);
+  r.collect("tinyhost_hops_in_flight", "Incoming hops running now.", "gauge", () => [{ labels: {}, value: s.hops.inFlight }]);
+  r.collect("tinyhost_runners", "Nodes with a running runner in this process.", "gauge", () => [{ labels: {}, value: s.runners() }]);
+  return r;
+}

@@ -1,0 +1,172 @@
+/**
+ * Opens the wire the module runs on (runtime-spec §4.1, §16 item 16), from `selectTransport`:
+ * - no `TINY_NATS_URL` → gRPC server on `--grpc-server-bind-address` + gRPC client pool;
+ * - `TINY_NATS_URL` → core NATS (queue group = module); a failed first connect falls back to gRPC,
+ *   as Go does;
+ * - plus `TINY_NATS_TRANSPORT=jetstream` → JetStream (streams and the `TINY_EXEC` ledger must be
+ *   created, else start-up fails) and the leader-only run reconciler (runtime-spec §3.6).
+ * Opening gives the sender (the scheduler needs it first); `serve` then starts receiving.
+ */
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Logger } from "../telemetry/log.ts";
+import { GrpcServer, GrpcTransport } from "../transport/grpc/index.ts";
+import { connectNats, CoreNatsTransport, JetStreamTransport, RunLedger, RunReconciler } from "../transport/nats/index.ts";
+import { selectTransport, type TransportSelection } from "../transport/select.ts";
+import type { MsgHandler, Transport } from "../transport/types.ts";
+import type { ModuleAddressBook } from "../k8s/controllers/index.ts";
+
+/** Options of {@link openTransport}. */
+export interface OpenTransportOptions {
+  /** Sanitized module name (subjects, queue group, consumer names). */
+  module: string;
+  /** Pod name (`HOSTNAME`): JetStream's per-pod system consumer. */
+  pod: string;
+  /** gRPC listen address (`--grpc-server-bind-address`), Go syntax. */
+  grpcAddress: string;
+  /** Environment (`TINY_NATS_URL`, `TINY_NATS_TRANSPORT`, `SELF_SERVICE_HOST`). */
+  env: Record<string, string | undefined>;
+  /** Live leader flag (system messages, run reconciler). */
+  isLeader: () => boolean;
+  log: Logger;
+}
+
+/** An opened wire. */
+export interface ModuleTransport {
+  /** Which wire runs (after any fallback). */
+  readonly kind: TransportSelection["kind"];
+  /** Sender for hops to other modules. */
+  readonly remote: Transport;
+  /** Other modules' gRPC addresses (gRPC only). */
+  readonly addresses: ModuleAddressBook | undefined;
+  /** Starts receiving hops. Call once. @throws when the gRPC bind or a JetStream consumer fails. */
+  serve(handler: MsgHandler): Promise<void>;
+  /** `TinyModule.status.addr`: the advertised gRPC address, or `nats://tinymodule.<module>.msg`. */
+  address(): string;
+  /** True when connected (NATS) or listening (gRPC); else the reason. */
+  ready(): true | string;
+  /** Stops receiving (in-flight hops get up to `graceMs`) and closes connections. */
+  close(graceMs: number): Promise<void>;
+  /** Rejects when the wire dies for good (a closed NATS connection); never resolves otherwise. */
+  readonly failed: Promise<never>;
+}
+
+/**
+ * Opens the selected wire.
+ * @throws the JetStream error when streams or the ledger cannot be set up (fatal as in Go).
+ */
+export async function openTransport(o: OpenTransportOptions): Promise<ModuleTransport> {
+  const selection = selectTransport(o.env);
+  if (selection.kind === "grpc") return openGrpc(o);
+  let nc: NatsConnection;
+  try {
+    nc = await connectNats(selection.natsUrl);
+  } catch (err) {
+    o.log.error({ err: err instanceof Error ? err.message : String(err), url: redactUrl(selection.natsUrl) }, "nats connect failed; falling back to gRPC");
+    return openGrpc(o);
+  }
+  return selection.kind === "jetstream" ? openJetStream(o, nc) : openCore(o, nc);
+}
+
+function openGrpc(o: OpenTransportOptions): ModuleTransport {
+  const client = new GrpcTransport({ log: o.log.child({ component: "grpc-client" }) });
+  let server: GrpcServer | undefined;
+  let stopped = false;
+  return {
+    kind: "grpc",
+    remote: client,
+    addresses: client,
+    async serve(handler) {
+      server = new GrpcServer({ handler, address: o.grpcAddress, env: o.env, log: o.log.child({ component: "grpc-server" }) });
+      await server.start();
+    },
+    address: () => server?.advertisedAddress ?? "",
+    ready: () => (stopped ? "grpc server stopped" : server && server.port > 0 ? true : "grpc server not listening yet"),
+    async close(graceMs) {
+      stopped = true;
+      await server?.stop(graceMs);
+      client.close();
+    },
+    failed: new Promise<never>(() => {}),
+  };
+}
+
+/** Follows the connection's status events so readiness can say "disconnected". */
+class NatsHealth {
+  #connected = true;
+  #closing = false;
+  readonly failed: Promise<never>;
+
+  constructor(readonly nc: NatsConnection, log: Logger) {
+    void (async () => {
+      for await (const s of nc.status()) {
+        if (s.type === "disconnect") this.#connected = false;
+        else if (s.type === "reconnect") this.#connected = true;
+        else continue;
+        log.warn({ status: s.type }, "nats connection status");
+      }
+    })().catch(() => {});
+    // A connection that closes while we did not ask for it is a dead module (runtime-spec §9).
+    this.failed = nc.closed().then((err) => {
+      if (this.#closing) return new Promise<never>(() => {});
+      throw new Error(`nats connection closed${err ? `: ${err.message}` : ""}`);
+    });
+    this.failed.catch(() => {});
+  }
+
+  ready = (): true | string => (this.nc.isClosed() ? "nats connection closed" : this.#connected ? true : "nats disconnected (reconnecting)");
+
+  /** Drains the connection; its close is then expected. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    await this.nc.drain().catch(() => this.nc.close());
+  }
+}
+
+function openCore(o: OpenTransportOptions, nc: NatsConnection): ModuleTransport {
+  const transport = new CoreNatsTransport({ nc, module: o.module, log: o.log.child({ component: "nats-core" }) });
+  const health = new NatsHealth(nc, o.log);
+  return {
+    kind: "core",
+    remote: transport,
+    addresses: undefined,
+    async serve(handler) {
+      transport.serve({ handler, isLeader: o.isLeader });
+    },
+    address: () => `nats://tinymodule.${o.module}.msg`,
+    ready: health.ready,
+    async close(graceMs) {
+      await transport.close(graceMs);
+      await health.close();
+    },
+    failed: health.failed,
+  };
+}
+
+async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promise<ModuleTransport> {
+  const health = new NatsHealth(nc, o.log);
+  const ledger = await RunLedger.open(nc);
+  const transport = await JetStreamTransport.create({ nc, module: o.module, pod: o.pod, ledger, log: o.log.child({ component: "nats-jetstream" }) });
+  const reconciler = new RunReconciler({ ledger, republish: (msg) => transport.send(msg), isLeader: o.isLeader, log: o.log.child({ component: "run-reconciler" }) });
+  return {
+    kind: "jetstream",
+    remote: transport,
+    addresses: undefined,
+    async serve(handler) {
+      await transport.serve({ handler, isLeader: o.isLeader });
+      reconciler.start();
+    },
+    address: () => `nats://tinymodule.${o.module}.msg`,
+    ready: health.ready,
+    async close(graceMs) {
+      await reconciler.stop();
+      await transport.close(graceMs);
+      await health.close();
+    },
+    failed: health.failed,
+  };
+}
+
+/** The URL without credentials, for logs. */
+function redactUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/g, "//***@");
+}
