@@ -1,0 +1,238 @@
+/**
+ * Local mode end to end: `bun src/cli/main.ts run --local <copy of an example>` (and `demo`) as a
+ * child process on a free port, observed through HTTP, its log and its state file. No cluster,
+ * no NATS.
+ */
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { examples, exampleFiles, helloApi, tickCount, uptimeProbe } from "../../examples/generate.ts";
+import { nodeNameOf, type FlowDescription } from "../../src/local/flow-builder.ts";
+import { freePort, startProcess, tail, waitUntil, type ManagedProcess } from "../support/process.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const TEST_TIMEOUT = 90_000;
+
+interface Running {
+  proc: ManagedProcess;
+  log: string;
+  port: number;
+  dir: string;
+}
+
+const running: Running[] = [];
+const temps: string[] = [];
+
+afterEach(async () => {
+  for (const r of running.splice(0)) await r.proc.stop();
+});
+afterAll(() => {
+  for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(prefix: string): string {
+  const d = mkdtempSync(join(tmpdir(), `tinyhost-${prefix}-`));
+  temps.push(d);
+  return d;
+}
+
+/** A copy of examples/<name> (YAML only) in a temp dir. */
+function copyExample(name: string): string {
+  const dir = tempDir(name);
+  for (const f of readdirSync(join(ROOT, "examples", name))) if (f.endsWith(".yaml")) cpSync(join(ROOT, "examples", name, f), join(dir, f));
+  return dir;
+}
+
+/** `desc` written as an example directory in a temp dir. */
+function writeFlow(desc: FlowDescription, dir = tempDir(desc.flow)): string {
+  for (const f of exampleFiles(desc)) writeFileSync(join(dir, f.name), f.text);
+  return dir;
+}
+
+function spawn(args: string[], dir: string, port: number, env: Record<string, string> = {}): Running {
+  const log = join(tempDir("log"), "tinyhost.log");
+  const proc = startProcess({ name: "tinyhost", cmd: [process.execPath, "src/cli/main.ts", ...args], logFile: log, cwd: ROOT, env: { TINYHOST_LOG_LEVEL: "warn", ...env } });
+  const r = { proc, log, port, dir };
+  running.push(r);
+  return r;
+}
+
+function runLocal(dir: string, port = freePort()): Running {
+  return spawn(["run", "--local", dir, "--port", String(port)], dir, port);
+}
+
+const logText = (r: Running) => (existsSync(r.log) ? readFileSync(r.log, "utf8") : "");
+
+async function waitLog(r: Running, what: string, pred: (text: string) => boolean, ms = 30_000): Promise<void> {
+  try {
+    await waitUntil(what, async () => pred(logText(r)), ms);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n--- log ---\n${await tail(r.log, 40)}`);
+  }
+}
+
+async function waitListening(r: Running): Promise<string> {
+  const url = `http://localhost:${r.port}`;
+  await waitLog(r, `listening on ${url}`, (t) => t.includes(`listening on ${url}`));
+  return url;
+}
+
+async function call(url: string, init?: RequestInit): Promise<{ status: number; type: string; body: string }> {
+  const res = await fetch(url, init);
+  return { status: res.status, type: res.headers.get("content-type") ?? "", body: await res.text() };
+}
+
+/** The `_state/count` of node `name` in a state file, or -1. */
+function countIn(dir: string, name: string): number {
+  const file = join(dir, ".tinyhost-state.json");
+  if (!existsSync(file)) return -1;
+  try {
+    const b64 = JSON.parse(readFileSync(file, "utf8")).nodes[name]?.status?.metadata?.["_state/count"];
+    return b64 ? Number(Buffer.from(b64, "base64").toString("utf8")) : -1;
+  } catch {
+    return -1; // mid-rename read: try again
+  }
+}
+
+async function expectHelloApi(url: string): Promise<void> {
+  const get = await call(`${url}/hello?x=1`);
+  expect(get.status).toBe(200);
+  expect(get.type).toContain("application/json");
+  expect(JSON.parse(get.body)).toEqual({ hello: "world", method: "GET", path: "/hello" });
+  const post = await call(`${url}/echo`, { method: "POST", body: '{"n":1,"s":"é"}', headers: { "content-type": "application/json" } });
+  expect(post.status).toBe(201);
+  expect(post.body).toBe('{"n":1,"s":"é"}');
+  const del = await call(`${url}/thing`, { method: "DELETE" });
+  expect(del.status).toBe(404);
+  expect(del.body).toBe("no route for DELETE /thing");
+}
+
+describe("tinyhost run --local", () => {
+  test(
+    "hello-api answers GET 200 JSON built by the flow, POST 201 echo, DELETE 404 from the default port",
+    async () => {
+      const r = runLocal(copyExample("hello-api"));
+      await expectHelloApi(await waitListening(r));
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "npm run demo's command runs hello-api on PORT and prints its URL",
+    async () => {
+      const port = freePort();
+      const r = spawn(["demo"], ROOT, port, { PORT: String(port) });
+      const url = `http://localhost:${port}`;
+      await waitLog(r, "the demo banner", (t) => t.includes(`hello-api is running: ${url}`));
+      await expectHelloApi(url);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "tick-count counts ticks in node state and shows them on the debug node",
+    async () => {
+      const dir = copyExample("tick-count");
+      const r = runLocal(dir);
+      const counter = nodeNameOf(tickCount(), "counter");
+      const debug = nodeNameOf(tickCount(), "debug");
+      await waitUntil("count ≥ 2 in the state file", async () => countIn(dir, counter) >= 2, 30_000);
+      await waitLog(r, "a debug line", (t) => t.includes(`debug ${debug}: {"context":{"count":2,"source":"ticker","line":"tick #2"}}`));
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "uptime-probe probes each target in turn: answers reach Up, failures reach Down through the error port",
+    async () => {
+      const target = Bun.serve({
+        port: 0,
+        hostname: "127.0.0.1",
+        fetch: (req) => (new URL(req.url).pathname === "/ok" ? new Response("fine") : new Response("broken", { status: 500 })),
+      });
+      try {
+        const ok = `http://127.0.0.1:${target.port}/ok`;
+        const bad = `http://127.0.0.1:${target.port}/bad`;
+        const desc = uptimeProbe({ targets: [ok, bad], delayMs: 60_000, stepDelayMs: 10 });
+        const r = runLocal(writeFlow(desc));
+        await waitLog(r, "the Up line", (t) => t.includes(`debug ${nodeNameOf(desc, "up")}: {"context":{"url":"${ok}","status":200`));
+        await waitLog(r, "the Down line", (t) => t.includes(`debug ${nodeNameOf(desc, "down")}: {"context":{"url":"${bad}","error":"broken","retryable":true}}`));
+      } finally {
+        void target.stop(true);
+      }
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "the committed uptime-probe starts every node and probes its targets (Up or Down)",
+    async () => {
+      const desc = examples()["uptime-probe"]!;
+      const r = runLocal(copyExample("uptime-probe"));
+      for (const key of Object.keys(desc.nodes)) {
+        await waitLog(r, `node ${key} OK`, (t) => t.includes(`node ${nodeNameOf(desc, key)}  ${desc.nodes[key]!.component}  OK`));
+      }
+      // Debug status is debounced (1 s), so the line may show either target's latest result.
+      const targets = ["https://example.com", "https://example.org"].map((u) => `{"context":{"url":${JSON.stringify(u)}`);
+      await waitLog(r, "an Up or Down line for a target", (t) => targets.some((p) => t.includes(p)), 40_000);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a restart resumes the counter where it stopped",
+    async () => {
+      const dir = copyExample("tick-count");
+      const counter = nodeNameOf(tickCount(), "counter");
+      const first = runLocal(dir);
+      await waitUntil("count ≥ 2", async () => countIn(dir, counter) >= 2, 30_000);
+      await first.proc.stop();
+      expect(await first.proc.exited).toBe(0);
+      const before = countIn(dir, counter);
+      expect(before).toBeGreaterThanOrEqual(2);
+      const second = runLocal(dir);
+      await waitLog(second, "the ticker resumes", (t) => t.includes(`node ${nodeNameOf(tickCount(), "ticker")}  ticker  OK`));
+      await waitUntil(`count > ${before} after restart`, async () => countIn(dir, counter) > before, 30_000);
+      expect(countIn(dir, counter)).toBeLessThan(before + 10); // continued, not restarted from 0 then raced past
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a YAML edit changes routing without a restart",
+    async () => {
+      const dir = copyExample("hello-api");
+      const r = runLocal(dir);
+      const url = await waitListening(r);
+      expect((await call(`${url}/a`)).status).toBe(200);
+      // Route GET nowhere: its condition now matches HEAD only, so GET falls to the default port.
+      const edited = helloApi();
+      const edge = edited.edges!.find((e) => e.to === "router:input")!;
+      (edge.configuration as { conditions: { route: string; condition: string }[] }).conditions[0]!.condition = "{{$.method == 'HEAD'}}";
+      writeFlow(edited, dir);
+      await waitUntil("GET answered by the default port", async () => (await call(`${url}/a`)).status === 404, 20_000);
+      expect((await call(`${url}/a`)).body).toBe("no route for GET /a");
+      expect(logText(r).split("tinyhost local: module").length - 1).toBe(1); // one start: no restart happened
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a broken node file is reported naming the file and node, and the rest keeps serving",
+    async () => {
+      const dir = copyExample("hello-api");
+      const r = runLocal(dir);
+      const url = await waitListening(r);
+      writeFileSync(join(dir, "broken.yaml"), "apiVersion: operator.tinysystems.io/v1alpha1\nkind: TinyNode\nmetadata:\n  name: [oops\n");
+      writeFileSync(
+        join(dir, "ghost.yaml"),
+        "apiVersion: operator.tinysystems.io/v1alpha1\nkind: TinyNode\nmetadata:\n  name: e55788cb.tinyhost.ghost-00000\nspec:\n  module: tinyhost\n  component: ghost\n",
+      );
+      await waitLog(r, "the syntax error", (t) => new RegExp(`error: ${join(dir, "broken.yaml").replaceAll("/", "\\/")}:\\d+: `).test(t));
+      await waitLog(r, "the unknown component", (t) => t.includes(`error: ${join(dir, "ghost.yaml")}:1: node e55788cb.tinyhost.ghost-00000: component "ghost" is not registered`));
+      await expectHelloApi(url);
+    },
+    TEST_TIMEOUT,
+  );
+});
