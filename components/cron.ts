@@ -175,7 +175,7 @@ export default defineComponent({
   ports: (self) => [
     target("_reconcile", Type.Unknown(), { label: "", position: "top" }),
     target("_settings", Settings, { label: "Settings", position: "top", default: { context: self.settings.context ?? null, schedule: self.settings.schedule } }),
-    source("out", Type.Unknown({ title: "Context" }), { label: "Out", position: "right", default: null }),
+    source("out", Type.Unknown(), { label: "Out", position: "right", default: null }),
     control(self),
   ],
   handle: () => undefined, // every input is a system port

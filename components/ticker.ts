@@ -119,7 +119,7 @@ export default defineComponent({
   ports: (self) => [
     target("_settings", Settings, { label: "Settings", position: "top", default: self.settings }),
     target("_reconcile", Type.Unknown(), { label: "Reconcile", position: "top" }),
-    source("out", Type.Unknown({ title: "Context" }), { label: "Out", position: "right", default: null }),
+    source("out", Type.Unknown(), { label: "Out", position: "right", default: null }),
     self.loop.running
       ? source("_control", ControlRunning, { label: "Control", position: "top", default: { context: self.settings.context ?? null, status: "Running", stop: true } })
       : source("_control", ControlStopped, { label: "Control", position: "top", default: { context: self.settings.context ?? null, status: "Not running", start: true } }),
