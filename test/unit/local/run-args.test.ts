@@ -1,0 +1,30 @@
+import { describe, expect, test } from "bun:test";
+import { DEFAULT_LOCAL_PORT, parseRunLocalArgs } from "../../../src/cli/commands/run-local.ts";
+
+describe("tinyhost run --local arguments", () => {
+  test("the port comes from --port, else PORT, else 8080", () => {
+    expect(parseRunLocalArgs(["--local", "d"], {})).toEqual({ dir: "d", port: DEFAULT_LOCAL_PORT, watch: true });
+    expect(parseRunLocalArgs(["--local", "d"], { PORT: "9001" })).toMatchObject({ port: 9001 });
+    expect(parseRunLocalArgs(["--local", "d", "--port", "9002"], { PORT: "9001" })).toMatchObject({ port: 9002 });
+  });
+
+  test("every flag is read, in --flag value and --flag=value forms", () => {
+    expect(parseRunLocalArgs(["--local=d", "--name", "m", "--namespace=ns", "--components", "c", "--state", "s.json", "--no-watch"], {})).toEqual({
+      dir: "d",
+      name: "m",
+      namespace: "ns",
+      components: "c",
+      state: "s.json",
+      port: DEFAULT_LOCAL_PORT,
+      watch: false,
+    });
+    expect(parseRunLocalArgs(["--local", "d", "--no-state"], {})).toMatchObject({ state: null });
+  });
+
+  test("bad input is a usage error naming the flag and value", () => {
+    expect(parseRunLocalArgs(["--local"], {})).toBe("--local needs a directory");
+    expect(parseRunLocalArgs(["--local", "d", "--port", "http"], {})).toBe('port must be an integer 1–65535, got "http" (from --port)');
+    expect(parseRunLocalArgs(["--local", "d"], { PORT: "0" })).toBe('port must be an integer 1–65535, got "0" (from PORT)');
+    expect(parseRunLocalArgs(["--local", "d", "--verbose"], {})).toBe('unknown argument "--verbose"');
+  });
+});
