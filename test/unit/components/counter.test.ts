@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { fail, ok } from "tinyhost";
 import counter from "../../../components/counter.ts";
+import debug from "../../../components/debug.ts";
+import ticker from "../../../components/ticker.ts";
+import { Scheduler } from "../../../src/runtime/scheduler/scheduler.ts";
 import { FakeCluster, waitFor } from "./leader-pods.ts";
 
 const clusters: FakeCluster[] = [];
@@ -134,5 +137,52 @@ describe("counter", () => {
     expect(status.error).toBe(true);
     const r = await pod.send("in", { context: 1 });
     expect(r.kind === "fail" && r.error.message).toBe('counter: state key "count" holds "many", not an integer');
+  });
+});
+
+describe("counter in Flow B (components.md §5): ticker → counter → debug", () => {
+  test("ticks are counted into _state/count and the debug node shows the mapped {count, source, line}", async () => {
+    const json64 = (v: unknown) => Buffer.from(JSON.stringify(v), "utf8").toString("base64");
+    const quiet = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
+    const s = new Scheduler({ module: "m", debounceMs: 5, log: quiet });
+    s.isLeader = true;
+    for (const d of [ticker, counter, debug]) s.install(d);
+    const [K, C, D] = ["f.m.ticker-1", "f.m.counter-1", "f.m.debug-1"];
+    await s.update({
+      metadata: { name: D },
+      spec: { module: "m", component: "debug", ports: [{ from: `${C}:out`, port: "in", configuration: json64({ count: "{{$.count}}", source: "{{$.context.source}}", line: "tick #{{$.count}}" }) }] },
+    });
+    await s.update({
+      metadata: { name: C },
+      spec: {
+        module: "m",
+        component: "counter",
+        edges: [{ id: "c-d", port: "out", to: `${D}:in` }],
+        ports: [
+          { port: "_settings", configuration: json64({ step: 1, initial: 0 }) },
+          { from: `${K}:out`, port: "in", configuration: json64({ context: "{{$}}" }) },
+        ],
+      },
+    });
+    await s.update({
+      metadata: { name: K },
+      spec: { module: "m", component: "ticker", edges: [{ id: "k-c", port: "out", to: `${C}:in` }], ports: [{ port: "_settings", configuration: json64({ context: { source: "ticker" }, delay: 2 }) }] },
+    });
+    try {
+      await s.handle({ edgeId: "", from: "signal", to: `${K}:_control`, data: { start: true, context: { source: "ticker" } }, depth: 0 });
+      const stored = () => s.runner(C)!.node.status?.metadata?.["_state/count"];
+      await waitFor("three counted ticks", () => Number(Buffer.from(stored() ?? "", "base64").toString()) >= 3);
+      // Quiesce without cancelling a tick mid-chain: a pod that is no longer leader finishes the
+      // tick in flight, then its loop ends.
+      s.isLeader = false;
+      const tickerStatus = () => JSON.parse(Buffer.from(s.readStatus(K)!.ports!.find((p) => p.name === "_control")!.configuration, "base64").toString()).status;
+      await waitFor("ticker loop ended", () => tickerStatus() === "Not running");
+      await s.runner(C)!.stop(false); // flush the counter's pending state patch
+      const n = Number(Buffer.from(stored()!, "base64").toString());
+      const control = s.readStatus(D)!.ports!.find((p) => p.name === "_control")!;
+      expect(JSON.parse(Buffer.from(control.configuration, "base64").toString())).toEqual({ context: { count: n, source: "ticker", line: `tick #${n}` } });
+    } finally {
+      await s.stopAll();
+    }
   });
 });
