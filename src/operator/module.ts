@@ -4,7 +4,7 @@
  *
  * Start (runtime-spec §9 startup order, adapted): kube client → components → transport (sender) →
  * resource manager + scheduler (components installed) → health server → Lease elector → own
- * TinyModule → controllers (TinyNode, TinyModule) → transport receivers.
+ * TinyModule → transport receivers → controllers (TinyNode, TinyModule).
  * The health server starts first-thing so liveness answers at once; /readyz reports 503 until the
  * node cache synced, the transport is up and a leader is known (Go starts its probes only after a
  * leader is seen, §16 item 24).
@@ -117,7 +117,8 @@ export class ModuleStartError extends Error {
  * @throws ModuleStartError naming the stage that failed; what already started is stopped first.
  */
 export async function startModule(o: ModuleOptions): Promise<RunningModule> {
-  const log = o.log ?? rootLogger.child({ component: "module" });
+  const base = o.log ?? rootLogger;
+  const log = base.child({ component: "module" });
   const moduleName = sanitizeResourceName(o.name);
   const lease = o.lease ?? DEFAULT_LEASE_TIMINGS;
   const cleanups: (() => Promise<void>)[] = [];
@@ -140,7 +141,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   let leading = false;
   const isLeader = () => leading;
   const transport: ModuleTransport = await stage("transport", () =>
-    openTransport({ module: moduleName, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader, log }),
+    openTransport({ module: moduleName, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader, log: base }),
   );
   cleanups.push(() => transport.close(500));
 
@@ -152,7 +153,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
       remote: transport.remote,
       statusSink: kubeStatusSink((name, updater) => resources.nodes.patch(name, updater)),
       client,
-      log: log.child({ component: "scheduler" }),
+      log: base.child({ component: "scheduler" }),
     });
     for (const def of registry.list()) s.install(def);
     return s;
@@ -254,12 +255,13 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   });
 
   const stopControllers = new AbortController();
+
+  // Receivers before controllers (Go's order): the TinyModule status then carries the bound address.
+  await stage("transport receivers", () => transport.serve(gate.handle));
   const { nodeRun, moduleRun } = await stage("controllers", () => ({
     nodeRun: nodeController.run(stopControllers.signal),
     moduleRun: moduleController.run(stopControllers.signal),
   }));
-
-  await stage("transport receivers", () => transport.serve(gate.handle));
   log.info({ module: o.name, version: o.version, namespace: o.namespace, transport: transport.kind, health: listeners[0]?.url }, "module started");
 
   // ---- lifecycle ----
