@@ -296,7 +296,7 @@ export class LocalHost {
   #componentSummary(): string {
     const names = [...new Set(this.#componentFiles.values())].sort();
     if (this.#options.components) return `${this.#options.components.length} bundled`;
-    return `${displayDir(resolve(this.#options.componentsDir ?? "components"))} (${names.length})`;
+    return `${names.length} from ${displayDir(resolve(this.#options.componentsDir ?? "components"))}`;
   }
 
   // ----- desired state ----------------------------------------------------------------------

