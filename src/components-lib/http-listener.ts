@@ -46,25 +46,15 @@ export function idleTimeoutFor(readTimeout: number, writeTimeout: number): numbe
   return longest === 0 ? 0 : Math.min(BUN_MAX_IDLE_TIMEOUT_S, longest + 1);
 }
 
-/** `work`, or a failure with the abort reason as soon as `signal` aborts. */
-function untilAborted(work: Promise<Result>, signal: AbortSignal): Promise<Result> {
-  if (signal.aborted) return Promise.resolve(fail(signal.reason));
-  return new Promise((resolve) => {
-    const onAbort = () => resolve(fail(signal.reason));
-    signal.addEventListener("abort", onAbort, { once: true });
-    void work.then((r) => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(r);
-    });
-  });
-}
+/** Abort reason of flows cancelled because the server stops (answered 503). */
+const STOPPED = new Error("http_server stopped");
 
 /** A running listener. */
 export class HttpListener {
   readonly port: number;
   readonly #server: ReturnType<typeof Bun.serve>;
-  /** Aborts every in-flight flow (node stopped). */
-  readonly #inFlight = new AbortController();
+  /** Abort functions of the in-flight flows (close() without grace cancels them). */
+  readonly #inFlight = new Set<(reason: unknown) => void>();
   #closed: Promise<void> | undefined;
 
   /**
@@ -76,38 +66,47 @@ export class HttpListener {
     const writeMs = options.writeTimeout > 0 ? options.writeTimeout * 1000 : 0;
     const idle = idleTimeoutFor(options.readTimeout, options.writeTimeout);
     const beyondBun = options.writeTimeout + 1 > BUN_MAX_IDLE_TIMEOUT_S;
-    const inFlight = this.#inFlight.signal;
+    const inFlight = this.#inFlight;
     const app = new Hono<{ Bindings: { server: ReturnType<typeof Bun.serve> } }>();
     app.all("*", async (c) => {
       const req = c.req.raw;
       const server = c.env.server;
       const limit = options.maxBodyBytes();
-      const declared = Number(req.headers.get("content-length") ?? "0");
-      if (declared > limit) return textResponse(413, `request body exceeds the ${limit} byte limit (maxBodySize)`);
-      let body: string;
-      try {
-        const bytes = await req.arrayBuffer();
-        if (bytes.byteLength > limit) return textResponse(413, `request body exceeds the ${limit} byte limit (maxBodySize)`);
-        body = Buffer.from(bytes).toString("utf8");
-      } catch {
-        return textResponse(400, "could not read request body");
+      const declared = req.headers.get("content-length");
+      if (declared !== null && Number(declared) > limit) return textResponse(413, `request body exceeds the ${limit} byte limit (maxBodySize)`);
+      let body = "";
+      if (declared !== null || req.headers.has("transfer-encoding")) {
+        try {
+          const bytes = await req.arrayBuffer();
+          if (bytes.byteLength > limit) return textResponse(413, `request body exceeds the ${limit} byte limit (maxBodySize)`);
+          body = Buffer.from(bytes).toString("utf8");
+        } catch {
+          return textResponse(400, "could not read request body");
+        }
       }
       if (beyondBun) server.timeout(req, 0);
+      // One controller per request: client disconnect, write timeout and close() abort it, and the
+      // answer is settled at that moment even if the flow ignores its signal.
       const flow = new AbortController();
-      const signals = [req.signal, inFlight, flow.signal];
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      if (writeMs > 0) timer = setTimeout(() => flow.abort(new FlowTimeoutError(options.writeTimeout)), writeMs);
+      const settled = Promise.withResolvers<Result>();
+      const abort = (reason: unknown) => {
+        if (flow.signal.aborted) return;
+        flow.abort(reason);
+        settled.resolve(fail(reason));
+      };
+      req.signal.addEventListener("abort", () => abort(new Error("client disconnected")), { once: true });
+      const timer = writeMs > 0 ? setTimeout(() => abort(new FlowTimeoutError(options.writeTimeout)), writeMs) : undefined;
+      inFlight.add(abort);
       const request = buildServerRequest(req, body, server.requestIP(req)?.address, tls, options.context());
-      const signal = AbortSignal.any(signals);
-      let result: Result;
-      try {
-        // A flow that ignores cancellation must not hold the answer past the write timeout.
-        result = await untilAborted(options.onRequest(request, signal), signal);
-      } finally {
-        if (timer) clearTimeout(timer);
+      void options.onRequest(request, flow.signal).then(settled.resolve);
+      const result = await settled.promise;
+      if (timer) clearTimeout(timer);
+      inFlight.delete(abort);
+      if (flow.signal.aborted) {
+        const reason = flow.signal.reason as Error;
+        if (reason instanceof FlowTimeoutError) return textResponse(504, reason.message);
+        if (reason === STOPPED) return textResponse(503, reason.message);
       }
-      if (flow.signal.aborted) return textResponse(504, (flow.signal.reason as Error).message);
-      if (inFlight.aborted) return textResponse(503, "http_server stopped");
       return answerFor(result);
     });
     const fetch = (req: Request, server: ReturnType<typeof Bun.serve>) => app.fetch(req, { server });
@@ -125,6 +124,10 @@ export class HttpListener {
     this.port = this.#server.port ?? options.port;
   }
 
+  #cancelInFlight(): void {
+    for (const abort of [...this.#inFlight]) abort(STOPPED);
+  }
+
   /**
    * Stops the listener; idempotent. `graceful`: stop accepting and let in-flight requests finish
    * (at most `graceMs`, Go's 30 s shutdown grace), then close what is left. Otherwise in-flight
@@ -132,11 +135,11 @@ export class HttpListener {
    */
   close(graceful: boolean, graceMs = 30_000): Promise<void> {
     this.#closed ??= (async () => {
-      if (!graceful) this.#inFlight.abort(new Error("http_server stopped"));
+      if (!graceful) this.#cancelInFlight();
       let t: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([this.#server.stop(false), new Promise<void>((r) => (t = setTimeout(r, graceMs)))]);
       clearTimeout(t);
-      this.#inFlight.abort(new Error("http_server stopped"));
+      this.#cancelInFlight();
       await this.#server.stop(true);
     })();
     return this.#closed;

@@ -44,6 +44,7 @@ export function requestTarget(url: string): string {
 }
 
 function decodePath(raw: string): string {
+  if (!raw.includes("%")) return raw;
   try {
     return decodeURIComponent(raw);
   } catch {
@@ -51,11 +52,31 @@ function decodePath(raw: string): string {
   }
 }
 
-/** Go `url.ParseQuery` as `url.Values` (`+` is a space; repeated names keep every value). */
+function decodeQueryPart(s: string): string {
+  if (!s.includes("%") && !s.includes("+")) return s;
+  const spaced = s.replaceAll("+", " ");
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}
+
+/**
+ * Go `url.ParseQuery` as `url.Values`: `&`-separated `name=value` pairs, `+` is a space,
+ * percent-decoding, repeated names keep every value in order, empty pairs skipped.
+ */
 export function queryValues(search: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  if (search === "" || search === "?") return out;
-  for (const [k, v] of new URLSearchParams(search)) (out[k] ??= []).push(v);
+  const q = search.startsWith("?") ? search.slice(1) : search;
+  if (q === "") return out;
+  for (const pair of q.split("&")) {
+    if (pair === "") continue;
+    const eq = pair.indexOf("=");
+    const k = decodeQueryPart(eq < 0 ? pair : pair.slice(0, eq));
+    const v = eq < 0 ? "" : decodeQueryPart(pair.slice(eq + 1));
+    (out[k] ??= []).push(v);
+  }
   return out;
 }
 
@@ -65,8 +86,7 @@ function trimBrackets(ip: string): string {
 
 /**
  * Echo `Context.RealIP()` without an IP extractor: first `X-Forwarded-For` entry, else
- * `X-Real-IP`, else the peer address (an IPv4-mapped IPv6 peer shown as plain IPv4, as Go's
- * `RemoteAddr` does).
+ * `X-Real-IP`, else the peer address ({@link peerIP}).
  */
 export function realIP(headers: Headers, peer: string | undefined): string {
   const xff = headers.get("x-forwarded-for");
@@ -76,6 +96,11 @@ export function realIP(headers: Headers, peer: string | undefined): string {
   }
   const xri = headers.get("x-real-ip");
   if (xri) return trimBrackets(xri);
+  return peerIP(peer);
+}
+
+/** A peer address as Go's `RemoteAddr` host shows it (IPv4-mapped IPv6 as plain IPv4). */
+export function peerIP(peer: string | undefined): string {
   if (!peer) return "";
   return peer.startsWith("::ffff:") && peer.includes(".") ? peer.slice(7) : peer;
 }
@@ -89,32 +114,27 @@ export function scheme(headers: Headers, tls: boolean): string {
   return headers.get("x-url-scheme") || "http";
 }
 
+/** This pod's name, read once (`HOSTNAME` never changes while the process runs). */
+const POD_NAME = process.env.HOSTNAME ?? "";
+
 const SKIP = new Set(["host"]); // Go moves Host out of Header into Request.Host
 
-/** Builds the {@link ServerRequest} for `req` whose body was already read as `body`. */
+/** Builds the {@link ServerRequest} for `req` whose body was already read as `body`; `peer` is the connection's address. */
 export function buildServerRequest(req: Request, body: string, peer: string | undefined, tls: boolean, context: unknown): ServerRequest {
   const target = requestTarget(req.url);
   const q = target.indexOf("?");
   const rawPath = q < 0 ? target : target.slice(0, q);
   const path = decodePath(rawPath);
   const headers = headerList(req.headers, SKIP);
-  const out: ServerRequest = {
-    context: context ?? null,
-    path,
-    pathSegments: pathSegments(path),
-    requestURI: target,
-    requestParams: queryValues(q < 0 ? "" : target.slice(q)),
-    host: req.headers.get("host") ?? "",
-    method: req.method,
-    realIP: realIP(req.headers, peer),
-    body,
-    scheme: scheme(req.headers, tls),
-    podName: process.env.HOSTNAME ?? "",
-  };
-  if (headers.length > 0) {
-    // keep Go's field order: headers sit between realIP and body
-    const { body: b, scheme: s, podName: p, ...head } = out;
-    return { ...head, headers, body: b, scheme: s, podName: p };
+  const host = req.headers.get("host") ?? "";
+  const ip = realIP(req.headers, peer);
+  const sch = scheme(req.headers, tls);
+  const params = queryValues(q < 0 ? "" : target.slice(q));
+  const ctx = context ?? null;
+  const segments = pathSegments(path);
+  // Two literals keep Go's field order with `headers` omitted when empty (no delete → fast objects).
+  if (headers.length === 0) {
+    return { context: ctx, path, pathSegments: segments, requestURI: target, requestParams: params, host, method: req.method, realIP: ip, body, scheme: sch, podName: POD_NAME };
   }
-  return out;
+  return { context: ctx, path, pathSegments: segments, requestURI: target, requestParams: params, host, method: req.method, realIP: ip, headers, body, scheme: sch, podName: POD_NAME };
 }

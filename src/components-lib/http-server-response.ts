@@ -82,11 +82,16 @@ export function textResponse(status: number, text: string): Response {
  * @throws TypeError when a header name or value is not valid HTTP (the caller answers 500).
  */
 export function writeResponse(r: ServerResponse): Response {
+  const body = NO_BODY.has(r.statusCode) ? null : r.body;
+  if (r.headers.length === 0) {
+    // common case: a plain init object is cheaper than a Headers instance
+    return new Response(body, { status: r.statusCode, headers: { "Content-Type": r.contentType !== "" ? r.contentType : "text/plain; charset=UTF-8" } });
+  }
   const headers = new Headers();
   for (const h of r.headers) headers.set(h.key, h.value);
   if (r.contentType !== "") headers.set("Content-Type", r.contentType);
   else if (!headers.has("Content-Type")) headers.set("Content-Type", "text/plain; charset=UTF-8");
-  return new Response(NO_BODY.has(r.statusCode) ? null : r.body, { status: r.statusCode, headers });
+  return new Response(body, { status: r.statusCode, headers });
 }
 
 /** Why a flow ended without a response in time: the write timeout elapsed. code `"FLOW_TIMEOUT"`. */
