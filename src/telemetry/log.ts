@@ -3,18 +3,56 @@
  *
  * One root logger; subsystems take a child with `logger.child({ component: "k8s" })` so every
  * line names where it came from. Level from `TINYHOST_LOG_LEVEL` (default `info`).
+ *
+ * Every line logged while a span is active carries `trace_id` and `span_id` (a pino mixin), so
+ * logs join traces; hop loggers add `node` and `port`. Credential-looking values are masked with
+ * the span-payload rules (runtime-spec §2.8) before a line is written; cookie headers, which no key
+ * rule catches, by pino's `redact` paths.
  */
+import { trace } from "@opentelemetry/api";
 import pino from "pino";
+import { REDACTED, redactValue } from "./redact.ts";
 
 /** The pino logger type used across tinyhost. */
 export type Logger = pino.Logger;
 
 /**
+ * `{ trace_id, span_id }` of the active span (W3C hex ids), or `{}` when there is none — always a
+ * fresh object, since pino merges the line's fields into it. Near-free when tracing is off (the
+ * no-op context manager has no active span).
+ */
+export function traceFields(): { trace_id?: string; span_id?: string } {
+  const span = trace.getActiveSpan();
+  if (!span) return {};
+  const c = span.spanContext();
+  return { trace_id: c.traceId, span_id: c.spanId };
+}
+
+/** Header paths masked by pino's `redact` (cookies: their key matches no credential rule). */
+export const LOG_REDACT_PATHS: readonly string[] = [
+  "headers.cookie",
+  'headers["set-cookie"]',
+  "*.headers.cookie",
+  '*.headers["set-cookie"]',
+];
+
+/**
+ * pino options shared by the root logger and tests that build a logger on their own stream:
+ * trace-id mixin, `LOG_REDACT_PATHS`, and the §2.8 redaction of every line's fields.
+ */
+export function loggerOptions(level: string): pino.LoggerOptions {
+  return {
+    level,
+    base: { app: "tinyhost" },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    mixin: traceFields,
+    redact: { paths: [...LOG_REDACT_PATHS], censor: REDACTED },
+    formatters: { log: (obj) => redactValue(obj) as Record<string, unknown> },
+  };
+}
+
+/**
  * The root logger. JSON to stdout; level from `TINYHOST_LOG_LEVEL` (trace|debug|info|warn|error|fatal|silent).
  * Tests set `TINYHOST_LOG_LEVEL=silent` to keep output readable.
  */
-export const logger: Logger = pino({
-  level: process.env.TINYHOST_LOG_LEVEL ?? "info",
-  base: { app: "tinyhost" },
-  timestamp: pino.stdTimeFunctions.isoTime,
-});
+export const logger: Logger = pino(loggerOptions(process.env.TINYHOST_LOG_LEVEL ?? "info"));

@@ -1,7 +1,7 @@
 /** The runner: one per node (runtime-spec §2). */
 export { Runner, identityOf, type RunnerHost, type StatusSink } from "./runner.ts";
 export { HopScope, rootScope, describeCycle } from "./scope.ts";
-export { noopTracer, type Tracer, type HopSpan } from "./tracer.ts";
+export { noopTracer, otelTracer, noopSpan, type Tracer, type HopSpan, type HopSite } from "./tracer.ts";
 export { MetadataState, StateTooLargeError, STATE_PREFIX, STATE_MAX_BYTES, STATE_OVERLAY_TTL_MS, type MetadataStore } from "./metadata-state.ts";
 export { resolveRetryPolicy, backoffDelayMs, mayRetry, DEFAULT_RETRY_POLICY, type ResolvedRetryPolicy } from "./retry.ts";
 export { PortValidationError, PayloadDecodeError, EmptyPortError, NodeStoppedError, EdgeTimeoutError, HopCancelledError, type PortIssue } from "./errors.ts";

@@ -25,7 +25,8 @@ import { compilePortConfigs, portConfigKey, type CompiledPortConfig } from "./po
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, mayRetry, resolveRetryPolicy, type ResolvedRetryPolicy } from "./retry.ts";
 import { HopScope } from "./scope.ts";
 import { statusComponent, statusPorts } from "./status.ts";
-import type { HopSpan, Tracer } from "./tracer.ts";
+import type { HopSite, HopSpan, Tracer } from "./tracer.ts";
+import { credentialKeysOfSchema } from "../../telemetry/redact.ts";
 
 /** Persists a node's status: applies `mutate` to the live object and writes its status subresource. */
 export interface StatusSink {
@@ -53,6 +54,8 @@ export interface RunnerHost {
 interface CachedPort {
   readonly spec: AnyPort;
   validator: PortValidator | undefined;
+  /** Schema-marked credential keys of this port plus the node's (built when a span first needs them). */
+  credentialKeys: ReadonlySet<string> | undefined;
 }
 
 interface EdgeRoute {
@@ -88,11 +91,14 @@ function cloneDefault(value: unknown): unknown {
 
 /** Per-hop context handed to handle and hooks; the combined signal is built only when read. */
 class HopContext implements ComponentContext<unknown> {
+  #log: ComponentLogger | undefined;
   constructor(
     readonly runner: Runner,
     readonly scope: HopScope,
     readonly sourceNode: string,
     readonly trace: HopTrace,
+    /** Port of the hop (`""` for lifecycle hooks): bound into the hop's log lines. */
+    readonly port = "",
   ) {}
   get self(): unknown {
     return this.runner.instance.self;
@@ -110,7 +116,9 @@ class HopContext implements ComponentContext<unknown> {
     return this.runner.nodeSignal;
   }
   get log(): ComponentLogger {
-    return this.runner.log;
+    // A child logger per hop only when the component logs: lines carry node and port (and, via the
+    // root logger's mixin, the active span's trace_id/span_id).
+    return (this.#log ??= this.port ? this.runner.portLog(this.port) : this.runner.log);
   }
 }
 
@@ -153,7 +161,7 @@ function firstResult(sends: Promise<Result>[]): Promise<Result> {
 }
 
 /** Drives one component instance for one TinyNode. */
-export class Runner {
+export class Runner implements HopSite {
   readonly name: string;
   readonly log: ComponentLogger;
   /** Node-scope state backed by `status.metadata` (runtime-spec §1.8). */
@@ -173,6 +181,8 @@ export class Runner {
   #settings: { value: unknown } | undefined;
   readonly #debouncer: Debouncer;
   #updaters: NodeUpdater[] = [];
+  /** Credential field names authored in the node's `spec.ports[].schema` (runtime-spec §2.6); lazy. */
+  #nodeCredentialKeys: Set<string> | undefined;
 
   constructor(
     readonly instance: ComponentInstance,
@@ -221,6 +231,7 @@ export class Runner {
     this.#node = node;
     this.identity = identityOf(node);
     this.#portConfigs = compilePortConfigs(this.name, node.spec.ports, this.#portConfigs);
+    this.#nodeCredentialKeys = undefined;
     const byPort = new Map<string, EdgeRoute[]>();
     const byId = new Map<string, EdgeRoute>();
     const seen = new Set<string>();
@@ -254,9 +265,38 @@ export class Runner {
   #portMap(): Map<string, CachedPort> {
     if (this.#ports) return this.#ports;
     const m = new Map<string, CachedPort>();
-    for (const p of this.instance.ports()) m.set(p.name, { spec: p, validator: undefined });
+    for (const p of this.instance.ports()) m.set(p.name, { spec: p, validator: undefined, credentialKeys: undefined });
     this.#ports = m;
     return m;
+  }
+
+  /**
+   * Keys masked in `port`'s span payloads whatever their value (runtime-spec §2.8 rules 1–2): the
+   * fields the port's schema marks `format: password` / `writeOnly` / `secret`, plus those marked in
+   * any schema authored on the node. Built on first use (only when tracing records).
+   */
+  credentialKeys(port: string): ReadonlySet<string> {
+    if (!this.#nodeCredentialKeys) {
+      const keys = new Set<string>();
+      for (const p of this.#node.spec.ports ?? []) {
+        if (!p.schema) continue;
+        try {
+          credentialKeysOfSchema(JSON.parse(Buffer.from(p.schema, "base64").toString("utf8")), keys);
+        } catch {
+          // an unreadable authored schema marks nothing; the key and value rules still apply
+        }
+      }
+      this.#nodeCredentialKeys = keys;
+    }
+    const cached = this.#portMap().get(port);
+    if (!cached) return this.#nodeCredentialKeys;
+    return (cached.credentialKeys ??= credentialKeysOfSchema(cached.spec.rawSchema ?? cached.spec.schema, new Set(this.#nodeCredentialKeys)));
+  }
+
+  /** Logger for hops on `port`: the node logger with `port` bound (when it supports children). */
+  portLog(port: string): ComponentLogger {
+    const parent = this.log as ComponentLogger & { child?(bindings: object): ComponentLogger };
+    return typeof parent.child === "function" ? parent.child({ port }) : parent;
   }
 
   /** True when the component currently declares `port`. */
@@ -285,7 +325,7 @@ export class Runner {
     if (cached.spec.source && !isSystemPort(port)) {
       return fail(new PortValidationError(this.name, port, [{ path: "$", rule: "direction", message: `port ${port} is a source (output) port and cannot receive hops` }]));
     }
-    const span = this.host.tracer.input(this.name, port, msg);
+    const span = this.host.tracer.input(this, port, msg);
     let data: unknown;
     try {
       data = this.#input(msg, port, cached, span);
@@ -294,6 +334,7 @@ export class Runner {
       span.end(e);
       return fail(e);
     }
+    if (span.recording) span.data(data);
     const validator = (cached.validator ??= validatorFor(cached.spec.schema));
     const issues = validator(data);
     if (issues) {
@@ -307,12 +348,13 @@ export class Runner {
     }
     const scope = new HopScope(this.#stop.signal, msg.to, caller);
     const sourceNode = msg.from === FROM_SIGNAL ? "" : parsePortAddress(msg.from)[0];
-    const ctx = new HopContext(this, scope, sourceNode, span);
+    const ctx = new HopContext(this, scope, sourceNode, span, port);
     const depth = msg.depth;
     const output: OutputFn = (p, d) => this.output(p, d, scope, depth);
     let result: Result;
     try {
-      result = toResult(await this.#dispatch(ctx, output, port, data));
+      // The handler runs with the input span active: its emits become children of this hop.
+      result = toResult(await span.run(() => this.#dispatch(ctx, output, port, data)));
     } catch (err) {
       result = fail(err);
     }
@@ -362,7 +404,7 @@ export class Runner {
     }
     return pc.template!.evaluate(payload, (err) => {
       this.log.debug({ node: this.name, port, err: err.message }, "expression error");
-      span.event("expression_error", { error: err.message });
+      span.event("expression_error", { expression: err.expression, error: err.message });
     });
   }
 
@@ -382,6 +424,18 @@ export class Runner {
       this.#schedulePatch();
       return Promise.resolve(empty);
     }
+    // runtime-spec §2.8: an output span per emit, active while the hop is sent, so the downstream
+    // hop (in-process, or on a wire whose transport injects the active context) is its child.
+    const span = this.host.tracer.output(this, port, data);
+    if (!span.recording) return this.#emit(port, data, scope, depth);
+    return span.run(() => this.#emit(port, data, scope, depth)).then((r) => {
+      span.end(r.kind === "fail" ? r.error : undefined);
+      return r;
+    });
+  }
+
+  /** Sends an emit on a data port: one direct hop, or fan-out to the port's edges (runtime-spec §2.4). */
+  #emit(port: string, data: unknown, scope: HopScope, depth: number): Promise<Result> {
     const next = depth + 1;
     if (port.includes(":")) {
       return this.#send({ edgeId: "", from: "", to: port, data, depth: next }, DEFAULT_RETRY_POLICY, scope);
@@ -433,7 +487,7 @@ export class Runner {
 
   /** Context for lifecycle hooks: the node's lifetime signal, no source node. */
   hookContext(): ComponentContext<unknown> {
-    return new HopContext(this, new HopScope(this.#stop.signal, "", undefined), "", this.host.tracer.output(this.name, ""));
+    return new HopContext(this, new HopScope(this.#stop.signal, "", undefined), "", this.host.tracer.active);
   }
 
   /** Calls hook `name` if the component has it; a throw/rejection propagates to the caller. */

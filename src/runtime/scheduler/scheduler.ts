@@ -14,7 +14,7 @@ import { logger as rootLogger } from "../../telemetry/log.ts";
 import { HopCancelledError } from "../runner/errors.ts";
 import { Runner, type RunnerHost, type StatusSink } from "../runner/runner.ts";
 import { describeCycle, HopScope, rootScope } from "../runner/scope.ts";
-import { noopTracer, type Tracer } from "../runner/tracer.ts";
+import { otelTracer, type Tracer } from "../runner/tracer.ts";
 import { ComponentNotRegisteredError, InstallError, NodeNotFoundError, PortNotReadyError, RouteError } from "./errors.ts";
 
 /** Max hop depth before a hop fails permanently (runtime-spec §3.1 `MaxMessageDepth`). */
@@ -31,7 +31,7 @@ export interface SchedulerOptions {
   remote?: Transport;
   /** Status writer for debounced patches (Kubernetes later); absent → in-memory only. */
   statusSink?: StatusSink;
-  /** Span factory; default no-op. */
+  /** Span factory; default {@link otelTracer} (records once `setupTracing` installed a provider, else no-op). */
   tracer?: Tracer;
   /** Logger; default the host's root logger. */
   log?: ComponentLogger & { child?(bindings: object): ComponentLogger };
@@ -66,7 +66,7 @@ export class Scheduler implements RunnerHost {
     this.module = options.module;
     this.#remote = options.remote;
     this.statusSink = options.statusSink;
-    this.tracer = options.tracer ?? noopTracer;
+    this.tracer = options.tracer ?? otelTracer;
     this.#log = options.log ?? rootLogger.child({ component: "scheduler" });
     this.debounceMs = options.debounceMs ?? 1000;
     this.readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
