@@ -4,6 +4,8 @@
  */
 import { componentsCommand } from "./commands/components.ts";
 import { demoCommand } from "./commands/demo.ts";
+import { provisionCommand } from "./commands/provision.ts";
+import { rbacCommand } from "./commands/rbac.ts";
 import { runCommand } from "./commands/run.ts";
 import { version } from "./version.ts";
 
@@ -30,6 +32,8 @@ export const commands: Command[] = [
   runCommand,
   demoCommand,
   componentsCommand,
+  provisionCommand,
+  rbacCommand,
 ];
 
 /** Text printed by `tinyhost --help`. */

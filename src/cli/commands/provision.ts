@@ -1,0 +1,123 @@
+/**
+ * `tinyhost provision`: installs what a tinyhost module needs in a cluster — namespace, CRDs,
+ * NATS broker, OTEL collector and the module release — by server-side apply (src/provision;
+ * provision.md §2, §8). `--dry-run` prints the manifests instead and needs no cluster.
+ */
+import type { Command } from "../cli.ts";
+import { createKubeClient } from "../../k8s/client/index.ts";
+import {
+  booleanFlag,
+  DEFAULT_IMAGE,
+  DEFAULT_INGRESS_CLASS,
+  DEFAULT_NAMESPACE,
+  DEFAULT_RELEASE,
+  dryRunPlan,
+  parseFlags,
+  planManifests,
+  provision,
+  ProvisionInputError,
+  resolveOptions,
+  stringFlag,
+  toYamlStream,
+  type AppliedObject,
+  type FlagSpec,
+} from "../../provision/index.ts";
+
+/** Help text of `tinyhost provision`. */
+export const PROVISION_USAGE = `Usage: tinyhost provision [flags]
+
+Installs into the cluster, by server-side apply (field manager "tinyhost"), in this order:
+  Namespace (label tinysystems.io/managed=true) → the 7 TinySystems CRDs → NATS broker
+  (auth Secret tinysystems-nats-auth created once and never replaced, StatefulSet with a 2Gi
+  JetStream volume, Services) → OTEL collector → the module release (ServiceAccount, RBAC,
+  <name>-manager-service, <name>-manager-ingress without rules/tls, <name>-controller-manager).
+Re-running changes nothing unless an option changed.
+
+Flags:
+  --dry-run                print every manifest as multi-document YAML; no cluster needed
+  -n, --namespace <ns>     runtime namespace (default ${DEFAULT_NAMESPACE})
+  --name <module>          release and module name, sanitized (default ${DEFAULT_RELEASE})
+  --image <repo:tag>       module image (default ${DEFAULT_IMAGE})
+  --version <x.y.z>        module version passed to run (default: the image tag)
+  --nats / --no-nats       install the NATS broker and set TINY_NATS_URL (default on)
+  --otel / --no-otel       install the OTEL collector and set OTLP_DSN (default on)
+  --ingress-suffix <host>  tinysystems.io/ingress-hostname-suffix on the manager Ingress
+  --ingress-class <class>  ingressClassName of the manager Ingress (default ${DEFAULT_INGRESS_CLASS})
+  --with-cr-helpers        grant tinyflows/tinyprojects/tinywidgetpages/tinyscenarios (see tinyhost rbac)
+  --kubeconfig <path>      kubeconfig file (default $KUBECONFIG, in-cluster, ~/.kube/config)
+  --context <name>         kubeconfig context (default its current-context)`;
+
+/** Flags of `provision`. */
+export const PROVISION_FLAGS: FlagSpec = {
+  "dry-run": "boolean",
+  namespace: "string",
+  name: "string",
+  image: "string",
+  version: "string",
+  nats: "boolean",
+  otel: "boolean",
+  "ingress-suffix": "string",
+  "ingress-class": "string",
+  "with-cr-helpers": "boolean",
+  kubeconfig: "string",
+  context: "string",
+  help: "boolean",
+};
+
+function line(o: AppliedObject): string {
+  return `${o.kind.toLowerCase()}/${o.name}${o.namespace ? ` (${o.namespace})` : ""} ${o.result}`;
+}
+
+/** The `provision` sub-command. Exit codes: 0 done, 1 a cluster step failed, 2 usage error. */
+export const provisionCommand: Command = {
+  name: "provision",
+  summary: "install CRDs, NATS, the OTEL collector and this module's release (--dry-run prints YAML)",
+  async run(args) {
+    if (args.includes("--help") || args.includes("-h")) {
+      console.log(PROVISION_USAGE);
+      return 0;
+    }
+    let flags;
+    let options;
+    try {
+      flags = parseFlags(args, PROVISION_FLAGS);
+      const s = (n: string) => stringFlag(flags!, n);
+      const b = (n: string) => booleanFlag(flags!, n);
+      options = resolveOptions({
+        namespace: s("namespace"),
+        name: s("name"),
+        image: s("image"),
+        version: s("version"),
+        nats: b("nats"),
+        otel: b("otel"),
+        ingressSuffix: s("ingress-suffix"),
+        ingressClass: s("ingress-class"),
+        withCrHelpers: b("with-cr-helpers"),
+      });
+    } catch (e) {
+      if (!(e instanceof ProvisionInputError)) throw e;
+      console.error(`tinyhost provision: ${e.message}\n\n${PROVISION_USAGE}`);
+      return 2;
+    }
+    if (flags["dry-run"] === true) {
+      process.stdout.write(toYamlStream(planManifests(dryRunPlan(options)).map((m) => m.object)));
+      return 0;
+    }
+    try {
+      const kubeconfig = stringFlag(flags, "kubeconfig");
+      const context = stringFlag(flags, "context");
+      const kube = await createKubeClient({ ...(kubeconfig ? { kubeconfig } : {}), ...(context ? { context } : {}) });
+      const result = await provision(kube, options, { onObject: (o) => console.log(line(o)) });
+      const changed = result.objects.filter((o) => o.result === "created" || o.result === "configured").length;
+      console.log(
+        `provisioned release ${options.release} in ${options.namespace}: ${result.objects.length} objects, ${changed} created or changed` +
+          (result.brokerUrl ? `; broker ${result.brokerUrl}` : ""),
+      );
+      return 0;
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      console.error(`tinyhost provision: ${e instanceof Error ? e.message : String(e)}${typeof code === "string" ? ` [${code}]` : ""}`);
+      return 1;
+    }
+  },
+};

@@ -1,0 +1,59 @@
+/**
+ * `tinyhost rbac`: prints the least-privilege roles a tinyhost module needs — the ClusterRole and
+ * the two Roles `tinyhost provision` applies, from the same rule builder (src/provision/rbac.ts).
+ */
+import type { Command } from "../cli.ts";
+import {
+  DEFAULT_NAMESPACE,
+  DEFAULT_RELEASE,
+  parseFlags,
+  ProvisionInputError,
+  releaseRoles,
+  resolveOptions,
+  stringFlag,
+  toYamlStream,
+  type FlagSpec,
+} from "../../provision/index.ts";
+
+/** Help text of `tinyhost rbac`. */
+export const RBAC_USAGE = `Usage: tinyhost rbac [--name <module>] [--namespace <ns>] [--with-cr-helpers]
+
+Prints, as YAML, the roles the module's service account needs (what tinyhost provision applies):
+  ClusterRole <name>-<ns>-manager-role   TinySystems CRDs (nodes, modules, components) and events
+  Role <name>-leader-election-role       leases (the <name>-lock Lease), configmaps, events
+  Role <name>-extra                      pods get; services and ingresses get/list/update (ExposePort)
+
+Flags:
+  --name <module>       release and module name (default ${DEFAULT_RELEASE})
+  -n, --namespace <ns>  runtime namespace (default ${DEFAULT_NAMESPACE})
+  --with-cr-helpers     the components use the CR helpers: also grant tinyflows, tinyprojects,
+                        tinywidgetpages, tinyscenarios and tinynodes create/delete`;
+
+/** Flags of `rbac`. */
+export const RBAC_FLAGS: FlagSpec = { name: "string", namespace: "string", "with-cr-helpers": "boolean", help: "boolean" };
+
+/** The `rbac` sub-command. Exit codes: 0 printed, 2 usage error. */
+export const rbacCommand: Command = {
+  name: "rbac",
+  summary: "print the least-privilege ClusterRole and Roles the module needs (--with-cr-helpers)",
+  async run(args) {
+    if (args.includes("--help") || args.includes("-h")) {
+      console.log(RBAC_USAGE);
+      return 0;
+    }
+    try {
+      const flags = parseFlags(args, RBAC_FLAGS);
+      const options = resolveOptions({
+        name: stringFlag(flags, "name"),
+        namespace: stringFlag(flags, "namespace"),
+        withCrHelpers: flags["with-cr-helpers"] === true,
+      });
+      process.stdout.write(toYamlStream(releaseRoles(options)));
+      return 0;
+    } catch (e) {
+      if (!(e instanceof ProvisionInputError)) throw e;
+      console.error(`tinyhost rbac: ${e.message}\n\n${RBAC_USAGE}`);
+      return 2;
+    }
+  },
+};

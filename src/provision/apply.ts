@@ -1,0 +1,166 @@
+/**
+ * The apply pipeline: writes a plan to the cluster group by group with server-side apply as
+ * field manager `tinyhost` (Kubernetes docs "Server-Side Apply"), waits for the CRDs, keeps the
+ * broker token, and reports per object whether it was created, changed, unchanged or kept.
+ */
+import {
+  customResourceDefinitions,
+  deployments,
+  isAlreadyExists,
+  isNotFound,
+  type ApplyConfiguration,
+  type KubeClient,
+  type KubeObject,
+} from "../k8s/client/index.ts";
+import { readBrokerUrl, redactBrokerUrl } from "./broker-url.ts";
+import { ApplyObjectError, CrdNotEstablishedError, ReleaseImageMismatchError } from "./errors.ts";
+import { FIELD_MANAGER, MODULE_IMAGE_ANNOTATION } from "./labels.ts";
+import { describeManifest, type Manifest } from "./manifest.ts";
+import { splitImage, type ProvisionOptions } from "./options.ts";
+import { buildPlan } from "./plan.ts";
+import { namesFor } from "./release.ts";
+import { generateToken } from "./token.ts";
+
+/** What happened to one object. `kept` = create-if-absent found it (left untouched). */
+export type ApplyResult = "created" | "configured" | "unchanged" | "kept";
+
+/** One written object. */
+export interface AppliedObject {
+  kind: string;
+  name: string;
+  /** Absent for cluster-scoped objects. */
+  namespace?: string;
+  result: ApplyResult;
+  /** resourceVersion after the write (or of the kept object). */
+  resourceVersion: string;
+}
+
+/** Outcome of {@link provision}. */
+export interface ProvisionResult {
+  /** Every object, in apply order. */
+  objects: AppliedObject[];
+  /** The module's broker URL with the token redacted; absent without NATS. */
+  brokerUrl?: string;
+}
+
+/** Options of {@link provision}. */
+export interface ProvisionRunOptions {
+  /** Called after each object is written (the CLI prints a line). */
+  onObject?: (o: AppliedObject) => void;
+  /** How long each CRD may take to become Established, ms. Default 30 000. */
+  crdTimeoutMs?: number;
+  /** Poll interval while waiting for CRDs, ms. Default 100 (envtest polls every 100 ms). */
+  pollMs?: number;
+}
+
+/**
+ * Writes one manifest by its policy and reports the result. `apply` / `apply-force` read the
+ * object first to tell created / configured / unchanged (same resourceVersion = nothing changed).
+ * @throws ApplyObjectError wrapping the API error (a Conflict names the fields another manager owns).
+ */
+export async function applyManifest(kube: KubeClient, m: Manifest): Promise<AppliedObject> {
+  const { kind, metadata } = m.object;
+  const namespace = metadata.namespace;
+  const base = { kind, name: metadata.name, ...(namespace ? { namespace } : {}) };
+  try {
+    if (m.policy === "create-if-absent") {
+      try {
+        const created = await kube.create(m.resource, m.object, { fieldManager: FIELD_MANAGER, ...(namespace ? { namespace } : {}) });
+        return { ...base, result: "created", resourceVersion: created.metadata.resourceVersion ?? "" };
+      } catch (e) {
+        if (!isAlreadyExists(e)) throw e;
+        const existing = await kube.get(m.resource, metadata.name, namespace);
+        return { ...base, result: "kept", resourceVersion: existing.metadata.resourceVersion ?? "" };
+      }
+    }
+    const before = await kube.get(m.resource, metadata.name, namespace).catch((e: unknown) => {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    });
+    const after = await kube.apply(m.resource, m.object as unknown as ApplyConfiguration<KubeObject>, {
+      fieldManager: FIELD_MANAGER,
+      force: m.policy === "apply-force",
+      ...(namespace ? { namespace } : {}),
+    });
+    const rv = after.metadata.resourceVersion ?? "";
+    const result: ApplyResult = before === undefined ? "created" : before.metadata.resourceVersion === rv ? "unchanged" : "configured";
+    return { ...base, result, resourceVersion: rv };
+  } catch (e) {
+    throw new ApplyObjectError(describeManifest(m), e);
+  }
+}
+
+/**
+ * Waits until every named CRD has condition Established=True (test-control-plane.md §3.1).
+ * @throws CrdNotEstablishedError when NamesAccepted=False or the timeout passes.
+ */
+export async function waitForCrds(kube: KubeClient, names: readonly string[], timeoutMs = 30_000, pollMs = 100): Promise<void> {
+  for (const name of names) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const crd = await kube.get(customResourceDefinitions, name);
+      const conditions = ((crd.status?.conditions ?? []) as { type?: string; status?: string; message?: string }[]);
+      const refused = conditions.find((c) => c.type === "NamesAccepted" && c.status === "False");
+      if (refused) throw new CrdNotEstablishedError(name, refused.message ?? "names not accepted");
+      if (conditions.some((c) => c.type === "Established" && c.status === "True")) break;
+      if (Date.now() >= deadline) throw new CrdNotEstablishedError(name, `timed out after ${timeoutMs} ms`);
+      await Bun.sleep(pollMs);
+    }
+  }
+}
+
+/**
+ * The publisher guard (provision.md §3.2 "Identity", §8): when the release's Deployment exists
+ * and records an image from another repository, refuse. A missing Deployment or annotation passes.
+ * @throws ReleaseImageMismatchError; KubeApiError other than NotFound.
+ */
+export async function checkReleaseImage(kube: KubeClient, o: ProvisionOptions): Promise<void> {
+  let running: string | undefined;
+  try {
+    const current = await kube.get(deployments, namesFor(o).deployment, o.namespace);
+    running = current.metadata.annotations?.[MODULE_IMAGE_ANNOTATION];
+  } catch (e) {
+    if (isNotFound(e)) return;
+    throw e;
+  }
+  if (!running) return;
+  let runningRepo: string;
+  try {
+    runningRepo = splitImage(running).repository;
+  } catch {
+    runningRepo = running;
+  }
+  if (runningRepo !== o.imageRepository) throw new ReleaseImageMismatchError(o.release, running, o.image);
+}
+
+/**
+ * Provisions namespace, CRDs, broker, collector and the module release (provision.md §2, §8):
+ * 1. publisher guard; 2. Namespace with `tinysystems.io/managed=true`; 3. CRDs, then wait for
+ * Established; 4. NATS auth Secret create-if-absent (a fresh 40-character token only when absent),
+ * the broker URL read back from it, the broker objects; 5. the collector; 6. the release objects.
+ * Idempotent: a second run with the same options changes no object.
+ * @throws ReleaseImageMismatchError, ApplyObjectError, CrdNotEstablishedError; KubeApiError /
+ *   KubeConnectionError from reads. Objects written before a failure stay (re-run to finish).
+ */
+export async function provision(kube: KubeClient, o: ProvisionOptions, run: ProvisionRunOptions = {}): Promise<ProvisionResult> {
+  const objects: AppliedObject[] = [];
+  const write = async (m: Manifest) => {
+    const r = await applyManifest(kube, m);
+    objects.push(r);
+    run.onObject?.(r);
+  };
+  await checkReleaseImage(kube, o);
+  // Rendered with a fresh token; only the Secret uses it, and only if none exists yet.
+  const first = buildPlan(o, { natsToken: generateToken(), brokerUrl: "" });
+  await write(first.namespace);
+  for (const m of first.crds) await write(m);
+  await waitForCrds(kube, first.crds.map((m) => m.object.metadata.name), run.crdTimeoutMs, run.pollMs);
+  let url: string | undefined;
+  if (first.natsSecret) {
+    await write(first.natsSecret);
+    url = await readBrokerUrl(kube, o.namespace);
+  }
+  const plan = url === undefined ? first : buildPlan(o, { natsToken: "", brokerUrl: url });
+  for (const m of [...plan.nats, ...plan.otel, ...plan.release]) await write(m);
+  return { objects, ...(url !== undefined ? { brokerUrl: redactBrokerUrl(url) } : {}) };
+}

@@ -1,0 +1,53 @@
+/**
+ * The provisioner: what `tinyhost provision` and `tinyhost rbac` build and apply — the runtime
+ * namespace, the CRDs, the NATS broker, the OTEL collector and one module release, equivalent to
+ * `tiny up` + `tiny install` without Helm (provision.md §2, §5, §8).
+ *
+ * ```ts
+ * const o = resolveOptions({ namespace: "tinysystems", name: "shop", image: "ghcr.io/me/shop:1.2.0" });
+ * console.log(toYamlStream(planManifests(dryRunPlan(o)).map((m) => m.object)));  // --dry-run
+ * await provision(await createKubeClient(), o);                                    // apply
+ * ```
+ */
+export { provision, applyManifest, waitForCrds, checkReleaseImage, type ApplyResult, type AppliedObject, type ProvisionResult, type ProvisionRunOptions } from "./apply.ts";
+export { brokerUrl, readBrokerUrl, redactBrokerUrl, NATS_AUTH_SECRET, NATS_NAME, NATS_TOKEN_KEY, NATS_CLIENT_PORT } from "./broker-url.ts";
+export { crdManifests, crdObjects } from "./crds.ts";
+export { ProvisionError, ProvisionInputError, ReleaseImageMismatchError, CrdNotEstablishedError, ApplyObjectError } from "./errors.ts";
+export { parseFlags, stringFlag, booleanFlag, type FlagSpec, type FlagValues } from "./flags.ts";
+export * from "./labels.ts";
+export { describeManifest, type Manifest, type ManifestObject, type WritePolicy } from "./manifest.ts";
+export { namespaceManifest } from "./namespace.ts";
+export { natsManifests, natsAuthSecret, natsSecretManifest, natsConfig, NATS_IMAGE, NATS_STORAGE, DRY_RUN_TOKEN } from "./nats.ts";
+export {
+  resolveOptions,
+  splitImage,
+  DEFAULT_NAMESPACE,
+  DEFAULT_RELEASE,
+  DEFAULT_IMAGE,
+  DEFAULT_INGRESS_CLASS,
+  RESERVED_NAMESPACES,
+  type ProvisionInput,
+  type ProvisionOptions,
+} from "./options.ts";
+export { otelManifests, OTEL_NAME, OTEL_IMAGE, OTEL_PORT } from "./otel.ts";
+export { buildPlan, dryRunPlan, planManifests, type ProvisionPlan, type PlanInputs } from "./plan.ts";
+export { moduleRbacRules, type ModuleRbacRules, type RbacOptions } from "./rbac.ts";
+export {
+  releaseManifests,
+  releaseRoles,
+  managerDeployment,
+  managerService,
+  managerIngress,
+  managerArgs,
+  managerEnv,
+  namesFor,
+  GRPC_PORT,
+  HEALTH_PORT,
+  MODULE_UID,
+  MODULE_BINARY,
+  OTLP_DSN,
+  type ReleaseInputs,
+} from "./release.ts";
+export { sanitizeReleaseName, clusterScopedName, MAX_RELEASE_NAME_LENGTH } from "./sanitize.ts";
+export { generateToken, TOKEN_LENGTH } from "./token.ts";
+export { toYamlStream } from "./yaml.ts";

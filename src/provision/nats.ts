@@ -1,0 +1,172 @@
+/**
+ * The NATS broker the modules share: auth Secret (create-only), config, client and headless
+ * Services, and a single-replica JetStream StatefulSet with a 2Gi file store. Written after the
+ * contract of the tinysystems-nats chart 0.1.2 (provision.md §5.3): client Service
+ * `tinysystems-nats:4222`, token auth from Secret `tinysystems-nats-auth` key `token` via env
+ * `NATS_TOKEN`, PVCs retained. Object names follow the upstream `nats` chart
+ * (`<name>-config`, `<name>-headless`, volume claim `<name>-js`).
+ */
+import { createHash } from "node:crypto";
+import { configMaps, secrets, services, statefulSets } from "../k8s/client/index.ts";
+import { NATS_AUTH_SECRET, NATS_CLIENT_PORT, NATS_NAME, NATS_TOKEN_KEY } from "./broker-url.ts";
+import { addonLabels } from "./labels.ts";
+import type { Manifest, ManifestObject } from "./manifest.ts";
+
+/** Broker image (provision.md §5.3: the chart wraps nats 2.14.2). */
+export const NATS_IMAGE = "nats:2.14.2-alpine";
+/** Version label of the broker objects. */
+export const NATS_VERSION = "2.14.2";
+/** Size of the JetStream file store and of its PVC. */
+export const NATS_STORAGE = "2Gi";
+/** Monitoring port (`/healthz`). */
+export const NATS_MONITOR_PORT = 8222;
+/** Where the file store is mounted. */
+export const NATS_STORE_DIR = "/data";
+/** Placeholder printed by `--dry-run` instead of a token (one is generated on the first real run). */
+export const DRY_RUN_TOKEN = "GENERATED-ON-FIRST-APPLY";
+
+const CONFIG_KEY = "nats.conf";
+
+/** The server configuration: client + monitor ports, JetStream file store, token from `$NATS_TOKEN`. */
+export function natsConfig(): string {
+  return [
+    `port: ${NATS_CLIENT_PORT}`,
+    `http_port: ${NATS_MONITOR_PORT}`,
+    "server_name: $SERVER_NAME",
+    "lame_duck_duration: 30s",
+    "lame_duck_grace_period: 10s",
+    "jetstream {",
+    `  store_dir: ${NATS_STORE_DIR}`,
+    "  max_memory_store: 0",
+    `  max_file_store: ${NATS_STORAGE}`,
+    "}",
+    "authorization {",
+    "  token: $NATS_TOKEN",
+    "}",
+    "",
+  ].join("\n");
+}
+
+function labels(): Record<string, string> {
+  return addonLabels(NATS_NAME, NATS_VERSION, "nats");
+}
+
+function selector(): Record<string, string> {
+  return { "app.kubernetes.io/name": NATS_NAME, "app.kubernetes.io/instance": NATS_NAME, "app.kubernetes.io/component": "nats" };
+}
+
+/**
+ * The auth Secret with `token` (base64 in `data`). Written create-if-absent: an existing Secret is
+ * never replaced, so the token survives every re-run (the chart's `lookup`, provision.md §8).
+ * @param namespace - broker namespace. @param token - the token to store.
+ */
+export function natsAuthSecret(namespace: string, token: string): ManifestObject {
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: NATS_AUTH_SECRET, namespace, labels: labels() },
+    type: "Opaque",
+    data: { [NATS_TOKEN_KEY]: Buffer.from(token, "utf8").toString("base64") },
+  };
+}
+
+/** The broker objects after the Secret: ConfigMap, headless Service, client Service, StatefulSet. */
+export function natsManifests(namespace: string): Manifest[] {
+  const config = natsConfig();
+  const headless = `${NATS_NAME}-headless`;
+  const ports = [
+    { name: "client", port: NATS_CLIENT_PORT, protocol: "TCP", targetPort: "client" },
+    { name: "monitor", port: NATS_MONITOR_PORT, protocol: "TCP", targetPort: "monitor" },
+  ];
+  const statefulSet: ManifestObject = {
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    metadata: { name: NATS_NAME, namespace, labels: labels() },
+    spec: {
+      replicas: 1,
+      serviceName: headless,
+      podManagementPolicy: "Parallel",
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: "Retain" },
+      selector: { matchLabels: selector() },
+      template: {
+        metadata: {
+          labels: selector(),
+          // A config change rolls the pod (there is no config reloader sidecar).
+          annotations: { "checksum/config": createHash("sha256").update(config).digest("hex") },
+        },
+        spec: {
+          terminationGracePeriodSeconds: 60,
+          securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 },
+          containers: [
+            {
+              name: "nats",
+              image: NATS_IMAGE,
+              imagePullPolicy: "IfNotPresent",
+              args: ["--config", `/etc/nats-config/${CONFIG_KEY}`],
+              env: [
+                { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+                { name: "SERVER_NAME", value: "$(POD_NAME)" },
+                { name: "NATS_TOKEN", valueFrom: { secretKeyRef: { name: NATS_AUTH_SECRET, key: NATS_TOKEN_KEY } } },
+              ],
+              ports: [
+                { name: "client", containerPort: NATS_CLIENT_PORT, protocol: "TCP" },
+                { name: "monitor", containerPort: NATS_MONITOR_PORT, protocol: "TCP" },
+              ],
+              startupProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 10, failureThreshold: 90 },
+              livenessProbe: { httpGet: { path: "/healthz?js-enabled-only=true", port: "monitor" }, periodSeconds: 30, failureThreshold: 3 },
+              readinessProbe: { httpGet: { path: "/healthz?js-server-only=true", port: "monitor" }, periodSeconds: 10, failureThreshold: 3 },
+              securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+              volumeMounts: [
+                { name: "config", mountPath: "/etc/nats-config" },
+                { name: `${NATS_NAME}-js`, mountPath: NATS_STORE_DIR },
+              ],
+            },
+          ],
+          volumes: [{ name: "config", configMap: { name: `${NATS_NAME}-config` } }],
+        },
+      },
+      volumeClaimTemplates: [
+        {
+          apiVersion: "v1",
+          kind: "PersistentVolumeClaim",
+          metadata: { name: `${NATS_NAME}-js` },
+          spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: NATS_STORAGE } } },
+        },
+      ],
+    },
+  };
+  return [
+    {
+      resource: configMaps,
+      policy: "apply-force",
+      object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${NATS_NAME}-config`, namespace, labels: labels() }, data: { [CONFIG_KEY]: config } },
+    },
+    {
+      resource: services,
+      policy: "apply-force",
+      object: {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: headless, namespace, labels: labels() },
+        spec: { clusterIP: "None", publishNotReadyAddresses: true, selector: selector(), ports },
+      },
+    },
+    {
+      resource: services,
+      policy: "apply-force",
+      object: {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: NATS_NAME, namespace, labels: labels() },
+        spec: { type: "ClusterIP", selector: selector(), ports: [ports[0]] },
+      },
+    },
+    // No force: the StatefulSet holds durable run state; a field someone else changed stops the run (tiny installs the broker without force, §2 step 7).
+    { resource: statefulSets, policy: "apply", object: statefulSet },
+  ];
+}
+
+/** The Secret manifest (create-if-absent) for `token`. */
+export function natsSecretManifest(namespace: string, token: string): Manifest {
+  return { resource: secrets, policy: "create-if-absent", object: natsAuthSecret(namespace, token) };
+}

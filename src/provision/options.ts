@@ -1,0 +1,142 @@
+/**
+ * What to provision, validated: namespace, release name, image and version, add-ons, ingress
+ * settings. Defaults mirror `tiny up` / the chart (provision.md §1–§3, §5.1).
+ */
+import { version as tinyhostVersion } from "../cli/version.ts";
+import { ProvisionInputError } from "./errors.ts";
+import { MAX_LABEL_LENGTH, sanitizeReleaseName } from "./sanitize.ts";
+
+/** Default runtime namespace (`tiny -n`, provision.md §1). */
+export const DEFAULT_NAMESPACE = "tinysystems";
+/** Default release / module name (the examples' module, examples/generate.ts). */
+export const DEFAULT_RELEASE = "tinyhost";
+/** Default image: what `docker build -t tinyhost:<version> .` produces from this repository. */
+export const DEFAULT_IMAGE = `tinyhost:${tinyhostVersion}`;
+/** Default `ingressClassName` of the manager Ingress (chart default, provision.md §3.3). */
+export const DEFAULT_INGRESS_CLASS = "nginx";
+/** Namespaces the operator's pre-install check refuses (runtime-spec §9 `pre-install`). */
+export const RESERVED_NAMESPACES: readonly string[] = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/** Longest suffix any release-scoped name adds to R (`-manager-service`); Service names are DNS-1035 labels (≤ 63). */
+const LONGEST_NAME_SUFFIX = "-manager-service".length;
+
+/** Options as the user gives them (all optional). */
+export interface ProvisionInput {
+  /** Runtime namespace; default {@link DEFAULT_NAMESPACE}. */
+  namespace?: string;
+  /** Release name R (sanitized, provision.md §3.1); default {@link DEFAULT_RELEASE}. */
+  name?: string;
+  /** Module image `repository:tag`; default {@link DEFAULT_IMAGE}. */
+  image?: string;
+  /** Module version (`--version=` of `run`); default the image tag. Must not start with `v`. */
+  version?: string;
+  /** Install the NATS broker and point the module at it; default true. */
+  nats?: boolean;
+  /** Install the OTEL collector and set OTLP_DSN; default true. */
+  otel?: boolean;
+  /** `tinysystems.io/ingress-hostname-suffix` on the manager Ingress; default none. */
+  ingressSuffix?: string;
+  /** `ingressClassName` of the manager Ingress; default {@link DEFAULT_INGRESS_CLASS}. */
+  ingressClass?: string;
+  /** Grant the CR-helper kinds (tinyflows, tinyprojects, tinywidgetpages, tinyscenarios; node create/delete); default false. */
+  withCrHelpers?: boolean;
+}
+
+/** Validated options. */
+export interface ProvisionOptions {
+  namespace: string;
+  /** Sanitized release name R. */
+  release: string;
+  /** `repository:tag` as given. */
+  image: string;
+  /** Image repository (before the tag). */
+  imageRepository: string;
+  /** Image tag. */
+  imageTag: string;
+  version: string;
+  nats: boolean;
+  otel: boolean;
+  /** Empty = no suffix annotation. */
+  ingressSuffix: string;
+  ingressClass: string;
+  withCrHelpers: boolean;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** Semantic version without a leading `v` (semver.org §2, §9, §10). */
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
+
+/**
+ * Splits `repository:tag` at the last `:` that is not followed by `/` (a registry port is not a
+ * tag). Source: provision.md §3.3 `BaseValues`.
+ * @throws ProvisionInputError (`--image`) when there is no tag, the tag is empty, or a digest is given.
+ */
+export function splitImage(image: string): { repository: string; tag: string } {
+  if (image.includes("@")) throw new ProvisionInputError("--image", `must be repository:tag without a digest, got ${JSON.stringify(image)}`);
+  const at = image.lastIndexOf(":");
+  if (at <= 0 || image.slice(at + 1).includes("/")) {
+    throw new ProvisionInputError("--image", `needs a tag (repository:tag), got ${JSON.stringify(image)}`);
+  }
+  const repository = image.slice(0, at);
+  const tag = image.slice(at + 1);
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(tag)) {
+    throw new ProvisionInputError("--image", `has an invalid tag ${JSON.stringify(tag)} (OCI tag: [A-Za-z0-9_][A-Za-z0-9_.-]{0,127})`);
+  }
+  return { repository, tag };
+}
+
+/**
+ * Validates and completes the options.
+ * @throws ProvisionInputError naming the flag and value: namespace not a DNS label or reserved;
+ *   name empty after sanitizing or too long for `<name>-manager-service`; image without a tag;
+ *   version not semver (or starting with `v`, which `run` rejects, runtime-spec §9); ingress
+ *   suffix or class not a DNS name.
+ */
+export function resolveOptions(input: ProvisionInput = {}): ProvisionOptions {
+  const namespace = input.namespace ?? DEFAULT_NAMESPACE;
+  if (!DNS_LABEL.test(namespace) || namespace.length > MAX_LABEL_LENGTH) {
+    throw new ProvisionInputError("--namespace", `must be a DNS label (lowercase a-z, 0-9, "-", ≤ 63), got ${JSON.stringify(namespace)}`);
+  }
+  if (RESERVED_NAMESPACES.includes(namespace)) {
+    throw new ProvisionInputError("--namespace", `${JSON.stringify(namespace)} is reserved; modules refuse to run there (choose e.g. "${DEFAULT_NAMESPACE}")`);
+  }
+  const rawName = input.name ?? DEFAULT_RELEASE;
+  const release = sanitizeReleaseName(rawName);
+  if (release === "") throw new ProvisionInputError("--name", `has no letters or digits: ${JSON.stringify(rawName)}`);
+  if (!/^[a-z]/.test(release)) {
+    throw new ProvisionInputError("--name", `must start with a letter (Service names are DNS-1035 labels), got ${JSON.stringify(release)}`);
+  }
+  const maxRelease = MAX_LABEL_LENGTH - LONGEST_NAME_SUFFIX;
+  if (release.length > maxRelease) {
+    throw new ProvisionInputError("--name", `is ${release.length} characters after sanitizing (${JSON.stringify(release)}); at most ${maxRelease} fit in "<name>-manager-service"`);
+  }
+  const image = input.image ?? DEFAULT_IMAGE;
+  const { repository, tag } = splitImage(image);
+  const version = input.version ?? tag;
+  if (!SEMVER.test(version)) {
+    const hint = input.version === undefined ? ` (taken from the image tag; pass --version x.y.z)` : "";
+    throw new ProvisionInputError("--version", `must be a semantic version without a leading "v", got ${JSON.stringify(version)}${hint}`);
+  }
+  const ingressSuffix = input.ingressSuffix ?? "";
+  if (ingressSuffix !== "" && (!DNS_SUBDOMAIN.test(ingressSuffix) || ingressSuffix.length > 253)) {
+    throw new ProvisionInputError("--ingress-suffix", `must be a lowercase DNS name, got ${JSON.stringify(ingressSuffix)}`);
+  }
+  const ingressClass = input.ingressClass ?? DEFAULT_INGRESS_CLASS;
+  if (!DNS_SUBDOMAIN.test(ingressClass)) {
+    throw new ProvisionInputError("--ingress-class", `must be a lowercase DNS name, got ${JSON.stringify(ingressClass)}`);
+  }
+  return {
+    namespace,
+    release,
+    image,
+    imageRepository: repository,
+    imageTag: tag,
+    version,
+    nats: input.nats ?? true,
+    otel: input.otel ?? true,
+    ingressSuffix,
+    ingressClass,
+    withCrHelpers: input.withCrHelpers ?? false,
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * The whole provisioning plan in apply order (provision.md §8): Namespace → CRDs → NATS (auth
+ * Secret, config, Services, StatefulSet) → OTEL collector → module release. `--dry-run` prints it;
+ * `provision` applies it group by group (the release needs the broker URL read from the Secret).
+ */
+import { brokerUrl } from "./broker-url.ts";
+import { crdManifests } from "./crds.ts";
+import type { Manifest } from "./manifest.ts";
+import { namespaceManifest } from "./namespace.ts";
+import { DRY_RUN_TOKEN, natsManifests, natsSecretManifest } from "./nats.ts";
+import type { ProvisionOptions } from "./options.ts";
+import { otelManifests } from "./otel.ts";
+import { releaseManifests } from "./release.ts";
+
+/** The plan, by group. Groups of disabled add-ons are empty. */
+export interface ProvisionPlan {
+  namespace: Manifest;
+  crds: Manifest[];
+  /** The create-if-absent auth Secret; absent without NATS. */
+  natsSecret?: Manifest;
+  nats: Manifest[];
+  otel: Manifest[];
+  release: Manifest[];
+}
+
+/** Values only known at apply time. */
+export interface PlanInputs {
+  /** Token for a new auth Secret. */
+  natsToken: string;
+  /** `TINY_NATS_URL` of the module (from the Secret actually stored); ignored without NATS. */
+  brokerUrl: string;
+}
+
+/** Builds the plan for validated options. */
+export function buildPlan(o: ProvisionOptions, inputs: PlanInputs): ProvisionPlan {
+  return {
+    namespace: namespaceManifest(o.namespace),
+    crds: crdManifests(),
+    ...(o.nats ? { natsSecret: natsSecretManifest(o.namespace, inputs.natsToken) } : {}),
+    nats: o.nats ? natsManifests(o.namespace) : [],
+    otel: o.otel ? otelManifests(o.namespace) : [],
+    release: releaseManifests(o, o.nats ? { brokerUrl: inputs.brokerUrl } : {}),
+  };
+}
+
+/** Every manifest of a plan, flattened in apply order. */
+export function planManifests(plan: ProvisionPlan): Manifest[] {
+  return [plan.namespace, ...plan.crds, ...(plan.natsSecret ? [plan.natsSecret] : []), ...plan.nats, ...plan.otel, ...plan.release];
+}
+
+/**
+ * The plan `--dry-run` prints: no cluster is read, so the auth Secret shows the placeholder
+ * {@link DRY_RUN_TOKEN} in `stringData` (a real run generates a token once and keeps it) and
+ * `TINY_NATS_URL` carries the same placeholder.
+ */
+export function dryRunPlan(o: ProvisionOptions): ProvisionPlan {
+  const plan = buildPlan(o, { natsToken: DRY_RUN_TOKEN, brokerUrl: brokerUrl(o.namespace, DRY_RUN_TOKEN) });
+  if (plan.natsSecret) {
+    const { data: _data, ...rest } = plan.natsSecret.object;
+    plan.natsSecret = { ...plan.natsSecret, object: { ...rest, stringData: { token: DRY_RUN_TOKEN } } };
+  }
+  return plan;
+}
