@@ -1,0 +1,29 @@
+import { describe, expect, test } from "bun:test";
+import { HopGate } from "../../../src/operator/hop-gate.ts";
+import { ok, type Result } from "../../../src/sdk/result.ts";
+import type { Msg } from "../../../src/transport/types.ts";
+
+const msg: Msg = { edgeId: "", from: "", to: "h.m.c-1:in", data: {}, depth: 0 };
+
+describe("hop gate (shutdown drain)", () => {
+  test("drain waits for in-flight hops and refuses new ones with SHUTTING_DOWN", async () => {
+    const release = Promise.withResolvers<Result>();
+    const gate = new HopGate(() => release.promise);
+    const inflight = gate.handle(msg);
+    expect(gate.stats.inFlight).toBe(1);
+    const drained = gate.drain(5_000);
+    const refused = await gate.handle(msg);
+    expect(refused.kind).toBe("fail");
+    expect(refused.kind === "fail" && (refused.error as { code?: string }).code).toBe("SHUTTING_DOWN");
+    release.resolve(ok(1));
+    expect(await inflight).toEqual(ok(1));
+    expect(await drained).toBe(0);
+    expect(gate.stats).toEqual({ started: 1, failed: 0, refused: 1, inFlight: 0 });
+  });
+
+  test("drain returns after its bound with the number of hops still running", async () => {
+    const gate = new HopGate(() => new Promise<Result>(() => {}));
+    void gate.handle(msg);
+    expect(await gate.drain(20)).toBe(1);
+  });
+});

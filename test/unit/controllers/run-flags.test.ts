@@ -1,0 +1,41 @@
+import { describe, expect, test } from "bun:test";
+import { moduleOptionsFrom, parseRunClusterFlags, RunUsageError, RUN_CLUSTER_HELP } from "../../../src/cli/commands/run-cluster.ts";
+import { version } from "../../../src/cli/version.ts";
+
+describe("tinyhost run (cluster) flags", () => {
+  test("defaults match the Go CLI, with the version defaulting to the tinyhost version", () => {
+    expect(parseRunClusterFlags([])).toEqual({ name: "main", version, namespace: "tinysystems", healthProbeBindAddress: ":8081", grpcServerBindAddress: ":0", help: false });
+  });
+
+  test("long, short and --flag=value forms are accepted", () => {
+    const f = parseRunClusterFlags(["-n", "tinysystems/common-module-v0", "--version=0.1.3", "--namespace", "ns1", "-k", "/k", "-m", "127.0.0.1:8080", "-t", ":9000", "-g", ":8483", "--components", "comp"]);
+    expect(f).toMatchObject({ name: "tinysystems/common-module-v0", version: "0.1.3", namespace: "ns1", kubeconfig: "/k", metricsBindAddress: "127.0.0.1:8080", healthProbeBindAddress: ":9000", grpcServerBindAddress: ":8483", components: "comp" });
+  });
+
+  test("a version with a leading v is refused with a clear error", () => {
+    expect(() => parseRunClusterFlags(["--version", "v1.2.3"])).toThrow('--version = "v1.2.3" must not start with "v" (write "1.2.3")');
+  });
+
+  test("unknown flags and missing values are usage errors naming the flag", () => {
+    expect(() => parseRunClusterFlags(["--nme", "x"])).toThrow(RunUsageError);
+    expect(() => parseRunClusterFlags(["--name"])).toThrow("flag --name needs a value");
+  });
+
+  test("HOSTNAME is required and named in the error", () => {
+    expect(() => moduleOptionsFrom(parseRunClusterFlags([]), {})).toThrow(/HOSTNAME is not set/);
+    expect(moduleOptionsFrom(parseRunClusterFlags([]), { HOSTNAME: "pod-1" }).hostname).toBe("pod-1");
+  });
+
+  test("lease knobs come from the environment and must be positive integers", () => {
+    const o = moduleOptionsFrom(parseRunClusterFlags([]), { HOSTNAME: "p", TINYHOST_LEASE_DURATION_MS: "4000", TINYHOST_RENEW_DEADLINE_MS: "3000", TINYHOST_RETRY_PERIOD_MS: "500" });
+    expect(o.lease).toEqual({ durationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 });
+    expect(moduleOptionsFrom(parseRunClusterFlags([]), { HOSTNAME: "p" }).lease).toEqual({ durationMs: 15000, renewDeadlineMs: 10000, retryPeriodMs: 2000 });
+    expect(() => moduleOptionsFrom(parseRunClusterFlags([]), { HOSTNAME: "p", TINYHOST_LEASE_DURATION_MS: "15s" })).toThrow('TINYHOST_LEASE_DURATION_MS = "15s"');
+  });
+
+  test("--help lists every flag and the environment", () => {
+    for (const s of ["--name", "--version", "--namespace", "--kubeconfig", "--metrics-bind-address", "--health-probe-bind-address", "--grpc-server-bind-address", "HOSTNAME", "TINY_NATS_URL", "TINY_NATS_TRANSPORT", "SELF_SERVICE_HOST", "OTLP_DSN"]) {
+      expect(RUN_CLUSTER_HELP).toContain(s);
+    }
+  });
+});
