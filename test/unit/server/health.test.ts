@@ -34,7 +34,7 @@ describe("health app", () => {
     });
     synced = true;
     const again = await app.request("/readyz");
-    expect((await again.json()).checks["node-cache"]).toBe("ok");
+    expect(((await again.json()) as { checks: Record<string, string> }).checks["node-cache"]).toBe("ok");
   });
 
   test("/metrics serves the registry in Prometheus text format 0.0.4", async () => {
