@@ -39,6 +39,9 @@ export interface RedactOptions {
 
 const NO_KEYS: ReadonlySet<string> = new Set();
 
+/** Nesting walked at most (a cyclic or absurdly deep value stops here instead of overflowing the stack). */
+const MAX_DEPTH = 64;
+
 function isPlainObject(v: object): v is Record<string, unknown> {
   const proto = Object.getPrototypeOf(v) as unknown;
   return proto === Object.prototype || proto === null;
@@ -47,19 +50,20 @@ function isPlainObject(v: object): v is Record<string, unknown> {
 /**
  * A copy of `value` with credential-looking values replaced by `"<redacted>"` (runtime-spec §2.8).
  * Recurses into arrays and plain objects only: class instances (Error, Date, Uint8Array) are kept
- * as they are, so log serializers still see them. Returns `value` itself when nothing was masked.
+ * as they are, so log serializers still see them; nesting deeper than 64 levels is not walked.
+ * Returns `value` itself when nothing was masked.
  */
 export function redactValue(value: unknown, options?: RedactOptions): unknown {
-  return walk(value, options?.keys ?? NO_KEYS);
+  return walk(value, options?.keys ?? NO_KEYS, 0);
 }
 
-function walk(value: unknown, keys: ReadonlySet<string>): unknown {
+function walk(value: unknown, keys: ReadonlySet<string>, depth: number): unknown {
   if (typeof value === "string") return SECRET_VALUE.test(value) ? REDACTED : value;
-  if (value === null || typeof value !== "object") return value;
+  if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return value;
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      const v = walk(value[i], keys);
+      const v = walk(value[i], keys, depth + 1);
       if (v !== value[i]) (out ??= value.slice())[i] = v;
     }
     return out ?? value;
@@ -71,7 +75,7 @@ function walk(value: unknown, keys: ReadonlySet<string>): unknown {
     let r: unknown;
     if (keys.has(k) && v !== undefined && v !== null && v !== "") r = REDACTED;
     else if (typeof v === "string" && v !== "" && !v.startsWith("{{") && CREDENTIAL_KEY.test(k)) r = REDACTED;
-    else r = walk(v, keys);
+    else r = walk(v, keys, depth + 1);
     if (r !== v) (out ??= { ...value })[k] = r;
   }
   return out ?? value;

@@ -1,0 +1,54 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import pino from "pino";
+import { InMemorySpanExporter } from "@opentelemetry/sdk-trace";
+import { loggerOptions } from "../../../src/telemetry/log.ts";
+import { activeTracer, setupTracing, shutdownTracing } from "../../../src/telemetry/tracing.ts";
+
+/** A logger writing JSON lines into `lines`, built with the root logger's options. */
+function capture(): { log: pino.Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const log = pino(loggerOptions("info"), { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) });
+  return { log, lines };
+}
+
+describe("logs", () => {
+  afterEach(() => shutdownTracing());
+
+  test("a line logged inside a span carries that span's trace_id and span_id", async () => {
+    await setupTracing({ serviceName: "log-test", exporter: new InMemorySpanExporter() });
+    const { log, lines } = capture();
+    const ids = activeTracer()!.startActiveSpan("op", (span) => {
+      log.child({ node: "n1", port: "in" }).info("inside");
+      span.end();
+      return span.spanContext();
+    });
+    log.info("outside");
+    expect(lines[0]).toMatchObject({ msg: "inside", node: "n1", port: "in", trace_id: ids.traceId, span_id: ids.spanId });
+    expect(lines[1]!.trace_id).toBeUndefined();
+  });
+
+  test("without tracing no trace fields are added", () => {
+    const { log, lines } = capture();
+    log.info({ a: 1 }, "plain");
+    expect(Object.keys(lines[0]!)).not.toContain("trace_id");
+    expect(lines[0]!.a).toBe(1);
+  });
+
+  test("credential-looking values are redacted in log lines; errors still serialize", () => {
+    const { log, lines } = capture();
+    log.info({ settings: { apiKey: "k-123", url: "http://x" }, auth: "Bearer abcdefghijklmnopqrstuvwxyz0123", headers: { cookie: "sid=1" }, err: new Error("boom") }, "configured");
+    const l = lines[0]!;
+    expect(l.settings).toEqual({ apiKey: "<redacted>", url: "http://x" });
+    expect(l.auth).toBe("<redacted>");
+    expect(l.headers).toEqual({ cookie: "<redacted>" });
+    expect((l.err as { message: string }).message).toBe("boom");
+  });
+
+  test("a cyclic object can still be logged", () => {
+    const { log, lines } = capture();
+    const cyclic: Record<string, unknown> = { password: "p" };
+    cyclic.self = cyclic;
+    log.info({ cyclic }, "cyclic");
+    expect((lines[0]!.cyclic as Record<string, unknown>).password).toBe("<redacted>");
+  });
+});
