@@ -17,6 +17,18 @@ function isTokenChar(c: number): boolean {
  * lower-case (`content-type` → `Content-Type`); a key with a non-token character is returned as is.
  */
 export function canonicalHeaderKey(key: string): string {
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const canonical = computeCanonical(key);
+  if (cache.size < CACHE_MAX) cache.set(key, canonical);
+  return canonical;
+}
+
+/** Header names repeat across requests: remember up to this many canonical forms. */
+const CACHE_MAX = 1024;
+const cache = new Map<string, string>();
+
+function computeCanonical(key: string): string {
   for (let i = 0; i < key.length; i++) if (!isTokenChar(key.charCodeAt(i))) return key;
   let out = "";
   let upper = true;

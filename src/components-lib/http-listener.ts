@@ -5,7 +5,7 @@
  * Timeouts: Bun closes a connection idle for `idleTimeout` seconds (default 10, max 255), and a
  * request waiting for its flow counts as idle, so `idleTimeout` is set from the Start config
  * (`max(readTimeout, writeTimeout) + 1`, capped at 255; 0 when both are 0). A request whose flow
- * takes longer than `writeTimeout` is cancelled and answered 504; when that exceeds Bun's cap the
+ * takes longer than `writeTimeout` (checked every 100 ms) is cancelled and answered 504; when that exceeds Bun's cap the
  * request's own idle timer is switched off (`server.timeout(req, 0)`).
  */
 import { Hono } from "hono";
@@ -49,12 +49,23 @@ export function idleTimeoutFor(readTimeout: number, writeTimeout: number): numbe
 /** Abort reason of flows cancelled because the server stops (answered 503). */
 const STOPPED = new Error("http_server stopped");
 
+/** One in-flight request: how to cancel its flow, and when its write timeout expires (ms epoch). */
+interface InFlight {
+  abort(reason: unknown): void;
+  deadline: number;
+}
+
+/** Granularity of the write-timeout sweep, ms (timeouts are whole seconds). */
+const SWEEP_MS = 100;
+
 /** A running listener. */
 export class HttpListener {
   readonly port: number;
   readonly #server: ReturnType<typeof Bun.serve>;
-  /** Abort functions of the in-flight flows (close() without grace cancels them). */
-  readonly #inFlight = new Set<(reason: unknown) => void>();
+  /** The in-flight flows (close() without grace cancels them; the sweep enforces writeTimeout). */
+  readonly #inFlight = new Set<InFlight>();
+  /** Write-timeout sweep: one timer for all requests instead of one per request. */
+  readonly #sweep: ReturnType<typeof setInterval> | undefined;
   #closed: Promise<void> | undefined;
 
   /**
@@ -67,10 +78,11 @@ export class HttpListener {
     const idle = idleTimeoutFor(options.readTimeout, options.writeTimeout);
     const beyondBun = options.writeTimeout + 1 > BUN_MAX_IDLE_TIMEOUT_S;
     const inFlight = this.#inFlight;
-    const app = new Hono<{ Bindings: { server: ReturnType<typeof Bun.serve> } }>();
+    // One catch-all route: skip Hono's URL parsing for routing (getPath), it is the same for every request.
+    const app = new Hono<{ Bindings: ReturnType<typeof Bun.serve> }>({ getPath: () => "/" });
     app.all("*", async (c) => {
       const req = c.req.raw;
-      const server = c.env.server;
+      const server = c.env;
       const limit = options.maxBodyBytes();
       const declared = req.headers.get("content-length");
       if (declared !== null && Number(declared) > limit) return textResponse(413, `request body exceeds the ${limit} byte limit (maxBodySize)`);
@@ -95,13 +107,12 @@ export class HttpListener {
         settled.resolve(fail(reason));
       };
       req.signal.addEventListener("abort", () => abort(new Error("client disconnected")), { once: true });
-      const timer = writeMs > 0 ? setTimeout(() => abort(new FlowTimeoutError(options.writeTimeout)), writeMs) : undefined;
-      inFlight.add(abort);
+      const entry: InFlight = { abort, deadline: writeMs > 0 ? Date.now() + writeMs : Infinity };
+      inFlight.add(entry);
       const request = buildServerRequest(req, body, server.requestIP(req)?.address, tls, options.context());
       void options.onRequest(request, flow.signal).then(settled.resolve);
       const result = await settled.promise;
-      if (timer) clearTimeout(timer);
-      inFlight.delete(abort);
+      inFlight.delete(entry);
       if (flow.signal.aborted) {
         const reason = flow.signal.reason as Error;
         if (reason instanceof FlowTimeoutError) return textResponse(504, reason.message);
@@ -109,23 +120,29 @@ export class HttpListener {
       }
       return answerFor(result);
     });
-    const fetch = (req: Request, server: ReturnType<typeof Bun.serve>) => app.fetch(req, { server });
     try {
       this.#server = Bun.serve({
         port: options.port,
         idleTimeout: idle,
         maxRequestBodySize: Math.max(1, options.maxBodyBytes()),
         ...(options.tls ? { tls: { cert: options.tls.cert, key: options.tls.key } } : {}),
-        fetch,
+        fetch: (req, server) => app.fetch(req, server),
       });
     } catch (err) {
       throw new ListenError(options.port, err);
     }
     this.port = this.#server.port ?? options.port;
+    if (writeMs > 0) {
+      const timeout = new FlowTimeoutError(options.writeTimeout);
+      this.#sweep = setInterval(() => {
+        const now = Date.now();
+        for (const f of inFlight) if (f.deadline <= now) f.abort(timeout);
+      }, SWEEP_MS);
+    }
   }
 
   #cancelInFlight(): void {
-    for (const abort of [...this.#inFlight]) abort(STOPPED);
+    for (const f of [...this.#inFlight]) f.abort(STOPPED);
   }
 
   /**
@@ -140,6 +157,7 @@ export class HttpListener {
       await Promise.race([this.#server.stop(false), new Promise<void>((r) => (t = setTimeout(r, graceMs)))]);
       clearTimeout(t);
       this.#cancelInFlight();
+      if (this.#sweep) clearInterval(this.#sweep);
       await this.#server.stop(true);
     })();
     return this.#closed;
