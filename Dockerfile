@@ -1,17 +1,28 @@
 # syntax=docker/dockerfile:1
-# Build stage: Bun compiles tinyhost and every bundled component into one binary.
+# tinyhost image: one compiled binary (runtime + bundled components + CRDs) on a minimal glibc
+# base, run as uid 65532 like the chart's securityContext. Checked statically by
+# test/unit/dockerfile.test.ts (no Docker engine in CI).
+
+# ---- build: locked install, then `bun scripts/build.ts` (static registry + bun build --compile)
 FROM oven/bun:1.4.4-debian AS build
 WORKDIR /src
+# Manifests first so the install layer is cached while only sources change. Bun reads
+# package-lock.json and --frozen-lockfile fails on any drift from package.json, as `npm ci` does;
+# --production skips dev tools (typescript, the bun npm package) the compile does not need.
 COPY package.json package-lock.json bunfig.toml tsconfig.json ./
-RUN bun install --frozen-lockfile --production=false --ignore-scripts
+RUN bun install --frozen-lockfile --production --ignore-scripts
+COPY scripts ./scripts
 COPY src ./src
 COPY components ./components
-COPY scripts ./scripts
 COPY crds ./crds
 RUN bun scripts/build.ts
 
-# Run stage: a minimal glibc base, no shell, non-root (uid 65532 as the chart's securityContext).
-FROM gcr.io/distroless/base-debian12:nonroot
+# ---- run: Debian slim (glibc for the Bun binary), nothing but the binary, non-root, no shell use.
+FROM debian:12.11-slim AS run
 COPY --from=build /src/dist/tinyhost /usr/local/bin/tinyhost
+# The health probes (8081) and the gRPC fallback (8483), as the Deployment declares them.
+EXPOSE 8081 8483
 USER 65532:65532
+# Kubernetes replaces this with `command: [/usr/local/bin/tinyhost]` + `args: [run, ...]`;
+# `docker run <image> --name ... --version ...` gets the same `run`. Probes, not HEALTHCHECK.
 ENTRYPOINT ["/usr/local/bin/tinyhost", "run"]

@@ -1,0 +1,158 @@
+/**
+ * Static checks of the Dockerfile. No Docker engine runs here and hadolint installs from neither
+ * Debian (no package) nor npm (the wrappers download a binary at install time), so this test
+ * parses the Dockerfile itself and asserts the rules we want from it — the relevant hadolint
+ * rules are named (DL3006/DL3007 pinned tags, DL3015 --no-install-recommends, DL3020 COPY not
+ * ADD, DL3025 JSON ENTRYPOINT, DL3002 non-root last USER) plus ours: multi-stage, Bun version =
+ * package.json's, locked install, only the binary in the final stage, entrypoint = the path the
+ * Deployment runs, no HEALTHCHECK (Kubernetes probes do that job).
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import { MODULE_BINARY, MODULE_UID } from "../../src/provision/index.ts";
+
+/** One instruction: keyword (upper case), raw arguments (continuations joined), 1-based line. */
+interface Instruction {
+  keyword: string;
+  args: string;
+  line: number;
+}
+
+/** A build stage: its FROM image, optional name, and instructions after the FROM. */
+interface Stage {
+  image: string;
+  name?: string;
+  instructions: Instruction[];
+}
+
+/** Splits a Dockerfile into instructions: drops comments and blank lines, joins `\` continuations. */
+function parseInstructions(text: string): Instruction[] {
+  const out: Instruction[] = [];
+  let pending = "";
+  let start = 0;
+  text.split("\n").forEach((raw, i) => {
+    const line = raw.trimEnd();
+    if (pending === "" && (line.trim() === "" || line.trimStart().startsWith("#"))) return;
+    if (pending !== "" && line.trimStart().startsWith("#")) return; // comment inside a continuation
+    if (pending === "") start = i + 1;
+    if (line.endsWith("\\")) {
+      pending += `${line.slice(0, -1)} `;
+      return;
+    }
+    const full = (pending + line).trim();
+    pending = "";
+    const match = /^(\S+)\s*(.*)$/.exec(full)!;
+    out.push({ keyword: match[1]!.toUpperCase(), args: match[2]!, line: start });
+  });
+  if (pending !== "") throw new Error("Dockerfile ends inside a line continuation");
+  return out;
+}
+
+/** Groups instructions by FROM. Instructions before the first FROM (ARG) are ignored. */
+function parseStages(instructions: Instruction[]): Stage[] {
+  const stages: Stage[] = [];
+  for (const ins of instructions) {
+    if (ins.keyword === "FROM") {
+      const parts = ins.args.split(/\s+/).filter((p) => !p.startsWith("--platform"));
+      const as = parts.findIndex((p) => p.toUpperCase() === "AS");
+      stages.push({ image: parts[0]!, ...(as > 0 ? { name: parts[as + 1]! } : {}), instructions: [] });
+    } else if (stages.length > 0) {
+      stages.at(-1)!.instructions.push(ins);
+    }
+  }
+  return stages;
+}
+
+const TEXT = readFileSync(resolve(import.meta.dir, "../../Dockerfile"), "utf8");
+const INSTRUCTIONS = parseInstructions(TEXT);
+const STAGES = parseStages(INSTRUCTIONS);
+const FINAL = STAGES.at(-1)!;
+const BUILD = STAGES.find((s) => s.image.startsWith("oven/bun:"));
+
+function imageTag(image: string): string | undefined {
+  const at = image.lastIndexOf(":");
+  return at > 0 && !image.slice(at + 1).includes("/") ? image.slice(at + 1) : undefined;
+}
+
+describe("Dockerfile", () => {
+  test("is multi-stage, the final stage built FROM a base image", () => {
+    expect(STAGES.length).toBeGreaterThanOrEqual(2);
+    expect(STAGES.map((s) => s.name)).not.toContain(FINAL.image);
+  });
+
+  test("pins every base image to a versioned tag, never latest (DL3006, DL3007)", () => {
+    const stageNames = new Set(STAGES.map((s) => s.name));
+    for (const stage of STAGES.filter((s) => !stageNames.has(s.image))) {
+      const tag = imageTag(stage.image);
+      expect(tag, `FROM ${stage.image} has no tag`).toBeDefined();
+      expect(tag).not.toBe("latest");
+      expect(tag!, `FROM ${stage.image}: the tag names no version`).toMatch(/\d+\.\d+/);
+    }
+  });
+
+  test("builds with the Bun version package.json pins", () => {
+    expect(BUILD, "no oven/bun build stage").toBeDefined();
+    expect(imageTag(BUILD!.image)!.split("-")[0]).toBe(pkg.devDependencies.bun);
+  });
+
+  test("installs exactly the lockfile (npm ci or bun --frozen-lockfile) before building with scripts/build.ts", () => {
+    const copies = BUILD!.instructions.filter((i) => i.keyword === "COPY").map((i) => i.args);
+    expect(copies.some((c) => c.includes("package-lock.json"))).toBe(true);
+    const runs = BUILD!.instructions.filter((i) => i.keyword === "RUN").map((i) => i.args);
+    const install = runs.findIndex((r) => /\bnpm ci\b/.test(r) || /\bbun (install|i)\b.*--frozen-lockfile/.test(r) || /\bbun ci\b/.test(r));
+    const build = runs.findIndex((r) => /\bbun (run )?scripts\/build\.ts\b/.test(r));
+    expect(install, "no locked install").toBeGreaterThanOrEqual(0);
+    expect(build, "no bun scripts/build.ts").toBeGreaterThan(install);
+  });
+
+  test("copies only the compiled binary into the final stage, to the path the Deployment runs", () => {
+    const copies = FINAL.instructions.filter((i) => i.keyword === "COPY" || i.keyword === "ADD");
+    expect(copies.length).toBe(1);
+    const parts = copies[0]!.args.split(/\s+/);
+    expect(parts[0]).toBe(`--from=${BUILD!.name}`);
+    expect(parts.slice(1)).toEqual(["/src/dist/tinyhost", MODULE_BINARY]);
+  });
+
+  test("runs as uid 65532 in the final stage (DL3002)", () => {
+    const users = FINAL.instructions.filter((i) => i.keyword === "USER");
+    expect(users.length).toBeGreaterThan(0);
+    expect(users.at(-1)!.args.split(":")[0]).toBe(String(MODULE_UID));
+  });
+
+  test("enters `tinyhost run` in exec form (DL3025)", () => {
+    const entry = FINAL.instructions.filter((i) => i.keyword === "ENTRYPOINT");
+    expect(entry.length).toBe(1);
+    expect(JSON.parse(entry[0]!.args)).toEqual([MODULE_BINARY, "run"]);
+    for (const cmd of FINAL.instructions.filter((i) => i.keyword === "CMD")) expect(() => JSON.parse(cmd.args)).not.toThrow();
+  });
+
+  test("has no HEALTHCHECK (Kubernetes probes /healthz and /readyz)", () => {
+    expect(INSTRUCTIONS.filter((i) => i.keyword === "HEALTHCHECK")).toEqual([]);
+  });
+
+  test("uses COPY, never ADD (DL3020)", () => {
+    expect(INSTRUCTIONS.filter((i) => i.keyword === "ADD")).toEqual([]);
+  });
+
+  test("installs apt packages only with --no-install-recommends (DL3015)", () => {
+    for (const run of INSTRUCTIONS.filter((i) => i.keyword === "RUN")) {
+      for (const command of run.args.split(/&&|;/)) {
+        if (/\bapt-get\b.*\binstall\b/.test(command)) expect(command, `line ${run.line}`).toContain("--no-install-recommends");
+      }
+    }
+  });
+});
+
+describe("Dockerfile parser (used by the checks above)", () => {
+  test("joins continuations, skips comments, keeps stage names", () => {
+    const ins = parseInstructions("# c\nFROM a:1.0 AS one\nRUN x \\\n  # inner\n  && y\nfrom b:2.0\n");
+    expect(ins.map((i) => [i.keyword, i.args, i.line])).toEqual([
+      ["FROM", "a:1.0 AS one", 2],
+      ["RUN", "x    && y", 3],
+      ["FROM", "b:2.0", 6],
+    ]);
+    expect(parseStages(ins).map((s) => [s.image, s.name])).toEqual([["a:1.0", "one"], ["b:2.0", undefined]]);
+  });
+});
