@@ -9,6 +9,7 @@
  * request's own idle timer is switched off (`server.timeout(req, 0)`).
  */
 import { Hono } from "hono";
+import { startHttpServerSpan } from "../telemetry/http.ts";
 import { fail, type Result } from "../sdk/result.ts";
 import { TinyError } from "../sdk/errors.ts";
 import { answerFor, FlowTimeoutError, textResponse } from "./http-server-response.ts";
@@ -110,15 +111,20 @@ export class HttpListener {
       const entry: InFlight = { abort, deadline: writeMs > 0 ? Date.now() + writeMs : Infinity };
       inFlight.add(entry);
       const request = buildServerRequest(req, body, server.requestIP(req)?.address, tls, options.context());
-      void options.onRequest(request, flow.signal).then(settled.resolve);
+      // One server span per request (continues the caller's traceparent); the flow runs inside it.
+      const span = startHttpServerSpan(req);
+      void span.run(() => options.onRequest(request, flow.signal)).then(settled.resolve);
       const result = await settled.promise;
       inFlight.delete(entry);
+      let response: Response | undefined;
       if (flow.signal.aborted) {
         const reason = flow.signal.reason as Error;
-        if (reason instanceof FlowTimeoutError) return textResponse(504, reason.message);
-        if (reason === STOPPED) return textResponse(503, reason.message);
+        if (reason instanceof FlowTimeoutError) response = textResponse(504, reason.message);
+        else if (reason === STOPPED) response = textResponse(503, reason.message);
       }
-      return answerFor(result);
+      response ??= answerFor(result);
+      span.end(response.status);
+      return response;
     });
     try {
       this.#server = Bun.serve({
