@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import YAML from "yaml";
 import { provisionCommand } from "../../../src/cli/commands/provision.ts";
+import { parseRunClusterFlags } from "../../../src/cli/commands/run-cluster.ts";
 import { DRY_RUN_TOKEN, dryRunPlan, planManifests, resolveOptions, toYamlStream, type ManifestObject, type ProvisionInput } from "../../../src/provision/index.ts";
 
 const INPUT: ProvisionInput = { namespace: "prod", name: "shop", image: "ghcr.io/acme/shop:1.2.0", ingressSuffix: "apps.example.com" };
@@ -102,6 +103,18 @@ describe("dry-run plan", () => {
       "--namespace=prod",
     ]);
     expect(manager.ports as unknown).toEqual([{ name: "grpc", containerPort: 8483, protocol: "TCP" }]);
+  });
+
+  test("the Deployment's args are accepted by tinyhost run's own flag parser", () => {
+    const args = podSpec(find(objects(), "Deployment", "shop-controller-manager")).containers[0]!.args!;
+    expect(parseRunClusterFlags(args.slice(1))).toMatchObject({
+      name: "shop",
+      version: "1.2.0",
+      namespace: "prod",
+      healthProbeBindAddress: ":8081",
+      metricsBindAddress: "127.0.0.1:8080",
+      grpcServerBindAddress: ":8483",
+    });
   });
 
   test("sets the chart's env, with the broker URL from the auth Secret's token", () => {
