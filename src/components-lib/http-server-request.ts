@@ -3,7 +3,7 @@
  * http-module (monorepo) builds it from an Echo context (components.md §2.1 `Request`).
  */
 import type { Header } from "./fields.ts";
-import { headerList } from "./http-headers.ts";
+import { canonicalHeaderKey } from "./http-headers.ts";
 
 /** Go `Request` (monorepo): field order and JSON names as Go marshals them. */
 export interface ServerRequest {
@@ -80,6 +80,14 @@ export function queryValues(search: string): Record<string, string[]> {
   return out;
 }
 
+/** Read access to request headers by lower-case name (a fetch `Headers` satisfies it). */
+export interface HeaderLookup {
+  get(name: string): string | null;
+}
+
+/** Headers that decide `host`, `realIP` and `scheme`, captured while listing the headers. */
+const DECIDING = new Set(["host", "x-forwarded-for", "x-real-ip", "x-forwarded-proto", "x-forwarded-protocol", "x-forwarded-ssl", "x-url-scheme"]);
+
 function trimBrackets(ip: string): string {
   return ip.replace(/^\[/, "").replace(/\]$/, "");
 }
@@ -88,7 +96,7 @@ function trimBrackets(ip: string): string {
  * Echo `Context.RealIP()` without an IP extractor: first `X-Forwarded-For` entry, else
  * `X-Real-IP`, else the peer address ({@link peerIP}).
  */
-export function realIP(headers: Headers, peer: string | undefined): string {
+export function realIP(headers: HeaderLookup, peer: string | undefined): string {
   const xff = headers.get("x-forwarded-for");
   if (xff) {
     const i = xff.indexOf(",");
@@ -106,7 +114,7 @@ export function peerIP(peer: string | undefined): string {
 }
 
 /** Echo `Context.Scheme()`: https over TLS, else the X-Forwarded-Proto/-Protocol/-Ssl/X-Url-Scheme hints, else http. */
-export function scheme(headers: Headers, tls: boolean): string {
+export function scheme(headers: HeaderLookup, tls: boolean): string {
   if (tls) return "https";
   const proto = headers.get("x-forwarded-proto") || headers.get("x-forwarded-protocol");
   if (proto) return proto;
@@ -117,7 +125,6 @@ export function scheme(headers: Headers, tls: boolean): string {
 /** This pod's name, read once (`HOSTNAME` never changes while the process runs). */
 const POD_NAME = process.env.HOSTNAME ?? "";
 
-const SKIP = new Set(["host"]); // Go moves Host out of Header into Request.Host
 
 /** Builds the {@link ServerRequest} for `req` whose body was already read as `body`; `peer` is the connection's address. */
 export function buildServerRequest(req: Request, body: string, peer: string | undefined, tls: boolean, context: unknown): ServerRequest {
@@ -125,10 +132,22 @@ export function buildServerRequest(req: Request, body: string, peer: string | un
   const q = target.indexOf("?");
   const rawPath = q < 0 ? target : target.slice(0, q);
   const path = decodePath(rawPath);
-  const headers = headerList(req.headers, SKIP);
-  const host = req.headers.get("host") ?? "";
-  const ip = realIP(req.headers, peer);
-  const sch = scheme(req.headers, tls);
+  // One pass over the headers (each Headers call crosses into native code).
+  const headers: Header[] = [];
+  const seen = new Map<string, string>();
+  let cookies = false;
+  req.headers.forEach((value, name) => {
+    if (DECIDING.has(name)) seen.set(name, value);
+    if (name === "host") return; // Go moves Host out of Header into Request.Host
+    if (name === "set-cookie") cookies = true;
+    else headers.push({ key: canonicalHeaderKey(name), value });
+  });
+  if (cookies) for (const c of req.headers.getSetCookie()) headers.push({ key: "Set-Cookie", value: c });
+  if (headers.length > 1) headers.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const lookup: HeaderLookup = { get: (name) => seen.get(name) ?? null };
+  const host = seen.get("host") ?? "";
+  const ip = realIP(lookup, peer);
+  const sch = scheme(lookup, tls);
   const params = queryValues(q < 0 ? "" : target.slice(q));
   const ctx = context ?? null;
   const segments = pathSegments(path);
