@@ -13,9 +13,10 @@
  *   --grpc-server-bind-address, -g  gRPC listener when NATS is not used (default ":0")
  *   --components <dir>              components directory (dev discovery; default ./components)
  * Environment: HOSTNAME (required), TINY_NATS_URL, TINY_NATS_TRANSPORT, SELF_SERVICE_HOST,
- * OTLP_DSN (accepted; telemetry comes later). Test/ops knobs (ms): TINYHOST_LEASE_DURATION_MS,
+ * OTLP_DSN / OTEL_EXPORTER_OTLP_* (trace export, src/telemetry). Test/ops knobs (ms): TINYHOST_LEASE_DURATION_MS,
  * TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS, TINYHOST_DRAIN_TIMEOUT_MS.
  */
+import { setupTracing, type TracingHandle } from "../../telemetry/tracing.ts";
 import { version as tinyhostVersion } from "../version.ts";
 import { DEFAULT_LEASE_TIMINGS, startModule, type ModuleOptions } from "../../operator/index.ts";
 import { logger } from "../../telemetry/log.ts";
@@ -42,7 +43,7 @@ Environment:
   TINY_NATS_URL        NATS server(s); unset → gRPC between modules
   TINY_NATS_TRANSPORT  "jetstream" → durable JetStream wire; anything else → core NATS
   SELF_SERVICE_HOST    address other modules dial for gRPC (TinyModule status.addr)
-  OTLP_DSN             accepted; tracing export comes later
+  OTLP_DSN             traces over OTLP/gRPC (scheme://token@host[:port]); OTEL_EXPORTER_OTLP_* also work
   TINYHOST_LEASE_DURATION_MS, TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS
                        Lease timings in ms (tests/ops; default 15000/10000/2000)
   TINYHOST_DRAIN_TIMEOUT_MS  bound on draining in-flight hops at shutdown (default 4000)
@@ -177,12 +178,20 @@ export async function runCluster(args: readonly string[], env: Record<string, st
     }
     throw err;
   }
-  if (env.OTLP_DSN) logger.info("OTLP_DSN is set; trace export is not built yet, telemetry stays local");
+  let tracing: TracingHandle;
+  try {
+    // Before the transports exist, so every hop they send carries traceparent (runtime-spec §9.1).
+    tracing = await setupTracing({ serviceName: options.name, serviceVersion: options.version, env });
+  } catch (err) {
+    console.error(`tinyhost run: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
   let module;
   try {
     module = await startModule(options);
   } catch (err) {
     logger.fatal({ err: err instanceof Error ? err.message : String(err) }, "tinyhost run: start-up failed");
+    await tracing.shutdown();
     return 1;
   }
   const running = module;
@@ -204,6 +213,7 @@ export async function runCluster(args: readonly string[], env: Record<string, st
   } finally {
     process.off("SIGTERM", onTerm);
     process.off("SIGINT", onInt);
+    await tracing.shutdown(); // flushes buffered spans
   }
 }
 
