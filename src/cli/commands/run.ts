@@ -5,7 +5,7 @@
  */
 import type { Command } from "../cli.ts";
 import { RUN_LOCAL_USAGE, runLocal } from "./run-local.ts";
-import { RUN_CLUSTER_HELP, runCluster as runClusterMode } from "./run-cluster.ts";
+import { RUN_CLUSTER_HELP, runCluster } from "./run-cluster.ts";
 
 /** Help text of `tinyhost run`. */
 export const RUN_USAGE = `Usage:
@@ -16,19 +16,10 @@ ${RUN_LOCAL_USAGE}
 
 ${RUN_CLUSTER_HELP}`;
 
-/** Cluster mode of `run` is not implemented yet. code `"NOT_BUILT"`; exit code 1. */
-export const CLUSTER_NOT_BUILT =
-  "cluster mode is not built yet: `tinyhost run --name <module> --namespace <ns>` will run against a cluster; for now use `tinyhost run --local <dir>`";
-
-/** Runs the cluster mode (src/cli/commands/run-cluster.ts → src/operator). */
-function runCluster(args: string[]): Promise<number> {
-  return runClusterMode(args);
-}
-
 /** The `run` sub-command. Exit codes: 0 clean stop, 1 failure, 2 usage error. */
 export const runCommand: Command = {
   name: "run",
-  summary: "run the module: --local <dir> runs flows from YAML manifests without a cluster",
+  summary: "run the module against a cluster, or with --local <dir> from YAML manifests without one",
   async run(args) {
     if (args.includes("--help") || args.includes("-h")) {
       console.log(RUN_USAGE);
