@@ -28,6 +28,8 @@ export interface ModuleMetricsSources {
   isLeader: () => boolean;
   hops: HopStats;
   runners: () => number;
+  /** Requests this process sent to the apiserver, per verb (`KubeClient.stats`); absent → no series. */
+  apiserverRequests?: Readonly<Record<string, number>>;
 }
 
 /** Builds the registry for one module process. */
@@ -42,6 +44,9 @@ export function moduleMetrics(s: ModuleMetricsSources): MetricsRegistry {
   r.collect("workqueue_retries_total", "Rate-limited re-adds of the work queue.", "counter", per((c) => c.controller.queue.stats.retries, "name"));
   r.collect("tinyhost_watch_restarts_total", "Watch requests started again after one ended.", "counter", per((c) => c.watcher.stats.watchRestarts, "resource"));
   r.collect("tinyhost_watch_relists_total", "Full relists after the first list (410 Gone or watchdog).", "counter", per((c) => c.watcher.stats.relists, "resource"));
+  r.collect("tinyhost_watch_list_duration_seconds", "Duration of the last full list (all pages) of the watched resource.", "gauge", () =>
+    s.controllers.map((c) => ({ labels: { resource: c.name }, value: c.watcher.stats.lastListMs / 1000 })),
+  );
   r.collect("tinyhost_watch_errors_total", "Watch and list failures that led to a backoff.", "counter", per((c) => c.watcher.stats.errors, "resource"));
   r.collect("tinyhost_status_writes_total", "Status writes sent and accepted, per controller.", "counter", per((c) => c.writes.statusWrites));
   r.collect("tinyhost_status_write_skips_total", "Status writes skipped because nothing changed, per controller.", "counter", per((c) => c.writes.statusSkips));
@@ -52,5 +57,11 @@ export function moduleMetrics(s: ModuleMetricsSources): MetricsRegistry {
   r.collect("tinyhost_hops_refused_total", "Incoming hops refused during shutdown.", "counter", () => [{ labels: {}, value: s.hops.refused }]);
   r.collect("tinyhost_hops_in_flight", "Incoming hops running now.", "gauge", () => [{ labels: {}, value: s.hops.inFlight }]);
   r.collect("tinyhost_runners", "Nodes with a running runner in this process.", "gauge", () => [{ labels: {}, value: s.runners() }]);
+  const requests = s.apiserverRequests;
+  if (requests) {
+    r.collect("tinyhost_apiserver_requests_total", "Requests sent to the Kubernetes apiserver, per verb (each HTTP attempt).", "counter", () =>
+      Object.entries(requests).map(([verb, value]) => ({ labels: { verb }, value })),
+    );
+  }
   return r;
 }

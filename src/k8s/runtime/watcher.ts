@@ -47,10 +47,12 @@ export interface WatcherStats {
   backoffMs: number;
   /** Last collection version seen (list, event or bookmark); empty before the first list. */
   resourceVersion: string;
+  /** Duration of the last completed list (all pages), ms; 0 before the first list. */
+  lastListMs: number;
 }
 
 /** Parameters of a {@link Watcher}. Durations in milliseconds unless named otherwise. */
-export interface WatcherOptions {
+export interface WatcherOptions<T extends KubeObject = KubeObject> {
   /** LIST page size. Default 500 (client-go pager default). */
   pageSize?: number;
   /**
@@ -77,6 +79,22 @@ export interface WatcherOptions {
   clock?: Clock;
   /** Told about every error the watcher recovers from (for logging); must not throw. */
   onError?: (err: unknown) => void;
+  /**
+   * Rewrites every listed or watched object before it is reported (client-go
+   * `SharedIndexInformer.SetTransform`, kube-rs `WatchStreamExt::modify`), e.g.
+   * {@link stripManagedFields} so a cache does not hold what nobody reads. Must not throw.
+   */
+  transform?: (object: T) => T;
+}
+
+/**
+ * Drops `metadata.managedFields` (server-side apply bookkeeping, often the largest part of a small
+ * object) in place and returns the object: controller-runtime's `cache.TransformStripManagedFields`.
+ * Nothing in a reconcile reads it; writes carry their own field manager.
+ */
+export function stripManagedFields<T extends KubeObject>(object: T): T {
+  if (object.metadata?.managedFields !== undefined) delete object.metadata.managedFields;
+  return object;
 }
 
 /** A non-410 ERROR event on a watch stream. */
@@ -106,6 +124,7 @@ export class Watcher<T extends KubeObject> {
     errors: 0,
     backoffMs: 0,
     resourceVersion: "",
+    lastListMs: 0,
   };
   readonly #source: WatchSource<T>;
   readonly #pageSize: number;
@@ -116,9 +135,10 @@ export class Watcher<T extends KubeObject> {
   readonly #minWatchMs: number;
   readonly #clock: Clock;
   readonly #onError: (err: unknown) => void;
+  readonly #transform: ((object: T) => T) | undefined;
 
   /** @param source - the resource to list and watch. @param opts - see {@link WatcherOptions}. */
-  constructor(source: WatchSource<T>, opts: WatcherOptions = {}) {
+  constructor(source: WatchSource<T>, opts: WatcherOptions<T> = {}) {
     this.#source = source;
     this.#pageSize = opts.pageSize ?? 500;
     this.#timeoutSeconds = opts.watchTimeoutSeconds;
@@ -128,6 +148,7 @@ export class Watcher<T extends KubeObject> {
     this.#watchdogMs = opts.watchdogMs ?? 300_000;
     this.#minWatchMs = opts.minWatchMs ?? 1000;
     this.#onError = opts.onError ?? (() => {});
+    this.#transform = opts.transform;
   }
 
   /**
@@ -141,6 +162,7 @@ export class Watcher<T extends KubeObject> {
     while (!signal.aborted) {
       if (rv === undefined) {
         let listed: { objects: T[]; resourceVersion: string };
+        const listStart = this.#clock.now();
         try {
           listed = await this.#listAll(signal);
         } catch (err) {
@@ -149,6 +171,7 @@ export class Watcher<T extends KubeObject> {
           continue;
         }
         this.stats.lists++;
+        this.stats.lastListMs = this.#clock.now() - listStart;
         if (reason !== "initial") this.stats.relists++;
         rv = listed.resourceVersion;
         this.stats.resourceVersion = rv;
@@ -182,7 +205,8 @@ export class Watcher<T extends KubeObject> {
           this.stats.resourceVersion = rv;
           if (ev.type === "BOOKMARK") continue;
           dog.pause();
-          yield ev.type === "DELETED" ? { type: "deleted", object: ev.object } : { type: "applied", object: ev.object };
+          const object = this.#transform ? this.#transform(ev.object) : ev.object;
+          yield ev.type === "DELETED" ? { type: "deleted", object } : { type: "applied", object };
           dog.resume();
         }
       } catch (err) {
@@ -221,7 +245,9 @@ export class Watcher<T extends KubeObject> {
       try {
         do {
           const page = await this.#source.list({ limit: this.#pageSize, signal, ...(cont ? { continue: cont } : {}) });
-          objects.push(...page.items);
+          const transform = this.#transform;
+          if (transform) for (const item of page.items) objects.push(transform(item));
+          else for (const item of page.items) objects.push(item);
           resourceVersion = page.metadata.resourceVersion;
           cont = page.metadata.continue || undefined;
         } while (cont && !signal.aborted);
@@ -288,6 +314,6 @@ interface Watchdog {
 }
 
 /** Shorthand for `new Watcher(source, opts)` (kube-rs `watcher(api, config)`). */
-export function watcher<T extends KubeObject>(source: WatchSource<T>, opts?: WatcherOptions): Watcher<T> {
+export function watcher<T extends KubeObject>(source: WatchSource<T>, opts?: WatcherOptions<T>): Watcher<T> {
   return new Watcher(source, opts);
 }
