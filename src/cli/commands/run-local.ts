@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import { LocalHost, type LocalHostOptions } from "../../local/host.ts";
+import { startLocalHealth, type LocalHealth } from "../../local/health.ts";
 import { logger } from "../../telemetry/log.ts";
 import type { ComponentDefinition } from "../../sdk/component.ts";
 
@@ -25,7 +26,10 @@ Edits to the manifests and to component files apply live; node state is kept in
   --port <n>            listen port of the first http_server node (default $PORT, else ${DEFAULT_LOCAL_PORT})
   --state <file>        state file (default <dir>/.tinyhost-state.json)
   --no-state            keep state in memory only
-  --no-watch            do not apply file edits live`;
+  --no-watch            do not apply file edits live
+  --health-probe-bind-address <addr>
+                        serve /healthz, /readyz (200 once every node was reconciled) and
+                        /metrics on <addr>, e.g. 127.0.0.1:8081 or :0 (default: off)`;
 
 /** Parsed flags of `run --local`. */
 export interface RunLocalFlags {
@@ -36,6 +40,8 @@ export interface RunLocalFlags {
   port: number;
   state?: string | null;
   watch: boolean;
+  /** `--health-probe-bind-address`; absent → no health listener. */
+  healthProbeBindAddress?: string;
 }
 
 /**
@@ -63,6 +69,7 @@ export function parseRunLocalArgs(args: readonly string[], env: Record<string, s
       case "--namespace":
       case "--components":
       case "--state":
+      case "--health-probe-bind-address":
       case "--port": {
         const v = value();
         if (v === undefined || v === "") return `${key} needs a value`;
@@ -70,6 +77,7 @@ export function parseRunLocalArgs(args: readonly string[], env: Record<string, s
         else if (key === "--namespace") flags.namespace = v;
         else if (key === "--components") flags.components = v;
         else if (key === "--state") flags.state = v;
+        else if (key === "--health-probe-bind-address") flags.healthProbeBindAddress = v;
         else port = v;
         break;
       }
@@ -147,15 +155,24 @@ export async function runLocal(args: readonly string[]): Promise<number> {
   }
   quietRuntimeLogs();
   let host: LocalHost;
+  let health: LocalHealth | undefined;
   try {
+    // Listen first so /healthz answers during start-up; /readyz turns 200 once start() resolved.
+    if (flags.healthProbeBindAddress !== undefined) health = startLocalHealth(flags.healthProbeBindAddress);
     host = await LocalHost.start(await localOptions(flags));
   } catch (err) {
+    await health?.stop();
     const e = err as Error & { code?: string };
     console.error(`tinyhost run --local: ${e.message}${e.code ? ` [${e.code}]` : ""}`);
     return 1;
   }
+  if (health) {
+    health.ready(host);
+    host.report.line(`health: ${health.url}/healthz, /readyz, /metrics`);
+  }
   const sig = await untilSignal();
   host.report.line(`${sig}: stopping (state kept${host.statePath ? ` in ${host.statePath}` : " in memory only"})`);
   await host.stop();
+  await health?.stop();
   return 0;
 }

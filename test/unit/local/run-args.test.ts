@@ -21,6 +21,13 @@ describe("tinyhost run --local arguments", () => {
     expect(parseRunLocalArgs(["--local", "d", "--no-state"], {})).toMatchObject({ state: null });
   });
 
+  test("--health-probe-bind-address turns the local health listener on; it is off by default", () => {
+    expect(parseRunLocalArgs(["--local", "d"], {})).not.toHaveProperty("healthProbeBindAddress");
+    expect(parseRunLocalArgs(["--local", "d", "--health-probe-bind-address", "127.0.0.1:0"], {})).toMatchObject({ healthProbeBindAddress: "127.0.0.1:0" });
+    expect(parseRunLocalArgs(["--local", "d", "--health-probe-bind-address=:8081"], {})).toMatchObject({ healthProbeBindAddress: ":8081" });
+    expect(parseRunLocalArgs(["--local", "d", "--health-probe-bind-address"], {})).toBe("--health-probe-bind-address needs a value");
+  });
+
   test("bad input is a usage error naming the flag and value", () => {
     expect(parseRunLocalArgs(["--local"], {})).toBe("--local needs a directory");
     expect(parseRunLocalArgs(["--local", "d", "--port", "http"], {})).toBe('port must be an integer 1–65535, got "http" (from --port)');
