@@ -77,6 +77,8 @@ export interface ObjectMeta {
   deletionTimestamp?: string;
   /** RFC 3339 creation time. */
   creationTimestamp?: string;
+  /** Seconds the object has left to terminate gracefully once deletion was requested. */
+  deletionGracePeriodSeconds?: number;
   /** Server-side-apply bookkeeping. */
   managedFields?: ManagedFieldsEntry[];
 }

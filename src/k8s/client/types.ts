@@ -2,40 +2,10 @@
  * The shapes the REST client reads and writes: object metadata, lists, Status, watch events and the
  * resource descriptor that types every call. Field names follow `meta/v1` (Kubernetes API reference).
  */
-import type { ManagedFieldsEntry } from "../api/meta.ts";
 
-
-/** `meta/v1` OwnerReference. */
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
-
-/** `meta/v1` ObjectMeta: the subset tinyhost reads and writes; every field optional as on the wire. */
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  /** Opaque version string for optimistic concurrency; compare only for equality. */
-  resourceVersion?: string;
-  generation?: number;
-  /** RFC 3339 time. */
-  creationTimestamp?: string;
-  /** RFC 3339 time; set once deletion has been requested. */
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-  finalizers?: string[];
-  /** Server-side-apply bookkeeping (Kubernetes meta/v1 ManagedFieldsEntry). */
-  managedFields?: ManagedFieldsEntry[];
-}
+// ObjectMeta and friends have one definition, next to the CRD types (src/k8s/api/meta.ts).
+export type { ObjectMeta, OwnerReference, ManagedFieldsEntry } from "../api/meta.ts";
+import type { ObjectMeta } from "../api/meta.ts";
 
 /** Any Kubernetes object: `apiVersion`, `kind` and `metadata` (spec/status vary by kind). */
 export interface KubeObject {

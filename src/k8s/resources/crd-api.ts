@@ -1,13 +1,8 @@
 /**
  * Typed calls on one TinySystems CRD through the REST client (runtime-spec §8).
- *
- * Why the casts: `src/k8s/api` types `metadata.managedFields` as `ManagedFieldsEntry[]` while the
- * client's `KubeObject` wants `Record<string, unknown>[]`, so the CRD types do not satisfy the
- * client's generic constraint. The wire shapes are the same; this file is the one place that
- * bridges them.
  */
 import type { KubeObject as ApiObject, ResourceDescriptor as ApiDescriptor } from "../api/index.ts";
-import { defineResource, resourcePath, type KubeClient, type KubeObject, type ResourceDescriptor } from "../client/index.ts";
+import { defineResource, resourcePath, type KubeClient, type ResourceDescriptor } from "../client/index.ts";
 
 /** Calls on one CRD, in a given namespace. */
 export interface CrdApi<T extends ApiObject<unknown, unknown>> {
@@ -34,17 +29,15 @@ export interface CrdApi<T extends ApiObject<unknown, unknown>> {
  * @param kube - the REST client. @param descriptor - e.g. `TINY_NODE_RESOURCE`.
  */
 export function crdApi<T extends ApiObject<unknown, unknown>>(kube: KubeClient, descriptor: ApiDescriptor): CrdApi<T> {
-  const res = defineResource<KubeObject>(descriptor);
-  const asT = (o: unknown) => o as T;
-  const asClient = (o: T) => o as unknown as KubeObject;
+  const res = defineResource<T>(descriptor);
   return {
     resource: res,
-    get: async (name, namespace) => asT(await kube.get(res, name, namespace)),
-    list: async (namespace, labelSelector) => (await kube.listAll(res, { namespace, ...(labelSelector ? { labelSelector } : {}) })).items.map(asT),
-    create: async (object, namespace) => asT(await kube.create(res, asClient(object), { namespace })),
-    update: async (object, namespace) => asT(await kube.update(res, asClient(object), { namespace })),
-    mergePatch: async (name, namespace, patch, subresource) =>
-      asT(await kube.mergePatch(res, name, patch, { namespace, ...(subresource ? { subresource } : {}) })),
+    get: (name, namespace) => kube.get(res, name, namespace),
+    list: async (namespace, labelSelector) => (await kube.listAll(res, { namespace, ...(labelSelector ? { labelSelector } : {}) })).items,
+    create: (object, namespace) => kube.create(res, object, { namespace }),
+    update: (object, namespace) => kube.update(res, object, { namespace }),
+    mergePatch: (name, namespace, patch, subresource) =>
+      kube.mergePatch(res, name, patch as never, { namespace, ...(subresource ? { subresource } : {}) }),
     delete: async (name, namespace) => {
       await kube.delete(res, name, { namespace });
     },
