@@ -122,7 +122,7 @@ try {
       row({ name: `scale_${n}_readyz`, value: readyzMs, unit: "ms", note: "spawn → /readyz 200 (cache synced, leader known)" }),
       row({ name: `scale_${n}_initial_list`, value: listS * 1000, unit: "ms", digits: 0, note: "the TinyNode list, all pages (tinyhost_watch_list_duration_seconds)" }),
       row({ name: `scale_${n}_rss_after`, value: rssAfter / MiB, unit: "MiB", max: Math.round(rssTarget * 10) / 10, digits: 1, note: "VmRSS once every node is ready; target 120 MB + 20 KB/node" }),
-      row({ name: `scale_${n}_rss_per_node`, value: ((rssAfter - rssIdle) / n) / 1024, unit: "KiB/node", max: 20, digits: 1, note: "(RSS after − idle RSS) / nodes" }),
+      row({ name: `scale_${n}_rss_per_node`, value: ((rssAfter - rssIdle) / n) / 1024, unit: "KiB/node", digits: 1, note: "(RSS after − idle RSS) / nodes: the slope behind the 20 KB/node budget" }),
       row({ name: `scale_${n}_apiserver_requests`, value: totalReq, unit: "requests", note: `get ${req("get")}, list ${req("list")}, watch ${req("watch")}, patch ${req("patch")}, update ${req("update")}, create ${req("create")}; ${(totalReq / n).toFixed(2)}/node` }),
       row({ name: `scale_${n}_module_write_rate`, value: moduleRate, unit: "writes/s", baseline: baseRate, note: `module writes between /readyz and all-ready vs a plain client loop (${WRITE_PARALLEL} in flight) doing the same 2 writes per node` }),
       row({ name: `scale_${n}_create_rate`, value: createRate, unit: "creates/s", note: `bench client, ${CREATE_PARALLEL} in flight (the apiserver's write ceiling here)` }),
