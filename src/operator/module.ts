@@ -18,6 +18,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { sanitizeIdentity, sanitizeResourceName } from "../k8s/api/index.ts";
+import { reconcileSpan } from "../telemetry/reconcile.ts";
 import { createKubeClient, type KubeObject } from "../k8s/client/index.ts";
 import {
   componentStatuses,
@@ -180,7 +181,8 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   const nodeController = new Controller<WatchedNode>({
     name: "tinynode",
     watcher: nodeWatcher,
-    reconcile: nodeReconciler.reconcile,
+    // A span per reconcile (runtime-spec §2.8; the Go runtime gets these from controller-runtime).
+    reconcile: (key, obj, ctx) => reconcileSpan(`TinyNode ${key}`, () => nodeReconciler.reconcile(key, obj, ctx)),
     workers,
     predicates: [generationOrStatusMetadataChanged],
     onError: (key, err) => log.warn({ controller: "tinynode", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
@@ -197,7 +199,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   const moduleController = new Controller<WatchedModule>({
     name: "tinymodule",
     watcher: moduleWatcher,
-    reconcile: moduleReconciler.reconcile,
+    reconcile: (key, obj, ctx) => reconcileSpan(`TinyModule ${key}`, () => moduleReconciler.reconcile(key, obj, ctx)),
     onError: (key, err) => log.warn({ controller: "tinymodule", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
   });
   const requeueOwned = () => {
