@@ -1,12 +1,7 @@
 /**
  * Command dispatch for `tinyhost`. Each sub-command is a small module exporting a {@link Command};
- * adding one means adding it to {@link commands}.
+ * adding one means adding a {@link lazy} entry to {@link commands}.
  */
-import { componentsCommand } from "./commands/components.ts";
-import { demoCommand } from "./commands/demo.ts";
-import { provisionCommand } from "./commands/provision.ts";
-import { rbacCommand } from "./commands/rbac.ts";
-import { runCommand } from "./commands/run.ts";
 import { version } from "./version.ts";
 
 /** One sub-command of the CLI. `run` returns the process exit code. */
@@ -19,6 +14,9 @@ export interface Command {
   run(args: string[]): Promise<number>;
 }
 
+/** What a command module exports: its name and its entry point (the summary lives in {@link commands}). */
+export type CommandRunner = Pick<Command, "name" | "run">;
+
 /** Every registered sub-command, in the order `--help` lists them. */
 export const commands: Command[] = [
   {
@@ -29,12 +27,26 @@ export const commands: Command[] = [
       return 0;
     },
   },
-  runCommand,
-  demoCommand,
-  componentsCommand,
-  provisionCommand,
-  rbacCommand,
+  lazy("run", "run the module against a cluster, or with --local <dir> from YAML manifests without one", () =>
+    import("./commands/run.ts").then((m) => m.runCommand),
+  ),
+  lazy("demo", "run the hello-api example flow locally on $PORT (default 8080)", () => import("./commands/demo.ts").then((m) => m.demoCommand)),
+  lazy("components", "list the components this module serves, with their ports (--json for schemas)", () =>
+    import("./commands/components.ts").then((m) => m.componentsCommand),
+  ),
+  lazy("provision", "install CRDs, NATS, the OTEL collector and this module's release (--dry-run prints YAML)", () =>
+    import("./commands/provision.ts").then((m) => m.provisionCommand),
+  ),
+  lazy("rbac", "print the least-privilege ClusterRole and Roles the module needs (--with-cr-helpers)", () => import("./commands/rbac.ts").then((m) => m.rbacCommand)),
 ];
+
+/**
+ * A command whose module loads only when it runs: `tinyhost run --local` never loads the
+ * cluster operator or the provisioner, which keeps start-up short (bench/cold-start.ts).
+ */
+function lazy(name: string, summary: string, load: () => Promise<CommandRunner>): Command {
+  return { name, summary, run: async (args) => (await load()).run(args) };
+}
 
 /** Text printed by `tinyhost --help`. */
 export function helpText(): string {

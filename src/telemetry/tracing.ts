@@ -10,15 +10,11 @@
  */
 import { availableParallelism } from "node:os";
 import { context, propagation, trace, type Tracer } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter as OtlpGrpcTraceExporter } from "@opentelemetry/exporter-trace-otlp-grpc";
-import { OTLPTraceExporter as OtlpHttpTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes, type Resource } from "@opentelemetry/resources";
-import { AlwaysOnSampler, BatchSpanProcessor, TracerProvider, type SpanExporter } from "@opentelemetry/sdk-trace";
-import { credentials, Metadata } from "@grpc/grpc-js";
-import { OtelConfigError, resolveTracingConfig, type Env, type TracingConfig, type TracingOn } from "./config.ts";
-import { TimeOrderedIdGenerator } from "./ids.ts";
+// The SDK, the exporters and grpc-js load only when tracing is configured (./sdk.ts, imported in
+// setupTracing): they are ~1,000 modules, half of a cold start, for a feature most runs leave off.
+import type { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import type { SpanExporter, TracerProvider } from "@opentelemetry/sdk-trace";
+import { resolveTracingConfig, type Env, type TracingConfig } from "./config.ts";
 import { logger as rootLogger, type Logger } from "./log.ts";
 
 /** Go's batch processor overrides (runtime-spec §9.1, §13.1): export every 500 ms or 10 spans. */
@@ -73,57 +69,6 @@ export function activeTracer(): Tracer | undefined {
   return installed?.tracer;
 }
 
-/**
- * `OTEL_RESOURCE_ATTRIBUTES` (`k=v,…`, percent-encoded values) then `OTEL_SERVICE_NAME` over the
- * defaults `service.name` / `service.version` (OTel SDK environment spec; Go `resource.WithFromEnv`).
- * @throws OtelConfigError for an entry without `=`.
- */
-export function tracingResource(serviceName: string, serviceVersion: string | undefined, env: Env): Resource {
-  const attrs: Record<string, string> = { "service.name": serviceName };
-  if (serviceVersion) attrs["service.version"] = serviceVersion;
-  const raw = env.OTEL_RESOURCE_ATTRIBUTES;
-  if (raw) {
-    for (const part of raw.split(",")) {
-      if (part.trim() === "") continue;
-      const i = part.indexOf("=");
-      if (i <= 0) throw new OtelConfigError("OTEL_RESOURCE_ATTRIBUTES", raw, `entry ${JSON.stringify(part.trim())} is not key=value`);
-      let v: string;
-      try {
-        v = decodeURIComponent(part.slice(i + 1).trim());
-      } catch {
-        v = part.slice(i + 1).trim();
-      }
-      attrs[part.slice(0, i).trim()] = v;
-    }
-  }
-  if (env.OTEL_SERVICE_NAME) attrs["service.name"] = env.OTEL_SERVICE_NAME;
-  return resourceFromAttributes(attrs);
-}
-
-type GrpcExporterConfig = NonNullable<ConstructorParameters<typeof OtlpGrpcTraceExporter>[0]>;
-type HttpExporterConfig = NonNullable<ConstructorParameters<typeof OtlpHttpTraceExporter>[0]>;
-
-/**
- * The OTLP exporter for `config`: OTLP/gRPC (Go's transport; `@grpc/grpc-js`, measured working
- * under Bun) or OTLP/HTTP with JSON bodies.
- */
-export function createOtlpExporter(config: TracingOn): SpanExporter {
-  if (config.protocol === "grpc") {
-    const metadata = new Metadata();
-    for (const [k, v] of Object.entries(config.headers)) metadata.set(k, v);
-    const opts: GrpcExporterConfig = {
-      url: config.url,
-      metadata,
-      credentials: config.tls ? credentials.createSsl() : credentials.createInsecure(),
-    };
-    if (config.gzip) opts.compression = "gzip" as GrpcExporterConfig["compression"];
-    return new OtlpGrpcTraceExporter(opts);
-  }
-  const opts: HttpExporterConfig = { url: config.url, headers: { ...config.headers } };
-  if (config.gzip) opts.compression = "gzip" as HttpExporterConfig["compression"];
-  return new OtlpHttpTraceExporter(opts);
-}
-
 const disabledHandle = (config: TracingConfig): TracingHandle => ({
   config,
   flush: () => Promise.resolve(),
@@ -147,9 +92,11 @@ export async function setupTracing(options: TracingOptions): Promise<TracingHand
     log.info(config.reason);
     return disabledHandle(config);
   }
-  const exporter = options.exporter ?? createOtlpExporter(config);
+  const sdk = await import("./sdk.ts");
+  const { AlwaysOnSampler, BatchSpanProcessor, TracerProvider, AsyncLocalStorageContextManager, CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator, TimeOrderedIdGenerator } = sdk;
+  const exporter = options.exporter ?? sdk.createOtlpExporter(config);
   const provider = new TracerProvider({
-    resource: tracingResource(options.serviceName, options.serviceVersion, env),
+    resource: sdk.tracingResource(options.serviceName, options.serviceVersion, env),
     sampler: new AlwaysOnSampler(), // Go: sdktrace.AlwaysSample (not parent-based)
     idGenerator: new TimeOrderedIdGenerator(),
     spanProcessors: [

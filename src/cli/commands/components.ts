@@ -7,7 +7,7 @@
  * binary without `--dir` uses its static registry.
  */
 import { resolve } from "node:path";
-import type { Command } from "../cli.ts";
+import type { CommandRunner } from "../cli.ts";
 import { describeComponent, discoverComponents, RegistryError, type ComponentDescription, type Registry } from "../../runtime/registry/index.ts";
 
 const USAGE = `Usage: tinyhost components [--json] [--dir <dir>]
@@ -66,9 +66,8 @@ export function renderComponents(list: readonly ComponentDescription[], sources:
 }
 
 /** The `components` sub-command. Exit codes: 0 listed, 1 discovery failed, 2 usage error. */
-export const componentsCommand: Command = {
+export const componentsCommand: CommandRunner = {
   name: "components",
-  summary: "list the components this module serves, with their ports (--json for schemas)",
   async run(args) {
     if (args.includes("--help") || args.includes("-h")) {
       console.log(USAGE);

@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Command } from "../cli.ts";
+import type { CommandRunner } from "../cli.ts";
 import { LocalHost } from "../../local/host.ts";
 import { localOptions, parseRunLocalArgs, quietRuntimeLogs, untilSignal } from "./run-local.ts";
 
@@ -32,9 +32,8 @@ export function demoBanner(url: string): string {
 }
 
 /** The `demo` sub-command. Exit codes: 0 clean stop, 1 failure. */
-export const demoCommand: Command = {
+export const demoCommand: CommandRunner = {
   name: "demo",
-  summary: "run the hello-api example flow locally on $PORT (default 8080)",
   async run(args) {
     if (args.includes("--help") || args.includes("-h")) {
       console.log("Usage: tinyhost demo\n\nRuns examples/hello-api with `run --local` on $PORT (default 8080), state in memory.");

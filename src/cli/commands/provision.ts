@@ -3,7 +3,7 @@
  * NATS broker, OTEL collector and the module release — by server-side apply (src/provision;
  * provision.md §2, §8). `--dry-run` prints the manifests instead and needs no cluster.
  */
-import type { Command } from "../cli.ts";
+import type { CommandRunner } from "../cli.ts";
 import { createKubeClient } from "../../k8s/client/index.ts";
 import {
   booleanFlag,
@@ -69,9 +69,8 @@ function line(o: AppliedObject): string {
 }
 
 /** The `provision` sub-command. Exit codes: 0 done, 1 a cluster step failed, 2 usage error. */
-export const provisionCommand: Command = {
+export const provisionCommand: CommandRunner = {
   name: "provision",
-  summary: "install CRDs, NATS, the OTEL collector and this module's release (--dry-run prints YAML)",
   async run(args) {
     if (args.includes("--help") || args.includes("-h")) {
       console.log(PROVISION_USAGE);

@@ -2,7 +2,7 @@
  * `tinyhost rbac`: prints the least-privilege roles a tinyhost module needs — the ClusterRole and
  * the two Roles `tinyhost provision` applies, from the same rule builder (src/provision/rbac.ts).
  */
-import type { Command } from "../cli.ts";
+import type { CommandRunner } from "../cli.ts";
 import {
   DEFAULT_NAMESPACE,
   DEFAULT_RELEASE,
@@ -33,9 +33,8 @@ Flags:
 export const RBAC_FLAGS: FlagSpec = { name: "string", namespace: "string", "with-cr-helpers": "boolean", help: "boolean" };
 
 /** The `rbac` sub-command. Exit codes: 0 printed, 2 usage error. */
-export const rbacCommand: Command = {
+export const rbacCommand: CommandRunner = {
   name: "rbac",
-  summary: "print the least-privilege ClusterRole and Roles the module needs (--with-cr-helpers)",
   async run(args) {
     if (args.includes("--help") || args.includes("-h")) {
       console.log(RBAC_USAGE);

@@ -57,6 +57,11 @@ function instance(): Ajv2020 {
     validateFormats: false,
     addUsedSchema: false, // TypeBox `$id`s would otherwise collide across ports sharing a type
     verbose: true, // keeps the failing value on the error so messages can say what was seen
+    // Checking each schema against the 2020-12 meta-schema costs ~50 ms at the first compile (the
+    // meta-schema itself is compiled) — half of a local cold start. Port schemas come from TypeBox
+    // and component code, so that check runs in the test suite instead (test/unit/schema/
+    // bundled-schemas.test.ts); strict mode still rejects unknown keywords here.
+    validateSchema: false,
   });
   ajv.addVocabulary([...PLATFORM_KEYWORDS]);
   return ajv;
