@@ -9,7 +9,8 @@
  * namespace and every replica re-hosts the listener on that port (components.md §2.1, "every replica
  * hosts every node"); here both processes share 127.0.0.1, so exactly one binds and the other's
  * restore fails with HTTP_LISTEN / EADDRINUSE. The test asserts that instead of hiding it: the
- * leader (which started the server) answers, the follower logged the bind failure.
+ * leader (which started the server) answers, the follower logged the bind failure. Then the leader
+ * is SIGKILLed: the port is free, the new leader's reconcile re-hosts it and the same URL answers.
  *
  * Once with core NATS on the suite's server, once with TINY_NATS_TRANSPORT=jetstream on a private
  * nats-server (its `module-edges` stream captures `tinymodule.*.msg`, which would turn later core
@@ -31,6 +32,8 @@ import { waitUntil } from "../support/process.ts";
 const MODULE = "tinyhost";
 const LEADER_SERIES = `leader_election_master_status{name="${MODULE}-lock"}`;
 const SUFFIX = "e2e.example.com";
+/** Short Lease timings (ms) so the failover step fits the time budget; defaults are tested in operator-leader.test.ts. */
+const LEASE_ENV = { TINYHOST_LEASE_DURATION_MS: "3000", TINYHOST_RENEW_DEADLINE_MS: "2000", TINYHOST_RETRY_PERIOD_MS: "500" };
 
 let cp: ControlPlane;
 let kube: KubeClient;
@@ -63,7 +66,7 @@ async function helloApiOnTwoReplicas(prefix: string, natsUrl: string, transport:
   await createRelease(kube, ns, { pods: ["pod-0", "pod-1"], ingressSuffix: SUFFIX });
   const logDir = join(dir, ns);
   mkdirSync(logDir);
-  const env = { TINY_NATS_URL: natsUrl, ...(transport === "jetstream" ? { TINY_NATS_TRANSPORT: "jetstream" } : {}) };
+  const env = { TINY_NATS_URL: natsUrl, ...LEASE_ENV, ...(transport === "jetstream" ? { TINY_NATS_TRANSPORT: "jetstream" } : {}) };
   const start = (hostname: string) => startModuleProcess({ hostname, name: MODULE, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env, logDir });
   procs = await Promise.all([start("pod-0"), start("pod-1")]);
   for (const p of procs) expect(readFileSync(p.logFile, "utf8")).toContain(`"transport":"${transport}"`);
@@ -118,18 +121,33 @@ async function helloApiOnTwoReplicas(prefix: string, natsUrl: string, transport:
   const line = readFileSync(follower.logFile, "utf8").split("\n").find((l) => l.includes(`cannot listen on :${port}`))!;
   expect(line).toContain("restore from metadata failed");
 
+  // SIGKILL the leader: the port is free again; the new leader's reconcile re-hosts the persisted
+  // port from status.metadata (components.md §2.1) and the same URL answers.
+  const leader = procs.find((p) => p !== follower)!;
+  const tKill = performance.now();
+  await leader.kill();
+  await waitUntil("the follower leads", async () => (await follower.metric(LEADER_SERIES)) === 1, 15_000, 50);
+  let again: Response | undefined;
+  await waitUntil("the same port answers again", async () => {
+    again = await fetch(`${base}/hello`).catch(() => undefined);
+    return again !== undefined;
+  }, 15_000, 100);
+  expect(again!.status).toBe(200);
+  expect(await again!.json()).toEqual({ hello: "world", method: "GET", path: "/hello" });
+  const tFailover = performance.now();
+
   const ms = (a: number, b: number) => Math.round(b - a);
   console.log(
-    `[e2e-hello ${transport}] ready ${ms(t0, tReady)} ms, reconciled ${ms(tReady, tReconciled)} ms, signal→port ${ms(tReconciled, tListening)} ms, 3 requests ${ms(tListening, tAnswered)} ms`,
+    `[e2e-hello ${transport}] ready ${ms(t0, tReady)} ms, reconciled ${ms(tReady, tReconciled)} ms, signal→port ${ms(tReconciled, tListening)} ms, 3 requests ${ms(tListening, tAnswered)} ms, SIGKILL leader → same port answers ${ms(tKill, tFailover)} ms`,
   );
 }
 
 describe("hello-api on a cluster, two replicas", () => {
-  test("over core NATS: send_signal starts the server; GET 200 JSON, POST 201 echo, DELETE 404; port exposed on Service and Ingress", async () => {
+  test("over core NATS: send_signal starts the server; GET 200 JSON, POST 201 echo, DELETE 404; port exposed on Service and Ingress; after SIGKILL of the leader the survivor re-hosts the port", async () => {
     await helloApiOnTwoReplicas("e2e-hello", sharedNatsUrl(), "core");
   }, 90_000);
 
-  test("over JetStream: the same flow answers the same requests", async () => {
+  test("over JetStream: the same flow answers the same requests and survives the leader's SIGKILL", async () => {
     privateNats = await startNats();
     await helloApiOnTwoReplicas("e2e-hello-js", privateNats.url, "jetstream");
   }, 90_000);

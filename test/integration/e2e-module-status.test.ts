@@ -1,0 +1,106 @@
+/**
+ * End to end: what the platform's editor reads about a tinyhost module. The leader of a
+ * `tinyhost run` with the bundled components writes its own TinyModule status (runtime-spec §5.2):
+ * `name`, `version`, `addr` (`nats://tinymodule.<module>.msg` over NATS, §4.1) and one
+ * `components[]` entry per component with every non-internal port and its base64 JSON Schema.
+ * That status must say exactly what `tinyhost components --json` prints for the same directory,
+ * and list every file of components/.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createKubeClient, type KubeClient } from "../../src/k8s/client/index.ts";
+import { decodeBase64Json } from "../../src/k8s/api/bytes.ts";
+import { tinyModules } from "../../src/k8s/controllers/index.ts";
+import { BUN } from "../support/bun-test.ts";
+import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
+import { startModuleProcess, type ModuleProcess } from "../support/module-process.ts";
+import { waitUntil } from "../support/process.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const MODULE = "tinyhost";
+
+interface ListedPort {
+  name: string;
+  label: string;
+  source: boolean;
+  position: number;
+  schema: unknown;
+}
+interface ListedComponent {
+  name: string;
+  description: string;
+  info: string;
+  tags: string[];
+  ports: ListedPort[];
+}
+
+let cp: ControlPlane;
+let kube: KubeClient;
+let proc: ModuleProcess | undefined;
+
+beforeAll(async () => {
+  cp = await getControlPlane();
+  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
+}, 900_000);
+
+afterAll(async () => {
+  await proc?.stop(9000);
+});
+
+test("the leader's TinyModule status lists every bundled component with the ports and schemas `tinyhost components --json` prints", async () => {
+  const ns = await cp.newNamespace("e2e-modstatus");
+  const dir = mkdtempSync(join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "e2e-modstatus-"));
+  const listing = Bun.spawn([BUN, "src/cli/main.ts", "components", "--json", "--dir", "components"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  proc = await startModuleProcess({
+    hostname: "pod-0",
+    name: MODULE,
+    version: "0.3.1",
+    namespace: ns,
+    kubeconfig: cp.tokenKubeconfig,
+    components: "components",
+    env: { TINY_NATS_URL: process.env.TINYHOST_TEST_NATS_URL ?? "" },
+    logDir: dir,
+  });
+  expect(await listing.exited).toBe(0);
+  const listed = JSON.parse(await new Response(listing.stdout).text()) as ListedComponent[];
+
+  let components: { name: string; description?: string; info?: string; tags?: string[]; ports?: { name: string; label?: string; source?: boolean; position?: number; schema?: string }[] }[] = [];
+  await waitUntil("the TinyModule status has components", async () => {
+    const m = await kube.get(tinyModules, MODULE, ns).catch(() => undefined);
+    components = (m?.status?.components ?? []) as typeof components;
+    return components.length > 0;
+  }, 15_000);
+  const m = await kube.get(tinyModules, MODULE, ns);
+  expect(m.status?.name).toBe(MODULE);
+  expect(m.status?.version).toBe("0.3.1");
+  expect(m.status?.addr).toBe(`nats://tinymodule.${MODULE}.msg`);
+
+  // Every file of components/ is a listed component, and the status lists the same ones.
+  const files = readdirSync(join(ROOT, "components")).filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3)).sort();
+  expect(files).toHaveLength(12);
+  expect(listed.map((c) => c.name).sort()).toEqual(files);
+  expect(components.map((c) => c.name).sort()).toEqual(files);
+
+  // Field by field, schemas decoded from base64.
+  const decoded: ListedComponent[] = components.map((c) => ({
+    name: c.name,
+    description: c.description ?? "",
+    info: c.info ?? "",
+    tags: c.tags ?? [],
+    ports: (c.ports ?? []).map((p) => ({
+      name: p.name,
+      label: p.label ?? "",
+      source: p.source ?? false,
+      position: p.position ?? 0,
+      schema: decodeBase64Json(p.schema, `${c.name}.${p.name}.schema`),
+    })),
+  }));
+  const byName = (l: ListedComponent[]) => [...l].sort((x, y) => x.name.localeCompare(y.name));
+  expect(byName(decoded)).toEqual(byName(listed));
+  // Internal ports never appear (runtime-spec §5.2); settings/control do where the component has them.
+  const allPorts = decoded.flatMap((c) => c.ports.map((p) => p.name));
+  for (const internal of ["_reconcile", "_client", "_identity"]) expect(allPorts).not.toContain(internal);
+  expect(decoded.find((c) => c.name === "http_server")!.ports.map((p) => p.name)).toEqual(expect.arrayContaining(["_settings", "_control", "start", "request", "response"]));
+}, 60_000);
