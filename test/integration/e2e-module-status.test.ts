@@ -50,6 +50,8 @@ afterAll(async () => {
 });
 
 test("the leader's TinyModule status lists every bundled component with the ports and schemas `tinyhost components --json` prints", async () => {
+  const natsUrl = process.env.TINYHOST_TEST_NATS_URL;
+  if (!natsUrl) throw new Error("TINYHOST_TEST_NATS_URL is not set: run through test/support/run-integration.ts");
   const ns = await cp.newNamespace("e2e-modstatus");
   const dir = mkdtempSync(join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "e2e-modstatus-"));
   const listing = Bun.spawn([BUN, "src/cli/main.ts", "components", "--json", "--dir", "components"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
@@ -60,7 +62,7 @@ test("the leader's TinyModule status lists every bundled component with the port
     namespace: ns,
     kubeconfig: cp.tokenKubeconfig,
     components: "components",
-    env: { TINY_NATS_URL: process.env.TINYHOST_TEST_NATS_URL ?? "" },
+    env: { TINY_NATS_URL: natsUrl },
     logDir: dir,
   });
   expect(await listing.exited).toBe(0);

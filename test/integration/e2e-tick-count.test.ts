@@ -57,7 +57,8 @@ async function debugShows(ns: string, debug: string): Promise<{ count?: number; 
 test("tick-count on two replicas: the count lives in _state/count and continues on the new leader after SIGKILL, never reset", async () => {
   const t0 = performance.now();
   const ns = await cp.newNamespace("e2e-tick");
-  const natsUrl = process.env.TINYHOST_TEST_NATS_URL ?? "";
+  const natsUrl = process.env.TINYHOST_TEST_NATS_URL;
+  if (!natsUrl) throw new Error("TINYHOST_TEST_NATS_URL is not set: run through test/support/run-integration.ts");
   const start = (hostname: string) =>
     startModuleProcess({ hostname, name: MODULE, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env: { TINY_NATS_URL: natsUrl, ...LEASE_ENV }, logDir: dir });
   const a = await start(`${ns}-pod-0`);

@@ -13,7 +13,7 @@
  * `module-edges` stream would capture the shared server's `tinymodule.*.msg`).
  */
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { helloApi } from "../../examples/generate.ts";
@@ -56,6 +56,7 @@ async function acrossTwoModules(prefix: string, natsUrl: string, transport: "cor
   const start = (hostname: string, name: string) => startModuleProcess({ hostname, name, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env, logDir });
   const [front, back] = await Promise.all([start("front-0", "front"), start("back-0", "back")]);
   procs = [front!, back!];
+  for (const p of procs) expect(readFileSync(p.logFile, "utf8")).toContain(`"transport":"${transport}"`);
   const tReady = performance.now();
 
   const manifests = buildFlow({ ...helloApi({ module: "front" }), namespace: ns });
@@ -96,7 +97,9 @@ async function acrossTwoModules(prefix: string, natsUrl: string, transport: "cor
 
 describe("one flow across two tinyhost modules", () => {
   test("over core NATS: GET crosses front → back → front and answers 200; POST stays in front", async () => {
-    await acrossTwoModules("e2e-two", process.env.TINYHOST_TEST_NATS_URL ?? "", "core");
+    const url = process.env.TINYHOST_TEST_NATS_URL;
+    if (!url) throw new Error("TINYHOST_TEST_NATS_URL is not set: run through test/support/run-integration.ts");
+    await acrossTwoModules("e2e-two", url, "core");
   }, 90_000);
 
   test("over JetStream classic hops: the same GET crosses both modules and answers 200", async () => {
