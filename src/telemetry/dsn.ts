@@ -71,7 +71,17 @@ export function parseOtlpDsn(value: string): OtlpDsn {
   }
   if (host === "") throw new OtlpDsnError(value, "it has no host");
   if (port !== "" && !/^\d{1,5}$/.test(port)) throw new OtlpDsnError(value, `port ${JSON.stringify(port)} is not a number`);
+  if (port !== "" && (Number(port) < 1 || Number(port) > 65535)) throw new OtlpDsnError(value, `port ${port} is outside 1-65535`);
+  if (scheme !== "http" && scheme !== "https") {
+    // Go takes any scheme and only asks "is it https?"; an ftp:// DSN is a typo, say so.
+    throw new OtlpDsnError(value, `scheme ${JSON.stringify(scheme)} is not http or https (https = TLS)`);
+  }
   if (port === "") port = OTLP_DSN_DEFAULT_PORT;
   const endpoint = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+  try {
+    new URL(`http://${endpoint}`);
+  } catch {
+    throw new OtlpDsnError(value, `host ${JSON.stringify(host)} is not a valid host name or address`);
+  }
   return { original: value, scheme, host, port, token, endpoint };
 }

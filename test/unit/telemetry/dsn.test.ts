@@ -25,6 +25,9 @@ describe("OTLP_DSN parsing (runtime-spec §9.1)", () => {
     ["http://token@:4317", "no host"],
     ["http://token@collector:14318", "port 14318"],
     ["http://token@collector:http", "not a number"],
+    ["http://token@collector:99999", "outside 1-65535"],
+    ["http://token@[bad", "not a valid host"],
+    ["ftp://token@collector:4317", "not http or https"],
   ];
   for (const [dsn, reason] of rejected) {
     test(`rejects ${dsn} (${reason}) naming the variable and the value`, () => {
