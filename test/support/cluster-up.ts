@@ -6,6 +6,11 @@ import { startSuiteServers } from "./suite.ts";
 
 const servers = await startSuiteServers();
 const cp = servers.controlPlane;
+// The namespace modules run in by default (`tinyhost run --namespace`, `provision`), labelled as
+// `tiny` labels the namespaces it manages.
+const NS = "tinysystems";
+const created = await cp.request("POST", "/api/v1/namespaces", { metadata: { name: NS, labels: { "tinysystems.io/managed": "true" } } });
+if (!created.ok && created.status !== 409) console.error(`could not create namespace ${NS}: HTTP ${created.status}`);
 console.log(`
 tinyhost local cluster is up.
 
@@ -14,8 +19,11 @@ tinyhost local cluster is up.
   apiserver:                     ${cp.server}
   NATS:                          ${servers.nats.url}
 
-Try:  npm run tinyhost -- run --kubeconfig ${cp.tokenKubeconfig} --namespace default
-      TINY_NATS_URL=${servers.nats.url} ...
+  namespace:                     ${NS} (created)
+
+Run a module against it (HOSTNAME names the pod: the Lease identity), then apply a flow:
+  HOSTNAME=dev-0 TINY_NATS_URL=${servers.nats.url} npm run tinyhost -- run --name tinyhost --namespace ${NS} --kubeconfig ${cp.tokenKubeconfig}
+  kubectl --kubeconfig ${cp.tokenKubeconfig} apply -n ${NS} -f examples/tick-count/
 Press Ctrl-C to stop both.`);
 
 const stop = async () => {
