@@ -29,7 +29,7 @@ import { LocalStartError, ManifestError } from "./errors.ts";
 import { readManifestDir, isManifestFile, type NodeManifest } from "./manifests.ts";
 import { NodeStore, type StatusChange } from "./node-store.ts";
 import { LocalReport } from "./report.ts";
-import { readStateFile, STATE_FILE_NAME, StateFileWriter } from "./state-file.ts";
+import { migrateLegacyStateFile, readStateFile, stateFilePath, StateFileWriter } from "./state-file.ts";
 import { watchDirectory } from "./watch.ts";
 import {
   DEFAULT_LOCAL_MODULE,
@@ -54,7 +54,10 @@ export interface LocalHostOptions {
   moduleVersion?: string;
   /** Namespace reported to components (default {@link DEFAULT_LOCAL_NAMESPACE}). */
   namespace?: string;
-  /** State file; default `<dir>/.tinyhost-state.json`; `null` keeps state in memory only. */
+  /**
+   * State file; default `<dir>/.tinyhost/state.json` (a legacy `<dir>/.tinyhost-state.json` is
+   * moved there once); `null` keeps state in memory only.
+   */
   statePath?: string | null;
   /** Listen port for the first http_server node (by name), written to its `port` metadata; undefined = leave it. */
   httpPort?: number;
@@ -120,7 +123,7 @@ export class LocalHost {
     this.dir = resolve(options.dir);
     this.module = module;
     this.report = new LocalReport(options.report);
-    this.statePath = options.statePath === null ? null : resolve(options.statePath ?? join(this.dir, STATE_FILE_NAME));
+    this.statePath = options.statePath === null ? null : stateFilePath(this.dir, options.statePath);
     this.client = new LocalModuleClient(options.namespace ?? DEFAULT_LOCAL_NAMESPACE, (_port, url) => this.report.line(`listening on ${url}`));
     this.#store = new NodeStore((name) => this.#liveNode(name), (c) => this.#onStatus(c), initialState);
     if (this.statePath) {
@@ -153,7 +156,15 @@ export class LocalHost {
     const files = readManifestDir(dir);
     const first = collectDesired(files, new Map());
     const module = chooseModuleName(options.moduleName, first.nodes.values());
-    const statePath = options.statePath === null ? null : resolve(options.statePath ?? join(dir, STATE_FILE_NAME));
+    const statePath = options.statePath === null ? null : stateFilePath(dir, options.statePath);
+    let migrated: string | undefined;
+    if (statePath && options.statePath === undefined) {
+      try {
+        migrated = migrateLegacyStateFile(dir);
+      } catch (err) {
+        throw new LocalStartError(`cannot move the old state file to ${statePath}: ${toError(err).message}`, { cause: err });
+      }
+    }
     const initial = statePath ? readStateFile(statePath) : new Map<string, TinyNodeStatusLike>();
     const host = new LocalHost(options, module, initial);
     await host.#loadComponents();
@@ -161,6 +172,7 @@ export class LocalHost {
       `tinyhost local: module ${module} (in-process, leader) · manifests ${displayDir(dir)} · ` +
         `${host.statePath ? `state ${displayDir(host.statePath)}` : "state in memory"} · components ${host.#componentSummary()}`,
     );
+    if (migrated) host.report.line(`state: moved ${displayDir(migrated)} to ${displayDir(statePath!)} (kubectl apply -f <dir> skips sub-directories)`);
     host.#applyDesired(first.nodes, first.errors.concat(), first.notes);
     host.#store.retain((name) => first.nodes.has(name));
     await host.idle();

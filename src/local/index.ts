@@ -8,7 +8,7 @@ export { LocalModuleClient, InvalidPortError } from "./client.ts";
 export { ManifestError, LocalStartError, type ManifestErrorCode } from "./errors.ts";
 export { parseManifestFile, readManifestDir, isManifestFile, type FileManifests, type NodeManifest, type NamedManifest } from "./manifests.ts";
 export { collectDesired, diffNodes, nodeChanged, type DesiredSet, type NodeDiff } from "./desired.ts";
-export { readStateFile, writeStateFile, StateFileWriter, StateFileError, STATE_FILE_NAME, STATE_FILE_VERSION, type StateFileContents } from "./state-file.ts";
+export { readStateFile, writeStateFile, StateFileWriter, StateFileError, STATE_FILE_NAME, LEGACY_STATE_FILE_NAME, STATE_FILE_VERSION, stateFilePath, migrateLegacyStateFile, type StateFileContents } from "./state-file.ts";
 export { NodeStore, type StatusChange } from "./node-store.ts";
 export { buildFlow, renderFlowFiles, nodeNameOf, FlowDescriptionError, type FlowDescription, type NodeDescription, type EdgeDescription, type FlowManifests, type GeneratedFile } from "./flow-builder.ts";
 export { importComponentFile, loadComponentDir, type LoadedComponent, type ComponentDirResult } from "./components.ts";

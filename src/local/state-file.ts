@@ -1,18 +1,46 @@
 /**
  * The state file of local mode: the `status` of every node (metadata such as `_state/*`, `port`,
- * `ticker-running`; status text; ports) kept next to the manifests, so a restart resumes where the
- * last run stopped — what the TinyNode status subresource does in a cluster (runtime-spec §1.8, §8).
+ * `ticker-running`; status text; ports) kept in `<dir>/.tinyhost/state.json`, so a restart resumes
+ * where the last run stopped — what the TinyNode status subresource does in a cluster
+ * (runtime-spec §1.8, §8). It lives in a sub-directory because `kubectl apply -f <dir>` reads every
+ * `.json` file directly in `<dir>` (not recursively) and would refuse a state file there.
  *
  * Writes are debounced and atomic (write `<file>.tmp-<pid>`, then rename), so a crash never leaves
  * half a file.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { TinyNodeStatusLike } from "../sdk/node.ts";
 import { TinyError } from "../sdk/errors.ts";
 
-/** Default name of the state file inside the manifests directory. */
-export const STATE_FILE_NAME = ".tinyhost-state.json";
+/**
+ * Default path of the state file relative to the manifests directory: in a sub-directory, since
+ * `kubectl apply -f <dir>` is not recursive and would fail on a JSON file next to the manifests.
+ */
+export const STATE_FILE_NAME = ".tinyhost/state.json";
+
+/** Where versions before 0.2 kept the state file (read once when {@link STATE_FILE_NAME} is missing). */
+export const LEGACY_STATE_FILE_NAME = ".tinyhost-state.json";
+
+/** The state file path for manifests directory `dir`: `explicit` (`--state`) when given, else `<dir>/.tinyhost/state.json`. */
+export function stateFilePath(dir: string, explicit?: string): string {
+  return resolve(explicit ?? join(dir, STATE_FILE_NAME));
+}
+
+/**
+ * Moves the legacy state file `<dir>/.tinyhost-state.json` to `<dir>/.tinyhost/state.json` when
+ * only the legacy one exists (a one-time migration; the rename keeps the content as is).
+ * @returns the legacy path when it was moved, else undefined.
+ * @throws the file system's error when the rename fails (e.g. a read-only directory).
+ */
+export function migrateLegacyStateFile(dir: string): string | undefined {
+  const legacy = resolve(dir, LEGACY_STATE_FILE_NAME);
+  const current = stateFilePath(dir);
+  if (existsSync(current) || !existsSync(legacy)) return undefined;
+  mkdirSync(dirname(current), { recursive: true });
+  renameSync(legacy, current);
+  return legacy;
+}
 
 /** Format version written into the file. */
 export const STATE_FILE_VERSION = 1;

@@ -85,7 +85,7 @@ async function call(url: string, init?: RequestInit): Promise<{ status: number; 
 
 /** The `_state/count` of node `name` in a state file, or -1. */
 function countIn(dir: string, name: string): number {
-  const file = join(dir, ".tinyhost-state.json");
+  const file = join(dir, ".tinyhost", "state.json");
   if (!existsSync(file)) return -1;
   try {
     const b64 = JSON.parse(readFileSync(file, "utf8")).nodes[name]?.status?.metadata?.["_state/count"];

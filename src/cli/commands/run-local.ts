@@ -17,14 +17,15 @@ export const RUN_LOCAL_USAGE = `Usage: tinyhost run --local <dir> [flags]
 
 Runs the TinyProject/TinyFlow/TinyNode manifests (*.yaml, *.yml) in <dir> without a cluster.
 Edits to the manifests and to component files apply live; node state is kept in
-<dir>/.tinyhost-state.json so a restart resumes.
+<dir>/.tinyhost/state.json so a restart resumes (an old <dir>/.tinyhost-state.json is
+moved there once).
 
   --name <module>       module name (default: the nodes' spec.module, else "tinyhost");
                         nodes run when their name's module segment matches it
   --namespace <ns>      namespace reported to components (default "tinysystems")
   --components <dir>    components directory (default ./components; a compiled binary uses its bundled set)
   --port <n>            listen port of the first http_server node (default $PORT, else ${DEFAULT_LOCAL_PORT})
-  --state <file>        state file (default <dir>/.tinyhost-state.json)
+  --state <file>        state file (default <dir>/.tinyhost/state.json)
   --no-state            keep state in memory only
   --no-watch            do not apply file edits live
   --health-probe-bind-address <addr>

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defineComponent, source, target, Type, type State } from "tinyhost";
 import { LocalHost, type LocalHostOptions } from "../../../src/local/host.ts";
 import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../src/local/flow-builder.ts";
-import { STATE_FILE_NAME } from "../../../src/local/state-file.ts";
+import { LEGACY_STATE_FILE_NAME, STATE_FILE_NAME } from "../../../src/local/state-file.ts";
 
 /** Every hook call and sink message, in order. */
 const journal: string[] = [];
@@ -150,6 +150,36 @@ describe("LocalHost", () => {
     await start(dir);
     await waitFor("count 2 after restart", () => journal.some((j) => j.startsWith(`sink:${name("sink")}:{"count":2`)));
     expect(journal).toContain(`reconcile:${name("tally")}:${Buffer.from("1").toString("base64")}`);
+  });
+
+  test("the state file lives in <dir>/.tinyhost/state.json, not beside the manifests; an old <dir>/.tinyhost-state.json is moved there once", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const legacy = { version: 1, nodes: { [name("tally")]: { status: { metadata: { "_state/count": Buffer.from("41").toString("base64") } } } } };
+    writeFileSync(join(dir, LEGACY_STATE_FILE_NAME), JSON.stringify(legacy));
+    const lines: string[] = [];
+    const host = await start(dir, {}, lines);
+    expect(host.statePath).toBe(join(dir, ".tinyhost", "state.json"));
+    expect(existsSync(join(dir, LEGACY_STATE_FILE_NAME))).toBe(false);
+    expect(lines.some((l) => l.startsWith("state: moved ") && l.includes(LEGACY_STATE_FILE_NAME))).toBe(true);
+    await waitFor("count 42 from the migrated state", () => journal.some((j) => j.startsWith(`sink:${name("sink")}:{"count":42`)));
+    await host.stop();
+    expect(readdirSync(dir).filter((f) => f.endsWith(".json"))).toEqual([]);
+    const saved = JSON.parse(readFileSync(join(dir, ".tinyhost", "state.json"), "utf8"));
+    expect(saved.nodes[name("tally")].status.metadata["_state/count"]).toBe(Buffer.from("42").toString("base64"));
+  });
+
+  test("--state overrides the state file path and leaves an old <dir>/.tinyhost-state.json alone", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    writeFileSync(join(dir, LEGACY_STATE_FILE_NAME), JSON.stringify({ version: 1, nodes: {} }));
+    const file = join(tempDir(), "elsewhere.json");
+    const host = await start(dir, { statePath: file });
+    await waitFor("the sink", () => journal.some((j) => j.startsWith(`sink:${name("sink")}:{"count":1`)));
+    await host.stop();
+    expect(existsSync(file)).toBe(true);
+    expect(existsSync(join(dir, LEGACY_STATE_FILE_NAME))).toBe(true);
+    expect(existsSync(join(dir, ".tinyhost"))).toBe(false);
   });
 
   test("a status.metadata change reconciles the node again (cluster predicate)", async () => {
