@@ -1,16 +1,22 @@
 /**
- * Writes src/runtime/registry/static.generated.ts: static imports of every component file under
- * components/ (same file rules as dev discovery), so `bun build --compile` needs no dynamic import.
- * Then bundles that module with `allowUnresolved: []`, failing if any component leaves a dynamic
- * import for runtime (landscape §D.7).
+ * Writes src/runtime/registry/static.generated.ts: a literal `require()` of every component file
+ * under components/ (same file rules as dev discovery), so `bun build --compile` needs no dynamic
+ * import (landscape §D.7). Nothing is written unless every check passes, in this order:
+ *   1. dev discovery (`discoverComponents`) imports every file: a file that throws on import, has a
+ *      bad default export, or duplicates a name fails here, named (`file:line:col: message` for a
+ *      syntax error);
+ *   2. every component file is bundled with `allowUnresolved: []`: an import the binary could not
+ *      resolve at runtime (a non-literal `import()`) fails here;
+ *   3. the file is written only when its content changes (it is tracked in git).
  *
  *   bun scripts/gen-registry.ts [--dir components] [--out src/runtime/registry/static.generated.ts] [--check]
  *
  * --check: write nothing; exit 1 when the committed file differs from what would be generated.
- * Exit codes: 0 ok, 1 stale (--check) or verification failed, 2 usage error.
+ * Exit codes: 0 ok, 1 stale (--check) or validation failed, 2 usage error.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { discoverComponents } from "../src/runtime/registry/discover.ts";
 import { listComponentFiles } from "../src/runtime/registry/files.ts";
 import { renderStaticRegistry } from "../src/runtime/registry/generate.ts";
 
@@ -27,41 +33,68 @@ function flag(name: string, fallback: string): string {
   return v;
 }
 
+function fail(message: string): never {
+  console.error(`gen-registry: ${message}`);
+  console.error(`gen-registry: nothing written; fix the component file and run the build again`);
+  process.exit(1);
+}
+
 const dir = resolve(root, flag("--dir", "components"));
 const out = resolve(root, flag("--out", "src/runtime/registry/static.generated.ts"));
 const check = process.argv.includes("--check");
+const shown = (abs: string) => relative(root, abs).replaceAll("\\", "/");
 
 const rels = existsSync(dir) ? listComponentFiles(dir) : [];
-if (!existsSync(dir)) console.error(`gen-registry: ${relative(root, dir)} does not exist; writing an empty registry`);
-const files = rels.map((rel) => {
-  const absPath = join(dir, rel);
-  return { absPath, source: relative(root, absPath).replaceAll("\\", "/") };
-});
+if (!existsSync(dir)) console.error(`gen-registry: ${shown(dir)} does not exist; the registry will be empty`);
+const files = rels.map((rel) => ({ absPath: join(dir, rel), source: shown(join(dir, rel)) }));
 const text = renderStaticRegistry(files, out);
+const current = existsSync(out) ? readFileSync(out, "utf8") : "";
 
 if (check) {
-  const current = existsSync(out) ? readFileSync(out, "utf8") : "";
   if (current !== text) {
-    console.error(`gen-registry: ${relative(root, out)} is stale; run: bun scripts/gen-registry.ts`);
+    console.error(`gen-registry: ${shown(out)} is stale; run: bun scripts/gen-registry.ts`);
     process.exit(1);
   }
-  console.error(`gen-registry: ${relative(root, out)} is up to date (${files.length} components)`);
+  console.error(`gen-registry: ${shown(out)} is up to date (${files.length} components)`);
   process.exit(0);
 }
 
-writeFileSync(out, text);
-console.error(`gen-registry: wrote ${relative(root, out)} (${files.length} components)`);
+// 1. Every file imports and default-exports a valid component (the binary would refuse to start otherwise).
+if (files.length > 0) {
+  process.chdir(root); // discovery names files relative to the working directory
+  try {
+    await discoverComponents(dir);
+  } catch (e) {
+    const code = (e as { code?: unknown } | null)?.code;
+    fail(`${typeof code === "string" ? `${code}: ` : ""}${e instanceof Error ? e.message : String(e)}`);
+  }
+}
 
-// Bundle the generated module the way --compile will, refusing any unresolved dynamic import.
-let result: Awaited<ReturnType<typeof Bun.build>>;
-try {
-  result = await Bun.build({ entrypoints: [out], target: "bun", allowUnresolved: [], throw: false });
-} catch (e) {
-  console.error(`gen-registry: bundling the static registry failed:\n${e instanceof Error ? e.message : String(e)}`);
-  process.exit(1);
+// 2. Bundle the component files the way --compile will, refusing any import left for runtime.
+if (files.length > 0) {
+  let result: Awaited<ReturnType<typeof Bun.build>>;
+  try {
+    result = await Bun.build({ entrypoints: files.map((f) => f.absPath), target: "bun", allowUnresolved: [], throw: false });
+  } catch (e) {
+    fail(`bundling the components failed:\n${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (!result.success) {
+    const errors = result.logs.filter((l) => l.level === "error");
+    for (const log of errors) {
+      const p = log.position;
+      console.error(p ? `${shown(resolve(root, p.file))}:${p.line}:${p.column}: ${log.message}` : log.message);
+    }
+    const dynamic = errors.some((l) => /import\(\) expression will not be bundled|allowUnresolved|unresolved/i.test(l.message));
+    fail(`the components do not bundle cleanly (see above)${dynamic ? "; the binary cannot resolve an import() whose specifier is not a string literal" : ""}`);
+  }
 }
-if (!result.success) {
-  for (const log of result.logs) console.error(String(log));
-  console.error("gen-registry: the static registry does not bundle cleanly (see above); a component may use a dynamic import");
-  process.exit(1);
+
+// 3. Write only a changed file: it is tracked, and an unchanged build must leave the tree clean.
+if (current === text) {
+  console.error(`gen-registry: ${shown(out)} unchanged (${files.length} components)`);
+} else {
+  writeFileSync(out, text);
+  console.error(`gen-registry: wrote ${shown(out)} (${files.length} components)`);
 }
+// Components may leave handles open (timers, sockets) after import; the check is done.
+process.exit(0);

@@ -9,7 +9,7 @@ import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { componentOf } from "./check.ts";
-import { ComponentImportError, InvalidComponentFileError, RegistryError } from "./errors.ts";
+import { componentLoadError, RegistryError } from "./errors.ts";
 import { listComponentFiles } from "./files.ts";
 import { createRegistry, type Registry, type RegistryEntry } from "./registry.ts";
 
@@ -47,11 +47,7 @@ async function importFile(abs: string, source: string): Promise<Record<string, u
   try {
     return (await import(`file://${href}`)) as Record<string, unknown>;
   } catch (cause) {
-    // defineComponent rejecting the spec is a component problem, not an import problem.
-    if ((cause as { code?: unknown } | null)?.code === "INVALID_COMPONENT") {
-      throw new InvalidComponentFileError(source, (cause as Error).message, { cause });
-    }
-    throw new ComponentImportError(source, cause);
+    throw componentLoadError(source, cause);
   }
 }
 

@@ -56,6 +56,50 @@ export class ComponentImportError extends RegistryError {
   }
 }
 
+/**
+ * The error a component file's import (evaluation) failure becomes: `INVALID_COMPONENT` when
+ * `defineComponent` itself rejected the spec (a component problem), else `COMPONENT_IMPORT_FAILED`.
+ * Shared by dev discovery and the static registry so both report a bad file the same way.
+ * @param file the component file as reported to the user.
+ * @param cause what the import threw.
+ */
+export function componentLoadError(file: string, cause: unknown): RegistryError {
+  if ((cause as { code?: unknown } | null)?.code === "INVALID_COMPONENT") {
+    return new InvalidComponentFileError(file, (cause as Error).message, { cause });
+  }
+  return new ComponentImportError(file, cause);
+}
+
+/** Where a Bun `BuildMessage`/`ResolveMessage` points (Bun's `Position`: `line` as Bun prints it). */
+interface MessagePosition {
+  file: string;
+  line: number;
+  column: number;
+}
+
+function positionOf(value: unknown): MessagePosition | undefined {
+  const pos = (value as { position?: unknown } | null)?.position as Partial<MessagePosition> | null | undefined;
+  if (!pos || typeof pos.file !== "string" || typeof pos.line !== "number" || typeof pos.column !== "number") return undefined;
+  return { file: pos.file, line: pos.line, column: pos.column };
+}
+
+/**
+ * One line per message: `file:line:col: message` for a Bun transpiler message (a syntax error in
+ * the component or a file it imports, an unresolvable import), else the error's message. Bun throws
+ * these from `import()` as `BuildMessage`/`ResolveMessage`, or several in an `AggregateError`.
+ */
 function describe(cause: unknown): string {
-  return cause instanceof Error ? cause.message : String(cause);
+  const many = cause instanceof AggregateError ? (cause.errors as unknown[]) : [cause];
+  return many.map(describeOne).join("; ");
+}
+
+function describeOne(cause: unknown): string {
+  const message = cause instanceof Error || (typeof cause === "object" && cause !== null && "message" in cause) ? String((cause as { message: unknown }).message) : String(cause);
+  const pos = positionOf(cause);
+  return pos ? `${displayFile(pos.file)}:${pos.line}:${pos.column}: ${message}` : message;
+}
+
+function displayFile(file: string): string {
+  const cwd = process.cwd();
+  return file.startsWith(`${cwd}/`) ? file.slice(cwd.length + 1) : file;
 }

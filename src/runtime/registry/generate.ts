@@ -1,5 +1,5 @@
 /**
- * Source text of the static registry module: one static `import * as` per component file, so
+ * Source text of the static registry module: one literal `require()` per component file, so
  * `bun build --compile` bundles every component and the binary needs no dynamic import
  * (landscape §D.7: a non-literal `import()` fails inside the binary with "Cannot find module").
  */
@@ -17,21 +17,23 @@ export interface StaticRegistryFile {
 }
 
 /**
- * Renders the generated module. It exports `staticComponents`, an array of `{ source, module }`
- * in the order given (callers pass files sorted by path).
- * @param outFile absolute path the module will be written to (imports are relative to it).
+ * Renders the generated module. It exports `staticComponents`, an array of `{ source, load }` in the
+ * order given (callers pass files sorted by path). `load` is a literal `require()` of the file: the
+ * bundler still resolves and bundles it (nothing is left for runtime to resolve), but the file is
+ * evaluated only when `load()` is called, so a component that throws at import is caught and
+ * reported with its file name (static.ts), and commands that need no component (`version`,
+ * `--help`) never evaluate one.
+ * @param outFile absolute path the module will be written to (requires are relative to it).
  */
 export function renderStaticRegistry(files: readonly StaticRegistryFile[], outFile: string): string {
   const fromDir = dirname(outFile);
-  const imports = files.map((f, i) => `import * as c${i} from ${JSON.stringify(importSpecifier(fromDir, f.absPath))};`);
-  const rows = files.map((f, i) => `  { source: ${JSON.stringify(f.source)}, module: c${i} },`);
+  const rows = files.map((f) => `  { source: ${JSON.stringify(f.source)}, load: () => require(${JSON.stringify(importSpecifier(fromDir, f.absPath))}) as Record<string, unknown> },`);
   return [
     GENERATED_HEADER,
-    "// Static imports of every component file, for the compiled binary (src/runtime/registry/static.ts).",
-    ...imports,
+    "// Every component file, bundled by `bun build --compile` and evaluated lazily by src/runtime/registry/static.ts.",
     "",
     "/** Every component file found at generation time, sorted by path. */",
-    "export const staticComponents: ReadonlyArray<{ readonly source: string; readonly module: Record<string, unknown> }> = [",
+    "export const staticComponents: ReadonlyArray<{ readonly source: string; readonly load: () => Record<string, unknown> }> = [",
     ...rows,
     "];",
     "",

@@ -1,7 +1,7 @@
 /**
  * Component discovery and the registry (runtime-spec §1.1, landscape §D.7). `loadStaticRegistry`
- * lives in ./static.ts and is imported separately, because importing it evaluates every bundled
- * component.
+ * lives in ./static.ts and is imported separately, because it pulls every bundled component into
+ * the bundle.
  */
 export { discoverComponents, DEV_IMPORT_PATTERN } from "./discover.ts";
 export { createRegistry, type Registry, type RegistryEntry } from "./registry.ts";
@@ -13,6 +13,7 @@ export {
   DuplicateComponentError,
   InvalidComponentFileError,
   ComponentImportError,
+  componentLoadError,
   type RegistryErrorCode,
 } from "./errors.ts";
 export { describeComponent, describePort, portSchema, UNLISTED_PORTS, type ComponentDescription, type PortDescription } from "./describe.ts";
