@@ -13,6 +13,12 @@ import { parseFullName } from "../k8s/api/naming.ts";
 import { parsePortAddress } from "../transport/types.ts";
 import { ManifestError } from "./errors.ts";
 
+/**
+ * Most alias expansions one document may make, counted as the `yaml` package counts them; more is
+ * refused as an alias bomb ("billion laughs", YAML 1.2 §3.2.2.2 aliases) with a YAML_SYNTAX error.
+ */
+export const MAX_ALIAS_COUNT = 100;
+
 /** File names the loader reads: `*.yaml` and `*.yml`, not hidden (kubectl's extensions). */
 export function isManifestFile(name: string): boolean {
   return !name.startsWith(".") && (name.endsWith(".yaml") || name.endsWith(".yml"));
@@ -133,7 +139,8 @@ function lineOf(doc: Document, counter: LineCounter, path: Path): number {
 
 /**
  * Parses the YAML text of one file into TinyProjects, TinyFlows and TinyNodes.
- * Never throws: problems come back in `errors` (code `YAML_SYNTAX`, `MANIFEST_INVALID`).
+ * Never throws: problems come back in `errors` (code `YAML_SYNTAX` — also for an alias bomb over
+ * {@link MAX_ALIAS_COUNT} — or `MANIFEST_INVALID`).
  * Documents of other kinds or API groups are skipped with a note; empty documents are ignored.
  * @param file the file name used in messages.
  * @param text the file's contents.
@@ -152,10 +159,23 @@ export function parseManifestFile(file: string, text: string): FileManifests {
     }
   }
   if (out.syntaxError) return out;
+  // Convert every document first: an alias bomb ("Excessive alias count") throws from toJS, and it
+  // makes the whole file untrustworthy, like a syntax error (the file's last good nodes are kept).
+  const values: unknown[] = [];
   for (const doc of docs) {
+    try {
+      values.push(doc.contents === null ? null : doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }));
+    } catch (err) {
+      const line = doc.contents === null ? 0 : lineOf(doc, counter, []);
+      out.errors.push(new ManifestError("YAML_SYNTAX", file, line, "", (err as Error).message.split("\n")[0]!));
+      out.syntaxError = true;
+      return out;
+    }
+  }
+  for (const [i, doc] of docs.entries()) {
     if (doc.contents === null) continue;
     const docLine = lineOf(doc, counter, []);
-    const raw = doc.toJS({ maxAliasCount: 100 }) as unknown;
+    const raw = values[i];
     if (!isObject(raw) || !isMap(doc.contents)) {
       out.errors.push(new ManifestError("MANIFEST_INVALID", file, docLine, "", `a document must be a mapping with apiVersion and kind, got ${isSeq(doc.contents) ? "a list" : typeof raw}`));
       continue;

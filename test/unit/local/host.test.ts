@@ -245,6 +245,16 @@ describe("LocalHost", () => {
     expect(lines).toContain("manifests: all errors fixed");
   });
 
+  test("an alias bomb at start-up is reported naming its file and the other files' nodes run", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    writeFileSync(join(dir, "bomb.yaml"), ["a: &a [x, x, x, x, x, x, x, x, x]", "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]", "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]", "d: [*c, *c, *c, *c, *c, *c, *c, *c, *c]", ""].join("\n"));
+    const lines: string[] = [];
+    await start(dir, {}, lines);
+    expect(lines).toContain(`error: ${join(dir, "bomb.yaml")}:1: Excessive alias count indicates a resource exhaustion attack`);
+    await waitFor("the sink", () => journal.some((j) => j.startsWith(`sink:${name("sink")}:{"count":1`)));
+  });
+
   test("nodes whose name names another module are not run", async () => {
     const dir = tempDir();
     writeFlow(dir, FLOW);

@@ -52,6 +52,21 @@ ${NODE("abc.mod.relay-2")}`;
     expect(r.errors[0]!.line).toBeGreaterThanOrEqual(15);
   });
 
+  test("an alias bomb is refused like a syntax error naming the file; readManifestDir still reads the other files", () => {
+    const bomb = ["a: &a [x, x, x, x, x, x, x, x, x]", "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]", "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]", "d: [*c, *c, *c, *c, *c, *c, *c, *c, *c]", ""].join("\n");
+    const r = parseManifestFile("bomb.yaml", bomb);
+    expect(r.syntaxError).toBe(true);
+    expect(r.errors.map((e) => [e.code, e.message])).toEqual([["YAML_SYNTAX", "bomb.yaml:1: Excessive alias count indicates a resource exhaustion attack"]]);
+    const dir = mkdtempSync(join(tmpdir(), "tinyhost-manifests-"));
+    writeFileSync(join(dir, "a-bomb.yaml"), bomb);
+    writeFileSync(join(dir, "b-node.yaml"), NODE("f.mod.relay-b"));
+    const files = readManifestDir(dir);
+    expect(files.map((f) => [f.file, f.errors.length, f.nodes.map((n) => n.node.metadata.name)])).toEqual([
+      [join(dir, "a-bomb.yaml"), 1, []],
+      [join(dir, "b-node.yaml"), 0, ["f.mod.relay-b"]],
+    ]);
+  });
+
   test("a node without spec.component is refused naming file, the line of its spec, node and field", () => {
     const text = NODE("abc.mod.relay-1").replace("  component: relay\n", "");
     const r = parseManifestFile("n.yaml", text);
