@@ -136,6 +136,7 @@ export class Scheduler implements RunnerHost {
       const settings = await r.deliverSettings();
       if (settings.kind === "fail") throw settings.error;
       r.lastError = undefined;
+      this.#warnUnknownEdgePorts(r);
     } catch (err) {
       r.setNode(backup);
       r.lastError = toError(err);
@@ -143,6 +144,22 @@ export class Scheduler implements RunnerHost {
     }
     this.#notify();
     return r.readStatus();
+  }
+
+  /**
+   * Logs edges that leave from a port the component does not declare as a source (a typo in
+   * `spec.edges[].port` would otherwise make the edge silently carry nothing). Checked after
+   * settings, since settings may add ports (router routes). Go does not check; a warning, not an error.
+   */
+  #warnUnknownEdgePorts(r: Runner): void {
+    const edges = r.node.spec.edges;
+    if (!edges?.length) return;
+    const sources = r.ports().filter((p) => p.source).map((p) => p.name);
+    for (const e of edges) {
+      if (!sources.includes(e.port) && !e.port.includes(":")) {
+        this.#log.warn({ node: r.name, edge: e.id, port: e.port, sourcePorts: sources }, `edge ${e.id} leaves from port "${e.port}", which ${r.instance.definition.info.name} does not declare; it will carry nothing`);
+      }
+    }
   }
 
   /** The status of node `name` (runtime-spec §2.6), or undefined when it has no runner. */

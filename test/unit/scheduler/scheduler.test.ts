@@ -198,3 +198,39 @@ describe("scheduler", () => {
     await expect(s.update(makeNode("x", "nope"))).rejects.toBeInstanceOf(PermanentError);
   });
 });
+
+describe("edge port check", () => {
+  function recordingLog() {
+    const warnings: { obj: unknown; msg?: string }[] = [];
+    const log = {
+      debug() {},
+      info() {},
+      error() {},
+      warn(obj: object | string, msg?: string) {
+        warnings.push({ obj, msg });
+      },
+      child() {
+        return log;
+      },
+    };
+    return { log, warnings };
+  }
+
+  test("an edge from a port the component does not declare is reported, naming the edge and the port", async () => {
+    const { log, warnings } = recordingLog();
+    const s = new Scheduler({ module: MODULE, debounceMs: 10, log });
+    s.install(relay);
+    await s.update(makeNode("a", "relay", { edges: [{ port: "outt", to: "b:in" }] }));
+    const w = warnings.find((x) => (x.msg ?? "").includes('"outt"'));
+    expect(w?.msg).toContain("does not declare");
+    expect(w?.obj).toMatchObject({ port: "outt", sourcePorts: ["out"] });
+  });
+
+  test("an edge from a declared source port is not reported", async () => {
+    const { log, warnings } = recordingLog();
+    const s = new Scheduler({ module: MODULE, debounceMs: 10, log });
+    s.install(relay);
+    await s.update(makeNode("a", "relay", { edges: [{ port: "out", to: "b:in" }] }));
+    expect(warnings.filter((x) => (x.msg ?? "").includes("does not declare"))).toEqual([]);
+  });
+});
