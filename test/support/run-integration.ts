@@ -14,7 +14,10 @@ export async function runIntegration(extra: string[] = []) {
   try {
     // Paths given on the command line narrow the run; without any, the whole integration folder runs.
     const hasPath = extra.some((a) => a.startsWith("test/"));
-    return await runBunTest(["--timeout", "180000", ...extra, ...(hasPath ? [] : ["test/integration"])], servers.env);
+    // In-process logs are noise in a passing run (module processes log to their own files);
+    // TINYHOST_LOG_LEVEL=info brings them back when a test needs reading.
+    const env = { TINYHOST_LOG_LEVEL: process.env.TINYHOST_LOG_LEVEL ?? "error", ...servers.env };
+    return await runBunTest(["--timeout", "180000", ...extra, ...(hasPath ? [] : ["test/integration"])], env);
   } finally {
     await servers.stop();
     process.off("SIGINT", onSignal);
