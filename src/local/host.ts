@@ -114,6 +114,7 @@ export class LocalHost {
   readonly #signalled = new Map<string, string>();
   readonly #notOurs = new Set<string>();
   #httpSeeded = false;
+  #lastHint: string | undefined;
   #signalsOpen = false;
   #stopped = false;
   readonly #stoppers: Array<() => void> = [];
@@ -176,6 +177,7 @@ export class LocalHost {
     host.#applyDesired(first.nodes, first.errors.concat(), first.notes);
     host.#store.retain((name) => first.nodes.has(name));
     await host.idle();
+    host.#hintIfNothingRuns();
     host.#signalsOpen = true;
     for (const name of host.#desired.keys()) host.#maybeSignal(name);
     if (options.watch !== false) host.#watch();
@@ -226,6 +228,7 @@ export class LocalHost {
     const next = collectDesired(files, this.#desired);
     const diff = this.#applyDesired(next.nodes, next.errors, next.notes);
     await this.idle();
+    this.#hintIfNothingRuns();
     return diff;
   }
 
@@ -321,6 +324,17 @@ export class LocalHost {
     for (const name of [...diff.added, ...diff.changed, ...diff.removed]) this.#enqueue(name);
     this.#reportProblems();
     return diff;
+  }
+
+  /**
+   * One line when no node would run — an empty directory or a `--name` that matches no node's
+   * module segment — so a silent run with zero nodes is never the only outcome. Printed again only
+   * when the situation changes.
+   */
+  #hintIfNothingRuns(): void {
+    const hint = nothingRunsHint(this.module, displayDir(this.dir), [...this.#desired.keys()], this.#manifestErrors.length);
+    if (hint !== undefined && hint !== this.#lastHint) this.report.line(`note: ${hint}`);
+    this.#lastHint = hint;
   }
 
   #owned(entry: NodeManifest): boolean {
@@ -516,6 +530,23 @@ export class LocalHost {
       this.report.line(`error: cannot watch ${displayDir(cdir)}: ${toError(err).message}`);
     }
   }
+}
+
+/**
+ * Why nothing runs, or undefined when some node's name carries module `module` (ownership by the
+ * name's module segment, runtime-spec §16 item 1).
+ * @param module the module local mode runs as.
+ * @param dir the manifests directory as shown to the user.
+ * @param names the declared TinyNode names.
+ * @param errors how many manifest problems were reported (mentioned when no node was read).
+ * @returns e.g. `no nodes for module x in examples/a: found nodes of modules [a, b]`, or
+ *   `no TinyNode manifests in examples/a`.
+ */
+export function nothingRunsHint(module: string, dir: string, names: readonly string[], errors = 0): string | undefined {
+  if (names.length === 0) return `no TinyNode manifests in ${dir}${errors > 0 ? " (see the errors above)" : ""}`;
+  const modules = new Set(names.map((n) => parseFullName(n).module));
+  if ([...modules].some((m) => nameMatches(m, module))) return undefined;
+  return `no nodes for module ${module} in ${dir}: found nodes of modules [${[...modules].sort().join(", ")}]`;
 }
 
 function displayDir(abs: string): string {

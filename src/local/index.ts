@@ -2,7 +2,7 @@
  * Local mode: TinyNodes from YAML manifests, run in this process without a cluster (issue 7).
  * Entry point: {@link LocalHost.start}. `tinyhost run --local <dir>` and `tinyhost demo` use it.
  */
-export { LocalHost, chooseModuleName, type LocalHostOptions } from "./host.ts";
+export { LocalHost, chooseModuleName, nothingRunsHint, type LocalHostOptions } from "./host.ts";
 export * from "./constants.ts";
 export { LocalModuleClient, InvalidPortError } from "./client.ts";
 export { ManifestError, LocalStartError, type ManifestErrorCode } from "./errors.ts";

@@ -255,6 +255,32 @@ describe("LocalHost", () => {
     await waitFor("the sink", () => journal.some((j) => j.startsWith(`sink:${name("sink")}:{"count":1`)));
   });
 
+  test("an empty manifests directory prints a one-line hint instead of running silently", async () => {
+    const dir = tempDir();
+    const lines: string[] = [];
+    const host = await start(dir, {}, lines);
+    expect(host.scheduler.nodes()).toEqual([]);
+    expect(lines.filter((l) => l.startsWith("note: no "))).toEqual([`note: no TinyNode manifests in ${dir}`]);
+  });
+
+  test("--name matching no node prints which modules the nodes belong to", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    writeFlow(dir, { ...FLOW, flow: "g", module: "other", nodes: { sink9: { component: "sink" } }, edges: [] });
+    const lines: string[] = [];
+    const host = await start(dir, { moduleName: "nope" }, lines);
+    expect(host.scheduler.nodes()).toEqual([]);
+    expect(lines.filter((l) => l.startsWith("note: no "))).toEqual([`note: no nodes for module nope in ${dir}: found nodes of modules [mod, other]`]);
+  });
+
+  test("no hint when some node belongs to the module", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const lines: string[] = [];
+    await start(dir, {}, lines);
+    expect(lines.filter((l) => l.startsWith("note: no "))).toEqual([]);
+  });
+
   test("nodes whose name names another module are not run", async () => {
     const dir = tempDir();
     writeFlow(dir, FLOW);
