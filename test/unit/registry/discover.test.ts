@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { discoverComponents, isComponentFile, listComponentFiles, RegistryError } from "../../../src/runtime/registry/index.ts";
 
@@ -75,6 +77,19 @@ describe("discoverComponents", () => {
     expect(err.code).toBe("COMPONENT_IMPORT_FAILED");
     expect(err.message).toContain(shown("components-import-throws", "broken.ts"));
     expect(err.message).toContain("database URL missing");
+  });
+
+  test("a syntax error fails with COMPONENT_IMPORT_FAILED naming the file, line and column", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tinyhost-discover-syntax-"));
+    try {
+      writeFileSync(join(dir, "broken.ts"), "export default {\n  a: 1,\n");
+      const err = await failure(dir);
+      expect(err.code).toBe("COMPONENT_IMPORT_FAILED");
+      expect(err.files).toEqual([join(dir, "broken.ts")]);
+      expect(err.message).toMatch(/broken\.ts:\d+:\d+: Expected .* but found end of file/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("a missing directory fails with COMPONENTS_DIR_NOT_FOUND", async () => {
