@@ -29,6 +29,8 @@ import { LocalStartError, ManifestError } from "./errors.ts";
 import { readManifestDir, isManifestFile, type NodeManifest } from "./manifests.ts";
 import { NodeStore, type StatusChange } from "./node-store.ts";
 import { LocalReport } from "./report.ts";
+import { listenWatchingTracer, type ListenFailure } from "./listen-watch.ts";
+import { otelTracer } from "../runtime/runner/tracer.ts";
 import { migrateLegacyStateFile, readStateFile, stateFilePath, StateFileWriter } from "./state-file.ts";
 import { watchDirectory } from "./watch.ts";
 import {
@@ -114,6 +116,10 @@ export class LocalHost {
   readonly #signalled = new Map<string, string>();
   readonly #notOurs = new Set<string>();
   #httpSeeded = false;
+  /** The http_server the HTTP port was seeded into (by name), once seeded. */
+  #httpSeededNode: string | undefined;
+  /** Nodes whose http_server could not bind, with the port it tried (0 when unknown). */
+  readonly #listenFailures = new Map<string, ListenFailure & { port: number }>();
   #lastHint: string | undefined;
   #signalsOpen = false;
   #stopped = false;
@@ -125,7 +131,10 @@ export class LocalHost {
     this.module = module;
     this.report = new LocalReport(options.report);
     this.statePath = options.statePath === null ? null : stateFilePath(this.dir, options.statePath);
-    this.client = new LocalModuleClient(options.namespace ?? DEFAULT_LOCAL_NAMESPACE, (_port, url) => this.report.line(`listening on ${url}`));
+    this.client = new LocalModuleClient(options.namespace ?? DEFAULT_LOCAL_NAMESPACE, (port, url) => {
+      this.report.line(`listening on ${url}`);
+      this.#clearListenFailures(port);
+    });
     this.#store = new NodeStore((name) => this.#liveNode(name), (c) => this.#onStatus(c), initialState);
     if (this.statePath) {
       const path = this.statePath;
@@ -137,6 +146,11 @@ export class LocalHost {
       remote: transport,
       statusSink: this.#store,
       client: this.client,
+      tracer: listenWatchingTracer(
+        otelTracer,
+        (name) => this.#desired.get(name)?.node.spec.component === HTTP_SERVER_COMPONENT,
+        (f) => this.#onListenFailure(f),
+      ),
       debounceMs: options.debounceMs ?? 1000,
       log: logger.child({ component: "local" }),
     });
@@ -200,6 +214,14 @@ export class LocalHost {
   /** The current status of node `name` (as it would appear in `TinyNode.status`), if known. */
   status(name: string): TinyNodeStatusLike | undefined {
     return this.#store.has(name) ? this.#store.get(name) : undefined;
+  }
+
+  /**
+   * http_server nodes that could not bind their port (seen on a failed `start` hop) and have not
+   * listened since; `port` is the port they tried (their `port` metadata; 0 when unknown).
+   */
+  listenFailures(): ReadonlyMap<string, ListenFailure & { port: number }> {
+    return this.#listenFailures;
   }
 
   /** Current manifest problems (from the last read of the directory). */
@@ -391,6 +413,7 @@ export class LocalHost {
         this.report.nodeRemoved(name, component);
       }
       this.#store.delete(name);
+      this.#listenFailures.delete(name);
       this.#seen.delete(name);
       this.#signalled.delete(name);
       this.#writer?.schedule();
@@ -447,6 +470,7 @@ export class LocalHost {
       .sort()[0];
     if (firstHttp === undefined || firstHttp !== entry.node.metadata.name) return;
     this.#httpSeeded = true;
+    this.#httpSeededNode = firstHttp;
     const status = this.#store.get(firstHttp);
     status.metadata = { ...status.metadata, [HTTP_PORT_METADATA_KEY]: String(port) };
   }
@@ -472,6 +496,29 @@ export class LocalHost {
   }
 
   // ----- status -----------------------------------------------------------------------------
+
+  /** An http_server could not bind: pin the error on its status and say what to do, once per failure. */
+  #onListenFailure(f: ListenFailure): void {
+    if (this.#stopped) return;
+    const port = Number(this.#store.get(f.node).metadata?.[HTTP_PORT_METADATA_KEY] ?? 0) || 0;
+    const known = this.#listenFailures.get(f.node);
+    this.#listenFailures.set(f.node, { ...f, port });
+    this.#store.setProblem(f.node, f.error.message);
+    if (known?.error.message === f.error.message) return;
+    const advice = f.inUse && port > 0 ? `port ${port} is in use${f.node === this.#httpSeededNode ? ": set PORT or --port" : ""}` : f.error.message;
+    this.report.line(`error: node ${f.node}: ${advice} (the other nodes keep running)`);
+  }
+
+  /** The http_server on `port` listens now: its earlier bind failure is over. */
+  #clearListenFailures(port: number): void {
+    for (const [name, f] of this.#listenFailures) {
+      if (f.port !== port) continue;
+      this.#listenFailures.delete(name);
+      this.#store.setProblem(name, undefined);
+      const status = this.scheduler.readStatus(name);
+      if (status) this.#store.merge(name, { status: status.status, error: status.error });
+    }
+  }
 
   #onStatus(change: StatusChange): void {
     this.#writer?.schedule();

@@ -23,6 +23,7 @@ export interface StatusChange {
 /** Statuses by node name; a {@link StatusSink} for the scheduler. */
 export class NodeStore implements StatusSink {
   readonly #statuses = new Map<string, TinyNodeStatusLike>();
+  readonly #problems = new Map<string, string>();
 
   /**
    * @param specOf the node a patch applies to (name, labels, spec), or undefined when it is gone —
@@ -58,9 +59,30 @@ export class NodeStore implements StatusSink {
     return this.#statuses;
   }
 
-  /** Forgets `name` (node deleted). */
+  /** Forgets `name` (node deleted), with its problem. */
   delete(name: string): void {
     this.#statuses.delete(name);
+    this.#problems.delete(name);
+  }
+
+  /**
+   * Pins a problem local mode found outside the runtime (an http_server that cannot bind) onto the
+   * status of `name`: until cleared, every write keeps `status` = `message` and `error` = true, so a
+   * later reconcile's "OK" does not hide it. `undefined` unpins without a write (the caller then
+   * merges the runtime's own status).
+   */
+  setProblem(name: string, message: string | undefined): void {
+    if (message === undefined) {
+      this.#problems.delete(name);
+      return;
+    }
+    this.#problems.set(name, message);
+    this.#write(name, false, () => {});
+  }
+
+  /** The pinned problem of `name`, if any. */
+  problem(name: string): string | undefined {
+    return this.#problems.get(name);
   }
 
   /** Keeps only the names `keep` accepts (drops state of nodes no longer declared). */
@@ -89,6 +111,11 @@ export class NodeStore implements StatusSink {
     const before = structuredClone(current);
     const result = change(current);
     const after = result && result !== current ? result : current;
+    const problem = this.#problems.get(name);
+    if (problem !== undefined) {
+      after.status = problem;
+      after.error = true;
+    }
     this.#statuses.set(name, after);
     const metadataChanged = !Bun.deepEquals(before.metadata ?? {}, after.metadata ?? {}, false);
     this.onChange({ name, before, after, metadataChanged, fromRunner });

@@ -131,6 +131,55 @@ describe("tinyhost run --local", () => {
   );
 
   test(
+    "demo --port <n> serves on that port, not PORT",
+    async () => {
+      const port = freePort();
+      const r = spawn(["demo", "--port", String(port)], ROOT, port, { PORT: String(freePort()) });
+      const url = `http://localhost:${port}`;
+      await waitLog(r, "the demo banner", (t) => t.includes(`hello-api is running: ${url}`));
+      await expectHelloApi(url);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "demo with an unknown flag exits 2 with a usage line, before starting anything",
+    async () => {
+      const r = spawn(["demo", "--bogus"], ROOT, 0);
+      expect(await r.proc.exited).toBe(2);
+      expect(logText(r)).toContain('tinyhost demo: unknown argument "--bogus"');
+      expect(logText(r)).toContain("Usage: tinyhost demo [--port <n>]");
+      expect(logText(r)).not.toContain("tinyhost local: module");
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a port in use: demo exits 1 saying so; run --local marks the http_server node as error and keeps the other nodes running",
+    async () => {
+      const busy = Bun.serve({ port: 0, fetch: () => new Response("taken") });
+      try {
+        const port = busy.port!;
+        const demo = spawn(["demo", "--port", String(port)], ROOT, port);
+        expect(await demo.proc.exited).toBe(1);
+        expect(logText(demo)).toContain(`tinyhost demo: port ${port} is in use: set PORT or --port`);
+
+        const r = runLocal(copyExample("hello-api"), port);
+        const server = nodeNameOf(helloApi(), "server");
+        await waitLog(r, "the http_server error status", (t) => t.includes(`node ${server}  http_server  error: http_server: cannot listen on :${port}`));
+        await waitLog(r, "the advice", (t) => t.includes(`error: node ${server}: port ${port} is in use: set PORT or --port`));
+        expect(logText(r)).toContain(`node ${nodeNameOf(helloApi(), "router")}  router  OK`);
+        await Bun.sleep(1500); // a later reconcile (the http-start metadata patch) must not turn it back to OK
+        expect(logText(r).split(`node ${server}  http_server  OK`).length - 1).toBe(1); // only the line before the start signal
+        expect(await Promise.race([r.proc.exited.then(() => "exited"), Bun.sleep(100).then(() => "running")])).toBe("running");
+      } finally {
+        void busy.stop(true);
+      }
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
     "tick-count counts ticks in node state and shows them on the debug node",
     async () => {
       const dir = copyExample("tick-count");

@@ -1,12 +1,14 @@
 /**
- * `tinyhost demo` (`npm run demo`): runs examples/hello-api in local mode on PORT (default 8080),
- * state in memory, and prints its URL with curl examples. Ctrl-C stops it.
+ * `tinyhost demo` (`npm run demo`): runs examples/hello-api in local mode on `--port`, else PORT,
+ * else 8080, state in memory, and prints its URL with curl examples. Ctrl-C stops it. When the
+ * http_server cannot bind its port the demo stops and exits 1: a demo that serves nothing is not
+ * running.
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CommandRunner } from "../cli.ts";
 import { LocalHost } from "../../local/host.ts";
-import { localOptions, parseRunLocalArgs, quietRuntimeLogs, untilSignal } from "./run-local.ts";
+import { DEFAULT_LOCAL_PORT, localOptions, parseRunLocalArgs, quietRuntimeLogs, untilSignal } from "./run-local.ts";
 
 /** How long the demo waits for the http_server to listen before saying so, ms. */
 export const DEMO_LISTEN_TIMEOUT_MS = 15_000;
@@ -31,12 +33,51 @@ export function demoBanner(url: string): string {
   ].join("\n");
 }
 
-/** The `demo` sub-command. Exit codes: 0 clean stop, 1 failure. */
+/** Usage line of `tinyhost demo`. */
+export const DEMO_USAGE = `Usage: tinyhost demo [--port <n>]
+
+Runs examples/hello-api with \`run --local\` on --port, else $PORT, else ${DEFAULT_LOCAL_PORT}; state in memory.`;
+
+/** Parsed arguments of `demo`: `help` for -h/--help, else the raw `--port` value (undefined = from PORT). */
+export type DemoArgs = { help: true } | { help: false; port?: string };
+
+/**
+ * Parses the arguments of `demo`: `--port <n>`, `--port=<n>`, `-h`/`--help`.
+ * @returns the arguments, or a usage error naming the argument (unknown flag, missing value).
+ */
+export function parseDemoArgs(args: readonly string[]): DemoArgs | string {
+  let port: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--help" || arg === "-h") return { help: true };
+    if (arg === "--port") {
+      const v = args[++i];
+      if (v === undefined || v === "" || v.startsWith("-")) return "--port needs a value";
+      port = v;
+    } else if (arg.startsWith("--port=")) {
+      port = arg.slice("--port=".length);
+      if (port === "") return "--port needs a value";
+    } else return `unknown argument "${arg}"`;
+  }
+  return port === undefined ? { help: false } : { help: false, port };
+}
+
+/** The one-line message when the demo's http_server could not bind `port`. */
+export function demoListenFailure(port: number, inUse: boolean, message: string): string {
+  return inUse ? `port ${port} is in use: set PORT or --port` : `cannot listen on port ${port}: ${message}`;
+}
+
+/** The `demo` sub-command. Exit codes: 0 clean stop, 1 failure (including a port it cannot bind), 2 usage error. */
 export const demoCommand: CommandRunner = {
   name: "demo",
   async run(args) {
-    if (args.includes("--help") || args.includes("-h")) {
-      console.log("Usage: tinyhost demo\n\nRuns examples/hello-api with `run --local` on $PORT (default 8080), state in memory.");
+    const parsed = parseDemoArgs(args);
+    if (typeof parsed === "string") {
+      console.error(`tinyhost demo: ${parsed}\n${DEMO_USAGE}`);
+      return 2;
+    }
+    if (parsed.help) {
+      console.log(DEMO_USAGE);
       return 0;
     }
     const dir = demoDir();
@@ -44,9 +85,9 @@ export const demoCommand: CommandRunner = {
       console.error("tinyhost demo: examples/hello-api not found; run it from the tinyhost repository");
       return 1;
     }
-    const flags = parseRunLocalArgs(["--local", dir, "--no-state"]);
+    const flags = parseRunLocalArgs(["--local", dir, "--no-state", ...(parsed.port !== undefined ? ["--port", parsed.port] : [])]);
     if (typeof flags === "string") {
-      console.error(`tinyhost demo: ${flags}`);
+      console.error(`tinyhost demo: ${flags}\n${DEMO_USAGE}`);
       return 2;
     }
     quietRuntimeLogs();
@@ -59,7 +100,14 @@ export const demoCommand: CommandRunner = {
       return 1;
     }
     const deadline = Date.now() + DEMO_LISTEN_TIMEOUT_MS;
-    while (!host.client.exposed.has(flags.port) && Date.now() < deadline) await Bun.sleep(50);
+    const failure = () => [...host.listenFailures().values()].find((f) => f.port === flags.port);
+    while (!host.client.exposed.has(flags.port) && !failure() && Date.now() < deadline) await Bun.sleep(50);
+    const failed = failure();
+    if (failed && !host.client.exposed.has(flags.port)) {
+      await host.stop();
+      console.error(`tinyhost demo: ${demoListenFailure(flags.port, failed.inUse, failed.error.message)}`);
+      return 1;
+    }
     if (host.client.exposed.has(flags.port)) console.log(demoBanner(`http://localhost:${flags.port}`));
     else console.log(`hello-api: the http_server did not report listening on port ${flags.port} within ${DEMO_LISTEN_TIMEOUT_MS / 1000} s; see the errors above`);
     await untilSignal();
