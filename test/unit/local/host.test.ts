@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { defineComponent, source, target, Type, type State } from "tinyhost";
+import { defineComponent, source, target, TinyError, Type, type State } from "tinyhost";
 import { LocalHost, type LocalHostOptions } from "../../../src/local/host.ts";
 import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../src/local/flow-builder.ts";
 import { LEGACY_STATE_FILE_NAME, STATE_FILE_NAME } from "../../../src/local/state-file.ts";
@@ -279,6 +279,38 @@ describe("LocalHost", () => {
     const lines: string[] = [];
     await start(dir, {}, lines);
     expect(lines.filter((l) => l.startsWith("note: no "))).toEqual([]);
+  });
+
+  test("an http_server whose start fails to bind shows status error until its port listens; the other nodes keep running", async () => {
+    const inUse = Object.assign(new Error("Failed to start server. Is port 8123 in use?"), { code: "EADDRINUSE" });
+    const busyHttp = defineComponent({
+      info: { name: "http_server", description: "fake", info: "fails to bind like http_server (ListenError code HTTP_LISTEN)" },
+      ports: () => [target("_control", Type.Object({ go: Type.Boolean() }), { default: { go: false } })],
+      onControl() {
+        throw new TinyError("HTTP_LISTEN", "http_server: cannot listen on :8123: Failed to start server. Is port 8123 in use?", { cause: inUse });
+      },
+      handle: () => undefined,
+    });
+    const desc: FlowDescription = { ...FLOW, nodes: { ...FLOW.nodes, web: { component: "http_server", startSignal: { go: true } } } };
+    const dir = tempDir();
+    writeFlow(dir, desc);
+    const lines: string[] = [];
+    const host = await start(dir, { components: [tally, pulse, sink, busyHttp], httpPort: 8123 }, lines);
+    const web = name("web", desc);
+    await waitFor("the listen failure", () => host.listenFailures().has(web));
+    expect(host.listenFailures().get(web)).toMatchObject({ port: 8123, inUse: true });
+    expect(host.status(web)).toMatchObject({ status: "http_server: cannot listen on :8123: Failed to start server. Is port 8123 in use?", error: true });
+    expect(lines).toContain(`error: node ${web}: port 8123 is in use: set PORT or --port (the other nodes keep running)`);
+    expect(lines).toContain(`node ${web}  http_server  error: http_server: cannot listen on :8123: Failed to start server. Is port 8123 in use?`);
+    // A later reconcile (here: a moved node) gets "OK" from the runtime: the bind error stays.
+    writeFlow(dir, { ...desc, nodes: { ...desc.nodes, web: { component: "http_server", startSignal: { go: true }, position: [9, 9] } } });
+    expect((await host.reloadManifests()).changed).toEqual([web]);
+    expect(host.status(web)!.error).toBe(true);
+    await waitFor("the sink", () => journal.some((j) => j.startsWith(`sink:${name("sink")}:{"count":1`)));
+
+    await host.client.exposePort({ port: 8123 }); // what http_server does once it listens
+    expect(host.listenFailures().size).toBe(0);
+    expect(host.status(web)).toMatchObject({ status: "OK", error: false });
   });
 
   test("nodes whose name names another module are not run", async () => {

@@ -1,0 +1,27 @@
+import { describe, expect, test } from "bun:test";
+import { demoListenFailure, parseDemoArgs } from "../../../src/cli/commands/demo.ts";
+
+describe("tinyhost demo arguments", () => {
+  test("--port is read in --port n and --port=n forms; without it the port comes from PORT later", () => {
+    expect(parseDemoArgs([])).toEqual({ help: false });
+    expect(parseDemoArgs(["--port", "9001"])).toEqual({ help: false, port: "9001" });
+    expect(parseDemoArgs(["--port=9002"])).toEqual({ help: false, port: "9002" });
+  });
+
+  test("-h and --help ask for the usage", () => {
+    expect(parseDemoArgs(["-h"])).toEqual({ help: true });
+    expect(parseDemoArgs(["--port", "1", "--help"])).toEqual({ help: true });
+  });
+
+  test("an unknown flag or a --port without value is a usage error naming it", () => {
+    expect(parseDemoArgs(["--bogus"])).toBe('unknown argument "--bogus"');
+    expect(parseDemoArgs(["--port"])).toBe("--port needs a value");
+    expect(parseDemoArgs(["--port="])).toBe("--port needs a value");
+    expect(parseDemoArgs(["--port", "--bogus"])).toBe("--port needs a value");
+  });
+
+  test("a port in use gets the one-line advice; another bind failure keeps its reason", () => {
+    expect(demoListenFailure(8080, true, "ignored")).toBe("port 8080 is in use: set PORT or --port");
+    expect(demoListenFailure(80, false, "http_server: cannot listen on :80: EACCES")).toBe("cannot listen on port 80: http_server: cannot listen on :80: EACCES");
+  });
+});
