@@ -30,7 +30,7 @@ export const commands: Command[] = [
   lazy("run", "run the module against a cluster, or with --local <dir> from YAML manifests without one", () =>
     import("./commands/run.ts").then((m) => m.runCommand),
   ),
-  lazy("demo", "run the hello-api example flow locally on $PORT (default 8080)", () => import("./commands/demo.ts").then((m) => m.demoCommand)),
+  lazy("demo", "run the hello-api example flow locally on --port / $PORT (default 8080)", () => import("./commands/demo.ts").then((m) => m.demoCommand)),
   lazy("components", "list the components this module serves, with their ports (--json for schemas)", () =>
     import("./commands/components.ts").then((m) => m.componentsCommand),
   ),

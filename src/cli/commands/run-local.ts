@@ -3,6 +3,7 @@
  * this process — no cluster, no NATS (src/local). Runs until SIGINT/SIGTERM, then stops every node
  * without onDestroy and writes the state file, so the next run resumes.
  */
+import { setupTracing, type TracingHandle } from "../../telemetry/tracing.ts";
 import { resolve } from "node:path";
 import { LocalHost, type LocalHostOptions } from "../../local/host.ts";
 import { startLocalHealth, type LocalHealth } from "../../local/health.ts";
@@ -155,6 +156,14 @@ export async function runLocal(args: readonly string[]): Promise<number> {
     return 2;
   }
   quietRuntimeLogs();
+  let tracing: TracingHandle;
+  try {
+    // Same OTLP variables as cluster mode; the SDK loads only when one is set (cold start).
+    tracing = await setupTracing({ serviceName: flags.name ?? "tinyhost-local" });
+  } catch (err) {
+    console.error(`tinyhost run --local: ${(err as Error).message}`);
+    return 1;
+  }
   let host: LocalHost;
   let health: LocalHealth | undefined;
   try {
@@ -165,6 +174,7 @@ export async function runLocal(args: readonly string[]): Promise<number> {
     await health?.stop();
     const e = err as Error & { code?: string };
     console.error(`tinyhost run --local: ${e.message}${e.code ? ` [${e.code}]` : ""}`);
+    await tracing.shutdown();
     return 1;
   }
   if (health) {
@@ -175,5 +185,6 @@ export async function runLocal(args: readonly string[]): Promise<number> {
   host.report.line(`${sig}: stopping (state kept${host.statePath ? ` in ${host.statePath}` : " in memory only"})`);
   await host.stop();
   await health?.stop();
+  await tracing.shutdown(); // flushes buffered spans
   return 0;
 }
