@@ -558,6 +558,8 @@ export class LocalHost {
     } catch (err) {
       this.report.line(`error: cannot watch ${displayDir(this.dir)}: ${toError(err).message}`);
     }
+    // Edits made between the first read and this watch would otherwise wait for the next one.
+    void this.reloadManifests();
     if (this.#options.components) return;
     const cdir = resolve(this.#options.componentsDir ?? "components");
     try {
