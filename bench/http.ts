@@ -58,40 +58,15 @@ const raw = Bun.serve({
 });
 
 // ---- flow: http_server → router → response ------------------------------------------------------
-const M = "bench";
-const H = `b.${M}.http-server-00001`;
-const R = `b.${M}.router-00002`;
-const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64");
-const s = new Scheduler({ module: M });
+const { wireFlowA } = await import("../test/support/flow-a.ts");
+const s = new Scheduler({ module: "bench" });
 s.isLeader = true;
 s.install(httpServer);
 s.install(router);
-await s.update({
-  metadata: { name: R },
-  spec: {
-    module: M,
-    component: "router",
-    ports: [
-      { port: "_settings", configuration: b64({ routes: ["GET", "POST"], enableDefaultPort: true }) },
-      { from: `${H}:request`, port: "input", configuration: b64({ context: "{{$}}", conditions: [{ route: "GET", condition: "{{$.method == 'GET'}}" }, { route: "POST", condition: "{{$.method == 'POST'}}" }] }) },
-    ],
-    edges: ["out_get", "out_post", "default"].map((p) => ({ id: `${R}_${p}`, port: p, to: `${H}:response` })),
-  },
-});
-await s.update({
-  metadata: { name: H },
-  spec: {
-    module: M,
-    component: "http_server",
-    ports: [
-      { port: "_settings", configuration: b64({ enableStopPort: false, enableStatusPort: false, maxBodySize: 1 }) },
-      { from: `${R}:out_get`, port: "response", configuration: b64({ statusCode: 200, contentType: "application/json", body: '{"hello":"{{$.context.host}}"}' }) },
-      { from: `${R}:out_post`, port: "response", configuration: b64({ statusCode: 201, contentType: "application/json", body: "{{$.context.body}}" }) },
-      { from: `${R}:default`, port: "response", configuration: b64({ statusCode: 404, contentType: "text/plain", body: "no route" }) },
-    ],
-    edges: [{ id: `${H}_request`, port: "request", to: `${R}:input` }],
-  },
-  status: { metadata: {} },
+const { H } = await wireFlowA(s, "bench", {
+  get: { statusCode: 200, contentType: "application/json", body: '{"hello":"{{$.context.host}}"}' },
+  post: { statusCode: 201, contentType: "application/json", body: "{{$.context.body}}" },
+  fallback: { statusCode: 404, contentType: "text/plain", body: "no route" },
 });
 void s.handle({ edgeId: "", from: "signal", to: `${H}:start`, data: { context: {}, autoHostName: true, readTimeout: 60, writeTimeout: 10 }, depth: 0 });
 let port = 0;

@@ -1,3 +1,4 @@
+import { wireFlowA } from "../../support/flow-a.ts";
 import { afterEach, describe, expect, test } from "bun:test";
 import { defineComponent, fail, ok, target, testComponent, Type, type ComponentHarness, type ExposePortRequest, type ModuleClient, type Result, type TinyNodeLike } from "tinyhost";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
@@ -315,41 +316,21 @@ describe("http_server cancellation", () => {
 
 describe("http_server with router (Flow A)", () => {
   test("GET and POST take their routes, anything else the default, each answered by its edge's Response", async () => {
-    const M = "mod";
-    const H = `f.${M}.http-server-00001`;
-    const R = `f.${M}.router-00002`;
-    const s = new Scheduler({ module: M, debounceMs: 5, readyTimeoutMs: 200 });
+    const s = new Scheduler({ module: "mod", debounceMs: 5, readyTimeoutMs: 200 });
     s.isLeader = true;
     s.install(httpServer);
     s.install(router);
     cleanups.push(() => s.stopAll());
-    await s.update({
-      metadata: { name: R },
-      spec: {
-        module: M,
-        component: "router",
-        ports: [
-          { port: "_settings", configuration: b64({ routes: ["GET", "POST"], enableDefaultPort: true }) },
-          { from: `${H}:request`, port: "input", configuration: b64({ context: "{{$}}", conditions: [{ route: "GET", condition: "{{$.method == 'GET'}}" }, { route: "POST", condition: "{{$.method == 'POST'}}" }] }) },
-        ],
-        edges: ["out_get", "out_post", "default"].map((p) => ({ id: `${R}_${p}`, port: p, to: `${H}:response` })),
+    const { H } = await wireFlowA(
+      s,
+      "mod",
+      {
+        get: { statusCode: 200, contentType: "application/json", body: '{"uri":"{{$.context.requestURI}}"}' },
+        post: { statusCode: 201, contentType: "application/json", body: "{{$.context.body}}" },
+        fallback: { statusCode: 404, contentType: "text/plain", body: "no route for {{$.context.method}} {{$.context.requestURI}}" },
       },
-    });
-    await s.update({
-      metadata: { name: H },
-      spec: {
-        module: M,
-        component: "http_server",
-        ports: [
-          { port: "_settings", configuration: b64({ enableStopPort: true, enableStatusPort: false, maxBodySize: 1 }) },
-          { from: `${R}:out_get`, port: "response", configuration: b64({ statusCode: 200, contentType: "application/json", body: '{"uri":"{{$.context.requestURI}}"}' }) },
-          { from: `${R}:out_post`, port: "response", configuration: b64({ statusCode: 201, contentType: "application/json", body: "{{$.context.body}}" }) },
-          { from: `${R}:default`, port: "response", configuration: b64({ statusCode: 404, contentType: "text/plain", body: "no route for {{$.context.method}} {{$.context.requestURI}}" }) },
-        ],
-        edges: [{ id: `${H}_request`, port: "request", to: `${R}:input` }],
-      },
-      status: { metadata: {} },
-    });
+      { enableStopPort: true },
+    );
     void s.handle({ edgeId: "", from: "signal", to: `${H}:start`, data: START, depth: 0 });
     const [base] = await listenAddr(() => s.readStatus(H) as { ports?: PortStatus[] });
     const get = await fetch(`${base}/x?y=1`);
