@@ -17,13 +17,13 @@
  * requests on the shared server into PubAcks — runtime-spec §4.5).
  */
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createKubeClient, ingresses, services, type KubeClient } from "../../src/k8s/client/index.ts";
+import { ingresses, services, type KubeClient } from "../../src/k8s/client/index.ts";
 import { decodeBase64Json } from "../../src/k8s/api/bytes.ts";
 import { tinyNodes } from "../../src/k8s/controllers/index.ts";
-import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
+import type { ControlPlane } from "../support/control-plane.ts";
+import { openClusterFixture } from "../support/cluster-fixture.ts";
 import { applyObjects, createRelease, exampleObjects, nodesByComponent, sendSignal, waitForMetadata, waitForReconciled } from "../support/flows.ts";
 import { startModuleProcess, type ModuleProcess } from "../support/module-process.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
@@ -42,9 +42,7 @@ let procs: ModuleProcess[] = [];
 let privateNats: NatsServer | undefined;
 
 beforeAll(async () => {
-  cp = await getControlPlane();
-  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
-  dir = mkdtempSync(join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "e2e-hello-"));
+  ({ cp, kube, dir } = await openClusterFixture("e2e-hello"));
 }, 900_000);
 
 afterEach(async () => {

@@ -11,13 +11,11 @@
  * inside the time budget; the default-timing takeover is covered by operator-leader.test.ts.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createKubeClient, type KubeClient } from "../../src/k8s/client/index.ts";
+import type { KubeClient } from "../../src/k8s/client/index.ts";
 import { decodeBase64Json } from "../../src/k8s/api/bytes.ts";
 import { tinyNodes } from "../../src/k8s/controllers/index.ts";
-import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
+import type { ControlPlane } from "../support/control-plane.ts";
+import { openClusterFixture } from "../support/cluster-fixture.ts";
 import { applyObjects, exampleObjects, nodeMetadata, nodesByComponent, sendSignal, waitForReconciled } from "../support/flows.ts";
 import { startModuleProcess, type ModuleProcess } from "../support/module-process.ts";
 import { waitUntil } from "../support/process.ts";
@@ -32,9 +30,7 @@ let dir: string;
 const procs: ModuleProcess[] = [];
 
 beforeAll(async () => {
-  cp = await getControlPlane();
-  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
-  dir = mkdtempSync(join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "e2e-tick-"));
+  ({ cp, kube, dir } = await openClusterFixture("e2e-tick"));
 }, 900_000);
 
 afterAll(async () => {

@@ -13,13 +13,13 @@
  * `module-edges` stream would capture the shared server's `tinymodule.*.msg`).
  */
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { helloApi } from "../../examples/generate.ts";
-import { createKubeClient, type KubeClient } from "../../src/k8s/client/index.ts";
+import type { KubeClient } from "../../src/k8s/client/index.ts";
 import { buildFlow } from "../../src/local/flow-builder.ts";
-import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
+import type { ControlPlane } from "../support/control-plane.ts";
+import { openClusterFixture } from "../support/cluster-fixture.ts";
 import { applyObjects, createRelease, flowObjects, moveNodeToModule, sendSignal, waitForMetadata, waitForReconciled } from "../support/flows.ts";
 import { startModuleProcess, type ModuleProcess } from "../support/module-process.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
@@ -34,9 +34,7 @@ let procs: ModuleProcess[] = [];
 let privateNats: NatsServer | undefined;
 
 beforeAll(async () => {
-  cp = await getControlPlane();
-  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
-  dir = mkdtempSync(join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "e2e-two-"));
+  ({ cp, kube, dir } = await openClusterFixture("e2e-two"));
 }, 900_000);
 
 afterEach(async () => {

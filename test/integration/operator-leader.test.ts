@@ -5,13 +5,13 @@
  * Measured takeover times are printed.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createKubeClient, leases, type KubeClient, type Lease } from "../../src/k8s/client/index.ts";
+import { leases, type KubeClient, type Lease } from "../../src/k8s/client/index.ts";
 import { base64Json, sanitizeResourceName } from "../../src/k8s/api/index.ts";
 import { tinyNodes } from "../../src/k8s/controllers/index.ts";
-import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
+import type { ControlPlane } from "../support/control-plane.ts";
+import { openClusterFixture } from "../support/cluster-fixture.ts";
 import { startModuleProcess, type ModuleProcess } from "../support/module-process.ts";
 import { waitUntil } from "../support/process.ts";
 
@@ -26,9 +26,7 @@ let dir: string;
 const procs: ModuleProcess[] = [];
 
 beforeAll(async () => {
-  cp = await getControlPlane();
-  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
-  dir = mkdtempSync(join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "operator-leader-"));
+  ({ cp, kube, dir } = await openClusterFixture("operator-leader"));
 }, 900_000);
 
 afterAll(async () => {

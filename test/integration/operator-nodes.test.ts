@@ -4,14 +4,14 @@
  * status write racing another writer. One module process per test (it leads alone at once).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { createKubeClient, isNotFound, type KubeClient } from "../../src/k8s/client/index.ts";
+import { isNotFound, type KubeClient } from "../../src/k8s/client/index.ts";
 import { NODE_FINALIZER, sanitizeResourceName, base64Json, decodeBase64Json } from "../../src/k8s/api/index.ts";
 import { tinyModules, tinyNodes, type WatchedNode } from "../../src/k8s/controllers/index.ts";
 import { version as tinyhostVersion } from "../../src/cli/version.ts";
-import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
+import type { ControlPlane } from "../support/control-plane.ts";
+import { openClusterFixture } from "../support/cluster-fixture.ts";
 import { startModuleProcess, type ModuleProcess } from "../support/module-process.ts";
 import { waitUntil } from "../support/process.ts";
 
@@ -24,9 +24,7 @@ let dir: string;
 const procs: ModuleProcess[] = [];
 
 beforeAll(async () => {
-  cp = await getControlPlane();
-  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
-  dir = mkdtempSync(join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "operator-nodes-"));
+  ({ cp, kube, dir } = await openClusterFixture("operator-nodes"));
 }, 900_000);
 
 afterAll(async () => {
