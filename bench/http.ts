@@ -4,7 +4,7 @@
  * Flow: http_server → router (GET route) → http_server.response, built with the Scheduler and
  * TinyNode-like objects with base64 port configurations and `{{expressions}}` (Flow A of
  * components.md §5). Baseline: `Bun.serve` answering a fixed JSON body. Load: `wrk` (Debian package
- * `wrk`), 1 thread, 64 connections, interleaved rounds (best round per target kept); `--quick`
+ * `wrk`, installed on first use), 1 thread, 64 connections, interleaved rounds (best round per target kept); `--quick`
  * runs 2 rounds of 2 s per target instead of 3 rounds of 4 s (warm-up 1 s each).
  *
  * Prints JSON on its last stdout line: [{name, value, unit, baseline, ratio, target, met}].
@@ -20,10 +20,8 @@ const SECONDS = quick ? 4 : 12;
 const CONNECTIONS = 64;
 const TARGET_RATIO = 0.4;
 
-if (!Bun.which("wrk")) {
-  console.error("bench/http.ts needs wrk (apt-get install -y wrk)");
-  process.exit(2);
-}
+const { ensureDebianBinary } = await import("../test/support/debian-package.ts");
+const WRK = ensureDebianBinary("wrk"); // Debian package, installed on first use
 
 interface Load {
   rps: number;
@@ -41,7 +39,7 @@ function toMs(v: string): number {
 }
 
 async function wrk(url: string, seconds: number): Promise<Load> {
-  const p = Bun.spawn(["wrk", "-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, "--latency", url], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([WRK, "-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, "--latency", url], { stdout: "pipe", stderr: "pipe" });
   const [out] = await Promise.all([new Response(p.stdout).text(), p.exited]);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const p50 = toMs(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? "");

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ensureDebianBinary } from "./debian-package.ts";
 import { freePort, startProcess, tail, waitUntil, type ManagedProcess } from "./process.ts";
 
 /** A running (or stopped, restartable) nats-server. */
@@ -37,30 +38,12 @@ export interface NatsOptions {
   maxPayload?: number;
 }
 
-let checked = false;
-
 /**
  * Makes sure the `nats-server` binary exists, installing Debian's package when it is missing.
  * @throws Error with one line saying what is missing and what to do.
  */
 export function ensureNatsServerBinary(): string {
-  const found = Bun.which("nats-server") ?? Bun.which("nats-server", { PATH: "/usr/sbin:/usr/bin" });
-  if (found) return found;
-  if (!checked) {
-    checked = true;
-    const isRoot = process.getuid?.() === 0;
-    const sudo = isRoot ? [] : Bun.which("sudo") ? ["sudo", "-n"] : null;
-    if (sudo && Bun.which("apt-get")) {
-      const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-      Bun.spawnSync([...sudo, "apt-get", "update", "-qq"], { env, stdout: "ignore", stderr: "ignore" });
-      Bun.spawnSync([...sudo, "apt-get", "install", "-y", "-qq", "nats-server"], { env, stdout: "ignore", stderr: "ignore" });
-    }
-  }
-  const after = Bun.which("nats-server") ?? Bun.which("nats-server", { PATH: "/usr/sbin:/usr/bin" });
-  if (after) return after;
-  throw new Error(
-    "nats-server is missing and could not be installed: run `sudo apt-get install -y nats-server` (Debian package) and try again.",
-  );
+  return ensureDebianBinary("nats-server");
 }
 
 /**
