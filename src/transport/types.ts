@@ -55,12 +55,24 @@ export interface Transport {
 /** A receiver of hops (what a transport calls on the serving side): typically `Scheduler.handle`. */
 export type MsgHandler = (msg: Msg, signal?: AbortSignal) => Promise<Result>;
 
-/** Splits `"node:port"` (runtime-spec §2.1): >2 parts → `["",""]`; 1 part → `["", whole]`. */
-export function parsePortAddress(address: string): [node: string, port: string] {
+/** Parsed addresses by address string: a flow uses a small, fixed set of them (its edges). */
+const parsedAddresses = new Map<string, readonly [node: string, port: string]>();
+const modules = new Map<string, string | undefined>();
+/** Bound on each memo table; it is cleared when full (addresses are cheap to parse again). */
+const MEMO_MAX = 4096;
+
+/**
+ * Splits `"node:port"` (runtime-spec §2.1): >2 parts → `["",""]`; 1 part → `["", whole]`.
+ * Memoized: every hop parses its address, and the array is shared, so it is read-only.
+ */
+export function parsePortAddress(address: string): readonly [node: string, port: string] {
+  let parsed = parsedAddresses.get(address);
+  if (parsed !== undefined) return parsed;
   const i = address.indexOf(":");
-  if (i < 0) return ["", address];
-  if (address.indexOf(":", i + 1) >= 0) return ["", ""];
-  return [address.slice(0, i), address.slice(i + 1)];
+  parsed = i < 0 ? ["", address] : address.indexOf(":", i + 1) >= 0 ? ["", ""] : [address.slice(0, i), address.slice(i + 1)];
+  if (parsedAddresses.size >= MEMO_MAX) parsedAddresses.clear();
+  parsedAddresses.set(address, parsed);
+  return parsed;
 }
 
 /** Joins a node and a port into `"node:port"` (`""` when both are empty); runtime-spec §2.1. */
@@ -74,7 +86,11 @@ export function fullPortName(node: string, port: string): string {
  * `ParseFullName`, §16 item 1): the second dot segment; `undefined` when there are fewer than 3.
  */
 export function moduleOfNode(nodeName: string): string | undefined {
+  const hit = modules.get(nodeName);
+  if (hit !== undefined || modules.has(nodeName)) return hit;
   const parts = nodeName.split(".");
-  if (parts.length < 3) return undefined;
-  return parts[1];
+  const module = parts.length < 3 ? undefined : parts[1];
+  if (modules.size >= MEMO_MAX) modules.clear();
+  modules.set(nodeName, module);
+  return module;
 }

@@ -23,37 +23,47 @@ export class PortConfigError extends TinyError {
   }
 }
 
-/** Map key of a port config. */
-export function portConfigKey(from: string, port: string): string {
-  return `${from}\u0000${port}`;
+/**
+ * A node's compiled port configs by `(from, port)`: two map levels, so the lookup every hop makes
+ * allocates nothing (no joined key string).
+ */
+export class PortConfigTable {
+  readonly #byFrom = new Map<string, Map<string, CompiledPortConfig>>();
+
+  /** The config for hops from `from` (a `node:port` address, `""` for the node's own) to `port`. */
+  get(from: string, port: string): CompiledPortConfig | undefined {
+    return this.#byFrom.get(from)?.get(port);
+  }
+
+  /** Stores the config for `(from, port)`, replacing any earlier one. */
+  set(from: string, port: string, config: CompiledPortConfig): void {
+    let byPort = this.#byFrom.get(from);
+    if (!byPort) this.#byFrom.set(from, (byPort = new Map()));
+    byPort.set(port, config);
+  }
 }
 
 /**
  * Compiles `configs`, reusing entries of `previous` whose bytes are unchanged. Entries with empty
  * configuration are skipped (runtime-spec §2.2 step 5 needs a non-empty configuration).
  */
-export function compilePortConfigs(
-  node: string,
-  configs: readonly TinyNodePortConfigLike[] | undefined,
-  previous: ReadonlyMap<string, CompiledPortConfig>,
-): Map<string, CompiledPortConfig> {
-  const next = new Map<string, CompiledPortConfig>();
+export function compilePortConfigs(node: string, configs: readonly TinyNodePortConfigLike[] | undefined, previous: PortConfigTable): PortConfigTable {
+  const next = new PortConfigTable();
   for (const pc of configs ?? []) {
     const b64 = pc.configuration ?? "";
     if (b64 === "") continue;
     const from = pc.from ?? "";
-    const key = portConfigKey(from, pc.port);
-    const prev = previous.get(key);
+    const prev = previous.get(from, pc.port);
     if (prev && prev.source === b64) {
-      next.set(key, prev);
+      next.set(from, pc.port, prev);
       continue;
     }
     try {
       const text = Buffer.from(b64, "base64").toString("utf8");
       const value: unknown = JSON.parse(text);
-      next.set(key, { source: b64, template: compileTemplate(value) });
+      next.set(from, pc.port, { source: b64, template: compileTemplate(value) });
     } catch (err) {
-      next.set(key, { source: b64, error: new PortConfigError(node, from, pc.port, err) });
+      next.set(from, pc.port, { source: b64, error: new PortConfigError(node, from, pc.port, err) });
     }
   }
   return next;

@@ -21,7 +21,7 @@ import { compilePortValidator, type PortValidator } from "../schema/index.ts";
 import { Debouncer } from "./debouncer.ts";
 import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, PayloadDecodeError, PortValidationError } from "./errors.ts";
 import { MetadataState } from "./metadata-state.ts";
-import { compilePortConfigs, portConfigKey, type CompiledPortConfig } from "./port-config.ts";
+import { compilePortConfigs, PortConfigTable } from "./port-config.ts";
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, mayRetry, resolveRetryPolicy, type ResolvedRetryPolicy } from "./retry.ts";
 import { HopScope } from "./scope.ts";
 import { statusComponent, statusPorts } from "./status.ts";
@@ -175,7 +175,7 @@ export class Runner implements HopSite {
   #node: TinyNodeLike;
   readonly #stop = new AbortController();
   #ports: Map<string, CachedPort> | undefined;
-  #portConfigs = new Map<string, CompiledPortConfig>();
+  #portConfigs = new PortConfigTable();
   #edges = new Map<string, EdgeRoute[]>();
   #edgeById = new Map<string, EdgeRoute>();
   #settings: { value: unknown } | undefined;
@@ -393,7 +393,7 @@ export class Runner implements HopSite {
         throw new PayloadDecodeError(this.name, port, err);
       }
     }
-    const pc = this.#portConfigs.get(portConfigKey(msg.from, port));
+    const pc = this.#portConfigs.get(msg.from, port);
     if (!pc) return cloneDefault(cached.spec.configuration); // runtime-spec §16 item 3: payload discarded
     if (pc.error) throw pc.error;
     let payload: unknown;
@@ -470,18 +470,38 @@ export class Runner implements HopSite {
     });
   }
 
-  async #attempts(msg: Msg, policy: ResolvedRetryPolicy, scope: HopScope): Promise<Result> {
+  /**
+   * The attempts of one send (runtime-spec §2.5). The first attempt is not `async`: most hops
+   * succeed at once, and an `async` wrapper costs a promise per hop; retries continue in {@link #retry}.
+   */
+  #attempts(msg: Msg, policy: ResolvedRetryPolicy, scope: HopScope): Promise<Result> {
+    if (scope.aborted) return Promise.resolve(fail(new HopCancelledError(msg.to, scope.reason)));
+    let first: Promise<Result>;
+    try {
+      first = this.host.route(msg, scope);
+    } catch (err) {
+      first = Promise.resolve(fail(err));
+    }
+    if (policy.maxAttempts <= 1) return first.catch((err: unknown) => fail(err));
+    return first.then(
+      (r) => (r.kind !== "fail" || !mayRetry(policy, 1, r.error) ? r : this.#retry(msg, policy, scope, r)),
+      (err: unknown) => this.#retry(msg, policy, scope, fail(err)),
+    );
+  }
+
+  /** Attempts 2.. of a send whose attempt 1 failed with `failed` (backoff, then route again). */
+  async #retry(msg: Msg, policy: ResolvedRetryPolicy, scope: HopScope, failed: Result): Promise<Result> {
+    let r: Result = failed;
     for (let attempt = 1; ; attempt++) {
+      if (r.kind !== "fail" || !mayRetry(policy, attempt, r.error)) return r;
+      this.log.debug({ node: this.name, to: msg.to, attempt, err: r.error.message }, "retrying hop");
+      if (!(await sleep(backoffDelayMs(policy, attempt), scope))) return fail(new HopCancelledError(msg.to, scope.reason));
       if (scope.aborted) return fail(new HopCancelledError(msg.to, scope.reason));
-      let r: Result;
       try {
         r = await this.host.route(msg, scope);
       } catch (err) {
         r = fail(err);
       }
-      if (r.kind !== "fail" || !mayRetry(policy, attempt, r.error)) return r;
-      this.log.debug({ node: this.name, to: msg.to, attempt, err: r.error.message }, "retrying hop");
-      if (!(await sleep(backoffDelayMs(policy, attempt), scope))) return fail(new HopCancelledError(msg.to, scope.reason));
     }
   }
 

@@ -192,24 +192,25 @@ export class Scheduler implements RunnerHost {
     return this.dispatch(msg, rootScope(signal));
   }
 
-  /** Delivers `msg` to the local runner of its node (runtime-spec §3.2). */
-  async dispatch(msg: Msg, scope: HopScope): Promise<Result> {
+  /**
+   * Delivers `msg` to the local runner of its node (runtime-spec §3.2). Not `async`: the common
+   * case hands back the runner's own promise (no extra promise per hop); only a missing node or
+   * port waits.
+   */
+  dispatch(msg: Msg, scope: HopScope): Promise<Result> {
     if (msg.depth > MAX_MESSAGE_DEPTH) {
       const cycle = describeCycle([...scope.trail(), msg.to]);
-      return fail(new PermanentError(`max message depth ${MAX_MESSAGE_DEPTH} exceeded (possible cycle in flow graph): ${cycle.join(" → ")}`));
+      return Promise.resolve(fail(new PermanentError(`max message depth ${MAX_MESSAGE_DEPTH} exceeded (possible cycle in flow graph): ${cycle.join(" → ")}`)));
     }
-    if (msg.mode === "rpc") return fail(new RouteError(`rpc mode is not supported yet (to ${JSON.stringify(msg.to)})`));
+    if (msg.mode === "rpc") return Promise.resolve(fail(new RouteError(`rpc mode is not supported yet (to ${JSON.stringify(msg.to)})`)));
     const [node, port] = parsePortAddress(msg.to);
-    if (port === SystemPort.reconcile) return empty;
-    let runner = this.#runners.get(node);
-    if (!runner || !runner.hasPort(port)) {
-      try {
-        runner = await this.#waitReady(node, port, scope);
-      } catch (err) {
-        return fail(err);
-      }
-    }
-    return runner.handle(msg, scope);
+    if (port === SystemPort.reconcile) return Promise.resolve(empty);
+    const runner = this.#runners.get(node);
+    if (runner && runner.hasPort(port)) return runner.handle(msg, scope);
+    return this.#waitReady(node, port, scope).then(
+      (r) => r.handle(msg, scope),
+      (err: unknown) => fail(err),
+    );
   }
 
   async #waitReady(node: string, port: string, scope: HopScope): Promise<Runner> {
