@@ -10,11 +10,11 @@
  * has its flow cancelled at the next sweep (≤ 100 ms).
  */
 import { Hono } from "hono";
-import { startHttpServerSpan } from "../telemetry/http.ts";
+import { startHttpServerSpan, type HttpServerSpan } from "../telemetry/http.ts";
 import { fail, type Result } from "../sdk/result.ts";
 import { TinyError } from "../sdk/errors.ts";
 import { answerFor, FlowTimeoutError, textResponse } from "./http-server-response.ts";
-import { buildServerRequest, type ServerRequest } from "./http-server-request.ts";
+import { buildServerRequest, scanHeaders, type HeaderScan, type ServerRequest } from "./http-server-request.ts";
 
 /** Bun's maximum `idleTimeout`, seconds. */
 export const BUN_MAX_IDLE_TIMEOUT_S = 255;
@@ -54,12 +54,45 @@ const STOPPED = new Error("http_server stopped");
 /** Abort reason of flows whose client went away. */
 const DISCONNECTED = new Error("client disconnected");
 
-/** One in-flight request: how to cancel its flow, and when its write timeout expires (ms epoch). */
-interface InFlight {
-  abort(reason: unknown): void;
-  deadline: number;
-  /** The request's own signal: Bun aborts it when the client disconnects. */
-  client: AbortSignal;
+/**
+ * One request waiting for its flow. It settles once: with the flow's answer, or at the moment it is
+ * aborted (client disconnect, write timeout, close) even if the flow ignores its signal.
+ */
+class InFlight {
+  #settled = false;
+  constructor(
+    readonly inFlight: Set<InFlight>,
+    /** Cancels the flow: its signal is the one the flow's hops see. */
+    readonly flow: AbortController,
+    /** The request's own signal: Bun aborts it when the client disconnects. */
+    readonly client: AbortSignal,
+    /** When the write timeout expires, ms epoch (Infinity = none). */
+    readonly deadline: number,
+    readonly span: HttpServerSpan,
+    readonly resolve: (response: Response) => void,
+  ) {
+    inFlight.add(this);
+  }
+
+  /** The flow answered: write its Result as the HTTP answer. */
+  finish(result: Result): void {
+    if (this.#settled) return;
+    this.#answer(answerFor(result));
+  }
+
+  /** Cancels the flow and answers now: 504 for the write timeout, 503 when the server stops. */
+  abort(reason: Error): void {
+    if (this.#settled) return;
+    this.flow.abort(reason);
+    this.#answer(reason instanceof FlowTimeoutError ? textResponse(504, reason.message) : reason === STOPPED ? textResponse(503, reason.message) : answerFor(fail(reason)));
+  }
+
+  #answer(response: Response): void {
+    this.#settled = true;
+    this.inFlight.delete(this);
+    this.span.end(response.status);
+    this.resolve(response);
+  }
 }
 
 /**
@@ -69,6 +102,21 @@ interface InFlight {
  * (bench/http.ts); a disconnect is then seen within this interval instead of at once.
  */
 const SWEEP_MS = 100;
+
+function tooLarge(limit: number): Response {
+  return textResponse(413, `request body exceeds the ${limit} byte limit (maxBodySize)`);
+}
+
+/** The body as UTF-8 text, or the error answer (413 over `limit` bytes, 400 when it cannot be read). */
+async function readBody(req: Request, limit: number): Promise<string | Response> {
+  try {
+    const bytes = await req.arrayBuffer();
+    if (bytes.byteLength > limit) return tooLarge(limit);
+    return Buffer.from(bytes).toString("utf8");
+  } catch {
+    return textResponse(400, "could not read request body");
+  }
+}
 
 /** A running listener. */
 export class HttpListener {
@@ -92,50 +140,35 @@ export class HttpListener {
     const inFlight = this.#inFlight;
     // One catch-all route: skip Hono's URL parsing for routing (getPath), it is the same for every request.
     const app = new Hono<{ Bindings: ReturnType<typeof Bun.serve> }>({ getPath: () => "/" });
-    app.all("*", async (c) => {
+    app.all("*", (c): Response | Promise<Response> => {
       const req = c.req.raw;
-      const server = c.env;
+      const scan = scanHeaders(req.headers);
       const limit = options.maxBodyBytes();
-      const declared = req.headers.get("content-length");
-      if (declared !== null && Number(declared) > limit) return textResponse(413, `request body exceeds the ${limit} byte limit (maxBodySize)`);
-      let body = "";
-      if (declared !== null || req.headers.has("transfer-encoding")) {
-        try {
-          const bytes = await req.arrayBuffer();
-          if (bytes.byteLength > limit) return textResponse(413, `request body exceeds the ${limit} byte limit (maxBodySize)`);
-          body = Buffer.from(bytes).toString("utf8");
-        } catch {
-          return textResponse(400, "could not read request body");
-        }
-      }
+      if (scan.contentLength !== undefined && Number(scan.contentLength) > limit) return tooLarge(limit);
+      if (scan.contentLength !== undefined || scan.transferEncoding) return readBody(req, limit).then((body) => (typeof body === "string" ? run(req, c.env, scan, body) : body));
+      return run(req, c.env, scan, "");
+    });
+    /** Runs the flow for one request and resolves to its HTTP answer (not async: no extra promise per request). */
+    const run = (req: Request, server: ReturnType<typeof Bun.serve>, scan: HeaderScan, body: string): Promise<Response> => {
       if (beyondBun) server.timeout(req, 0);
-      // One controller per request: client disconnect, write timeout and close() abort it, and the
-      // answer is settled at that moment even if the flow ignores its signal.
-      const flow = new AbortController();
-      const settled = Promise.withResolvers<Result>();
-      const abort = (reason: unknown) => {
-        if (flow.signal.aborted) return;
-        flow.abort(reason);
-        settled.resolve(fail(reason));
-      };
-      const entry: InFlight = { abort, deadline: writeMs > 0 ? Date.now() + writeMs : Infinity, client: req.signal };
-      inFlight.add(entry);
-      const request = buildServerRequest(req, body, server.requestIP(req)?.address, tls, options.context());
+      const request = buildServerRequest(req, scan, body, () => server.requestIP(req)?.address, tls, options.context());
       // One server span per request (continues the caller's traceparent); the flow runs inside it.
       const span = startHttpServerSpan(req);
-      void span.run(() => options.onRequest(request, flow.signal)).then(settled.resolve);
-      const result = await settled.promise;
-      inFlight.delete(entry);
-      let response: Response | undefined;
-      if (flow.signal.aborted) {
-        const reason = flow.signal.reason as Error;
-        if (reason instanceof FlowTimeoutError) response = textResponse(504, reason.message);
-        else if (reason === STOPPED) response = textResponse(503, reason.message);
-      }
-      response ??= answerFor(result);
-      span.end(response.status);
-      return response;
-    });
+      const flow = new AbortController();
+      return new Promise<Response>((resolve) => {
+        const pending = new InFlight(inFlight, flow, req.signal, writeMs > 0 ? Date.now() + writeMs : Infinity, span, resolve);
+        let answered: Promise<Result>;
+        try {
+          answered = span.run(() => options.onRequest(request, flow.signal));
+        } catch (err) {
+          answered = Promise.resolve(fail(err));
+        }
+        answered.then(
+          (result) => pending.finish(result),
+          (err: unknown) => pending.finish(fail(err)),
+        );
+      });
+    };
     try {
       this.#server = Bun.serve({
         port: options.port,

@@ -29,7 +29,15 @@ export interface ServerRequest {
 
 /** Go http-module `pathSegments`: split on `/`, empty parts dropped (`/a//b/` → `[a, b]`). */
 export function pathSegments(path: string): string[] {
-  return path.split("/").filter((p) => p !== "");
+  const out: string[] = [];
+  let from = 0;
+  for (;;) {
+    const slash = path.indexOf("/", from);
+    const end = slash < 0 ? path.length : slash;
+    if (end > from) out.push(path.slice(from, end));
+    if (slash < 0) return out;
+    from = slash + 1;
+  }
 }
 
 /** The request target of an absolute URL string: everything from the first `/` after the authority. */
@@ -80,13 +88,81 @@ export function queryValues(search: string): Record<string, string[]> {
   return out;
 }
 
-/** Read access to request headers by lower-case name (a fetch `Headers` satisfies it). */
-export interface HeaderLookup {
-  get(name: string): string | null;
+/**
+ * What one pass over a request's headers yields (each `Headers` call crosses into native code, so
+ * the listener reads them once): Go's header list plus the values that decide `host`, `realIP`,
+ * `scheme` and how the body is read. Header names arrive lower-case from the platform.
+ */
+export interface HeaderScan {
+  /** Go's `[]Header`: canonical keys sorted ascending, `Host` left out (Go moves it to `Request.Host`). */
+  headers: Header[];
+  host: string;
+  forwardedFor: string;
+  realIp: string;
+  forwardedProto: string;
+  forwardedProtocol: string;
+  forwardedSsl: string;
+  urlScheme: string;
+  /** `Content-Length` as sent, or undefined. */
+  contentLength: string | undefined;
+  /** A `Transfer-Encoding` header was sent (a chunked body may follow). */
+  transferEncoding: boolean;
 }
 
-/** Headers that decide `host`, `realIP` and `scheme`, captured while listing the headers. */
-const DECIDING = new Set(["host", "x-forwarded-for", "x-real-ip", "x-forwarded-proto", "x-forwarded-protocol", "x-forwarded-ssl", "x-url-scheme"]);
+/** Reads every header of `headers` once into a {@link HeaderScan}. */
+export function scanHeaders(headers: Headers): HeaderScan {
+  const scan: HeaderScan = {
+    headers: [],
+    host: "",
+    forwardedFor: "",
+    realIp: "",
+    forwardedProto: "",
+    forwardedProtocol: "",
+    forwardedSsl: "",
+    urlScheme: "",
+    contentLength: undefined,
+    transferEncoding: false,
+  };
+  let cookies = false;
+  headers.forEach((value, name) => {
+    switch (name) {
+      case "host":
+        scan.host = value;
+        return; // Go moves Host out of Header into Request.Host
+      case "set-cookie":
+        cookies = true; // listed one line per cookie below
+        return;
+      case "content-length":
+        scan.contentLength = value;
+        break;
+      case "transfer-encoding":
+        scan.transferEncoding = true;
+        break;
+      case "x-forwarded-for":
+        scan.forwardedFor = value;
+        break;
+      case "x-real-ip":
+        scan.realIp = value;
+        break;
+      case "x-forwarded-proto":
+        scan.forwardedProto = value;
+        break;
+      case "x-forwarded-protocol":
+        scan.forwardedProtocol = value;
+        break;
+      case "x-forwarded-ssl":
+        scan.forwardedSsl = value;
+        break;
+      case "x-url-scheme":
+        scan.urlScheme = value;
+        break;
+    }
+    scan.headers.push({ key: canonicalHeaderKey(name), value });
+  });
+  if (cookies) for (const c of headers.getSetCookie()) scan.headers.push({ key: "Set-Cookie", value: c });
+  if (scan.headers.length > 1) scan.headers.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return scan;
+}
 
 function trimBrackets(ip: string): string {
   return ip.replace(/^\[/, "").replace(/\]$/, "");
@@ -94,17 +170,17 @@ function trimBrackets(ip: string): string {
 
 /**
  * Echo `Context.RealIP()` without an IP extractor: first `X-Forwarded-For` entry, else
- * `X-Real-IP`, else the peer address ({@link peerIP}).
+ * `X-Real-IP`, else the peer address ({@link peerIP}). `peer` is asked only in that last case:
+ * Bun's `requestIP` is a native call (≈ 1 µs), and behind an ingress the headers always decide.
  */
-export function realIP(headers: HeaderLookup, peer: string | undefined): string {
-  const xff = headers.get("x-forwarded-for");
+export function realIP(scan: Pick<HeaderScan, "forwardedFor" | "realIp">, peer: () => string | undefined): string {
+  const xff = scan.forwardedFor;
   if (xff) {
     const i = xff.indexOf(",");
     return i > 0 ? trimBrackets(xff.slice(0, i).trim()) : xff;
   }
-  const xri = headers.get("x-real-ip");
-  if (xri) return trimBrackets(xri);
-  return peerIP(peer);
+  if (scan.realIp) return trimBrackets(scan.realIp);
+  return peerIP(peer());
 }
 
 /** A peer address as Go's `RemoteAddr` host shows it (IPv4-mapped IPv6 as plain IPv4). */
@@ -114,46 +190,34 @@ export function peerIP(peer: string | undefined): string {
 }
 
 /** Echo `Context.Scheme()`: https over TLS, else the X-Forwarded-Proto/-Protocol/-Ssl/X-Url-Scheme hints, else http. */
-export function scheme(headers: HeaderLookup, tls: boolean): string {
+export function scheme(scan: Pick<HeaderScan, "forwardedProto" | "forwardedProtocol" | "forwardedSsl" | "urlScheme">, tls: boolean): string {
   if (tls) return "https";
-  const proto = headers.get("x-forwarded-proto") || headers.get("x-forwarded-protocol");
+  const proto = scan.forwardedProto || scan.forwardedProtocol;
   if (proto) return proto;
-  if (headers.get("x-forwarded-ssl") === "on") return "https";
-  return headers.get("x-url-scheme") || "http";
+  if (scan.forwardedSsl === "on") return "https";
+  return scan.urlScheme || "http";
 }
 
 /** This pod's name, read once (`HOSTNAME` never changes while the process runs). */
 const POD_NAME = process.env.HOSTNAME ?? "";
 
-
-/** Builds the {@link ServerRequest} for `req` whose body was already read as `body`; `peer` is the connection's address. */
-export function buildServerRequest(req: Request, body: string, peer: string | undefined, tls: boolean, context: unknown): ServerRequest {
+/**
+ * Builds the {@link ServerRequest} for `req`, whose headers were read into `scan` and whose body
+ * was read as `body`; `peer` gives the connection's address when the headers do not decide `realIP`.
+ */
+export function buildServerRequest(req: Request, scan: HeaderScan, body: string, peer: () => string | undefined, tls: boolean, context: unknown): ServerRequest {
   const target = requestTarget(req.url);
   const q = target.indexOf("?");
-  const rawPath = q < 0 ? target : target.slice(0, q);
-  const path = decodePath(rawPath);
-  // One pass over the headers (each Headers call crosses into native code).
-  const headers: Header[] = [];
-  const seen = new Map<string, string>();
-  let cookies = false;
-  req.headers.forEach((value, name) => {
-    if (DECIDING.has(name)) seen.set(name, value);
-    if (name === "host") return; // Go moves Host out of Header into Request.Host
-    if (name === "set-cookie") cookies = true;
-    else headers.push({ key: canonicalHeaderKey(name), value });
-  });
-  if (cookies) for (const c of req.headers.getSetCookie()) headers.push({ key: "Set-Cookie", value: c });
-  if (headers.length > 1) headers.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const lookup: HeaderLookup = { get: (name) => seen.get(name) ?? null };
-  const host = seen.get("host") ?? "";
-  const ip = realIP(lookup, peer);
-  const sch = scheme(lookup, tls);
+  const path = decodePath(q < 0 ? target : target.slice(0, q));
   const params = queryValues(q < 0 ? "" : target.slice(q));
   const ctx = context ?? null;
+  const ip = realIP(scan, peer);
+  const sch = scheme(scan, tls);
   const segments = pathSegments(path);
+  const headers = scan.headers;
   // Two literals keep Go's field order with `headers` omitted when empty (no delete → fast objects).
   if (headers.length === 0) {
-    return { context: ctx, path, pathSegments: segments, requestURI: target, requestParams: params, host, method: req.method, realIP: ip, body, scheme: sch, podName: POD_NAME };
+    return { context: ctx, path, pathSegments: segments, requestURI: target, requestParams: params, host: scan.host, method: req.method, realIP: ip, body, scheme: sch, podName: POD_NAME };
   }
-  return { context: ctx, path, pathSegments: segments, requestURI: target, requestParams: params, host, method: req.method, realIP: ip, headers, body, scheme: sch, podName: POD_NAME };
+  return { context: ctx, path, pathSegments: segments, requestURI: target, requestParams: params, host: scan.host, method: req.method, realIP: ip, headers, body, scheme: sch, podName: POD_NAME };
 }
