@@ -98,8 +98,8 @@ class InFlight {
 /**
  * Granularity of the sweep, ms: it enforces `writeTimeout` (whole seconds) and notices clients
  * that went away. Polling `req.signal.aborted` instead of adding an abort listener per request:
- * Bun aborts the signal either way, and a listener costs ≈ 13% of the throughput of a small flow
- * (bench/http.ts); a disconnect is then seen within this interval instead of at once.
+ * Bun aborts the signal either way, and adding a listener cost ≈ 13% of the throughput of a
+ * minimal `Bun.serve` handler (measured under wrk); a disconnect is then seen within this interval.
  */
 const SWEEP_MS = 100;
 
