@@ -76,6 +76,7 @@ export async function testComponent(def: ComponentDefinition, options: TestCompo
     module: HARNESS_MODULE,
     debounceMs: 10,
     readyTimeoutMs: 100,
+    warnUnknownEdgePorts: false, // capture edges are generated for the ports before settings apply
     remote: {
       async send(msg) {
         const port = msg.to.slice(msg.to.lastIndexOf(":") + 1);

@@ -43,6 +43,12 @@ export interface SchedulerOptions {
   client?: ModuleClient;
   /** JetStream handle handed to `onNats` each reconcile; default `null`. */
   jetstream?: unknown;
+  /**
+   * Warn about edges leaving from ports the component does not declare (default true). Off for
+   * generated edges that may briefly name ports settings are about to add or remove (the
+   * `testComponent` harness's capture edges).
+   */
+  warnUnknownEdgePorts?: boolean;
 }
 
 /** Routes hops between runners and owns their lifecycle. */
@@ -60,6 +66,7 @@ export class Scheduler implements RunnerHost {
   readonly #runners = new Map<string, Runner>();
   readonly #client: ModuleClient | undefined;
   readonly #jetstream: unknown;
+  readonly #warnUnknownEdgePorts: boolean;
   #changed = Promise.withResolvers<void>();
 
   constructor(options: SchedulerOptions) {
@@ -72,6 +79,7 @@ export class Scheduler implements RunnerHost {
     this.readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
     this.#client = options.client;
     this.#jetstream = options.jetstream ?? null;
+    this.#warnUnknownEdgePorts = options.warnUnknownEdgePorts ?? true;
   }
 
   #notify(): void {
@@ -136,7 +144,7 @@ export class Scheduler implements RunnerHost {
       const settings = await r.deliverSettings();
       if (settings.kind === "fail") throw settings.error;
       r.lastError = undefined;
-      this.#warnUnknownEdgePorts(r);
+      if (this.#warnUnknownEdgePorts) this.#warnAboutUnknownEdgePorts(r);
     } catch (err) {
       r.setNode(backup);
       r.lastError = toError(err);
@@ -151,7 +159,7 @@ export class Scheduler implements RunnerHost {
    * `spec.edges[].port` would otherwise make the edge silently carry nothing). Checked after
    * settings, since settings may add ports (router routes). Go does not check; a warning, not an error.
    */
-  #warnUnknownEdgePorts(r: Runner): void {
+  #warnAboutUnknownEdgePorts(r: Runner): void {
     const edges = r.node.spec.edges;
     if (!edges?.length) return;
     const sources = r.ports().filter((p) => p.source).map((p) => p.name);
