@@ -163,9 +163,45 @@ describe("http_server request path", () => {
     h.respond("request", () => ok({ statusCode: 200, contentType: "text/plain", body: "ok" }));
     const res = await fetch(`${base}/upload`, { method: "POST", body: "x".repeat(1024 * 1024 + 1) });
     expect(res.status).toBe(413);
+    expect(await res.text()).toBe("request body exceeds the 1048576 byte limit (maxBodySize)");
     expect(h.emitted.filter((e) => e.port === "request")).toHaveLength(0);
     const small = await fetch(`${base}/upload`, { method: "POST", body: "x".repeat(1000) });
     expect(small.status).toBe(200);
+    const exact = await fetch(`${base}/upload`, { method: "POST", body: "x".repeat(1024 * 1024) });
+    expect(exact.status).toBe(200);
+  });
+
+  test("a chunked body (no Content-Length) is cut off at maxBodySize with the same 413, and one within it reaches the flow whole", async () => {
+    const { h, base } = await harness({ enableStopPort: false, enableStatusPort: false, maxBodySize: 1 });
+    h.respond("request", (data) => ok({ statusCode: 200, contentType: "text/plain", body: String((data as { body: string }).body.length) }));
+    /** A request body streamed in 64 KiB chunks, `total` bytes in all (fetch sends it chunked). */
+    const stream = (total: number) => {
+      let sent = 0;
+      return new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (sent >= total) return c.close();
+          const n = Math.min(65536, total - sent);
+          sent += n;
+          c.enqueue(new Uint8Array(n).fill(120));
+        },
+      });
+    };
+    const big = await fetch(`${base}/upload`, { method: "POST", body: stream(3 * 1024 * 1024) });
+    expect(big.status).toBe(413);
+    expect(await big.text()).toBe("request body exceeds the 1048576 byte limit (maxBodySize)");
+    expect(h.emitted.filter((e) => e.port === "request")).toHaveLength(0);
+    const fits = await fetch(`${base}/upload`, { method: "POST", body: stream(700_000) });
+    expect(fits.status).toBe(200);
+    expect(await fits.text()).toBe("700000");
+  });
+
+  test("raising maxBodySize while the server runs applies to the next request", async () => {
+    const { h, base } = await harness({ enableStopPort: false, enableStatusPort: false, maxBodySize: 1 });
+    h.respond("request", () => ok({ statusCode: 200, contentType: "text/plain", body: "ok" }));
+    const body = "x".repeat(1024 * 1024 + 10);
+    expect((await fetch(`${base}/upload`, { method: "POST", body })).status).toBe(413);
+    await h.settings({ enableStopPort: false, enableStatusPort: false, maxBodySize: 2 });
+    expect((await fetch(`${base}/upload`, { method: "POST", body })).status).toBe(200);
   });
 
 })
