@@ -1,6 +1,6 @@
 /**
  * A real kube-apiserver + etcd for integration tests and `npm run cluster:up`, started the way
- * controller-runtime's envtest does (../shared/reference/test-control-plane.md §2): etcd on free
+ * controller-runtime's envtest does (docs/reference/test-control-plane.md §2): etcd on free
  * loopback ports with --unsafe-no-fsync, the apiserver with generated certificates, a token user
  * and a client-certificate user, readiness by authenticated /readyz (60 s limit), then the CRDs of
  * crds/ applied and waited on until Established.

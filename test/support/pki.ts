@@ -1,6 +1,6 @@
 /**
  * Certificates and credentials for the test control plane, made with openssl the way envtest's
- * tinyca does (../shared/reference/test-control-plane.md §2.2): one CA signs the serving cert and
+ * tinyca does (docs/reference/test-control-plane.md §2.2): one CA signs the serving cert and
  * the client cert; a static token file gives a token user; an RSA pair signs service-account tokens.
  */
 import { join } from "node:path";

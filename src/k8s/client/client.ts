@@ -1,7 +1,7 @@
 /**
  * A small Kubernetes REST client on Bun's `fetch`: TLS material goes in `fetch(url, { tls })`
  * because @kubernetes/client-node's transport drops the CA and client certificate under Bun
- * (reference/test-control-plane.md §4, landscape.md §D.1). Verbs and content types follow the
+ * (docs/reference/test-control-plane.md §4, landscape.md §D.1). Verbs and content types follow the
  * Kubernetes docs "API Concepts" and "Server-Side Apply".
  */
 import { version } from "../../cli/version.ts";

@@ -1,7 +1,7 @@
 /**
  * Table-driven behaviour of the expression evaluator: each row is a configuration template, a
  * payload and the expected evaluated value. Rows come from the `{{…}}` examples of
- * reference/components.md (§0.3, §5, §6 and the component sections) and runtime-spec §2.11.
+ * docs/reference/components.md (§0.3, §5, §6 and the component sections) and runtime-spec §2.11.
  */
 import { describe, expect, test } from "bun:test";
 import { compileTemplate } from "../../../src/runtime/expression/index.ts";
