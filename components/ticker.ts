@@ -45,6 +45,8 @@ interface TickerSelf {
   settingsFromPort: boolean;
   readonly loop: BackgroundLoop;
   emit: Emitter | undefined;
+  /** Aborted when `delay` changes during a pause, so the pause re-arms with the new delay. */
+  delayChanged: AbortController | undefined;
 }
 
 /** `ticker-config` value: Go's JSON of the settings struct (`context` omitted when empty). */
@@ -95,7 +97,24 @@ async function tick(self: TickerSelf, ctx: ComponentContext<TickerSelf>, signal:
     }
     const r = await emit("out", self.settings.context ?? null, signal);
     if (r.kind === "fail" && !signal.aborted) ctx.log.warn({ err: r.error.message }, "ticker: downstream error on out port");
-    if (!(await sleepUnlessAborted(self.settings.delay, signal))) return;
+    if (!(await pause(self, signal))) return;
+  }
+}
+
+/**
+ * The pause after a tick: `delay` ms counted from its start, re-armed when the delay changes
+ * meanwhile (a change from 60 s to 3 s applies now, not after the minute; Go waits out the old
+ * delay — docs/compatibility.md). Resolves false when `signal` aborts.
+ */
+async function pause(self: TickerSelf, signal: AbortSignal): Promise<boolean> {
+  const started = Date.now();
+  for (;;) {
+    const changed = new AbortController();
+    self.delayChanged = changed;
+    const done = await sleepUnlessAborted(started + self.settings.delay - Date.now(), AbortSignal.any([signal, changed.signal]));
+    self.delayChanged = undefined;
+    if (done) return true;
+    if (signal.aborted) return false;
   }
 }
 
@@ -115,7 +134,7 @@ export default defineComponent({
     info: "Sends its context on Out periodically: after each tick's downstream finishes it waits Delay ms. Start and Stop from the control panel; runs on the leader only and resumes after restarts.",
     tags: ["SDK"],
   },
-  state: (): TickerSelf => ({ settings: { delay: DEFAULT_DELAY_MS }, settingsFromPort: false, loop: new BackgroundLoop(), emit: undefined }),
+  state: (): TickerSelf => ({ settings: { delay: DEFAULT_DELAY_MS }, settingsFromPort: false, loop: new BackgroundLoop(), emit: undefined, delayChanged: undefined }),
   ports: (self) => [
     target("_settings", Settings, { label: "Settings", position: "top", default: self.settings }),
     target("_reconcile", Type.Unknown(), { label: "Reconcile", position: "top" }),
@@ -130,8 +149,10 @@ export default defineComponent({
   },
   onSettings(ctx, settings) {
     const self = ctx.self;
+    const delayChanged = settings.delay !== self.settings.delay;
     self.settings = settings.context === undefined ? { delay: settings.delay } : { context: settings.context, delay: settings.delay };
     self.settingsFromPort = true;
+    if (delayChanged) self.delayChanged?.abort();
     if (self.loop.running) persistRunning(self.emit, self.settings);
   },
   onReconcile(ctx, node) {

@@ -107,6 +107,21 @@ describe("ticker on the leader", () => {
     const seen = pod.on("out").length;
     await waitFor("a tick with the new context", () => pod.on("out").slice(seen).includes("new"));
   });
+
+  test("a shorter delay set during a long pause applies to that pause, not after it", async () => {
+    const c = cluster({ context: "slow", delay: 60_000 });
+    const pod = c.newPod({ leader: true });
+    await pod.reconcile();
+    await pod.send("_control", { start: true, context: "slow" });
+    await waitFor("first tick", () => pod.on("out").length >= 1);
+    await Bun.sleep(50); // now inside the 60 s pause
+    const changedAt = Date.now();
+    c.setSettings({ context: "fast", delay: 20 });
+    await pod.reconcile();
+    await waitFor("a second tick well before the old 60 s delay", () => pod.on("out").length >= 2, 5_000);
+    expect(Date.now() - changedAt).toBeLessThan(5_000);
+    expect(pod.on("out")[1]).toBe("fast");
+  });
 });
 
 describe("ticker leadership", () => {
