@@ -14,10 +14,14 @@ import type { AnyPort, PortSpec } from "./ports.ts";
 import type { HandleReturn, Result } from "./result.ts";
 import type { State } from "./state.ts";
 import type { ModuleClient } from "./client.ts";
+import { componentNameProblem } from "./component-name.ts";
 
 /** Component metadata (runtime-spec §1.1 `ComponentInfo`). `name` is what `TinyNode.spec.component` names. */
 export interface ComponentInfo {
-  /** Unique component name within the module, e.g. `"router"`. Must be non-empty. */
+  /**
+   * Unique component name within the module, e.g. `"router"`, `"http_server"`: lowercase letters and
+   * digits in words joined by single `_`, at most 48 characters (see component-name.ts for why).
+   */
   name: string;
   /** Short human title, e.g. `"Router"`. */
   description: string;
@@ -157,8 +161,9 @@ export class InvalidComponentError extends Error {
 }
 
 /**
- * Declares a component. Throws {@link InvalidComponentError} when `info.name` is empty or `handle`/
- * `ports` is not a function (runtime-spec §1.1: Install rejects an empty name).
+ * Declares a component. Throws {@link InvalidComponentError} when `info.name` is empty or breaks the
+ * component name rule (`COMPONENT_NAME_RULE` in component-name.ts: it must survive node names), or
+ * `handle`/`ports` is not a function (runtime-spec §1.1: Install rejects an empty name).
  *
  * @example
  * export default defineComponent({
@@ -175,6 +180,8 @@ export function defineComponent<S = Record<string, never>, const P extends reado
   if (typeof name !== "string" || name.trim() === "") {
     throw new InvalidComponentError(`defineComponent: info.name must be a non-empty string, got ${JSON.stringify(name)}`);
   }
+  const problem = componentNameProblem(name);
+  if (problem !== undefined) throw new InvalidComponentError(`defineComponent: info.name ${problem}`);
   if (typeof spec.handle !== "function") throw new InvalidComponentError(`component ${name}: handle must be a function`);
   if (typeof spec.ports !== "function") throw new InvalidComponentError(`component ${name}: ports must be a function returning the port list`);
   const info: ComponentInfo = Object.freeze({ ...spec.info, tags: spec.info.tags ? [...spec.info.tags] : [] });

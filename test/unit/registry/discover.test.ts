@@ -72,6 +72,14 @@ describe("discoverComponents", () => {
     expect(err.message).toContain("info.name");
   });
 
+  test("a component name that cannot survive node names fails with INVALID_COMPONENT naming the file, the value and the rule", async () => {
+    const err = await failure(fixture("components-bad-name"));
+    expect(err.code).toBe("INVALID_COMPONENT");
+    expect(err.files).toEqual([shown("components-bad-name", "bad.ts")]);
+    expect(err.message).toStartWith(`${shown("components-bad-name", "bad.ts")}: defineComponent: info.name "Bad Name!" has upper-case letters`);
+    expect(err.message).toContain('lowercase letters and digits in words joined by single "_"');
+  });
+
   test("an import that throws fails with COMPONENT_IMPORT_FAILED naming the file and the cause", async () => {
     const err = await failure(fixture("components-import-throws"));
     expect(err.code).toBe("COMPONENT_IMPORT_FAILED");

@@ -44,6 +44,15 @@ test("a component without a default export fails generation with INVALID_COMPONE
   expect(readFileSync(out, "utf8")).toBe("// previous\n");
 });
 
+test("a component whose name breaks the name rule fails generation naming the file and the value, writing nothing", () => {
+  const out = join(tmp, "badname.generated.ts");
+  const r = gen(join(root, "test/fixtures/components-bad-name"), out);
+  expect(r.code).toBe(1);
+  expect(r.err).toContain('INVALID_COMPONENT: test/fixtures/components-bad-name/bad.ts: defineComponent: info.name "Bad Name!"');
+  expect(r.err).toContain('(try "bad_name")');
+  expect(existsSync(out)).toBe(false);
+});
+
 test("a syntax error is reported as file:line:col without the dynamic-import hint", () => {
   const dir = componentsDir("syntax", { "broken.ts": "export default {\n  a: 1,\n" });
   const out = join(tmp, "syntax.generated.ts");

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { GENERATED_HEADER, listComponentFiles, renderStaticRegistry, type RegistryError } from "../../../src/runtime/registry/index.ts";
 import { registryFromModules, type StaticComponentModule } from "../../../src/runtime/registry/static.ts";
+import { COMPONENT_BRAND, defineComponent, target, Type } from "../../../src/sdk/index.ts";
 
 const root = join(import.meta.dir, "../../..");
 const valid = join(import.meta.dir, "../../fixtures/components-valid");
@@ -63,4 +64,12 @@ test("a static row rejected by defineComponent at load is INVALID_COMPONENT for 
   const rejected = Object.assign(new Error('info.name must be a non-empty string'), { code: "INVALID_COMPONENT" });
   const rows: StaticComponentModule[] = [{ source: "components/nameless.ts", load: () => { throw rejected; } }];
   expect(() => registryFromModules(rows)).toThrow(expect.objectContaining({ code: "INVALID_COMPONENT", files: ["components/nameless.ts"] }));
+});
+
+test("a definition that bypassed defineComponent's name check (another SDK copy) is still refused by name", () => {
+  const good = defineComponent({ info: { name: "good", description: "", info: "" }, ports: () => [target("in", Type.Object({}))], handle: () => undefined });
+  const foreign = { ...good, [COMPONENT_BRAND]: true as const, info: { ...good.info, name: "my.comp" } };
+  const rows: StaticComponentModule[] = [{ source: "components/foreign.ts", load: () => ({ default: foreign }) }];
+  expect(() => registryFromModules(rows)).toThrow(expect.objectContaining({ code: "INVALID_COMPONENT", files: ["components/foreign.ts"] }));
+  expect(() => registryFromModules(rows)).toThrow('components/foreign.ts: info.name "my.comp" contains "."');
 });
