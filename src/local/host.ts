@@ -255,17 +255,21 @@ export class LocalHost {
   }
 
   /**
-   * Re-imports one component file and recreates the nodes of its component (hot reload). A file
-   * that fails to import is reported and the previous version keeps running.
+   * Re-imports one component file and recreates the nodes of its component (hot reload). The
+   * result is what a fresh start would run: a name the file no longer provides (renamed, file
+   * deleted, now invalid or a duplicate) is uninstalled and its nodes show the unknown-component
+   * error. One exception for the edit loop: a file that fails to evaluate (a syntax error while
+   * typing) is reported and its previous version keeps running.
    * @param file path of the component file.
    * @returns names of the nodes recreated.
    */
   async reloadComponent(file: string): Promise<string[]> {
     const abs = resolve(file);
+    const previous = this.#componentFiles.get(abs);
     if (!existsSync(abs)) {
-      const name = this.#componentFiles.get(abs);
-      if (name) this.report.line(`component file ${displayDir(abs)} removed; nodes of ${name} keep running until restart`);
       this.#componentErrors.delete(abs);
+      this.#componentFiles.delete(abs);
+      if (previous !== undefined) await this.#retireComponent(previous, `${displayDir(abs)} was removed`, abs);
       this.#reportProblems();
       return [];
     }
@@ -274,6 +278,11 @@ export class LocalHost {
       loaded = await importComponentFile(abs);
     } catch (err) {
       this.#componentErrors.set(abs, toError(err).message);
+      // INVALID_COMPONENT: the file evaluated but exports no valid component (e.g. an invalid name).
+      if (previous !== undefined && (err as { code?: unknown }).code === "INVALID_COMPONENT") {
+        this.#componentFiles.delete(abs);
+        await this.#retireComponent(previous, `${displayDir(abs)} no longer defines a valid component`, abs);
+      }
       this.#reportProblems();
       return [];
     }
@@ -282,6 +291,8 @@ export class LocalHost {
     const owner = [...this.#componentFiles].find(([f, n]) => n === name && f !== abs);
     if (owner) {
       this.#componentErrors.set(abs, `${loaded.source}: component "${name}" is already defined in ${displayDir(owner[0])}; ignored`);
+      this.#componentFiles.delete(abs);
+      if (previous !== undefined) await this.#retireComponent(previous, `${loaded.source} now defines "${name}"`, abs);
       this.#reportProblems();
       return [];
     }
@@ -289,6 +300,7 @@ export class LocalHost {
     this.scheduler.install(loaded.definition);
     const nodes = [...this.#desired.values()].filter((e) => e.node.spec.component === name).map((e) => e.node.metadata.name!);
     this.report.line(`reloaded ${loaded.source} (${name})${nodes.length ? `: recreating ${nodes.length} node${nodes.length === 1 ? "" : "s"}` : ""}`);
+    if (previous !== undefined && previous !== name) await this.#retireComponent(previous, `${loaded.source} now defines "${name}"`, abs);
     this.#reportProblems();
     for (const n of nodes) this.#enqueue(n);
     await this.idle();
@@ -311,6 +323,24 @@ export class LocalHost {
 
   // ----- components -------------------------------------------------------------------------
 
+  /**
+   * Component `name` lost its file: unless another file still provides it, uninstall it (its
+   * runners stop without onDestroy — the nodes still exist) and reconcile its nodes, which then
+   * report the unknown component as on a fresh start. Files refused earlier (e.g. as a duplicate
+   * of `name`) are retried, since one of them may provide it now.
+   * @param why the cause, for the log line.
+   * @param except the file being reloaded (not retried).
+   */
+  async #retireComponent(name: string, why: string, except: string): Promise<void> {
+    if ([...this.#componentFiles.values()].includes(name)) return;
+    const stopped = await this.scheduler.uninstall(name);
+    this.report.line(`component ${name} is gone: ${why}${stopped.length ? `; stopped ${stopped.length} node${stopped.length === 1 ? "" : "s"}` : ""}`);
+    for (const entry of this.#desired.values()) if (entry.node.spec.component === name) this.#enqueue(entry.node.metadata.name!);
+    for (const f of [...this.#componentErrors.keys()]) {
+      if (f !== except && !this.#componentFiles.has(f) && existsSync(f)) await this.reloadComponent(f);
+    }
+  }
+
   async #loadComponents(): Promise<void> {
     if (this.#options.components) {
       for (const def of this.#options.components) this.scheduler.install(def);
@@ -327,7 +357,8 @@ export class LocalHost {
       this.scheduler.install(c.definition);
       this.#componentFiles.set(c.file, c.definition.info.name);
     }
-    for (const e of result.errors) this.#componentErrors.set(e.files[0] ? resolve(e.files[0]) : e.message, e.message);
+    // Keyed by the refused file: the last one named (a duplicate names the kept file first).
+    for (const e of result.errors) this.#componentErrors.set(e.files.length ? resolve(e.files.at(-1)!) : e.message, e.message);
   }
 
   #componentSummary(): string {
@@ -421,6 +452,8 @@ export class LocalHost {
     }
     const component = entry.node.spec.component;
     if (!this.scheduler.installed(component)) {
+      // A reconcile that raced the component's removal may have left a runner: stop it too.
+      if (this.scheduler.runner(name)) await this.scheduler.uninstall(component);
       this.#store.merge(name, { status: this.#unknownComponent(entry).detail, error: true });
       this.#reportProblems();
       return;

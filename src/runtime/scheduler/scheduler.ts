@@ -94,6 +94,23 @@ export class Scheduler implements RunnerHost {
     this.#notify();
   }
 
+  /**
+   * Removes component `name` (when installed) and stops every runner of a definition named `name`
+   * without onDestroy: the nodes still exist, this module just no longer has their component — what
+   * a start without it would give (local hot reload after a rename or a deleted file). A later
+   * `update` of such a node throws `COMPONENT_NOT_REGISTERED`; hops to it fail as to a node with no
+   * runner. Also stops strays created by an `update` that was already running when the component went.
+   * @returns the names of the nodes whose runners were stopped, sorted.
+   */
+  async uninstall(name: string): Promise<string[]> {
+    this.#components.delete(name);
+    const stopped = [...this.#runners].filter(([, r]) => r.instance.definition.info.name === name);
+    for (const [node] of stopped) this.#runners.delete(node);
+    await Promise.all(stopped.map(([, r]) => r.stop(false)));
+    this.#notify();
+    return stopped.map(([node]) => node).sort();
+  }
+
   /** The installed definition named `name`, if any. */
   installed(name: string): ComponentDefinition | undefined {
     return this.#components.get(name);

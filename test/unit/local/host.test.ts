@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defineComponent, source, target, TinyError, Type, type State } from "tinyhost";
 import { LocalHost, type LocalHostOptions } from "../../../src/local/host.ts";
+import { displayPath } from "../../../src/local/components.ts";
 import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../src/local/flow-builder.ts";
 import { LEGACY_STATE_FILE_NAME, STATE_FILE_NAME } from "../../../src/local/state-file.ts";
 
@@ -101,6 +102,12 @@ function tempDir(): string {
 
 function writeFlow(dir: string, desc: FlowDescription): void {
   for (const f of renderFlowFiles(desc)) writeFileSync(join(dir, f.name), f.text);
+}
+
+function tempDirWithFlow(desc: FlowDescription): string {
+  const dir = tempDir();
+  writeFlow(dir, desc);
+  return dir;
 }
 
 async function start(dir: string, extra: Partial<LocalHostOptions> = {}, lines: string[] = []): Promise<LocalHost> {
@@ -380,6 +387,104 @@ export default defineComponent({
     expect(host.status(name("g", desc))!.component!.description).toBe("v2");
     expect(host.scheduler.runner(name("g", desc))).not.toBe(before);
     expect(before.stopped).toBe(true);
+  });
+
+  const named = (componentName: string, description = "v1") => componentSource(description).replace('name: "greeter"', `name: ${JSON.stringify(componentName)}`);
+  const GREET: FlowDescription = { project: "p", flow: "g", module: "mod", nodes: { g: { component: "greeter" } } };
+  const startIn = async (dir: string, cdir: string, lines: string[] = []) => {
+    const host = await LocalHost.start({ dir, componentsDir: cdir, watch: false, debounceMs: 10, resyncMs: 0, statePath: null, report: (l) => lines.push(l) });
+    hosts.push(host);
+    return host;
+  };
+
+  test("renaming a component live removes the old name like a fresh start: its nodes stop and report it unregistered", async () => {
+    const dir = tempDir();
+    const cdir = tempDir();
+    const file = join(cdir, "greeter.ts");
+    writeFileSync(file, named("greeter"));
+    writeFlow(dir, GREET);
+    const node = name("g", GREET);
+    const lines: string[] = [];
+    const host = await startIn(dir, cdir, lines);
+    const before = host.scheduler.runner(node)!;
+    expect(host.status(node)!.status).toBe("OK");
+
+    writeFileSync(file, named("greeter_v2"));
+    await host.reloadComponent(file);
+    await host.idle();
+    expect(host.scheduler.installed("greeter")).toBeUndefined();
+    expect(host.scheduler.installed("greeter_v2")).toBeDefined();
+    expect(before.stopped).toBe(true);
+    expect(host.scheduler.runner(node)).toBeUndefined();
+    expect(host.status(node)).toMatchObject({ error: true, status: 'component "greeter" is not registered (known: greeter_v2)' });
+    expect(lines).toContain(`component greeter is gone: ${displayPath(file)} now defines "greeter_v2"; stopped 1 node`);
+
+    const fresh = await startIn(tempDirWithFlow(GREET), cdir);
+    expect(fresh.status(node)).toMatchObject({ error: host.status(node)!.error, status: host.status(node)!.status });
+
+    writeFileSync(file, named("greeter"));
+    await host.reloadComponent(file);
+    await host.idle();
+    expect(host.scheduler.installed("greeter_v2")).toBeUndefined();
+    expect(host.status(node)).toMatchObject({ error: false, status: "OK" });
+    expect(host.scheduler.runner(node)!.stopped).toBe(false);
+  });
+
+  test("deleting a component file removes its component; renaming the file keeps it", async () => {
+    const dir = tempDir();
+    const cdir = tempDir();
+    writeFileSync(join(cdir, "a.ts"), named("greeter"));
+    writeFlow(dir, GREET);
+    const node = name("g", GREET);
+    const host = await startIn(dir, cdir);
+    // mv a.ts z.ts: the watcher reports both paths, sorted.
+    renameSync(join(cdir, "a.ts"), join(cdir, "z.ts"));
+    await host.reloadComponent(join(cdir, "a.ts"));
+    await host.reloadComponent(join(cdir, "z.ts"));
+    await host.idle();
+    expect(host.status(node)).toMatchObject({ error: false, status: "OK" });
+    expect(host.scheduler.runner(node)!.stopped).toBe(false);
+    rmSync(join(cdir, "z.ts"));
+    await host.reloadComponent(join(cdir, "z.ts"));
+    await host.idle();
+    expect(host.scheduler.installed("greeter")).toBeUndefined();
+    expect(host.scheduler.runner(node)).toBeUndefined();
+    expect(host.status(node)).toMatchObject({ error: true, status: 'component "greeter" is not registered (known: none)' });
+  });
+
+  test("renaming to an invalid name reports the file, the value and the rule, and the old name goes", async () => {
+    const dir = tempDir();
+    const cdir = tempDir();
+    const file = join(cdir, "greeter.ts");
+    writeFileSync(file, named("greeter"));
+    writeFlow(dir, GREET);
+    const lines: string[] = [];
+    const host = await startIn(dir, cdir, lines);
+    writeFileSync(file, named("Bad Name!"));
+    await host.reloadComponent(file);
+    await host.idle();
+    expect(lines.some((l) => l.startsWith(`error: ${displayPath(file)}: defineComponent: info.name "Bad Name!" has upper-case letters`) && l.includes('joined by single "_"'))).toBe(true);
+    expect(host.scheduler.installed("greeter")).toBeUndefined();
+    expect(host.status(name("g", GREET))!.status).toBe('component "greeter" is not registered (known: none)');
+  });
+
+  test("a file ignored as a duplicate takes over the name once the first file renames its component", async () => {
+    const dir = tempDir();
+    const cdir = tempDir();
+    writeFileSync(join(cdir, "a.ts"), named("greeter", "from a"));
+    writeFileSync(join(cdir, "b.ts"), named("greeter", "from b"));
+    writeFlow(dir, GREET);
+    const lines: string[] = [];
+    const host = await startIn(dir, cdir, lines);
+    const node = name("g", GREET);
+    expect(host.status(node)!.component!.description).toBe("from a");
+    expect(lines.some((l) => l.includes("defined twice") && l.includes("b.ts"))).toBe(true);
+    writeFileSync(join(cdir, "a.ts"), named("other", "from a"));
+    await host.reloadComponent(join(cdir, "a.ts"));
+    await host.idle();
+    expect(host.status(node)).toMatchObject({ error: false, status: "OK" });
+    expect(host.status(node)!.component!.description).toBe("from b");
+    expect(host.scheduler.installed("other")).toBeDefined();
   });
 
   test("a component file that fails to import is reported; the other components load and the old version keeps running", async () => {

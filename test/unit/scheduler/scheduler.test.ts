@@ -169,6 +169,24 @@ describe("scheduler", () => {
     expect(journal).toEqual(["onDestroy"]);
   });
 
+  test("uninstall removes the component and stops its runners without onDestroy; its nodes then fail as unregistered", async () => {
+    const s = scheduler();
+    await s.update(makeNode("l", "lifecycle"));
+    await s.update(makeNode("k", "lifecycle"));
+    await chain(s);
+    const runner = s.runner(nodeName("l"))!;
+    journal.length = 0;
+    expect(await s.uninstall("lifecycle")).toEqual([nodeName("k"), nodeName("l")].sort());
+    expect(journal).toEqual([]);
+    expect(runner.stopped).toBe(true);
+    expect(s.installed("lifecycle")).toBeUndefined();
+    expect(s.runner(nodeName("l"))).toBeUndefined();
+    await expect(s.update(makeNode("l", "lifecycle"))).rejects.toThrow('component "lifecycle" is not registered');
+    expect((await signal(s, "l:in", {})).kind).toBe("fail");
+    expect(await signal(s, "a:in", { context: { n: 1 } })).toEqual({ kind: "ok", value: { got: 2 } });
+    expect(await s.uninstall("lifecycle")).toEqual([]);
+  });
+
   test("system ports never reach handle", async () => {
     const s = scheduler();
     await s.update(makeNode("l", "lifecycle"));
