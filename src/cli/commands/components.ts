@@ -8,6 +8,7 @@
  */
 import { resolve } from "node:path";
 import type { CommandRunner } from "../cli.ts";
+import { looksLikeFlag } from "../flag-value.ts";
 import { describeComponent, discoverComponents, RegistryError, type ComponentDescription, type Registry } from "../../runtime/registry/index.ts";
 
 const USAGE = `Usage: tinyhost components [--json] [--dir <dir>]
@@ -31,7 +32,7 @@ function parse(args: string[]): Flags | string {
     if (arg === "--json") flags.json = true;
     else if (arg === "--dir") {
       const v = args[++i];
-      if (v === undefined || v === "") return "--dir needs a directory";
+      if (v === undefined || v === "" || looksLikeFlag(v)) return "--dir needs a directory";
       flags.dir = v;
     } else if (arg.startsWith("--dir=")) flags.dir = arg.slice("--dir=".length);
     else return `unknown argument "${arg}"`;

@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import type { CommandRunner } from "../cli.ts";
 import { LocalHost } from "../../local/host.ts";
 import { DEFAULT_LOCAL_PORT, localOptions, parseRunLocalArgs, quietRuntimeLogs, untilSignal } from "./run-local.ts";
+import { looksLikeFlag } from "../flag-value.ts";
 
 /** How long the demo waits for the http_server to listen before saying so, ms. */
 export const DEMO_LISTEN_TIMEOUT_MS = 15_000;
@@ -42,7 +43,8 @@ Runs examples/hello-api with \`run --local\` on --port, else $PORT, else ${DEFAU
 export type DemoArgs = { help: true } | { help: false; port?: string };
 
 /**
- * Parses the arguments of `demo`: `--port <n>`, `--port=<n>`, `-h`/`--help`.
+ * Parses the arguments of `demo`: `--port <n>`, `--port=<n>`, `-h`/`--help`. A negative number
+ * after `--port` is its value (the range check in {@link parseRunLocalArgs} refuses it by name).
  * @returns the arguments, or a usage error naming the argument (unknown flag, missing value).
  */
 export function parseDemoArgs(args: readonly string[]): DemoArgs | string {
@@ -52,7 +54,7 @@ export function parseDemoArgs(args: readonly string[]): DemoArgs | string {
     if (arg === "--help" || arg === "-h") return { help: true };
     if (arg === "--port") {
       const v = args[++i];
-      if (v === undefined || v === "" || v.startsWith("-")) return "--port needs a value";
+      if (v === undefined || v === "" || looksLikeFlag(v)) return "--port needs a value";
       port = v;
     } else if (arg.startsWith("--port=")) {
       port = arg.slice("--port=".length);

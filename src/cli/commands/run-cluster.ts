@@ -20,6 +20,7 @@ import { setupTracing, type TracingHandle } from "../../telemetry/tracing.ts";
 import { version as tinyhostVersion } from "../version.ts";
 import { DEFAULT_LEASE_TIMINGS, startModule, type ModuleOptions } from "../../operator/index.ts";
 import { logger } from "../../telemetry/log.ts";
+import { looksLikeFlag } from "../flag-value.ts";
 
 /** Text of `tinyhost run --help` (cluster flags). */
 export const RUN_CLUSTER_HELP = `Usage: tinyhost run [flags]
@@ -108,7 +109,8 @@ export function parseRunClusterFlags(args: readonly string[]): RunClusterFlags {
     const key = FLAGS[flag];
     if (!key) throw new RunUsageError(`unknown flag ${JSON.stringify(arg)} (see tinyhost run --help)`);
     const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
-    if (value === undefined) throw new RunUsageError(`flag ${flag} needs a value`);
+    // `--name --namespace x` must not make "--namespace" the name; a negative number is a value.
+    if (value === undefined || (eq < 0 && looksLikeFlag(value))) throw new RunUsageError(`flag ${flag} needs a value`);
     flags[key] = value;
   }
   if (flags.name.trim() === "") throw new RunUsageError(`--name = ${JSON.stringify(flags.name)} must not be empty`);

@@ -9,6 +9,7 @@ import { LocalHost, type LocalHostOptions } from "../../local/host.ts";
 import { startLocalHealth, type LocalHealth } from "../../local/health.ts";
 import { logger } from "../../telemetry/log.ts";
 import type { ComponentDefinition } from "../../sdk/component.ts";
+import { looksLikeFlag } from "../flag-value.ts";
 
 /** Default HTTP port of local mode when neither `--port` nor `PORT` is set. */
 export const DEFAULT_LOCAL_PORT = 8080;
@@ -62,7 +63,7 @@ export function parseRunLocalArgs(args: readonly string[], env: Record<string, s
     switch (key) {
       case "--local": {
         const v = value();
-        if (!v || v.startsWith("--")) return "--local needs a directory";
+        if (!v || (inline === undefined && looksLikeFlag(v))) return "--local needs a directory";
         dir = v;
         break;
       }
@@ -74,7 +75,8 @@ export function parseRunLocalArgs(args: readonly string[], env: Record<string, s
       case "--health-probe-bind-address":
       case "--port": {
         const v = value();
-        if (v === undefined || v === "") return `${key} needs a value`;
+        // The next argument is the value unless it is another flag; a negative number is a value.
+        if (v === undefined || v === "" || (inline === undefined && looksLikeFlag(v))) return `${key} needs a value`;
         if (key === "--name" || key === "-n") flags.name = v;
         else if (key === "--namespace") flags.namespace = v;
         else if (key === "--components") flags.components = v;

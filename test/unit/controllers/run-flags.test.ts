@@ -19,6 +19,8 @@ describe("tinyhost run (cluster) flags", () => {
   test("unknown flags and missing values are usage errors naming the flag", () => {
     expect(() => parseRunClusterFlags(["--nme", "x"])).toThrow(RunUsageError);
     expect(() => parseRunClusterFlags(["--name"])).toThrow("flag --name needs a value");
+    expect(() => parseRunClusterFlags(["--name", "--namespace", "x"])).toThrow("flag --name needs a value");
+    expect(() => parseRunClusterFlags(["-n", "-k", "/k"])).toThrow("flag -n needs a value");
   });
 
   test("HOSTNAME is required and named in the error", () => {

@@ -20,6 +20,12 @@ describe("tinyhost demo arguments", () => {
     expect(parseDemoArgs(["--port", "--bogus"])).toBe("--port needs a value");
   });
 
+  test("a negative number after --port is its value, left for the range check", () => {
+    expect(parseDemoArgs(["--port", "-1"])).toEqual({ help: false, port: "-1" });
+    expect(parseDemoArgs(["--port=-1"])).toEqual({ help: false, port: "-1" });
+    expect(parseDemoArgs(["--port", "-h"])).toBe("--port needs a value");
+  });
+
   test("a port in use gets the one-line advice; another bind failure keeps its reason", () => {
     expect(demoListenFailure(8080, true, "ignored")).toBe("port 8080 is in use: set PORT or --port");
     expect(demoListenFailure(80, false, "http_server: cannot listen on :80: EACCES")).toBe("cannot listen on port 80: http_server: cannot listen on :80: EACCES");

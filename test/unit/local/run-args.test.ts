@@ -34,4 +34,12 @@ describe("tinyhost run --local arguments", () => {
     expect(parseRunLocalArgs(["--local", "d"], { PORT: "0" })).toBe('port must be an integer 1–65535, got "0" (from PORT)');
     expect(parseRunLocalArgs(["--local", "d", "--verbose"], {})).toBe('unknown argument "--verbose"');
   });
+
+  test("a negative --port is taken as the value and refused by the range check; a flag after --port is not a value", () => {
+    expect(parseRunLocalArgs(["--local", "d", "--port", "-1"], {})).toBe('port must be an integer 1–65535, got "-1" (from --port)');
+    expect(parseRunLocalArgs(["--local", "d", "--port=-8080"], {})).toBe('port must be an integer 1–65535, got "-8080" (from --port)');
+    expect(parseRunLocalArgs(["--local", "d", "--port", "--no-watch"], {})).toBe("--port needs a value");
+    expect(parseRunLocalArgs(["--local", "--no-watch"], {})).toBe("--local needs a directory");
+    expect(parseRunLocalArgs(["--local", "d", "--name", "-n"], {})).toBe("--name needs a value");
+  });
 });

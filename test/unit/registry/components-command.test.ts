@@ -62,6 +62,12 @@ describe("tinyhost components", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('unknown argument "--bogus"');
   });
+
+  test("--dir followed by another flag is missing its directory (exit 2), not a directory named --json", () => {
+    const r = cli("--dir", "--json");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--dir needs a directory");
+  });
 });
 
 test("renderComponents aligns the port table columns", async () => {
