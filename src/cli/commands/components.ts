@@ -9,13 +9,20 @@
 import { resolve } from "node:path";
 import type { CommandRunner } from "../cli.ts";
 import { looksLikeFlag } from "../flag-value.ts";
+import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { describeComponent, discoverComponents, RegistryError, type ComponentDescription, type Registry } from "../../runtime/registry/index.ts";
 
-const USAGE = `Usage: tinyhost components [--json] [--dir <dir>]
+/**
+ * Help text of `tinyhost components`, with the `--dir` default of the case it runs in (components-source.ts).
+ * @param compiled true for the compiled binary's wording; default: this process.
+ */
+export function componentsUsage(compiled = isCompiledBinary()): string {
+  return `Usage: tinyhost components [--json] [--dir <dir>]
 
 Lists every discovered component with its ports.
   --json       print [{name, description, info, tags, ports:[{name,label,source,position,schema}]}]
-  --dir <dir>  components directory (default: ./components; a compiled binary uses its bundled set)`;
+  --dir <dir>  list the component files in <dir> (${componentsDefault({ compiled, bundledFallback: false })})`;
+}
 
 const POSITION_NAMES = ["top", "right", "bottom", "left"];
 
@@ -71,12 +78,12 @@ export const componentsCommand: CommandRunner = {
   name: "components",
   async run(args) {
     if (args.includes("--help") || args.includes("-h")) {
-      console.log(USAGE);
+      console.log(componentsUsage());
       return 0;
     }
     const flags = parse(args);
     if (typeof flags === "string") {
-      console.error(`tinyhost components: ${flags}\n\n${USAGE}`);
+      console.error(`tinyhost components: ${flags}\n\n${componentsUsage()}`);
       return 2;
     }
     let registry: Registry;

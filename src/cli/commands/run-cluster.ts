@@ -11,7 +11,8 @@
  *   --metrics-bind-address, -m      extra /metrics listener ("0" or unset: none)
  *   --health-probe-bind-address, -t /healthz, /readyz, /metrics (default ":8081")
  *   --grpc-server-bind-address, -g  gRPC listener when NATS is not used (default ":0")
- *   --components <dir>              components directory (dev discovery; default ./components)
+ *   --components <dir>              components directory (dev discovery); default: the compiled-in
+ *                                   set in the binary, else ./components, else the bundled set
  * Environment: HOSTNAME (required), TINY_NATS_URL, TINY_NATS_TRANSPORT, SELF_SERVICE_HOST,
  * OTLP_DSN / OTEL_EXPORTER_OTLP_* (trace export, src/telemetry). Test/ops knobs (ms): TINYHOST_LEASE_DURATION_MS,
  * TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS, TINYHOST_DRAIN_TIMEOUT_MS.
@@ -21,9 +22,15 @@ import { version as tinyhostVersion } from "../version.ts";
 import { DEFAULT_LEASE_TIMINGS, startModule, type ModuleOptions } from "../../operator/index.ts";
 import { logger } from "../../telemetry/log.ts";
 import { looksLikeFlag } from "../flag-value.ts";
+import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 
-/** Text of `tinyhost run --help` (cluster flags). */
-export const RUN_CLUSTER_HELP = `Usage: tinyhost run [flags]
+/**
+ * Text of `tinyhost run --help` (cluster flags). The `--components` default depends on how tinyhost
+ * runs (components-source.ts), so the text is rendered for that case.
+ * @param compiled true for the compiled binary's wording; default: this process.
+ */
+export function runClusterHelp(compiled = isCompiledBinary()): string {
+  return `Usage: tinyhost run [flags]
 
 Runs this module in a Kubernetes cluster: watches TinyNodes, runs their components, elects a leader
 on a Lease, serves hops over NATS or gRPC.
@@ -36,7 +43,8 @@ Flags:
   -m, --metrics-bind-address <addr>        extra /metrics listener, "0" = none (default none)
   -t, --health-probe-bind-address <addr>   /healthz, /readyz and /metrics (default ":8081")
   -g, --grpc-server-bind-address <addr>    gRPC listener when TINY_NATS_URL is unset (default ":0")
-      --components <dir>                   components directory (default ./components)
+      --components <dir>                   load the component files in <dir>
+                                           (${componentsDefault({ compiled, bundledFallback: true })})
   -h, --help                               this text
 
 Environment:
@@ -49,6 +57,7 @@ Environment:
                        Lease timings in ms (tests/ops; default 15000/10000/2000)
   TINYHOST_DRAIN_TIMEOUT_MS  bound on draining in-flight hops at shutdown (default 4000)
 `;
+}
 
 /** A bad flag, flag value or environment variable; the message names it. code `"USAGE"`. */
 export class RunUsageError extends Error {
@@ -169,7 +178,7 @@ export async function runCluster(args: readonly string[], env: Record<string, st
   try {
     const flags = parseRunClusterFlags(args);
     if (flags.help) {
-      console.log(RUN_CLUSTER_HELP);
+      console.log(runClusterHelp());
       return 0;
     }
     options = moduleOptionsFrom(flags, env);

@@ -10,12 +10,18 @@ import { startLocalHealth, type LocalHealth } from "../../local/health.ts";
 import { logger } from "../../telemetry/log.ts";
 import type { ComponentDefinition } from "../../sdk/component.ts";
 import { looksLikeFlag } from "../flag-value.ts";
+import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 
 /** Default HTTP port of local mode when neither `--port` nor `PORT` is set. */
 export const DEFAULT_LOCAL_PORT = 8080;
 
-/** Help text of `tinyhost run --local`. */
-export const RUN_LOCAL_USAGE = `Usage: tinyhost run --local <dir> [flags]
+/**
+ * Help text of `tinyhost run --local`, with the `--components` default of the case it runs in
+ * (components-source.ts).
+ * @param compiled true for the compiled binary's wording; default: this process.
+ */
+export function runLocalUsage(compiled = isCompiledBinary()): string {
+  return `Usage: tinyhost run --local <dir> [flags]
 
 Runs the TinyProject/TinyFlow/TinyNode manifests (*.yaml, *.yml) in <dir> without a cluster.
 Edits to the manifests and to component files apply live; node state is kept in
@@ -25,7 +31,8 @@ moved there once).
   --name <module>       module name (default: the nodes' spec.module, else "tinyhost");
                         nodes run when their name's module segment matches it
   --namespace <ns>      namespace reported to components (default "tinysystems")
-  --components <dir>    components directory (default ./components; a compiled binary uses its bundled set)
+  --components <dir>    load the component files in <dir>, applying edits live
+                        (${componentsDefault({ compiled, bundledFallback: false })}${compiled ? "; not reloaded" : ""})
   --port <n>            listen port of the first http_server node (default $PORT, else ${DEFAULT_LOCAL_PORT})
   --state <file>        state file (default <dir>/.tinyhost/state.json)
   --no-state            keep state in memory only
@@ -33,6 +40,7 @@ moved there once).
   --health-probe-bind-address <addr>
                         serve /healthz, /readyz (200 once every node was reconciled) and
                         /metrics on <addr>, e.g. 127.0.0.1:8081 or :0 (default: off)`;
+}
 
 /** Parsed flags of `run --local`. */
 export interface RunLocalFlags {
@@ -154,7 +162,7 @@ export function quietRuntimeLogs(): void {
 export async function runLocal(args: readonly string[]): Promise<number> {
   const flags = parseRunLocalArgs(args);
   if (typeof flags === "string") {
-    console.error(`tinyhost run: ${flags}\n\n${RUN_LOCAL_USAGE}`);
+    console.error(`tinyhost run: ${flags}\n\n${runLocalUsage()}`);
     return 2;
   }
   quietRuntimeLogs();

@@ -7,14 +7,14 @@ import type { CommandRunner } from "../cli.ts";
 
 /** Help text of `tinyhost run` (loads both modes' flag lists). */
 export async function runUsage(): Promise<string> {
-  const [{ RUN_LOCAL_USAGE }, { RUN_CLUSTER_HELP }] = await Promise.all([import("./run-local.ts"), import("./run-cluster.ts")]);
+  const [{ runLocalUsage }, { runClusterHelp }] = await Promise.all([import("./run-local.ts"), import("./run-cluster.ts")]);
   return `Usage:
   tinyhost run --local <dir> [flags]             run flows from manifests, no cluster
   tinyhost run --name <module> --namespace <ns>  run against a cluster
 
-${RUN_LOCAL_USAGE}
+${runLocalUsage()}
 
-${RUN_CLUSTER_HELP}`;
+${runClusterHelp()}`;
 }
 
 /** The `run` sub-command. Exit codes: 0 clean stop, 1 failure, 2 usage error. */

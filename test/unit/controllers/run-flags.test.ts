@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { moduleOptionsFrom, parseRunClusterFlags, RunUsageError, RUN_CLUSTER_HELP } from "../../../src/cli/commands/run-cluster.ts";
+import { moduleOptionsFrom, parseRunClusterFlags, RunUsageError, runClusterHelp } from "../../../src/cli/commands/run-cluster.ts";
 import { version } from "../../../src/cli/version.ts";
 
 describe("tinyhost run (cluster) flags", () => {
@@ -37,7 +37,7 @@ describe("tinyhost run (cluster) flags", () => {
 
   test("--help lists every flag and the environment", () => {
     for (const s of ["--name", "--version", "--namespace", "--kubeconfig", "--metrics-bind-address", "--health-probe-bind-address", "--grpc-server-bind-address", "HOSTNAME", "TINY_NATS_URL", "TINY_NATS_TRANSPORT", "SELF_SERVICE_HOST", "OTLP_DSN"]) {
-      expect(RUN_CLUSTER_HELP).toContain(s);
+      expect(runClusterHelp()).toContain(s);
     }
   });
 });
