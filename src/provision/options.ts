@@ -4,6 +4,7 @@
  */
 import { version as tinyhostVersion } from "../cli/version.ts";
 import { ProvisionInputError } from "./errors.ts";
+import { IMAGE_REFERENCE_FORM, ImageReferenceError, parseImageReference, type ImageReference } from "./image-ref.ts";
 import { MAX_LABEL_LENGTH, sanitizeReleaseName } from "./sanitize.ts";
 
 /** Default runtime namespace (`tiny -n`, provision.md §1). */
@@ -68,28 +69,29 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 
 /**
- * Splits `repository:tag` at the last `:` that is not followed by `/` (a registry port is not a
- * tag). Source: provision.md §3.3 `BaseValues`.
- * @throws ProvisionInputError (`--image`) when there is no tag, the tag is empty, or a digest is given.
+ * Checks `image` against the image reference grammar (image-ref.ts) and splits it into repository
+ * and tag, which the release needs separately (provision.md §3.3 `BaseValues`).
+ * @throws ProvisionInputError (`--image`) quoting the value: not a valid reference (which part
+ *   and why, and the form), no tag, or a digest (the release records `repository:tag`).
  */
 export function splitImage(image: string): { repository: string; tag: string } {
-  if (image.includes("@")) throw new ProvisionInputError("--image", `must be repository:tag without a digest, got ${JSON.stringify(image)}`);
-  const at = image.lastIndexOf(":");
-  if (at <= 0 || image.slice(at + 1).includes("/")) {
-    throw new ProvisionInputError("--image", `needs a tag (repository:tag), got ${JSON.stringify(image)}`);
+  let ref: ImageReference;
+  try {
+    ref = parseImageReference(image);
+  } catch (e) {
+    if (!(e instanceof ImageReferenceError)) throw e;
+    throw new ProvisionInputError("--image", `${JSON.stringify(image)} is not a valid image reference: ${e.reason}; expected ${IMAGE_REFERENCE_FORM}`);
   }
-  const repository = image.slice(0, at);
-  const tag = image.slice(at + 1);
-  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(tag)) {
-    throw new ProvisionInputError("--image", `has an invalid tag ${JSON.stringify(tag)} (OCI tag: [A-Za-z0-9_][A-Za-z0-9_.-]{0,127})`);
-  }
-  return { repository, tag };
+  if (ref.digest !== undefined) throw new ProvisionInputError("--image", `must be repository:tag without a digest, got ${JSON.stringify(image)}`);
+  if (ref.tag === undefined) throw new ProvisionInputError("--image", `needs a tag (repository:tag), got ${JSON.stringify(image)}`);
+  return { repository: ref.repository, tag: ref.tag };
 }
 
 /**
  * Validates and completes the options.
  * @throws ProvisionInputError naming the flag and value: namespace not a DNS label or reserved;
- *   name empty after sanitizing or too long for `<name>-manager-service`; image without a tag;
+ *   name empty after sanitizing or too long for `<name>-manager-service`; image not a valid
+ *   reference (image-ref.ts) or without a tag;
  *   version not semver (or starting with `v`, which `run` rejects, runtime-spec §9); ingress
  *   suffix or class not a DNS name.
  */
