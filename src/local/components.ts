@@ -9,12 +9,13 @@
  * (src/runtime/registry/discover.ts `DEV_IMPORT_PATTERN`); the binary itself never reaches it.
  */
 import { existsSync, statSync } from "node:fs";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ComponentDefinition } from "../sdk/component.ts";
 import { componentOf } from "../runtime/registry/check.ts";
 import { ComponentImportError, InvalidComponentFileError, RegistryError } from "../runtime/registry/errors.ts";
 import { isComponentFile, listComponentFiles } from "../runtime/registry/files.ts";
+import { shownPath } from "./paths.ts";
 
 /** One loaded component file. */
 export interface LoadedComponent {
@@ -34,10 +35,9 @@ export interface ComponentDirResult {
   errors: RegistryError[];
 }
 
-/** Path for messages: relative to the working directory when inside it, else absolute. */
+/** Path for messages: relative to the working directory when inside it, else absolute ({@link shownPath}). */
 export function displayPath(abs: string): string {
-  const rel = relative(process.cwd(), abs);
-  return rel.startsWith("..") || isAbsolute(rel) ? abs : rel;
+  return shownPath(abs);
 }
 
 /**

@@ -25,7 +25,7 @@ export interface DesiredSet {
 
 /**
  * Merges per-file results into one set. Rules: files in the given order; the first declaration of
- * a node name wins and later ones are `DUPLICATE_NODE` errors; a file with a YAML syntax error keeps
+ * a node name wins and later ones are `DUPLICATE_NODE` errors naming both places; a file with a YAML syntax error keeps
  * every node it declared in `previous`; a rejected node document keeps its `previous` version
  * when that came from the same file.
  * @param files results of `parseManifestFile`, sorted by file name.
@@ -37,7 +37,7 @@ export function collectDesired(files: readonly FileManifests[], previous: Readon
     const name = entry.node.metadata.name!;
     const seen = out.nodes.get(name);
     if (seen) {
-      out.errors.push(new ManifestError("DUPLICATE_NODE", entry.file, entry.line, name, `already declared in ${seen.file}:${seen.line}; this one is ignored`));
+      out.errors.push(new ManifestError("DUPLICATE_NODE", entry.file, entry.line, name, duplicateText(seen, entry)));
       return;
     }
     out.nodes.set(name, entry);
@@ -58,6 +58,20 @@ export function collectDesired(files: readonly FileManifests[], previous: Readon
     }
   }
   return out;
+}
+
+/**
+ * The message for a node name declared twice: names both places, which one runs and why (files are
+ * read in name order and the first declaration wins, so the choice is the same on every start).
+ */
+function duplicateText(used: NodeManifest, ignored: NodeManifest): string {
+  if (used.file === ignored.file) {
+    return `declared twice in ${used.file}, at lines ${used.line} and ${ignored.line}; the first (line ${used.line}) is used and this one is ignored — remove one`;
+  }
+  return (
+    `declared in two files: ${used.file}:${used.line} and ${ignored.file}:${ignored.line}; the one in ${used.file} is used ` +
+    `(files are read in name order and the first declaration wins), this one is ignored — remove one`
+  );
 }
 
 /** Names of nodes added, changed and removed between two desired sets. */

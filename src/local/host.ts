@@ -9,15 +9,21 @@
  * - the Lease → this process is always the leader;
  * - the resource manager → {@link LocalModuleClient} (`http://localhost:<port>`);
  * - `send_signal` → the `tinyhost.io/start-signal` annotation (sent to the node's `_control` port
- *   once it is running).
+ *   once it is running);
+ * - the dashboard's view of failed hops and the log pipeline → one human line per event on the
+ *   terminal: hop failures where they happened (rate-limited), static problems (expressions, edges,
+ *   names) at load, runtime warnings instead of JSON lines.
  * Ownership follows the node NAME's module segment, as in a cluster (runtime-spec §16 item 1).
+ * One process per state file: a lock next to it refuses a second one (src/local/state-lock.ts).
  */
 import { existsSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { nameMatches, parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
-import { Scheduler } from "../runtime/scheduler/scheduler.ts";
+import type { Scheduler } from "../runtime/scheduler/scheduler.ts";
 import type { ComponentDefinition } from "../sdk/component.ts";
+import { TinyError } from "../sdk/errors.ts";
 import type { TinyNodeLike, TinyNodeStatusLike } from "../sdk/node.ts";
+import { SystemPort } from "../sdk/ports.ts";
 import { toError } from "../sdk/result.ts";
 import { InProcessTransport } from "../transport/inprocess.ts";
 import { FROM_SIGNAL } from "../transport/types.ts";
@@ -25,13 +31,20 @@ import { logger } from "../telemetry/log.ts";
 import { LocalModuleClient } from "./client.ts";
 import { importComponentFile, isReloadable, loadComponentDir } from "./components.ts";
 import { collectDesired, diffNodes, type NodeDiff } from "./desired.ts";
+import { edgeProblems } from "./edge-check.ts";
 import { LocalStartError, ManifestError } from "./errors.ts";
+import { FailureLog } from "./failure-log.ts";
+import { hopWatchingTracer, type HopWatcher } from "./hop-watch.ts";
+import { HumanLogger, logEventText, type LogEvent } from "./human-log.ts";
 import { readManifestDir, isManifestFile, type NodeManifest } from "./manifests.ts";
 import { NodeStore, type StatusChange } from "./node-store.ts";
-import { LocalReport } from "./report.ts";
-import { listenWatchingTracer, type ListenFailure } from "./listen-watch.ts";
+import { LocalReport, type Problem } from "./report.ts";
+import { HTTP_LISTEN_ERROR_CODE, isListenError, isPortInUse, listenErrorPort, type ListenFailure } from "./listen-watch.ts";
+import { LocalScheduler } from "./local-scheduler.ts";
+import { shownPath } from "./paths.ts";
 import { otelTracer } from "../runtime/runner/tracer.ts";
 import { migrateLegacyStateFile, readStateFile, stateFilePath, StateFileWriter } from "./state-file.ts";
+import { acquireStateLock, type StateLock } from "./state-lock.ts";
 import { watchDirectory } from "./watch.ts";
 import {
   DEFAULT_LOCAL_MODULE,
@@ -75,6 +88,8 @@ export interface LocalHostOptions {
   stateDebounceMs?: number;
   /** Periodic re-reconcile, ms (default {@link DEFAULT_RESYNC_MS}; 0 = off). */
   resyncMs?: number;
+  /** A repeated hop failure or warning is summarised at most once per this window, ms (default 5000). */
+  repeatWindowMs?: number;
 }
 
 /** The module name local mode runs as: `--name`, else the first node's `spec.module`, else "tinyhost". */
@@ -102,8 +117,15 @@ export class LocalHost {
   readonly #options: LocalHostOptions;
   readonly #store: NodeStore;
   readonly #writer: StateFileWriter | undefined;
+  readonly #lock: StateLock | undefined;
+  /** The manifests directory as shown in messages (src/local/paths.ts). */
+  readonly #shownDir: string;
+  readonly #failures: FailureLog;
   #desired = new Map<string, NodeManifest>();
   #manifestErrors: ManifestError[] = [];
+  /** Broken edges found by the last check (after reconciles). */
+  #edgeErrors: ManifestError[] = [];
+  #settleQueued = false;
   #componentErrors = new Map<string, string>();
   /** Which file provides which component name (hot reload). */
   readonly #componentFiles = new Map<string, string>();
@@ -125,11 +147,14 @@ export class LocalHost {
   #stopped = false;
   readonly #stoppers: Array<() => void> = [];
 
-  private constructor(options: LocalHostOptions, module: string, initialState: ReadonlyMap<string, TinyNodeStatusLike>) {
+  private constructor(options: LocalHostOptions, module: string, initialState: ReadonlyMap<string, TinyNodeStatusLike>, lock: StateLock | undefined) {
     this.#options = options;
     this.dir = resolve(options.dir);
+    this.#shownDir = shownPath(this.dir);
     this.module = module;
+    this.#lock = lock;
     this.report = new LocalReport(options.report);
+    this.#failures = new FailureLog((line) => this.report.line(line), options.repeatWindowMs !== undefined ? { windowMs: options.repeatWindowMs } : {});
     this.statePath = options.statePath === null ? null : stateFilePath(this.dir, options.statePath);
     this.client = new LocalModuleClient(options.namespace ?? DEFAULT_LOCAL_NAMESPACE, (port, url) => {
       this.report.line(`listening on ${url}`);
@@ -138,22 +163,24 @@ export class LocalHost {
     this.#store = new NodeStore((name) => this.#liveNode(name), (c) => this.#onStatus(c), initialState);
     if (this.statePath) {
       const path = this.statePath;
-      this.#writer = new StateFileWriter(path, () => this.#store.all(), options.stateDebounceMs ?? 200, (err) => this.report.line(`error: cannot write state file ${path}: ${err.message}`));
+      this.#writer = new StateFileWriter(path, () => this.#store.all(), options.stateDebounceMs ?? 200, (err) => this.report.line(`error: cannot write state file ${shownPath(path)}: ${err.message}`));
     }
     const transport = new InProcessTransport();
-    this.scheduler = new Scheduler({
-      module: sanitizeResourceName(module),
-      remote: transport,
-      statusSink: this.#store,
-      client: this.client,
-      tracer: listenWatchingTracer(
-        otelTracer,
-        (name) => this.#desired.get(name)?.node.spec.component === HTTP_SERVER_COMPONENT,
-        (f) => this.#onListenFailure(f),
-      ),
-      debounceMs: options.debounceMs ?? 1000,
-      log: logger.child({ component: "local" }),
-    });
+    this.scheduler = new LocalScheduler(
+      {
+        module: sanitizeResourceName(module),
+        remote: transport,
+        statusSink: this.#store,
+        client: this.client,
+        tracer: hopWatchingTracer(otelTracer, this.#hopWatcher()),
+        debounceMs: options.debounceMs ?? 1000,
+        // Warnings and errors become human lines (or are dropped as repeats); see #onLog.
+        log: new HumanLogger(logger.child({ component: "local" }), (e) => this.#onLog(e)),
+        // Local mode checks edges itself, naming the file and line (#checkEdges).
+        warnUnknownEdgePorts: false,
+      },
+      (name) => this.#desired.has(name),
+    );
     transport.register(sanitizeResourceName(module), (msg, signal) => this.scheduler.handle(msg, signal));
     this.scheduler.isLeader = true; // one process: it holds the "lease" (runtime-spec §6)
     this.#idle.resolve();
@@ -163,30 +190,39 @@ export class LocalHost {
    * Loads components and manifests, reconciles every node, sends start signals, and (unless
    * `watch: false`) watches both directories.
    * @throws LocalStartError when `dir` is not a directory or the components directory is missing;
-   *   StateFileError when the state file is unreadable.
+   *   StateLockedError when another live process runs on the same state file; StateFileError when
+   *   the state file is unreadable.
    */
   static async start(options: LocalHostOptions): Promise<LocalHost> {
     const dir = resolve(options.dir);
     if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new LocalStartError(`manifests directory not found: ${dir}`);
-    const files = readManifestDir(dir);
+    const files = readManifestDir(dir, shownPath(dir));
     const first = collectDesired(files, new Map());
     const module = chooseModuleName(options.moduleName, first.nodes.values());
     const statePath = options.statePath === null ? null : stateFilePath(dir, options.statePath);
+    const lock = statePath ? acquireStateLock(statePath) : undefined;
+    let host: LocalHost;
     let migrated: string | undefined;
-    if (statePath && options.statePath === undefined) {
-      try {
-        migrated = migrateLegacyStateFile(dir);
-      } catch (err) {
-        throw new LocalStartError(`cannot move the old state file to ${statePath}: ${toError(err).message}`, { cause: err });
+    try {
+      if (statePath && options.statePath === undefined) {
+        try {
+          migrated = migrateLegacyStateFile(dir);
+        } catch (err) {
+          throw new LocalStartError(`cannot move the old state file to ${statePath}: ${toError(err).message}`, { cause: err });
+        }
       }
+      const initial = statePath ? readStateFile(statePath) : new Map<string, TinyNodeStatusLike>();
+      host = new LocalHost(options, module, initial, lock);
+      await host.#loadComponents();
+    } catch (err) {
+      lock?.release();
+      throw err;
     }
-    const initial = statePath ? readStateFile(statePath) : new Map<string, TinyNodeStatusLike>();
-    const host = new LocalHost(options, module, initial);
-    await host.#loadComponents();
     host.report.line(
       `tinyhost local: module ${module} (in-process, leader) · manifests ${displayDir(dir)} · ` +
         `${host.statePath ? `state ${displayDir(host.statePath)}` : "state in memory"} · components ${host.#componentSummary()}`,
     );
+    if (lock?.tookOverFrom !== undefined) host.report.line(`state: took over ${displayDir(lock.file)} from pid ${lock.tookOverFrom}, which is no longer running`);
     if (migrated) host.report.line(`state: moved ${displayDir(migrated)} to ${displayDir(statePath!)} (kubectl apply -f <dir> skips sub-directories)`);
     host.#applyDesired(first.nodes, first.errors.concat(), first.notes);
     host.#store.retain((name) => first.nodes.has(name));
@@ -242,7 +278,7 @@ export class LocalHost {
     if (this.#stopped) return { added: [], changed: [], removed: [] };
     let files;
     try {
-      files = readManifestDir(this.dir);
+      files = readManifestDir(this.dir, this.#shownDir);
     } catch (err) {
       this.report.line(`error: cannot read ${displayDir(this.dir)}: ${(err as Error).message}`);
       return { added: [], changed: [], removed: [] };
@@ -319,6 +355,8 @@ export class LocalHost {
     await this.#draining;
     await this.scheduler.stopAll();
     this.#writer?.close();
+    this.#failures.flush();
+    this.#lock?.release();
   }
 
   // ----- components -------------------------------------------------------------------------
@@ -373,6 +411,7 @@ export class LocalHost {
     const diff = diffNodes(this.#desired, next);
     this.#desired = next;
     this.#manifestErrors = errors;
+    for (const name of [...diff.changed, ...diff.removed]) this.#failures.forget(name);
     for (const n of notes) this.report.line(`note: ${n}`);
     for (const name of [...diff.added, ...diff.changed, ...diff.removed]) this.#enqueue(name);
     this.#reportProblems();
@@ -429,9 +468,21 @@ export class LocalHost {
       try {
         await this.#reconcile(name);
       } catch (err) {
-        this.report.line(`error: node ${name}: ${toError(err).message}`);
+        this.report.line(`error: ${this.#where(name)}node ${name}: ${toError(err).message}`);
       }
     }
+    if (this.#stopped) return;
+    // Every reconcile of this batch is done: ports are known, so edges can be checked, and fixes
+    // can be announced without a new error right behind them.
+    this.#checkEdges();
+    this.#reportProblems();
+    this.#settle(true);
+  }
+
+  /** `<file>:<line>: ` of node `name`'s manifest, or `""` when it has none. */
+  #where(name: string): string {
+    const entry = this.#desired.get(name);
+    return entry ? `${entry.file}:${entry.line}: ` : "";
   }
 
   async #reconcile(name: string): Promise<void> {
@@ -524,22 +575,30 @@ export class LocalHost {
       return;
     }
     void this.scheduler.handle({ edgeId: "", from: FROM_SIGNAL, to: `${name}:_control`, data, depth: 0 }).then((r) => {
-      if (r.kind === "fail") this.report.line(`error: start signal to ${name}:_control failed: ${r.error.message}`);
+      // Printed unless the hop's own span already did (the usual case); a hop that never reached
+      // the node (no `_control` port) is only known here.
+      if (r.kind === "fail" && !this.#stopped) this.#failures.hop(name, SystemPort.control, FROM_SIGNAL, r.error);
     });
   }
 
   // ----- status -----------------------------------------------------------------------------
 
-  /** An http_server could not bind: pin the error on its status and say what to do, once per failure. */
+  /**
+   * An http_server could not bind: pin the error on its status and say what to do — one line, the
+   * node's status line, once per failure (a restore on reconcile and the start hop that follows
+   * are the same event).
+   */
   #onListenFailure(f: ListenFailure): void {
     if (this.#stopped) return;
     const port = Number(this.#store.get(f.node).metadata?.[HTTP_PORT_METADATA_KEY] ?? 0) || 0;
     const known = this.#listenFailures.get(f.node);
     this.#listenFailures.set(f.node, { ...f, port });
+    if (known?.error.message !== f.error.message) {
+      const advice = f.inUse && port > 0 ? `port ${port} is in use${f.node === this.#httpSeededNode ? ": set PORT or --port" : ""}` : f.error.message;
+      // Printed here, with advice; the status write below then finds the line already shown.
+      this.report.nodeError(f.node, HTTP_SERVER_COMPONENT, { status: f.error.message, error: true }, `${this.#where(f.node)}${advice} (the other nodes keep running)`);
+    }
     this.#store.setProblem(f.node, f.error.message);
-    if (known?.error.message === f.error.message) return;
-    const advice = f.inUse && port > 0 ? `port ${port} is in use${f.node === this.#httpSeededNode ? ": set PORT or --port" : ""}` : f.error.message;
-    this.report.line(`error: node ${f.node}: ${advice} (the other nodes keep running)`);
   }
 
   /** The http_server on `port` listens now: its earlier bind failure is over. */
@@ -557,19 +616,137 @@ export class LocalHost {
     this.#writer?.schedule();
     const entry = this.#desired.get(change.name);
     const component = entry?.node.spec.component ?? "";
-    if (entry) this.report.nodeStatus(change.name, component, change.after);
+    if (entry) this.report.nodeStatus(change.name, component, change.after, `${entry.file}:${entry.line}`);
     if (component === "debug") this.report.debugValue(change.name, change.after);
     // runtime-spec §5.1 predicate: a status.metadata change reconciles the node again.
     if (change.fromRunner && change.metadataChanged && entry && !this.#stopped) this.#enqueue(change.name);
   }
 
   #reportProblems(): void {
-    const messages = this.#manifestErrors.map((e) => e.message);
+    const problems: Problem[] = this.#manifestErrors.map(asProblem);
     for (const entry of this.#desired.values()) {
-      if (!this.scheduler.installed(entry.node.spec.component) && this.#owned(entry)) messages.push(this.#unknownComponent(entry).message);
+      if (!this.scheduler.installed(entry.node.spec.component) && this.#owned(entry)) problems.push(asProblem(this.#unknownComponent(entry)));
     }
-    messages.push(...this.#componentErrors.values());
-    this.report.problems(messages);
+    problems.push(...this.#edgeErrors.map(asProblem));
+    for (const text of this.#componentErrors.values()) problems.push({ level: "error", text });
+    this.report.problems(problems);
+    // Fixes are announced once no reconcile is pending (a reconcile may uncover a new error).
+    if (!this.#settleQueued) {
+      this.#settleQueued = true;
+      queueMicrotask(() => {
+        this.#settleQueued = false;
+        this.#settle(false);
+      });
+    }
+  }
+
+  /**
+   * Announces fixed problems ({@link LocalReport.settle}) — only when no reconcile is queued or
+   * running, unless `force` (the drain's own end, whose promise has not settled yet).
+   */
+  #settle(force: boolean): void {
+    if (this.#stopped || (!force && (this.#draining !== undefined || this.#queue.size > 0))) return;
+    const inError = [...this.#desired.keys()].filter((n) => this.#store.has(n) && this.#store.get(n).error === true);
+    this.report.settle(inError);
+  }
+
+  /** Re-checks every edge of the nodes run here against the declared nodes and running ports. */
+  #checkEdges(): void {
+    this.#edgeErrors = edgeProblems({
+      nodes: this.#desired,
+      module: this.module,
+      runsHere: (entry) => this.#owned(entry),
+      portsOf: (name) => {
+        const r = this.scheduler.runner(name);
+        if (!r) return undefined;
+        try {
+          return { component: r.instance.definition.info.name, ports: r.ports() };
+        } catch {
+          return undefined; // a throwing ports(): its hops report it
+        }
+      },
+    });
+  }
+
+  // ----- hops and logs ----------------------------------------------------------------------
+
+  /** What the tracer tells local mode about hops (src/local/hop-watch.ts). */
+  #hopWatcher(): HopWatcher {
+    return {
+      inputFailed: (node, port, from, error) => {
+        if (this.#stopped) return;
+        if (isListenError(error) && this.#isHttpServer(node)) {
+          this.#failures.claim(error);
+          this.#onListenFailure({ node, error, inUse: isPortInUse(error) });
+          return;
+        }
+        if (port === SystemPort.settings && from === "") {
+          this.#failures.claim(error); // a reconcile's settings delivery: the node's status line reports it
+          return;
+        }
+        this.#failures.hop(node, port, from, error);
+      },
+      expressionFailed: (node, port, from, message) => {
+        if (!this.#stopped) this.#failures.expression(node, port, from, message);
+      },
+      emitted: (node, port) => this.#checkEmit(node, port),
+      outputFailed: (node, port, error) => {
+        if (!this.#stopped) this.#failures.emit(node, port, error);
+      },
+    };
+  }
+
+  #isHttpServer(node: string): boolean {
+    return this.#desired.get(node)?.node.spec.component === HTTP_SERVER_COMPONENT;
+  }
+
+  /** Ports with edges, per node spec object (a new spec is a new object: the cache follows it). */
+  readonly #edgePorts = new WeakMap<object, ReadonlySet<string>>();
+
+  /**
+   * A note, once per node and port, when a component emits where nothing listens: on a port it
+   * does not declare, or on one without edges (runtime-spec §2.4: such an emit resolves empty, so
+   * an HTTP caller only sees "the flow returned no response").
+   */
+  #checkEmit(node: string, port: string): void {
+    if (this.#stopped || port.includes(":") || this.#failures.noted(node, port)) return;
+    const runner = this.scheduler.runner(node);
+    if (!runner) return;
+    const spec = runner.node.spec;
+    let withEdges = this.#edgePorts.get(spec);
+    if (!withEdges) {
+      withEdges = new Set((spec.edges ?? []).map((e) => e.port));
+      this.#edgePorts.set(spec, withEdges);
+    }
+    if (withEdges.has(port)) return;
+    const component = runner.instance.definition.info.name;
+    const ports = runner.ports();
+    if (ports.some((p) => p.name === port && p.source)) {
+      this.#failures.note(node, port, `node ${node} emitted on port ${JSON.stringify(port)}, which has no edges; the message went nowhere`);
+    } else {
+      const outputs = ports.filter((p) => p.source && !p.name.startsWith("_")).map((p) => p.name).join(", ") || "none";
+      this.#failures.note(node, port, `node ${node} emitted on port ${JSON.stringify(port)}, which ${component} does not declare as an output (its output ports: ${outputs}); the message went nowhere`);
+    }
+  }
+
+  /**
+   * A warning or error of the runtime or a component (src/local/human-log.ts): dropped when it
+   * repeats an event already printed — a failed reconcile (the node's status line says it), a hop
+   * failure (printed where it happened) — turned into the node's status for an http_server bind
+   * failure, else printed as one rate-limited human line.
+   */
+  #onLog(e: LogEvent): void {
+    if (this.#stopped) return;
+    if (e.err !== undefined && e.node !== "") {
+      if (this.scheduler.runner(e.node)?.lastError?.message === e.err) return;
+      if (this.#isHttpServer(e.node) && listenErrorPort(e.err) !== undefined) {
+        const error = new TinyError(HTTP_LISTEN_ERROR_CODE, e.err);
+        this.#failures.claim(error);
+        this.#onListenFailure({ node: e.node, error, inUse: isPortInUse(error) });
+        return;
+      }
+    }
+    this.#failures.log(e.level, e.node, e.port, logEventText(e), e.err);
   }
 
   // ----- watching ---------------------------------------------------------------------------
@@ -577,12 +754,13 @@ export class LocalHost {
   #watch(): void {
     const debounceMs = this.#options.watchDebounceMs ?? 150;
     const stateName = this.statePath ? relative(this.dir, this.statePath) : "";
+    const lockName = this.#lock ? relative(this.dir, this.#lock.file) : "";
     try {
       this.#stoppers.push(
         watchDirectory(this.dir, {
           debounceMs,
           onChange: (paths) => {
-            const relevant = [...paths].some((p) => p === "" || (p !== stateName && isManifestFile(p.split("/").pop()!)));
+            const relevant = [...paths].some((p) => p === "" || (p !== stateName && p !== lockName && isManifestFile(p.split("/").pop()!)));
             if (relevant) void this.reloadManifests();
           },
           onError: (err) => this.report.line(`error: watching ${displayDir(this.dir)} stopped: ${err.message}`),
@@ -631,7 +809,12 @@ export function nothingRunsHint(module: string, dir: string, names: readonly str
   return `no nodes for module ${module} in ${dir}: found nodes of modules [${[...modules].sort().join(", ")}]`;
 }
 
+/** A path as shown in messages (src/local/paths.ts). */
 function displayDir(abs: string): string {
-  const rel = relative(process.cwd(), abs);
-  return rel === "" ? "." : rel.startsWith("..") ? abs : rel;
+  return shownPath(abs);
+}
+
+/** A manifest problem for the report: keyed without its line, so a problem that only moved is not news. */
+function asProblem(e: ManifestError): Problem {
+  return { level: e.severity, text: e.message, ...(e.node ? { node: e.node } : {}), key: `${e.code}\u0000${e.file}\u0000${e.node}\u0000${e.detail}` };
 }

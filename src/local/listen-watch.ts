@@ -1,12 +1,11 @@
 /**
  * Local mode's view of http_server bind failures. The runtime's node status only carries
  * reconcile errors (runtime-spec §2.6), and http_server reports a failed bind as the failure of its
- * `start` hop (components.md §2.1) — in a cluster the dashboard shows that on the caller's edge. On
- * a laptop nobody reads edges, so local mode watches the input hops of http_server nodes (through
- * the scheduler's {@link Tracer}) and turns a failed bind into the node's status error.
+ * `start` hop (components.md §2.1) — in a cluster the dashboard shows that on the caller's edge — or,
+ * when it re-hosts from metadata on reconcile, as an error log line. On a laptop nobody reads edges
+ * or JSON logs, so local mode recognises both (src/local/hop-watch.ts, src/local/human-log.ts) and
+ * turns a failed bind into the node's status error.
  */
-import type { HopSite, HopSpan, Tracer } from "../runtime/runner/tracer.ts";
-import type { Msg } from "../transport/types.ts";
 
 /**
  * Error code of http_server's bind failure (`ListenError` in src/components-lib/http-listener.ts:
@@ -14,7 +13,7 @@ import type { Msg } from "../transport/types.ts";
  */
 export const HTTP_LISTEN_ERROR_CODE = "HTTP_LISTEN";
 
-/** A bind failure seen on a node's input hop. */
+/** A bind failure seen on a node's input hop or in its log. */
 export interface ListenFailure {
   /** Node name. */
   node: string;
@@ -36,38 +35,15 @@ export function isPortInUse(err: Error): boolean {
   return /EADDRINUSE|in use/i.test(`${err.message} ${typeof cause?.message === "string" ? cause.message : ""}`);
 }
 
-/** A span that reports a listen error to `onFail` when it ends with one. */
-function watchedSpan(span: HopSpan, onFail: (err: Error) => void): HopSpan {
-  return {
-    get recording() {
-      return span.recording;
-    },
-    event: (name, attributes) => span.event(name, attributes),
-    data: (value) => span.data(value),
-    run: (fn) => span.run(fn),
-    end(error) {
-      if (isListenError(error)) onFail(error);
-      span.end(error);
-    },
-  };
-}
+/** `ListenError`'s message: `http_server: cannot listen on :<port>: <reason>` (src/components-lib/http-listener.ts). */
+const LISTEN_ERROR_TEXT = /^http_server: cannot listen on :(\d+): /;
 
 /**
- * Wraps `inner` so a listen error ending an input hop of a watched node reaches `onFail`; every
- * span is still recorded by `inner`.
- * @param watched true for node names whose input hops to watch (the http_server nodes); other
- *   nodes' spans are passed through untouched, so their hops cost nothing extra.
+ * The port of a bind failure known only by its text — the `err` field of http_server's
+ * `restore from metadata failed` log line, which carries the message, not the error.
+ * @returns the port, or undefined when `text` is not a `ListenError` message.
  */
-export function listenWatchingTracer(inner: Tracer, watched: (node: string) => boolean, onFail: (failure: ListenFailure) => void): Tracer {
-  return {
-    input(site: HopSite, port: string, msg: Msg): HopSpan {
-      const span = inner.input(site, port, msg);
-      if (!watched(site.name)) return span;
-      return watchedSpan(span, (error) => onFail({ node: site.name, error, inUse: isPortInUse(error) }));
-    },
-    output: (site, port, data) => inner.output(site, port, data),
-    get active() {
-      return inner.active;
-    },
-  };
+export function listenErrorPort(text: string): number | undefined {
+  const m = LISTEN_ERROR_TEXT.exec(text);
+  return m ? Number(m[1]) : undefined;
 }

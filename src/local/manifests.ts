@@ -9,9 +9,10 @@ import { join } from "node:path";
 import { isMap, isSeq, LineCounter, parseAllDocuments, type Document } from "yaml";
 import { API_VERSION, KIND, type TinyFlow, type TinyNode, type TinyProject } from "../k8s/api/v1alpha1.ts";
 import { decodeBase64Json } from "../k8s/api/bytes.ts";
-import { parseFullName } from "../k8s/api/naming.ts";
+import { parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
 import { parsePortAddress } from "../transport/types.ts";
 import { ManifestError } from "./errors.ts";
+import { portExpressionProblems } from "./port-expressions.ts";
 
 /**
  * Most alias expansions one document may make, counted as the `yaml` package counts them; more is
@@ -32,6 +33,8 @@ export interface NodeManifest {
   file: string;
   /** 1-based line where its document starts. */
   line: number;
+  /** 1-based line of each `spec.edges[i]` (same order as the spec; absent for nodes built in code). */
+  edgeLines?: readonly number[];
 }
 
 /** A TinyProject or TinyFlow and where it was declared. */
@@ -51,7 +54,10 @@ export interface FileManifests {
   projects: NamedManifest<TinyProject>[];
   /** TinyFlows. */
   flows: NamedManifest<TinyFlow>[];
-  /** Problems found; each names the file (and line/node when known). */
+  /**
+   * Problems found; each names the file (and line/node when known). Most reject their document;
+   * `EXPRESSION_SYNTAX` and `MODULE_MISMATCH` flag a node that still loads.
+   */
   errors: ManifestError[];
   /** Documents skipped on purpose (other kinds), one line each. */
   notes: string[];
@@ -138,6 +144,44 @@ function lineOf(doc: Document, counter: LineCounter, path: Path): number {
 }
 
 /**
+ * The `yaml` package's error message as one line: its first line without the trailing
+ * ` at line L, column C:` (the position goes into the `file:line:column` prefix) and, instead of the
+ * multi-line code frame it ends with, the offending source line quoted.
+ * @param message the package's message (first line, then a code frame).
+ * @param text the file's contents.
+ * @param line 1-based line of the error (0 when unknown).
+ */
+export function yamlErrorText(message: string, text: string, line: number): string {
+  const reason = message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "").replace(/:$/, "");
+  if (line <= 0) return reason;
+  const lines = text.split(/\r?\n/);
+  const quote = (s: string) => JSON.stringify(s.trim().length > 80 ? `${s.trim().slice(0, 80)}…` : s.trim());
+  const at = lines[line - 1];
+  if (at !== undefined && at.trim() !== "") return `${reason}: ${quote(at)}`;
+  let before = Math.min(line - 1, lines.length) - 1;
+  while (before >= 0 && lines[before]!.trim() === "") before--;
+  const atEnd = lines.slice(line - 1).every((l) => l.trim() === "");
+  if (before < 0) return atEnd ? `${reason} (at the end of the file)` : reason;
+  return `${reason} (${atEnd ? "at the end of the file, " : ""}after line ${before + 1}: ${quote(lines[before]!)})`;
+}
+
+/**
+ * How `spec.module` disagrees with the module segment of the node's name, or undefined when they
+ * agree. The platform names nodes `<hash>.<sanitized spec.module>.<component>-<suffix>`
+ * (runtime-spec §8) and routes by the name's segment, which must equal this module's sanitized
+ * name exactly (runtime-spec §16 item 1), so a mismatch means the node runs (or not) by its name.
+ */
+function moduleMismatch(node: TinyNode): string | undefined {
+  const segment = parseFullName(node.metadata.name!).module;
+  const expected = sanitizeResourceName(node.spec.module);
+  if (segment === expected) return undefined;
+  return (
+    `spec.module ${JSON.stringify(node.spec.module)} does not match the module segment ${JSON.stringify(segment)} of the node's name ` +
+    `(a node of module ${JSON.stringify(node.spec.module)} is named <hash>.${expected}.<component>-<suffix>); ownership and routing follow the name, so fix one of them`
+  );
+}
+
+/**
  * Parses the YAML text of one file into TinyProjects, TinyFlows and TinyNodes.
  * Never throws: problems come back in `errors` (code `YAML_SYNTAX` — also for an alias bomb over
  * {@link MAX_ALIAS_COUNT} — or `MANIFEST_INVALID`).
@@ -154,7 +198,7 @@ export function parseManifestFile(file: string, text: string): FileManifests {
     if (doc.errors.length > 0) {
       const e = doc.errors[0]!;
       const line = e.linePos?.[0]?.line ?? 0;
-      out.errors.push(new ManifestError("YAML_SYNTAX", file, line, "", e.message.split("\n")[0]!));
+      out.errors.push(new ManifestError("YAML_SYNTAX", file, line, "", yamlErrorText(e.message, text, line), e.linePos?.[0]?.col ?? 0));
       out.syntaxError = true;
     }
   }
@@ -197,7 +241,13 @@ export function parseManifestFile(file: string, text: string): FileManifests {
         out.errors.push(new ManifestError("MANIFEST_INVALID", file, lineOf(doc, counter, checked.path), name, checked.problem));
         if (name) out.rejectedNodes.push(name);
       } else {
-        out.nodes.push({ node: checked.node, file, line: docLine });
+        const edgeLines = (checked.node.spec.edges ?? []).map((_, i) => lineOf(doc, counter, ["spec", "edges", i]));
+        out.nodes.push({ node: checked.node, file, line: docLine, edgeLines });
+        for (const p of portExpressionProblems(checked.node.spec.ports)) {
+          out.errors.push(new ManifestError("EXPRESSION_SYNTAX", file, lineOf(doc, counter, ["spec", "ports", p.index, "configuration"]), name, p.problem));
+        }
+        const mismatch = moduleMismatch(checked.node);
+        if (mismatch) out.errors.push(new ManifestError("MODULE_MISMATCH", file, lineOf(doc, counter, ["spec", "module"]), name, mismatch));
       }
     } else if (kind === KIND.TinyProject || kind === KIND.TinyFlow) {
       if (name === "") {
@@ -217,18 +267,21 @@ export function parseManifestFile(file: string, text: string): FileManifests {
 /**
  * Reads every manifest file directly in `dir` (not sub-directories, like `kubectl apply -f <dir>`),
  * sorted by name. A file that cannot be read yields one `READ_FAILED` error.
+ * @param dir the directory to read.
+ * @param shownAs how `dir` appears in file names of the results and their messages (default `dir`;
+ *   local mode passes the path as shown to the user, src/local/paths.ts).
  * @throws Error (ENOENT/ENOTDIR) when `dir` itself cannot be listed.
  */
-export function readManifestDir(dir: string): FileManifests[] {
+export function readManifestDir(dir: string, shownAs = dir): FileManifests[] {
   const names = readdirSync(dir, { withFileTypes: true })
     .filter((d) => d.isFile() && isManifestFile(d.name))
     .map((d) => d.name)
     .sort();
   return names.map((name) => {
-    const file = join(dir, name);
+    const file = join(shownAs, name);
     let text: string;
     try {
-      text = readFileSync(file, "utf8");
+      text = readFileSync(join(dir, name), "utf8");
     } catch (err) {
       const r = parseManifestFile(file, "");
       r.errors.push(new ManifestError("READ_FAILED", file, 0, "", (err as Error).message));

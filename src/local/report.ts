@@ -1,7 +1,8 @@
 /**
  * The concise, human log of local mode: one line per event worth a developer's attention (what
  * runs, its status, URLs, manifest and component errors). Repeated identical lines are suppressed:
- * a node's status is printed when it changes, a manifest error when it first appears.
+ * a node's status is printed when it changes, a problem when it first appears, and its fix once
+ * the reconciles it caused are done — so "fixed" is never printed just before a new error.
  */
 import { decodeBase64Json } from "../k8s/api/bytes.ts";
 import type { TinyNodeStatusLike } from "../sdk/node.ts";
@@ -12,6 +13,10 @@ export const EXCERPT_CHARS = 240;
 function excerpt(value: unknown): string {
   const text = JSON.stringify(value) ?? "null";
   return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+}
+
+function statusKey(component: string, status: TinyNodeStatusLike): string {
+  return `${component}\u0000${status.error ? "error" : "ok"}\u0000${status.status ?? ""}`;
 }
 
 /** Value of the `_control` port in a status (decoded), or undefined. */
@@ -25,11 +30,28 @@ export function controlValue(status: TinyNodeStatusLike | undefined): unknown {
   }
 }
 
+/** A current manifest, edge or component problem. */
+export interface Problem {
+  /** `warning` (the node runs as declared) or `error`. */
+  level: "error" | "warning";
+  /** The message, naming file, line and node where known. */
+  text: string;
+  /** The node it is about, if any (a node in error that has a problem is counted once). */
+  node?: string;
+  /**
+   * Identity across reads (default `text`); local mode leaves the line number out, so a problem
+   * that only moved (a line added above it) is not printed again and announced as fixed.
+   */
+  key?: string;
+}
+
 /** Prints local-mode events through `out` (one line per call). */
 export class LocalReport {
   readonly #lastStatus = new Map<string, string>();
   readonly #lastControl = new Map<string, string>();
-  #errors = new Set<string>();
+  #problems = new Map<string, Problem>();
+  /** Problems gone since the last {@link settle}, to be announced as fixed then. */
+  readonly #fixed = new Map<string, Problem>();
 
   /** @param out receives each line (default `console.log`). */
   constructor(readonly out: (line: string) => void = (line) => console.log(line)) {}
@@ -40,23 +62,59 @@ export class LocalReport {
   }
 
   /**
-   * The current manifest and component problems: prints those not printed since they last
-   * appeared, and one line when all are gone.
+   * The current manifest, edge and component problems: prints `<level>: <text>` for those not
+   * printed since they last appeared; the ones gone are announced by the next {@link settle}.
    */
-  problems(messages: readonly string[]): void {
-    const now = new Set(messages);
-    for (const m of now) if (!this.#errors.has(m)) this.out(`error: ${m}`);
-    if (now.size === 0 && this.#errors.size > 0) this.out("manifests: all errors fixed");
-    this.#errors = now;
+  problems(list: readonly Problem[]): void {
+    const now = new Map<string, Problem>(list.map((p) => [`${p.level}\u0000${p.key ?? p.text}`, p]));
+    for (const [key, p] of now) {
+      if (this.#problems.has(key)) continue;
+      if (this.#fixed.delete(key)) continue; // back before its fix was announced: nothing changed
+      this.out(`${p.level}: ${p.text}`);
+    }
+    for (const [key, p] of this.#problems) if (!now.has(key)) this.#fixed.set(key, p);
+    this.#problems = now;
   }
 
-  /** A node's status: printed when `status`/`error` changed since the last line for this node. */
-  nodeStatus(name: string, component: string, status: TinyNodeStatusLike): void {
-    const text = status.error ? `error: ${status.status ?? ""}` : (status.status ?? "OK");
-    const key = `${component}\u0000${text}`;
+  /**
+   * Announces the problems fixed since the last call, one `fixed: <text>` line each, the last one
+   * saying how many problems are left (the current problems plus nodes in error not covered by
+   * one). Call it when the reconciles are done, so a fix that uncovers a new error is not
+   * reported as "no problems left".
+   * @param nodesInError names of the running nodes whose status is an error.
+   */
+  settle(nodesInError: readonly string[]): void {
+    if (this.#fixed.size === 0) return;
+    const covered = new Set([...this.#problems.values()].map((p) => p.node).filter((n) => n !== undefined));
+    const left = this.#problems.size + nodesInError.filter((n) => !covered.has(n)).length;
+    const fixed = [...this.#fixed.values()];
+    this.#fixed.clear();
+    fixed.forEach((p, i) => {
+      const tail = i < fixed.length - 1 ? "" : left === 0 ? " (no problems left)" : ` (${left} problem${left === 1 ? "" : "s"} left)`;
+      this.out(`fixed: ${p.text}${tail}`);
+    });
+  }
+
+  /**
+   * A node's status: printed when `status`/`error` changed since the last line for this node, as
+   * `node <name>  <component>  OK`, or `… error: <where>: <status>` naming the node's manifest.
+   * @param where `<file>:<line>` of the node's document, for error lines.
+   */
+  nodeStatus(name: string, component: string, status: TinyNodeStatusLike, where?: string): void {
+    const key = statusKey(component, status);
     if (this.#lastStatus.get(name) === key) return;
     this.#lastStatus.set(name, key);
+    const text = status.error ? `error: ${where ? `${where}: ` : ""}${status.status ?? ""}` : (status.status ?? "OK");
     this.out(`node ${name}  ${component}  ${text}`);
+  }
+
+  /**
+   * A node's new error status explained by `text` instead of its raw status: prints
+   * `node <name>  <component>  error: <text>` now, and {@link nodeStatus} stays quiet for `status`.
+   */
+  nodeError(name: string, component: string, status: TinyNodeStatusLike, text: string): void {
+    this.#lastStatus.set(name, statusKey(component, status));
+    this.out(`node ${name}  ${component}  error: ${text}`);
   }
 
   /** A node was deleted. */

@@ -24,7 +24,15 @@ describe("collectDesired", () => {
     const d = desired({ "a.yaml": node("h.mod.relay-1"), "b.yaml": node("h.mod.relay-1", "sink") });
     expect(d.nodes.get("h.mod.relay-1")!.node.spec.component).toBe("relay");
     expect(d.errors.map((e) => e.code)).toEqual(["DUPLICATE_NODE"]);
-    expect(d.errors[0]!.message).toContain("b.yaml:2: node h.mod.relay-1: already declared in a.yaml:2");
+    expect(d.errors[0]!.message).toBe(
+      "b.yaml:2: node h.mod.relay-1: declared in two files: a.yaml:2 and b.yaml:2; the one in a.yaml is used (files are read in name order and the first declaration wins), this one is ignored — remove one",
+    );
+  });
+
+  test("two declarations in one file: the message gives both lines and says the first is used", () => {
+    const d = desired({ "a.yaml": node("h.mod.relay-1") + node("h.mod.relay-1", "sink") });
+    expect(d.nodes.get("h.mod.relay-1")!.node.spec.component).toBe("relay");
+    expect(d.errors[0]!.message).toBe("a.yaml:10: node h.mod.relay-1: declared twice in a.yaml, at lines 2 and 10; the first (line 2) is used and this one is ignored — remove one");
   });
 
   test("a file that no longer parses keeps the nodes it declared before", () => {

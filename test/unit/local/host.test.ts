@@ -249,7 +249,9 @@ describe("LocalHost", () => {
     expect(host.scheduler.runner(name("sink"))).toBeDefined();
     writeFlow(dir, FLOW);
     await host.reloadManifests();
-    expect(lines).toContain("manifests: all errors fixed");
+    expect(lines.filter((l) => l.startsWith("fixed: "))).toEqual([
+      `fixed: ${join(dir, "sink.yaml")}:4:1: Flow sequence in block collection must be sufficiently indented and end with a ] (at the end of the file, after line 3: "metadata: {name: [") (no problems left)`,
+    ]);
   });
 
   test("an alias bomb at start-up is reported naming its file and the other files' nodes run", async () => {
@@ -307,8 +309,10 @@ describe("LocalHost", () => {
     await waitFor("the listen failure", () => host.listenFailures().has(web));
     expect(host.listenFailures().get(web)).toMatchObject({ port: 8123, inUse: true });
     expect(host.status(web)).toMatchObject({ status: "http_server: cannot listen on :8123: Failed to start server. Is port 8123 in use?", error: true });
-    expect(lines).toContain(`error: node ${web}: port 8123 is in use: set PORT or --port (the other nodes keep running)`);
-    expect(lines).toContain(`node ${web}  http_server  error: http_server: cannot listen on :8123: Failed to start server. Is port 8123 in use?`);
+    // One line for the event: the node's status line, naming its file, with the advice.
+    expect(lines.filter((l) => l.includes(web) && l.includes("8123"))).toEqual([
+      `node ${web}  http_server  error: ${join(dir, "web.yaml")}:3: port 8123 is in use: set PORT or --port (the other nodes keep running)`,
+    ]);
     // A later reconcile (here: a moved node) gets "OK" from the runtime: the bind error stays.
     writeFlow(dir, { ...desc, nodes: { ...desc.nodes, web: { component: "http_server", startSignal: { go: true }, position: [9, 9] } } });
     expect((await host.reloadManifests()).changed).toEqual([web]);

@@ -48,8 +48,16 @@ ${NODE("abc.mod.relay-2")}`;
     expect(r.syntaxError).toBe(true);
     expect(r.nodes).toEqual([]);
     expect(r.errors[0]!.code).toBe("YAML_SYNTAX");
-    expect(r.errors[0]!.message).toMatch(/^bad\.yaml:\d+: /);
+    expect(r.errors[0]!.message).toMatch(/^bad\.yaml:\d+:\d+: /);
     expect(r.errors[0]!.line).toBeGreaterThanOrEqual(15);
+    // The yaml package's message ends in "at line L, column C:" and a code frame; ours quotes the line instead.
+    expect(r.errors[0]!.message).toEndWith('(at the end of the file, after line 15: "metadata: {name: [unclosed")');
+  });
+
+  test("a YAML syntax error inside a file quotes its line and gives line and column, in one line", () => {
+    const r = parseManifestFile("bad.yaml", "apiVersion: operator.tinysystems.io/v1alpha1\nkind: TinyNode\nmetadata:\n  name: a: b\n");
+    expect(r.errors.map((e) => e.message)).toEqual(['bad.yaml:4:9: Nested mappings are not allowed in compact mappings: "name: a: b"']);
+    expect(r.errors[0]!.column).toBe(9);
   });
 
   test("an alias bomb is refused like a syntax error naming the file; readManifestDir still reads the other files", () => {
