@@ -28,7 +28,10 @@ export interface EdgeCheckContext {
   nodes: ReadonlyMap<string, NodeManifest>;
   /** True when this process runs node `entry` (its name's module segment is this module). */
   runsHere(entry: NodeManifest): boolean;
-  /** The ports of a node that has a runner; undefined when it has none (not reconciled, unknown component). */
+  /**
+   * The ports of a node that has a runner; undefined when it has none (not reconciled, unknown
+   * component) or its last reconcile failed (its ports reflect the failure, which its status reports).
+   */
   portsOf(node: string): RunningPorts | undefined;
   /** This module's name, for the message about nodes of other modules. */
   module: string;
@@ -56,7 +59,7 @@ export function edgeProblems(ctx: EdgeCheckContext): ManifestError[] {
       const line = entry.edgeLines?.[i] ?? entry.line;
       const bad = (what: string) => out.push(new ManifestError("EDGE_TARGET", entry.file, line, name, `edge ${edge.id} (port ${edge.port} → ${edge.to}): ${what}`));
       if (own && !edge.port.includes(":") && !own.ports.some((p) => p.name === edge.port && p.source)) {
-        bad(`${own.component} has no output port ${JSON.stringify(edge.port)} (its output ports: ${names(own.ports, true)}); the edge carries nothing`);
+        bad(`${own.component} has no output port ${JSON.stringify(edge.port)} (its output ports: ${names(own.ports, true)})`);
         return;
       }
       const [toNode, toPort] = parsePortAddress(edge.to);

@@ -101,3 +101,25 @@ export class UndeclaredNodeError extends TinyError {
     super("NODE_NOT_DECLARED", `no node ${node} is declared in the manifests (hop to ${node}:${port})`);
   }
 }
+
+/**
+ * A hop to a port the running destination node does not declare, while no reconcile is pending
+ * (ports change only on reconcile). code `"PORT_NOT_DECLARED"`; like {@link UndeclaredNodeError} it
+ * fails at once instead of waiting for the port (runtime-spec §3.2).
+ */
+export class UndeclaredPortError extends TinyError {
+  /**
+   * @param node the destination node.
+   * @param component its component.
+   * @param port the missing port.
+   * @param known the ports it declares.
+   */
+  constructor(
+    readonly node: string,
+    component: string,
+    readonly port: string,
+    known: readonly string[],
+  ) {
+    super("PORT_NOT_DECLARED", `${component} node ${node} has no port ${JSON.stringify(port)} (its ports: ${known.join(", ") || "none"})`);
+  }
+}

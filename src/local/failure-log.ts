@@ -82,7 +82,9 @@ export class FailureLog {
   hop(node: string, port: string, from: string, err: Error): void {
     if (isCancellation(err) || !this.claim(err)) return;
     const via = from !== "" && from !== FROM_SIGNAL && from.includes(":") ? ` (from ${from})` : "";
-    this.#limiter.line(`${node}\u0000${port}`, `error: node ${node} port ${port}${via}`, withoutNodePrefix(err.message, node, port));
+    // PORT_CONFIG (src/runtime/runner/port-config.ts) repeats node, port and from: keep its cause.
+    const text = (err as { code?: unknown }).code === "PORT_CONFIG" && err.cause instanceof Error ? `its configuration does not compile: ${err.cause.message}` : withoutNodePrefix(err.message, node, port);
+    this.#limiter.line(`${node}\u0000${port}`, `error: node ${node} port ${port}${via}`, text);
   }
 
   /**

@@ -5,6 +5,7 @@
  * input span), and which ports components emit on. Every span is still recorded by the inner tracer.
  */
 import type { HopSite, HopSpan, Tracer } from "../runtime/runner/tracer.ts";
+import type { Result } from "../sdk/result.ts";
 import type { Msg } from "../transport/types.ts";
 
 /** What local mode is told about hops. */
@@ -17,6 +18,10 @@ export interface HopWatcher {
   emitted(node: string, port: string): void;
   /** An emit of `node` on `port` resolved to a failure (its own, or one from further down the chain). */
   outputFailed(node: string, port: string, error: Error): void;
+  /** True when {@link emitResult} should hear how `node`'s emits on `port` resolve (costs a `.then` per such emit). */
+  wantsResult?(node: string, port: string): boolean;
+  /** How an emit {@link wantsResult} asked for resolved (any kind: a success may carry a bad value). */
+  emitResult?(node: string, port: string, result: Result): void;
 }
 
 /** Name of the span event the runner adds when an expression fails (src/runtime/runner/runner.ts `#input`). */
@@ -65,7 +70,12 @@ class WatchedOutput implements HopSpan {
     if (this.inner.recording) this.inner.data(value);
   }
   run<T>(fn: () => T): T {
-    return this.inner.run(fn);
+    const out = this.inner.run(fn);
+    // The runner runs the emit (a Promise<Result>) inside the output span.
+    if (out instanceof Promise && this.watcher.emitResult && this.watcher.wantsResult?.(this.node, this.port)) {
+      void out.then((r: Result) => this.watcher.emitResult!(this.node, this.port, r));
+    }
+    return out;
   }
   end(error?: Error): void {
     if (error) this.watcher.outputFailed(this.node, this.port, error);

@@ -42,6 +42,7 @@ import { LocalReport, type Problem } from "./report.ts";
 import { HTTP_LISTEN_ERROR_CODE, isListenError, isPortInUse, listenErrorPort, type ListenFailure } from "./listen-watch.ts";
 import { LocalScheduler } from "./local-scheduler.ts";
 import { shownPath } from "./paths.ts";
+import { checkResponse } from "../components-lib/http-server-response.ts";
 import { otelTracer } from "../runtime/runner/tracer.ts";
 import { migrateLegacyStateFile, readStateFile, stateFilePath, StateFileWriter } from "./state-file.ts";
 import { acquireStateLock, type StateLock } from "./state-lock.ts";
@@ -92,11 +93,21 @@ export interface LocalHostOptions {
   repeatWindowMs?: number;
 }
 
-/** The module name local mode runs as: `--name`, else the first node's `spec.module`, else "tinyhost". */
+/**
+ * The module name local mode runs as: `--name`; else the `spec.module` of the first node whose name
+ * carries it (so one node with a mismatched `spec.module` does not decide for all, runtime-spec §8);
+ * else the first node's `spec.module`; else "tinyhost".
+ */
 export function chooseModuleName(explicit: string | undefined, nodes: Iterable<NodeManifest>): string {
   if (explicit) return explicit;
-  for (const n of nodes) if (n.node.spec.module) return n.node.spec.module;
-  return DEFAULT_LOCAL_MODULE;
+  let first: string | undefined;
+  for (const n of nodes) {
+    const module = n.node.spec.module;
+    if (!module) continue;
+    first ??= module;
+    if (parseFullName(n.node.metadata.name!).module === sanitizeResourceName(module)) return module;
+  }
+  return first ?? DEFAULT_LOCAL_MODULE;
 }
 
 /** A running local mode. */
@@ -180,6 +191,7 @@ export class LocalHost {
         warnUnknownEdgePorts: false,
       },
       (name) => this.#desired.has(name),
+      () => this.#draining === undefined && this.#queue.size === 0,
     );
     transport.register(sanitizeResourceName(module), (msg, signal) => this.scheduler.handle(msg, signal));
     this.scheduler.isLeader = true; // one process: it holds the "lease" (runtime-spec §6)
@@ -658,7 +670,7 @@ export class LocalHost {
       runsHere: (entry) => this.#owned(entry),
       portsOf: (name) => {
         const r = this.scheduler.runner(name);
-        if (!r) return undefined;
+        if (!r || r.lastError) return undefined;
         try {
           return { component: r.instance.definition.info.name, ports: r.ports() };
         } catch {
@@ -692,6 +704,13 @@ export class LocalHost {
       emitted: (node, port) => this.#checkEmit(node, port),
       outputFailed: (node, port, error) => {
         if (!this.#stopped) this.#failures.emit(node, port, error);
+      },
+      // http_server answers a bad flow result with HTTP 500 itself (no hop fails): say it here too.
+      wantsResult: (node, port) => port === HTTP_REQUEST_PORT && this.#isHttpServer(node),
+      emitResult: (node, port, result) => {
+        if (this.#stopped || result.kind === "fail") return;
+        const check = checkResponse(result.kind === "ok" ? result.value : undefined);
+        if (!check.ok) this.#failures.emit(node, port, new Error(`invalid response: ${check.problem}`));
       },
     };
   }
@@ -808,6 +827,9 @@ export function nothingRunsHint(module: string, dir: string, names: readonly str
   if ([...modules].some((m) => nameMatches(m, module))) return undefined;
   return `no nodes for module ${module} in ${dir}: found nodes of modules [${[...modules].sort().join(", ")}]`;
 }
+
+/** http_server's port whose emits carry a request and resolve to the flow's Response (components.md §2.1). */
+const HTTP_REQUEST_PORT = "request";
 
 /** A path as shown in messages (src/local/paths.ts). */
 function displayDir(abs: string): string {

@@ -21,8 +21,6 @@ export interface LogEvent {
   err?: string;
   /** Every field of the line (bindings excluded). */
   fields: Readonly<Record<string, unknown>>;
-  /** True for lines of a node's own logger (a runner or component); false for the scheduler's own lines. */
-  fromNode: boolean;
 }
 
 type Inner = ComponentLogger & { child?(bindings: object): ComponentLogger };
@@ -73,7 +71,7 @@ export class HumanLogger implements ComponentLogger {
     const node = bound ?? (typeof fields.node === "string" ? fields.node : "");
     const port = typeof this.bindings.port === "string" ? this.bindings.port : "";
     const err = typeof fields.err === "string" ? fields.err : fields.err instanceof Error ? fields.err.message : undefined;
-    this.sink({ level, node, port, msg: text, ...(err !== undefined ? { err } : {}), fields, fromNode: bound !== undefined });
+    this.sink({ level, node, port, msg: text, ...(err !== undefined ? { err } : {}), fields });
   }
 }
 

@@ -1,33 +1,43 @@
 /**
  * The scheduler of local mode: the runtime's {@link Scheduler}, except that a hop to a node no
- * manifest declares fails at once. A cluster scheduler waits (runtime-spec §3.2: up to 30 s in Go,
+ * manifest declares, or to a port its running node does not declare while no reconcile is pending,
+ * fails at once. A cluster scheduler waits (runtime-spec §3.2: up to 30 s in Go,
  * `DEFAULT_READY_TIMEOUT_MS`, 5 s, here) because the node may simply not be reconciled yet; local
- * mode reads every manifest before it runs anything, so an undeclared node will not appear — each
- * request would only wait and then fail. Declared nodes keep the wait (they may be starting).
+ * mode reads every manifest before it runs anything, and ports change only on reconcile (settings),
+ * so neither will appear — each request would only wait and then fail. Hops to declared nodes that
+ * are starting, or during a reconcile, keep the wait.
  */
 import { Scheduler, type SchedulerOptions } from "../runtime/scheduler/scheduler.ts";
 import type { HopScope } from "../runtime/runner/scope.ts";
 import { fail, type Result } from "../sdk/result.ts";
 import { parsePortAddress, type Msg } from "../transport/types.ts";
-import { UndeclaredNodeError } from "./errors.ts";
+import { UndeclaredNodeError, UndeclaredPortError } from "./errors.ts";
 
 /** A {@link Scheduler} that fails hops to undeclared nodes with {@link UndeclaredNodeError}. */
 export class LocalScheduler extends Scheduler {
   /**
    * @param options as for {@link Scheduler}.
    * @param declared true when a manifest declares node `name` (read live: manifests change).
+   * @param settled true when no reconcile is queued or running (ports cannot change until one runs).
    */
   constructor(
     options: SchedulerOptions,
     readonly declared: (name: string) => boolean,
+    readonly settled: () => boolean = () => false,
   ) {
     super(options);
   }
 
-  /** {@link Scheduler.dispatch}, failing at once when the destination node is not declared. */
+  /** {@link Scheduler.dispatch}, failing at once when the destination node or port cannot appear. */
   override dispatch(msg: Msg, scope: HopScope): Promise<Result> {
     const [node, port] = parsePortAddress(msg.to);
-    if (node !== "" && this.runner(node) === undefined && !this.declared(node)) return Promise.resolve(fail(new UndeclaredNodeError(node, port)));
+    const runner = this.runner(node);
+    if (runner === undefined) {
+      if (node !== "" && !this.declared(node)) return Promise.resolve(fail(new UndeclaredNodeError(node, port)));
+    } else if (port !== "" && !runner.hasPort(port) && this.settled()) {
+      const known = runner.ports().map((p) => p.name);
+      return Promise.resolve(fail(new UndeclaredPortError(node, runner.instance.definition.info.name, port, known)));
+    }
     return super.dispatch(msg, scope);
   }
 }

@@ -104,7 +104,10 @@ export class LocalReport {
     const key = statusKey(component, status);
     if (this.#lastStatus.get(name) === key) return;
     this.#lastStatus.set(name, key);
-    const text = status.error ? `error: ${where ? `${where}: ` : ""}${status.status ?? ""}` : (status.status ?? "OK");
+    const raw = status.status ?? "";
+    // Runtime errors often start "node <name> port …": the line names the node already.
+    const detail = raw.startsWith(`node ${name}: `) ? raw.slice(`node ${name}: `.length) : raw.startsWith(`node ${name} `) ? raw.slice(`node ${name} `.length) : raw;
+    const text = status.error ? `error: ${where ? `${where}: ` : ""}${detail}` : (status.status ?? "OK");
     this.out(`node ${name}  ${component}  ${text}`);
   }
 

@@ -1,0 +1,57 @@
+import { describe, expect, test } from "bun:test";
+import { hopWatchingTracer, EXPRESSION_ERROR_EVENT, type HopWatcher } from "../../../src/local/hop-watch.ts";
+import { noopTracer, type HopSite } from "../../../src/runtime/runner/tracer.ts";
+import { empty, ok, type Result } from "../../../src/sdk/result.ts";
+
+const site: HopSite = { name: "h.m.a-1", identity: { nodeName: "h.m.a-1", namespace: "", flowName: "", projectName: "" }, credentialKeys: () => new Set() };
+
+function recorder(wants = false) {
+  const calls: string[] = [];
+  const watcher: HopWatcher = {
+    inputFailed: (node, port, from, error) => calls.push(`input ${node} ${port} ${from} ${error.message}`),
+    expressionFailed: (node, port, from, message) => calls.push(`expression ${node} ${port} ${from} ${message}`),
+    emitted: (node, port) => calls.push(`emit ${node} ${port}`),
+    outputFailed: (node, port, error) => calls.push(`output ${node} ${port} ${error.message}`),
+    wantsResult: () => wants,
+    emitResult: (node, port, r: Result) => calls.push(`result ${node} ${port} ${r.kind}`),
+  };
+  return { calls, tracer: hopWatchingTracer(noopTracer, watcher) };
+}
+
+describe("hopWatchingTracer", () => {
+  test("an input span that ends with an error reports node, port, sender and error; a clean end reports nothing", () => {
+    const { calls, tracer } = recorder();
+    tracer.input(site, "in", { edgeId: "e", from: "h.m.b-1:out", to: "h.m.a-1:in", data: null, depth: 1 }).end(new Error("boom"));
+    tracer.input(site, "in", { edgeId: "e", from: "h.m.b-1:out", to: "h.m.a-1:in", data: null, depth: 1 }).end();
+    expect(calls).toEqual(["input h.m.a-1 in h.m.b-1:out boom"]);
+  });
+
+  test("the runner's expression_error event is reported; other events are not", () => {
+    const { calls, tracer } = recorder();
+    const span = tracer.input(site, "in", { edgeId: "e", from: "h.m.b-1:out", to: "h.m.a-1:in", data: null, depth: 1 });
+    span.event("cache_miss", { key: "k" });
+    span.event(EXPRESSION_ERROR_EVENT, { expression: "$.x * 2", error: 'expression "{{$.x * 2}}": cannot apply' });
+    expect(calls).toEqual(['expression h.m.a-1 in h.m.b-1:out expression "{{$.x * 2}}": cannot apply']);
+    expect(span.recording).toBe(false); // the inner span's: input payloads are not captured for nothing
+  });
+
+  test("an emit is reported when it starts, and its failure when its span ends; output spans record so the runner ends them", () => {
+    const { calls, tracer } = recorder();
+    const span = tracer.output(site, "out", { n: 1 });
+    expect(span.recording).toBe(true);
+    span.end(new Error("downstream"));
+    expect(calls).toEqual(["emit h.m.a-1 out", "output h.m.a-1 out downstream"]);
+  });
+
+  test("the result of an emit is handed over only when asked for", async () => {
+    const asked = recorder(true);
+    await asked.tracer.output(site, "request", null).run(() => Promise.resolve(ok({ statusCode: 200 })));
+    await asked.tracer.output(site, "request", null).run(() => Promise.resolve(empty));
+    await Bun.sleep(0);
+    expect(asked.calls.filter((c) => c.startsWith("result"))).toEqual(["result h.m.a-1 request ok", "result h.m.a-1 request empty"]);
+    const not = recorder(false);
+    await not.tracer.output(site, "request", null).run(() => Promise.resolve(empty));
+    await Bun.sleep(0);
+    expect(not.calls.filter((c) => c.startsWith("result"))).toEqual([]);
+  });
+});
