@@ -164,17 +164,38 @@ describe("tinyhost run --local", () => {
         expect(await demo.proc.exited).toBe(1);
         expect(logText(demo)).toContain(`tinyhost demo: port ${port} is in use: set PORT or --port`);
 
-        const r = runLocal(copyExample("hello-api"), port);
+        const dir = copyExample("hello-api");
+        const r = runLocal(dir, port);
         const server = nodeNameOf(helloApi(), "server");
-        await waitLog(r, "the http_server error status", (t) => t.includes(`node ${server}  http_server  error: http_server: cannot listen on :${port}`));
-        await waitLog(r, "the advice", (t) => t.includes(`error: node ${server}: port ${port} is in use: set PORT or --port`));
+        // One line for the event: the node's status, naming its file, with the advice; no JSON log lines.
+        const file = join(dir, "server.yaml");
+        const line = (await Bun.file(file).text()).split("\n").indexOf("apiVersion: operator.tinysystems.io/v1alpha1") + 1;
+        await waitLog(r, "the http_server error status", (t) => t.includes(`node ${server}  http_server  error: ${file}:${line}: port ${port} is in use: set PORT or --port`));
         expect(logText(r)).toContain(`node ${nodeNameOf(helloApi(), "router")}  router  OK`);
         await Bun.sleep(1500); // a later reconcile (the http-start metadata patch) must not turn it back to OK
         expect(logText(r).split(`node ${server}  http_server  OK`).length - 1).toBe(1); // only the line before the start signal
+        expect(logText(r).split(`port ${port} is in use`).length - 1).toBe(1);
+        expect(logText(r)).not.toContain('{"level"');
         expect(await Promise.race([r.proc.exited.then(() => "exited"), Bun.sleep(100).then(() => "running")])).toBe("running");
       } finally {
         void busy.stop(true);
       }
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a second run --local on the same directory exits 1 naming the first one's pid and --state; --state lets it run",
+    async () => {
+      const dir = copyExample("tick-count");
+      const first = runLocal(dir);
+      await waitLog(first, "the first run", (t) => t.includes("tinyhost local: module"));
+      const second = runLocal(dir);
+      expect(await second.proc.exited).toBe(1);
+      expect(logText(second)).toContain(`is in use by another tinyhost (pid ${first.proc.pid})`);
+      expect(logText(second)).toContain("--state <file>");
+      const third = spawn(["run", "--local", dir, "--port", String(freePort()), "--state", join(tempDir("state"), "s.json")], dir, 0);
+      await waitLog(third, "the run with its own state", (t) => t.includes(`node ${nodeNameOf(tickCount(), "counter")}  counter  OK`));
     },
     TEST_TIMEOUT,
   );
@@ -277,7 +298,7 @@ describe("tinyhost run --local", () => {
         join(dir, "ghost.yaml"),
         "apiVersion: operator.tinysystems.io/v1alpha1\nkind: TinyNode\nmetadata:\n  name: e55788cb.tinyhost.ghost-00000\nspec:\n  module: tinyhost\n  component: ghost\n",
       );
-      await waitLog(r, "the syntax error", (t) => new RegExp(`error: ${join(dir, "broken.yaml").replaceAll("/", "\\/")}:\\d+: `).test(t));
+      await waitLog(r, "the syntax error", (t) => new RegExp(`error: ${join(dir, "broken.yaml").replaceAll("/", "\\/")}:\\d+:\\d+: `).test(t));
       await waitLog(r, "the unknown component", (t) => t.includes(`error: ${join(dir, "ghost.yaml")}:1: node e55788cb.tinyhost.ghost-00000: component "ghost" is not registered`));
       await expectHelloApi(url);
     },
