@@ -137,6 +137,8 @@ export class LocalHost {
   /** Broken edges found by the last check (after reconciles). */
   #edgeErrors: ManifestError[] = [];
   #settleQueued = false;
+  /** Notes of the last manifest read (skipped documents), so a reload does not repeat them. */
+  #notesShown = new Set<string>();
   #componentErrors = new Map<string, string>();
   /** Which file provides which component name (hot reload). */
   readonly #componentFiles = new Map<string, string>();
@@ -207,7 +209,7 @@ export class LocalHost {
    */
   static async start(options: LocalHostOptions): Promise<LocalHost> {
     const dir = resolve(options.dir);
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new LocalStartError(`manifests directory not found: ${dir}`);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new LocalStartError(`manifests directory not found: ${shownPath(dir)}`);
     const files = readManifestDir(dir, shownPath(dir));
     const first = collectDesired(files, new Map());
     const module = chooseModuleName(options.moduleName, first.nodes.values());
@@ -424,7 +426,9 @@ export class LocalHost {
     this.#desired = next;
     this.#manifestErrors = errors;
     for (const name of [...diff.changed, ...diff.removed]) this.#failures.forget(name);
-    for (const n of notes) this.report.line(`note: ${n}`);
+    // A skipped document is noted when it first appears, not again on every reload.
+    for (const n of notes) if (!this.#notesShown.has(n)) this.report.line(`note: ${n}`);
+    this.#notesShown = new Set(notes);
     for (const name of [...diff.added, ...diff.changed, ...diff.removed]) this.#enqueue(name);
     this.#reportProblems();
     return diff;

@@ -243,6 +243,19 @@ describe("local mode reports static problems at load", () => {
   });
 });
 
+describe("local mode says each thing once", () => {
+  test("a skipped document is noted when it appears, not again on every reload", async () => {
+    const dir = tempDir();
+    writeFlow(dir, flow({ relay: { component: "relay" } }));
+    writeFileSync(join(dir, "cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n");
+    const lines: string[] = [];
+    const host = await start(dir, lines);
+    await host.reloadManifests();
+    await host.reloadManifests();
+    expect(lines.filter((l) => l.includes("skipped ConfigMap"))).toEqual([`note: ${join(dir, "cm.yaml")}:1: skipped ConfigMap cm (local mode runs TinyProject, TinyFlow and TinyNode)`]);
+  });
+});
+
 describe("local mode says what was fixed", () => {
   test("fixing a manifest error that uncovers a settings error says one problem is left, after the new error", async () => {
     const dir = tempDir();
