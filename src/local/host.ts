@@ -521,7 +521,9 @@ export class LocalHost {
     if (!this.scheduler.installed(component)) {
       // A reconcile that raced the component's removal may have left a runner: stop it too.
       if (this.scheduler.runner(name)) await this.scheduler.uninstall(component);
-      this.#store.merge(name, { status: this.#unknownComponent(entry).detail, error: true });
+      const status = { status: this.#unknownComponent(entry).detail, error: true };
+      this.report.statusShown(name, component, status); // the problem list prints it, with file and line
+      this.#store.merge(name, status);
       this.#reportProblems();
       return;
     }

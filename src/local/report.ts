@@ -120,6 +120,14 @@ export class LocalReport {
     this.out(`node ${name}  ${component}  error: ${text}`);
   }
 
+  /**
+   * Records `status` as shown for `name` without printing: the event was already printed in
+   * another form (an unknown component is a listed problem), so its status line would repeat it.
+   */
+  statusShown(name: string, component: string, status: TinyNodeStatusLike): void {
+    this.#lastStatus.set(name, statusKey(component, status));
+  }
+
   /** A node was deleted. */
   nodeRemoved(name: string, component: string): void {
     this.#lastStatus.delete(name);

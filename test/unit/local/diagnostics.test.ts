@@ -254,6 +254,17 @@ describe("local mode says each thing once", () => {
     await host.reloadManifests();
     expect(lines.filter((l) => l.includes("skipped ConfigMap"))).toEqual([`note: ${join(dir, "cm.yaml")}:1: skipped ConfigMap cm (local mode runs TinyProject, TinyFlow and TinyNode)`]);
   });
+  test("an unknown component is one line (the problem, with file and line), not also a status line", async () => {
+    const desc = flow({ ghost: { component: "nope" } });
+    const dir = tempDir();
+    writeFlow(dir, desc);
+    const lines: string[] = [];
+    await start(dir, lines);
+    const node = nodeNameOf(desc, "ghost");
+    expect(lines.filter((l) => l.includes(node))).toEqual([
+      `error: ${join(dir, "ghost.yaml")}:3: node ${node}: component "nope" is not registered (known: caller, needy, pulse, relay, strict, thrower, typo)`,
+    ]);
+  });
 });
 
 describe("local mode says what was fixed", () => {

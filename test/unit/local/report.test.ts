@@ -67,6 +67,15 @@ describe("LocalReport", () => {
     expect(lines).toEqual(["node h.m.router-1  router  OK", 'node h.m.router-1  router  error: router.yaml:3: port _settings: field $.x breaks rule "required"']);
   });
 
+  test("statusShown records a status as printed, so its status line stays quiet until it changes", () => {
+    const { lines, r } = report();
+    const status = { status: 'component "nope" is not registered', error: true };
+    r.statusShown("h.m.g-1", "nope", status);
+    r.nodeStatus("h.m.g-1", "nope", status, "g.yaml:3");
+    r.nodeStatus("h.m.g-1", "nope", { status: "OK", error: false }, "g.yaml:3");
+    expect(lines).toEqual(["node h.m.g-1  nope  OK"]);
+  });
+
   test("nodeError prints its explanation and the status write that follows stays quiet", () => {
     const { lines, r } = report();
     const status = { status: "http_server: cannot listen on :8080: in use", error: true };
