@@ -76,18 +76,18 @@ export class RepeatLimiter {
     }
   }
 
-  /** Prints every pending summary now and closes all groups (on stop). */
+  /** Prints every pending summary now (without a time span: the window was cut short) and closes all groups (on stop). */
   flush(): void {
     for (const [key, g] of this.#groups) {
       g.cancel();
-      this.#summarise(g);
+      this.#summarise(g, "");
       this.#groups.delete(key);
     }
   }
 
   #arm(key: string, g: Group): void {
     g.cancel = this.schedule(() => {
-      if (this.#summarise(g)) {
+      if (this.#summarise(g, ` in the last ${Math.round(this.windowMs / 100) / 10} s`)) {
         for (const m of g.shown.keys()) g.shown.set(m, 0);
         g.others = 0;
         this.#arm(key, g); // still busy: keep counting into the next window
@@ -97,18 +97,20 @@ export class RepeatLimiter {
     }, this.windowMs);
   }
 
-  /** Prints the window's summaries of `g`; true when there was anything to summarise. */
-  #summarise(g: Group): boolean {
-    const secs = `${Math.round(this.windowMs / 100) / 10} s`;
+  /**
+   * Prints the window's summaries of `g`; true when there was anything to summarise.
+   * @param span e.g. ` in the last 5 s`, or `""`.
+   */
+  #summarise(g: Group, span: string): boolean {
     let busy = false;
     for (const [message, n] of g.shown) {
       if (n === 0) continue;
       busy = true;
-      this.out(`${g.prefix}: ${message} (repeated ${n} more time${n === 1 ? "" : "s"} in the last ${secs})`);
+      this.out(`${g.prefix}: ${message} (repeated ${n} more time${n === 1 ? "" : "s"}${span})`);
     }
     if (g.others > 0) {
       busy = true;
-      this.out(`${g.prefix}: ${g.others} more with other messages in the last ${secs}; the last: ${g.lastOther}`);
+      this.out(`${g.prefix}: ${g.others} more with other messages${span}; the last: ${g.lastOther}`);
     }
     return busy;
   }
