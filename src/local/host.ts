@@ -21,7 +21,6 @@ import { join, relative, resolve } from "node:path";
 import { nameMatches, parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
 import type { Scheduler } from "../runtime/scheduler/scheduler.ts";
 import type { ComponentDefinition } from "../sdk/component.ts";
-import { TinyError } from "../sdk/errors.ts";
 import type { TinyNodeLike, TinyNodeStatusLike } from "../sdk/node.ts";
 import { SystemPort } from "../sdk/ports.ts";
 import { toError } from "../sdk/result.ts";
@@ -34,15 +33,15 @@ import { collectDesired, diffNodes, type NodeDiff } from "./desired.ts";
 import { edgeProblems } from "./edge-check.ts";
 import { LocalStartError, ManifestError } from "./errors.ts";
 import { FailureLog } from "./failure-log.ts";
-import { hopWatchingTracer, type HopWatcher } from "./hop-watch.ts";
-import { HumanLogger, logEventText, type LogEvent } from "./human-log.ts";
+import { FlowEvents } from "./flow-events.ts";
+import { hopWatchingTracer } from "./hop-watch.ts";
+import { HumanLogger } from "./human-log.ts";
 import { readManifestDir, isManifestFile, type NodeManifest } from "./manifests.ts";
 import { NodeStore, type StatusChange } from "./node-store.ts";
 import { LocalReport, type Problem } from "./report.ts";
-import { HTTP_LISTEN_ERROR_CODE, isListenError, isPortInUse, listenErrorPort, type ListenFailure } from "./listen-watch.ts";
+import type { ListenFailure } from "./listen-watch.ts";
 import { LocalScheduler } from "./local-scheduler.ts";
 import { shownPath } from "./paths.ts";
-import { checkResponse } from "../components-lib/http-server-response.ts";
 import { otelTracer } from "../runtime/runner/tracer.ts";
 import { migrateLegacyStateFile, readStateFile, stateFilePath, StateFileWriter } from "./state-file.ts";
 import { acquireStateLock, type StateLock } from "./state-lock.ts";
@@ -179,16 +178,25 @@ export class LocalHost {
       this.#writer = new StateFileWriter(path, () => this.#store.all(), options.stateDebounceMs ?? 200, (err) => this.report.line(`error: cannot write state file ${shownPath(path)}: ${err.message}`));
     }
     const transport = new InProcessTransport();
+    const events = new FlowEvents(
+      {
+        stopped: () => this.#stopped,
+        componentOf: (name) => this.#desired.get(name)?.node.spec.component,
+        runner: (name) => this.scheduler.runner(name),
+        listenFailed: (f) => this.#onListenFailure(f),
+      },
+      this.#failures,
+    );
     this.scheduler = new LocalScheduler(
       {
         module: sanitizeResourceName(module),
         remote: transport,
         statusSink: this.#store,
         client: this.client,
-        tracer: hopWatchingTracer(otelTracer, this.#hopWatcher()),
+        tracer: hopWatchingTracer(otelTracer, events.watcher()),
         debounceMs: options.debounceMs ?? 1000,
-        // Warnings and errors become human lines (or are dropped as repeats); see #onLog.
-        log: new HumanLogger(logger.child({ component: "local" }), (e) => this.#onLog(e)),
+        // Warnings and errors become human lines, or are dropped as repeats (src/local/flow-events.ts).
+        log: new HumanLogger(logger.child({ component: "local" }), (e) => events.log(e)),
         // Local mode checks edges itself, naming the file and line (#checkEdges).
         warnUnknownEdgePorts: false,
       },
@@ -686,94 +694,6 @@ export class LocalHost {
     });
   }
 
-  // ----- hops and logs ----------------------------------------------------------------------
-
-  /** What the tracer tells local mode about hops (src/local/hop-watch.ts). */
-  #hopWatcher(): HopWatcher {
-    return {
-      inputFailed: (node, port, from, error) => {
-        if (this.#stopped) return;
-        if (isListenError(error) && this.#isHttpServer(node)) {
-          this.#failures.claim(error);
-          this.#onListenFailure({ node, error, inUse: isPortInUse(error) });
-          return;
-        }
-        if (port === SystemPort.settings && from === "") {
-          this.#failures.claim(error); // a reconcile's settings delivery: the node's status line reports it
-          return;
-        }
-        this.#failures.hop(node, port, from, error);
-      },
-      expressionFailed: (node, port, from, message) => {
-        if (!this.#stopped) this.#failures.expression(node, port, from, message);
-      },
-      emitted: (node, port) => this.#checkEmit(node, port),
-      outputFailed: (node, port, error) => {
-        if (!this.#stopped) this.#failures.emit(node, port, error);
-      },
-      // http_server answers a bad flow result with HTTP 500 itself (no hop fails): say it here too.
-      wantsResult: (node, port) => port === HTTP_REQUEST_PORT && this.#isHttpServer(node),
-      emitResult: (node, port, result) => {
-        if (this.#stopped || result.kind === "fail") return;
-        const check = checkResponse(result.kind === "ok" ? result.value : undefined);
-        if (!check.ok) this.#failures.emit(node, port, new Error(`invalid response: ${check.problem}`));
-      },
-    };
-  }
-
-  #isHttpServer(node: string): boolean {
-    return this.#desired.get(node)?.node.spec.component === HTTP_SERVER_COMPONENT;
-  }
-
-  /** Ports with edges, per node spec object (a new spec is a new object: the cache follows it). */
-  readonly #edgePorts = new WeakMap<object, ReadonlySet<string>>();
-
-  /**
-   * A note, once per node and port, when a component emits where nothing listens: on a port it
-   * does not declare, or on one without edges (runtime-spec §2.4: such an emit resolves empty, so
-   * an HTTP caller only sees "the flow returned no response").
-   */
-  #checkEmit(node: string, port: string): void {
-    if (this.#stopped || port.includes(":") || this.#failures.noted(node, port)) return;
-    const runner = this.scheduler.runner(node);
-    if (!runner) return;
-    const spec = runner.node.spec;
-    let withEdges = this.#edgePorts.get(spec);
-    if (!withEdges) {
-      withEdges = new Set((spec.edges ?? []).map((e) => e.port));
-      this.#edgePorts.set(spec, withEdges);
-    }
-    if (withEdges.has(port)) return;
-    const component = runner.instance.definition.info.name;
-    const ports = runner.ports();
-    if (ports.some((p) => p.name === port && p.source)) {
-      this.#failures.note(node, port, `node ${node} emitted on port ${JSON.stringify(port)}, which has no edges; the message went nowhere`);
-    } else {
-      const outputs = ports.filter((p) => p.source && !p.name.startsWith("_")).map((p) => p.name).join(", ") || "none";
-      this.#failures.note(node, port, `node ${node} emitted on port ${JSON.stringify(port)}, which ${component} does not declare as an output (its output ports: ${outputs}); the message went nowhere`);
-    }
-  }
-
-  /**
-   * A warning or error of the runtime or a component (src/local/human-log.ts): dropped when it
-   * repeats an event already printed — a failed reconcile (the node's status line says it), a hop
-   * failure (printed where it happened) — turned into the node's status for an http_server bind
-   * failure, else printed as one rate-limited human line.
-   */
-  #onLog(e: LogEvent): void {
-    if (this.#stopped) return;
-    if (e.err !== undefined && e.node !== "") {
-      if (this.scheduler.runner(e.node)?.lastError?.message === e.err) return;
-      if (this.#isHttpServer(e.node) && listenErrorPort(e.err) !== undefined) {
-        const error = new TinyError(HTTP_LISTEN_ERROR_CODE, e.err);
-        this.#failures.claim(error);
-        this.#onListenFailure({ node: e.node, error, inUse: isPortInUse(error) });
-        return;
-      }
-    }
-    this.#failures.log(e.level, e.node, e.port, logEventText(e), e.err);
-  }
-
   // ----- watching ---------------------------------------------------------------------------
 
   #watch(): void {
@@ -833,9 +753,6 @@ export function nothingRunsHint(module: string, dir: string, names: readonly str
   if ([...modules].some((m) => nameMatches(m, module))) return undefined;
   return `no nodes for module ${module} in ${dir}: found nodes of modules [${[...modules].sort().join(", ")}]`;
 }
-
-/** http_server's port whose emits carry a request and resolve to the flow's Response (components.md §2.1). */
-const HTTP_REQUEST_PORT = "request";
 
 /** A path as shown in messages (src/local/paths.ts). */
 function displayDir(abs: string): string {
