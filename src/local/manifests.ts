@@ -2,7 +2,10 @@
  * Reads TinyProject/TinyFlow/TinyNode manifests from multi-document YAML files, the way
  * `kubectl apply -f <dir>` would see them, and checks each TinyNode against the CRD's required
  * fields (runtime-spec §8; components.md §6). A bad document is reported with its file, line and
- * node name and skipped; the other documents of the file still load.
+ * node name and skipped; the other documents of the file still load. Problems that need no hop are
+ * reported here too, on nodes that still load: an `{{expression}}` in a port configuration that
+ * does not parse (src/local/port-expressions.ts), a `spec.module` that differs from the name's
+ * module segment (a warning).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
