@@ -26,7 +26,8 @@ export function runLocalUsage(compiled = isCompiledBinary()): string {
 Runs the TinyProject/TinyFlow/TinyNode manifests (*.yaml, *.yml) in <dir> without a cluster.
 Edits to the manifests and to component files apply live; node state is kept in
 <dir>/.tinyhost/state.json so a restart resumes (an old <dir>/.tinyhost-state.json is
-moved there once).
+moved there once); a lock next to it lets only one process run on the same state. A failed
+hop is printed once, at the node where it failed.
 
   --name <module>       module name (default: the nodes' spec.module, else "tinyhost");
                         nodes run when their name's module segment matches it
