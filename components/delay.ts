@@ -4,7 +4,7 @@
  * The wait ends early with a `CANCELLED` failure when the hop is cancelled (`ctx.signal`).
  */
 import { defineComponent, fail, source, target, Type } from "tinyhost";
-import { sleepUnlessAborted } from "../src/components-lib/abortable-sleep.ts";
+import { sleepUnlessAborted } from "../src/sdk/abortable-sleep.ts";
 import { InvalidDelayError, WaitCancelledError } from "../src/components-lib/timing-errors.ts";
 
 const In = Type.Object({

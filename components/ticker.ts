@@ -6,7 +6,7 @@
  * leader's reconcile resumes it; a pod that loses the lease stops its loop (metadata kept).
  */
 import { defineComponent, source, target, Type, type ComponentContext, type ComponentLogger, type Emitter, type TinyNodeLike } from "tinyhost";
-import { sleepUnlessAborted } from "../src/components-lib/abortable-sleep.ts";
+import { sleepUnlessAborted } from "../src/sdk/abortable-sleep.ts";
 import { BackgroundLoop } from "../src/components-lib/background-loop.ts";
 import { readControl } from "../src/components-lib/control-message.ts";
 

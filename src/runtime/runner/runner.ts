@@ -18,6 +18,7 @@ import {
 } from "../../sdk/node.ts";
 import { FROM_SIGNAL, parsePortAddress, type Msg } from "../../transport/types.ts";
 import { compilePortValidator, type PortValidator } from "../schema/index.ts";
+import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
 import { Debouncer } from "./debouncer.ts";
 import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, PayloadDecodeError, PortValidationError } from "./errors.ts";
 import { MetadataState } from "./metadata-state.ts";
@@ -122,20 +123,9 @@ class HopContext implements ComponentContext<unknown> {
   }
 }
 
+/** Waits `ms` unless the hop's scope is cancelled first (false then). */
 function sleep(ms: number, scope: HopScope): Promise<boolean> {
-  if (scope.aborted) return Promise.resolve(false);
-  const signal = scope.toSignal();
-  return new Promise((resolve) => {
-    const t = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      resolve(false);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+  return scope.aborted ? Promise.resolve(false) : sleepUnlessAborted(ms, scope.toSignal());
 }
 
 /** The first non-empty `ok` by completion; else the first failure by completion; else empty (runtime-spec §2.4). */

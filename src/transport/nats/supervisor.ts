@@ -6,6 +6,7 @@
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from "@nats-io/jetstream";
 import type { Logger } from "../../telemetry/log.ts";
 import { isMissingResource } from "./streams.ts";
+import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
 
 /** Health-check interval, ms (runtime-spec §13.1: 20 s). */
 export const HEALTH_CHECK_MS = 20_000;
@@ -69,7 +70,7 @@ export class ConsumerSupervisor {
         if (signal.aborted) break;
         o.log.warn({ stream: o.stream, consumer: o.consumer, err: err instanceof Error ? err.message : String(err) }, "consumer setup failed; retrying");
       }
-      if (!signal.aborted) await pause(o.pauseMs ?? REBUILD_PAUSE_MS, signal);
+      if (!signal.aborted) await sleepUnlessAborted(o.pauseMs ?? REBUILD_PAUSE_MS, signal);
     }
   }
 
@@ -77,7 +78,7 @@ export class ConsumerSupervisor {
   async #watch(signal: AbortSignal): Promise<string> {
     const o = this.#o;
     for (;;) {
-      if (!(await pause(o.healthCheckMs ?? HEALTH_CHECK_MS, signal))) return "stopped";
+      if (!(await sleepUnlessAborted(o.healthCheckMs ?? HEALTH_CHECK_MS, signal))) return "stopped";
       try {
         await o.jsm.consumers.info(o.stream, o.consumer);
       } catch (err) {
@@ -94,20 +95,4 @@ export class ConsumerSupervisor {
     await this.#current?.close().catch(() => undefined);
     await this.#loop;
   }
-}
-
-/** Sleeps `ms`; false when `signal` aborted first. */
-function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const t = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      resolve(false);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }

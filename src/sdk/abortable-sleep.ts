@@ -1,6 +1,8 @@
 /**
  * A timer that gives up when a signal aborts — the wait behind `delay`, `ticker` and `cron`
- * (components.md §1.3, §1.15, §1.16: "aborting … if the request is cancelled").
+ * (components.md §1.3, §1.15, §1.16: "aborting … if the request is cancelled"), the runner's retry
+ * backoff (runtime-spec §2.5) and the NATS supervisor's re-check pause. Internal: not exported
+ * from the SDK's index.
  */
 
 /**
