@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds the Go test tools of test/go/ — programs of our own over the real Go SDK
+# (github.com/tiny-systems/module, pinned in test/go/go.mod) — into a cache dir outside the repo:
+# one sub-directory per hash of test/go's sources, so a change rebuilds and an unchanged tree
+# is reused. Prints the directory holding the binaries (one per test/go/<tool>/main.go).
+# Same conventions as build-control-plane.sh: GOTOOLCHAIN=local, CGO off, one probe of the proxy
+# before a long build, one line on stderr when Go or the proxy is missing.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SRC="$ROOT/test/go"
+SDK=$(sed -n 's#^[[:space:]]*\(require \)\{0,1\}github.com/tiny-systems/module \(v[^ ]*\).*#\2#p' "$SRC/go.mod" | head -n 1)
+HASH=$(cd "$SRC" && find . -type f \( -name '*.go' -o -name 'go.mod' -o -name 'go.sum' \) -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+OUT=${TINYHOST_GO_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tinyhost/go-tools/sdk-$SDK-$HASH}
+
+die() { echo "build-go-tools: $*" >&2; exit 1; }
+
+if [ "${1:-}" = "--print-dir" ]; then echo "$OUT"; exit 0; fi
+
+TOOLS=$(cd "$SRC" && for d in */; do [ -f "$d/main.go" ] && echo "${d%/}"; done)
+missing=0
+for t in $TOOLS; do [ -x "$OUT/$t" ] || missing=1; done
+if [ $missing -eq 0 ]; then echo "$OUT"; exit 0; fi
+
+command -v go >/dev/null 2>&1 || die "Go is not installed: install Go 1.26 (https://go.dev/doc/install) and run again."
+export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
+mkdir -p "$OUT"
+
+if ! go mod download -json "github.com/tiny-systems/module@$SDK" >"$OUT/.probe.out" 2>&1; then
+  why=$(sed -n 's/^[[:space:]]*"Error": "\(.*\)",\{0,1\}$/\1/p' "$OUT/.probe.out" | head -n 1)
+  die "the Go module proxy did not serve github.com/tiny-systems/module@$SDK (${why:-$(tail -n 1 "$OUT/.probe.out")}); check GOPROXY and the network, then run again."
+fi
+
+start=$(date +%s)
+for t in $TOOLS; do
+  if [ ! -x "$OUT/$t" ]; then
+    (cd "$SRC" && go build -trimpath -ldflags "-s -w" -o "$OUT/$t.tmp" "./$t" && mv "$OUT/$t.tmp" "$OUT/$t") \
+      || die "building test/go/$t against the Go SDK $SDK failed (see the output above)."
+  fi
+done
+echo "build-go-tools: built $(echo $TOOLS | tr '\n' ' ') in $(( $(date +%s) - start )) s" >&2
+echo "$OUT"
