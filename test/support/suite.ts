@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startControlPlane, writeControlPlaneInfo, type OwnedControlPlane } from "./control-plane.ts";
+import { ensureGoTools } from "./go-tools.ts";
 import { startNats, type NatsServer } from "./nats.ts";
 
 /** The shared servers of one run. */
@@ -23,7 +24,7 @@ export interface SuiteServers {
 export async function startSuiteServers(): Promise<SuiteServers> {
   const dir = mkdtempSync(join(tmpdir(), "tinyhost-run-"));
   const t0 = performance.now();
-  const [controlPlane, nats] = await Promise.all([
+  const [controlPlane, nats, goTools] = await Promise.all([
     startControlPlane().then((cp) => {
       console.error(`[suite] kube-apiserver ready at ${cp.server} in ${Math.round(performance.now() - t0)} ms`);
       return cp;
@@ -31,6 +32,10 @@ export async function startSuiteServers(): Promise<SuiteServers> {
     startNats().then((n) => {
       console.error(`[suite] nats-server ready at ${n.url}`);
       return n;
+    }),
+    ensureGoTools().then((d) => {
+      console.error(`[suite] Go test tools ready in ${d} after ${Math.round(performance.now() - t0)} ms`);
+      return d;
     }),
   ]);
   const infoFile = join(dir, "control-plane.json");
@@ -43,6 +48,7 @@ export async function startSuiteServers(): Promise<SuiteServers> {
       TINYHOST_CONTROL_PLANE: infoFile,
       TINYHOST_TEST_NATS_URL: nats.url,
       TINYHOST_TEST_TMP: dir,
+      TINYHOST_GO_TOOLS_DIR: goTools,
     },
     async stop() {
       if (stopped) return;
