@@ -12,7 +12,7 @@
  * - re-import drops the file from Bun's module registry first (a query-string cache buster is
  *   normalised away in Bun 1.4); helpers it imports keep their first version.
  */
-import { existsSync, readFileSync, statSync, watch, type FSWatcher } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync, watch, type FSWatcher } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as sdk from "../../sdk/index.ts";
@@ -62,6 +62,26 @@ export function installSdkResolver(): void {
   });
 }
 
+/** Real path each file had when last imported: Bun caches a module under it. */
+const realPaths = new Map<string, string>();
+
+/**
+ * Drops `abs` from Bun's module registry, under its own path and under the real path it had when
+ * imported (the import goes to the real path, see below).
+ */
+function forget(abs: string): void {
+  delete require.cache[abs];
+  const before = realPaths.get(abs);
+  if (before) delete require.cache[before];
+  try {
+    const now = realpathSync(abs);
+    delete require.cache[now];
+    realPaths.set(abs, now);
+  } catch {
+    realPaths.delete(abs);
+  }
+}
+
 /**
  * Imports (or re-imports, dropping the cached module first) one component file.
  * @throws ComponentImportError `COMPONENT_IMPORT_FAILED` naming the file when evaluating it throws
@@ -72,13 +92,21 @@ export async function importComponentFile(file: string): Promise<LoadedComponent
   installSdkResolver();
   const abs = resolve(file);
   const source = shownPath(abs);
-  delete require.cache[abs];
-  const href = pathToFileURL(abs).href.slice("file://".length);
+  forget(abs);
+  // Import the real path: a ConfigMap file is a link through `..data`, and Bun keeps answering an
+  // import of the link's path with the module it first loaded, whatever the cache says (measured).
+  let target = abs;
+  try {
+    target = realpathSync(abs);
+  } catch {
+    // missing: the import below reports it
+  }
+  const href = pathToFileURL(target).href.slice("file://".length);
   let mod: Record<string, unknown>;
   try {
     mod = (await import(`file://${href}`)) as Record<string, unknown>;
   } catch (cause) {
-    delete require.cache[abs]; // do not keep a failed evaluation around for the next attempt
+    forget(abs); // do not keep a failed evaluation around for the next attempt
     if ((cause as { code?: unknown } | null)?.code === "INVALID_COMPONENT") throw new InvalidComponentFileError(source, (cause as Error).message, { cause });
     throw new ComponentImportError(source, cause);
   }
