@@ -26,6 +26,8 @@ if (existsSync(resolve(root, "scripts/gen-registry.ts"))) step("validate compone
 mkdirSync(resolve(root, "dist"), { recursive: true });
 // Only dev discovery's `import(`file://…`)` may stay dynamic; any other unresolved import fails the build.
 // --bytecode: JSC bytecode compiled at build time; start-up no longer parses ~1,500 modules (110 ms → ~35 ms for `--version`).
-step("compile", [bun, "build", "--compile", "--minify", "--sourcemap", "--bytecode", "--format=esm", "--allow-unresolved=file://*", "src/cli/main.ts", "--outfile", "dist/tinyhost"]);
+// The script sandbox's worker (src/runtime/script/sandbox-worker.ts) is a second entrypoint: Bun
+// embeds it and `new Worker(new URL("./sandbox-worker.ts", import.meta.url))` finds it in the binary.
+step("compile", [bun, "build", "--compile", "--minify", "--sourcemap", "--bytecode", "--format=esm", "--allow-unresolved=file://*", "src/cli/main.ts", "src/runtime/script/sandbox-worker.ts", "--outfile", "dist/tinyhost"]);
 const size = Bun.file(resolve(root, "dist/tinyhost")).size;
 console.log(`dist/tinyhost ${(size / 1024 / 1024).toFixed(1)} MiB`);

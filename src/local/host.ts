@@ -404,7 +404,7 @@ export class LocalHost {
   async #loadComponents(): Promise<void> {
     if (this.#options.components) {
       for (const def of this.#options.components) this.scheduler.install(def);
-      return;
+      if (this.#options.componentsDir === undefined) return; // else the directory's files add to (and may replace) the bundled set
     }
     const dir = resolve(this.#options.componentsDir ?? "components");
     let result;

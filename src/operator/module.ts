@@ -36,6 +36,9 @@ import {
 import { createResourceManager } from "../k8s/resources/index.ts";
 import { Controller, generationOrStatusMetadataChanged, LeaderElector, resourceSource, stripManagedFields, Watcher } from "../k8s/runtime/index.ts";
 import { discoverComponents, type Registry } from "../runtime/registry/index.ts";
+import { ComponentCatalog } from "../runtime/registry/catalog.ts";
+import { watchComponentDir } from "../runtime/registry/runtime-files.ts";
+import { asWatched, tinyComponentController } from "../k8s/controllers/tinycomponent-wiring.ts";
 import { Scheduler } from "../runtime/scheduler/index.ts";
 import type { ModuleClient } from "../sdk/client.ts";
 import { healthApp, listen, parseBindAddress, type HttpListener } from "../server/index.ts";
@@ -87,7 +90,10 @@ export interface ModuleOptions {
   metricsBindAddress?: string;
   /** gRPC listen address (`--grpc-server-bind-address`). */
   grpcServerBindAddress: string;
-  /** Components directory (dev discovery); absent → `./components`, or the static registry in a compiled binary. */
+  /**
+   * Component files loaded and watched in addition to the bundled set (a file may replace a bundled
+   * component of its name); absent → `./components` discovery from source, or the bundled set.
+   */
   componentsDir?: string;
   /** Environment (NATS selection, `SELF_SERVICE_HOST`, kubeconfig discovery). */
   env: Record<string, string | undefined>;
@@ -148,7 +154,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   };
 
   const kube = await stage("kubeconfig", () => createKubeClient({ ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}), env: o.env }));
-  const registry = await stage("components", () => loadRegistry(o.componentsDir));
+  const registry = await stage("components", () => loadRegistry(o.componentsDir === undefined ? undefined : null));
 
   let leading = false;
   const isLeader = () => leading;
@@ -167,9 +173,11 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
       client,
       log: base.child({ component: "scheduler" }),
     });
-    for (const def of registry.list()) s.install(def);
     return s;
   });
+  // The live component set: bundled, files (--components, watched), TinyComponents (runtime-spec §5.3).
+  const catalog = new ComponentCatalog(scheduler);
+  for (const def of registry.list()) catalog.put(def, `bundled:${registry.source(def.info.name)}`);
   const gate = new HopGate((msg, signal) => scheduler.handle(msg, signal));
 
   // Controllers and their watch pipelines (created now, run after the elector starts).
@@ -187,10 +195,11 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     predicates: [generationOrStatusMetadataChanged],
     onError: (key, err) => log.warn({ controller: "tinynode", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
   });
-  const components = componentStatuses(registry.list());
+  let components = { version: -1, list: componentStatuses([]) };
+  const listed = () => (components.version === catalog.version ? components : (components = { version: catalog.version, list: componentStatuses(catalog.list()) })).list;
   const moduleReconciler = tinyModuleReconciler({
     ownName: moduleName,
-    desiredStatus: () => moduleStatus({ addr: transport.address(), name: o.name, version: o.version, sdkVersion: tinyhostVersion, components }),
+    desiredStatus: () => moduleStatus({ addr: transport.address(), name: o.name, version: o.version, sdkVersion: tinyhostVersion, components: listed() }),
     api: kubeModuleApi(kube, o.namespace),
     isLeader,
     ...(transport.addresses ? { addresses: transport.addresses } : {}),
@@ -202,9 +211,15 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     reconcile: (key, obj, ctx) => reconcileSpan(`TinyModule ${key}`, () => moduleReconciler.reconcile(key, obj, ctx)),
     onError: (key, err) => log.warn({ controller: "tinymodule", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
   });
+  const componentController = tinyComponentController({ kube, namespace: o.namespace, module: o.name, catalog, isLeader, log });
+  catalog.onChange((names) => {
+    nodeController.enqueueAll((n) => names.includes(n.spec.component) && nodeReconciler.owns(n.metadata.name ?? ""));
+    moduleController.enqueue(`${o.namespace}/${moduleName}`);
+  });
   const requeueOwned = () => {
     nodeController.enqueueAll((n) => nodeReconciler.owns(n.metadata.name ?? ""));
     moduleController.enqueue(`${o.namespace}/${moduleName}`);
+    componentController.requeueAll();
   };
 
   let leaderKnown = false;
@@ -239,6 +254,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   const controllers: WatchedController[] = [
     { name: "tinynode", controller: nodeController as unknown as Controller<KubeObject>, watcher: nodeWatcher as unknown as Watcher<KubeObject>, writes: nodeReconciler.stats },
     { name: "tinymodule", controller: moduleController as unknown as Controller<KubeObject>, watcher: moduleWatcher as unknown as Watcher<KubeObject>, writes: moduleReconciler.stats },
+    { name: "tinycomponent", ...asWatched(componentController), writes: { ...componentController.reconciler.stats, conflicts: 0 } },
   ];
   const metrics = moduleMetrics({ controllers, leaseName, isLeader, hops: gate.stats, runners: () => scheduler.nodes().length, apiserverRequests: kube.stats });
   const readiness = {
@@ -274,9 +290,12 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
 
   // Receivers before controllers (Go's order): the TinyModule status then carries the bound address.
   await stage("transport receivers", () => transport.serve(gate.handle));
-  const { nodeRun, moduleRun } = await stage("controllers", () => ({
+  const fileWatch = o.componentsDir === undefined ? undefined : watchComponentDir(o.componentsDir, { catalog, overridable: (origin) => origin.startsWith("bundled:"), log });
+  if (fileWatch) await stage("component files", async () => log.info({ dir: o.componentsDir, failed: (await fileWatch.ready).length }, "component files loaded; watching for changes"));
+  const { nodeRun, moduleRun, componentRun } = await stage("controllers", () => ({
     nodeRun: nodeController.run(stopControllers.signal),
     moduleRun: moduleController.run(stopControllers.signal),
+    componentRun: componentController.run(stopControllers.signal),
   }));
   log.info({ module: o.name, version: o.version, namespace: o.namespace, transport: transport.kind, health: listeners[0]?.url }, "module started");
 
@@ -305,7 +324,8 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
       await step("stop receivers", () => transport.close(500));
       await step("stop controllers", async () => {
         stopControllers.abort();
-        await Promise.race([Promise.allSettled([nodeRun, moduleRun]), Bun.sleep(2_000)]);
+        fileWatch?.stop();
+        await Promise.race([Promise.allSettled([nodeRun, moduleRun, componentRun]), Bun.sleep(2_000)]);
       });
       await step("stop runners", () => scheduler.stopAll());
       await step("release lease", async () => {
@@ -329,6 +349,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   };
   nodeRun.then(() => !stopping && fatal("tinynode controller")(new Error("controller stopped unexpectedly")), fatal("tinynode controller"));
   moduleRun.then(() => !stopping && fatal("tinymodule controller")(new Error("controller stopped unexpectedly")), fatal("tinymodule controller"));
+  componentRun.then(() => !stopping && fatal("tinycomponent controller")(new Error("controller stopped unexpectedly")), fatal("tinycomponent controller"));
   electorRun.then(() => !stopping && fatal("leader election")(new Error("elector stopped unexpectedly")), fatal("leader election"));
   transport.failed.catch(fatal(`${transport.kind} transport`));
 
@@ -347,8 +368,15 @@ function nodeWorkers(env: Record<string, string | undefined>): number {
   return n;
 }
 
-/** Components: `dir` → discovery; else a compiled binary's static registry; else `./components`. */
-async function loadRegistry(dir: string | undefined): Promise<Registry> {
+/**
+ * The bundled components: `null` (files come from `--components`) or a compiled binary → the
+ * static registry; else `./components` when it exists (dev), else the static registry.
+ */
+async function loadRegistry(dir: string | undefined | null): Promise<Registry> {
+  if (dir === null) {
+    const { loadStaticRegistry } = await import("../runtime/registry/static.ts");
+    return loadStaticRegistry();
+  }
   if (dir === undefined && Bun.isStandaloneExecutable) {
     const { loadStaticRegistry } = await import("../runtime/registry/static.ts");
     return loadStaticRegistry();

@@ -31,6 +31,10 @@ export interface ModuleProcessOptions {
   waitReady?: boolean;
   /** Extra CLI flags. */
   args?: string[];
+  /** The command before `run`; default `bun src/cli/main.ts` (e.g. `[dist/tinyhost]`). */
+  command?: string[];
+  /** Working directory; default the project root. */
+  cwd?: string;
 }
 
 /** A running module process. */
@@ -58,17 +62,17 @@ export async function startModuleProcess(o: ModuleProcessOptions): Promise<Modul
   const proc = startProcess({
     name: `module ${o.hostname}`,
     cmd: [
-      BUN, "src/cli/main.ts", "run",
+      ...(o.command ?? [BUN, "src/cli/main.ts"]), "run",
       "--name", o.name,
       "--version", o.version ?? "1.0.0",
       "--namespace", o.namespace,
       "--kubeconfig", o.kubeconfig,
       "--health-probe-bind-address", `127.0.0.1:${port}`,
       "--grpc-server-bind-address", "127.0.0.1:0",
-      "--components", o.components ?? "test/fixtures/operator-components",
+      ...(o.components === "" ? [] : ["--components", o.components ?? "test/fixtures/operator-components"]),
       ...(o.args ?? []),
     ],
-    cwd: ROOT,
+    cwd: o.cwd ?? ROOT,
     logFile,
     env: { HOSTNAME: o.hostname, TINY_NATS_URL: "", TINYHOST_LOG_LEVEL: "info", ...o.env },
   });

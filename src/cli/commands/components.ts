@@ -10,18 +10,22 @@ import { resolve } from "node:path";
 import type { CommandRunner } from "../cli.ts";
 import { looksLikeFlag } from "../flag-value.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
-import { describeComponent, discoverComponents, RegistryError, type ComponentDescription, type Registry } from "../../runtime/registry/index.ts";
+import { createRegistry, describeComponent, discoverComponents, RegistryError, type ComponentDescription, type Registry } from "../../runtime/registry/index.ts";
+import { loadComponentDir } from "../../runtime/registry/runtime-files.ts";
 
 /**
  * Help text of `tinyhost components`, with the `--dir` default of the case it runs in (components-source.ts).
  * @param compiled true for the compiled binary's wording; default: this process.
  */
 export function componentsUsage(compiled = isCompiledBinary()): string {
-  return `Usage: tinyhost components [--json] [--dir <dir>]
+  return `Usage: tinyhost components [--json] [--dir <dir> | --components <dir>]
 
 Lists every discovered component with its ports.
   --json       print [{name, description, info, tags, ports:[{name,label,source,position,schema}]}]
-  --dir <dir>  list the component files in <dir> (${componentsDefault({ compiled, bundledFallback: false })})`;
+  --dir <dir>  list the component files in <dir> (${componentsDefault({ compiled, bundledFallback: false })})
+  --components <dir>
+               list the bundled components plus the files in <dir> (a file replaces a bundled
+               component of its name; a broken file is reported and skipped), as \`run --components\` serves them`;
 }
 
 const POSITION_NAMES = ["top", "right", "bottom", "left"];
@@ -30,6 +34,7 @@ const POSITION_NAMES = ["top", "right", "bottom", "left"];
 interface Flags {
   json: boolean;
   dir?: string;
+  extra?: string;
 }
 
 function parse(args: string[]): Flags | string {
@@ -42,9 +47,27 @@ function parse(args: string[]): Flags | string {
       if (v === undefined || v === "" || looksLikeFlag(v)) return "--dir needs a directory";
       flags.dir = v;
     } else if (arg.startsWith("--dir=")) flags.dir = arg.slice("--dir=".length);
+    else if (arg === "--components") {
+      const v = args[++i];
+      if (v === undefined || v === "" || looksLikeFlag(v)) return "--components needs a directory";
+      flags.extra = v;
+    } else if (arg.startsWith("--components=")) flags.extra = arg.slice("--components=".length);
     else return `unknown argument "${arg}"`;
   }
   return flags;
+}
+
+/** The bundled set plus the files of `dir` (runtime-files.ts); broken files are printed and skipped. */
+async function loadWithFiles(dir: string): Promise<Registry> {
+  const { loadStaticRegistry } = await import("../../runtime/registry/static.ts");
+  const bundled = loadStaticRegistry();
+  const files = await loadComponentDir(dir);
+  for (const e of files.errors) console.error(`tinyhost components: ${e.message} [${e.code}] (skipped)`);
+  const fromFiles = new Set(files.components.map((c) => c.definition.info.name));
+  return createRegistry([
+    ...bundled.list().filter((d) => !fromFiles.has(d.info.name)).map((d) => ({ definition: d, source: bundled.source(d.info.name) })),
+    ...files.components.map((c) => ({ definition: c.definition, source: c.source })),
+  ]);
 }
 
 async function load(dir: string | undefined): Promise<Registry> {
@@ -89,7 +112,7 @@ export const componentsCommand: CommandRunner = {
     let registry: Registry;
     let list: ComponentDescription[];
     try {
-      registry = await load(flags.dir);
+      registry = flags.extra !== undefined ? await loadWithFiles(flags.extra) : await load(flags.dir);
       list = registry.list().map(describeComponent);
     } catch (e) {
       const code = e instanceof RegistryError ? ` [${e.code}]` : "";

@@ -155,7 +155,8 @@ export function moduleOptionsFrom(flags: RunClusterFlags, env: Record<string, st
     healthProbeBindAddress: flags.healthProbeBindAddress,
     ...(flags.metricsBindAddress ? { metricsBindAddress: flags.metricsBindAddress } : {}),
     grpcServerBindAddress: flags.grpcServerBindAddress,
-    ...(flags.components ? { componentsDir: flags.components } : {}),
+    // TINYHOST_COMPONENTS_DIR: the image's way to add watched component files (a ConfigMap mount), issue 17.
+    ...(flags.components || env.TINYHOST_COMPONENTS_DIR ? { componentsDir: flags.components || env.TINYHOST_COMPONENTS_DIR } : {}),
     env,
     lease: {
       durationMs: msFromEnv(env, "TINYHOST_LEASE_DURATION_MS", DEFAULT_LEASE_TIMINGS.durationMs),

@@ -115,7 +115,8 @@ export function parseRunLocalArgs(args: readonly string[], env: Record<string, s
 
 /** Components compiled into a standalone binary (the static registry), or undefined in dev. */
 async function bundledComponents(dirGiven: boolean): Promise<ComponentDefinition[] | undefined> {
-  if (dirGiven || !Bun.isStandaloneExecutable) return undefined;
+  if (!Bun.isStandaloneExecutable) return undefined;
+  void dirGiven; // the binary serves its bundled set plus the directory's files (issue 17)
   // Literal specifier: bundled at build time, evaluated only here.
   const { loadStaticRegistry } = await import("../../runtime/registry/static.ts");
   return loadStaticRegistry().list();

@@ -332,10 +332,10 @@ export interface TinyComponentSpec {
   runtime?: string;
   /** The implementation source. */
   script: string;
-  /** Base64 of the request port's JSON Schema. */
-  input: Base64;
-  /** Base64 of the response port's JSON Schema. */
-  output: Base64;
+  /** JSON Schema of the request's `inputData`, as a plain JSON string (SDK v0.13.130, runtime-spec §17). */
+  input: string;
+  /** JSON Schema of the response's `outputData`, as a plain JSON string. */
+  output: string;
   /** Expose an `error` port. */
   enableErrorPort?: boolean;
 }

@@ -18,10 +18,11 @@ export function isComponentFile(relPath: string): boolean {
 
 /**
  * Component files under `dir` (relative paths, `/`-separated, sorted so discovery order and the
- * generated registry are deterministic).
+ * generated registry are deterministic). Symlinked files count: a ConfigMap volume is made of
+ * `name.ts -> ..data/name.ts` links (its `..data` and timestamped dirs are hidden and skipped).
  * @throws Error with `code: "ENOENT"` when `dir` does not exist (from `Bun.Glob`).
  */
 export function listComponentFiles(dir: string): string[] {
   const glob = new Bun.Glob(COMPONENT_GLOB);
-  return [...glob.scanSync({ cwd: dir, onlyFiles: true })].map((p) => p.replaceAll("\\", "/")).filter(isComponentFile).sort();
+  return [...glob.scanSync({ cwd: dir, onlyFiles: true, followSymlinks: true })].map((p) => p.replaceAll("\\", "/")).filter(isComponentFile).sort();
 }

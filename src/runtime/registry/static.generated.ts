@@ -11,6 +11,7 @@ export const staticComponents: ReadonlyArray<{ readonly source: string; readonly
   { source: "components/delay.ts", load: () => require("../../../components/delay.ts") as Record<string, unknown> },
   { source: "components/http_request.ts", load: () => require("../../../components/http_request.ts") as Record<string, unknown> },
   { source: "components/http_server.ts", load: () => require("../../../components/http_server.ts") as Record<string, unknown> },
+  { source: "components/js_eval.ts", load: () => require("../../../components/js_eval.ts") as Record<string, unknown> },
   { source: "components/router.ts", load: () => require("../../../components/router.ts") as Record<string, unknown> },
   { source: "components/signal.ts", load: () => require("../../../components/signal.ts") as Record<string, unknown> },
   { source: "components/ticker.ts", load: () => require("../../../components/ticker.ts") as Record<string, unknown> },

@@ -233,7 +233,7 @@ describe("other kinds", () => {
     const validate = compileCrdSchema(schemaOf("tinycomponents"), { useDefaults: true });
     const c: Record<string, any> = {
       metadata: { name: "summarise-pods" },
-      spec: { component: "summarise_pods", script: "export default (i) => i", input: b64({ type: "object" }), output: b64({ type: "object" }) },
+      spec: { component: "summarise_pods", script: "export default (i) => i", input: JSON.stringify({ type: "object" }), output: JSON.stringify({ type: "object" }) },
     };
     expect(validate(c)).toBe(true);
     expect(c.spec.runtime).toBe("js");
@@ -241,6 +241,6 @@ describe("other kinds", () => {
 
   test("a TinyComponent without script is rejected", () => {
     const validate = compileCrdSchema(schemaOf("tinycomponents"));
-    expect(validate({ metadata: {}, spec: { component: "x", input: b64({}), output: b64({}) } })).toBe(false);
+    expect(validate({ metadata: {}, spec: { component: "x", input: "{}", output: "{}" } })).toBe(false);
   });
 });

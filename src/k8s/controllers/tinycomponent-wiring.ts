@@ -1,0 +1,59 @@
+/**
+ * The TinyComponent controller of a running module: watch → reconcile (tinycomponent.ts) over the
+ * module's component catalog. Kept apart from src/operator/module.ts so the module manager needs
+ * only a few lines to run it.
+ */
+import type { KubeClient, KubeObject } from "../client/index.ts";
+import { Controller } from "../runtime/controller.ts";
+import { resourceSource } from "../runtime/source.ts";
+import { Watcher } from "../runtime/watcher.ts";
+import type { ComponentCatalog } from "../../runtime/registry/catalog.ts";
+import { kubeComponentApi, tinyComponentReconciler, tinyComponents, type TinyComponentReconciler, type WatchedComponent } from "./tinycomponent.ts";
+
+/** What {@link tinyComponentController} needs. */
+export interface TinyComponentControllerOptions {
+  kube: KubeClient;
+  namespace: string;
+  /** Unsanitized module name (`status.module`). */
+  module: string;
+  catalog: ComponentCatalog;
+  isLeader: () => boolean;
+  log: { warn(obj: object, msg?: string): void };
+}
+
+/** The controller, its watcher and its reconciler (for metrics). */
+export interface TinyComponentController {
+  controller: Controller<WatchedComponent>;
+  watcher: Watcher<WatchedComponent>;
+  reconciler: TinyComponentReconciler;
+  /** Runs until `signal` aborts; rejects when the controller dies. */
+  run(signal: AbortSignal): Promise<void>;
+  /** Re-reconciles every TinyComponent (leadership changed: status becomes ours to write). */
+  requeueAll(): void;
+}
+
+/** Builds the TinyComponent controller for one module. */
+export function tinyComponentController(o: TinyComponentControllerOptions): TinyComponentController {
+  const reconciler = tinyComponentReconciler({ module: o.module, catalog: o.catalog, api: kubeComponentApi(o.kube, o.namespace), isLeader: o.isLeader });
+  const watcher = new Watcher<WatchedComponent>(resourceSource(o.kube, tinyComponents, { namespace: o.namespace }), {
+    onError: (err) => o.log.warn({ err: String(err) }, "tinycomponent watch error"),
+  });
+  const controller = new Controller<WatchedComponent>({
+    name: "tinycomponent",
+    watcher,
+    reconcile: (key, obj, ctx) => reconciler.reconcile(key, obj, ctx),
+    onError: (key, err) => o.log.warn({ controller: "tinycomponent", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
+  });
+  return {
+    controller,
+    watcher,
+    reconciler,
+    run: (signal) => controller.run(signal),
+    requeueAll: () => controller.enqueueAll(),
+  };
+}
+
+/** The controller as the metrics list takes it. */
+export function asWatched(c: TinyComponentController): { controller: Controller<KubeObject>; watcher: Watcher<KubeObject> } {
+  return { controller: c.controller as unknown as Controller<KubeObject>, watcher: c.watcher as unknown as Watcher<KubeObject> };
+}

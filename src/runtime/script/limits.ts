@@ -1,0 +1,40 @@
+/**
+ * Limits of one script call (docs/security.md "Limits"). The time limit is the js-module's
+ * `timeoutSeconds` (0 = 30 s, Go js-module components/eval/eval.go); the memory cap is ours (Go has
+ * none) and is read from the environment once.
+ */
+
+/** Default time limit of one call, ms (Go js-module: `timeoutSeconds` 0 = 30 s). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Default memory cap, MiB: how much the process may grow while calls run before they are stopped. */
+export const DEFAULT_MEMORY_CAP_MB = 256;
+
+/** Environment variable overriding {@link DEFAULT_MEMORY_CAP_MB} (a positive integer, MiB). */
+export const MEMORY_CAP_ENV = "TINYHOST_SCRIPT_MEMORY_MB";
+
+/**
+ * The time limit in ms for a `timeoutSeconds` setting: 0, negative or not a number → 30 s.
+ * @param timeoutSeconds the setting as the node or definition carries it.
+ */
+export function timeoutMsOf(timeoutSeconds: number | undefined): number {
+  if (typeof timeoutSeconds !== "number" || !Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) return DEFAULT_TIMEOUT_MS;
+  return Math.round(timeoutSeconds * 1000);
+}
+
+/** Bad value of {@link MEMORY_CAP_ENV}. code `"SCRIPT_LIMITS"`. */
+export class ScriptLimitsError extends Error {
+  readonly code = "SCRIPT_LIMITS";
+}
+
+/**
+ * The memory cap in bytes from `env[TINYHOST_SCRIPT_MEMORY_MB]`, else {@link DEFAULT_MEMORY_CAP_MB}.
+ * @throws ScriptLimitsError naming the variable and the value when it is not a positive integer.
+ */
+export function memoryCapBytes(env: Record<string, string | undefined> = process.env): number {
+  const raw = env[MEMORY_CAP_ENV];
+  if (raw === undefined || raw === "") return DEFAULT_MEMORY_CAP_MB * 2 ** 20;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new ScriptLimitsError(`${MEMORY_CAP_ENV} = ${JSON.stringify(raw)} must be a positive integer (MiB)`);
+  return n * 2 ** 20;
+}

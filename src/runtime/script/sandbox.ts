@@ -1,0 +1,219 @@
+/**
+ * One script sandbox, host side: a Worker running sandbox-worker.ts with an empty environment,
+ * the compiled script loaded into its vm context, and calls sent to it one at a time (the Go
+ * js-module serialises calls into one runtime with a mutex too: components/eval/eval.go).
+ *
+ * A call that passes its time limit, grows the process past the memory cap, or is cancelled by
+ * its caller stops the worker (`terminate` interrupts a running loop, sync or async); the call
+ * fails with a {@link ScriptError} and the next call starts a fresh worker with the same script.
+ * Module-level state of the script (a counter in `let`) therefore restarts after such a call;
+ * Go keeps it (docs/compatibility.md "js_eval").
+ */
+import { ScriptError } from "./errors.ts";
+import { memoryCapBytes } from "./limits.ts";
+import { memoryWatchdog, type MemoryWatchdog } from "./memory-watchdog.ts";
+
+/** The worker entry; `scripts/build.ts` adds it to the compiled binary as a second entrypoint. */
+const WORKER_URL = new URL("./sandbox-worker.ts", import.meta.url).href;
+
+/** Options of {@link ScriptSandbox.start}. */
+export interface SandboxOptions {
+  /** The compiled script (compile.ts `compileScript`). */
+  code: string;
+  /** Limit for loading the script (its top-level code), ms. */
+  loadTimeoutMs: number;
+  /** Where the script's `console.*` lines go; default dropped. */
+  onLog?: (level: string, text: string) => void;
+  /** Memory watchdog; default the process's, capped by `TINYHOST_SCRIPT_MEMORY_MB`. */
+  watchdog?: MemoryWatchdog;
+}
+
+/** Options of one {@link ScriptSandbox.call}. */
+export interface CallOptions {
+  /** Time limit of this call, ms (counted from when it starts running, not while queued). */
+  timeoutMs: number;
+  /** Aborting it stops the call (and the worker) with `SCRIPT_CANCELLED`. */
+  signal?: AbortSignal;
+}
+
+type Outgoing =
+  | { t: "ready" }
+  | { t: "loaded" }
+  | { t: "load-error"; message: string }
+  | { t: "result"; id: number; ok: boolean; output?: string; kind?: "throw" | "result"; message?: string }
+  | { t: "log"; level: string; text: string };
+
+interface Pending {
+  id: number;
+  resolve(value: unknown): void;
+  reject(err: ScriptError): void;
+}
+
+/** One Worker with the script loaded; replaced after a stop. */
+class Life {
+  readonly worker: Worker;
+  readonly loaded: Promise<void>;
+  dead = false;
+  pending: Pending | undefined;
+  #loadDone!: { resolve(): void; reject(err: ScriptError): void };
+
+  constructor(
+    code: string,
+    private readonly onLog: ((level: string, text: string) => void) | undefined,
+  ) {
+    const { promise, resolve, reject } = Promise.withResolvers<void>();
+    this.loaded = promise;
+    this.#loadDone = { resolve, reject };
+    this.worker = new Worker(WORKER_URL, { env: {}, smol: true } as WorkerOptions);
+    this.worker.unref();
+    this.worker.addEventListener("message", (e) => this.#onMessage((e as MessageEvent<Outgoing>).data, code));
+    this.worker.addEventListener("error", (e) => {
+      e.preventDefault?.();
+      this.kill(new ScriptError("SCRIPT_CRASHED", `the script sandbox failed: ${(e as ErrorEvent).message ?? "worker error"}`));
+    });
+  }
+
+  #onMessage(msg: Outgoing, code: string): void {
+    switch (msg.t) {
+      case "ready":
+        this.worker.postMessage({ t: "load", code });
+        return;
+      case "loaded":
+        this.#loadDone.resolve();
+        return;
+      case "load-error":
+        this.#loadDone.reject(new ScriptError("SCRIPT_COMPILE", msg.message));
+        this.kill(undefined);
+        return;
+      case "log":
+        this.onLog?.(msg.level, msg.text);
+        return;
+      case "result": {
+        const p = this.pending;
+        if (!p || p.id !== msg.id) return;
+        this.pending = undefined;
+        if (msg.ok) {
+          try {
+            p.resolve(msg.output === undefined ? null : JSON.parse(msg.output));
+          } catch (err) {
+            p.reject(new ScriptError("SCRIPT_RESULT", `the script's result is not JSON: ${(err as Error).message}`));
+          }
+        } else p.reject(new ScriptError(msg.kind === "result" ? "SCRIPT_RESULT" : "SCRIPT_THROW", msg.message ?? "the script failed"));
+        return;
+      }
+    }
+  }
+
+  /** Terminates the worker; the running call (and a load in progress) fail with `err`. */
+  kill(err: ScriptError | undefined): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.worker.terminate();
+    const failure = err ?? new ScriptError("SCRIPT_CLOSED", "the script sandbox was closed");
+    this.#loadDone.reject(failure);
+    this.loaded.catch(() => {});
+    const p = this.pending;
+    this.pending = undefined;
+    p?.reject(failure);
+  }
+}
+
+/** A started sandbox: `call` runs the script's default export on one input. */
+export class ScriptSandbox {
+  readonly #code: string;
+  readonly #onLog: ((level: string, text: string) => void) | undefined;
+  readonly #watchdog: MemoryWatchdog;
+  readonly #loadTimeoutMs: number;
+  #life: Life | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #nextId = 1;
+  #closed = false;
+  /** Workers started so far (1 + restarts after stops); for tests and logs. */
+  starts = 0;
+
+  private constructor(o: SandboxOptions) {
+    this.#code = o.code;
+    this.#onLog = o.onLog;
+    this.#watchdog = o.watchdog ?? memoryWatchdog(memoryCapBytes());
+    this.#loadTimeoutMs = o.loadTimeoutMs;
+  }
+
+  /**
+   * Starts a worker and loads the script (runs its top-level code).
+   * @throws ScriptError `SCRIPT_COMPILE` when loading throws or there is no default-exported
+   *   function; `SCRIPT_TIMEOUT` when the top-level code runs past `loadTimeoutMs`.
+   */
+  static async start(o: SandboxOptions): Promise<ScriptSandbox> {
+    const s = new ScriptSandbox(o);
+    await s.#ensureLife();
+    return s;
+  }
+
+  async #ensureLife(): Promise<Life> {
+    if (this.#life && !this.#life.dead) return this.#life;
+    const life = new Life(this.#code, this.#onLog);
+    this.#life = life;
+    this.starts++;
+    const timer = setTimeout(() => life.kill(new ScriptError("SCRIPT_TIMEOUT", `the script's top-level code ran past ${this.#loadTimeoutMs} ms while loading`)), this.#loadTimeoutMs);
+    try {
+      await life.loaded;
+    } finally {
+      clearTimeout(timer);
+    }
+    return life;
+  }
+
+  /**
+   * Runs the script's default export on a JSON copy of `input` and resolves to a JSON copy of what
+   * it returned (`undefined`/`null` → `null`), awaiting a returned promise.
+   * @throws ScriptError `SCRIPT_THROW` (the script threw or rejected; message = its error),
+   *   `SCRIPT_RESULT` (not JSON), `SCRIPT_TIMEOUT`, `SCRIPT_MEMORY`, `SCRIPT_CANCELLED`,
+   *   `SCRIPT_CRASHED`, `SCRIPT_CLOSED`.
+   */
+  call(input: unknown, options: CallOptions): Promise<unknown> {
+    const run = this.#queue.then(() => this.#run(input, options));
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #run(input: unknown, o: CallOptions): Promise<unknown> {
+    if (this.#closed) throw new ScriptError("SCRIPT_CLOSED", "the script sandbox was closed");
+    if (o.signal?.aborted) throw new ScriptError("SCRIPT_CANCELLED", "script call cancelled before it started");
+    let json: string | undefined;
+    try {
+      json = input === undefined || input === null ? undefined : JSON.stringify(input);
+    } catch (err) {
+      throw new ScriptError("SCRIPT_THROW", `marshal input: ${(err as Error).message}`);
+    }
+    const life = await this.#ensureLife();
+    const id = this.#nextId++;
+    const { promise, resolve, reject } = Promise.withResolvers<unknown>();
+    life.pending = { id, resolve, reject };
+    const seconds = o.timeoutMs / 1000;
+    const timer = setTimeout(() => life.kill(new ScriptError("SCRIPT_TIMEOUT", `script timeout after ${seconds}s (timeoutSeconds setting)`)), o.timeoutMs);
+    const onAbort = () => life.kill(new ScriptError("SCRIPT_CANCELLED", `script interrupted: ${String(o.signal?.reason ?? "cancelled")}`));
+    o.signal?.addEventListener("abort", onAbort, { once: true });
+    const unwatch = this.#watchdog.watch({
+      stop: (grew, cap) =>
+        life.kill(new ScriptError("SCRIPT_MEMORY", `script stopped: the process grew by ${mib(grew)} MiB while it ran, over the ${mib(cap)} MiB cap (TINYHOST_SCRIPT_MEMORY_MB)`)),
+    });
+    life.worker.postMessage({ t: "call", id, input: json });
+    try {
+      return await promise;
+    } finally {
+      clearTimeout(timer);
+      o.signal?.removeEventListener("abort", onAbort);
+      unwatch();
+    }
+  }
+
+  /** Stops the worker for good; a running call fails with `SCRIPT_CLOSED`. Idempotent. */
+  close(): void {
+    this.#closed = true;
+    this.#life?.kill(undefined);
+  }
+}
+
+function mib(bytes: number): number {
+  return Math.round(bytes / 2 ** 20);
+}
