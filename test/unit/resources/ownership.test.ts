@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import type { KubeObject } from "../../../src/k8s/client/index.ts";
 import {
   INGRESS_RECORD_ANNOTATION,
   OwnershipRecordError,
@@ -9,18 +10,19 @@ import {
   withRecord,
 } from "../../../src/k8s/resources/index.ts";
 
-const withAnn = (key: string, value: string) => ({ metadata: { name: "x", annotations: { [key]: value } } });
+const withAnn = (key: string, value: string): KubeObject => ({ metadata: { name: "x", annotations: { [key]: value } } });
+const obj = (annotations?: Record<string, string>): KubeObject => ({ metadata: { name: "s", ...(annotations ? { annotations } : {}) } });
 
 describe("ownership records", () => {
   test("an absent annotation is an empty record", () => {
-    expect(readServiceRecord({ metadata: { name: "s" } }, "Service ns/s")).toEqual({});
-    expect(readIngressRecord({ metadata: { name: "i" } }, "Ingress ns/i")).toEqual({});
+    expect(readServiceRecord(obj(), "Service ns/s")).toEqual({});
+    expect(readIngressRecord(obj(), "Ingress ns/i")).toEqual({});
   });
 
   test("records are written as canonical JSON: ports in numeric order, hosts sorted", () => {
-    const obj = withRecord({ metadata: { name: "s", annotations: { other: "kept" } } }, SERVICE_RECORD_ANNOTATION, { "9000": "own", "80": "shared" });
-    expect(obj.metadata.annotations).toEqual({ other: "kept", [SERVICE_RECORD_ANNOTATION]: '{"80":"shared","9000":"own"}' });
-    const ing = withRecord({ metadata: { name: "i" } }, INGRESS_RECORD_ANNOTATION, { "80": { "b.com": { tls: "own", rule: "own", path: "own" }, "a.com": { path: "shared", rule: "shared", tls: "shared" } } });
+    const svc = withRecord(obj({ other: "kept" }), SERVICE_RECORD_ANNOTATION, { "9000": "own", "80": "shared" });
+    expect(svc.metadata.annotations).toEqual({ other: "kept", [SERVICE_RECORD_ANNOTATION]: '{"80":"shared","9000":"own"}' });
+    const ing = withRecord(obj(), INGRESS_RECORD_ANNOTATION, { "80": { "b.com": { tls: "own", rule: "own", path: "own" }, "a.com": { path: "shared", rule: "shared", tls: "shared" } } });
     expect(ing.metadata.annotations?.[INGRESS_RECORD_ANNOTATION]).toBe(
       '{"80":{"a.com":{"path":"shared","rule":"shared","tls":"shared"},"b.com":{"path":"own","rule":"own","tls":"own"}}}',
     );
