@@ -146,6 +146,8 @@ interface ServerSelf {
   lastExposedPort: number;
   running: Running | undefined;
   publicAddr: string[];
+  /** Why the last exposePort failed (e.g. EXPOSE_CONFLICT), shown on the `_control` status; undefined = exposed. */
+  exposeError: string | undefined;
 }
 
 function defaultStart(): StartConfig {
@@ -222,7 +224,8 @@ function maxBodyBytes(self: ServerSelf): number {
 }
 
 function control(self: ServerSelf): { status: string; listenAddr: string[] | null } {
-  return self.running ? { status: "Running", listenAddr: self.publicAddr } : { status: "Not running", listenAddr: null };
+  if (!self.running) return { status: "Not running", listenAddr: null };
+  return { status: self.exposeError ? `Running (not exposed: ${self.exposeError})` : "Running", listenAddr: self.publicAddr };
 }
 
 function patch(self: ServerSelf, updater?: NodeUpdater): void {
@@ -260,9 +263,11 @@ async function expose(self: ServerSelf, port: number): Promise<string[]> {
   try {
     const addrs = await client.exposePort({ ...(auto !== "" ? { autoHostName: auto } : {}), hostnames: [...self.start.hostnames], port });
     self.lastExposedPort = port;
+    self.exposeError = undefined;
     return addrs.length === 0 ? local : addrs;
   } catch (err) {
     self.log?.warn({ port, err: (err as Error).message }, "http_server: failed to expose port");
+    self.exposeError = (err as Error).message;
     return local;
   }
 }
@@ -302,8 +307,11 @@ function serve(self: ServerSelf, until: AbortSignal, nodeSignal: AbortSignal): P
       patch(self, setMetadata(METADATA_PORT, String(listener.port)));
     }
     const reassert = setInterval(() => {
+      const before = self.exposeError;
       void expose(self, listener.port).then((a) => {
-        if (self.running === running) self.publicAddr = a;
+        if (self.running !== running) return;
+        self.publicAddr = a;
+        if (self.exposeError !== before) patch(self); // the dashboard shows the new expose outcome
       });
     }, REASSERT_INTERVAL_MS);
     if (!stop.signal.aborted) await new Promise<void>((r) => stop.signal.addEventListener("abort", () => r(), { once: true }));
@@ -373,6 +381,7 @@ export default defineComponent({
     lastExposedPort: 0,
     running: undefined,
     publicAddr: [],
+    exposeError: undefined,
   }),
   ports: (self) => [
     target("_settings", Settings, { label: "Settings", default: self.settings }),

@@ -11,15 +11,13 @@ import {
   KubeClient,
   createKubeClient,
   ingresses,
-  pods,
   services,
-  type Ingress,
   type KubeObject,
   type ResourceDescriptor,
-  type Service,
   type WriteOptions,
 } from "../../src/k8s/client/index.ts";
 import { API_VERSION, FLOW_NAME_LABEL, INGRESS_HOSTNAME_SUFFIX_ANNOTATION, PROJECT_NAME_LABEL, generateNodeName, type TinyNode } from "../../src/k8s/api/index.ts";
+import { INGRESS, POD, SERVICE, SUFFIX, chartService, managerFor, pathTo, rejection, releaseIn, versionsOf, type ReleaseOptions } from "./resource-manager-release.ts";
 import {
   InvalidHostnameError,
   InvalidPortError,
@@ -40,82 +38,14 @@ beforeAll(async () => {
   kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
 }, 900_000);
 
-const RELEASE = "shop";
-const POD = "shop-controller-manager-7d9f8-abcde";
-const SERVICE = "shop-manager-service";
-const INGRESS = "shop-manager-ingress";
-const SUFFIX = "x.example.com";
-
-/** Chart common labels (provision.md §5.1 "L"). */
-function commonLabels(release: string): Record<string, string> {
-  return {
-    "helm.sh/chart": "tinysystems-operator-0.2.13",
-    "app.kubernetes.io/name": "tinysystems-operator",
-    "app.kubernetes.io/instance": release,
-    "app.kubernetes.io/version": "0.1.3",
-    "app.kubernetes.io/managed-by": "Helm",
-  };
-}
-
-function chartService(name: string, release = RELEASE): Service {
-  return {
-    metadata: { name, labels: { ...commonLabels(release), "app.kubernetes.io/component": "manager" } },
-    spec: {
-      type: "ClusterIP",
-      selector: { "control-plane": "controller-manager", "app.kubernetes.io/name": "tinysystems-operator", "app.kubernetes.io/instance": release },
-      ports: [{ name: "grpc", port: 8483, targetPort: "grpc", protocol: "TCP" }],
-    },
-  };
-}
-
-function chartIngress(name: string, suffix: string | undefined, release = RELEASE): Ingress {
-  return {
-    metadata: { name, labels: commonLabels(release), ...(suffix ? { annotations: { [INGRESS_HOSTNAME_SUFFIX_ANNOTATION]: suffix } } : {}) },
-    spec: { ingressClassName: "nginx", defaultBackend: { service: { name: SERVICE, port: { number: 80 } } } },
-  };
-}
-
-/** Creates the release's pod, Service and Ingress in a fresh namespace, as the chart does. */
-async function release(prefix: string, opts: { suffix?: string | null; service?: boolean; ingress?: boolean } = {}): Promise<string> {
-  const ns = await cp.newNamespace(prefix);
-  await kube.create(
-    pods,
-    {
-      metadata: {
-        name: POD,
-        labels: { "control-plane": "controller-manager", "app.kubernetes.io/name": "tinysystems-operator", "app.kubernetes.io/instance": RELEASE },
-      },
-      spec: { containers: [{ name: "manager", image: "example/shop-module:0.1.3", command: ["/manager"] }] },
-    },
-    { namespace: ns },
-  );
-  if (opts.service !== false) await kube.create(services, chartService(SERVICE), { namespace: ns });
-  if (opts.ingress !== false) {
-    await kube.create(ingresses, chartIngress(INGRESS, opts.suffix === null ? undefined : (opts.suffix ?? SUFFIX)), { namespace: ns });
-  }
-  return ns;
-}
-
-/** A manager for the namespace; `podName: null` leaves HOSTNAME unset (empty environment). */
-function manager(ns: string, client: KubeClient = kube, podName: string | null = POD): ClusterModuleClient {
-  return createResourceManager({ kube: client, namespace: ns, env: {}, ...(podName !== null ? { podName } : {}) });
-}
-
+const release = (prefix: string, opts: ReleaseOptions = {}) => releaseIn(cp, kube, prefix, opts);
+const manager = (ns: string, client: KubeClient = kube, podName: string | null = POD): ClusterModuleClient => managerFor(client, ns, podName);
 const getService = (ns: string) => kube.get(services, SERVICE, ns);
 const getIngress = (ns: string) => kube.get(ingresses, INGRESS, ns);
-const versions = async (ns: string) => [(await getService(ns)).metadata.resourceVersion, (await getIngress(ns)).metadata.resourceVersion];
+const versions = (ns: string) => versionsOf(kube, ns);
 const servicePorts = async (ns: string) => (await getService(ns)).spec?.ports?.map((p) => `${p.name}:${p.port}->${p.targetPort}`);
 const backendOf = (port: number) => ({ service: { name: SERVICE, port: { number: port } } });
-const rootPath = (port: number) => ({ path: "/", pathType: "Prefix", backend: backendOf(port) });
-
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  const result = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(result instanceof Error)) throw new Error(`expected a rejection, got ${JSON.stringify(result)}`);
-  return result;
-}
+const rootPath = (port: number) => pathTo("/", port);
 
 describe("exposePort", () => {
   test("one hostname adds Service port port<N>, an Ingress rule / → service:N and its TLS entry", async () => {
@@ -261,7 +191,7 @@ describe("exposePort", () => {
 });
 
 describe("disclosePort", () => {
-  test("disclosing one of two ports keeps the other's Service port, rules, TLS and its path in a shared multi-path rule", async () => {
+  test("disclosing one of two ports keeps the other's entries, and a path another writer added stays after both are disclosed", async () => {
     const ns = await release("rm-disclose");
     const m = manager(ns);
     await m.exposePort({ hostnames: ["a.example.com", "only8080.example.com"], port: 8080 });
@@ -286,8 +216,14 @@ describe("disclosePort", () => {
     await m.disclosePort(8081);
     expect(await servicePorts(ns)).toEqual(["grpc:8483->grpc"]);
     const last = await getIngress(ns);
-    expect(last.spec?.rules).toEqual([{ host: "static.example.com" }]);
-    expect(last.spec?.tls).toBeUndefined();
+    // /api → 8081 is the other writer's (not in tinyhost's record), so it stays, and a.example.com
+    // keeps the TLS entry its remaining rule needs; tinyhost's own rule and TLS for b are gone.
+    expect(last.spec?.rules).toEqual([
+      { host: "a.example.com", http: { paths: [{ path: "/api", pathType: "Prefix", backend: backendOf(8081) }] } },
+      { host: "static.example.com" },
+    ]);
+    expect(last.spec?.tls).toEqual([{ hosts: ["a.example.com"], secretName: "a.example.com-tls" }]);
+    expect(last.metadata.annotations?.["tinyhost.io/exposed-hosts"]).toBeUndefined();
   });
 
   test("disclosing a port that is not exposed writes nothing", async () => {

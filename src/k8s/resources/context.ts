@@ -5,6 +5,7 @@
 import type { KubeClient } from "../client/index.ts";
 import { logger, type Logger } from "../../telemetry/log.ts";
 import { PodNameUnknownError } from "./errors.ts";
+import { DEFAULT_EXPOSE_LOCK_TTL_MS } from "./expose-lock.ts";
 import { Mutex } from "./mutex.ts";
 import { findReleaseName } from "./release.ts";
 
@@ -20,6 +21,8 @@ export interface ResourceContext {
   readonly lock: Mutex;
   /** Logger for warnings (e.g. an ignored auto hostname). */
   readonly log: Logger;
+  /** Time-to-live of the expose lock this manager takes, ms (expose-lock.ts). */
+  readonly lockTtlMs: number;
   /**
    * The Helm release name, read from the pod once and then cached (a pod's labels do not move
    * it to another release).
@@ -40,6 +43,8 @@ export interface ResourceContextOptions {
   env?: Record<string, string | undefined>;
   /** Logger; default the root logger's `resources` child. */
   log?: Logger;
+  /** Time-to-live of the expose lock, ms; default {@link DEFAULT_EXPOSE_LOCK_TTL_MS} (30 s). */
+  lockTtlMs?: number;
 }
 
 /** Builds the shared state (no requests are sent). */
@@ -54,6 +59,7 @@ export function createResourceContext(options: ResourceContextOptions): Resource
     podName: podName || undefined,
     lock: new Mutex(),
     log: options.log ?? logger.child({ component: "resources" }),
+    lockTtlMs: options.lockTtlMs ?? DEFAULT_EXPOSE_LOCK_TTL_MS,
     async release() {
       if (cached !== undefined) return cached;
       if (!podName) throw new PodNameUnknownError();

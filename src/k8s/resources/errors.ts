@@ -140,3 +140,104 @@ export class OwnerLookupError extends ResourceManagerError {
     super("OWNER_NOT_FOUND", `failed to get ${kind} ${namespace}/${name} for the owner reference: ${why}`, { cause });
   }
 }
+
+/** One entry that stops exposePort: what is there now, who owns it, and what tinyhost would write. */
+export interface ExposeConflict {
+  /** The object, e.g. `Service ns/shop-manager-service`. */
+  object: string;
+  /** The entry, e.g. `port 80` or `host shop.example.com path /`. */
+  entry: string;
+  /** Its current value, e.g. `tcp-80 (80/TCP → 8080)`. */
+  current: string;
+  /** Who owns it, e.g. `another writer (field managers: helm)` or `tinyhost, for port 8080`. */
+  owner: string;
+  /** What exposePort would have written there. */
+  wanted: string;
+}
+
+/**
+ * exposePort would have to reuse, re-point or overwrite an entry it does not own: a Service port
+ * with the same number (or the name `port<N>`) that is not exactly `{port<N>, N/TCP → N}`, or an
+ * existing path `/` for the same host that routes elsewhere (another writer's, or another of
+ * tinyhost's own ports). Nothing was changed. Code `EXPOSE_CONFLICT`. Go instead reuses the port
+ * silently and re-points the path (runtime-spec §7.1 steps 5, 8; docs/compatibility.md).
+ */
+export class ExposeConflictError extends ResourceManagerError {
+  /** Every conflicting entry, in the order found. */
+  readonly conflicts: readonly ExposeConflict[];
+
+  /** @param port - the port being exposed. @param conflicts - at least one. */
+  constructor(port: number, conflicts: readonly ExposeConflict[]) {
+    const lines = conflicts.map((c) => `${c.object} ${c.entry} is ${c.current}, owned by ${c.owner}; exposePort(${port}) would write ${c.wanted}`);
+    super("EXPOSE_CONFLICT", `cannot expose port ${port}, nothing was changed: ${lines.join("; ")}`);
+    this.conflicts = conflicts;
+  }
+}
+
+/**
+ * disclosePort would leave the Service without ports (the apiserver rejects that with
+ * `422 spec.ports: Required value` unless the Service is headless or ExternalName), or the Ingress
+ * without rules and default backend (`either defaultBackend or rules must be specified`). Nothing
+ * was changed. Codes `SERVICE_WOULD_HAVE_NO_PORTS`, `INGRESS_WOULD_HAVE_NO_RULES`.
+ * Rule: Kubernetes `ValidateService`, `ValidateIngressSpec` (pkg/apis/{core,networking}/validation).
+ */
+export class WouldBeEmptyError extends ResourceManagerError {
+  /** The object, e.g. `Service ns/name`. */
+  readonly object: string;
+
+  /** @param kind - which object. @param object - its description. @param port - the port being disclosed. */
+  constructor(kind: "Service" | "Ingress", object: string, port: number) {
+    const why =
+      kind === "Service"
+        ? `port${port} is its only port, and a ClusterIP Service needs at least one; add another port to it or delete the Service`
+        : `its rules for port ${port} are its only rules and it has no defaultBackend, which the apiserver rejects; add a defaultBackend or another rule`;
+    super(kind === "Service" ? "SERVICE_WOULD_HAVE_NO_PORTS" : "INGRESS_WOULD_HAVE_NO_RULES", `cannot disclose port ${port}, nothing was changed: ${object} ${why}`);
+    this.object = object;
+  }
+}
+
+/**
+ * A tinyhost ownership annotation on the release Service or Ingress cannot be read (edited by
+ * hand into something that is not the JSON tinyhost writes). Nothing was changed; delete or fix
+ * the annotation. Code `OWNERSHIP_RECORD_INVALID`.
+ */
+export class OwnershipRecordError extends ResourceManagerError {
+  /** @param object - e.g. `Ingress ns/name`. @param annotation - the key. @param why - what is wrong. */
+  constructor(object: string, annotation: string, why: string) {
+    super("OWNERSHIP_RECORD_INVALID", `${object} annotation ${annotation} is not a tinyhost ownership record: ${why}`);
+  }
+}
+
+/**
+ * The second of exposePort's/disclosePort's two writes failed and undoing the first failed too,
+ * so one object keeps the first change. That change is recorded in its ownership annotation, so
+ * the next exposePort or disclosePort of the port completes or removes it. Code `PARTIAL_WRITE`;
+ * `cause` is the failure of the second write, `undoError` the failure of the undo.
+ */
+export class PartialWriteError extends ResourceManagerError {
+  /** Why the undo failed. */
+  readonly undoError: unknown;
+
+  /** @param operation - e.g. `exposePort(8080)`. @param first - the object written first. @param cause - second-write failure. @param undoError - undo failure. */
+  constructor(operation: string, first: string, cause: unknown, undoError: unknown) {
+    const text = (e: unknown) => (e instanceof Error ? e.message : String(e));
+    super(
+      "PARTIAL_WRITE",
+      `${operation} failed half-way: ${text(cause)}; undoing its change of ${first} failed too: ${text(undoError)}. ${first} keeps that change, recorded in its tinyhost ownership annotation; calling exposePort or disclosePort for the port again settles it`,
+      { cause },
+    );
+    this.undoError = undoError;
+  }
+}
+
+/**
+ * Another tinyhost replica of the release held the expose lock (an annotation on the release
+ * Service) for longer than its time-to-live plus a grace period. Nothing was changed. Code
+ * `EXPOSE_LOCK_TIMEOUT`.
+ */
+export class ExposeLockTimeoutError extends ResourceManagerError {
+  /** @param object - the Service. @param holder - the holder's identity. @param waitedMs - how long we waited, ms. */
+  constructor(object: string, holder: string, waitedMs: number) {
+    super("EXPOSE_LOCK_TIMEOUT", `${object}: the expose lock is still held by ${holder} after waiting ${Math.round(waitedMs)} ms; nothing was changed`);
+  }
+}

@@ -1,17 +1,23 @@
 /**
  * exposePort: publish a component's port through the release Service and Ingress
  * (runtime-spec §7.1). Unlike Go, every input is validated and both objects are found before
- * anything is written; writes are compare-and-swap with retry on Conflict; nothing is written when
- * the port and hosts are already exposed (runtime-spec §16 item 26; docs/compatibility.md).
+ * anything is written; entries of other writers are never reused or re-pointed (a conflict is an
+ * error); what tinyhost adds is recorded on the objects (ownership.ts); the two writes are all or
+ * nothing (two-writes.ts) and taken in turn by the release's replicas (expose-lock.ts); nothing is
+ * written when the port and hosts are already exposed (runtime-spec §16 item 26; issue 14;
+ * docs/compatibility.md).
  */
 import { INGRESS_HOSTNAME_SUFFIX_ANNOTATION } from "../api/index.ts";
+import type { Ingress, Service } from "../client/index.ts";
 import type { ResourceContext } from "./context.ts";
 import { InvalidArgumentError, NoHostnamesError } from "./errors.ts";
 import { autoHostname, normalizeHostnames, validatePort } from "./hostnames.ts";
-import { withExposedHosts } from "./ingress-rules.ts";
+import { withExposeLock } from "./expose-lock.ts";
+import { exposeOnIngress } from "./ingress-rules.ts";
 import { findManagerIngress, findManagerService } from "./release.ts";
-import { updateIngressRouting, updateServicePorts } from "./release-updates.ts";
-import { withServicePort } from "./service-ports.ts";
+import { describeObject, undoEdit, updateIngress, updateService } from "./release-updates.ts";
+import { exposeOnService, revertServiceExpose, type ServiceExposeChange } from "./service-ports.ts";
+import { writeBoth } from "./two-writes.ts";
 
 /** Arguments of {@link exposePort} (Go `ExposePort(ctx, autoHostName, hostnames, port)`). */
 export interface ExposePortRequest {
@@ -27,15 +33,20 @@ export interface ExposePortRequest {
 }
 
 /**
- * Routes hostnames to a port: adds Service port `{name: "port<N>", port: N, targetPort: N}` (if no
- * port N exists), and per hostname an Ingress rule `/` (Prefix) → `<service>:<N>` and a TLS entry
- * `{hosts: [h], secretName: "<h>-tls"}` (if the host has none). runtime-spec §7.1.
+ * Routes hostnames to a port: Service port `{name: "port<N>", port: N, targetPort: N}`, and per
+ * hostname the path `/` (Prefix) → `<service>:<N>` (a new rule, or added to the host's rule) and a
+ * TLS entry `{hosts: [h], secretName: "<h>-tls"}` when no entry covers the host (runtime-spec §7.1;
+ * rules: service-ports.ts, ingress-rules.ts). The Service is written first, then the Ingress; if
+ * the Ingress write fails the Service change is undone.
  *
  * @returns the hostnames now routed to the port (given ones, then the auto one), normalized.
  * @throws InvalidPortError, InvalidHostnameError, InvalidArgumentError — bad input, nothing changed;
  *   NoHostnamesError — nothing to expose (none given, no auto hostname or no suffix annotation);
  *   PodNameUnknownError, ReleaseNotFoundError, ReleaseObjectLookupError — lookups, nothing changed;
- *   ConflictRetriesExhaustedError, KubeApiError — writes.
+ *   ExposeConflictError — an entry of another writer (or of another tinyhost port) is in the way,
+ *   nothing changed; OwnershipRecordError — an ownership annotation is unreadable, nothing changed;
+ *   ExposeLockTimeoutError; ConflictRetriesExhaustedError, KubeApiError — writes (undone);
+ *   PartialWriteError — the Ingress write and the undo of the Service write both failed.
  */
 export async function exposePort(ctx: ResourceContext, request: ExposePortRequest): Promise<string[]> {
   const port = validatePort(request?.port);
@@ -68,9 +79,32 @@ export async function exposePort(ctx: ResourceContext, request: ExposePortReques
   }
 
   const serviceName = service.metadata.name ?? "";
-  await ctx.lock.run(async () => {
-    await updateServicePorts(ctx, serviceName, (ports) => withServicePort(ports, port));
-    await updateIngressRouting(ctx, ingress.metadata.name ?? "", (routing) => withExposedHosts(routing, serviceName, port, hostnames));
-  });
+  const ingressName = ingress.metadata.name ?? "";
+  const svcWhat = describeObject("Service", ctx, serviceName);
+  const ingWhat = describeObject("Ingress", ctx, ingressName);
+  const serviceEdit = (s: Service) => exposeOnService(s, port, svcWhat);
+  const ingressEdit = (i: Ingress) => exposeOnIngress(i, serviceName, port, hostnames, ingWhat).next;
+  // Read-only check on the objects just listed: a conflict fails here, before any write, and a
+  // port that is fully exposed already (the 15 s re-assert) takes no lock and writes nothing.
+  if (serviceEdit(service).next === undefined && ingressEdit(ingress) === undefined) return hostnames;
+
+  await ctx.lock.run(() =>
+    withExposeLock(ctx, serviceName, () => {
+      let change: ServiceExposeChange = { added: false, previous: undefined };
+      return writeBoth({
+        operation: `exposePort(${port})`,
+        firstObject: svcWhat,
+        first: () =>
+          updateService(ctx, serviceName, (s) => {
+            const edit = serviceEdit(s);
+            change = edit.change;
+            return edit.next;
+          }),
+        second: () => updateIngress(ctx, ingressName, ingressEdit),
+        undoFirst: (done) => updateService(ctx, serviceName, undoEdit("Service", done, (s) => revertServiceExpose(s, port, change, svcWhat))),
+        log: ctx.log,
+      });
+    }),
+  );
   return hostnames;
 }

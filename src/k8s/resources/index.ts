@@ -24,6 +24,12 @@ export {
   ConflictRetriesExhaustedError,
   InvalidArgumentError,
   OwnerLookupError,
+  ExposeConflictError,
+  WouldBeEmptyError,
+  OwnershipRecordError,
+  PartialWriteError,
+  ExposeLockTimeoutError,
+  type ExposeConflict,
 } from "./errors.ts";
 export {
   normalizeHostname,
@@ -36,11 +42,26 @@ export {
   TLS_SECRET_SUFFIX,
   WILDCARD_SECRET_LABEL,
 } from "./hostnames.ts";
-export { withServicePort, withoutServicePort, servicePortName } from "./service-ports.ts";
 export {
-  withExposedHosts,
-  withoutExposedPort,
+  exposeOnService,
+  discloseOnService,
+  revertServiceExpose,
+  exposedServicePort,
+  isExposedServicePort,
+  describeServicePort,
+  servicePortName,
+  type ServiceEdit,
+  type ServiceExposeChange,
+  type ServiceDiscloseChange,
+} from "./service-ports.ts";
+export {
+  exposeOnIngress,
+  discloseOnIngress,
+  revertIngressDisclose,
   exposedPath,
+  isExposedPath,
+  describePath,
+  type IngressEdit,
   EXPOSED_PATH,
   EXPOSED_PATH_TYPE,
   type IngressRouting,
@@ -62,6 +83,31 @@ export {
   OPERATOR_CHART_NAME,
   MANAGER_COMPONENT,
 } from "./release.ts";
+export {
+  SERVICE_RECORD_ANNOTATION,
+  INGRESS_RECORD_ANNOTATION,
+  readServiceRecord,
+  readIngressRecord,
+  withRecord,
+  withAnnotation,
+  type Claim,
+  type HostClaim,
+  type ServiceRecord,
+  type IngressRecord,
+} from "./ownership.ts";
+export { servicePortManagers } from "./field-managers.ts";
+export {
+  withExposeLock,
+  decideLock,
+  parseExposeLock,
+  EXPOSE_LOCK_ANNOTATION,
+  DEFAULT_EXPOSE_LOCK_TTL_MS,
+  EXPOSE_LOCK_GRACE_MS,
+  type ExposeLock,
+  type LockObservation,
+} from "./expose-lock.ts";
+export { writeBoth, type TwoWrites } from "./two-writes.ts";
+export { updateService, updateIngress, undoEdit, describeObject, EXPOSE_FIELD_MANAGER, type ReleaseUpdate } from "./release-updates.ts";
 export { readModifyWrite, DEFAULT_CONFLICT_ATTEMPTS, type ReadModifyWrite, type ReadModifyWriteResult } from "./read-modify-write.ts";
 export { createMergePatch } from "./merge-patch.ts";
 export { patchNode, type NodeUpdater, type PatchNodeResult } from "./patch-node.ts";

@@ -24,13 +24,14 @@ export interface ClusterModuleClient extends ModuleClient {
   /** Always `"cluster"`: this client writes to the release's Service and Ingress. */
   readonly mode: "cluster";
   /**
-   * Routes hostnames to a port through the release Service and Ingress (runtime-spec §7.1).
+   * Routes hostnames to a port through the release Service and Ingress (runtime-spec §7.1),
+   * recording what it adds; another writer's entry in the way is an `EXPOSE_CONFLICT` error.
    * @returns the hostnames now routed (given ones, then the auto one), normalized.
-   * @throws see `exposePort` in expose.ts (validation errors change nothing).
+   * @throws see `exposePort` in expose.ts (validation errors and conflicts change nothing).
    */
   exposePort(request: ExposePortRequest): Promise<string[]>;
   /**
-   * Removes a port's Service entry and Ingress paths, keeping other ports' (runtime-spec §7.2).
+   * Removes what exposePort recorded as its own for the port, nothing else (runtime-spec §7.2).
    * @throws see `disclosePort` in disclose.ts.
    */
   disclosePort(port: number): Promise<void>;
@@ -56,7 +57,7 @@ export interface ClusterModuleClient extends ModuleClient {
   createModule(module: ModuleIdentity): Promise<boolean>;
 }
 
-/** Options of {@link createResourceManager}: the client, namespace and pod name (HOSTNAME). */
+/** Options of {@link createResourceManager}: the client, namespace, pod name (HOSTNAME) and expose-lock TTL. */
 export type ResourceManagerOptions = ResourceContextOptions;
 
 /**

@@ -258,6 +258,16 @@ describe("http_server lifecycle", () => {
     expect(JSON.parse(metadataOf(s)[METADATA_START]!)).toEqual({ context: { env: "dev" }, autoHostName: true, hostnames: ["api.example.com"], readTimeout: 60, writeTimeout: 10 });
   });
 
+  test("an exposePort failure (e.g. a conflict) shows on the _control status, with the in-cluster address", async () => {
+    const client = { ...fakeClient(), exposePort: async () => Promise.reject(new Error("cannot expose port 1: host a.com path / is taken")) };
+    const s = await pod(client, {});
+    void s.handle({ edgeId: "", from: "signal", to: `${NODE}:start`, data: START, depth: 0 });
+    const port = await until(() => metadataOf(s)[METADATA_PORT], "port metadata");
+    const control = () => unb64(portOf(statusOf(s)().ports, "_control")!.configuration) as { status: string; listenAddr: string[] | null };
+    await until(() => (control().status.startsWith("Running") ? true : undefined), "server running");
+    expect(control()).toEqual({ status: "Running (not exposed: cannot expose port 1: host a.com path / is taken)", listenAddr: [`http://localhost:${port}`] });
+  });
+
   test("a restarted pod re-hosts on the persisted port from metadata", async () => {
     const first = await pod(fakeClient(), {});
     void first.handle({ edgeId: "", from: "signal", to: `${NODE}:start`, data: START, depth: 0 });
