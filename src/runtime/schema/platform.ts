@@ -121,7 +121,7 @@ class DefsBuilder {
    * untyped, its properties placed, its items and map values shaped. Nested defs are registered on
    * the way (Go creates the defs of nested types before the parent's).
    */
-  private shape(schema: JsonSchemaObject, name: string, path: string, value: unknown): JsonSchemaObject {
+  private shape(schema: JsonSchemaObject, name: string, path: string, value: unknown, isProperty = false): JsonSchemaObject {
     let out = normalize(clean(schema));
     let inferredItems = false;
     if (isUntyped(out) && value !== null && value !== undefined) {
@@ -149,7 +149,12 @@ class DefsBuilder {
       const first = isPlainObject(value) ? Object.values(value)[0] : undefined;
       out = { ...out, additionalProperties: this.shape(out.additionalProperties, `${name}Value`, path, first) };
     }
-    if (isPlainObject(out.items)) out = { ...out, items: this.items(out, name, path, value, inferredItems) };
+    if (isPlainObject(out.items)) {
+      // Go def's the items of struct fields only; the items of a map value or of a list inside a
+      // list stay inline (no struct field is intercepted there).
+      const first = Array.isArray(value) ? value[0] : undefined;
+      out = { ...out, items: isProperty ? this.items(out, name, path, value, inferredItems) : this.shape(out.items, `${name}Item`, `${path}[0]`, first) };
+    }
     return out;
   }
 
@@ -168,7 +173,7 @@ class DefsBuilder {
   /** One property: a `$ref` + `propertyOrder` when it moves to `$defs`, else the inline schema + `propertyOrder`. */
   private place(prop: JsonSchemaObject, key: string, path: string, value: unknown, order: number): JsonSchemaObject {
     const name = definitionName(prop.$id, key);
-    const body = this.shape(prop, name, path, value);
+    const body = this.shape(prop, name, path, value, true);
     if (movesToDefs(body, prop)) return { $ref: ref(this.register(name, body, path)), propertyOrder: order };
     return { ...body, propertyOrder: order };
   }

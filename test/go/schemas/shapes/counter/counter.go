@@ -4,7 +4,7 @@ package counter
 type Context any
 
 type Settings struct {
-	Step    int `json:"step" title:"Step" description:"Added to the count for each message unless the message sets By" default:"1"`
+	Step    int `json:"step" title:"Step" description:"Added to the count for each message unless the message sets By; 0 means 1" default:"1"`
 	Initial int `json:"initial" title:"Initial" description:"Count before the first message, and after a reset"`
 }
 
