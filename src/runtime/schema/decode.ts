@@ -61,7 +61,8 @@ type DecodeNode =
   | { readonly k: "map"; values: DecodeNode }
   | { readonly k: "array"; items: DecodeNode }
   | { readonly k: "union"; readonly branches: DecodeNode[]; readonly types: string }
-  | { readonly k: "ref"; target: DecodeNode | undefined; readonly name: string };
+  | { readonly k: "ref"; target: DecodeNode | undefined; readonly name: string }
+  | { readonly k: "nullable"; readonly inner: DecodeNode };
 
 const ANY: DecodeNode = { k: "any" };
 
@@ -116,7 +117,7 @@ function zero(node: DecodeNode): unknown {
     case "ref":
       return zero(resolved(node));
     default:
-      return null; // any, null, union, map, array: Go's nil interface / slice / map / pointer
+      return null; // any, null, union, map, array, nullable: Go's nil interface / slice / map / pointer
   }
 }
 
@@ -172,6 +173,9 @@ function decode(node: DecodeNode, value: unknown, path: string, base: unknown, s
       return mismatch(path, "null", value);
     case "ref":
       return decode(resolved(node), value, path, base, sorted);
+    case "nullable":
+      if (value === null || value === undefined) return null;
+      return decode(node.inner, value, path, base, sorted);
     case "scalar":
       return decodeScalar(node, value, path, base);
     case "struct":
@@ -401,7 +405,8 @@ class Compiler {
 function withNullable(node: DecodeNode, nullable: boolean): DecodeNode {
   if (!nullable) return node;
   if (node.k === "scalar" || node.k === "struct") return { ...node, nullable: true };
-  return node; // any, arrays, maps, unions, refs are nil-able already
+  if (node.k === "ref") return { k: "nullable", inner: node }; // a pointer to a (maybe recursive) named type
+  return node; // any, arrays, maps, unions are nil-able already
 }
 
 function typeList(schema: JsonSchemaObject): string[] | undefined {

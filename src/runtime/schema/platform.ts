@@ -172,7 +172,7 @@ class DefsBuilder {
 
   /** One property: a `$ref` + `propertyOrder` when it moves to `$defs`, else the inline schema + `propertyOrder`. */
   private place(prop: JsonSchemaObject, key: string, path: string, value: unknown, order: number): JsonSchemaObject {
-    const name = definitionName(prop.$id, key);
+    const name = definitionName(idOf(prop), key);
     const body = this.shape(prop, name, path, value, true);
     if (movesToDefs(body, prop)) return { $ref: ref(this.register(name, body, path)), propertyOrder: order };
     return { ...body, propertyOrder: order };
@@ -194,19 +194,29 @@ function sameBody(a: JsonSchemaObject, b: JsonSchemaObject): boolean {
  */
 function movesToDefs(shaped: JsonSchemaObject, authored: JsonSchemaObject): boolean {
   if (typeof shaped.$ref === "string") return false; // already a reference
-  if (hasType(shaped, "array")) return typeof authored.$id === "string" || isUntyped(authored);
+  if (hasType(shaped, "array")) return idOf(authored) !== undefined || isUntyped(authored);
   return flag(shaped, "configurable") || flag(shaped, "shared") || hasType(shaped, "object") || isUntyped(shaped);
 }
 
 /** The def name of an array's items, or `undefined` when Go keeps them inline (`[]any`, anonymous structs … see module doc). */
 function itemDefName(items: JsonSchemaObject, arrayName: string): string | undefined {
-  if (typeof items.$id === "string" && items.$id !== "") return definitionName(items.$id, "");
+  const id = idOf(items);
+  if (id !== undefined) return definitionName(id, "");
   if (typeof items.$ref === "string") return undefined;
   const norm = normalize(items);
   const t = norm.type;
   if (typeof t === "string" && SCALAR_ITEM_NAMES[t]) return SCALAR_ITEM_NAMES[t];
   if (hasType(norm, "object")) return `${arrayName}Item`;
   return undefined;
+}
+
+/** The Go type name a schema stands for: its `$id`, or that of the one non-null branch of `T | null`. */
+function idOf(schema: JsonSchemaObject): string | undefined {
+  if (typeof schema.$id === "string" && schema.$id !== "") return schema.$id;
+  if (!Array.isArray(schema.anyOf)) return undefined;
+  const nonNull = schema.anyOf.filter((v) => !(isPlainObject(v) && v.type === "null"));
+  const only = nonNull.length === 1 ? nonNull[0] : undefined;
+  return isPlainObject(only) && typeof only.$id === "string" && only.$id !== "" ? only.$id : undefined;
 }
 
 function flag(schema: JsonSchemaObject, keyword: "configurable" | "shared"): boolean {
