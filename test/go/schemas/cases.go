@@ -122,6 +122,16 @@ var cases = []schemaCase{
 		{"out", new(signal.Context)},
 		{"_control", signal.Control{Context: signalContext}},
 	}},
+	{"signal/list-context", "signal", []port{
+		{"_settings", signal.Settings{Context: []interface{}{map[string]interface{}{"k": "v"}}}},
+		{"out", new(signal.Context)},
+		{"_control", signal.Control{Context: []interface{}{map[string]interface{}{"k": "v"}}}},
+	}},
+	{"signal/scalar-context", "signal", []port{
+		{"_settings", signal.Settings{Context: "hello"}},
+		{"out", new(signal.Context)},
+		{"_control", signal.Control{Context: "hello"}},
+	}},
 	{"ticker/stopped", "ticker", []port{
 		{"_settings", ticker.Settings{Delay: 1000}},
 		{"out", new(ticker.Context)},
