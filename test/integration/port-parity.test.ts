@@ -423,6 +423,17 @@ describe("port data decodes as the Go SDK decodes it", () => {
     });
   }
 
+  test("deliberate: an integral literal written 1.0 or 1e3 is an integer here; Go's direct decode of the bytes refuses it", async () => {
+    const raw = ['{"id":"lit-1.0","component":"delay","port":"in","data":{"delay":1.0},"path":"signal"}', '{"id":"lit-1e3","component":"delay","port":"in","data":{"delay":1e3},"path":"signal"}'];
+    const theirs = (await runTool(["decode"], `${raw.join("\n")}\n`)).trim().split("\n").map((l) => JSON.parse(l) as GoDecoded);
+    expect(theirs.map((r) => r.error !== undefined)).toEqual([true, true]);
+    // The same bytes reach a tinyhost component through JSON.parse, which reads them as 1 and 1000.
+    for (const [text, n] of [['{"delay":1.0}', 1], ['{"delay":1e3}', 1000]] as const) {
+      const ours = await ourDecode({ id: text, component: "delay", port: "in", data: JSON.parse(text) as Json });
+      expect(ours.value).toEqual({ context: null, delay: n });
+    }
+  });
+
   test("deliberate: an integer just past int64 is refused; Go's JSON package (goccy) silently wraps it", async () => {
     const theirs = go.get(WRAPPING_PROBE.id)!;
     expect(theirs.error).toBeUndefined();

@@ -92,9 +92,9 @@ export function compilePortDecoder(schema: TSchema | object): PortDecoder {
   const root = new Compiler(schema as JsonSchemaObject).compile();
   const decoder: PortDecoder = (data, options) => {
     try {
-      return { ok: true, value: decode(root, data, "$", undefined, options?.keyOrder === "sorted") };
+      return { ok: true, value: decode(root, data, undefined, options?.keyOrder === "sorted") };
     } catch (err) {
-      if (err instanceof Mismatch) return { ok: false, issues: [err.issue] };
+      if (err instanceof Mismatch) return { ok: false, issues: [err.issue()] };
       throw err;
     }
   };
@@ -108,17 +108,19 @@ function zero(node: DecodeNode): unknown {
     case "scalar":
       if (node.nullable) return null;
       return node.type === "string" ? "" : node.type === "boolean" ? false : 0;
-    case "struct": {
-      if (node.nullable) return null;
-      const out: Record<string, unknown> = {};
-      for (const f of node.fields) out[f.key] = zero(f.node);
-      return out;
-    }
+    case "struct":
+      return node.nullable ? null : zeroStruct(node);
     case "ref":
       return zero(resolved(node));
     default:
       return null; // any, null, union, map, array, nullable: Go's nil interface / slice / map / pointer
   }
+}
+
+function zeroStruct(node: Extract<DecodeNode, { k: "struct" }>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of node.fields) out[f.key] = zero(f.node);
+  return out;
 }
 
 /** Go's `null` into a field: interfaces, pointers, slices and maps become nil; other kinds are left as they are. */
@@ -139,14 +141,40 @@ function resolved(node: Extract<DecodeNode, { k: "ref" }>): DecodeNode {
   return node.target;
 }
 
-class Mismatch extends Error {
-  constructor(readonly issue: ValidationIssue) {
-    super(issue.message);
+/**
+ * A type mismatch on its way up: the path is built only on this (rare) way, each enclosing struct,
+ * list or map adding its segment, so a successful decode never formats paths.
+ */
+class Mismatch {
+  /** Path segments from the failing value up to the root (innermost first). */
+  readonly up: (string | number)[] = [];
+  constructor(
+    readonly expected: string,
+    readonly value: unknown,
+  ) {}
+
+  issue(): ValidationIssue {
+    let path = "$";
+    for (let i = this.up.length - 1; i >= 0; i--) {
+      const seg = this.up[i]!;
+      path = typeof seg === "number" ? `${path}[${seg}]` : child(path, seg);
+    }
+    return { path, rule: "type", message: `${path} must be ${this.expected}, got ${describe(this.value)}` };
   }
 }
 
-function mismatch(path: string, expected: string, value: unknown): never {
-  throw new Mismatch({ path, rule: "type", message: `${path} must be ${expected}, got ${describe(value)}` });
+function mismatch(expected: string, value: unknown): never {
+  throw new Mismatch(expected, value);
+}
+
+/** Runs `fn`, adding `segment` to the path of a mismatch thrown inside. */
+function at<T>(segment: string | number, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof Mismatch) err.up.push(segment);
+    throw err;
+  }
 }
 
 /** `string "5"`, `number 1.5`, `object {"a":1}` (values cut at 60 characters). */
@@ -164,40 +192,46 @@ function describe(value: unknown): string {
 
 const EXPECTED: Record<Scalar, string> = { string: "a string", integer: "an integer", number: "a number", boolean: "a boolean" };
 
-function decode(node: DecodeNode, value: unknown, path: string, base: unknown, sorted: boolean): unknown {
+function decode(node: DecodeNode, value: unknown, base: unknown, sorted: boolean): unknown {
   switch (node.k) {
     case "any":
       return value === undefined ? null : value;
     case "null":
       if (value === null || value === undefined) return null;
-      return mismatch(path, "null", value);
+      return mismatch("null", value);
     case "ref":
-      return decode(resolved(node), value, path, base, sorted);
+      return decode(resolved(node), value, base, sorted);
     case "nullable":
       if (value === null || value === undefined) return null;
-      return decode(node.inner, value, path, base, sorted);
+      return decode(node.inner, value, base, sorted);
     case "scalar":
-      return decodeScalar(node, value, path, base);
+      return decodeScalar(node, value, base);
     case "struct":
-      return decodeStruct(node, value, path, base, sorted);
+      return decodeStruct(node, value, base, sorted);
     case "map": {
       if (value === null || value === undefined) return null;
-      if (!isPlainObject(value)) return mismatch(path, "an object", value);
+      if (!isPlainObject(value)) return mismatch("an object", value);
       const out: Record<string, unknown> = {};
       for (const key of Object.keys(value)) {
         const v = value[key];
         if (v === undefined) continue;
-        out[key] = v === null ? zero(node.values) : decode(node.values, v, child(path, key), undefined, sorted);
+        out[key] = v === null ? zero(node.values) : at(key, () => decode(node.values, v, undefined, sorted));
       }
       return out;
     }
     case "array": {
       if (value === null || value === undefined) return null;
-      if (!Array.isArray(value)) return mismatch(path, "an array", value);
+      if (!Array.isArray(value)) return mismatch("an array", value);
       const out = new Array<unknown>(value.length);
-      for (let i = 0; i < value.length; i++) {
-        const v: unknown = value[i];
-        out[i] = v === null || v === undefined ? zero(node.items) : decode(node.items, v, `${path}[${i}]`, undefined, sorted);
+      let i = 0;
+      try {
+        for (; i < value.length; i++) {
+          const v: unknown = value[i];
+          out[i] = v === null || v === undefined ? zero(node.items) : decode(node.items, v, undefined, sorted);
+        }
+      } catch (err) {
+        if (err instanceof Mismatch) err.up.push(i);
+        throw err;
       }
       return out;
     }
@@ -205,17 +239,17 @@ function decode(node: DecodeNode, value: unknown, path: string, base: unknown, s
       if (value === null || value === undefined) return null;
       for (const b of node.branches) {
         try {
-          return decode(b, value, path, undefined, sorted);
+          return decode(b, value, undefined, sorted);
         } catch (err) {
           if (!(err instanceof Mismatch)) throw err;
         }
       }
-      return mismatch(path, node.types, value);
+      return mismatch(node.types, value);
     }
   }
 }
 
-function decodeScalar(node: Extract<DecodeNode, { k: "scalar" }>, value: unknown, path: string, base: unknown): unknown {
+function decodeScalar(node: Extract<DecodeNode, { k: "scalar" }>, value: unknown, base: unknown): unknown {
   if (value === null || value === undefined) return node.nullable ? null : base !== undefined ? base : zero(node);
   switch (node.type) {
     case "string":
@@ -230,32 +264,41 @@ function decodeScalar(node: Extract<DecodeNode, { k: "scalar" }>, value: unknown
     case "integer":
       if (typeof value === "number" && Number.isInteger(value)) {
         if (value >= INT64_MIN && value < INT64_LIMIT) return value === 0 ? 0 : value; // no -0
-        return mismatch(path, "an integer within the 64-bit range", value);
+        return mismatch("an integer within the 64-bit range", value);
       }
       break;
   }
-  return mismatch(path, EXPECTED[node.type], value);
+  return mismatch(EXPECTED[node.type], value);
 }
 
-function decodeStruct(node: Extract<DecodeNode, { k: "struct" }>, value: unknown, path: string, base: unknown, sorted: boolean): unknown {
+function decodeStruct(node: Extract<DecodeNode, { k: "struct" }>, value: unknown, base: unknown, sorted: boolean): unknown {
   if (value === null || value === undefined) return node.nullable ? null : base !== undefined && base !== null ? base : zero(node);
-  if (!isPlainObject(value)) return mismatch(path, "an object", value);
-  const out = (isPlainObject(base) ? base : zero({ ...node, nullable: false })) as Record<string, unknown>;
+  if (!isPlainObject(value)) return mismatch("an object", value);
+  const out = (isPlainObject(base) ? base : zeroStruct(node)) as Record<string, unknown>;
   let keys = Object.keys(value);
   if (sorted && keys.length > 1 && hasFoldCollision(node, keys)) keys = [...keys].sort();
-  for (const key of keys) {
-    const v = value[key];
-    if (v === undefined) continue;
-    const field = node.exact.get(key) ?? node.folded.get(asciiLower(key));
-    if (!field) {
-      if (node.rest) out[key] = v === null ? zero(node.rest) : decode(node.rest, v, child(path, key), undefined, sorted);
-      continue; // Go drops keys that match no field
+  let current = "";
+  try {
+    for (const key of keys) {
+      const v = value[key];
+      if (v === undefined) continue;
+      const field = node.exact.get(key) ?? node.folded.get(asciiLower(key));
+      if (!field) {
+        if (!node.rest) continue; // Go drops keys that match no field
+        current = key;
+        out[key] = v === null ? zero(node.rest) : decode(node.rest, v, undefined, sorted);
+        continue;
+      }
+      if (v === null) {
+        if (nullSetsNil(field.node)) out[field.key] = null;
+        continue;
+      }
+      current = field.key;
+      out[field.key] = decode(field.node, v, out[field.key], sorted);
     }
-    if (v === null) {
-      if (nullSetsNil(field.node)) out[field.key] = null;
-      continue;
-    }
-    out[field.key] = decode(field.node, v, child(path, field.key), out[field.key], sorted);
+  } catch (err) {
+    if (err instanceof Mismatch) err.up.push(current);
+    throw err;
   }
   return out;
 }
