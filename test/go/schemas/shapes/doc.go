@@ -11,6 +11,7 @@
 //     maxConcurrency, `{context}` on async/delay/modify `out`, cron-style ticker control structs,
 //     the fire-and-forget signal control (no reset).
 //   - counter is tinyhost-only: declared the way a Go component would declare it.
+//
 // Descriptions are tinyhost's own words where the text is prose (both sides carry the same text);
 // titles follow Go wherever the Go source was readable.
 package shapes
