@@ -67,7 +67,6 @@ interface EdgeRoute {
   readonly cancel: AbortController;
 }
 
-
 const dec = new TextDecoder();
 
 function decodePayload(data: unknown): unknown {
@@ -313,7 +312,6 @@ export class Runner implements HopSite {
       span.end(e);
       return fail(e);
     }
-    if (span.recording) span.data(input);
     // runtime-spec §2.2 step 5: decode into the port's type as Go does (zero values, unknown keys
     // dropped; only a type mismatch fails). An evaluated configuration reaches Go's decoder with its
     // keys sorted (the runner JSON-encodes the map first), a signal payload as it came.
@@ -332,6 +330,7 @@ export class Runner implements HopSite {
       return fail(e);
     }
     const data = decoded.value;
+    if (span.recording) span.data(data); // Go records the decoded port data (runner.go redact.Declared(portData))
     if (port === SystemPort.settings && this.#settings && Bun.deepEquals(this.#settings.value, data)) {
       span.end();
       return empty; // runtime-spec §2.2 step 6: unchanged settings are not re-delivered
