@@ -7,18 +7,25 @@
  */
 import { defineComponent, empty, source, target, Type } from "tinyhost";
 
-const In = Type.Object({
-  context: Type.Optional(Type.Unknown({ configurable: true, title: "Context", description: "Passed on unchanged with every item" })),
-  // Go's `[]any` decodes JSON null as a nil slice, so null is accepted here too.
-  array: Type.Unsafe<unknown[] | null>({ type: ["array", "null"], items: {}, shared: true, default: null, title: "Array", description: "Items to emit one by one" }),
-});
+// Go `split` port types (common-module `InMessage`, `OutMessage`); `$id`s are the Go type names.
+const In = Type.Object(
+  {
+    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Passed on unchanged with every item" })),
+    // Go `[]ItemContext`: a missing or null array decodes as a nil slice (null), split into nothing.
+    array: Type.Union([Type.Array(Type.Unknown({ $id: "ItemContext" })), Type.Null()], { shared: true, title: "Array", description: "Items to emit one by one" }),
+  },
+  { $id: "InMessage" },
+);
 
-const Out = Type.Object({
-  context: Type.Unknown({ title: "Context" }),
-  item: Type.Unknown({ shared: true, title: "Item" }),
-  index: Type.Integer({ title: "Index", description: "0-based position of this item in the array" }),
-  total: Type.Integer({ title: "Total", description: "Number of items in the array" }),
-});
+const Out = Type.Object(
+  {
+    context: Type.Optional(Type.Unknown({ $id: "Context" })),
+    item: Type.Optional(Type.Unknown({ $id: "ItemContext", shared: true })),
+    index: Type.Optional(Type.Integer({ title: "Index", description: "0-based position of this item in the array" })),
+    total: Type.Optional(Type.Integer({ title: "Total", description: "Number of items in the array" })),
+  },
+  { $id: "OutMessage" },
+);
 
 export default defineComponent({
   info: {

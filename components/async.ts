@@ -9,17 +9,28 @@ import { defineComponent, empty, source, target, Type, type Emitter } from "tiny
 /** Slots used when `maxConcurrency` is 0 (components.md §1.4: "0 ⇒ 100"). */
 const DEFAULT_MAX_CONCURRENCY = 100;
 
-const Settings = Type.Object({
-  maxConcurrency: Type.Integer({ minimum: 0, default: DEFAULT_MAX_CONCURRENCY, title: "Max concurrency", description: "Background emits in flight before new messages are passed on synchronously; 0 means 100" }),
-});
+// Go `async` port types (common-module): the `$id`s are the Go type names, so the published defs
+// are named as the Go module names them; no `required`/`default` beyond Go's tags.
+const Settings = Type.Object(
+  {
+    maxConcurrency: Type.Optional(Type.Integer({ title: "Max concurrency", description: "Background emits in flight before new messages are passed on synchronously; 0 means 100" })),
+  },
+  { $id: "Settings" },
+);
 
-const In = Type.Object({
-  context: Type.Unknown({ configurable: true, title: "Context", description: "Passed on to Out in the background" }),
-});
+const In = Type.Object(
+  {
+    context: Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Passed on to Out in the background" }),
+  },
+  { $id: "InMessage" },
+);
 
-const Out = Type.Object({
-  context: Type.Unknown({ title: "Context" }),
-});
+const Out = Type.Object(
+  {
+    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context" })),
+  },
+  { $id: "OutMessage" },
+);
 
 interface AsyncSelf {
   maxConcurrency: number;
@@ -44,7 +55,7 @@ export default defineComponent({
     ctx.self.emit = emit;
   },
   onSettings(ctx, settings) {
-    ctx.self.maxConcurrency = settings.maxConcurrency;
+    ctx.self.maxConcurrency = settings.maxConcurrency ?? 0; // decoded: a missing value is Go's 0 (→ 100 slots)
   },
   handle(ctx, output, _port, data) {
     const self = ctx.self;

@@ -6,30 +6,43 @@
  */
 import { defineComponent, source, target, Type, type Emitter, type State } from "tinyhost";
 import { SerialQueue } from "../src/components-lib/serial-queue.ts";
-import { readControl } from "../src/components-lib/control-message.ts";
 
 /** State key of the count (components.md §4.1). */
 const COUNT_KEY = "count";
 
-const Settings = Type.Object({
-  step: Type.Integer({ default: 1, title: "Step", description: "Added to the count for each message unless the message sets By" }),
-  initial: Type.Integer({ default: 0, title: "Initial", description: "Count before the first message, and after a reset" }),
-});
+// Port types declared the way a Go component would (test/go/schemas/shapes/counter): no `required`
+// beyond the button, so settings or messages without a field decode to its zero value.
+const Settings = Type.Object(
+  {
+    step: Type.Optional(Type.Integer({ default: 1, title: "Step", description: "Added to the count for each message unless the message sets By; 0 means 1" })),
+    initial: Type.Optional(Type.Integer({ title: "Initial", description: "Count before the first message, and after a reset" })),
+  },
+  { $id: "Settings" },
+);
 
-const In = Type.Object({
-  context: Type.Optional(Type.Unknown({ configurable: true, title: "Context", description: "Message passed on with the count" })),
-  by: Type.Optional(Type.Integer({ title: "By", description: "Added instead of Step when not zero" })),
-});
+const In = Type.Object(
+  {
+    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Message passed on with the count" })),
+    by: Type.Optional(Type.Integer({ title: "By", description: "Added instead of Step when not zero" })),
+  },
+  { $id: "InMessage" },
+);
 
-const Out = Type.Object({
-  context: Type.Unknown({ title: "Context" }),
-  count: Type.Integer({ title: "Count" }),
-});
+const Out = Type.Object(
+  {
+    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context" })),
+    count: Type.Optional(Type.Integer({ title: "Count" })),
+  },
+  { $id: "OutMessage" },
+);
 
-const Control = Type.Object({
-  count: Type.Optional(Type.Integer({ title: "Count", readonly: true })),
-  reset: Type.Optional(Type.Boolean({ title: "Reset", format: "button" })),
-});
+const Control = Type.Object(
+  {
+    count: Type.Optional(Type.Integer({ title: "Count", readonly: true })),
+    reset: Type.Boolean({ title: "Reset", format: "button" }),
+  },
+  { $id: "Control" },
+);
 
 interface CounterSelf {
   settings: { step: number; initial: number };
@@ -64,7 +77,7 @@ export default defineComponent({
   state: (): CounterSelf => ({ settings: { step: 1, initial: 0 }, state: undefined, emit: undefined, count: undefined, published: false, serial: new SerialQueue() }),
   ports: (self) => [
     target("_settings", Settings, { label: "Settings", position: "top", default: self.settings }),
-    target("in", In, { label: "In", position: "left", default: { context: null } }),
+    target("in", In, { label: "In", position: "left", default: { context: null, by: 0 } }),
     source("out", Out, { label: "Out", position: "right", default: { context: null, count: 0 } }),
     source("_control", Control, { label: "Control", position: "top", default: { count: self.count ?? self.settings.initial, reset: true } }),
   ],
@@ -83,10 +96,11 @@ export default defineComponent({
     void self.emit?.("_control");
   },
   onSettings(ctx, settings) {
-    ctx.self.settings = { step: settings.step, initial: settings.initial };
+    // Decoded settings: a missing field is 0; a step of 0 would count nothing, so it means 1.
+    ctx.self.settings = { step: settings.step || 1, initial: settings.initial ?? 0 };
   },
   async onControl(ctx, control, output) {
-    if (!ctx.isLeader || readControl(control).fields.reset !== true) return;
+    if (!ctx.isLeader || (control as { reset?: unknown }).reset !== true) return;
     const self = ctx.self;
     await self.serial.run(async () => {
       await self.state?.delete(COUNT_KEY);

@@ -20,25 +20,35 @@ const KEY_ERROR = "cron-error";
 
 const DEFAULT_SCHEDULE = "*/1 * * * *";
 
-const Settings = Type.Object({
-  context: Type.Optional(Type.Unknown({ configurable: true, title: "Context", description: "Message sent on Out at every scheduled run" })),
-  schedule: Type.String({ default: DEFAULT_SCHEDULE, title: "Schedule", description: "Cron expression: minute hour day-of-month month day-of-week, e.g. '*/5 * * * *' or '0 9 * * 1-5'" }),
-});
+// Go `cron` port types (common-module); `$id`s are the Go type names.
+const Settings = Type.Object(
+  {
+    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Message sent on Out at every scheduled run" })),
+    schedule: Type.String({ default: DEFAULT_SCHEDULE, title: "Schedule", description: "Cron expression: minute hour day-of-month month day-of-week, e.g. '*/5 * * * *' or '0 9 * * 1-5'" }),
+  },
+  { $id: "Settings" },
+);
 
-const ControlStopped = Type.Object({
-  context: Type.Optional(Type.Unknown({ title: "Context" })),
-  schedule: Type.Optional(Type.String({ title: "Schedule", description: "Cron expression" })),
-  status: Type.Optional(Type.String({ title: "Status", readonly: true })),
-  start: Type.Optional(Type.Boolean({ title: "Start", format: "button" })),
-});
+const ControlStopped = Type.Object(
+  {
+    context: Type.Unknown({ $id: "Context", title: "Context" }),
+    schedule: Type.String({ title: "Schedule", description: "Cron expression" }),
+    status: Type.Optional(Type.String({ title: "Status", readonly: true })),
+    start: Type.Boolean({ title: "Start", format: "button" }),
+  },
+  { $id: "ControlStopped" },
+);
 
-const ControlRunning = Type.Object({
-  context: Type.Optional(Type.Unknown({ title: "Context", readonly: true })),
-  schedule: Type.Optional(Type.String({ title: "Schedule", readonly: true })),
-  nextRun: Type.Optional(Type.String({ title: "Next Run", readonly: true })),
-  status: Type.Optional(Type.String({ title: "Status", readonly: true })),
-  stop: Type.Optional(Type.Boolean({ title: "Stop", format: "button" })),
-});
+const ControlRunning = Type.Object(
+  {
+    context: Type.Unknown({ $id: "Context", title: "Context", readonly: true }),
+    schedule: Type.Optional(Type.String({ title: "Schedule", readonly: true })),
+    nextRun: Type.Optional(Type.String({ title: "Next Run", readonly: true })),
+    status: Type.Optional(Type.String({ title: "Status", readonly: true })),
+    stop: Type.Boolean({ title: "Stop", format: "button" }),
+  },
+  { $id: "ControlRunning" },
+);
 
 interface CronSelf {
   settings: { context: unknown; schedule: string };
@@ -175,7 +185,7 @@ export default defineComponent({
   ports: (self) => [
     target("_reconcile", Type.Unknown(), { label: "", position: "top" }),
     target("_settings", Settings, { label: "Settings", position: "top", default: { context: self.settings.context ?? null, schedule: self.settings.schedule } }),
-    source("out", Type.Unknown(), { label: "Out", position: "right", default: null }),
+    source("out", Type.Unknown({ $id: "Context" }), { label: "Out", position: "right", default: null }),
     control(self),
   ],
   handle: () => undefined, // every input is a system port
@@ -184,10 +194,14 @@ export default defineComponent({
   },
   onSettings(ctx, settings) {
     const self = ctx.self;
-    try {
-      parseCron(settings.schedule);
-    } catch (err) {
-      throw new Error(`settings field "schedule": ${invalidScheduleMessage(settings.schedule, err)}`, { cause: err });
+    // An empty schedule (missing from the settings: Go's zero value) is stored as Go does; a start
+    // then reports it as invalid. Any other schedule that does not parse fails the reconcile.
+    if (settings.schedule !== "") {
+      try {
+        parseCron(settings.schedule);
+      } catch (err) {
+        throw new Error(`settings field "schedule": ${invalidScheduleMessage(settings.schedule, err)}`, { cause: err });
+      }
     }
     const rescheduled = settings.schedule !== self.settings.schedule;
     self.settings = { context: settings.context ?? null, schedule: settings.schedule };
@@ -237,8 +251,9 @@ export default defineComponent({
     }
     if (self.loop.running) {
       // A running cron given another context applies it (Go restarts its loop for this).
-      if (c.hasContext && JSON.stringify(c.context ?? null) !== JSON.stringify(self.settings.context ?? null)) {
-        self.settings = { ...self.settings, context: c.context ?? null };
+      // The decoded message always has `context`: null stands for "none given" and changes nothing.
+      if (c.context !== undefined && c.context !== null && JSON.stringify(c.context) !== JSON.stringify(self.settings.context ?? null)) {
+        self.settings = { ...self.settings, context: c.context };
         self.settingsFromPort = true;
         patchMetadata(emit, runningKeys(self));
         void output("_control");
@@ -246,7 +261,8 @@ export default defineComponent({
       return;
     }
     if (!c.start) return;
-    const schedule = typeof c.fields.schedule === "string" ? c.fields.schedule : self.settings.schedule;
+    // A start without a schedule (decoded as "") or without a context (null) uses the settings' ones.
+    const schedule = typeof c.fields.schedule === "string" && c.fields.schedule !== "" ? c.fields.schedule : self.settings.schedule;
     try {
       parseCron(schedule);
     } catch (err) {
@@ -254,7 +270,7 @@ export default defineComponent({
       void output("_control");
       return;
     }
-    self.settings = { context: c.hasContext ? (c.context ?? null) : self.settings.context, schedule };
+    self.settings = { context: c.context !== undefined && c.context !== null ? c.context : self.settings.context, schedule };
     self.settingsFromPort = true;
     self.lastError = "";
     const keys = runningKeys(self);

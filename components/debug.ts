@@ -6,15 +6,15 @@
 import { defineComponent, source, target, Type } from "tinyhost";
 import { redact } from "../src/runtime/runner/status.ts";
 
-const In = Type.Object({}, { additionalProperties: true, title: "In", description: "Any object; shown on the control panel" });
+// Go `debug` port types (common-module): `InMessage` is a map, so any object arrives whole.
+const In = Type.Record(Type.String(), Type.Unknown(), { $id: "InMessage" });
 
-const Control = Type.Object({
-  context: Type.Unknown({ title: "Context", readonly: true }),
-});
+const Control = Type.Object({ context: Type.Unknown({ $id: "Context", title: "Context", readonly: true }) }, { $id: "Control" });
 
-const Settings = Type.Object({
-  context: Type.Unknown({ configurable: true, title: "Context", description: "Shown until the first message arrives" }),
-});
+const Settings = Type.Object(
+  { context: Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Shown until the first message arrives" }) },
+  { $id: "Settings" },
+);
 
 interface DebugSelf {
   /** The last message (masked), or the settings' context before any message arrived. */

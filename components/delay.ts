@@ -7,14 +7,16 @@ import { defineComponent, fail, source, target, Type } from "tinyhost";
 import { sleepUnlessAborted } from "../src/sdk/abortable-sleep.ts";
 import { InvalidDelayError, WaitCancelledError } from "../src/components-lib/timing-errors.ts";
 
-const In = Type.Object({
-  context: Type.Optional(Type.Unknown({ configurable: true, title: "Context", description: "Message passed on after the wait" })),
-  delay: Type.Integer({ title: "Delay (ms)", description: "How long to wait before passing the message on, in milliseconds", default: 1000 }),
-});
+// Go `delay` port types (common-module `Request`, `OutMessage`); `$id`s are the Go type names.
+const In = Type.Object(
+  {
+    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Message passed on after the wait" })),
+    delay: Type.Integer({ title: "Delay (ms)", description: "How long to wait before passing the message on, in milliseconds" }),
+  },
+  { $id: "Request" },
+);
 
-const Out = Type.Object({
-  context: Type.Unknown({ title: "Context" }),
-});
+const Out = Type.Object({ context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context" })) }, { $id: "OutMessage" });
 
 export default defineComponent({
   info: { name: "delay", description: "Delay", info: "Waits the given number of milliseconds, then passes the context on to Out and returns what Out returned.", tags: ["SDK"] },

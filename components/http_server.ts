@@ -17,7 +17,6 @@
 import { defineComponent, empty, fail, ok, source, target, Type, type ComponentLogger, type Emitter, type ModuleClient, type NodeUpdater, type Static } from "tinyhost";
 import { contentTypeField, contextField, HeaderSchema, HTTP_METHODS, stringEnum } from "../src/components-lib/fields.ts";
 import { HttpListener } from "../src/components-lib/http-listener.ts";
-import { publishAs } from "../src/components-lib/published-schema.ts";
 
 /** Metadata key holding the JSON of the last Start config (the start intent). */
 export const METADATA_START = "http-start";
@@ -32,81 +31,84 @@ export const PORT_WAIT_MS = 5_000;
 
 // ---- schemas ------------------------------------------------------------------------------------
 
-const Settings = Type.Object({
-  enableStatusPort: Type.Boolean({ title: "Enable status port", description: "Status port notifies when server is up or down" }),
-  enableStopPort: Type.Boolean({ title: "Enable stop port", description: "Stop port stops the running server when it receives any message" }),
-  maxBodySize: Type.Optional(Type.Integer({ title: "Max Body Size (MB)", description: "Maximum request body size in megabytes. 0 means use default (10MB)." })),
-});
+// Go `server` port types (http-module, monorepo variant); `$id`s are the Go type names. Every
+// input decodes as Go's: missing or null fields are zero values, unknown keys are dropped.
+const Settings = Type.Object(
+  {
+    enableStatusPort: Type.Boolean({ title: "Enable status port", description: "Status port notifies when server is up or down" }),
+    enableStopPort: Type.Boolean({ title: "Enable stop port", description: "Stop port stops the running server when it receives any message" }),
+    maxBodySize: Type.Optional(Type.Integer({ title: "Max Body Size (MB)", description: "Maximum request body size in megabytes. 0 means use default (10MB)." })),
+  },
+  { $id: "Settings" },
+);
 
-const StartPublished = Type.Object({
-  context: Type.Optional(contextField("Start context")),
-  autoHostName: Type.Optional(Type.Boolean({ title: "Automatically generate hostname", description: "Use cluster auto subdomain setup if any." })),
-  hostnames: Type.Optional(Type.Array(Type.String(), { title: "Hostnames", description: "List of virtual host this server should be bound to." })),
-  readTimeout: Type.Integer({
-    title: "Read Timeout",
-    description: "Read timeout is the maximum duration for reading the entire request in seconds, including the body. A zero or negative value means there will be no timeout.",
-  }),
-  writeTimeout: Type.Integer({
-    title: "Write Timeout",
-    description: "Write timeout is the maximum duration before timing out writes of the response in seconds. It is reset whenever a new request's header is read.",
-  }),
-  tlsCert: Type.Optional(Type.String({ title: "TLS Certificate", description: "PEM or base64-encoded PEM certificate for HTTPS. Leave empty for plain HTTP.", format: "textarea" })),
-  tlsKey: Type.Optional(Type.String({ title: "TLS Private Key", description: "PEM or base64-encoded PEM private key for HTTPS. Leave empty for plain HTTP.", format: "textarea" })),
-});
+const Strings = (options: Record<string, unknown> = {}) => Type.Union([Type.Array(Type.String()), Type.Null()], options);
 
-const OptStr = Type.Optional(Type.Union([Type.String(), Type.Null()]));
-const OptInt = Type.Optional(Type.Union([Type.Integer(), Type.Null()]));
-/** What `start` accepts: Go decodes missing/null fields as zero values. */
-const StartAccepted = Type.Object({
-  context: Type.Optional(Type.Unknown()),
-  autoHostName: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-  hostnames: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
-  readTimeout: OptInt,
-  writeTimeout: OptInt,
-  tlsCert: OptStr,
-  tlsKey: OptStr,
-});
+const Start = Type.Object(
+  {
+    context: Type.Optional(contextField("Start context", { $id: "StartContext" })),
+    autoHostName: Type.Optional(Type.Boolean({ title: "Automatically generate hostname", description: "Use cluster auto subdomain setup if any." })),
+    hostnames: Type.Optional(Strings({ title: "Hostnames", description: "List of virtual host this server should be bound to." })),
+    readTimeout: Type.Integer({
+      title: "Read Timeout",
+      description: "Read timeout is the maximum duration for reading the entire request in seconds, including the body. A zero or negative value means there will be no timeout.",
+    }),
+    writeTimeout: Type.Integer({
+      title: "Write Timeout",
+      description: "Write timeout is the maximum duration before timing out writes of the response in seconds. It is reset whenever a new request's header is read.",
+    }),
+    tlsCert: Type.Optional(Type.String({ title: "TLS Certificate", description: "PEM or base64-encoded PEM certificate for HTTPS. Leave empty for plain HTTP.", format: "textarea" })),
+    tlsKey: Type.Optional(Type.String({ title: "TLS Private Key", description: "PEM or base64-encoded PEM private key for HTTPS. Leave empty for plain HTTP.", format: "textarea" })),
+  },
+  { $id: "Start" },
+);
 
-const RequestOut = Type.Object({
-  context: Type.Optional(Type.Unknown()),
-  path: Type.String({ title: "Path", description: "Request path with no query string, e.g. /hooks/github. Branch on this, not on requestURI." }),
-  pathSegments: Type.Optional(Type.Array(Type.String(), { title: "Path Segments", description: "Path split on '/', empty parts dropped: /hooks/github gives [hooks, github]. Read one with $.pathSegments[0]." })),
-  requestURI: Type.String({ title: "Request URI", description: "Full target including the query string. Use path to route; use this only when you need the raw line." }),
-  requestParams: Type.Object({}, { additionalProperties: Type.Array(Type.String()) }),
-  host: Type.String(),
-  method: stringEnum(HTTP_METHODS, { title: "Method", enumTitles: [...HTTP_METHODS] }),
-  realIP: Type.Optional(Type.String()),
-  headers: Type.Optional(Type.Array(HeaderSchema)),
-  body: Type.Optional(Type.String()),
-  scheme: Type.Optional(Type.String()),
-  podName: Type.Optional(Type.String({ title: "Pod Name", description: "Name of the pod handling this request" })),
-});
+const RequestOut = Type.Object(
+  {
+    context: Type.Optional(Type.Unknown({ $id: "StartContext" })),
+    path: Type.String({ title: "Path", description: "Request path with no query string, e.g. /hooks/github. Branch on this, not on requestURI." }),
+    pathSegments: Type.Optional(Strings({ title: "Path Segments", description: "Path split on '/', empty parts dropped: /hooks/github gives [hooks, github]. Read one with $.pathSegments[0]." })),
+    requestURI: Type.String({ title: "Request URI", description: "Full target including the query string. Use path to route; use this only when you need the raw line." }),
+    requestParams: Type.Union([Type.Record(Type.String(), Type.Union([Type.Array(Type.String()), Type.Null()])), Type.Null()], { $id: "Values" }),
+    host: Type.String(),
+    method: stringEnum(HTTP_METHODS, { title: "Method", enumTitles: [...HTTP_METHODS] }),
+    realIP: Type.Optional(Type.String()),
+    headers: Type.Optional(Type.Union([Type.Array(HeaderSchema), Type.Null()])),
+    body: Type.Optional(Type.String()),
+    scheme: Type.Optional(Type.String()),
+    podName: Type.Optional(Type.String({ title: "Pod Name", description: "Name of the pod handling this request" })),
+  },
+  { $id: "Request" },
+);
 
-/** The Response shape the `request` port expects back and `response` shows (Go `Response`). */
-const ResponsePublished = Type.Object({
-  statusCode: Type.Integer({ title: "Status Code", description: "HTTP status code for response", minimum: 100, default: 200, maximum: 599 }),
-  contentType: contentTypeField(),
-  headers: Type.Optional(Type.Array(HeaderSchema, { title: "Response headers" })),
-  body: Type.Optional(Type.String({ title: "Response body", format: "textarea" })),
-});
-/** What `response` accepts: anything object-shaped; the server checks it and names what is wrong (HTTP 500). */
-const ResponseAccepted = Type.Object({
-  statusCode: Type.Optional(Type.Unknown()),
-  contentType: Type.Optional(Type.Unknown()),
-  headers: Type.Optional(Type.Unknown()),
-  body: Type.Optional(Type.Unknown()),
-});
+/** The Response the `request` port expects back and `response` decodes (Go `Response`). */
+const Response = Type.Object(
+  {
+    statusCode: Type.Integer({ title: "Status Code", description: "HTTP status code for response", minimum: 100, default: 200, maximum: 599 }),
+    contentType: contentTypeField(),
+    headers: Type.Optional(Type.Union([Type.Array(HeaderSchema), Type.Null()], { title: "Response headers" })),
+    body: Type.Optional(Type.String({ title: "Response body", format: "textarea" })),
+  },
+  { $id: "Response" },
+);
 
-const Control = Type.Object({
-  status: Type.String({ title: "Status", readonly: true }),
-  listenAddr: Type.Array(Type.String(), { title: "Listen Address", readonly: true }),
-});
-const StopPublished = Type.Object({ context: Type.Optional(contextField("Ignored — any message on this port stops the server")) });
-const Status = Type.Object({
-  context: Type.Unknown({ title: "Context" }),
-  listenAddr: Type.Array(Type.String(), { title: "Listen Address" }),
-  isRunning: Type.Boolean({ title: "Is running" }),
-});
+const Control = Type.Object(
+  {
+    status: Type.Optional(Type.String({ title: "Status", readonly: true })),
+    listenAddr: Type.Optional(Strings({ title: "Listen Address", readonly: true })),
+  },
+  { $id: "Control" },
+);
+/** Go `Stop`: any object (or null) stops the server; the context is ignored. */
+const Stop = Type.Object({ context: Type.Optional(contextField("Ignored — any message on this port stops the server", { $id: "StartContext" })) }, { $id: "Stop" });
+const Status = Type.Object(
+  {
+    context: Type.Optional(Type.Unknown({ $id: "StartContext", title: "Context" })),
+    listenAddr: Type.Optional(Strings({ title: "Listen Address" })),
+    isRunning: Type.Optional(Type.Boolean({ title: "Is running" })),
+  },
+  { $id: "Status" },
+);
 
 /** Go's zero `Request` as it marshals (nil slice and map → null); only ever published, never validated. */
 const REQUEST_ZERO = { context: null, path: "", pathSegments: null, requestURI: "", requestParams: null, host: "", method: "", realIP: "", body: "", scheme: "", podName: "" } as unknown as Static<typeof RequestOut>;
@@ -155,7 +157,7 @@ function defaultStart(): StartConfig {
 }
 
 /** Go `json.Marshal(Start)`: field order and `omitempty` as the Go struct tags. */
-function startJSON(s: StartConfig): Record<string, unknown> {
+function startJSON(s: StartConfig): Static<typeof Start> {
   const out: Record<string, unknown> = {};
   if (s.context !== undefined && s.context !== null) out.context = s.context;
   out.autoHostName = s.autoHostName;
@@ -164,7 +166,7 @@ function startJSON(s: StartConfig): Record<string, unknown> {
   out.writeTimeout = s.writeTimeout;
   if (s.tlsCert !== "") out.tlsCert = s.tlsCert;
   if (s.tlsKey !== "") out.tlsKey = s.tlsKey;
-  return out;
+  return out as Static<typeof Start>;
 }
 
 type StartInput = {
@@ -388,13 +390,13 @@ export default defineComponent({
     source("request", RequestOut, {
       label: "Request",
       position: "right",
-      response: ResponsePublished,
+      response: Response,
       default: REQUEST_ZERO,
     }),
-    publishAs(target("response", ResponseAccepted, { label: "Response", position: "right", default: { statusCode: 200, contentType: "", body: "" } }), ResponsePublished),
-    source("_control", Control, { label: "Dashboard", position: "top", default: control(self) as { status: string; listenAddr: string[] } }),
-    publishAs(target("start", StartAccepted, { label: "Start", position: "left", default: startJSON(self.start) }), StartPublished),
-    ...(self.settings.enableStopPort ? [publishAs(target("stop", Type.Unknown(), { label: "Stop", position: "left", default: {} }), StopPublished)] : []),
+    target("response", Response, { label: "Response", position: "right", default: { statusCode: 200, contentType: "", body: "" } }),
+    source("_control", Control, { label: "Dashboard", position: "top", default: control(self) }),
+    target("start", Start, { label: "Start", position: "left", default: startJSON(self.start) }),
+    ...(self.settings.enableStopPort ? [target("stop", Stop, { label: "Stop", position: "left", default: {} })] : []),
     ...(self.settings.enableStatusPort
       ? [source("status", Status, { label: "Status", position: "bottom", default: { context: null, listenAddr: self.publicAddr, isRunning: self.running !== undefined } })]
       : []),

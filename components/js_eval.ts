@@ -16,7 +16,6 @@
  */
 import { defineComponent, fail, source, target, Type, type Static } from "tinyhost";
 import { contextField } from "../src/components-lib/fields.ts";
-import { publishAs } from "../src/components-lib/published-schema.ts";
 import { mark } from "../src/runtime/schema/keywords.ts";
 import { MAIN_MODULE, ScriptError, startScript, timeoutMsOf, type ScriptSandbox } from "../src/runtime/script/index.ts";
 
@@ -60,18 +59,11 @@ const SettingsPublished = Type.Object(
   { $id: "Settings" },
 );
 
-const OptStr = Type.Optional(Type.Union([Type.String(), Type.Null()]));
-const FileAccepted = Type.Object({ name: OptStr, content: OptStr });
-/** What `_settings` accepts: Go decodes missing or null fields as zero values. */
-const SettingsAccepted = Type.Object({
-  enableErrorPort: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-  inputData: Type.Optional(Type.Unknown()),
-  outputData: Type.Optional(Type.Unknown()),
-  script: Type.Optional(Type.Union([FileAccepted, Type.Null()])),
-  modules: Type.Optional(Type.Union([Type.Array(FileAccepted), Type.Null()])),
-  timeoutSeconds: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
-});
-type SettingsIn = Static<typeof SettingsAccepted>;
+/**
+ * What `_settings` decodes to: Go's decode semantics (src/runtime/schema/decode.ts) make a missing
+ * or null field its zero value and a missing list null, so every field may be absent here.
+ */
+type SettingsIn = { [K in keyof Static<typeof SettingsPublished>]?: Static<typeof SettingsPublished>[K] | null };
 
 /** The settings as the component keeps them (Go `Settings` values). */
 export interface JsEvalSettings {
@@ -107,7 +99,6 @@ const RequestPublished = Type.Object(
   },
   { $id: "Request" },
 );
-const RequestAccepted = Type.Object({ context: Type.Optional(Type.Unknown()), inputData: Type.Optional(Type.Unknown()) });
 const Response = Type.Object({ context: Type.Unknown(), outputData: Type.Unknown() }, { $id: "Response" });
 const ErrorOut = Type.Object({ context: Type.Unknown(), error: Type.String() }, { $id: "Error" });
 
@@ -142,13 +133,13 @@ export default defineComponent({
   },
   state: (): State => ({ settings: DEFAULT_SETTINGS, sandbox: undefined, closeOnStop: false }),
   ports: (self) => [
-    publishAs(target("request", RequestAccepted, { label: "Request", position: "left", default: { context: null, inputData: self.settings.inputData } }), RequestPublished),
+    target("request", RequestPublished, { label: "Request", position: "left", default: { context: null, inputData: self.settings.inputData } }),
     source("response", Response, { label: "Response", position: "right", default: { context: null, outputData: self.settings.outputData } }),
-    publishAs(target("_settings", SettingsAccepted, { label: "Settings", default: self.settings }), SettingsPublished),
+    target("_settings", SettingsPublished, { label: "Settings", default: self.settings }),
     ...(self.settings.enableErrorPort ? [source("error", ErrorOut, { label: "Error", position: "bottom", default: { context: null, error: "" } })] : []),
   ],
   async onSettings(ctx, raw) {
-    const settings = normalise(raw);
+    const settings = normalise(raw as SettingsIn);
     // Compile before adopting: a script that does not compile fails this reconcile and the node
     // keeps its previous settings and sandbox (Go: OnSettings returns the error).
     const sandbox = await startScript(

@@ -10,48 +10,40 @@
  */
 import { defineComponent, fail, source, target, Type, type Static } from "tinyhost";
 import { contextField } from "../src/components-lib/fields.ts";
-import { publishAs } from "../src/components-lib/published-schema.ts";
 
-/** Settings as the editor shows them (Go `Settings`). */
-const Settings = Type.Object({
-  routes: Type.Array(Type.String(), { title: "Routes", minItems: 1, uniqueItems: true }),
-  enableDefaultPort: Type.Boolean({ title: "Enable default port" }),
-});
+// Go `router` port types (common-module); `$id`s are the Go type names.
+/** Settings (Go `Settings`); a settings value without `routes` decodes to null (no route ports). */
+const Settings = Type.Object(
+  {
+    routes: Type.Union([Type.Array(Type.String()), Type.Null()], { title: "Routes", minItems: 1, uniqueItems: true }),
+    enableDefaultPort: Type.Boolean({ title: "Enable default port" }),
+  },
+  { $id: "Settings" },
+);
 type Settings = Static<typeof Settings>;
 
-const DEFAULT_SETTINGS: Settings = { routes: ["A", "B"], enableDefaultPort: false };
+const DEFAULT_ROUTES = ["A", "B"];
 
-/** What `input` accepts: Go decodes any shape, missing or null fields are zero values. */
-const InputAccepted = Type.Object({
-  context: Type.Optional(Type.Unknown()),
-  conditions: Type.Union([
-    Type.Array(
-      Type.Object({
-        route: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-        condition: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-      }),
-    ),
-    Type.Null(),
-  ]),
-});
-type Condition = { route?: string | null; condition?: boolean | null };
-
-/** The `input` schema the editor shows (Go `InMessage`): route is a select over the routes. */
-function inputPublished(routes: readonly string[]) {
-  return Type.Object({
-    context: contextField("Arbitrary message to be routed"),
-    conditions: Type.Array(
-      Type.Object({
-        route: Type.Unsafe<string>({ type: "string", title: "Route", default: routes[0] ?? "A", shared: true, enum: [...routes] }),
-        condition: Type.Boolean({ title: "Condition" }),
-      }),
-      { title: "Conditions", minItems: 1, uniqueItems: true },
-    ),
-  });
+/**
+ * `input` (Go `InMessage`): `route` is Go's `RouteName`, a string published as a shared select over
+ * the routes, defaulting to the first. Missing or null fields decode to zero values (a condition
+ * without a route matches none; without `condition` it is false).
+ */
+function input(routes: readonly string[]) {
+  const route = Type.String({ $id: "RouteName", title: "Route", default: routes[0] ?? "A", shared: true, enum: [...routes] });
+  const condition = Type.Object({ route, condition: Type.Boolean({ title: "Condition" }) }, { $id: "Condition" });
+  return Type.Object(
+    {
+      context: contextField("Arbitrary message to be routed"),
+      conditions: Type.Array(condition, { title: "Conditions", minItems: 1, uniqueItems: true }),
+    },
+    { $id: "InMessage" },
+  );
 }
+type Condition = { route: string; condition: boolean };
 
 /** What every route port and `default` emit (Go `OutMessage`): the routed message under `context`. */
-const Out = Type.Object({ context: Type.Optional(contextField("Passthrough — the routed message, unchanged")) });
+const Out = Type.Object({ context: Type.Optional(contextField("Passthrough — the routed message, unchanged")) }, { $id: "OutMessage" });
 
 /** `out_<lowercase(route)>` (Go `getPortNameFromRoute`). */
 export function routePort(route: string): `out_${string}` {
@@ -60,7 +52,7 @@ export function routePort(route: string): `out_${string}` {
 
 /** Go's `%v` of `[]Condition` (`[{{GET []} true}]`) for the "no matching route" error text. */
 function formatConditions(conditions: readonly Condition[]): string {
-  return `[${conditions.map((c) => `{{${c.route ?? ""} []} ${c.condition === true}}`).join(" ")}]`;
+  return `[${conditions.map((c) => `{{${c.route} []} ${c.condition}}`).join(" ")}]`;
 }
 
 export default defineComponent({
@@ -74,9 +66,9 @@ export default defineComponent({
       "port when enableDefaultPort is on, otherwise an error to the caller. Returns the downstream result.",
     tags: ["SDK"],
   },
-  state: () => ({ settings: { routes: [...DEFAULT_SETTINGS.routes], enableDefaultPort: false } as Settings }),
+  state: () => ({ settings: { routes: [...DEFAULT_ROUTES], enableDefaultPort: false } as Settings }),
   ports: (self) => {
-    const routes = self.settings.routes;
+    const routes = self.settings.routes ?? [];
     const first = routes[0] ?? "A";
     const inputDefault = { context: null, conditions: [{ route: first, condition: true }] };
     const seen = new Set<string>();
@@ -89,21 +81,21 @@ export default defineComponent({
     }
     return [
       target("_settings", Settings, { label: "Settings", default: self.settings }),
-      publishAs(target("input", InputAccepted, { label: "IN", position: "left", default: inputDefault }), inputPublished(routes)),
+      target("input", input(routes), { label: "IN", position: "left", default: inputDefault }),
       ...routePorts,
       ...(self.settings.enableDefaultPort ? [source("default", Out, { label: "Default", position: "bottom", default: { context: null } })] : []),
     ];
   },
   onSettings(ctx, settings) {
-    ctx.self.settings = { routes: [...settings.routes], enableDefaultPort: settings.enableDefaultPort };
+    ctx.self.settings = { routes: settings.routes === null ? null : [...settings.routes], enableDefaultPort: settings.enableDefaultPort };
   },
   handle(ctx, output, _port, data) {
-    const conditions = (data as { conditions: Condition[] | null }).conditions ?? [];
+    const conditions = (data.conditions as Condition[] | null) ?? []; // decoded: null when missing
     const context = data.context ?? null;
     for (const c of conditions) {
       if (c.condition !== true) continue;
-      const wanted = (c.route ?? "").toLowerCase();
-      const known = ctx.self.settings.routes.some((r) => r.toLowerCase() === wanted);
+      const wanted = c.route.toLowerCase();
+      const known = (ctx.self.settings.routes ?? []).some((r) => r.toLowerCase() === wanted);
       if (known) return output(routePort(wanted), { context });
       break; // Go: the first true condition decides, even when its route is unknown
     }

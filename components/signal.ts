@@ -6,29 +6,23 @@
  * on the long-lived emitter and the control call returns at once. No running state, no metadata.
  * This is what `send_signal` to `<node>:_control` with `{"send": true, "context": {...}}` does.
  */
-import { defineComponent, source, target, Type, type Emitter } from "tinyhost";
+import { defineComponent, source, target, Type, type Emitter, type Static } from "tinyhost";
 import { contextField } from "../src/components-lib/fields.ts";
-import { publishAs } from "../src/components-lib/published-schema.ts";
 
-/** Settings accepted: Go decodes a missing context as null. */
-const SettingsAccepted = Type.Object({ context: Type.Optional(Type.Unknown()) });
-/** Settings as the editor shows them (Go `Settings`). */
-const SettingsPublished = Type.Object({ context: contextField("Arbitrary message to send") });
+/** Settings (Go `Settings`): a missing context decodes as null. */
+const Settings = Type.Object({ context: contextField("Arbitrary message to send") }, { $id: "Settings" });
 
-/** Control accepted: `{"send": true}` alone must work (send_signal), so everything is optional. */
-const ControlAccepted = Type.Object({
-  context: Type.Optional(Type.Unknown()),
-  send: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-});
-/** Control as the dashboard shows it: the context and a Send button. */
-const ControlPublished = Type.Object({
-  context: contextField("Message to send"),
-  send: Type.Boolean({ title: "Send", format: "button", colSpan: "col-span-6" }),
-});
-type Control = { context?: unknown; send?: boolean | null };
+/** Control (Go `Control`): `{"send": true}` alone decodes with a null context (the settings' one is sent). */
+const Control = Type.Object(
+  {
+    context: contextField("Message to send"),
+    send: Type.Boolean({ title: "Send", format: "button", colSpan: "col-span-6" }),
+  },
+  { $id: "Control" },
+);
 
-/** `out`: the context value itself. */
-const Out = contextField("The context, at the root");
+/** `out`: the context value itself (Go `new(Context)`: an untyped root def, no annotations). */
+const Out = Type.Unknown({ $id: "Context" });
 
 interface SignalSelf {
   context: unknown;
@@ -44,9 +38,9 @@ export default defineComponent({
   },
   state: (): SignalSelf => ({ context: null, emit: undefined }),
   ports: (self) => [
-    publishAs(target("_settings", SettingsAccepted, { label: "Settings", default: { context: self.context } }), SettingsPublished),
+    target("_settings", Settings, { label: "Settings", default: { context: self.context } }),
     source("out", Out, { label: "Out", position: "right", default: null }),
-    publishAs(source("_control", ControlAccepted, { label: "Control", position: "top", default: { context: self.context, send: false } }), ControlPublished),
+    source("_control", Control, { label: "Control", position: "top", default: { context: self.context, send: false } }),
   ],
   onEmitter(ctx, emit) {
     ctx.self.emit = emit;
@@ -56,7 +50,7 @@ export default defineComponent({
   },
   onControl(ctx, control) {
     if (!ctx.isLeader) return; // components.md §1.14: leader only
-    const c = control as Control; // validated against ControlAccepted by the runner
+    const c = control as Static<typeof Control>; // decoded by the runner: every field present
     if (c.send !== true) return;
     const emit = ctx.self.emit;
     if (!emit) return;

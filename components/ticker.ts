@@ -17,22 +17,33 @@ const KEY_CONFIG = "ticker-config";
 
 const DEFAULT_DELAY_MS = 1000;
 
-const Settings = Type.Object({
-  context: Type.Optional(Type.Unknown({ configurable: true, title: "Context", description: "Message sent on Out at every tick" })),
-  delay: Type.Integer({ minimum: 0, default: DEFAULT_DELAY_MS, title: "Delay (ms)", description: "Pause between the end of one tick and the next, in milliseconds" }),
-});
+// Go `ticker` port types (common-module); `$id`s are the Go type names. `delay` is required in the
+// editor but, as in Go, a settings value without it decodes to 0 (no pause between ticks).
+const Settings = Type.Object(
+  {
+    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Message sent on Out at every tick" })),
+    delay: Type.Integer({ minimum: 0, default: DEFAULT_DELAY_MS, title: "Delay (ms)", description: "Pause between the end of one tick and the next, in milliseconds" }),
+  },
+  { $id: "Settings" },
+);
 
-const ControlStopped = Type.Object({
-  context: Type.Optional(Type.Unknown({ title: "Context" })),
-  status: Type.Optional(Type.String({ title: "Status", readonly: true })),
-  start: Type.Optional(Type.Boolean({ title: "Start", format: "button" })),
-});
+const ControlStopped = Type.Object(
+  {
+    context: Type.Unknown({ $id: "Context", title: "Context" }),
+    status: Type.Optional(Type.String({ title: "Status", readonly: true })),
+    start: Type.Boolean({ title: "Start", format: "button" }),
+  },
+  { $id: "ControlStopped" },
+);
 
-const ControlRunning = Type.Object({
-  context: Type.Optional(Type.Unknown({ title: "Context", readonly: true })),
-  status: Type.Optional(Type.String({ title: "Status", readonly: true })),
-  stop: Type.Optional(Type.Boolean({ title: "Stop", format: "button" })),
-});
+const ControlRunning = Type.Object(
+  {
+    context: Type.Unknown({ $id: "Context", title: "Context", readonly: true }),
+    status: Type.Optional(Type.String({ title: "Status", readonly: true })),
+    stop: Type.Boolean({ title: "Stop", format: "button" }),
+  },
+  { $id: "ControlRunning" },
+);
 
 interface TickerSettings {
   context?: unknown;
@@ -138,7 +149,7 @@ export default defineComponent({
   ports: (self) => [
     target("_settings", Settings, { label: "Settings", position: "top", default: self.settings }),
     target("_reconcile", Type.Unknown(), { label: "Reconcile", position: "top" }),
-    source("out", Type.Unknown(), { label: "Out", position: "right", default: null }),
+    source("out", Type.Unknown({ $id: "Context" }), { label: "Out", position: "right", default: null }),
     self.loop.running
       ? source("_control", ControlRunning, { label: "Control", position: "top", default: { context: self.settings.context ?? null, status: "Running", stop: true } })
       : source("_control", ControlStopped, { label: "Control", position: "top", default: { context: self.settings.context ?? null, status: "Not running", start: true } }),
@@ -150,7 +161,8 @@ export default defineComponent({
   onSettings(ctx, settings) {
     const self = ctx.self;
     const delayChanged = settings.delay !== self.settings.delay;
-    self.settings = settings.context === undefined ? { delay: settings.delay } : { context: settings.context, delay: settings.delay };
+    // Decoded settings carry every field; a null context is Go's omitted `context,omitempty`.
+    self.settings = settings.context === undefined || settings.context === null ? { delay: settings.delay } : { context: settings.context, delay: settings.delay };
     self.settingsFromPort = true;
     if (delayChanged) self.delayChanged?.abort();
     if (self.loop.running) persistRunning(self.emit, self.settings);
@@ -182,7 +194,8 @@ export default defineComponent({
       return;
     }
     if (!c.start) return;
-    if (c.hasContext) self.settings = { ...self.settings, context: c.context };
+    // A start whose context is null (`{"start": true}`) keeps the settings' context (Go: sets null).
+    if (c.context !== undefined && c.context !== null) self.settings = { ...self.settings, context: c.context };
     self.settingsFromPort = true;
     persistRunning((port, data) => output(port, data), self.settings);
     startLoop(self, ctx);

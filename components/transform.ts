@@ -6,14 +6,11 @@
  */
 import { defineComponent, source, target, Type } from "tinyhost";
 import { contextField } from "../src/components-lib/fields.ts";
-import { publishAs } from "../src/components-lib/published-schema.ts";
 
-/** What `in` accepts: Go decodes a missing context as null. */
-const InAccepted = Type.Object({ context: Type.Optional(Type.Unknown()) });
-/** `in` as the editor shows it (Go `InMessage`: context required, configurable). */
-const InPublished = Type.Object({ context: contextField("Arbitrary message to be modified") });
-/** `out`: the message under `context`. */
-const Out = Type.Object({ context: Type.Optional(contextField("Modified message")) });
+/** `in` (Go `InMessage`: context required in the editor, configurable; a missing one decodes as null). */
+const In = Type.Object({ context: contextField("Arbitrary message to be modified") }, { $id: "InMessage" });
+/** `out`: the message under `context` (Go `OutMessage`). */
+const Out = Type.Object({ context: Type.Optional(contextField("Modified message")) }, { $id: "OutMessage" });
 
 export default defineComponent({
   info: {
@@ -23,7 +20,7 @@ export default defineComponent({
     tags: ["SDK"],
   },
   ports: () => [
-    publishAs(target("in", InAccepted, { label: "In", position: "left", default: { context: null } }), InPublished),
+    target("in", In, { label: "In", position: "left", default: { context: null } }),
     source("out", Out, { label: "Out", position: "right", default: { context: null } }),
   ],
   handle: (_ctx, output, _port, data) => output("out", { context: data.context ?? null }),

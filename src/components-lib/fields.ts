@@ -2,24 +2,38 @@
  * Schema building blocks shared by the bundled components, with the Go modules' JSON names, titles
  * and platform keywords (components.md §0.5, §2; Go `etc.Header`, `etc.ContentType`).
  */
-import { Type, type TSchema, type TUnknown } from "typebox";
+import { Type, type TUnknown, type TUnsafe } from "typebox";
 import { mark } from "../runtime/schema/keywords.ts";
 
-/** A passthrough `context` field: any JSON, `configurable` so users can shape it (components.md §0.5). */
-export function contextField(description: string, title = "Context"): TUnknown {
-  return mark(Type.Unknown(), { configurable: true, title, description });
+/** Options of {@link contextField}. */
+export interface ContextFieldOptions {
+  /** Editor label; default `"Context"`. */
+  title?: string;
+  /** The Go type name the def is named after (default `"Context"`; http_server uses `"StartContext"`). */
+  $id?: string;
+}
+
+/**
+ * A passthrough `context` field: any JSON, `configurable` so users can shape it (components.md §0.5);
+ * published as the def `Context` (Go `type Context any`).
+ */
+export function contextField(description: string, options: ContextFieldOptions = {}): TUnknown {
+  return mark(Type.Unknown({ $id: options.$id ?? "Context" }), { configurable: true, title: options.title ?? "Context", description });
 }
 
 /** A string field whose published schema is a select over `values` (Go `enum:"a,b"` + `enumTitles`). */
-export function stringEnum(values: readonly string[], options: Record<string, unknown> = {}): TSchema {
+export function stringEnum(values: readonly string[], options: Record<string, unknown> = {}): TUnsafe<string> {
   return Type.Unsafe<string>({ type: "string", enum: [...values], ...options });
 }
 
-/** One HTTP header, Go `etc.Header` (`{key, value}`, both required in the editor). */
-export const HeaderSchema = Type.Object({
-  key: Type.String({ title: "Key", colSpan: "col-span-6" }),
-  value: Type.String({ title: "Value", colSpan: "col-span-6" }),
-});
+/** One HTTP header, Go `etc.Header` (`{key, value}`, both required in the editor; def `Header`). */
+export const HeaderSchema = Type.Object(
+  {
+    key: Type.String({ title: "Key", colSpan: "col-span-6" }),
+    value: Type.String({ title: "Value", colSpan: "col-span-6" }),
+  },
+  { $id: "Header" },
+);
 
 /** A header as components exchange it. */
 export interface Header {
@@ -41,7 +55,10 @@ export const CONTENT_TYPES = [
   "text/plain",
 ] as const;
 
-/** Go `etc.ContentType` schema: a string select titled "Content Type". */
-export function contentTypeField(description = "Content type of the response"): TSchema {
-  return stringEnum(CONTENT_TYPES, { title: "Content Type", description });
+/**
+ * Go `etc.ContentType` schema: a string select with the description its `JSONSchema()` gives;
+ * `title` is "Content Type" unless the field's own tag sets another (http_request: "Request Content Type").
+ */
+export function contentTypeField(title = "Content Type"): TUnsafe<string> {
+  return stringEnum(CONTENT_TYPES, { title, description: "Content type of the response" });
 }

@@ -44,11 +44,15 @@ export interface PortSpec<N extends string = string, T extends TSchema = TSchema
   readonly source: Src;
   /** Editor position. */
   readonly position: Position;
-  /** TypeBox schema of the port data; validated on every incoming hop of a target port. */
+  /**
+   * TypeBox schema of the port data. Every incoming hop is decoded into it as the Go runtime decodes
+   * into a Go struct (zero values for missing fields, unknown keys dropped, type mismatches fail;
+   * src/runtime/schema/decode.ts), and it is published as the port's platform schema.
+   */
   readonly schema: T;
   /**
    * A JSON Schema published verbatim instead of one generated from {@link schema} — for shapes known
-   * only at runtime (runtime-spec §1.3 `Schema`). Incoming data is still validated against `schema`.
+   * only at runtime (runtime-spec §1.3 `Schema`). Incoming data is still decoded with `schema`.
    */
   readonly rawSchema?: object;
   /** Default/current value of the port data (runtime-spec §1.3 `Configuration`). */

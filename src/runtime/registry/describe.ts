@@ -70,7 +70,5 @@ export function describePort(port: AnyPort): PortDescription {
  * one, after the port (`in` → `In`, `_settings` → `Settings`), like Go's type-named roots.
  */
 export function portSchema(port: AnyPort): PlatformSchema {
-  const hasId = typeof (port.schema as { $id?: unknown }).$id === "string";
-  const rootName = hasId ? undefined : port.name.replace(/^_+/, "") || "Root";
-  return toPlatformSchema(port.schema, port.configuration, rootName);
+  return toPlatformSchema(port.schema, port.configuration, port.name.replace(/^_+/, "") || "Root");
 }

@@ -1,5 +1,5 @@
 /**
- * One Runner per TinyNode per pod (runtime-spec §2): turns incoming hops into typed, validated
+ * One Runner per TinyNode per pod (runtime-spec §2): turns incoming hops into typed, decoded
  * component input, dispatches system ports to capability hooks, sends emitted data along the node's
  * edges (with per-edge retries), and publishes status through a debounced patch.
  */
@@ -17,7 +17,7 @@ import {
   type TinyNodeStatusLike,
 } from "../../sdk/node.ts";
 import { FROM_SIGNAL, parsePortAddress, type Msg } from "../../transport/types.ts";
-import { compilePortValidator, type PortValidator } from "../schema/index.ts";
+import { compilePortDecoder, type PortDecoder } from "../schema/index.ts";
 import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
 import { Debouncer } from "./debouncer.ts";
 import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, PayloadDecodeError, PortValidationError } from "./errors.ts";
@@ -54,7 +54,7 @@ export interface RunnerHost {
 
 interface CachedPort {
   readonly spec: AnyPort;
-  validator: PortValidator | undefined;
+  decoder: PortDecoder | undefined;
   /** Schema-marked credential keys of this port plus the node's (built when a span first needs them). */
   credentialKeys: ReadonlySet<string> | undefined;
 }
@@ -65,18 +65,6 @@ interface EdgeRoute {
   readonly policy: ResolvedRetryPolicy;
   /** Aborts sends on this edge when it disappears from the spec (runtime-spec §2.5 `cancelRemovedEdges`). */
   readonly cancel: AbortController;
-}
-
-/** Validators by schema object: ports() may rebuild its list, schemas are usually shared constants. */
-const validators = new WeakMap<object, PortValidator>();
-
-function validatorFor(schema: object): PortValidator {
-  let v = validators.get(schema);
-  if (!v) {
-    v = compilePortValidator(schema);
-    validators.set(schema, v);
-  }
-  return v;
 }
 
 const dec = new TextDecoder();
@@ -255,7 +243,7 @@ export class Runner implements HopSite {
   #portMap(): Map<string, CachedPort> {
     if (this.#ports) return this.#ports;
     const m = new Map<string, CachedPort>();
-    for (const p of this.instance.ports()) m.set(p.name, { spec: p, validator: undefined, credentialKeys: undefined });
+    for (const p of this.instance.ports()) m.set(p.name, { spec: p, decoder: undefined, credentialKeys: undefined });
     this.#ports = m;
     return m;
   }
@@ -316,22 +304,33 @@ export class Runner implements HopSite {
       return fail(new PortValidationError(this.name, port, [{ path: "$", rule: "direction", message: `port ${port} is a source (output) port and cannot receive hops` }]));
     }
     const span = this.host.tracer.input(this, port, msg);
-    let data: unknown;
+    let input: unknown;
     try {
-      data = this.#input(msg, port, cached, span);
+      input = this.#input(msg, port, cached, span);
     } catch (err) {
       const e = toError(err);
       span.end(e);
       return fail(e);
     }
-    if (span.recording) span.data(data);
-    const validator = (cached.validator ??= validatorFor(cached.spec.schema));
-    const issues = validator(data);
-    if (issues) {
-      const e = new PortValidationError(this.name, port, issues);
+    // runtime-spec §2.2 step 5: decode into the port's type as Go does (zero values, unknown keys
+    // dropped; only a type mismatch fails). An evaluated configuration reaches Go's decoder with its
+    // keys sorted (the runner JSON-encodes the map first), a signal payload as it came.
+    let decoder: PortDecoder;
+    try {
+      decoder = cached.decoder ??= compilePortDecoder(cached.spec.schema);
+    } catch (err) {
+      const e = toError(err);
       span.end(e);
       return fail(e);
     }
+    const decoded = decoder(input, { keyOrder: msg.from === FROM_SIGNAL ? "input" : "sorted" });
+    if (!decoded.ok) {
+      const e = new PortValidationError(this.name, port, decoded.issues);
+      span.end(e);
+      return fail(e);
+    }
+    const data = decoded.value;
+    if (span.recording) span.data(data); // Go records the decoded port data (runner.go redact.Declared(portData))
     if (port === SystemPort.settings && this.#settings && Bun.deepEquals(this.#settings.value, data)) {
       span.end();
       return empty; // runtime-spec §2.2 step 6: unchanged settings are not re-delivered

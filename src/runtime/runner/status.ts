@@ -6,7 +6,7 @@
 import type { ComponentInfo } from "../../sdk/component.ts";
 import type { TinyNodeStatusPortLike } from "../../sdk/node.ts";
 import { POSITION_WIRE, SystemPort, type AnyPort } from "../../sdk/ports.ts";
-import { schemaToBase64, toPlatformSchema } from "../schema/index.ts";
+import { portPlatformSchema, schemaToBase64 } from "../schema/index.ts";
 
 const HIDDEN = new Set<string>([SystemPort.reconcile, SystemPort.client, SystemPort.identity]);
 
@@ -42,7 +42,7 @@ export function statusPorts(ports: readonly AnyPort[]): TinyNodeStatusPortLike[]
       label: p.label,
       position: POSITION_WIRE[p.position],
       source: p.source,
-      schema: p.rawSchema ? schemaToBase64(p.rawSchema as Record<string, unknown>) : schemaToBase64(toPlatformSchema(p.schema, p.configuration)),
+      schema: schemaToBase64(portPlatformSchema(p)),
       configuration: b64(JSON.stringify(redact(p.configuration ?? null))),
     }));
 }

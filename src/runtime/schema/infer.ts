@@ -1,31 +1,41 @@
 /**
- * Schema inferred from a live value, for untyped ("any") fields that hold data.
+ * Schemas inferred from a live value, for untyped ("any") fields and maps that hold data.
  *
- * The Go SDK reflects the CURRENT Configuration value, so an `any` field holding an object is
- * published with that object's keys as properties (keys sorted, `propertyOrder` 1.., `default` =
- * observed value) — runtime-spec §10.1. Strings holding a `{{expression}}` stay untyped because
- * the expression resolves to whatever the upstream emits (Go `pkg/schema/infer.go`).
+ * The Go SDK publishes the port's CURRENT Configuration: an `any` field holding an object gets that
+ * object's keys as properties (Go `pkg/schema/json.go` `enrichDefsFromValue` / `inferValueSchema`):
+ * keys sorted, `propertyOrder` 1.., each value's JSON type with `default` = the observed value.
+ * Numbers are `number` (Go decodes JSON numbers into float64), nested objects carry their own
+ * properties and no `default`, a list's `items` come from its first element.
  */
 import { isPlainObject, type JsonSchemaObject } from "./json.ts";
 
-const TEMPLATE = /\{\{.*?\}\}/;
-
 /**
- * Infers a schema for one JSON value: `boolean`; `integer` for whole numbers else `number`;
- * `string` (untyped when it holds a `{{…}}` template); arrays with `items` from the first element;
- * objects with sorted `properties`. Every inferred schema carries `default` = the value, except
- * for `null`/`undefined`, which infer `{}`.
+ * Infers a schema for one JSON value: `{type: "string"|"number"|"boolean", default}`;
+ * `{type: "array", default, items}` (items from the first element, absent for `[]`);
+ * `{type: "object", properties}` (no `default`; no `properties` for `{}`); `{}` for `null`/`undefined`.
  */
 export function inferSchema(value: unknown): JsonSchemaObject {
-  if (value === null || value === undefined) return {};
-  const out = inferType(value);
-  out.default = value;
-  return out;
+  switch (typeof value) {
+    case "string":
+      return { type: "string", default: value };
+    case "number":
+      return { type: "number", default: value };
+    case "boolean":
+      return { type: "boolean", default: value };
+  }
+  if (Array.isArray(value)) {
+    return value.length === 0 ? { type: "array", default: value } : { type: "array", default: value, items: inferSchema(value[0]) };
+  }
+  if (isPlainObject(value)) {
+    const props = inferProperties(value);
+    return Object.keys(props).length === 0 ? { type: "object" } : { type: "object", properties: props };
+  }
+  return {};
 }
 
 /**
- * The `properties` map for an observed object: keys sorted (Go map order), each inferred with
- * {@link inferSchema} and given `propertyOrder` = 1-based position.
+ * The `properties` map for an observed object: keys sorted (Go `sort.Strings`), each inferred with
+ * {@link inferSchema} and given `propertyOrder` = its 1-based position.
  */
 export function inferProperties(value: Record<string, unknown>): Record<string, JsonSchemaObject> {
   const props: Record<string, JsonSchemaObject> = {};
@@ -35,20 +45,4 @@ export function inferProperties(value: Record<string, unknown>): Record<string, 
       props[key] = { ...inferSchema(value[key]), propertyOrder: i + 1 };
     });
   return props;
-}
-
-function inferType(value: unknown): JsonSchemaObject {
-  switch (typeof value) {
-    case "boolean":
-      return { type: "boolean" };
-    case "number":
-      return { type: Number.isInteger(value) ? "integer" : "number" };
-    case "string":
-      return TEMPLATE.test(value) ? {} : { type: "string" };
-  }
-  if (Array.isArray(value)) {
-    return value.length === 0 ? { type: "array" } : { type: "array", items: inferType(value[0]) };
-  }
-  if (isPlainObject(value)) return { type: "object", properties: inferProperties(value) };
-  return {};
 }

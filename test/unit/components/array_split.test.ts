@@ -16,7 +16,7 @@ describe("array_split ports", () => {
   test("array is required and shared, context configurable, item shared", () => {
     const [input, out] = arraySplit.ports().map((p) => JSON.parse(JSON.stringify(p.schema)));
     expect(input.required).toEqual(["array"]);
-    expect(input.properties.array).toMatchObject({ shared: true, default: null });
+    expect(input.properties.array).toMatchObject({ shared: true });
     expect(input.properties.context.configurable).toBe(true);
     expect(out.properties.item.shared).toBe(true);
     expect(Object.keys(out.properties)).toEqual(["context", "item", "index", "total"]);
@@ -73,9 +73,17 @@ describe("array_split", () => {
     expect(h.emitted).toEqual([]);
   });
 
-  test("a message without an array fails validation", async () => {
+  test("a message without an array emits nothing (Go decodes the missing slice as nil)", async () => {
     const h = await testComponent(arraySplit);
     const r = await h.send("in", { context: 1 });
+    expect(r).toEqual({ kind: "empty" });
+    expect(h.emitted).toEqual([]);
+  });
+
+  test("an array that is not a list fails the hop naming the field and the value", async () => {
+    const h = await testComponent(arraySplit);
+    const r = await h.send("in", { array: "abc" });
     expect(r.kind === "fail" && (r.error as Error & { code: string }).code).toBe("VALIDATION");
+    expect(r.kind === "fail" && r.error.message).toContain('$.array must be an array, got string "abc"');
   });
 });

@@ -22,7 +22,7 @@ describe("counter ports", () => {
   test("declares _settings, in, out and _control as components.md §4.1 specifies", () => {
     expect(counter.ports().map((p) => [p.name, p.label, p.source, p.position, p.configuration])).toEqual([
       ["_settings", "Settings", false, "top", { step: 1, initial: 0 }],
-      ["in", "In", false, "left", { context: null }],
+      ["in", "In", false, "left", { context: null, by: 0 }],
       ["out", "Out", true, "right", { context: null, count: 0 }],
       ["_control", "Control", true, "top", { count: 0, reset: true }],
     ]);

@@ -53,9 +53,17 @@ describe("delay", () => {
     expect(h.emitted).toEqual([]);
   });
 
-  test("a message without a delay fails validation", async () => {
+  test("a message without a delay decodes it as 0 and fails as an invalid delay, as in Go", async () => {
     const h = await testComponent(delay);
     const r = await h.send("in", { context: 1 });
+    expect(r.kind === "fail" && (r.error as Error & { code: string }).code).toBe("INVALID_DELAY");
+    expect(h.emitted).toEqual([]);
+  });
+
+  test("a delay given as a string fails the hop naming the field and the value", async () => {
+    const h = await testComponent(delay);
+    const r = await h.send("in", { delay: "5" });
     expect(r.kind === "fail" && (r.error as Error & { code: string }).code).toBe("VALIDATION");
+    expect(r.kind === "fail" && r.error.message).toContain('$.delay must be an integer, got string "5"');
   });
 });

@@ -239,7 +239,7 @@ describe("local mode reports static problems at load", () => {
     const lines: string[] = [];
     await start(dir, lines);
     const node = nodeNameOf(desc, "needy");
-    expect(lines.filter((l) => l.includes(node))).toEqual([`node ${node}  needy  error: ${join(dir, "needy.yaml")}:3: port _settings: field $.name breaks rule "type": $.name must be string, got integer`]);
+    expect(lines.filter((l) => l.includes(node))).toEqual([`node ${node}  needy  error: ${join(dir, "needy.yaml")}:3: port _settings: field $.name breaks rule "type": $.name must be a string, got number 7`]);
   });
 });
 
@@ -284,7 +284,7 @@ describe("local mode says what was fixed", () => {
     const node = nodeNameOf(good, "needy");
     const after = lines.slice(before);
     expect(after.map((l) => l.replace(/:.*?(\(\d+ problems? left\)|\(no problems left\))$/, ": … $1"))).toEqual([
-      `node ${node}  needy  error: ${file}:3: port _settings: field $.name breaks rule "type": $.name must be string, got integer`,
+      `node ${node}  needy  error: ${file}:3: port _settings: field $.name breaks rule "type": $.name must be a string, got number 7`,
       "fixed: … (1 problem left)",
     ]);
   });

@@ -50,7 +50,7 @@ describe("toPlatformSchema", () => {
     });
   });
 
-  test("an array of objects gets an item def whose path ends in [0]", () => {
+  test("an array property stays inline (a Go unnamed slice) and its object items get a def whose path ends in [0]", () => {
     const schema = Type.Object({ items: Type.Array(Type.Object({ x: Type.Integer() })) }, { $id: "Batch" });
     expect(toPlatformSchema(schema)).toEqual({
       $ref: "#/$defs/Batch",
@@ -58,10 +58,9 @@ describe("toPlatformSchema", () => {
         Batch: {
           type: "object",
           required: ["items"],
-          properties: { items: { $ref: "#/$defs/Items", propertyOrder: 1 } },
+          properties: { items: { type: "array", items: { $ref: "#/$defs/ItemsItem" }, propertyOrder: 1 } },
           path: "$",
         },
-        Items: { type: "array", items: { $ref: "#/$defs/ItemsItem" }, path: "$.items" },
         ItemsItem: {
           type: "object",
           required: ["x"],
@@ -75,8 +74,23 @@ describe("toPlatformSchema", () => {
   test("an array item with $id is named after it", () => {
     const Condition = Type.Object({ route: Type.String() }, { $id: "Condition" });
     const out = toPlatformSchema(Type.Object({ conditions: Type.Array(Condition) }), undefined, "InMessage");
-    expect(out.$defs?.Conditions?.items).toEqual({ $ref: "#/$defs/Condition" });
+    expect((out.$defs?.Inmessage?.properties as Record<string, { items: unknown }>).conditions!.items).toEqual({ $ref: "#/$defs/Condition" });
     expect(out.$defs?.Condition?.path).toBe("$.conditions[0]");
+  });
+
+  test("scalar items get the def Go names after the element type; identical defs are shared", () => {
+    const schema = Type.Object({ a: Type.Array(Type.String()), b: Type.Array(Type.String()), n: Type.Array(Type.Integer()) });
+    const defs = toPlatformSchema(schema, undefined, "S").$defs!;
+    expect(defs.String).toEqual({ type: "string", path: "$.a[0]" });
+    expect(defs.Int).toEqual({ type: "integer", path: "$.n[0]" });
+    expect(Object.keys(defs)).toEqual(["Int", "S", "String"]);
+  });
+
+  test("an array with its own $id is a named slice type and moves to $defs", () => {
+    const schema = Type.Object({ routes: Type.Array(Type.String(), { $id: "Routes" }) });
+    const defs = toPlatformSchema(schema, undefined, "S").$defs!;
+    expect(defs.Routes).toEqual({ type: "array", items: { $ref: "#/$defs/String" }, path: "$.routes" });
+    expect(defs.String?.path).toBe("$.routes[0]");
   });
 
   test("an untyped configurable field moves to $defs carrying configurable, title and description (Go json_test shape)", () => {
@@ -106,13 +120,13 @@ describe("toPlatformSchema", () => {
     });
     const defs = toPlatformSchema(schema, undefined, "Settings").$defs!;
     expect(defs.Route).toEqual({ type: "string", shared: true, enum: ["a", "b"], path: "$.route" });
-    expect(defs.ArrayItem).toEqual({ shared: true, path: "$.array[0]" });
     expect(defs.RowsItem?.configurable).toBe(true);
     expect(defs.RowsItem?.shared).toBeUndefined();
     expect(defs.Settings?.properties).toEqual({
       route: { $ref: "#/$defs/Route", propertyOrder: 1 },
-      array: { $ref: "#/$defs/Array", propertyOrder: 2 },
-      rows: { $ref: "#/$defs/Rows", propertyOrder: 3 },
+      // untyped items without $id stay inline (Go []any), still carrying the array's flag
+      array: { type: "array", shared: true, items: { shared: true }, propertyOrder: 2 },
+      rows: { type: "array", configurable: true, items: { $ref: "#/$defs/RowsItem" }, propertyOrder: 3 },
     });
   });
 
@@ -144,26 +158,62 @@ describe("toPlatformSchema", () => {
     expect(defs.B!.propertyOrder).toBeUndefined();
   });
 
-  test("an untyped field holding an object gets sorted properties inferred from the value with defaults", () => {
+  test("an untyped field holding an object gets sorted properties inferred from the value (Go enrichDefsFromValue)", () => {
     const schema = Type.Object({ context: Type.Unknown({ configurable: true }) });
-    const value = { context: { zeta: "x", alpha: 2, mid: { on: true }, tpl: "{{$.a}}" } };
+    const value = { context: { zeta: "x", alpha: 2, mid: { on: true }, list: [1.5] } };
     const ctx = toPlatformSchema(schema, value, "Settings").$defs!.Context!;
     expect(ctx).toEqual({
       configurable: true,
       type: "object",
       properties: {
-        alpha: { type: "integer", default: 2, propertyOrder: 1 },
-        mid: {
-          type: "object",
-          properties: { on: { type: "boolean", default: true, propertyOrder: 1 } },
-          default: { on: true },
-          propertyOrder: 2,
-        },
-        tpl: { default: "{{$.a}}", propertyOrder: 3 },
+        alpha: { type: "number", default: 2, propertyOrder: 1 },
+        list: { type: "array", default: [1.5], items: { type: "number", default: 1.5 }, propertyOrder: 2 },
+        mid: { type: "object", properties: { on: { type: "boolean", default: true, propertyOrder: 1 } }, propertyOrder: 3 },
         zeta: { type: "string", default: "x", propertyOrder: 4 },
       },
       path: "$.context",
     });
+  });
+
+  test("an untyped field holding a scalar is typed from it and, unflagged, stays inline", () => {
+    const schema = Type.Object({ a: Type.Unknown({ configurable: true }), b: Type.Unknown() });
+    const defs = toPlatformSchema(schema, { a: "x", b: 3 }, "S").$defs!;
+    expect(defs.A).toEqual({ configurable: true, type: "string", path: "$.a" });
+    expect((defs.S!.properties as Record<string, unknown>).b).toEqual({ type: "number", propertyOrder: 2 });
+  });
+
+  test("an untyped field holding a list gets the item def <Name>Item typed from the first element", () => {
+    const schema = Type.Object({ context: Type.Unknown({ configurable: true }) });
+    const defs = toPlatformSchema(schema, { context: [{ k: "v" }] }, "S").$defs!;
+    expect(defs.Context).toEqual({ configurable: true, type: "array", items: { $ref: "#/$defs/ContextItem" }, path: "$.context" });
+    expect(defs.ContextItem).toEqual({
+      type: "object",
+      properties: { k: { type: "string", default: "v", propertyOrder: 1 } },
+      configurable: true,
+      path: "$.context[0]",
+    });
+  });
+
+  test("a map publishes as additionalProperties, its values inline, and takes the live keys as properties", () => {
+    const schema = Type.Object({ params: Type.Record(Type.String(), Type.Array(Type.String()), { $id: "Values" }) });
+    const empty = toPlatformSchema(schema, { params: null }, "R").$defs!;
+    expect(empty.Values).toEqual({ type: "object", additionalProperties: { type: "array", items: { type: "string" } }, path: "$.params" });
+    const full = toPlatformSchema(schema, { params: { q: ["1"] } }, "R").$defs!;
+    expect(full.Values?.properties).toEqual({ q: { type: "array", default: ["1"], items: { type: "string", default: "1" }, propertyOrder: 1 } });
+  });
+
+  test("null is never a published type, and a null default is dropped (Go pointers and slices)", () => {
+    const schema = Type.Object({
+      list: Type.Union([Type.Array(Type.String()), Type.Null()], { title: "L", default: null }),
+      ptr: Type.Union([Type.Object({ x: Type.String() }, { $id: "Tls" }), Type.Null()]),
+      raw: Type.Unsafe({ type: ["integer", "null"] }),
+    });
+    const defs = toPlatformSchema(schema, undefined, "S").$defs!;
+    const props = defs.S!.properties as Record<string, unknown>;
+    expect(props.list).toEqual({ type: "array", title: "L", items: { $ref: "#/$defs/String" }, propertyOrder: 1 });
+    expect(props.ptr).toEqual({ $ref: "#/$defs/Tls", propertyOrder: 2 });
+    expect(defs.Tls?.type).toBe("object");
+    expect(props.raw).toEqual({ type: "integer", propertyOrder: 3 });
   });
 
   test("an untyped root without data is a bare def at $ (Go signal Context)", () => {
@@ -191,6 +241,7 @@ describe("toPlatformSchema", () => {
     expect(props.body).toEqual({
       type: "string",
       readonly: true,
+      readOnly: true, // Go's readonly tag publishes both spellings
       requiredWhen: "x",
       optionalWhen: "y",
       colSpan: "col-span-6",
@@ -205,9 +256,10 @@ describe("toPlatformSchema", () => {
     });
   });
 
-  test("the root def name comes from rootName, else $id, else title, title-cased like Go", () => {
+  test("the root def name comes from $id (the Go type name), else rootName, else title, title-cased like Go", () => {
     expect(toPlatformSchema(Type.Object({}), undefined, "inMessage").$ref).toBe("#/$defs/Inmessage");
     expect(toPlatformSchema(Type.Object({}, { $id: "ModifyInMessage" })).$ref).toBe("#/$defs/Modifyinmessage");
+    expect(toPlatformSchema(Type.Object({}, { $id: "ModifyInMessage" }), undefined, "in").$ref).toBe("#/$defs/Modifyinmessage");
     expect(toPlatformSchema(Type.Object({}, { title: "Settings" })).$ref).toBe("#/$defs/Settings");
     expect(toPlatformSchema(Type.Object({})).$ref).toBe("#/$defs/Root");
   });
@@ -240,7 +292,7 @@ describe("toPlatformSchema", () => {
   test("the same inputs always give byte-identical output (Go TestSchemaConsistency)", () => {
     const make = () => toPlatformSchema(Type.Object({ b: Type.Unknown(), a: Type.Array(Type.Object({ x: Type.String() })) }), { b: { y: 1, x: 2 } }, "M");
     expect(JSON.stringify(make())).toBe(JSON.stringify(make()));
-    expect(Object.keys(make().$defs!)).toEqual(["A", "AItem", "B", "M"]);
+    expect(Object.keys(make().$defs!)).toEqual(["AItem", "B", "M"]);
   });
 });
 

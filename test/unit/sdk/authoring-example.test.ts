@@ -14,7 +14,7 @@ const greet = defineComponent({
   ports: () => [target("_settings", Settings), target("in", In, { label: "In" }), source("out", Out, { label: "Out" })],
   onSettings: (ctx, s) => void (ctx.self.greeting = s.greeting),
   handle(ctx, output, _port, data) {
-    if (data.name === "nobody") return fail("nobody to greet");
+    if (data.name === "") return fail("nobody to greet"); // a missing name arrives as ""
     return output("out", { context: data.context, text: `${ctx.self.greeting}, ${data.name}` });
   },
 });
@@ -27,7 +27,7 @@ test("the authoring guide's component greets with its settings and returns the d
   expect(r).toEqual({ kind: "ok", value: { delivered: { context: 1, text: "Hi, Ada" } } });
 });
 
-test("the authoring guide's component rejects a message without a name", async () => {
+test("the authoring guide's component fails a message without a name (decoded as \"\")", async () => {
   const h = await testComponent(greet);
   const r = await h.send("in", { context: 1 });
   expect(r.kind).toBe("fail");

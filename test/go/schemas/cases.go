@@ -1,0 +1,188 @@
+package main
+
+import (
+	"reflect"
+
+	"tinyhost.test/gotools/schemas/shapes/async"
+	"tinyhost.test/gotools/schemas/shapes/client"
+	"tinyhost.test/gotools/schemas/shapes/counter"
+	"tinyhost.test/gotools/schemas/shapes/cron"
+	"tinyhost.test/gotools/schemas/shapes/debug"
+	"tinyhost.test/gotools/schemas/shapes/delay"
+	"tinyhost.test/gotools/schemas/shapes/etc"
+	"tinyhost.test/gotools/schemas/shapes/modify"
+	"tinyhost.test/gotools/schemas/shapes/router"
+	"tinyhost.test/gotools/schemas/shapes/server"
+	"tinyhost.test/gotools/schemas/shapes/signal"
+	"tinyhost.test/gotools/schemas/shapes/split"
+	"tinyhost.test/gotools/schemas/shapes/ticker"
+)
+
+// port is one port as a component's Ports() returns it: the name and its Configuration value.
+type port struct {
+	Name          string
+	Configuration interface{}
+}
+
+// schemaCase is one component in one state: the ports its Ports() returns then, with the values
+// the real component fills in (its Instance() defaults, or what the state puts there).
+type schemaCase struct {
+	Name      string
+	Component string
+	Ports     []port
+}
+
+const maxResponseBytes = 10 * 1024 * 1024
+
+func routerPorts(routes []string, withDefault bool) []port {
+	first := "A"
+	if len(routes) > 0 {
+		first = routes[0]
+	}
+	ports := []port{
+		{"_settings", router.Settings{Routes: routes, EnableDefaultPort: withDefault}},
+		{"input", router.InMessage{Conditions: []router.Condition{{RouteName: router.RouteName{Value: first, Options: routes}, Condition: true}}}},
+	}
+	for _, r := range routes {
+		ports = append(ports, port{"out_" + lower(r), new(router.OutMessage)})
+	}
+	if withDefault {
+		ports = append(ports, port{"default", new(router.OutMessage)})
+	}
+	return ports
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 32
+		}
+	}
+	return string(b)
+}
+
+var signalContext = map[string]interface{}{"name": "x", "n": 1.0, "tags": []interface{}{"a"}, "nested": map[string]interface{}{"ok": true}}
+
+func serverPorts(stop, status bool) []port {
+	ports := []port{
+		{"_settings", server.Settings{EnableStopPort: stop, EnableStatusPort: status}},
+		{"request", server.Request{}},
+		{"response", server.Response{StatusCode: 200}},
+		{"_control", server.Control{Status: "Not running"}},
+		{"start", server.Start{WriteTimeout: 10, ReadTimeout: 60, AutoHostName: true}},
+	}
+	if stop {
+		ports = append(ports, port{"stop", server.Stop{}})
+	}
+	if status {
+		ports = append(ports, port{"status", server.Status{ListenAddr: []string{}}})
+	}
+	return ports
+}
+
+func clientPorts(errorPort bool) []port {
+	ports := []port{
+		{"request", client.Request{Method: "GET", Headers: make([]etc.Header, 0), Timeout: 10, ContentType: "application/json"}},
+		{"response", client.Response{}},
+		{"_settings", client.Settings{EnableErrorPort: errorPort, MaxResponseBytes: maxResponseBytes}},
+	}
+	if errorPort {
+		ports = append(ports, port{"error", client.Error{}})
+	}
+	return ports
+}
+
+// cases lists every component state the parity test compares. Names are `<component>/<state>`.
+var cases = []schemaCase{
+	{"async/default", "async", []port{
+		{"_settings", async.Settings{MaxConcurrency: 100}},
+		{"in", async.InMessage{}},
+		{"out", async.OutMessage{}},
+	}},
+	{"delay/default", "delay", []port{
+		{"in", delay.Request{Delay: 1000}},
+		{"out", delay.OutMessage{}},
+	}},
+	{"transform/default", "transform", []port{
+		{"in", modify.InMessage{}},
+		{"out", modify.OutMessage{}},
+	}},
+	{"array_split/default", "array_split", []port{
+		{"in", split.InMessage{}},
+		{"out", split.OutMessage{}},
+	}},
+	{"signal/default", "signal", []port{
+		{"_settings", signal.Settings{}},
+		{"out", new(signal.Context)},
+		{"_control", signal.Control{}},
+	}},
+	{"signal/context", "signal", []port{
+		{"_settings", signal.Settings{Context: signalContext}},
+		{"out", new(signal.Context)},
+		{"_control", signal.Control{Context: signalContext}},
+	}},
+	{"signal/list-context", "signal", []port{
+		{"_settings", signal.Settings{Context: []interface{}{map[string]interface{}{"k": "v"}}}},
+		{"out", new(signal.Context)},
+		{"_control", signal.Control{Context: []interface{}{map[string]interface{}{"k": "v"}}}},
+	}},
+	{"signal/scalar-context", "signal", []port{
+		{"_settings", signal.Settings{Context: "hello"}},
+		{"out", new(signal.Context)},
+		{"_control", signal.Control{Context: "hello"}},
+	}},
+	{"ticker/stopped", "ticker", []port{
+		{"_settings", ticker.Settings{Delay: 1000}},
+		{"out", new(ticker.Context)},
+		{"_control", ticker.ControlStopped{Status: "Not running", Start: true}},
+	}},
+	{"ticker/running", "ticker", []port{
+		{"_settings", ticker.Settings{Delay: 60000}},
+		{"out", new(ticker.Context)},
+		{"_control", ticker.ControlRunning{Status: "Running", Stop: true}},
+	}},
+	{"cron/stopped", "cron", []port{
+		{"_settings", cron.Settings{Schedule: "*/1 * * * *"}},
+		{"out", new(cron.Context)},
+		{"_control", cron.ControlStopped{Schedule: "*/1 * * * *", Status: "Not running", Start: true}},
+	}},
+	{"cron/running", "cron", []port{
+		{"_settings", cron.Settings{Schedule: "*/1 * * * *"}},
+		{"out", new(cron.Context)},
+		{"_control", cron.ControlRunning{Schedule: "*/1 * * * *", NextRun: "2030-01-01T00:00:00Z", Status: "Running", Stop: true}},
+	}},
+	{"debug/default", "debug", []port{
+		{"in", debug.InMessage{}},
+		{"_control", debug.Control{}},
+		{"_settings", debug.Settings{}},
+	}},
+	{"counter/default", "counter", []port{
+		{"_settings", counter.Settings{Step: 1}},
+		{"in", counter.InMessage{}},
+		{"out", counter.OutMessage{}},
+		{"_control", counter.Control{Reset: true}},
+	}},
+	{"router/default", "router", routerPorts([]string{"A", "B"}, false)},
+	{"router/default-port", "router", routerPorts([]string{"GET", "POST"}, true)},
+	{"http_server/default", "http_server", serverPorts(false, false)},
+	{"http_server/all-ports", "http_server", serverPorts(true, true)},
+	{"http_request/default", "http_request", clientPorts(false)},
+	{"http_request/error-port", "http_request", clientPorts(true)},
+}
+
+// portType is the Go type a port's data decodes into (reflect.TypeOf of its Configuration, as the
+// runner does), for every component and port of the cases above.
+func portType(component, portName string) (reflect.Type, bool) {
+	for _, c := range cases {
+		if c.Component != component {
+			continue
+		}
+		for _, p := range c.Ports {
+			if p.Name == portName {
+				return reflect.TypeOf(p.Configuration), true
+			}
+		}
+	}
+	return nil, false
+}

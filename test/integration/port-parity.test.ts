@@ -1,0 +1,444 @@
+/**
+ * Port parity with the real Go SDK (issue 13, "Validation" and "Schemas the editor reads").
+ *
+ * test/go/schemas declares, in Go, the port types of the Go components our bundled components
+ * mirror and runs the SDK's own code on them: `schemas schemas` prints the schema
+ * `pkg/schema.CreateSchema` makes for each port (what the Go runner's ReadStatus writes into
+ * TinyNode.status.ports) and its configuration JSON; `schemas decode` decodes data into the port's
+ * Go type as the runner does. Here every bundled component runs in tinyhost's real runner
+ * (`testComponent`) in the same state, and:
+ * - every published port's schema equals Go's as JSON (key order aside) and so does its
+ *   configuration, except the deliberate differences listed in SCHEMA_DIFFERENCES;
+ * - every probe is decoded by Go and by tinyhost's runner, and the component receives exactly
+ *   what the Go component would (or both fail; ours naming the field and the value), except the
+ *   one deliberate difference pinned by the last test (an integer Go's JSON package wraps).
+ * Needs Go and the module proxy (the tool is built by scripts/build-go-tools.sh).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { resolve } from "node:path";
+import { discoverComponents } from "../../src/runtime/registry/index.ts";
+import type { ComponentDefinition, ComponentInstance, ErasedHooks } from "../../src/sdk/component.ts";
+import { testComponent, type ComponentHarness } from "../../src/sdk/testing.ts";
+import { empty } from "../../src/sdk/result.ts";
+import { goTool } from "../support/go-tools.ts";
+
+process.env.TINYHOST_LOG_LEVEL ??= "silent";
+
+const registry = await discoverComponents(resolve(import.meta.dir, "../../components"));
+const BUNDLED = ["async", "delay", "transform", "array_split", "signal", "ticker", "cron", "debug", "counter", "router", "http_server", "http_request"];
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type GoPorts = Record<string, { schema: Json; configuration: Json }>;
+
+/** JSON text with object keys sorted at every level: equality "as JSON, key order aside". */
+function canonical(v: unknown): string {
+  const sort = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(sort);
+    if (x !== null && typeof x === "object") return Object.fromEntries(Object.keys(x).sort().map((k) => [k, sort((x as Record<string, unknown>)[k])]));
+    return x;
+  };
+  return JSON.stringify(sort(v));
+}
+
+function b64json(s: string): unknown {
+  return JSON.parse(Buffer.from(s, "base64").toString("utf8"));
+}
+
+function component(name: string): ComponentDefinition {
+  const def = registry.get(name);
+  if (!def) throw new Error(`bundled component ${name} not found`);
+  return def;
+}
+
+async function poll(what: string, ok: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(20);
+  }
+}
+
+let schemasTool = "";
+
+async function runTool(args: string[], stdin?: string): Promise<string> {
+  const proc = Bun.spawn([schemasTool, ...args], { stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`schemas ${args.join(" ")} exited ${code}: ${err}`);
+  return out;
+}
+
+// ---- schema parity ------------------------------------------------------------------------------
+
+/** How to bring a bundled component into each state test/go/schemas/cases.go describes. */
+interface StateRecipe {
+  settings?: unknown;
+  /** Messages on `_control` after start, then a wait until `ready` holds for the status. */
+  control?: unknown;
+  ready?: (ports: Map<string, { configuration: unknown }>) => boolean;
+  /** Configuration keys whose values are times of this run (compared by presence only). */
+  volatile?: string[];
+}
+
+const SIGNAL_CONTEXT = { name: "x", n: 1, tags: ["a"], nested: { ok: true } };
+const controlStatus = (want: string) => (ports: Map<string, { configuration: unknown }>) => (ports.get("_control")?.configuration as { status?: string } | undefined)?.status === want;
+
+const STATES: Record<string, StateRecipe> = {
+  "async/default": {},
+  "delay/default": {},
+  "transform/default": {},
+  "array_split/default": {},
+  "signal/default": {},
+  "signal/context": { settings: { context: SIGNAL_CONTEXT } },
+  "signal/list-context": { settings: { context: [{ k: "v" }] } },
+  "signal/scalar-context": { settings: { context: "hello" } },
+  "ticker/stopped": {},
+  "ticker/running": { settings: { delay: 60000 }, control: { start: true }, ready: controlStatus("Running") },
+  "cron/stopped": {},
+  "cron/running": { control: { start: true }, ready: controlStatus("Running"), volatile: ["nextRun"] },
+  "debug/default": {},
+  "counter/default": {},
+  "router/default": {},
+  "router/default-port": { settings: { routes: ["GET", "POST"], enableDefaultPort: true } },
+  "http_server/default": {},
+  "http_server/all-ports": { settings: { enableStopPort: true, enableStatusPort: true } },
+  "http_request/default": {},
+  "http_request/error-port": { settings: { enableErrorPort: true, maxResponseBytes: 10485760 } },
+};
+
+/**
+ * Deliberate differences from Go's published schema (docs/compatibility.md "Schemas"). Each is a
+ * Go bug on valid input; the test checks Go still shows it, then compares without it.
+ */
+const SCHEMA_DIFFERENCES: { cases: string[]; ports: string[]; def: string; key: string; why: string; ours?: unknown }[] = [
+  {
+    cases: ["signal/context"],
+    ports: ["_settings", "_control"],
+    def: "Context",
+    key: "additionalProperties",
+    why: "Go reflects ONE member of a live map (random map order) into additionalProperties, which then forbids members of other types",
+  },
+  {
+    cases: ["signal/list-context"],
+    ports: ["_settings", "_control"],
+    def: "ContextItem",
+    key: "additionalProperties",
+    why: "the same reflection of one random member, on the list's item def",
+  },
+  {
+    cases: ["signal/list-context"],
+    ports: ["_settings", "_control"],
+    def: "Context",
+    key: "path",
+    why: "Go gives a def that is a list no path of its own (\"$\", the root's path); ours is the list's path",
+    ours: "$.context",
+  },
+];
+
+/** Go's schema with the deliberate differences applied (asserting each is still there). */
+function goSchemaAsOurs(caseName: string, port: string, schema: Json): Json {
+  const copy = JSON.parse(JSON.stringify(schema)) as { $defs?: Record<string, Record<string, Json>> };
+  for (const d of SCHEMA_DIFFERENCES) {
+    if (!d.cases.includes(caseName) || !d.ports.includes(port)) continue;
+    const def = copy.$defs?.[d.def];
+    expect(def && d.key in def ? `${d.def}.${d.key} present` : `${d.def}.${d.key} missing`).toBe(`${d.def}.${d.key} present`);
+    if (d.ours === undefined) delete def![d.key];
+    else def![d.key] = d.ours as Json;
+  }
+  return copy as Json;
+}
+
+interface PortResult {
+  caseName: string;
+  port: string;
+  schemaEqual: boolean;
+  configurationEqual: boolean;
+}
+const portResults: PortResult[] = [];
+
+let goSchemas: Record<string, GoPorts> = {};
+
+beforeAll(async () => {
+  schemasTool = await goTool("schemas");
+  goSchemas = JSON.parse(await runTool(["schemas"])) as Record<string, GoPorts>;
+}, 600_000);
+
+afterAll(() => {
+  if (portResults.length === 0) return;
+  const equal = portResults.filter((r) => r.schemaEqual).length;
+  console.log(`port-parity: ${equal}/${portResults.length} port schemas equal to Go's (${portResults.filter((r) => r.configurationEqual).length} configurations equal)`);
+});
+
+describe("published port schemas equal the Go SDK's", () => {
+  test("every bundled component has Go cases and every Go case has a recipe", () => {
+    const covered = new Set(Object.keys(goSchemas).map((c) => c.split("/")[0]));
+    expect([...covered].sort()).toEqual([...BUNDLED].sort());
+    expect(Object.keys(goSchemas).sort()).toEqual(Object.keys(STATES).sort());
+    expect(registry.list().map((d) => d.info.name).filter((n) => !BUNDLED.includes(n))).toEqual([]);
+  });
+
+  for (const [caseName, recipe] of Object.entries(STATES)) {
+    test(`${caseName}: every port's schema and configuration`, async () => {
+      const go = goSchemas[caseName];
+      expect(go).toBeDefined();
+      const h = await testComponent(component(caseName.split("/")[0]!), recipe.settings === undefined ? {} : { settings: recipe.settings });
+      try {
+        const read = () => new Map(h.status().ports!.map((p) => [p.name, { schema: b64json(p.schema), configuration: b64json(p.configuration) }]));
+        if (recipe.control !== undefined) {
+          const r = await h.send("_control", recipe.control);
+          expect(r.kind).not.toBe("fail");
+          await poll(`${caseName} to be ready`, () => recipe.ready!(read()));
+        }
+        const ours = read();
+        expect([...ours.keys()].sort()).toEqual(Object.keys(go!).sort());
+        for (const [port, theirs] of Object.entries(go!)) {
+          const mine = ours.get(port)!;
+          const expected = goSchemaAsOurs(caseName, port, theirs.schema);
+          let conf = mine.configuration as Record<string, unknown>;
+          let goConf = theirs.configuration as Record<string, unknown>;
+          for (const k of recipe.volatile ?? []) {
+            if (port !== "_control") continue;
+            expect(typeof conf[k]).toBe(typeof goConf[k]);
+            conf = { ...conf, [k]: "<volatile>" };
+            goConf = { ...goConf, [k]: "<volatile>" };
+          }
+          const result = { caseName, port, schemaEqual: canonical(mine.schema) === canonical(expected), configurationEqual: canonical(conf) === canonical(goConf) };
+          portResults.push(result);
+          expect({ port, schema: JSON.parse(canonical(mine.schema)) }).toEqual({ port, schema: JSON.parse(canonical(expected)) });
+          expect({ port, configuration: JSON.parse(canonical(conf)) }).toEqual({ port, configuration: JSON.parse(canonical(goConf)) });
+        }
+      } finally {
+        await h.stop();
+      }
+    });
+  }
+});
+
+// ---- decode parity ------------------------------------------------------------------------------
+
+interface Probe {
+  id: string;
+  component: string;
+  port: string;
+  data: Json;
+  /** Settings the node runs with first (a port that only exists with them). */
+  settings?: Json;
+}
+
+/**
+ * Decode probes: the issue's kinds (settings saved before a field existed, partial control
+ * messages) plus missing fields, nulls, unknown keys, type mismatches, nested objects, lists of
+ * objects, numbers as strings, big integers, case-insensitive keys. `_settings` probes take the
+ * configuration path on both sides (Go: evaluate + encode + decode; ours: the evaluated
+ * configuration), the others the signal path (Go: decode of the payload bytes).
+ */
+const PROBES: Probe[] = [
+  // async
+  { id: "async-settings-empty", component: "async", port: "_settings", data: {} },
+  { id: "async-settings-null-field", component: "async", port: "_settings", data: { maxConcurrency: null } },
+  { id: "async-settings-number-as-string", component: "async", port: "_settings", data: { maxConcurrency: "5" } },
+  { id: "async-in-missing-context", component: "async", port: "in", data: {} },
+  { id: "async-in-unknown-key", component: "async", port: "in", data: { context: { a: 1 }, extra: 1 } },
+  // ticker
+  { id: "ticker-settings-no-delay", component: "ticker", port: "_settings", data: { context: { x: 1 } } },
+  { id: "ticker-settings-fraction", component: "ticker", port: "_settings", data: { delay: 1.5 } },
+  { id: "ticker-settings-key-case", component: "ticker", port: "_settings", data: { Delay: 250 } },
+  { id: "ticker-settings-case-collision", component: "ticker", port: "_settings", data: { delay: 100, Delay: 200 } },
+  { id: "ticker-control-start-only", component: "ticker", port: "_control", data: { start: true } },
+  { id: "ticker-control-bool-as-string", component: "ticker", port: "_control", data: { start: "yes" } },
+  // cron
+  { id: "cron-settings-no-schedule", component: "cron", port: "_settings", data: { context: 1 } },
+  { id: "cron-settings-schedule-number", component: "cron", port: "_settings", data: { schedule: 5 } },
+  { id: "cron-control-start-only", component: "cron", port: "_control", data: { start: true } },
+  // delay
+  { id: "delay-in-no-delay", component: "delay", port: "in", data: { context: 1 } },
+  { id: "delay-in-number-as-string", component: "delay", port: "in", data: { delay: "100" } },
+  { id: "delay-in-negative", component: "delay", port: "in", data: { delay: -5 } },
+  { id: "delay-in-big-int-2^53+1", component: "delay", port: "in", data: { delay: 9007199254740993 } },
+  { id: "delay-in-beyond-int64", component: "delay", port: "in", data: { delay: 1e20 } },
+  { id: "delay-in-key-case-collision", component: "delay", port: "in", data: { delay: 1, Delay: 2 } },
+  // transform
+  { id: "transform-in-empty", component: "transform", port: "in", data: {} },
+  { id: "transform-in-list-context", component: "transform", port: "in", data: { context: [1, { a: null }] } },
+  // array_split
+  { id: "split-in-no-array", component: "array_split", port: "in", data: { context: 1 } },
+  { id: "split-in-null-array", component: "array_split", port: "in", data: { array: null } },
+  { id: "split-in-mixed-array", component: "array_split", port: "in", data: { array: [1, "a", null, { b: 2 }] } },
+  { id: "split-in-object-for-array", component: "array_split", port: "in", data: { array: { a: 1 } } },
+  { id: "split-in-string-for-array", component: "array_split", port: "in", data: { array: "abc" } },
+  // signal
+  { id: "signal-settings-empty", component: "signal", port: "_settings", data: {} },
+  { id: "signal-control-send-only", component: "signal", port: "_control", data: { send: true } },
+  { id: "signal-control-send-number", component: "signal", port: "_control", data: { send: 1 } },
+  { id: "signal-control-case-and-unknown", component: "signal", port: "_control", data: { SEND: true, context: { k: "v" }, reset: true } },
+  // debug
+  { id: "debug-in-nested-nulls", component: "debug", port: "in", data: { a: 1, b: { c: null } } },
+  { id: "debug-in-empty", component: "debug", port: "in", data: {} },
+  { id: "debug-settings-empty", component: "debug", port: "_settings", data: {} },
+  // router
+  { id: "router-settings-no-enableDefaultPort", component: "router", port: "_settings", data: { routes: ["A", "B"] } },
+  { id: "router-settings-empty", component: "router", port: "_settings", data: {} },
+  { id: "router-settings-route-number", component: "router", port: "_settings", data: { routes: ["a", 1] } },
+  { id: "router-settings-route-null", component: "router", port: "_settings", data: { routes: ["a", null] } },
+  { id: "router-input-full", component: "router", port: "input", data: { conditions: [{ route: "A", condition: true }], context: { x: 1 } } },
+  { id: "router-input-partial-conditions", component: "router", port: "input", data: { conditions: [{ route: "A" }, null, { condition: true }] } },
+  { id: "router-input-route-number", component: "router", port: "input", data: { conditions: [{ route: 5, condition: true }] } },
+  { id: "router-input-condition-string", component: "router", port: "input", data: { conditions: [{ route: "A", condition: "yes" }] } },
+  { id: "router-input-conditions-object", component: "router", port: "input", data: { conditions: { a: 1 } } },
+  { id: "router-input-no-conditions", component: "router", port: "input", data: { context: 1 } },
+  // http_server
+  { id: "server-settings-no-enableStopPort", component: "http_server", port: "_settings", data: { enableStatusPort: true } },
+  { id: "server-settings-empty", component: "http_server", port: "_settings", data: {} },
+  { id: "server-settings-bool-as-string", component: "http_server", port: "_settings", data: { enableStopPort: "true" } },
+  { id: "server-start-empty", component: "http_server", port: "start", data: {} },
+  { id: "server-start-nulls-and-context", component: "http_server", port: "start", data: { readTimeout: 5, hostnames: null, tlsCert: null, context: { a: 1 } } },
+  { id: "server-start-string-for-list", component: "http_server", port: "start", data: { hostnames: "a.example" } },
+  { id: "server-response-partial", component: "http_server", port: "response", data: { statusCode: 201, body: "x" } },
+  { id: "server-response-status-as-string", component: "http_server", port: "response", data: { statusCode: "200" } },
+  { id: "server-response-headers-objects", component: "http_server", port: "response", data: { headers: [{ key: "a" }, { Key: "b", VALUE: "c", extra: 1 }] } },
+  { id: "server-response-header-number", component: "http_server", port: "response", data: { headers: [{ key: 1 }] } },
+  { id: "server-stop-empty", component: "http_server", port: "stop", data: {}, settings: { enableStopPort: true } },
+  { id: "server-stop-string", component: "http_server", port: "stop", data: "now", settings: { enableStopPort: true } },
+  // http_request
+  { id: "client-settings-empty", component: "http_request", port: "_settings", data: {} },
+  { id: "client-settings-fraction", component: "http_request", port: "_settings", data: { enableErrorPort: true, maxResponseBytes: 1.5 } },
+  { id: "client-request-enum-not-enforced", component: "http_request", port: "request", data: { url: "http://x", method: "FOO", contentType: "weird/type" } },
+  { id: "client-request-timeout-string", component: "http_request", port: "request", data: { timeout: "10" } },
+  { id: "client-request-nulls-and-key-case", component: "http_request", port: "request", data: { headers: null, bearerToken: null, UrL: "http://y" } },
+  // counter (tinyhost-only, declared as a Go component would be)
+  { id: "counter-settings-empty", component: "counter", port: "_settings", data: {} },
+  { id: "counter-in-fraction", component: "counter", port: "in", data: { by: 2.5 } },
+  { id: "counter-in-key-case", component: "counter", port: "in", data: { By: 3, context: "x" } },
+  { id: "counter-control-reset", component: "counter", port: "_control", data: { reset: true } },
+];
+
+/**
+ * The one deliberate decode difference (docs/compatibility.md "Runner"): Go's JSON package
+ * (goccy/go-json) wraps an integer just past int64 into a wrong value; ours refuses it.
+ */
+const WRAPPING_PROBE: Probe = { id: "delay-in-2^63", component: "delay", port: "in", data: { delay: 2 ** 63 } };
+
+type GoDecoded = { id: string; value?: Json; null?: boolean; error?: string };
+
+async function goDecode(probes: Probe[]): Promise<Map<string, GoDecoded>> {
+  const lines = probes.map((p) => JSON.stringify({ id: p.id, component: p.component, port: p.port, data: p.data, path: p.port === "_settings" ? "edge" : "signal" })).join("\n");
+  const out = await runTool(["decode"], `${lines}\n`);
+  const results = new Map<string, GoDecoded>();
+  for (const line of out.trim().split("\n")) {
+    const r = JSON.parse(line) as GoDecoded;
+    results.set(r.id, r.null ? { ...r, value: null } : r);
+  }
+  return results;
+}
+
+/**
+ * The bundled component with its handlers replaced by recorders of the data they receive; the
+ * real `onSettings` still runs after recording, so ports that depend on settings exist.
+ */
+function recording(def: ComponentDefinition, received: { port: string; data: unknown }[]): ComponentDefinition {
+  const wrapped: ComponentDefinition = {
+    ...def,
+    instance(): ComponentInstance {
+      const inner = def.instance();
+      const hooks: Partial<ErasedHooks> = {
+        ...inner.hooks,
+        onSettings: (ctx, data) => {
+          received.push({ port: "_settings", data });
+          return inner.hooks.onSettings?.(ctx, data);
+        },
+        onControl: (_ctx, data) => void received.push({ port: "_control", data }),
+      };
+      return {
+        definition: wrapped,
+        get self() {
+          return inner.self;
+        },
+        ports: () => inner.ports(),
+        handle: (_ctx, _out, port, data) => {
+          received.push({ port, data });
+          return empty;
+        },
+        hooks,
+      };
+    },
+  };
+  return wrapped;
+}
+
+/** What tinyhost's runner hands the component for `probe`, or the hop's (or reconcile's) error. */
+async function ourDecode(probe: Probe): Promise<{ value?: unknown; error?: string }> {
+  const received: { port: string; data: unknown }[] = [];
+  const def = recording(component(probe.component), received);
+  let h: ComponentHarness | undefined;
+  try {
+    if (probe.port === "_settings") {
+      h = await testComponent(def, { settings: probe.data });
+      const got = received.find((r) => r.port === "_settings");
+      if (got) return { value: got.data };
+      const status = h.status();
+      return { error: status.error ? status.status : "onSettings was not called" };
+    }
+    h = await testComponent(def, probe.settings === undefined ? {} : { settings: probe.settings });
+    received.length = 0;
+    const r = await h.send(probe.port, probe.data);
+    if (r.kind === "fail") return { error: r.error.message };
+    const got = received.find((x) => x.port === probe.port);
+    return got ? { value: got.data } : { error: `${probe.port} received nothing` };
+  } finally {
+    await h?.stop();
+  }
+}
+
+describe("port data decodes as the Go SDK decodes it", () => {
+  let go = new Map<string, GoDecoded>();
+  const tally = { run: 0, equal: 0, bothFail: 0 };
+
+  beforeAll(async () => {
+    go = await goDecode([...PROBES, WRAPPING_PROBE]);
+  });
+
+  afterAll(() => console.log(`port-parity: ${tally.run} decode probes, ${tally.equal} equal values, ${tally.bothFail} refused by both`));
+
+  test("there are at least 40 probes over every bundled component", () => {
+    expect(PROBES.length).toBeGreaterThanOrEqual(40);
+    expect(new Set(PROBES.map((p) => p.component)).size).toBe(BUNDLED.length);
+    expect(new Set(PROBES.map((p) => p.id)).size).toBe(PROBES.length);
+  });
+
+  for (const probe of PROBES) {
+    test(`${probe.id}: ${probe.component} ${probe.port} ${JSON.stringify(probe.data)}`, async () => {
+      const theirs = go.get(probe.id);
+      expect(theirs).toBeDefined();
+      const ours = await ourDecode(probe);
+      tally.run++;
+      if (theirs!.error !== undefined) {
+        // Go refuses it: so must we, with an error naming the field and the value.
+        expect({ ours: ours.error === undefined ? "accepted" : "refused", go: theirs!.error }).toEqual({ ours: "refused", go: theirs!.error });
+        expect(ours.error).toMatch(/\$[.\[\w']*\S* must be .+, got /);
+        tally.bothFail++;
+        return;
+      }
+      expect({ error: ours.error }).toEqual({ error: undefined });
+      expect(JSON.parse(canonical(ours.value))).toEqual(JSON.parse(canonical(theirs!.value)));
+      tally.equal++;
+    });
+  }
+
+  test("deliberate: an integral literal written 1.0 or 1e3 is an integer here; Go's direct decode of the bytes refuses it", async () => {
+    const raw = ['{"id":"lit-1.0","component":"delay","port":"in","data":{"delay":1.0},"path":"signal"}', '{"id":"lit-1e3","component":"delay","port":"in","data":{"delay":1e3},"path":"signal"}'];
+    const theirs = (await runTool(["decode"], `${raw.join("\n")}\n`)).trim().split("\n").map((l) => JSON.parse(l) as GoDecoded);
+    expect(theirs.map((r) => r.error !== undefined)).toEqual([true, true]);
+    // The same bytes reach a tinyhost component through JSON.parse, which reads them as 1 and 1000.
+    for (const [text, n] of [['{"delay":1.0}', 1], ['{"delay":1e3}', 1000]] as const) {
+      const ours = await ourDecode({ id: text, component: "delay", port: "in", data: JSON.parse(text) as Json });
+      expect(ours.value).toEqual({ context: null, delay: n });
+    }
+  });
+
+  test("deliberate: an integer just past int64 is refused; Go's JSON package (goccy) silently wraps it", async () => {
+    const theirs = go.get(WRAPPING_PROBE.id)!;
+    expect(theirs.error).toBeUndefined();
+    expect((theirs.value as { delay: number }).delay).toBeLessThan(0); // 2^63 arrives negative in Go
+    const ours = await ourDecode(WRAPPING_PROBE);
+    expect(ours.error).toContain("$.delay must be an integer within the 64-bit range, got number 9223372036854776000");
+  });
+});
