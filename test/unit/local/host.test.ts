@@ -295,6 +295,9 @@ describe("LocalHost", () => {
     const busyHttp = defineComponent({
       info: { name: "http_server", description: "fake", info: "fails to bind like http_server (ListenError code HTTP_LISTEN)" },
       ports: () => [target("_control", Type.Object({ go: Type.Boolean() }), { default: { go: false } })],
+      onReconcile(ctx) {
+        journal.push(`reconcile:${ctx.node.nodeName}`);
+      },
       onControl() {
         throw new TinyError("HTTP_LISTEN", "http_server: cannot listen on :8123: Failed to start server. Is port 8123 in use?", { cause: inUse });
       },
@@ -313,7 +316,14 @@ describe("LocalHost", () => {
     expect(lines.filter((l) => l.includes(web) && l.includes("8123"))).toEqual([
       `node ${web}  http_server  error: ${join(dir, "web.yaml")}:3: port 8123 is in use: set PORT or --port (the other nodes keep running)`,
     ]);
-    // A later reconcile (here: a moved node) gets "OK" from the runtime: the bind error stays.
+    // A later reconcile (the periodic requeue) gets "OK" from the runtime: the bind error stays.
+    const reconciles = () => journal.filter((j) => j === `reconcile:${web}`).length;
+    const before = reconciles();
+    host.reconcileAll();
+    await host.idle();
+    expect(reconciles()).toBe(before + 1);
+    expect(host.status(web)).toMatchObject({ status: "http_server: cannot listen on :8123: Failed to start server. Is port 8123 in use?", error: true });
+    // A moved node (an annotation edit) is applied too, and changes nothing about it.
     writeFlow(dir, { ...desc, nodes: { ...desc.nodes, web: { component: "http_server", startSignal: { go: true }, position: [9, 9] } } });
     expect((await host.reloadManifests()).changed).toEqual([web]);
     expect(host.status(web)!.error).toBe(true);
