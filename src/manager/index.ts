@@ -8,6 +8,7 @@ export {
   ManagerStateError,
   RUNNABLE_GROUPS,
   DEFAULT_SHUTDOWN_BUDGET_MS,
+  SHUTDOWN_OVERTIME_MS,
   type ManagerOptions,
   type Runnable,
   type RunnableGroup,

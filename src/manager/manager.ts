@@ -60,6 +60,13 @@ export interface Runnable {
 /** Default graceful-shutdown budget, ms: inside the chart's 10 s termination grace period (runtime-spec §12). */
 export const DEFAULT_SHUTDOWN_BUDGET_MS = 8_000;
 
+/**
+ * How long each group is still waited for once the budget is spent, ms: enough for one request
+ * (releasing the Lease spares the other replicas a full lease duration), short enough to stay
+ * inside the grace period.
+ */
+export const SHUTDOWN_OVERTIME_MS = 250;
+
 /** Options of a {@link Manager}. */
 export interface ManagerOptions {
   /** Where start/stop steps are logged. */
@@ -163,7 +170,8 @@ export class Manager {
   /**
    * Stops every started runnable, groups in reverse order, within the shutdown budget. A group
    * whose runnables overrun the budget is left behind (logged) and the next group is stopped
-   * anyway. Idempotent: later calls resolve when the first one finished.
+   * anyway, each waited for at most {@link SHUTDOWN_OVERTIME_MS} once the budget is spent.
+   * Idempotent: later calls resolve when the first one finished.
    */
   stop(reason: string): Promise<void> {
     this.#stopping ??= this.#stopAll(reason);
@@ -196,9 +204,12 @@ export class Manager {
       for (const group of [...RUNNABLE_GROUPS].reverse()) {
         const members = this.#started.filter((s) => s.group === group).map((s) => s.runnable);
         if (members.length === 0) continue;
-        const all = Promise.all(members.map((r) => this.#stopOne(r, ctx)));
-        const overran = await Promise.race([all.then(() => false), new Promise<boolean>((r) => (budget.signal.aborted ? r(true) : budget.signal.addEventListener("abort", () => r(true), { once: true })))]);
-        if (overran) this.#log.warn({ group, budgetMs: this.#budgetMs }, `shutdown budget spent while stopping ${group}; going on`);
+        const all = Promise.all(members.map((r) => this.#stopOne(r, ctx))).then(() => true);
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const limit = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), Math.max(ctx.remainingMs(), SHUTDOWN_OVERTIME_MS))));
+        const finished = await Promise.race([all, limit]);
+        clearTimeout(timer);
+        if (!finished) this.#log.warn({ group, budgetMs: this.#budgetMs }, `shutdown budget spent while stopping ${group}; going on`);
       }
     } finally {
       clearTimeout(timer);

@@ -7,6 +7,8 @@ import { LocalHost, type LocalHostOptions } from "../../../src/local/host.ts";
 import { displayPath } from "../../../src/local/components.ts";
 import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../src/local/flow-builder.ts";
 import { LEGACY_STATE_FILE_NAME, STATE_FILE_NAME } from "../../../src/local/state-file.ts";
+import { NODE_FINALIZER } from "../../../src/k8s/api/index.ts";
+import { version as tinyhostVersion } from "../../../src/cli/version.ts";
 
 /** Every hook call and sink message, in order. */
 const journal: string[] = [];
@@ -144,6 +146,28 @@ describe("LocalHost", () => {
     await waitFor("the sink", () => journal.includes(`sink:${name("sink")}:{"count":1,"ctx":1}`));
     expect(host.status(name("tally"))!.status).toBe("OK");
     expect(lines.some((l) => l === `node ${name("sink")}  sink  OK`)).toBe(true);
+  });
+
+  test("the cluster's TinyNode reconciler runs the nodes: finalizer, module with sdkVersion, whole-second lastUpdateTime, observedGeneration", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const host = await start(dir, { moduleVersion: "1.2.3" });
+    const node = host.nodes.find(name("tally"))!;
+    expect(node.metadata.finalizers).toEqual([NODE_FINALIZER]);
+    expect(node.status).toMatchObject({ module: { name: "mod", version: "1.2.3", sdkVersion: tinyhostVersion }, observedGeneration: 1, status: "OK", error: false });
+    expect(node.status!.lastUpdateTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(node.status!.ports!.map((p) => p.name)).toEqual(["_settings", "in", "out"]);
+  });
+
+  test("the console seam: nodes and statuses come from the in-memory API; send delivers a message to a port and returns its Result", async () => {
+    const dir = tempDir();
+    writeFlow(dir, { ...FLOW, nodes: { ...FLOW.nodes, pulse: { component: "pulse" } } });
+    const host = await start(dir, { statePath: null });
+    expect(host.nodes.items().map((n) => n.metadata.name).sort()).toEqual([name("pulse"), name("sink"), name("tally")].sort());
+    expect(host.status(name("sink"))!.status).toBe("OK");
+    const r = await host.send(name("tally"), "in", { context: "from the console" });
+    expect(r.kind).not.toBe("fail");
+    expect(journal).toContain(`sink:${name("sink")}:{"count":1,"ctx":"from the console"}`);
   });
 
   test("node metadata goes to the state file and a restart resumes from it", async () => {
