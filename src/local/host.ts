@@ -7,18 +7,17 @@
  * - the Lease → this process is always the leader;
  * - the resource manager → {@link LocalModuleClient} (`http://localhost:<port>`);
  * - `send_signal` → the `tinyhost.io/start-signal` annotation, and {@link LocalHost.send};
- * - the dashboard and the log pipeline → the terminal: node status lines, hop failures where they
- *   happened (rate-limited), static problems (expressions, edges, names) at load, runtime warnings
- *   as human lines (./report.ts, ./flow-events.ts).
+ * - the dashboard and the log pipeline → the terminal: node status lines and problems
+ *   (./terminal.ts), hop failures where they happened, rate-limited, and runtime warnings as human
+ *   lines (./flow-events.ts), each printed once (./report.ts).
  * Runnables by group: servers (the optional health server) → stores (state file and lock) →
  * runners (components, then the scheduler's runners) → controllers (manifests, the TinyNode
  * controller, the file watches) → receivers (start signals, once every node was reconciled).
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { nameMatches, parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
-import type { TinyNodeStatus } from "../k8s/api/index.ts";
-import { DEFAULT_NODE_WORKERS, kubeStatusSink, LEADER_REQUEUE_MS, tinyNodeController, type TinyNodeController, type WatchedNode } from "../k8s/controllers/index.ts";
+import { parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
+import { DEFAULT_NODE_WORKERS, kubeStatusSink, LEADER_REQUEUE_MS, tinyNodeController, type TinyNodeController } from "../k8s/controllers/index.ts";
 import type { KubeObject } from "../k8s/client/types.ts";
 import type { Controller } from "../k8s/runtime/controller.ts";
 import type { Watcher } from "../k8s/runtime/watcher.ts";
@@ -39,8 +38,7 @@ import { ComponentFiles, isReloadable } from "./components.ts";
 import { DEFAULT_LOCAL_MODULE, DEFAULT_LOCAL_NAMESPACE, HTTP_PORT_METADATA_KEY, HTTP_SERVER_COMPONENT, START_SIGNAL_ANNOTATION } from "./constants.ts";
 import { collectDesired, type DesiredSet, type NodeDiff } from "./desired.ts";
 import { DirectorySource } from "./directory-source.ts";
-import { edgeProblems } from "./edge-check.ts";
-import { LocalStartError, ManifestError } from "./errors.ts";
+import { LocalStartError, type ManifestError } from "./errors.ts";
 import { FailureLog } from "./failure-log.ts";
 import { FlowEvents } from "./flow-events.ts";
 import { hopWatchingTracer } from "./hop-watch.ts";
@@ -48,11 +46,12 @@ import { HumanLogger } from "./human-log.ts";
 import type { ListenFailure } from "./listen-watch.ts";
 import { LocalScheduler } from "./local-scheduler.ts";
 import { readManifestDir, type NodeManifest } from "./manifests.ts";
-import { LocalNodes, type NodeChange, type NodeSeed } from "./node-api.ts";
+import { LocalNodes, type NodeSeed } from "./node-api.ts";
 import { shownPath } from "./paths.ts";
-import { LocalReport, type Problem } from "./report.ts";
+import { LocalReport } from "./report.ts";
 import { migrateLegacyStateFile, readStateFile, stateFilePath, StateFileWriter } from "./state-file.ts";
 import { acquireStateLock, type StateLock } from "./state-lock.ts";
+import { LocalTerminal } from "./terminal.ts";
 import { watchDirectory } from "./watch.ts";
 
 /** Options of {@link LocalHost.start}. */
@@ -147,21 +146,11 @@ export class LocalHost {
   readonly #failures: FailureLog;
   readonly #writer: StateFileWriter | undefined;
   readonly #health: HealthServer | undefined;
-  #edgeErrors: ManifestError[] = [];
-  /** Notes of the last manifest read (skipped documents), so a reload does not repeat them. */
-  #notesShown = new Set<string>();
-  readonly #notOurs = new Set<string>();
-  /** Nodes that had a runner (their removal is announced). */
-  readonly #ran = new Set<string>();
+  readonly #terminal: LocalTerminal;
   /** Last start-signal value sent per node. */
   readonly #signalled = new Map<string, string>();
-  /** Pinned bind errors: the status shows them until the port listens (see {@link LocalNodes} `admitStatus`). */
-  readonly #pinned = new Map<string, string>();
-  /** Nodes whose http_server could not bind, with the port it tried (0 when unknown). */
-  readonly #listenFailures = new Map<string, ListenFailure & { port: number }>();
   #httpSeededNode: string | undefined;
   #httpSeeded = false;
-  #lastHint: string | undefined;
   #signalsOpen = false;
   #ready = false;
   #settlePending = false;
@@ -179,15 +168,16 @@ export class LocalHost {
     const namespace = options.namespace ?? DEFAULT_LOCAL_NAMESPACE;
     this.client = new LocalModuleClient(namespace, (port, url) => {
       this.report.line(`listening on ${url}`);
-      this.#clearListenFailures(port);
+      this.#terminal.listening(port);
     });
     this.nodes = new LocalNodes({
       namespace,
-      onChange: (c) => this.#onChange(c),
-      admitStatus: (name, status) => {
-        const pinned = this.#pinned.get(name);
-        if (pinned !== undefined) Object.assign(status, { status: pinned, error: true });
+      onChange: (c) => {
+        this.#writer?.schedule();
+        if (!c.after) this.#signalled.delete(c.name);
+        this.#terminal.changed(c);
       },
+      admitStatus: (name, status) => this.#terminal.admitStatus(name, status),
     });
     this.#source = new DirectorySource({ dir: this.dir, shownDir: shownPath(this.dir), nodes: this.nodes, seed: (name, entry) => this.#seed(name, entry) });
     if (this.statePath) {
@@ -199,7 +189,7 @@ export class LocalHost {
         stopped: () => this.#stopped,
         componentOf: (name) => this.#source.desired.get(name)?.node.spec.component,
         runner: (name) => this.scheduler.runner(name),
-        listenFailed: (f) => this.#onListenFailure(f),
+        listenFailed: (f) => this.#stopped || this.#terminal.listenFailed(f),
       },
       this.#failures,
     );
@@ -250,6 +240,17 @@ export class LocalHost {
         }),
       });
     }
+    this.#terminal = new LocalTerminal({
+      module: this.module,
+      dir: this.dir,
+      report: this.report,
+      scheduler: this.scheduler,
+      nodes: this.nodes,
+      source: this.#source,
+      components: this.#components,
+      owns: (name) => this.#controller.reconciler.owns(name),
+      httpSeededNode: () => this.#httpSeededNode,
+    });
     this.#manager = new Manager({ log: process.env.TINYHOST_LOG_LEVEL ? logger.child({ component: "local" }) : logger.child({ component: "local" }, { level: "warn" }) });
     for (const [group, runnable] of this.#runnables()) this.#manager.add(group, runnable);
   }
@@ -313,7 +314,7 @@ export class LocalHost {
    * listened since; `port` is the port they tried (their `port` metadata; 0 when unknown).
    */
   listenFailures(): ReadonlyMap<string, ListenFailure & { port: number }> {
-    return this.#listenFailures;
+    return this.#terminal.listenFailures;
   }
 
   /** Current manifest problems (from the last read of the directory). */
@@ -327,7 +328,7 @@ export class LocalHost {
    */
   async idle(): Promise<void> {
     await this.#quiet();
-    if (!this.#stopped) this.#settled();
+    if (!this.#stopped) this.#terminal.settled();
   }
 
   /** Queues a reconcile of every declared node (what the leader's periodic requeue does). */
@@ -360,7 +361,7 @@ export class LocalHost {
    */
   async reloadComponent(file: string): Promise<string[]> {
     const nodes = await this.#components.reload(file);
-    this.#reportProblems();
+    this.#terminal.problems();
     await this.idle();
     return nodes;
   }
@@ -458,25 +459,10 @@ export class LocalHost {
   #applyRead(set: DesiredSet): NodeDiff {
     const diff = this.#source.apply(set);
     for (const name of [...diff.changed, ...diff.removed]) this.#failures.forget(name);
-    // A skipped document is noted when it first appears, not again on every reload.
-    for (const n of set.notes) if (!this.#notesShown.has(n)) this.report.line(`note: ${n}`);
-    this.#notesShown = new Set(set.notes);
-    for (const entry of set.nodes.values()) this.#owned(entry);
-    this.#reportProblems();
+    this.#terminal.read(set);
     // A changed start-signal annotation is sent again once the changes are reconciled.
     if (this.#signalsOpen && diff.changed.length) void this.#quiet().then(() => diff.changed.forEach((n) => this.#maybeSignal(n)));
     return diff;
-  }
-
-  /** True when this module runs `entry` (its name's module segment, runtime-spec §16 item 1); says so once when not. */
-  #owned(entry: NodeManifest): boolean {
-    const name = entry.node.metadata.name!;
-    if (this.#controller.reconciler.owns(name)) return true;
-    if (!this.#notOurs.has(name)) {
-      this.#notOurs.add(name);
-      this.report.line(`note: ${entry.file}:${entry.line}: node ${name} belongs to module ${parseFullName(name).module}, not ${this.module}; not run here`);
-    }
-    return false;
   }
 
   /** What a node starts with: its restored state; the first http_server (by name) also gets `--port` in its `port` metadata. */
@@ -522,44 +508,18 @@ export class LocalHost {
     return `${new Set(this.#components.files.values()).size} from ${shownPath(resolve(this.#o.componentsDir ?? "components"))}`;
   }
 
-  // ----- after reconciles: terminal, signals, problems --------------------------------------
+  // ----- after reconciles: terminal, signals ----------------------------------------------
 
   #afterReconcile(name: string): void {
     if (this.#stopped || !this.#controller.reconciler.owns(name)) return;
-    if (this.scheduler.runner(name)) this.#ran.add(name);
-    const node = this.nodes.find(name);
-    if (node?.status) this.#showStatus(name, node);
+    this.#terminal.reconciled(name);
     this.#maybeSignal(name);
-    if (!this.#settlePending) {
-      this.#settlePending = true;
-      void this.#quiet().then(() => {
-        this.#settlePending = false;
-        if (!this.#stopped) this.#settled();
-      });
-    }
-  }
-
-  #onChange(c: NodeChange): void {
-    this.#writer?.schedule();
-    if (!c.after) {
-      this.#pinned.delete(c.name);
-      this.#listenFailures.delete(c.name);
-      this.#signalled.delete(c.name);
-      if (this.#ran.delete(c.name)) this.report.nodeRemoved(c.name, c.before!.spec.component);
-      return;
-    }
-    // A write that changed the status (a runner's patch, a reconcile's status): its line, if it changed.
-    if (c.before && c.after.status && JSON.stringify(c.before.status) !== JSON.stringify(c.after.status)) this.#showStatus(c.name, c.after);
-  }
-
-  #showStatus(name: string, node: WatchedNode): void {
-    const entry = this.#source.desired.get(name);
-    const component = node.spec.component;
-    const status = node.status as TinyNodeStatusLike;
-    // An unknown component is a listed problem (with file and line): its status line would repeat it.
-    if (!this.scheduler.installed(component)) this.report.statusShown(name, component, status);
-    else if (entry) this.report.nodeStatus(name, component, status, `${entry.file}:${entry.line}`);
-    if (component === "debug") this.report.debugValue(name, status);
+    if (this.#settlePending) return;
+    this.#settlePending = true;
+    void this.#quiet().then(() => {
+      this.#settlePending = false;
+      if (!this.#stopped) this.#terminal.settled();
+    });
   }
 
   /** Sends the node's start signal (annotation) when signals are open, the node runs and the value was not sent yet. */
@@ -598,94 +558,4 @@ export class LocalHost {
     const queue = this.#controller.controller.queue;
     return this.nodes.caughtUp() && queue.depth === 0 && queue.processing === 0;
   }
-
-  /** Every reconcile is done: ports are known, so edges can be checked, and fixes announced without a new error right behind them. */
-  #settled(): void {
-    this.#edgeErrors = edgeProblems({
-      nodes: this.#source.desired,
-      module: this.module,
-      runsHere: (entry) => this.#owned(entry),
-      portsOf: (name) => {
-        const r = this.scheduler.runner(name);
-        if (!r || r.lastError) return undefined;
-        try {
-          return { component: r.instance.definition.info.name, ports: r.ports() };
-        } catch {
-          return undefined; // a throwing ports(): its hops report it
-        }
-      },
-    });
-    this.#reportProblems();
-    this.report.settle([...this.#source.desired.keys()].filter((n) => this.status(n)?.error === true));
-    const hint = nothingRunsHint(this.module, shownPath(this.dir), [...this.#source.desired.keys()], this.#source.errors.length);
-    if (hint !== undefined && hint !== this.#lastHint) this.report.line(`note: ${hint}`);
-    this.#lastHint = hint;
-  }
-
-  #reportProblems(): void {
-    const problems: Problem[] = this.#source.errors.map(asProblem);
-    for (const entry of this.#source.desired.values()) {
-      if (this.scheduler.installed(entry.node.spec.component) || !this.#owned(entry)) continue;
-      const c = entry.node.spec.component;
-      problems.push(asProblem(new ManifestError("UNKNOWN_COMPONENT", entry.file, entry.line, entry.node.metadata.name!, `component ${JSON.stringify(c)} is not registered (known: ${this.scheduler.known()})`)));
-    }
-    problems.push(...this.#edgeErrors.map(asProblem));
-    for (const text of this.#components.errors.values()) problems.push({ level: "error", text });
-    this.report.problems(problems);
-  }
-
-  // ----- http_server bind failures ----------------------------------------------------------
-
-  /**
-   * An http_server could not bind: pin the error on its status and say what to do — one line, the
-   * node's status line, once per failure (a restore on reconcile and the start hop that follows
-   * are the same event).
-   */
-  #onListenFailure(f: ListenFailure): void {
-    if (this.#stopped) return;
-    const port = Number(this.status(f.node)?.metadata?.[HTTP_PORT_METADATA_KEY] ?? 0) || 0;
-    const known = this.#listenFailures.get(f.node);
-    this.#listenFailures.set(f.node, { ...f, port });
-    if (known?.error.message !== f.error.message) {
-      const advice = f.inUse && port > 0 ? `port ${port} is in use${f.node === this.#httpSeededNode ? ": set PORT or --port" : ""}` : f.error.message;
-      const entry = this.#source.desired.get(f.node);
-      // Printed here, with advice; the status write below then finds the line already shown.
-      this.report.nodeError(f.node, HTTP_SERVER_COMPONENT, { status: f.error.message, error: true }, `${entry ? `${entry.file}:${entry.line}: ` : ""}${advice} (the other nodes keep running)`);
-    }
-    this.#pinned.set(f.node, f.error.message);
-    void this.nodes.patch(f.node, () => {}).catch(() => {}); // the admission hook writes the pinned error
-  }
-
-  /** The http_server on `port` listens now: its earlier bind failure is over. */
-  #clearListenFailures(port: number): void {
-    for (const [name, f] of this.#listenFailures) {
-      if (f.port !== port) continue;
-      this.#listenFailures.delete(name);
-      this.#pinned.delete(name);
-      const status = this.scheduler.readStatus(name);
-      if (status) void this.nodes.patch(name, (n) => void Object.assign(n.status ?? (n.status = {} as TinyNodeStatus), { status: status.status, error: status.error })).catch(() => {});
-    }
-  }
-}
-
-/**
- * Why nothing runs, or undefined when some node's name carries module `module` (ownership by the
- * name's module segment, runtime-spec §16 item 1).
- * @param module the module local mode runs as.
- * @param dir the manifests directory as shown to the user.
- * @param names the declared TinyNode names.
- * @param errors how many manifest problems were reported (mentioned when no node was read).
- * @returns e.g. `no nodes for module x in examples/a: found nodes of modules [a, b]`, or
- *   `no TinyNode manifests in examples/a`.
- */
-export function nothingRunsHint(module: string, dir: string, names: readonly string[], errors = 0): string | undefined {
-  if (names.length === 0) return `no TinyNode manifests in ${dir}${errors > 0 ? " (see the errors above)" : ""}`;
-  const modules = new Set(names.map((n) => parseFullName(n).module));
-  if ([...modules].some((m) => nameMatches(m, module))) return undefined;
-  return `no nodes for module ${module} in ${dir}: found nodes of modules [${[...modules].sort().join(", ")}]`;
-}
-
-/** A manifest problem for the report: keyed without its line, so a problem that only moved is not news. */
-function asProblem(e: ManifestError): Problem {
-  return { level: e.severity, text: e.message, ...(e.node ? { node: e.node } : {}), key: `${e.code}\u0000${e.file}\u0000${e.node}\u0000${e.detail}` };
 }

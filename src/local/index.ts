@@ -3,7 +3,8 @@
  * TinyNode controller a cluster runs. Entry point: {@link LocalHost.start}. `tinyhost run --local
  * <dir>` and `tinyhost demo` use it.
  */
-export { LocalHost, chooseModuleName, nothingRunsHint, type LocalHostOptions } from "./host.ts";
+export { LocalHost, chooseModuleName, type LocalHostOptions } from "./host.ts";
+export { LocalTerminal, nothingRunsHint, type LocalTerminalHost } from "./terminal.ts";
 export * from "./constants.ts";
 export { LocalModuleClient, InvalidPortError } from "./client.ts";
 export { ManifestError, LocalStartError, StateLockedError, UndeclaredNodeError, UndeclaredPortError, type ManifestErrorCode } from "./errors.ts";
