@@ -170,6 +170,21 @@ describe("LocalHost", () => {
     expect(journal).toContain(`sink:${name("sink")}:{"count":1,"ctx":"from the console"}`);
   });
 
+  test("the health server is a runnable of local mode too: /readyz 200 once started, /metrics with the controller's series", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const lines: string[] = [];
+    const host = await start(dir, { statePath: null, healthProbeBindAddress: "127.0.0.1:0" }, lines);
+    const url = lines.find((l) => l.startsWith("health: "))!.slice("health: ".length).split("/healthz")[0]!;
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain('controller_runtime_reconcile_total{controller="tinynode"}');
+    expect(metrics).toContain("tinyhost_runners 3");
+    await host.stop();
+    expect(await fetch(`${url}/healthz`).then(() => "answered", () => "closed")).toBe("closed");
+  });
+
   test("node metadata goes to the state file and a restart resumes from it", async () => {
     const dir = tempDir();
     writeFlow(dir, FLOW);
