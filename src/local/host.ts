@@ -34,7 +34,8 @@ import { version as tinyhostVersion } from "../cli/version.ts";
 import { InProcessTransport } from "../transport/inprocess.ts";
 import { FROM_SIGNAL } from "../transport/types.ts";
 import { LocalModuleClient } from "./client.ts";
-import { ComponentFiles, isReloadable } from "./components.ts";
+import { ComponentFiles } from "./component-files.ts";
+import { isReloadable } from "./components.ts";
 import { DEFAULT_LOCAL_MODULE, DEFAULT_LOCAL_NAMESPACE, HTTP_PORT_METADATA_KEY, HTTP_SERVER_COMPONENT, START_SIGNAL_ANNOTATION } from "./constants.ts";
 import { collectDesired, type DesiredSet, type NodeDiff } from "./desired.ts";
 import { DirectorySource } from "./directory-source.ts";
@@ -58,7 +59,7 @@ import { watchDirectory } from "./watch.ts";
 export interface LocalHostOptions {
   /** Directory of manifests (`*.yaml`, `*.yml`). */
   dir: string;
-  /** Components directory (default `./components`); ignored when {@link components} is given. */
+  /** Components directory (default `./components`, unless {@link components} is given; with it, its files add to them). */
   componentsDir?: string;
   /** Preloaded components (compiled binary, tests); disables component hot reload. */
   components?: readonly ComponentDefinition[];
@@ -407,7 +408,8 @@ export class LocalHost {
 
   async #loadComponents(): Promise<void> {
     if (this.#o.components) for (const def of this.#o.components) this.scheduler.install(def);
-    else await this.#components.load(resolve(this.#o.componentsDir ?? "components"));
+    // With both, the directory's files add to (and may replace) the preloaded set.
+    if (!this.#o.components || this.#o.componentsDir !== undefined) await this.#components.load(resolve(this.#o.componentsDir ?? "components"));
   }
 
   #firstRead(): void {

@@ -19,6 +19,7 @@ export { readStateFile, writeStateFile, StateFileWriter, StateFileError, STATE_F
 export { LocalNodes, WATCH_HISTORY, type LocalNodesOptions, type NodeChange, type NodeSeed } from "./node-api.ts";
 export { DirectorySource, type DirectorySourceOptions } from "./directory-source.ts";
 export { buildFlow, renderFlowFiles, nodeNameOf, FlowDescriptionError, type FlowDescription, type NodeDescription, type EdgeDescription, type FlowManifests, type GeneratedFile } from "./flow-builder.ts";
-export { importComponentFile, loadComponentDir, ComponentFiles, type ComponentFilesHost, type LoadedComponent, type ComponentDirResult } from "./components.ts";
+export { importComponentFile, loadComponentDir, type LoadedComponent, type ComponentDirResult } from "./components.ts";
+export { ComponentFiles, type ComponentFilesHost } from "./component-files.ts";
 export { LocalReport, controlValue, type Problem } from "./report.ts";
 export { watchDirectory, type WatchOptions } from "./watch.ts";

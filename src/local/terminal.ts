@@ -11,7 +11,7 @@ import type { TinyNodeStatus } from "../k8s/api/index.ts";
 import { nameMatches, parseFullName } from "../k8s/api/naming.ts";
 import type { WatchedNode } from "../k8s/controllers/index.ts";
 import type { TinyNodeStatusLike } from "../sdk/node.ts";
-import type { ComponentFiles } from "./components.ts";
+import type { ComponentFiles } from "./component-files.ts";
 import { HTTP_PORT_METADATA_KEY, HTTP_SERVER_COMPONENT } from "./constants.ts";
 import type { DesiredSet } from "./desired.ts";
 import type { DirectorySource } from "./directory-source.ts";

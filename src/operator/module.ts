@@ -199,6 +199,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   };
 
   let leaderKnown = false;
+  let started = false; // every runnable started: before that /readyz is 503 (the receivers start last)
   const leaseName = `${moduleName}-lock`;
   const elector = new LeaderElector({
     client: kube,
@@ -237,6 +238,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
       probeAddress: o.healthProbeBindAddress,
       ...(o.metricsBindAddress ? { metricsAddress: o.metricsBindAddress } : {}),
       readiness: {
+        started: () => (started ? true : "not every part has started yet (transport receivers last)"),
         "node-cache": () => (nodes.controller.store.synced ? true : "TinyNode cache not synced yet"),
         transport: () => transport.ready(),
         leader: () => (leaderKnown ? true : "no leader observed on the Lease yet"),
@@ -284,6 +286,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     throw err;
   }
   log.info({ module: o.name, version: o.version, namespace: o.namespace, transport: transport.kind, health: health.url }, "module started");
+  started = true;
   return { healthUrl: health.url, done: manager.done, stop: (reason) => manager.stop(reason), manager };
 }
 
