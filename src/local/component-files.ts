@@ -12,6 +12,7 @@ import { LocalStartError } from "./errors.ts";
 
 /** What {@link ComponentFiles} needs from the local host. */
 export interface ComponentFilesHost {
+  /** Where components are installed and uninstalled. */
   scheduler: Scheduler;
   /** Prints one terminal line. */
   line(text: string): void;
@@ -32,6 +33,7 @@ export class ComponentFiles {
   /** Absolute file (or a message key) → why it is not loaded. */
   readonly errors = new Map<string, string>();
 
+  /** @param host - the scheduler to install into and the host's callbacks. */
   constructor(readonly host: ComponentFilesHost) {}
 
   /**

@@ -26,6 +26,7 @@ import type { LocalReport, Problem } from "./report.ts";
 
 /** What {@link LocalTerminal} reads. */
 export interface LocalTerminalHost {
+  /** The module local mode runs as (unsanitized). */
   module: string;
   /** Absolute manifests directory. */
   dir: string;
@@ -54,6 +55,7 @@ export class LocalTerminal {
   readonly listenFailures = new Map<string, ListenFailure & { port: number }>();
   #lastHint: string | undefined;
 
+  /** @param h - what the terminal reads (see {@link LocalTerminalHost}). */
   constructor(readonly h: LocalTerminalHost) {}
 
   /** A manifest read was applied: its notes (once), other modules' nodes (once), the problems now. */

@@ -44,8 +44,11 @@ export interface TinyNodeControllerOptions extends TinyNodeReconcilerOptions {
 
 /** A built TinyNode controller. */
 export interface TinyNodeController {
+  /** The controller: its store (cache), queue and counters; `enqueue`/`enqueueAll` requeue nodes. */
   readonly controller: Controller<WatchedNode>;
+  /** The watch stage (its counters feed /metrics). */
   readonly watcher: Watcher<WatchedNode>;
+  /** The reconcile function's counters and the ownership rule (`owns`). */
   readonly reconciler: TinyNodeReconciler;
   /** Runs the controller under a manager (group `controllers`). */
   readonly runnable: Runnable;
