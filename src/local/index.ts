@@ -1,8 +1,10 @@
 /**
- * Local mode: TinyNodes from YAML manifests, run in this process without a cluster (issue 7).
- * Entry point: {@link LocalHost.start}. `tinyhost run --local <dir>` and `tinyhost demo` use it.
+ * Local mode: TinyNodes from YAML manifests, run in this process without a cluster by the same
+ * TinyNode controller a cluster runs. Entry point: {@link LocalHost.start}. `tinyhost run --local
+ * <dir>` and `tinyhost demo` use it.
  */
-export { LocalHost, chooseModuleName, nothingRunsHint, type LocalHostOptions } from "./host.ts";
+export { LocalHost, chooseModuleName, type LocalHostOptions } from "./host.ts";
+export { LocalTerminal, nothingRunsHint, type LocalTerminalHost } from "./terminal.ts";
 export * from "./constants.ts";
 export { LocalModuleClient, InvalidPortError } from "./client.ts";
 export { ManifestError, LocalStartError, StateLockedError, UndeclaredNodeError, UndeclaredPortError, type ManifestErrorCode } from "./errors.ts";
@@ -14,8 +16,10 @@ export { shownPath } from "./paths.ts";
 export { parseManifestFile, readManifestDir, isManifestFile, type FileManifests, type NodeManifest, type NamedManifest } from "./manifests.ts";
 export { collectDesired, diffNodes, nodeChanged, type DesiredSet, type NodeDiff } from "./desired.ts";
 export { readStateFile, writeStateFile, StateFileWriter, StateFileError, STATE_FILE_NAME, LEGACY_STATE_FILE_NAME, STATE_FILE_VERSION, stateFilePath, migrateLegacyStateFile, type StateFileContents } from "./state-file.ts";
-export { NodeStore, type StatusChange } from "./node-store.ts";
+export { LocalNodes, WATCH_HISTORY, type LocalNodesOptions, type NodeChange, type NodeSeed } from "./node-api.ts";
+export { DirectorySource, type DirectorySourceOptions } from "./directory-source.ts";
 export { buildFlow, renderFlowFiles, nodeNameOf, FlowDescriptionError, type FlowDescription, type NodeDescription, type EdgeDescription, type FlowManifests, type GeneratedFile } from "./flow-builder.ts";
 export { importComponentFile, loadComponentDir, type LoadedComponent, type ComponentDirResult } from "./components.ts";
+export { ComponentFiles, type ComponentFilesHost } from "./component-files.ts";
 export { LocalReport, controlValue, type Problem } from "./report.ts";
 export { watchDirectory, type WatchOptions } from "./watch.ts";

@@ -1,8 +1,8 @@
 /**
- * The state file of local mode: the `status` of every node (metadata such as `_state/*`, `port`,
- * `ticker-running`; status text; ports) kept in `<dir>/.tinyhost/state.json`, so a restart resumes
- * where the last run stopped — what the TinyNode status subresource does in a cluster
- * (runtime-spec §1.8, §8). It lives in a sub-directory because `kubectl apply -f <dir>` reads every
+ * The state file of local mode: the `status` (metadata such as `_state/*`, `port`,
+ * `ticker-running`; status text; ports) and the finalizers of every node of the in-memory API,
+ * kept in `<dir>/.tinyhost/state.json`, so a restart resumes where the last run stopped — what etcd
+ * keeps for the TinyNode status subresource in a cluster (runtime-spec §1.8, §8). It lives in a sub-directory because `kubectl apply -f <dir>` reads every
  * `.json` file directly in `<dir>` (not recursively) and would refuse a state file there.
  *
  * Writes are debounced and atomic (write `<file>.tmp-<pid>`, then rename), so a crash never leaves
@@ -10,8 +10,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import type { TinyNodeStatusLike } from "../sdk/node.ts";
 import { TinyError } from "../sdk/errors.ts";
+import type { NodeSeed } from "./node-api.ts";
 
 /**
  * Default path of the state file relative to the manifests directory: in a sub-directory, since
@@ -49,8 +49,8 @@ export const STATE_FILE_VERSION = 1;
 export interface StateFileContents {
   /** Always {@link STATE_FILE_VERSION}. */
   version: number;
-  /** Node name → its last status. */
-  nodes: Record<string, { status: TinyNodeStatusLike }>;
+  /** Node name → its last status and finalizers (`finalizers` absent in files written before 0.3). */
+  nodes: Record<string, NodeSeed>;
 }
 
 /** The state file exists but is not a state file. code `"STATE_FILE_INVALID"`. */
@@ -64,8 +64,8 @@ export class StateFileError extends TinyError {
  * Reads a state file. A missing file is an empty state.
  * @throws StateFileError naming the file when it is not JSON or not a version-1 state file.
  */
-export function readStateFile(file: string): Map<string, TinyNodeStatusLike> {
-  const out = new Map<string, TinyNodeStatusLike>();
+export function readStateFile(file: string): Map<string, NodeSeed> {
+  const out = new Map<string, NodeSeed>();
   if (!existsSync(file)) return out;
   let parsed: unknown;
   try {
@@ -78,7 +78,9 @@ export function readStateFile(file: string): Map<string, TinyNodeStatusLike> {
     throw new StateFileError(file, `expected {"version": ${STATE_FILE_VERSION}, "nodes": {...}}; delete it to start fresh`);
   }
   for (const [name, entry] of Object.entries(c.nodes)) {
-    if (entry && typeof entry.status === "object" && entry.status !== null) out.set(name, entry.status);
+    if (!entry || typeof entry.status !== "object" || entry.status === null) continue;
+    const finalizers = Array.isArray(entry.finalizers) ? entry.finalizers.filter((f) => typeof f === "string") : [];
+    out.set(name, { status: entry.status, ...(finalizers.length ? { finalizers } : {}) });
   }
   return out;
 }
@@ -87,9 +89,9 @@ export function readStateFile(file: string): Map<string, TinyNodeStatusLike> {
  * Writes `nodes` to `file` atomically (temp file in the same directory, then rename).
  * @throws the file system's error when the directory is not writable.
  */
-export function writeStateFile(file: string, nodes: ReadonlyMap<string, TinyNodeStatusLike>): void {
+export function writeStateFile(file: string, nodes: ReadonlyMap<string, NodeSeed>): void {
   const contents: StateFileContents = { version: STATE_FILE_VERSION, nodes: {} };
-  for (const name of [...nodes.keys()].sort()) contents.nodes[name] = { status: nodes.get(name)! };
+  for (const name of [...nodes.keys()].sort()) contents.nodes[name] = nodes.get(name)!;
   mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.tmp-${process.pid}`;
   writeFileSync(tmp, `${JSON.stringify(contents, null, 2)}\n`);
@@ -109,7 +111,7 @@ export class StateFileWriter {
    */
   constructor(
     readonly file: string,
-    readonly snapshot: () => ReadonlyMap<string, TinyNodeStatusLike>,
+    readonly snapshot: () => ReadonlyMap<string, NodeSeed>,
     readonly debounceMs = 200,
     readonly onError: (err: Error) => void = () => {},
   ) {}

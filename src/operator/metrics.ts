@@ -23,10 +23,11 @@ export interface WatchedController {
 /** What the registry reads. */
 export interface ModuleMetricsSources {
   controllers: WatchedController[];
-  /** Lease name (the `name` label of the leader gauge). */
-  leaseName: string;
+  /** Lease name (the `name` label of the leader gauge); absent (local mode: no Lease) → no leader series. */
+  leaseName?: string;
   isLeader: () => boolean;
-  hops: HopStats;
+  /** Incoming hop counters (the hop gate); absent (local mode: every hop is in-process) → no `tinyhost_hops_*` series. */
+  hops?: HopStats;
   runners: () => number;
   /** Requests this process sent to the apiserver, per verb (`KubeClient.stats`); absent → no series. */
   apiserverRequests?: Readonly<Record<string, number>>;
@@ -51,11 +52,17 @@ export function moduleMetrics(s: ModuleMetricsSources): MetricsRegistry {
   r.collect("tinyhost_status_writes_total", "Status writes sent and accepted, per controller.", "counter", per((c) => c.writes.statusWrites));
   r.collect("tinyhost_status_write_skips_total", "Status writes skipped because nothing changed, per controller.", "counter", per((c) => c.writes.statusSkips));
   r.collect("tinyhost_status_write_conflicts_total", "409 Conflict answers met while writing (each retried), per controller.", "counter", per((c) => c.writes.conflicts));
-  r.collect("leader_election_master_status", "1 while this process holds the module's Lease.", "gauge", () => [{ labels: { name: s.leaseName }, value: s.isLeader() ? 1 : 0 }]);
-  r.collect("tinyhost_hops_total", "Incoming hops admitted.", "counter", () => [{ labels: {}, value: s.hops.started }]);
-  r.collect("tinyhost_hops_failed_total", "Incoming hops that resolved with a failure.", "counter", () => [{ labels: {}, value: s.hops.failed }]);
-  r.collect("tinyhost_hops_refused_total", "Incoming hops refused during shutdown.", "counter", () => [{ labels: {}, value: s.hops.refused }]);
-  r.collect("tinyhost_hops_in_flight", "Incoming hops running now.", "gauge", () => [{ labels: {}, value: s.hops.inFlight }]);
+  const leaseName = s.leaseName;
+  if (leaseName !== undefined) {
+    r.collect("leader_election_master_status", "1 while this process holds the module's Lease.", "gauge", () => [{ labels: { name: leaseName }, value: s.isLeader() ? 1 : 0 }]);
+  }
+  const hops = s.hops;
+  if (hops) {
+    r.collect("tinyhost_hops_total", "Incoming hops admitted.", "counter", () => [{ labels: {}, value: hops.started }]);
+    r.collect("tinyhost_hops_failed_total", "Incoming hops that resolved with a failure.", "counter", () => [{ labels: {}, value: hops.failed }]);
+    r.collect("tinyhost_hops_refused_total", "Incoming hops refused during shutdown.", "counter", () => [{ labels: {}, value: hops.refused }]);
+    r.collect("tinyhost_hops_in_flight", "Incoming hops running now.", "gauge", () => [{ labels: {}, value: hops.inFlight }]);
+  }
   r.collect("tinyhost_runners", "Nodes with a running runner in this process.", "gauge", () => [{ labels: {}, value: s.runners() }]);
   const requests = s.apiserverRequests;
   if (requests) {

@@ -1,19 +1,21 @@
 /**
- * The module manager (controller-runtime's "manager"): starts everything a module process runs in a
- * cluster, in order, logging each stage with its duration, and stops it again.
+ * Cluster mode: builds the module's parts and hands them to the manager of runnables
+ * (src/manager), which starts them group by group and stops them in reverse within one budget.
  *
- * Start (runtime-spec §9 startup order, adapted): kube client → components → transport (sender) →
- * resource manager + scheduler (components installed) → health server → Lease elector → own
- * TinyModule → transport receivers → controllers (TinyNode, TinyModule).
- * The health server starts first-thing so liveness answers at once; /readyz reports 503 until the
- * node cache synced, the transport is up and a leader is known (Go starts its probes only after a
- * leader is seen, §16 item 24).
- *
- * Stop (SIGTERM; the chart's grace period is 10 s, §12): refuse new hops and drain in-flight ones
- * (bounded) → stop the receivers → stop the controllers → stop every runner without onDestroy,
- * flushing pending status patches (§2.10) → release the Lease (ReleaseOnCancel) → stop the health
- * server. A fatal background error (a controller or the wire dying) is logged and ends the module
- * with exit code 1 ("a module that dies reports that it died", §9).
+ * Before the manager (a failure names its stage, `ModuleStartError`): kube client → components →
+ * transport (the sender: the scheduler needs it) → scheduler with the components installed.
+ * Runnables, by group (src/manager/manager.ts says why this order):
+ *   servers      health server (/healthz at once; /readyz 503 until the node cache synced, the
+ *                transport is up and a leader is known — Go starts probes only then, §16 item 24)
+ *   stores       transport connection (its death is fatal; closed last)
+ *   election     Lease elector `<module>-lock` (released on stop: ReleaseOnCancel)
+ *   runners      scheduler.stopAll on stop: runners stop without onDestroy, status flushed (§2.10)
+ *   controllers  own TinyModule registration → TinyNode controller → TinyModule controller →
+ *                TinyComponent controller (§5.3); the component-file watch (`--components`) is in
+ *                runners, so file components exist before the first node reconcile
+ *   receivers    transport receivers behind the hop gate; on stop: refuse and drain in-flight hops
+ *                (bounded), stop receiving — first, so queue-group peers take over
+ * runtime-spec §9 (start-up order, adapted), §12 (the chart's 10 s grace period).
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -22,28 +24,30 @@ import { reconcileSpan } from "../telemetry/reconcile.ts";
 import { createKubeClient, type KubeObject } from "../k8s/client/index.ts";
 import {
   componentStatuses,
+  DEFAULT_NODE_WORKERS,
   kubeModuleApi,
   kubeNodeApi,
   kubeStatusSink,
   moduleStatus,
   tinyModuleReconciler,
   tinyModules,
-  tinyNodeReconciler,
+  tinyNodeController,
   tinyNodes,
   type WatchedModule,
-  type WatchedNode,
 } from "../k8s/controllers/index.ts";
 import { createResourceManager } from "../k8s/resources/index.ts";
-import { Controller, generationOrStatusMetadataChanged, LeaderElector, resourceSource, stripManagedFields, Watcher } from "../k8s/runtime/index.ts";
+import { Controller, LeaderElector, resourceSource, Watcher } from "../k8s/runtime/index.ts";
+import { loop, Manager, onStop, task, type Runnable } from "../manager/index.ts";
 import { discoverComponents, type Registry } from "../runtime/registry/index.ts";
 import { ComponentCatalog } from "../runtime/registry/catalog.ts";
 import { watchComponentDir } from "../runtime/registry/runtime-files.ts";
 import { asWatched, tinyComponentController } from "../k8s/controllers/tinycomponent-wiring.ts";
 import { Scheduler } from "../runtime/scheduler/index.ts";
 import type { ModuleClient } from "../sdk/client.ts";
-import { healthApp, listen, parseBindAddress, type HttpListener } from "../server/index.ts";
+import { TinyError } from "../sdk/errors.ts";
 import { logger as rootLogger, type Logger } from "../telemetry/log.ts";
 import { version as tinyhostVersion } from "../cli/version.ts";
+import { healthServer } from "./health.ts";
 import { HopGate } from "./hop-gate.ts";
 import { moduleMetrics, type WatchedController } from "./metrics.ts";
 import { ensureTinyModule } from "./register.ts";
@@ -59,17 +63,10 @@ export interface LeaseTimings {
 /** Default Lease timings (runtime-spec §6, §13.1). */
 export const DEFAULT_LEASE_TIMINGS: LeaseTimings = { durationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
 
-/**
- * Default concurrent TinyNode reconciles (controller-runtime `MaxConcurrentReconciles`, default 1
- * there). Each reconcile waits on up to two apiserver round trips (finalizer, status), so one
- * worker leaves the apiserver idle most of the time: measured on the 2-core test bed with 1,000
- * nodes, 1 worker reached 217 writes/s against 412/s for a plain client loop with 16 in flight
- * (bench/scale.ts). A key is still never reconciled by two workers at once. Override with
- * `TINYHOST_NODE_WORKERS`.
- */
-export const DEFAULT_NODE_WORKERS = 16;
+/** Default concurrent TinyNode reconciles (the shared controller's; override with `TINYHOST_NODE_WORKERS`). */
+export { DEFAULT_NODE_WORKERS };
 
-/** Default bound on draining in-flight hops at shutdown, ms (inside the chart's 10 s grace period). */
+/** Default bound on draining in-flight hops at shutdown, ms (inside the manager's shutdown budget). */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 4_000;
 
 /** Everything {@link startModule} needs; the CLI fills it from flags and env (runtime-spec §9). */
@@ -101,6 +98,8 @@ export interface ModuleOptions {
   lease?: LeaseTimings;
   /** Drain bound, ms; default {@link DEFAULT_DRAIN_TIMEOUT_MS}. */
   drainTimeoutMs?: number;
+  /** The whole graceful-shutdown budget, ms; default the manager's (8 s). */
+  shutdownBudgetMs?: number;
   /** Logger; default the root logger. */
   log?: Logger;
 }
@@ -113,25 +112,29 @@ export interface RunningModule {
   readonly done: Promise<number>;
   /** Graceful stop (idempotent); resolves when everything stopped. */
   stop(reason: string): Promise<void>;
+  /** The manager running the module's parts (another helper's wiring adds runnables here before start). */
+  readonly manager: Manager;
 }
 
-/** A stage of start-up that failed; names the stage. code `"MODULE_START"`. */
-export class ModuleStartError extends Error {
-  /** Stable code. */
-  readonly code = "MODULE_START";
+/**
+ * A stage before the manager failed (kubeconfig, components, transport, scheduler, a flag); names
+ * the stage. A runnable that fails to start is a `ManagerStartError` with the same message shape.
+ * code `"MODULE_START"`.
+ */
+export class ModuleStartError extends TinyError {
   /** The stage, e.g. `kubeconfig`. */
   readonly stage: string;
   /** @param stage - the failing stage. @param cause - its error. */
   constructor(stage: string, cause: unknown) {
-    super(`start-up failed at stage "${stage}": ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-    this.name = "ModuleStartError";
+    super("MODULE_START", `start-up failed at stage "${stage}": ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.stage = stage;
   }
 }
 
 /**
- * Starts the module; resolves once every stage ran (the module may still be unready: see /readyz).
- * @throws ModuleStartError naming the stage that failed; what already started is stopped first.
+ * Starts the module; resolves once every runnable started (the module may still be unready: see /readyz).
+ * @throws ModuleStartError naming the stage before the manager that failed; ManagerStartError
+ *   naming the runnable that failed (what already started is stopped first).
  */
 export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   const base = o.log ?? rootLogger;
@@ -139,7 +142,6 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   const moduleName = sanitizeResourceName(o.name);
   const lease = o.lease ?? DEFAULT_LEASE_TIMINGS;
   const workers = nodeWorkers(o.env); // before anything starts: a bad value stops nothing half-way
-  const cleanups: (() => Promise<void>)[] = [];
   const stage = async <T>(name: string, fn: () => Promise<T> | T): Promise<T> => {
     const t0 = performance.now();
     try {
@@ -148,21 +150,17 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
       return out;
     } catch (err) {
       log.error({ stage: name, err: err instanceof Error ? err.message : String(err) }, `start failed: ${name}`);
-      for (const c of cleanups.reverse()) await c().catch(() => {});
       throw new ModuleStartError(name, err);
     }
   };
 
   const kube = await stage("kubeconfig", () => createKubeClient({ ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}), env: o.env }));
   const registry = await stage("components", () => loadRegistry(o.componentsDir === undefined ? undefined : null));
-
   let leading = false;
   const isLeader = () => leading;
   const transport: ModuleTransport = await stage("transport", () =>
     openTransport({ module: moduleName, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader, log: base }),
   );
-  cleanups.push(() => transport.close(500));
-
   const resources = createResourceManager({ kube, namespace: o.namespace, podName: o.hostname, env: o.env });
   const client: ModuleClient = { ...resources, mode: "cluster" };
   const scheduler = await stage("scheduler", () => {
@@ -174,32 +172,26 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
       log: base.child({ component: "scheduler" }),
     });
     return s;
+  }).catch(async (err) => {
+    await transport.close(500);
+    throw err;
   });
   // The live component set: bundled, files (--components, watched), TinyComponents (runtime-spec §5.3).
   const catalog = new ComponentCatalog(scheduler);
   for (const def of registry.list()) catalog.put(def, `bundled:${registry.source(def.info.name)}`);
   const gate = new HopGate((msg, signal) => scheduler.handle(msg, signal));
 
-  // Controllers and their watch pipelines (created now, run after the elector starts).
+  // Controllers and their watch pipelines.
   const info = { name: o.name, version: o.version, sdkVersion: tinyhostVersion };
-  const nodeReconciler = tinyNodeReconciler({ module: info, scheduler, api: kubeNodeApi(kube, o.namespace), isLeader });
-  // The cache drops managedFields (controller-runtime TransformStripManagedFields): about a third
-  // of a stored TinyNode's JSON, read by nothing (bench/scale.ts RSS per node).
-  const nodeWatcher = new Watcher<WatchedNode>(resourceSource(kube, tinyNodes, { namespace: o.namespace }), { transform: stripManagedFields, onError: (err) => log.warn({ err: String(err) }, "tinynode watch error") });
-  const nodeController = new Controller<WatchedNode>({
-    name: "tinynode",
-    watcher: nodeWatcher,
-    // A span per reconcile (runtime-spec §2.8; the Go runtime gets these from controller-runtime).
-    reconcile: (key, obj, ctx) => reconcileSpan(`TinyNode ${key}`, () => nodeReconciler.reconcile(key, obj, ctx)),
-    workers,
-    predicates: [generationOrStatusMetadataChanged],
-    onError: (key, err) => log.warn({ controller: "tinynode", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
-  });
+  const nodes = tinyNodeController({ module: info, scheduler, api: kubeNodeApi(kube, o.namespace), isLeader, source: resourceSource(kube, tinyNodes, { namespace: o.namespace }), workers, log });
   let components = { version: -1, list: componentStatuses([]) };
   const listed = () => (components.version === catalog.version ? components : (components = { version: catalog.version, list: componentStatuses(catalog.list()) })).list;
   const moduleReconciler = tinyModuleReconciler({
     ownName: moduleName,
-    desiredStatus: () => moduleStatus({ addr: transport.address(), name: o.name, version: o.version, sdkVersion: tinyhostVersion, components: listed() }),
+    desiredStatus: () => {
+      const addr = transport.address(); // "" until the gRPC receiver bound its port
+      return addr === "" ? undefined : moduleStatus({ addr, name: o.name, version: o.version, sdkVersion: tinyhostVersion, components: listed() });
+    },
     api: kubeModuleApi(kube, o.namespace),
     isLeader,
     ...(transport.addresses ? { addresses: transport.addresses } : {}),
@@ -211,18 +203,20 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     reconcile: (key, obj, ctx) => reconcileSpan(`TinyModule ${key}`, () => moduleReconciler.reconcile(key, obj, ctx)),
     onError: (key, err) => log.warn({ controller: "tinymodule", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
   });
+  const ownModuleKey = `${o.namespace}/${moduleName}`;
   const componentController = tinyComponentController({ kube, namespace: o.namespace, module: o.name, catalog, isLeader, log });
   catalog.onChange((names) => {
-    nodeController.enqueueAll((n) => names.includes(n.spec.component) && nodeReconciler.owns(n.metadata.name ?? ""));
-    moduleController.enqueue(`${o.namespace}/${moduleName}`);
+    nodes.controller.enqueueAll((n) => names.includes(n.spec.component) && nodes.reconciler.owns(n.metadata.name ?? ""));
+    moduleController.enqueue(ownModuleKey);
   });
   const requeueOwned = () => {
-    nodeController.enqueueAll((n) => nodeReconciler.owns(n.metadata.name ?? ""));
-    moduleController.enqueue(`${o.namespace}/${moduleName}`);
+    nodes.controller.enqueueAll((n) => nodes.reconciler.owns(n.metadata.name ?? ""));
+    moduleController.enqueue(ownModuleKey);
     componentController.requeueAll();
   };
 
   let leaderKnown = false;
+  let started = false; // every runnable started: before that /readyz is 503 (the receivers start last)
   const leaseName = `${moduleName}-lock`;
   const elector = new LeaderElector({
     client: kube,
@@ -252,108 +246,84 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   });
 
   const controllers: WatchedController[] = [
-    { name: "tinynode", controller: nodeController as unknown as Controller<KubeObject>, watcher: nodeWatcher as unknown as Watcher<KubeObject>, writes: nodeReconciler.stats },
+    { name: "tinynode", controller: nodes.controller as unknown as Controller<KubeObject>, watcher: nodes.watcher as unknown as Watcher<KubeObject>, writes: nodes.reconciler.stats },
     { name: "tinymodule", controller: moduleController as unknown as Controller<KubeObject>, watcher: moduleWatcher as unknown as Watcher<KubeObject>, writes: moduleReconciler.stats },
     { name: "tinycomponent", ...asWatched(componentController), writes: { ...componentController.reconciler.stats, conflicts: 0 } },
   ];
   const metrics = moduleMetrics({ controllers, leaseName, isLeader, hops: gate.stats, runners: () => scheduler.nodes().length, apiserverRequests: kube.stats });
-  const readiness = {
-    "node-cache": () => (nodeController.store.synced ? true : "TinyNode cache not synced yet"),
-    transport: () => transport.ready(),
-    leader: () => (leaderKnown ? true : "no leader observed on the Lease yet"),
-  } as const;
-
-  const listeners: HttpListener[] = [];
-  await stage("health server", () => {
-    const addr = parseBindAddress(o.healthProbeBindAddress, "--health-probe-bind-address");
-    if (addr) listeners.push(listen(healthApp({ readiness, metrics }), addr));
-    const m = o.metricsBindAddress ? parseBindAddress(o.metricsBindAddress, "--metrics-bind-address") : undefined;
-    if (m) listeners.push(listen(healthApp({ metrics, probes: false }), m));
-  });
-  cleanups.push(async () => {
-    for (const l of listeners) await l.stop();
-  });
-
-  const stopElection = new AbortController();
-  const { run: electorRun } = await stage("leader election", () => ({ run: elector.run(stopElection.signal) }));
-  cleanups.push(async () => {
-    stopElection.abort();
-    await electorRun;
+  const health = await stage("health server", () =>
+    healthServer({
+      probeAddress: o.healthProbeBindAddress,
+      ...(o.metricsBindAddress ? { metricsAddress: o.metricsBindAddress } : {}),
+      readiness: {
+        started: () => (started ? true : "not every part has started yet (transport receivers last)"),
+        "node-cache": () => (nodes.controller.store.synced ? true : "TinyNode cache not synced yet"),
+        transport: () => transport.ready(),
+        leader: () => (leaderKnown ? true : "no leader observed on the Lease yet"),
+      },
+      metrics,
+    }),
+  ).catch(async (err) => {
+    await transport.close(500);
+    throw err;
   });
 
-  await stage("tinymodule", async () => {
-    const r = await ensureTinyModule(kube, o.namespace, { name: o.name, version: o.version }, (m) => resources.createModule(m));
-    log.info({ tinymodule: moduleName, result: r }, "own TinyModule registered");
-  });
-
-  const stopControllers = new AbortController();
-
-  // Receivers before controllers (Go's order): the TinyModule status then carries the bound address.
-  await stage("transport receivers", () => transport.serve(gate.handle));
-  const fileWatch = o.componentsDir === undefined ? undefined : watchComponentDir(o.componentsDir, { catalog, overridable: (origin) => origin.startsWith("bundled:"), log });
-  if (fileWatch) await stage("component files", async () => log.info({ dir: o.componentsDir, failed: (await fileWatch.ready).length }, "component files loaded; watching for changes"));
-  const { nodeRun, moduleRun, componentRun } = await stage("controllers", () => ({
-    nodeRun: nodeController.run(stopControllers.signal),
-    moduleRun: moduleController.run(stopControllers.signal),
-    componentRun: componentController.run(stopControllers.signal),
-  }));
-  log.info({ module: o.name, version: o.version, namespace: o.namespace, transport: transport.kind, health: listeners[0]?.url }, "module started");
-
-  // ---- lifecycle ----
-  let stopping: Promise<void> | undefined;
-  let exitCode = 0;
-  const { promise: done, resolve: finish } = Promise.withResolvers<number>();
-
-  const stop = (reason: string): Promise<void> => {
-    stopping ??= (async () => {
-      const t0 = performance.now();
-      const step = async (name: string, fn: () => Promise<unknown>) => {
-        const s = performance.now();
-        try {
-          await fn();
-        } catch (err) {
-          log.warn({ step: name, err: err instanceof Error ? err.message : String(err) }, "shutdown step failed");
-        }
-        log.info({ step: name, ms: Math.round(performance.now() - s) }, `shutdown: ${name}`);
-      };
-      log.info({ reason }, "shutting down");
-      await step("drain hops", async () => {
-        const left = await gate.drain(o.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
-        if (left > 0) log.warn({ inFlight: left }, "hops still running after the drain bound; cancelling them");
-      });
-      await step("stop receivers", () => transport.close(500));
-      await step("stop controllers", async () => {
-        stopControllers.abort();
-        fileWatch?.stop();
-        await Promise.race([Promise.allSettled([nodeRun, moduleRun, componentRun]), Bun.sleep(2_000)]);
-      });
-      await step("stop runners", () => scheduler.stopAll());
-      await step("release lease", async () => {
-        stopElection.abort();
-        await electorRun;
-      });
-      await step("stop health server", async () => {
-        for (const l of listeners) await l.stop();
-      });
-      log.info({ ms: Math.round(performance.now() - t0), exitCode }, "module stopped");
-      finish(exitCode);
-    })();
-    return stopping;
+  const drainMs = o.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+  const connection: Runnable = {
+    name: "transport connection",
+    start: (ctx) => void transport.failed.catch((err) => ctx.fatal(new Error(`${transport.kind} transport: ${err instanceof Error ? err.message : String(err)}`))),
+    stop: () => transport.close(500), // idempotent: usually already closed by the receivers
+  };
+  const receivers: Runnable = {
+    name: "transport receivers",
+    async start() {
+      await transport.serve(gate.handle);
+      moduleController.enqueue(ownModuleKey); // the TinyModule status now carries the bound address
+    },
+    async stop(ctx) {
+      const left = await gate.drain(Math.min(drainMs, ctx.remainingMs()));
+      if (left > 0) log.warn({ inFlight: left }, "hops still running after the drain bound; cancelling them");
+      await transport.close(500);
+    },
   };
 
-  const fatal = (what: string) => (err: unknown) => {
-    if (stopping) return;
-    exitCode = 1;
-    log.fatal({ what, err: err instanceof Error ? err.message : String(err) }, "fatal error; the module stops");
-    void stop(`fatal: ${what}`);
-  };
-  nodeRun.then(() => !stopping && fatal("tinynode controller")(new Error("controller stopped unexpectedly")), fatal("tinynode controller"));
-  moduleRun.then(() => !stopping && fatal("tinymodule controller")(new Error("controller stopped unexpectedly")), fatal("tinymodule controller"));
-  componentRun.then(() => !stopping && fatal("tinycomponent controller")(new Error("controller stopped unexpectedly")), fatal("tinycomponent controller"));
-  electorRun.then(() => !stopping && fatal("leader election")(new Error("elector stopped unexpectedly")), fatal("leader election"));
-  transport.failed.catch(fatal(`${transport.kind} transport`));
+  const componentFiles: Runnable | undefined =
+    o.componentsDir === undefined
+      ? undefined
+      : (() => {
+          const dir = o.componentsDir;
+          let watch: ReturnType<typeof watchComponentDir> | undefined;
+          return {
+            name: "component files",
+            async start() {
+              watch = watchComponentDir(dir, { catalog, overridable: (origin) => origin.startsWith("bundled:"), log });
+              log.info({ dir, failed: (await watch.ready).length }, "component files loaded; watching for changes");
+            },
+            stop: () => watch?.stop(),
+          };
+        })();
 
-  return { healthUrl: listeners[0]?.url ?? "", done, stop };
+  const manager = new Manager({ log, ...(o.shutdownBudgetMs !== undefined ? { shutdownBudgetMs: o.shutdownBudgetMs } : {}) });
+  manager
+    .add("servers", health)
+    .add("stores", connection)
+    .add("election", loop("leader election", (signal) => elector.run(signal)))
+    .add("runners", onStop("runners", () => scheduler.stopAll()))
+    .add("controllers", task("own TinyModule", async () => log.info({ tinymodule: moduleName, result: await ensureTinyModule(kube, o.namespace, { name: o.name, version: o.version }, (m) => resources.createModule(m)) }, "own TinyModule registered")))
+    .add("controllers", nodes.runnable)
+    .add("controllers", loop("tinymodule controller", (signal) => moduleController.run(signal), { stopTimeoutMs: 2_000 }))
+    .add("controllers", loop("tinycomponent controller", (signal) => componentController.run(signal), { stopTimeoutMs: 2_000 }))
+    .add("receivers", receivers);
+  if (componentFiles) manager.add("runners", componentFiles); // before the controllers: nodes of file components reconcile once
+  try {
+    await manager.start();
+  } catch (err) {
+    await transport.close(500); // when the failure came before the transport's own runnable started
+    throw err;
+  }
+  log.info({ module: o.name, version: o.version, namespace: o.namespace, transport: transport.kind, health: health.url }, "module started");
+  started = true;
+  return { healthUrl: health.url, done: manager.done, stop: (reason) => manager.stop(reason), manager };
 }
 
 /**

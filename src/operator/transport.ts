@@ -44,7 +44,7 @@ export interface ModuleTransport {
   address(): string;
   /** True when connected (NATS) or listening (gRPC); else the reason. */
   ready(): true | string;
-  /** Stops receiving (in-flight hops get up to `graceMs`) and closes connections. */
+  /** Stops receiving (in-flight hops get up to `graceMs`) and closes connections. Idempotent: later calls join the first. */
   close(graceMs: number): Promise<void>;
   /** Rejects when the wire dies for good (a closed NATS connection); never resolves otherwise. */
   readonly failed: Promise<never>;
@@ -55,6 +55,12 @@ export interface ModuleTransport {
  * @throws the JetStream error when streams or the ledger cannot be set up (fatal as in Go).
  */
 export async function openTransport(o: OpenTransportOptions): Promise<ModuleTransport> {
+  const t = await openSelected(o);
+  let closing: Promise<void> | undefined;
+  return { ...t, close: (graceMs) => (closing ??= t.close(graceMs)) };
+}
+
+async function openSelected(o: OpenTransportOptions): Promise<ModuleTransport> {
   const selection = selectTransport(o.env);
   if (selection.kind === "grpc") return openGrpc(o);
   let nc: NatsConnection;

@@ -6,7 +6,6 @@
 import { setupTracing, type TracingHandle } from "../../telemetry/tracing.ts";
 import { resolve } from "node:path";
 import { LocalHost, type LocalHostOptions } from "../../local/host.ts";
-import { startLocalHealth, type LocalHealth } from "../../local/health.ts";
 import { logger } from "../../telemetry/log.ts";
 import type { ComponentDefinition } from "../../sdk/component.ts";
 import { looksLikeFlag } from "../flag-value.ts";
@@ -134,6 +133,7 @@ export async function localOptions(flags: RunLocalFlags): Promise<LocalHostOptio
     ...(flags.state !== undefined ? { statePath: flags.state === null ? null : resolve(flags.state) } : {}),
     httpPort: flags.port,
     watch: flags.watch,
+    ...(flags.healthProbeBindAddress !== undefined ? { healthProbeBindAddress: flags.healthProbeBindAddress } : {}),
   };
 }
 
@@ -177,26 +177,19 @@ export async function runLocal(args: readonly string[]): Promise<number> {
     return 1;
   }
   let host: LocalHost;
-  let health: LocalHealth | undefined;
   try {
-    // Listen first so /healthz answers during start-up; /readyz turns 200 once start() resolved.
-    if (flags.healthProbeBindAddress !== undefined) health = startLocalHealth(flags.healthProbeBindAddress);
+    // The health server is the manager's first runnable: /healthz answers during start-up, /readyz
+    // turns 200 once every node of the first read was reconciled and signalled.
     host = await LocalHost.start(await localOptions(flags));
   } catch (err) {
-    await health?.stop();
     const e = err as Error & { code?: string };
     console.error(`tinyhost run --local: ${e.message}${e.code ? ` [${e.code}]` : ""}`);
     await tracing.shutdown();
     return 1;
   }
-  if (health) {
-    health.ready(host);
-    host.report.line(`health: ${health.url}/healthz, /readyz, /metrics`);
-  }
   const sig = await untilSignal();
   host.report.line(`${sig}: stopping (state kept${host.statePath ? ` in ${host.statePath}` : " in memory only"})`);
   await host.stop();
-  await health?.stop();
   await tracing.shutdown(); // flushes buffered spans
   return 0;
 }

@@ -37,8 +37,12 @@ export interface TinyModuleReconcilerStats {
 export interface TinyModuleReconcilerOptions {
   /** Our TinyModule's name: `sanitizeResourceName(module name)`. */
   ownName: string;
-  /** The status we publish; read at each reconcile (the gRPC port is known only after start). */
-  desiredStatus: () => TinyModuleStatus;
+  /**
+   * The status we publish; read at each reconcile (the gRPC port is known only after the
+   * receivers started). `undefined` = not known yet: nothing is written (the receivers' start
+   * enqueues our TinyModule again), so no status with an empty address is ever published.
+   */
+  desiredStatus: () => TinyModuleStatus | undefined;
   /** Reads and writes in the module's namespace. */
   api: TinyModuleApi;
   /** Live leader flag. */
@@ -71,7 +75,7 @@ export function tinyModuleReconciler(opts: TinyModuleReconcilerOptions): TinyMod
     try {
       const out = await writeOnConflictRetry(object, () => opts.api.get(name), (m) => {
         const desired = opts.desiredStatus();
-        if (deepEqual(m.status, desired)) return undefined;
+        if (desired === undefined || deepEqual(m.status, desired)) return undefined;
         return opts.api.patchStatus(name, m.metadata.resourceVersion ?? "", desired);
       }, opts.writeAttempts ?? DEFAULT_WRITE_ATTEMPTS);
       stats.conflicts += out.conflicts;

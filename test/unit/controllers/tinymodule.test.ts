@@ -40,13 +40,13 @@ class FakeModules implements TinyModuleApi {
   }
 }
 
-function setup(leader = true) {
+function setup(leader = true, status: () => TinyModuleStatus | undefined = () => desired()) {
   const api = new FakeModules();
   const book: string[] = [];
   let isLeader = leader;
   const r = tinyModuleReconciler({
     ownName: OWN,
-    desiredStatus: () => desired(),
+    desiredStatus: status,
     api,
     isLeader: () => isLeader,
     addresses: { register: (m, a) => void book.push(`+${m}=${a}`), deregister: (m) => void book.push(`-${m}`) },
@@ -55,6 +55,19 @@ function setup(leader = true) {
 }
 
 describe("TinyModule reconciler", () => {
+  test("while the own address is not known yet (gRPC port not bound), nothing is written; once it is, the status is", async () => {
+    let addr: string | undefined;
+    const s = setup(true, () => (addr === undefined ? undefined : desired(addr)));
+    const own = s.api.put({ metadata: { name: OWN } });
+    await s.reconcile(`ns/${OWN}`, own);
+    expect(s.api.writes).toBe(0);
+    expect(s.r.stats.statusSkips).toBe(1);
+    addr = "10.0.0.9:8483";
+    await s.reconcile(`ns/${OWN}`, await s.api.get(OWN));
+    expect(s.api.writes).toBe(1);
+    expect((await s.api.get(OWN)).status?.addr).toBe("10.0.0.9:8483");
+  });
+
   test("another module's address goes into the pool under its name; gone → deregistered; empty addr ignored", async () => {
     const s = setup();
     await s.reconcile("ns/mod-b", { metadata: { name: "mod-b" }, status: { ...desired("mod-b:8483"), name: "mod-b" } });

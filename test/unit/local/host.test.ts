@@ -7,6 +7,8 @@ import { LocalHost, type LocalHostOptions } from "../../../src/local/host.ts";
 import { displayPath } from "../../../src/local/components.ts";
 import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../src/local/flow-builder.ts";
 import { LEGACY_STATE_FILE_NAME, STATE_FILE_NAME } from "../../../src/local/state-file.ts";
+import { NODE_FINALIZER } from "../../../src/k8s/api/index.ts";
+import { version as tinyhostVersion } from "../../../src/cli/version.ts";
 
 /** Every hook call and sink message, in order. */
 const journal: string[] = [];
@@ -144,6 +146,43 @@ describe("LocalHost", () => {
     await waitFor("the sink", () => journal.includes(`sink:${name("sink")}:{"count":1,"ctx":1}`));
     expect(host.status(name("tally"))!.status).toBe("OK");
     expect(lines.some((l) => l === `node ${name("sink")}  sink  OK`)).toBe(true);
+  });
+
+  test("the cluster's TinyNode reconciler runs the nodes: finalizer, module with sdkVersion, whole-second lastUpdateTime, observedGeneration", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const host = await start(dir, { moduleVersion: "1.2.3" });
+    const node = host.nodes.find(name("tally"))!;
+    expect(node.metadata.finalizers).toEqual([NODE_FINALIZER]);
+    expect(node.status).toMatchObject({ module: { name: "mod", version: "1.2.3", sdkVersion: tinyhostVersion }, observedGeneration: 1, status: "OK", error: false });
+    expect(node.status!.lastUpdateTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(node.status!.ports!.map((p) => p.name)).toEqual(["_settings", "in", "out"]);
+  });
+
+  test("the console seam: nodes and statuses come from the in-memory API; send delivers a message to a port and returns its Result", async () => {
+    const dir = tempDir();
+    writeFlow(dir, { ...FLOW, nodes: { ...FLOW.nodes, pulse: { component: "pulse" } } });
+    const host = await start(dir, { statePath: null });
+    expect(host.nodes.items().map((n) => n.metadata.name).sort()).toEqual([name("pulse"), name("sink"), name("tally")].sort());
+    expect(host.status(name("sink"))!.status).toBe("OK");
+    const r = await host.send(name("tally"), "in", { context: "from the console" });
+    expect(r.kind).not.toBe("fail");
+    expect(journal).toContain(`sink:${name("sink")}:{"count":1,"ctx":"from the console"}`);
+  });
+
+  test("the health server is a runnable of local mode too: /readyz 200 once started, /metrics with the controller's series", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const lines: string[] = [];
+    const host = await start(dir, { statePath: null, healthProbeBindAddress: "127.0.0.1:0" }, lines);
+    const url = lines.find((l) => l.startsWith("health: "))!.slice("health: ".length).split("/healthz")[0]!;
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain('controller_runtime_reconcile_total{controller="tinynode"}');
+    expect(metrics).toContain("tinyhost_runners 3");
+    await host.stop();
+    expect(await fetch(`${url}/healthz`).then(() => "answered", () => "closed")).toBe("closed");
   });
 
   test("node metadata goes to the state file and a restart resumes from it", async () => {
@@ -295,6 +334,9 @@ describe("LocalHost", () => {
     const busyHttp = defineComponent({
       info: { name: "http_server", description: "fake", info: "fails to bind like http_server (ListenError code HTTP_LISTEN)" },
       ports: () => [target("_control", Type.Object({ go: Type.Boolean() }), { default: { go: false } })],
+      onReconcile(ctx) {
+        journal.push(`reconcile:${ctx.node.nodeName}`);
+      },
       onControl() {
         throw new TinyError("HTTP_LISTEN", "http_server: cannot listen on :8123: Failed to start server. Is port 8123 in use?", { cause: inUse });
       },
@@ -313,7 +355,14 @@ describe("LocalHost", () => {
     expect(lines.filter((l) => l.includes(web) && l.includes("8123"))).toEqual([
       `node ${web}  http_server  error: ${join(dir, "web.yaml")}:3: port 8123 is in use: set PORT or --port (the other nodes keep running)`,
     ]);
-    // A later reconcile (here: a moved node) gets "OK" from the runtime: the bind error stays.
+    // A later reconcile (the periodic requeue) gets "OK" from the runtime: the bind error stays.
+    const reconciles = () => journal.filter((j) => j === `reconcile:${web}`).length;
+    const before = reconciles();
+    host.reconcileAll();
+    await host.idle();
+    expect(reconciles()).toBe(before + 1);
+    expect(host.status(web)).toMatchObject({ status: "http_server: cannot listen on :8123: Failed to start server. Is port 8123 in use?", error: true });
+    // A moved node (an annotation edit) is applied too, and changes nothing about it.
     writeFlow(dir, { ...desc, nodes: { ...desc.nodes, web: { component: "http_server", startSignal: { go: true }, position: [9, 9] } } });
     expect((await host.reloadManifests()).changed).toEqual([web]);
     expect(host.status(web)!.error).toBe(true);

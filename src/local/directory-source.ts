@@ -1,0 +1,78 @@
+/**
+ * The directory source of local mode: the TinyNode manifests of a directory written into the
+ * in-memory API the way `kubectl apply -f <dir>` writes them into a cluster — added and changed
+ * nodes applied, removed ones deleted (their finalizer lets the TinyNode controller run onDestroy
+ * first). The controller then sees them through the API's watch, exactly as it sees a cluster's.
+ * Parsing, the file/line diagnostics and "a broken file keeps its last good nodes" are in
+ * ./manifests.ts and ./desired.ts; this file only reads, diffs, applies and watches.
+ */
+import { relative } from "node:path";
+import { collectDesired, diffNodes, type DesiredSet, type NodeDiff } from "./desired.ts";
+import type { ManifestError } from "./errors.ts";
+import { isManifestFile, readManifestDir, type NodeManifest } from "./manifests.ts";
+import type { LocalNodes, NodeSeed } from "./node-api.ts";
+import { watchDirectory } from "./watch.ts";
+
+/** Options of {@link DirectorySource}. */
+export interface DirectorySourceOptions {
+  /** Absolute manifests directory. */
+  dir: string;
+  /** The directory as shown in messages (src/local/paths.ts). */
+  shownDir: string;
+  /** Where the nodes go. */
+  nodes: LocalNodes;
+  /** What a node starts with when it is first created (state file, seeded metadata). */
+  seed: (name: string, entry: NodeManifest) => NodeSeed | undefined;
+}
+
+/** Reads manifests into the in-memory API. */
+export class DirectorySource {
+  /** Declared nodes by name (the last good version of each). */
+  desired: ReadonlyMap<string, NodeManifest> = new Map();
+  /** Problems of the last read. */
+  errors: readonly ManifestError[] = [];
+  readonly #o: DirectorySourceOptions;
+
+  /** @param o - see {@link DirectorySourceOptions}. */
+  constructor(o: DirectorySourceOptions) {
+    this.#o = o;
+  }
+
+  /**
+   * Reads every manifest file of the directory (keeping the last good nodes of broken files).
+   * @throws the file system's error when the directory cannot be listed.
+   */
+  read(): DesiredSet {
+    return collectDesired(readManifestDir(this.#o.dir, this.#o.shownDir), this.desired);
+  }
+
+  /** Makes the API hold `set`'s nodes: applies added and changed ones, deletes removed ones. @returns what changed. */
+  apply(set: DesiredSet): NodeDiff {
+    const diff = diffNodes(this.desired, set.nodes);
+    this.desired = set.nodes;
+    this.errors = set.errors;
+    for (const name of [...diff.added, ...diff.changed]) {
+      const entry = set.nodes.get(name)!;
+      this.#o.nodes.apply(entry.node, diff.added.includes(name) ? this.#o.seed(name, entry) : undefined);
+    }
+    for (const name of diff.removed) this.#o.nodes.delete(name);
+    return diff;
+  }
+
+  /**
+   * Calls `onChange` after a quiet time whenever a manifest file of the directory changes (files
+   * named in `ignore`, such as the state file and its lock, do not count).
+   * @returns a function that stops watching.
+   * @throws the file system's error when the directory cannot be watched.
+   */
+  watch(o: { debounceMs: number; ignore: readonly string[]; onChange: () => void; onError: (err: Error) => void }): () => void {
+    const ignored = new Set(o.ignore.map((f) => relative(this.#o.dir, f)));
+    return watchDirectory(this.#o.dir, {
+      debounceMs: o.debounceMs,
+      onChange: (paths) => {
+        if ([...paths].some((p) => p === "" || (!ignored.has(p) && isManifestFile(p.split("/").pop()!)))) o.onChange();
+      },
+      onError: o.onError,
+    });
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * The manager of runnables (controller-runtime `pkg/manager`): one process shape for cluster and
+ * local mode. `src/operator/module.ts` and `src/local/host.ts` add their runnables to it.
+ */
+export {
+  Manager,
+  ManagerStartError,
+  ManagerStateError,
+  RUNNABLE_GROUPS,
+  DEFAULT_SHUTDOWN_BUDGET_MS,
+  SHUTDOWN_OVERTIME_MS,
+  type ManagerOptions,
+  type Runnable,
+  type RunnableGroup,
+  type RunContext,
+  type StopContext,
+} from "./manager.ts";
+export { loop, task, onStop, bounded, type LoopOptions } from "./runnables.ts";
