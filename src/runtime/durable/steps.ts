@@ -7,12 +7,14 @@
  * 2. Otherwise the handler runs with the run current (run.ts), so the hops it emits are stamped
  *    with child step keys by the scheduler's router and recorded as this step's emits.
  * 3. After the handler returned — every emit is then stored — the step's record is written; only
- *    then does the caller (the JetStream receiver) ack.
+ *    then does the caller (the JetStream receiver) ack. A failure the component marked retryable
+ *    is not recorded, so the step can run again (an edge retry in process, a JetStream redelivery,
+ *    the run reconciler); any other failure is recorded as `failed`, which is terminal.
  *
  * The same protocol runs whatever the ledger is (JetStream KV or node metadata), so runs behave
  * alike with and without JetStream; only the delivery of hops differs (scheduler.ts).
  */
-import { retryable } from "../../sdk/errors.ts";
+import { retryable, shouldRetry } from "../../sdk/errors.ts";
 import { empty, fail, type Result } from "../../sdk/result.ts";
 import type { ComponentLogger } from "../../sdk/context.ts";
 import type { Msg } from "../../transport/types.ts";
@@ -30,11 +32,13 @@ export interface DurableStepStats {
   recorded: number;
   /** Step-record writes that failed. */
   recordFailures: number;
+  /** Steps that failed retryably and were left unrecorded so they can run again. */
+  retryable: number;
 }
 
 /** Runs durable steps against one ledger. */
 export class DurableSteps {
-  readonly stats: DurableStepStats = { minted: 0, skipped: 0, recorded: 0, recordFailures: 0 };
+  readonly stats: DurableStepStats = { minted: 0, skipped: 0, recorded: 0, recordFailures: 0, retryable: 0 };
 
   constructor(
     readonly ledger: StepLedger,
@@ -72,6 +76,11 @@ export class DurableSteps {
     }
     const startedAt = new Date();
     const result = await withRun(run, handle);
+    if (result.kind === "fail" && shouldRetry(result.error)) {
+      // Go records it as failed, which makes its own retries (edge policy, nak) skip the step.
+      this.stats.retryable++;
+      return result;
+    }
     const completedAt = new Date();
     const record: StepRecord = {
       node,
