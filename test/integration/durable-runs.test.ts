@@ -28,6 +28,7 @@ import door from "../fixtures/durable-components/door.ts";
 import step from "../fixtures/durable-components/step.ts";
 import { events } from "../support/durable-journal.ts";
 import { durableFlow, type DurableKey } from "../support/durable-flow.ts";
+import { goTool } from "../support/go-tools.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
@@ -286,4 +287,48 @@ describe("the run reconciler on JetStream", () => {
     await reconciler.pass(); // terminal: nothing more to do for this run
     expect(republished.length).toBe(3);
   }, 60_000);
+});
+
+describe("against the Go SDK (test/go/wire-peer)", () => {
+  async function peer(cmd: string, lines: unknown[]): Promise<unknown[]> {
+    const proc = Bun.spawn([await goTool("wire-peer"), cmd], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    proc.stdin.write(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    await proc.stdin.end();
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    if (code !== 0) throw new Error(`wire-peer ${cmd} exited ${code}: ${await new Response(proc.stderr).text()}`);
+    return out.trim().split("\n").map((l) => JSON.parse(l));
+  }
+
+  test("the step keys we mint are the keys Go's Run.NextStepKey mints", async () => {
+    const cases = Array.from({ length: 40 }, (_, i) => {
+      const runId = crypto.randomUUID();
+      const stepKey = i % 2 === 0 ? rootStepKey(runId) : `${runId}.${(i * 0x9e3779b1).toString(16).padStart(16, "0").slice(-16)}`;
+      const edges = Array.from({ length: 1 + (i % 4) }, (_, j) => (j % 2 === 0 ? `e${i}` : `${crypto.randomUUID()}_out-ä${j}`));
+      return { runId, stepKey, edges };
+    });
+    const go = (await peer("stepkeys", cases)) as { keys: string[] }[];
+    const ours = cases.map((c) => {
+      const n = new Map<string, number>();
+      return { keys: c.edges.map((e) => childStepKey(c.runId, c.stepKey, e, (n.set(e, (n.get(e) ?? -1) + 1), n.get(e)!))) };
+    });
+    expect(ours).toEqual(go);
+  });
+
+  test("Go decodes the step records we write into module.StepRecord", async () => {
+    const [front, back] = [mod("gofront"), mod("goback")];
+    const { manifests, names } = durableFlow({ modules: { door: front, s1: back, s2: back, s3: front } });
+    const nodes = [...manifests.nodes.values()];
+    await Promise.all([replica(front, nodes), replica(back, nodes)]);
+    const { runId } = await callDoor(names.door, (await replica(mod("client"), [])).transport);
+    const recs = [...(await ledger.readRun(runId)).values()];
+    expect(recs.length).toBe(4);
+    const go = (await peer("record", recs)) as { record?: Record<string, unknown>; error?: string }[];
+    for (const [i, g] of go.entries()) {
+      expect(g.error).toBeUndefined();
+      const ours = recs[i]!;
+      expect(g.record).toMatchObject({ node: ours.node, status: ours.status, durationMs: ours.durationMs });
+      expect(Date.parse(g.record!.completedAt as string)).toBe(Date.parse(ours.completedAt));
+      expect((g.record!.emits as unknown[] | undefined) ?? []).toEqual(ours.emits ?? []);
+    }
+  });
 });

@@ -1,7 +1,10 @@
 /**
  * `tinyhost components [--json] [--dir <dir>]`: lists the components this module would serve and
  * their ports — the `tools components-info` of the Go CLI (runtime-spec §9), extended with ports
- * in the `TinyModule.status.components[]` shape (runtime-spec §5.2).
+ * in the `TinyModule.status.components[]` shape (runtime-spec §5.2). As there, an agent tool
+ * (`agentTool`, runtime-spec §3.4) gets the tag `agent_tool` and its tool description as `info`
+ * (Go cli/components.go) — the platform's MCP layer finds tools by that tag. (TinyModule status
+ * lists the authored info and tags, as Go's does.)
  *
  * Source of components: `--dir`, else `./components` under the working directory; a compiled
  * binary without `--dir` uses its static registry.
@@ -11,6 +14,19 @@ import type { CommandRunner } from "../cli.ts";
 import { looksLikeFlag } from "../flag-value.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { describeComponent, discoverComponents, RegistryError, type ComponentDescription, type Registry } from "../../runtime/registry/index.ts";
+import type { ComponentDefinition } from "../../sdk/component.ts";
+import { AGENT_TOOL_TAG } from "../../sdk/agent-tool.ts";
+
+/**
+ * The listing of `def` as Go's `tools components-info` publishes it: an agent tool gets the tag
+ * `agent_tool` (once) and, when it has one, its tool description as `info` (Go cli/components.go).
+ * @throws whatever the component's `ports()` throws.
+ */
+export function platformListing(def: ComponentDefinition): ComponentDescription {
+  const d = describeComponent(def);
+  if (!def.agentTool) return d;
+  return { ...d, info: def.agentTool.description || d.info, tags: d.tags.includes(AGENT_TOOL_TAG) ? d.tags : [...d.tags, AGENT_TOOL_TAG] };
+}
 
 /**
  * Help text of `tinyhost components`, with the `--dir` default of the case it runs in (components-source.ts).
@@ -90,7 +106,7 @@ export const componentsCommand: CommandRunner = {
     let list: ComponentDescription[];
     try {
       registry = await load(flags.dir);
-      list = registry.list().map(describeComponent);
+      list = registry.list().map(platformListing);
     } catch (e) {
       const code = e instanceof RegistryError ? ` [${e.code}]` : "";
       console.error(`tinyhost components: ${e instanceof Error ? e.message : String(e)}${code}`);
