@@ -56,6 +56,6 @@ describe("agent tool listings", () => {
   test("TinyModule status lists an agent tool's authored info and tags, as Go's TinyModule controller", () => {
     const [s] = componentStatuses([tool]);
     expect(s).toMatchObject({ name: "lookup", description: "Lookup", info: "looks things up", tags: ["SDK"] });
-    expect(s!.ports.map((p) => p.name)).toEqual(["in", "out"]);
+    expect(s!.ports!.map((p) => p.name)).toEqual(["in", "out"]);
   });
 });
