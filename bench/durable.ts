@@ -25,7 +25,7 @@ const { Kvm } = await import("@nats-io/kv");
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 300 : 2_000;
-const WINDOW = 64; // runs in flight
+const WINDOW = Number(process.env.DURABLE_BENCH_WINDOW ?? 64); // runs in flight
 const HOPS_PER_RUN = 2; // entry → mid, mid → end (the entry hop itself is classic, in process)
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64");
 
