@@ -3,10 +3,12 @@
  * the ledger is the status metadata of the node that ran each step (`_state/step/<stepKey>`).
  */
 import { beforeEach, describe, expect, test } from "bun:test";
-import type { Result, StepRecord } from "tinyhost";
+import { shouldRetry, type Result, type StepRecord } from "tinyhost";
+import type { StepLedger } from "../../../src/runtime/durable/ledger.ts";
+import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { childStepKey, rootStepKey } from "../../../src/runtime/durable/run.ts";
-import { lifecycle, makeNode, nodeName } from "../../support/fake-components.ts";
-import { calls, doorTimeout, DURABLE, durableScheduler } from "./fakes.ts";
+import { lifecycle, makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
+import { calls, doorTimeout, DURABLE, durableScheduler, step } from "./fakes.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 
@@ -165,5 +167,51 @@ describe("runs started by a component (SDK)", () => {
     } finally {
       doorTimeout.ms = 2000;
     }
+  });
+});
+
+describe("a ledger that cannot be written or read", () => {
+  const broken = (what: "put" | "has"): StepLedger => ({
+    kind: "jetstream",
+    hasStep: async () => {
+      if (what === "has") throw new Error("kv down");
+      return false;
+    },
+    putStep: async () => {
+      if (what === "put") throw new Error("kv down");
+    },
+    readRun: async () => new Map(),
+  });
+
+  test("a continued step whose record cannot be written fails retryably (so JetStream redelivers it)", async () => {
+    calls.length = 0;
+    const s = new Scheduler({ module: MODULE, ledger: broken("put"), readyTimeoutMs: 50 });
+    s.install(step);
+    await s.update(makeNode("c", "step"));
+    const r = await send(s, "c:in", { context: 1 }, { runId: "r", stepKey: "r.0000000000000001" });
+    expect(calls.length).toBe(1);
+    expect(r.kind).toBe("fail");
+    const err = (r as { error: Error }).error;
+    expect(shouldRetry(err)).toBe(true);
+    expect(err.message).toContain("step r.0000000000000001 ran but its ledger record was not written: kv down");
+    expect(s.durableStats.recordFailures).toBe(1);
+  });
+
+  test("a minted run's first step keeps its handler's result when its record cannot be written", async () => {
+    calls.length = 0;
+    const s = new Scheduler({ module: MODULE, ledger: broken("put"), readyTimeoutMs: 50 });
+    s.install(step);
+    await s.update(makeNode("c", "step", { labels: DURABLE }));
+    expect(await send(s, "c:in", { context: 1 })).toEqual({ kind: "empty" });
+  });
+
+  test("an unreadable ledger fails the hop retryably without running the step", async () => {
+    calls.length = 0;
+    const s = new Scheduler({ module: MODULE, ledger: broken("has"), readyTimeoutMs: 50 });
+    s.install(step);
+    await s.update(makeNode("c", "step"));
+    const r = await send(s, "c:in", { context: 1 }, { runId: "r", stepKey: "r.0000000000000002" });
+    expect(calls.length).toBe(0);
+    expect(shouldRetry((r as { error: Error }).error)).toBe(true);
   });
 });
