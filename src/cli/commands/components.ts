@@ -10,23 +10,11 @@
  * binary without `--dir` uses its static registry.
  */
 import { resolve } from "node:path";
+import { platformListing } from "../platform-listing.ts";
 import type { CommandRunner } from "../cli.ts";
 import { looksLikeFlag } from "../flag-value.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { describeComponent, discoverComponents, RegistryError, type ComponentDescription, type Registry } from "../../runtime/registry/index.ts";
-import type { ComponentDefinition } from "../../sdk/component.ts";
-import { AGENT_TOOL_TAG } from "../../sdk/agent-tool.ts";
-
-/**
- * The listing of `def` as Go's `tools components-info` publishes it: an agent tool gets the tag
- * `agent_tool` (once) and, when it has one, its tool description as `info` (Go cli/components.go).
- * @throws whatever the component's `ports()` throws.
- */
-export function platformListing(def: ComponentDefinition): ComponentDescription {
-  const d = describeComponent(def);
-  if (!def.agentTool) return d;
-  return { ...d, info: def.agentTool.description || d.info, tags: d.tags.includes(AGENT_TOOL_TAG) ? d.tags : [...d.tags, AGENT_TOOL_TAG] };
-}
 
 /**
  * Help text of `tinyhost components`, with the `--dir` default of the case it runs in (components-source.ts).

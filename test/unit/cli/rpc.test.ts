@@ -5,7 +5,7 @@
  */
 import { describe, expect, spyOn, test } from "bun:test";
 import { defineComponent, ok, source, target, Type } from "tinyhost";
-import { platformListing } from "../../../src/cli/commands/components.ts";
+import { platformListing } from "../../../src/cli/platform-listing.ts";
 import { rpcCommand, rpcUsage } from "../../../src/cli/commands/rpc.ts";
 import { componentStatuses } from "../../../src/k8s/controllers/index.ts";
 
