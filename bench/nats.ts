@@ -2,9 +2,8 @@
  * NATS transport benchmark against a nats-server it starts (Debian's, loopback):
  * - request/reply through our core transport (headers, codec, reply encoding) vs raw nats.js
  *   request/reply in the same run, same window of in-flight requests; target ≥ 0.8× the raw rate;
- *   p50/p99 latency of both;
- * - durable JetStream hops per second (publish with PubAck → consume → ledger check → handler →
- *   step record in KV → ack), 256 in flight.
+ *   p50/p99 latency of both.
+ * Durable JetStream hops: bench/durable.ts.
  *
  * Prints progress on stderr and a JSON array on the last stdout line:
  * [{name, value, unit, baseline, ratio, target, met}]. `--quick` runs a short version.
@@ -12,16 +11,13 @@
  */
 export {};
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
-const { ok, empty } = await import("../src/sdk/result.ts");
+const { ok } = await import("../src/sdk/result.ts");
 const { connectNats } = await import("../src/transport/nats/connect.ts");
 const { CoreNatsTransport } = await import("../src/transport/nats/core.ts");
-const { JetStreamTransport } = await import("../src/transport/nats/jetstream.ts");
-const { RunLedger } = await import("../src/transport/nats/ledger.ts");
 const { startNats } = await import("../test/support/nats.ts");
 
 const quick = process.argv.includes("--quick");
 const N = quick ? 5_000 : 40_000;
-const DURABLE = quick ? 1_000 : 10_000;
 const WINDOW = 64;
 const payload = new TextEncoder().encode(JSON.stringify({ context: { n: 1, tag: "bench", list: [1, 2, 3] } }));
 
@@ -106,44 +102,11 @@ try {
   const rawHRate = avg(rawH.map((r) => r.rate));
   await mod.close(100);
 
-  // durable JetStream hops
-  const ledger = await RunLedger.open(server);
-  const jsServer = await JetStreamTransport.create({ nc: server, module: "benchdur", ledger });
-  let handled = 0;
-  const allDone = Promise.withResolvers<void>();
-  await jsServer.serve({
-    handler: async () => {
-      if (++handled === DURABLE) allDone.resolve();
-      return empty;
-    },
-  });
-  const jsClient = await JetStreamTransport.create({ nc: client, module: "caller" });
-  const runId = crypto.randomUUID();
-  const tD = performance.now();
-  let i = 0;
-  await Promise.all(
-    Array.from({ length: 256 }, async () => {
-      while (i < DURABLE) {
-        const k = i++;
-        await jsClient.send({ edgeId: "e", from: "h.caller.x:out", to: "h.benchdur.y:in", data: payload, depth: 1, runId, stepKey: `${runId}.${k}` });
-      }
-    }),
-  );
-  await allDone.promise;
-  await new Promise<void>((r) => {
-    const poll = () => (jsServer.stats.recorded >= DURABLE ? r() : setTimeout(poll, 10));
-    poll();
-  });
-  const durableRate = DURABLE / ((performance.now() - tD) / 1000);
-  console.error(`[nats] durable: ${DURABLE} hops at ${Math.round(durableRate)}/s`);
-  await jsServer.close(100);
-
   const rows: Row[] = [
     { name: "core request/reply rate (ours vs raw nats.js)", value: Math.round(ourRate), unit: "req/s", baseline: Math.round(rawRate), ratio: +(ourRate / rawRate).toFixed(3), target: 0.8, met: ourRate / rawRate >= 0.8 },
     { name: "core request/reply rate (ours vs raw nats.js with the same Go headers)", value: Math.round(ourRate), unit: "req/s", baseline: Math.round(rawHRate), ratio: +(ourRate / rawHRate).toFixed(3), target: 0.8, met: ourRate / rawHRate >= 0.8 },
     { name: "core request/reply p50 (ours)", value: +avg(our.map((r) => r.p50)).toFixed(3), unit: "ms", baseline: +avg(raw.map((r) => r.p50)).toFixed(3), ratio: null, target: null, met: null },
     { name: "core request/reply p99 (ours)", value: +avg(our.map((r) => r.p99)).toFixed(3), unit: "ms", baseline: +avg(raw.map((r) => r.p99)).toFixed(3), ratio: null, target: null, met: null },
-    { name: "durable JetStream hops (publish → consume → ledger → ack)", value: Math.round(durableRate), unit: "hops/s", baseline: null, ratio: null, target: null, met: null },
   ];
   await Promise.allSettled([server.close(), client.close()]);
   console.log(JSON.stringify(rows));

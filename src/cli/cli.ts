@@ -34,6 +34,9 @@ export const commands: Command[] = [
   lazy("components", "list the components this module serves, with their ports (--json for schemas)", () =>
     import("./commands/components.ts").then((m) => m.componentsCommand),
   ),
+  lazy("rpc", "call an agent-tool component with a JSON payload, over NATS or --local (as the platform's MCP tooling)", () =>
+    import("./commands/rpc.ts").then((m) => m.rpcCommand),
+  ),
   lazy("provision", "install CRDs, NATS, the OTEL collector and this module's release (--dry-run prints YAML)", () =>
     import("./commands/provision.ts").then((m) => m.provisionCommand),
   ),

@@ -167,6 +167,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     const s = new Scheduler({
       module: moduleName,
       remote: transport.remote,
+      ...(transport.ledger ? { ledger: transport.ledger } : {}),
       statusSink: kubeStatusSink((name, updater) => resources.nodes.patch(name, updater)),
       client,
       log: base.child({ component: "scheduler" }),

@@ -4,7 +4,10 @@
  * - `TINY_NATS_URL` → core NATS (queue group = module); a failed first connect falls back to gRPC,
  *   as Go does;
  * - plus `TINY_NATS_TRANSPORT=jetstream` → JetStream (streams and the `TINY_EXEC` ledger must be
- *   created, else start-up fails) and the leader-only run reconciler (runtime-spec §3.6).
+ *   created, else start-up fails) and the leader-only run reconciler (runtime-spec §3.6); the
+ *   ledger is handed to the scheduler, which records durable steps in it. The business consumer's
+ *   AckWait is Go's 30 s unless `TINYHOST_JETSTREAM_ACK_WAIT_MS` says otherwise (tests/ops: it
+ *   bounds how long a hop held by a dead replica waits before another replica gets it).
  * Opening gives the sender (the scheduler needs it first); `serve` then starts receiving.
  */
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -14,6 +17,10 @@ import { connectNats, CoreNatsTransport, JetStreamTransport, RunLedger, RunRecon
 import { selectTransport, type TransportSelection } from "../transport/select.ts";
 import type { MsgHandler, Transport } from "../transport/types.ts";
 import type { ModuleAddressBook } from "../k8s/controllers/index.ts";
+import type { StepLedger } from "../runtime/durable/ledger.ts";
+
+/** Env variable overriding the JetStream business consumer's AckWait, ms (default Go's 30 000). */
+export const ENV_JETSTREAM_ACK_WAIT_MS = "TINYHOST_JETSTREAM_ACK_WAIT_MS";
 
 /** Options of {@link openTransport}. */
 export interface OpenTransportOptions {
@@ -38,6 +45,8 @@ export interface ModuleTransport {
   readonly remote: Transport;
   /** Other modules' gRPC addresses (gRPC only). */
   readonly addresses: ModuleAddressBook | undefined;
+  /** The durable step ledger the wire shares (JetStream KV `TINY_EXEC`); undefined → node metadata. */
+  readonly ledger?: StepLedger;
   /** Starts receiving hops. Call once. @throws when the gRPC bind or a JetStream consumer fails. */
   serve(handler: MsgHandler): Promise<void>;
   /** `TinyModule.status.addr`: the advertised gRPC address, or `nats://tinymodule.<module>.msg`. */
@@ -151,12 +160,14 @@ function openCore(o: OpenTransportOptions, nc: NatsConnection): ModuleTransport 
 async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promise<ModuleTransport> {
   const health = new NatsHealth(nc, o.log);
   const ledger = await RunLedger.open(nc);
-  const transport = await JetStreamTransport.create({ nc, module: o.module, pod: o.pod, ledger, log: o.log.child({ component: "nats-jetstream" }) });
+  const ackWaitMs = ackWaitFromEnv(o.env);
+  const transport = await JetStreamTransport.create({ nc, module: o.module, pod: o.pod, ...(ackWaitMs ? { ackWaitMs } : {}), log: o.log.child({ component: "nats-jetstream" }) });
   const reconciler = new RunReconciler({ ledger, republish: (msg) => transport.send(msg), isLeader: o.isLeader, log: o.log.child({ component: "run-reconciler" }) });
   return {
     kind: "jetstream",
     remote: transport,
     addresses: undefined,
+    ledger,
     async serve(handler) {
       await transport.serve({ handler, isLeader: o.isLeader });
       reconciler.start();
@@ -170,6 +181,18 @@ async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promi
     },
     failed: health.failed,
   };
+}
+
+/**
+ * `TINYHOST_JETSTREAM_ACK_WAIT_MS`, or undefined when unset.
+ * @throws Error naming the variable and value when it is not an integer ≥ 1000.
+ */
+function ackWaitFromEnv(env: Record<string, string | undefined>): number | undefined {
+  const raw = env[ENV_JETSTREAM_ACK_WAIT_MS];
+  if (raw === undefined || raw === "") return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1000) throw new Error(`${ENV_JETSTREAM_ACK_WAIT_MS} = ${JSON.stringify(raw)} must be an integer number of ms ≥ 1000`);
+  return n;
 }
 
 /** The URL without credentials, for logs. */

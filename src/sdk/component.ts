@@ -15,6 +15,7 @@ import type { HandleReturn, Result } from "./result.ts";
 import type { State } from "./state.ts";
 import type { ModuleClient } from "./client.ts";
 import { componentNameProblem } from "./component-name.ts";
+import { resolveAgentTool, type AgentToolInfo, type AgentToolSpec } from "./agent-tool.ts";
 
 /** Component metadata (runtime-spec §1.1 `ComponentInfo`). `name` is what `TinyNode.spec.component` names. */
 export interface ComponentInfo {
@@ -98,6 +99,12 @@ export interface ComponentSpec<S, P extends readonly AnyPort[]> {
   onControl?: (ctx: ComponentContext<S>, control: ControlOf<P>, output: Output<P>) => HandleReturn;
   /** Node deleted (not pod shutdown): last known `status.metadata` (runtime-spec §1.1 Destroyer). */
   onDestroy?: (ctx: ComponentContext<S>, metadata: Record<string, string>) => HookReturn;
+  /**
+   * Serve this component as an agent (MCP) tool (runtime-spec §1.5 AgentTool, §3.4): `true` for
+   * the defaults (input `in`, output `out`), or which ports and what description. An RPC call runs
+   * a fresh instance — `state()` only, no hooks, no settings — so only stateless components opt in.
+   */
+  agentTool?: true | AgentToolSpec;
 }
 
 /** Capability hook names in the order the scheduler calls them on reconcile (runtime-spec §1.5). */
@@ -149,6 +156,8 @@ export const COMPONENT_BRAND: unique symbol = Symbol.for("tinyhost.component");
 export interface ComponentDefinition<P extends readonly AnyPort[] = readonly AnyPort[]> {
   readonly [COMPONENT_BRAND]: true;
   readonly info: Readonly<ComponentInfo>;
+  /** Set when the component is an agent tool (runtime-spec §3.4), with defaults applied. */
+  readonly agentTool?: AgentToolInfo;
   instance(): ComponentInstance;
   ports(): readonly AnyPort[];
   /** Phantom (always undefined): the author's port tuple type. */
@@ -162,8 +171,9 @@ export class InvalidComponentError extends Error {
 
 /**
  * Declares a component. Throws {@link InvalidComponentError} when `info.name` is empty or breaks the
- * component name rule (`COMPONENT_NAME_RULE` in component-name.ts: it must survive node names), or
- * `handle`/`ports` is not a function (runtime-spec §1.1: Install rejects an empty name).
+ * component name rule (`COMPONENT_NAME_RULE` in component-name.ts: it must survive node names),
+ * `handle`/`ports` is not a function (runtime-spec §1.1: Install rejects an empty name), or
+ * `agentTool` is malformed (agent-tool.ts).
  *
  * @example
  * export default defineComponent({
@@ -184,6 +194,8 @@ export function defineComponent<S = Record<string, never>, const P extends reado
   if (problem !== undefined) throw new InvalidComponentError(`defineComponent: info.name ${problem}`);
   if (typeof spec.handle !== "function") throw new InvalidComponentError(`component ${name}: handle must be a function`);
   if (typeof spec.ports !== "function") throw new InvalidComponentError(`component ${name}: ports must be a function returning the port list`);
+  const agentTool = spec.agentTool === undefined ? undefined : resolveAgentTool(spec.agentTool);
+  if (typeof agentTool === "string") throw new InvalidComponentError(`component ${name}: ${agentTool}`);
   const info: ComponentInfo = Object.freeze({ ...spec.info, tags: spec.info.tags ? [...spec.info.tags] : [] });
   const erased = spec as unknown as ComponentSpec<unknown, readonly AnyPort[]> & Partial<ErasedHooks>;
   const hooks: Partial<ErasedHooks> = {};
@@ -196,6 +208,7 @@ export function defineComponent<S = Record<string, never>, const P extends reado
   const def: ComponentDefinition<P> = {
     [COMPONENT_BRAND]: true,
     info,
+    ...(agentTool ? { agentTool } : {}),
     instance(): ComponentInstance {
       const self: unknown = spec.state ? spec.state() : {};
       return {

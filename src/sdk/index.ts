@@ -53,6 +53,10 @@ export type {
   ControlOf,
   HookReturn,
 } from "./component.ts";
+export { beginRun, beginRunWithReply, runId, readRun, DEFAULT_RUN_REPLY_TIMEOUT_MS } from "./durable.ts";
+export type { RunStart, RunReplyOptions, RunView, StepView, StepRecord, EmitRecord, StepStatus } from "./durable.ts";
+export { AGENT_TOOL_TAG } from "./agent-tool.ts";
+export type { AgentToolSpec, AgentToolInfo } from "./agent-tool.ts";
 export { testComponent } from "./testing.ts";
 export type { ComponentHarness, Emitted, TestComponentOptions } from "./testing.ts";
 export { isModuleClient } from "./client.ts";

@@ -5,6 +5,7 @@
  */
 import type { TSchema } from "typebox";
 import type { Result } from "../sdk/result.ts";
+import type { ReplyInbox } from "../runtime/durable/replies.ts";
 
 /** `From` value marking a raw external payload (dashboard, MCP `send_signal`); runtime-spec §2.1, §13.3. */
 export const FROM_SIGNAL = "signal";
@@ -52,6 +53,24 @@ export interface Transport {
   send(msg: Msg, signal?: AbortSignal): Promise<Result>;
 }
 
+/**
+ * A transport that carries durable runs across its wire (JetStream, runtime-spec §4.4): hops with a
+ * run id travel as durable, fire-and-forget publishes that any replica may pick up, so the scheduler
+ * sends even same-module durable hops through it (runtime-spec §3.5), and a run's reply hop goes
+ * to the origin's reply subject. Transports without this (core NATS, gRPC, in-process) drop or
+ * ignore the run fields, as Go's do.
+ */
+export interface RunCarrier {
+  readonly carriesRuns: true;
+  /** Opens a reply subject on this process for a run begun with a reply (Go `BeginRunWithReply`). */
+  openReply(timeoutMs: number): ReplyInbox;
+}
+
+/** True when `t` carries durable runs ({@link RunCarrier}). */
+export function carriesRuns(t: Transport | undefined): t is Transport & RunCarrier {
+  return (t as Partial<RunCarrier> | undefined)?.carriesRuns === true;
+}
+
 /** A receiver of hops (what a transport calls on the serving side): typically `Scheduler.handle`. */
 export type MsgHandler = (msg: Msg, signal?: AbortSignal) => Promise<Result>;
 
@@ -93,4 +112,17 @@ export function moduleOfNode(nodeName: string): string | undefined {
   if (modules.size >= MEMO_MAX) modules.clear();
   modules.set(nodeName, module);
   return module;
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * The JSON bytes of a hop payload, as every wire sends it: a `Uint8Array` is already JSON and goes
+ * raw (it came off a wire); any other value is JSON-encoded (`undefined` → `null`, as Go marshals a
+ * nil interface).
+ * @throws TypeError when the value cannot be JSON-encoded (cycles, BigInt).
+ */
+export function payloadBytes(data: unknown): Uint8Array {
+  if (data instanceof Uint8Array) return data;
+  return utf8.encode(JSON.stringify(data) ?? "null");
 }

@@ -1,7 +1,8 @@
 /**
  * JetStream transport against a real nats-server (runtime-spec §4.4, §1.7, §2.7, §3.6, §14.4):
- * streams and consumers as Go names them, classic and durable hops, the step ledger, reply hops,
- * a broker restart under durable load, a consumer deleted under load, the run reconciler.
+ * streams and consumers as Go names them, classic and durable hops, reply hops, a broker restart
+ * under durable load (through the scheduler, which runs the step ledger), a consumer deleted under
+ * load, the run reconciler. Whole durable runs: durable-runs.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { jetstream, jetstreamManager, RetentionPolicy, AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
@@ -12,8 +13,10 @@ import { connectNats } from "../../src/transport/nats/connect.ts";
 import { JetStreamTransport, type JetStreamTransportOptions } from "../../src/transport/nats/jetstream.ts";
 import { RunLedger } from "../../src/transport/nats/ledger.ts";
 import { RunReconciler } from "../../src/transport/nats/reconciler.ts";
-import { childStepKey, currentRun, mintRun, type StepRecord } from "../../src/transport/nats/run.ts";
-import type { Msg, MsgHandler } from "../../src/transport/types.ts";
+import { childStepKey, currentRun, mintRun } from "../../src/runtime/durable/run.ts";
+import { Scheduler } from "../../src/runtime/scheduler/index.ts";
+import { defineComponent, target as targetPort, Type } from "../../src/sdk/index.ts";
+import type { Msg } from "../../src/transport/types.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
 
 const td = new TextDecoder();
@@ -30,7 +33,7 @@ async function conn(): Promise<NatsConnection> {
 }
 
 async function transport(module: string, o: Partial<JetStreamTransportOptions> = {}): Promise<JetStreamTransport> {
-  const t = await JetStreamTransport.create({ nc: await conn(), module, pod: `pod-${module}`, ledger, ackWaitMs: 2000, healthCheckMs: 300, rebuildPauseMs: 100, requestTimeoutMs: 10_000, ...o });
+  const t = await JetStreamTransport.create({ nc: await conn(), module, pod: `pod-${module}`, ackWaitMs: 2000, healthCheckMs: 300, rebuildPauseMs: 100, requestTimeoutMs: 10_000, ...o });
   closers.push(() => t.close(200));
   return t;
 }
@@ -129,60 +132,22 @@ describe("JetStream transport", () => {
     expect(await pending).toBe(empty);
   });
 
-  test("a durable hop is fire-and-forget, carries run headers, runs once and is recorded", async () => {
+  test("a durable hop is fire-and-forget, carries the run headers and is stored once per step key", async () => {
     const mod = modName("durable");
     const t = await transport(mod);
     const runs: Msg[] = [];
     await t.serve({ handler: async (msg) => (runs.push(msg), ok({ done: true })) });
     const client = await transport(modName("client"));
-    const run = mintRun();
-    const r = await client.send(hop(`h.${mod}.y:in`, { v: 1 }, { runId: run.runId, stepKey: run.stepKey }));
-    expect(r).toBe(empty);
-    await until("the step record", async () => (await ledger.getStep(run.runId, run.stepKey)) !== undefined);
-    const rec = (await ledger.getStep(run.runId, run.stepKey)) as StepRecord;
-    expect(rec.node).toBe(`h.${mod}.y`);
-    expect(rec.status).toBe("done");
+    const run = mintRun({ replySubject: "_INBOX.origin", replyTarget: "h.web.srv-1:reply", replyDeadlineUnixMs: 1_900_000_000_000 });
+    const msg = hop(`h.${mod}.y:in`, { v: 1 }, { runId: run.runId, stepKey: run.stepKey, replySubject: run.replySubject!, replyTarget: run.replyTarget!, replyDeadlineUnixMs: run.replyDeadlineUnixMs! });
+    expect(await client.send(msg)).toBe(empty);
+    expect(await client.send(msg)).toBe(empty); // a retry after a lost PubAck: the same Nats-Msg-Id
+    await until("the hop", () => runs.length === 1);
+    expect(runs[0]).toMatchObject({ runId: run.runId, stepKey: run.stepKey, replySubject: "_INBOX.origin", replyTarget: "h.web.srv-1:reply", replyDeadlineUnixMs: 1_900_000_000_000 });
+    await Bun.sleep(300);
     expect(runs).toHaveLength(1);
-    expect(runs[0]?.runId).toBe(run.runId);
-    expect(runs[0]?.stepKey).toBe(run.stepKey);
-
-    // The same step arriving again (a redelivery, a re-drive) is acknowledged without running.
-    const nc = await conn();
-    const h = headers();
-    h.set("x-to", `h.${mod}.y:in`);
-    h.set("x-run-id", run.runId);
-    h.set("x-step-key", run.stepKey);
-    await jetstream(nc).publish(`tinymodule.${mod}.msg`, te.encode("{}"), { headers: h, msgID: `${run.stepKey}-again` });
-    await until("the skip", () => t.stats.skipped === 1);
-    expect(runs).toHaveLength(1);
-  });
-
-  test("hops emitted inside a durable step are stamped with child step keys and recorded as emits", async () => {
-    const mod = modName("chain");
-    const t = await transport(mod);
-    const seen: Msg[] = [];
-    await t.serve({
-      handler: async (msg) => {
-        seen.push(msg);
-        if (msg.to.endsWith(":in")) {
-          // The component emits twice on e2 and once on e3 — sent through the same transport.
-          await t.send(hop(`h.${mod}.z:next`, { i: 0 }, { edgeId: "e2", from: msg.to }));
-          await t.send(hop(`h.${mod}.z:next`, { i: 1 }, { edgeId: "e2", from: msg.to }));
-          await t.send(hop(`h.${mod}.z:next`, { i: 2 }, { edgeId: "e3", from: msg.to }));
-        }
-        expect(currentRun()?.runId).toBe(msg.runId!);
-        return empty;
-      },
-    });
-    const run = mintRun();
-    await t.send(hop(`h.${mod}.y:in`, {}, { runId: run.runId, stepKey: run.stepKey }));
-    await until("four steps", () => seen.length === 4 && t.stats.recorded >= 4);
-    const want = [childStepKey(run.runId, run.stepKey, "e2", 0), childStepKey(run.runId, run.stepKey, "e2", 1), childStepKey(run.runId, run.stepKey, "e3", 0)];
-    const rec = (await ledger.getStep(run.runId, run.stepKey)) as StepRecord;
-    expect(rec.emits?.map((e) => e.stepKey)).toEqual(want);
-    expect(rec.emits?.map((e) => JSON.parse(Buffer.from(e.data, "base64").toString()))).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }]);
-    expect(seen.slice(1).map((m) => m.stepKey).sort()).toEqual([...want].sort());
-    for (const k of want) expect((await ledger.getStep(run.runId, k))?.status).toBe("done");
+    const info = await (await jetstreamManager(await conn())).streams.info("module-edges", { subjects_filter: `tinymodule.${mod}.msg` });
+    expect(info.state.subjects?.[`tinymodule.${mod}.msg`] ?? 0).toBe(0); // WorkQueue: acked and gone; the duplicate was never stored
   });
 
   test("a reply hop goes to the reply subject with core NATS, raw body, no headers", async () => {
@@ -292,13 +257,20 @@ describe("durable hops across a nats-server restart", () => {
     const t = await transport(mod);
     const runsPerStep = new Map<string, number>();
     let violations = 0;
-    const handler: MsgHandler = async (msg) => {
-      // The transport must never hand us a step that already has a record.
-      if (await ledger.hasStep(msg.runId!, msg.stepKey!).catch(() => false)) violations++;
-      runsPerStep.set(msg.stepKey!, (runsPerStep.get(msg.stepKey!) ?? 0) + 1);
-      return empty;
-    };
-    await t.serve({ handler });
+    // The handler must never run for a step that already has a record (the scheduler checks the ledger).
+    const count = defineComponent({
+      info: { name: "count", description: "Count", info: "counts runs per step" },
+      ports: () => [targetPort("in", Type.Any())],
+      handle: async () => {
+        const run = currentRun()!;
+        if (await ledger.hasStep(run.runId, run.stepKey).catch(() => false)) violations++;
+        runsPerStep.set(run.stepKey, (runsPerStep.get(run.stepKey) ?? 0) + 1);
+      },
+    });
+    const scheduler = new Scheduler({ module: mod, remote: t, ledger });
+    scheduler.install(count);
+    await scheduler.update({ metadata: { name: `h.${mod}.y`, namespace: "ns", generation: 1 }, spec: { module: mod, component: "count" } });
+    await t.serve({ handler: (msg, sig) => scheduler.handle(msg, sig) });
     const client = await transport(modName("client"));
     const runId = crypto.randomUUID();
     const budgetMs = 60_000;
@@ -334,7 +306,7 @@ describe("durable hops across a nats-server restart", () => {
       return true;
     }, budgetMs);
     const elapsed = Date.now() - started;
-    console.error(`[durable restart] ${sent} hops (target ${target}) in ${elapsed} ms; re-runs before a record existed: ${[...runsPerStep.values()].filter((n) => n > 1).length}; skipped by ledger: ${t.stats.skipped}`);
+    console.error(`[durable restart] ${sent} hops (target ${target}) in ${elapsed} ms; re-runs before a record existed: ${[...runsPerStep.values()].filter((n) => n > 1).length}; skipped by ledger: ${scheduler.durableStats.skipped}`);
     expect(restarted).toBe(true);
     expect(runsPerStep.size).toBe(sent);
     expect(violations).toBe(0);

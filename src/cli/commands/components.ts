@@ -1,12 +1,16 @@
 /**
  * `tinyhost components [--json] [--dir <dir>]`: lists the components this module would serve and
  * their ports — the `tools components-info` of the Go CLI (runtime-spec §9), extended with ports
- * in the `TinyModule.status.components[]` shape (runtime-spec §5.2).
+ * in the `TinyModule.status.components[]` shape (runtime-spec §5.2). As there, an agent tool
+ * (`agentTool`, runtime-spec §3.4) gets the tag `agent_tool` and its tool description as `info`
+ * (Go cli/components.go) — the platform's MCP layer finds tools by that tag. (TinyModule status
+ * lists the authored info and tags, as Go's does.)
  *
  * Source of components: `--dir`, else `./components` under the working directory; a compiled
  * binary without `--dir` uses its static registry.
  */
 import { resolve } from "node:path";
+import { platformListing } from "../platform-listing.ts";
 import type { CommandRunner } from "../cli.ts";
 import { looksLikeFlag } from "../flag-value.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
@@ -113,7 +117,7 @@ export const componentsCommand: CommandRunner = {
     let list: ComponentDescription[];
     try {
       registry = flags.extra !== undefined ? await loadWithFiles(flags.extra) : await load(flags.dir);
-      list = registry.list().map(describeComponent);
+      list = registry.list().map(platformListing);
     } catch (e) {
       const code = e instanceof RegistryError ? ` [${e.code}]` : "";
       console.error(`tinyhost components: ${e instanceof Error ? e.message : String(e)}${code}`);

@@ -56,6 +56,8 @@ Environment:
   TINYHOST_LEASE_DURATION_MS, TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS
                        Lease timings in ms (tests/ops; default 15000/10000/2000)
   TINYHOST_DRAIN_TIMEOUT_MS  bound on draining in-flight hops at shutdown (default 4000)
+  TINYHOST_JETSTREAM_ACK_WAIT_MS  JetStream AckWait: how long a hop held by a dead replica waits
+                       before another replica gets it (default 30000, as Go)
 `;
 }
 

@@ -5,6 +5,7 @@
  */
 import type { ComponentContext, ComponentLogger, Emitter, HopTrace, OutputFn } from "../../sdk/context.ts";
 import type { ComponentInstance, ErasedHooks } from "../../sdk/component.ts";
+import { RUN_RUNTIME, type RunRuntime } from "../../sdk/durable.ts";
 import { empty, fail, toError, toResult, type Result } from "../../sdk/result.ts";
 import { isSystemPort, SystemPort, type AnyPort } from "../../sdk/ports.ts";
 import {
@@ -50,6 +51,8 @@ export interface RunnerHost {
   readonly statusSink: StatusSink | undefined;
   /** Status-patch debounce window, ms (runtime-spec §2.9: 1000). */
   readonly debounceMs: number;
+  /** Durable-run services behind the SDK's run functions (src/sdk/durable.ts). */
+  readonly runs?: RunRuntime;
 }
 
 interface CachedPort {
@@ -103,6 +106,9 @@ class HopContext implements ComponentContext<unknown> {
   }
   get nodeSignal(): AbortSignal {
     return this.runner.nodeSignal;
+  }
+  get [RUN_RUNTIME](): RunRuntime | undefined {
+    return this.runner.host.runs;
   }
   get log(): ComponentLogger {
     // A child logger per hop only when the component logs: lines carry node and port (and, via the

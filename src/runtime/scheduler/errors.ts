@@ -35,3 +35,32 @@ export class InstallError extends TinyError {
     super("INVALID_COMPONENT", message);
   }
 }
+
+/** An RPC call names a component this module does not have. code `"RPC_UNKNOWN_COMPONENT"` (runtime-spec §3.4). */
+export class RpcUnknownComponentError extends TinyError {
+  constructor(component: string, module: string, known: readonly string[]) {
+    const list = known.length > 0 ? [...known].sort().join(", ") : "none";
+    super("RPC_UNKNOWN_COMPONENT", `rpc: component ${JSON.stringify(component)} is not registered on module ${module} (registered: ${list})`);
+  }
+}
+
+/** An RPC call names a component that does not declare `agentTool`. code `"RPC_NOT_AGENT_TOOL"` (runtime-spec §3.4). */
+export class RpcNotAgentToolError extends TinyError {
+  constructor(component: string, module: string) {
+    super("RPC_NOT_AGENT_TOOL", `rpc: component ${JSON.stringify(component)} on module ${module} is not an agent tool (it does not declare agentTool)`);
+  }
+}
+
+/** An agent tool's input port is missing from a fresh instance or is an output. code `"RPC_NO_INPUT_PORT"`. */
+export class RpcPortError extends TinyError {
+  constructor(component: string, port: string, problem: string) {
+    super("RPC_NO_INPUT_PORT", `rpc: component ${JSON.stringify(component)}: agent-tool input port ${JSON.stringify(port)} ${problem}`);
+  }
+}
+
+/** An RPC payload is not JSON or does not match the input port's schema. code `"VALIDATION"`. */
+export class RpcInputError extends TinyError {
+  constructor(component: string, port: string, problem: string) {
+    super("VALIDATION", `rpc: component ${JSON.stringify(component)} input port ${JSON.stringify(port)}: ${problem}`);
+  }
+}

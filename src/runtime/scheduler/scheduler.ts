@@ -1,20 +1,30 @@
 /**
  * The scheduler (runtime-spec §3): installed components, one runner per node, and the router that
- * sends each hop in-process (same module) or over a transport (other modules).
+ * sends each hop in-process (same module) or over a transport (other modules). It also runs the
+ * two modes beside the classic hop: durable steps (a hop of a run, or a business hop to a node
+ * labelled `tinysystems.io/execution-mode: durable` — src/runtime/durable/) and RPC calls to
+ * agent-tool components (`x-mode: rpc`, rpc.ts).
  */
 import { isComponentDefinition, type ComponentDefinition } from "../../sdk/component.ts";
 import type { ModuleClient } from "../../sdk/client.ts";
 import type { ComponentLogger } from "../../sdk/context.ts";
 import { PermanentError } from "../../sdk/errors.ts";
 import type { TinyNodeLike, TinyNodeStatusLike } from "../../sdk/node.ts";
-import { SystemPort } from "../../sdk/ports.ts";
+import { isSystemPort, SystemPort } from "../../sdk/ports.ts";
 import { empty, fail, toError, type Result } from "../../sdk/result.ts";
-import { moduleOfNode, parsePortAddress, type Msg, type Transport } from "../../transport/types.ts";
+import { carriesRuns, moduleOfNode, parsePortAddress, payloadBytes, type Msg, type Transport } from "../../transport/types.ts";
+import { MetadataLedger, type StepLedger } from "../durable/ledger.ts";
+import { LocalReplies } from "../durable/replies.ts";
+import { currentRun, emitRecordOf, isReplyHop, type RunContext } from "../durable/run.ts";
+import { DurableSteps, type DurableStepStats } from "../durable/steps.ts";
+import { callAgentTool, type RpcHost } from "./rpc.ts";
+import { SchedulerRuns } from "./runs.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
 import { HopCancelledError } from "../runner/errors.ts";
 import { Runner, type RunnerHost, type StatusSink } from "../runner/runner.ts";
 import { describeCycle, HopScope, rootScope } from "../runner/scope.ts";
 import { otelTracer, type Tracer } from "../runner/tracer.ts";
+import { EXECUTION_MODE_DURABLE, EXECUTION_MODE_LABEL } from "../../k8s/api/constants.ts";
 import { ComponentNotRegisteredError, InstallError, NodeNotFoundError, PortNotReadyError, RouteError } from "./errors.ts";
 
 /** Max hop depth before a hop fails permanently (runtime-spec §3.1 `MaxMessageDepth`). */
@@ -44,6 +54,12 @@ export interface SchedulerOptions {
   /** JetStream handle handed to `onNats` each reconcile; default `null`. */
   jetstream?: unknown;
   /**
+   * Step ledger of durable runs (runtime-spec §1.7, §2.7): the JetStream KV `TINY_EXEC` when the
+   * module runs on JetStream; default the status metadata of this scheduler's nodes (Go's store
+   * without JetStream, runtime-spec §4.6), bounded (src/runtime/durable/ledger.ts).
+   */
+  ledger?: StepLedger;
+  /**
    * Warn about edges leaving from ports the component does not declare (default true). Off for
    * generated edges that may briefly name ports settings are about to add or remove (the
    * `testComponent` harness's capture edges).
@@ -52,7 +68,7 @@ export interface SchedulerOptions {
 }
 
 /** Routes hops between runners and owns their lifecycle. */
-export class Scheduler implements RunnerHost {
+export class Scheduler implements RunnerHost, RpcHost {
   readonly module: string;
   readonly tracer: Tracer;
   readonly statusSink: StatusSink | undefined;
@@ -68,6 +84,15 @@ export class Scheduler implements RunnerHost {
   readonly #jetstream: unknown;
   readonly #warnUnknownEdgePorts: boolean;
   #changed = Promise.withResolvers<void>();
+  /** Durable-run services for the SDK (src/sdk/durable.ts), read by every hop context. */
+  readonly runs: SchedulerRuns;
+  readonly #steps: DurableSteps;
+  /** Reply subjects of runs begun here when no transport carries runs (replies stay in process). */
+  readonly #localReplies = new LocalReplies();
+  /** The remote transport carries runs (JetStream): durable hops go through it (runtime-spec §3.5). */
+  readonly #wireRuns: boolean;
+  /** A hop and its stamped copy: a retry of the same send keeps its step key (runtime-spec §2.5). */
+  readonly #stamped = new WeakMap<Msg, Msg>();
 
   constructor(options: SchedulerOptions) {
     this.module = options.module;
@@ -80,6 +105,26 @@ export class Scheduler implements RunnerHost {
     this.#client = options.client;
     this.#jetstream = options.jetstream ?? null;
     this.#warnUnknownEdgePorts = options.warnUnknownEdgePorts ?? true;
+    const ledger = options.ledger ?? new MetadataLedger({ state: (n) => this.#runners.get(n)?.state, all: () => [...this.#runners.values()].map((r) => r.state) });
+    const durableLog = this.#log.child ? this.#log.child({ component: "durable" }) : this.#log;
+    this.#steps = new DurableSteps(ledger, durableLog);
+    this.#wireRuns = carriesRuns(this.#remote);
+    this.runs = new SchedulerRuns(ledger, carriesRuns(this.#remote) ? this.#remote : this.#localReplies, durableLog);
+  }
+
+  /** Counters of durable steps (minted, skipped, recorded, record failures). */
+  get durableStats(): Readonly<DurableStepStats> {
+    return this.#steps.stats;
+  }
+
+  /** Names of every installed component (RPC errors list them). */
+  componentNames(): string[] {
+    return [...this.#components.keys()];
+  }
+
+  /** Logger of RPC calls. */
+  get rpcLog(): ComponentLogger {
+    return this.#log.child ? this.#log.child({ component: "rpc" }) : this.#log;
   }
 
   #notify(): void {
@@ -227,15 +272,24 @@ export class Scheduler implements RunnerHost {
       const cycle = describeCycle([...scope.trail(), msg.to]);
       return Promise.resolve(fail(new PermanentError(`max message depth ${MAX_MESSAGE_DEPTH} exceeded (possible cycle in flow graph): ${cycle.join(" → ")}`)));
     }
-    if (msg.mode === "rpc") return Promise.resolve(fail(new RouteError(`rpc mode is not supported yet (to ${JSON.stringify(msg.to)})`)));
+    if (msg.mode === "rpc") return callAgentTool(this, msg, scope);
     const [node, port] = parsePortAddress(msg.to);
     if (port === SystemPort.reconcile) return Promise.resolve(empty);
     const runner = this.#runners.get(node);
-    if (runner && runner.hasPort(port)) return runner.handle(msg, scope);
+    if (runner && runner.hasPort(port)) return this.#deliver(runner, msg, port, scope);
     return this.#waitReady(node, port, scope).then(
-      (r) => r.handle(msg, scope),
+      (r) => this.#deliver(r, msg, port, scope),
       (err: unknown) => fail(err),
     );
+  }
+
+  /**
+   * Hands `msg` to its runner: as a durable step when it carries a run, or when it reaches a
+   * business port of a node labelled durable (runtime-spec §2.2 step 2); else as a classic hop.
+   */
+  #deliver(r: Runner, msg: Msg, port: string, scope: HopScope): Promise<Result> {
+    if (!msg.runId && (isSystemPort(port) || r.node.metadata.labels?.[EXECUTION_MODE_LABEL] !== EXECUTION_MODE_DURABLE)) return r.handle(msg, scope);
+    return this.#steps.run(r.name, msg, () => r.handle(msg, scope));
   }
 
   async #waitReady(node: string, port: string, scope: HopScope): Promise<Runner> {
@@ -268,15 +322,63 @@ export class Scheduler implements RunnerHost {
    * segment of its node name; this module → in-process; other → the remote transport.
    */
   route(msg: Msg, scope: HopScope): Promise<Result> {
+    const run = msg.runId ? undefined : currentRun();
+    if (run) msg = this.#stamp(msg, run);
     const node = parsePortAddress(msg.to)[0];
     const module = moduleOfNode(node);
     if (module === undefined) return Promise.resolve(fail(new RouteError(`parse destination error: node name ${JSON.stringify(node)} in ${JSON.stringify(msg.to)} has no module segment`)));
-    if (module === this.module) {
-      // runtime-spec §3.5: a durable hop never short-circuits in-process when a durable transport exists.
-      const durable = (this.#remote as { claimsDurable?(m: Msg): boolean } | undefined)?.claimsDurable?.(msg);
-      if (!durable) return this.dispatch(msg, scope);
-    }
+    if (msg.runId) return this.#routeDurable(msg, module, scope, run);
+    if (module === this.module) return this.dispatch(msg, scope);
+    return this.#send(msg, module, scope);
+  }
+
+  #send(msg: Msg, module: string, scope: HopScope): Promise<Result> {
     if (!this.#remote) return Promise.resolve(fail(new RouteError(`no transport to module ${JSON.stringify(module)} for ${JSON.stringify(msg.to)}`)));
     return this.#remote.send(msg, scope.toSignal());
+  }
+
+  /** The hop stamped with the current step's run; the same copy for every attempt of one send. */
+  #stamp(msg: Msg, run: RunContext): Msg {
+    let out = this.#stamped.get(msg);
+    if (!out) this.#stamped.set(msg, (out = run.stamp(msg)));
+    return out;
+  }
+
+  /**
+   * A hop of a run (runtime-spec §3.5, §14.4). On a transport that carries runs (JetStream) every
+   * hop goes through it, same module or not: stored, fire-and-forget, picked up by any replica.
+   * Without one the hop is delivered as a classic hop — in process for this module (the run rides
+   * along, each step recorded in its node's metadata), over the wire for another (core NATS and
+   * gRPC drop the run fields, as Go's do). The run's reply hop goes to the waiting origin instead.
+   * A hop sent successfully becomes an emit of the sending step's record.
+   */
+  #routeDurable(msg: Msg, module: string, scope: HopScope, run: RunContext | undefined): Promise<Result> {
+    let sent: Promise<Result>;
+    if (isReplyHop(msg) && !this.#wireRuns) {
+      if (!this.#localReplies.deliver(msg.replySubject!, msg.data)) this.#log.debug({ to: msg.to, subject: msg.replySubject }, "run reply dropped: nobody waits for it any more");
+      sent = Promise.resolve(empty);
+    } else if (this.#wireRuns) {
+      if (run) msg = { ...msg, data: safeBytes(msg.data) ?? msg.data }; // encoded once: the wire and the emit record share it
+      sent = this.#remote!.send(msg, scope.toSignal());
+    } else {
+      sent = module === this.module ? this.dispatch(msg, scope) : this.#send(msg, module, scope);
+    }
+    if (!run) return sent;
+    return sent.then((r) => {
+      if (r.kind !== "fail") {
+        const bytes = safeBytes(msg.data);
+        if (bytes) run.emits.push(emitRecordOf(msg, bytes));
+      }
+      return r;
+    });
+  }
+}
+
+/** The JSON bytes of a payload, or undefined when it cannot be encoded (the send reports that). */
+function safeBytes(data: unknown): Uint8Array | undefined {
+  try {
+    return payloadBytes(data);
+  } catch {
+    return undefined;
   }
 }

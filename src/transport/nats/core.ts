@@ -16,7 +16,7 @@ import { msgSubject, subjectFor, sysmsgSubject } from "./names.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS, request } from "./request.ts";
 import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
 import { injectTrace } from "./trace.ts";
-import { encodeHop, encodePayload, type EncodedReply } from "./wire.ts";
+import { encodeHop, encodePayload, H_REPLY_INBOX, type EncodedReply } from "./wire.ts";
 
 /** Construction options of {@link CoreNatsTransport}. */
 export interface CoreNatsOptions {
@@ -109,9 +109,13 @@ export class CoreNatsTransport implements Transport {
     } else {
       reply = replyFor(await runHop(decoded.hop, handle));
     }
-    if (!m.reply) return; // fire-and-forget publish: nobody waits (runtime-spec §4.5)
+    // A request has a native reply subject. Without one, a sender waiting on `x-reply-inbox` (Go's
+    // `PublishRPC`, runtime-spec §4.5) gets its answer there — Go's core receiver never answers it
+    // (§16 item 17); a plain fire-and-forget publish has neither and gets nothing.
+    const inbox = m.reply || (decoded.ok ? decoded.hop.replyInbox : m.headers?.get(H_REPLY_INBOX));
+    if (!inbox) return;
     try {
-      m.respond(reply.data, reply.headers ? { headers: reply.headers } : undefined);
+      this.nc.publish(inbox, reply.data, reply.headers ? { headers: reply.headers } : undefined);
     } catch (e) {
       this.#log.warn({ subject: m.subject, err: e instanceof Error ? e.message : String(e) }, "reply not sent");
     }

@@ -4,27 +4,30 @@
  * and a per-pod consumer `<module>-sys-<pod>`.
  *
  * Sender: classic hop → JetStream publish with `x-reply-inbox`, wait on that core inbox (no
- * `Nats-Msg-Id`, §16 item 17); durable hop (a run on the hop or current) → publish with the run
- * headers and `Nats-Msg-Id` = step key, fire-and-forget; reply hop → core publish to the reply subject.
- * Receiver: one concurrent task per message, in-progress heartbeat while it runs, the step ledger
- * consulted before and written after a durable hop; ack on success; on error: no inbox and
- * retryable → nak, else term.
+ * `Nats-Msg-Id`, §16 item 17); durable hop (the scheduler stamped a run on it) → publish with the
+ * run headers and `Nats-Msg-Id` = step key, fire-and-forget; reply hop → core publish to the reply
+ * subject.
+ * Receiver: one concurrent task per message, in-progress heartbeat while it runs; the handler
+ * (the scheduler) runs a durable hop as a step — ledger consulted before, record written after
+ * (src/runtime/durable/steps.ts) — so an ack always follows the record; on error: no inbox and
+ * retryable (a step whose record could not be written is) → nak, else term.
  */
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
 import { createInbox, type NatsConnection } from "@nats-io/transport-node";
 import { shouldRetry } from "../../sdk/errors.ts";
-import { empty, fail, type Result } from "../../sdk/result.ts";
+import { empty, fail, ok, type Result } from "../../sdk/result.ts";
 import type { Logger } from "../../telemetry/log.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
-import { parsePortAddress, type Msg, type Transport } from "../types.ts";
+import { RunReplyTimeoutError } from "../../runtime/durable/errors.ts";
+import type { ReplyInbox } from "../../runtime/durable/replies.ts";
+import type { Msg, RunCarrier, Transport } from "../types.ts";
 import type { ServeOptions } from "./core.ts";
 import { NatsSendError, RequestCancelledError, RequestTimeoutError } from "./errors.ts";
-import type { RunLedger } from "./ledger.ts";
 import { EDGE_STREAM, subjectFor, sysConsumerName, SYSMSG_STREAM } from "./names.ts";
 import { checkPayloadSize, DEFAULT_REQUEST_TIMEOUT_MS } from "./request.ts";
-import { currentRun, RunContext, withRun, type EmitRecord, type StepRecord } from "./run.ts";
 import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
 import { businessConsumerConfig, ensureConsumer, ensureStream, ensureStreams, edgeStreamConfig, sysmsgStreamConfig, systemConsumerConfig } from "./streams.ts";
+import { ROOT_STEP_SUFFIX } from "../../runtime/durable/run.ts";
 import { ConsumerSupervisor } from "./supervisor.ts";
 import { injectTrace } from "./trace.ts";
 import { decodeReply, encodeHop, encodePayload, H_REPLY_INBOX, type EncodedReply } from "./wire.ts";
@@ -40,11 +43,9 @@ export interface JetStreamTransportOptions {
   module: string;
   /** Pod name for the system consumer (`HOSTNAME`); required to serve (runtime-spec §4.4). */
   pod?: string;
-  /** The run ledger (`TINY_EXEC`); absent → durable hops are neither skipped nor recorded. */
-  ledger?: RunLedger;
   /** Classic reply wait, ms; default 5 min (runtime-spec §4.4). */
   requestTimeoutMs?: number;
-  /** In-progress heartbeat, ms; default {@link IN_PROGRESS_MS}. */
+  /** In-progress heartbeat, ms; default {@link IN_PROGRESS_MS}, or a third of `ackWaitMs` when that is shorter. */
   heartbeatMs?: number;
   /** Consumer health check, ms; default 20 s. */
   healthCheckMs?: number;
@@ -55,31 +56,20 @@ export interface JetStreamTransportOptions {
   log?: Logger;
 }
 
-/** Counters a test or a metrics endpoint can read. */
-export interface JetStreamStats {
-  /** Durable hops skipped because their step already had a ledger record. */
-  skipped: number;
-  /** Step records written. */
-  recorded: number;
-  /** Step-record writes that failed (the hop was nak'ed for redelivery). */
-  recordFailures: number;
-}
-
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
-
 /** JetStream transport. `send` never rejects. */
-export class JetStreamTransport implements Transport {
+export class JetStreamTransport implements Transport, RunCarrier {
+  /** Durable hops ride this wire (runtime-spec §3.5: they never short-circuit in-process). */
+  readonly carriesRuns = true as const;
   readonly nc: NatsConnection;
   readonly js: JetStreamClient;
   readonly jsm: JetStreamManager;
   readonly module: string;
-  readonly ledger: RunLedger | undefined;
-  readonly stats: JetStreamStats = { skipped: 0, recorded: 0, recordFailures: 0 };
   readonly #o: JetStreamTransportOptions;
   readonly #log: Logger;
   readonly #supervisors: ConsumerSupervisor[] = [];
   readonly #inflight = new Set<Promise<void>>();
   readonly #stop = new AbortController();
+  readonly #heartbeatMs: number;
 
   private constructor(o: JetStreamTransportOptions, jsm: JetStreamManager) {
     this.#o = o;
@@ -87,8 +77,9 @@ export class JetStreamTransport implements Transport {
     this.jsm = jsm;
     this.js = jetstream(o.nc);
     this.module = o.module;
-    this.ledger = o.ledger;
     this.#log = o.log ?? rootLogger.child({ component: "nats-jetstream", module: o.module });
+    // A long handler must tell the server it is alive well inside AckWait, or its hop is redelivered.
+    this.#heartbeatMs = o.heartbeatMs ?? (o.ackWaitMs ? Math.min(IN_PROGRESS_MS, Math.floor(o.ackWaitMs / 3)) : IN_PROGRESS_MS);
   }
 
   /**
@@ -101,26 +92,41 @@ export class JetStreamTransport implements Transport {
     return new JetStreamTransport(o, jsm);
   }
 
-  /** True for a hop this transport will send durably: it carries a run, or a run is current. */
-  claimsDurable(msg: Msg): boolean {
-    return !!msg.runId || currentRun() !== undefined;
-  }
-
-  /** Sends `msg` (runtime-spec §4.4 sender). Durable hops resolve to empty once the broker has them. */
+  /**
+   * Sends `msg` (runtime-spec §4.4 sender): a hop with a run id (stamped by the scheduler, or
+   * re-driven by the run reconciler) is durable and resolves to empty once the broker has it; any
+   * other hop is classic and resolves to the receiver's reply.
+   */
   send(msg: Msg, signal?: AbortSignal): Promise<Result> {
-    const run = currentRun();
-    if (!msg.runId && run) {
-      // Stamp the hop with the current step's run (runtime-spec §2.5 durable stamping).
-      msg = { ...msg, runId: run.runId, stepKey: run.nextStepKey(msg.edgeId) };
-      if (run.replySubject) msg.replySubject = run.replySubject;
-      if (run.replyTarget) msg.replyTarget = run.replyTarget;
-      if (run.replyDeadlineUnixMs) msg.replyDeadlineUnixMs = run.replyDeadlineUnixMs;
-    }
-    if (msg.runId) return this.#sendDurable(msg, run);
+    if (msg.runId) return this.#sendDurable(msg);
     return this.#sendClassic(msg, signal);
   }
 
-  async #sendDurable(msg: Msg, run: RunContext | undefined): Promise<Result> {
+  /**
+   * Opens a core inbox on this connection for a run's reply hop (Go `BeginRunWithReply`: the
+   * origin subscribes to its reply subject). The reply arrives as the raw body, no headers (§4.4).
+   */
+  openReply(timeoutMs: number): ReplyInbox {
+    const subject = createInbox();
+    const { promise, resolve } = Promise.withResolvers<Result>();
+    const sub = this.nc.subscribe(subject, {
+      max: 1,
+      callback: (err, m) => resolve(err ? fail(new NatsSendError(subject, err)) : m.data.byteLength === 0 ? empty : ok(m.data)),
+    });
+    const close = () => {
+      clearTimeout(timer);
+      sub.unsubscribe();
+      resolve(fail(new RunReplyTimeoutError(subject, timeoutMs)));
+    };
+    const timer = setTimeout(close, timeoutMs);
+    void promise.then(() => {
+      clearTimeout(timer);
+      if (!sub.isClosed()) sub.unsubscribe();
+    });
+    return { subject, reply: promise, close };
+  }
+
+  async #sendDurable(msg: Msg): Promise<Result> {
     let data: Uint8Array;
     try {
       data = encodePayload(msg.data);
@@ -142,7 +148,7 @@ export class JetStreamTransport implements Transport {
     } catch (err) {
       return fail(err);
     }
-    const stepKey = msg.stepKey || `${msg.runId}.root`;
+    const stepKey = msg.stepKey || `${msg.runId}${ROOT_STEP_SUFFIX}`;
     const headers = encodeHop(msg, { durable: true, trace: injectTrace() });
     const tooLarge = checkPayloadSize(this.nc, subject, data, headers);
     if (tooLarge) return fail(tooLarge);
@@ -152,7 +158,6 @@ export class JetStreamTransport implements Transport {
     } catch (err) {
       return fail(new NatsSendError(subject, err));
     }
-    if (run) run.emits.push(emitRecord(msg, stepKey, data));
     return empty;
   }
 
@@ -249,66 +254,18 @@ export class JetStreamTransport implements Transport {
       return;
     }
     const hop = decoded.hop;
-    const msg = hop.msg;
-    const durable = !!msg.runId && !!this.ledger;
-    if (durable && msg.stepKey) {
-      try {
-        if (await this.ledger!.hasStep(msg.runId!, msg.stepKey)) {
-          this.stats.skipped++;
-          if (hop.replyInbox) this.#reply(hop.replyInbox, replyFor(empty));
-          m.ack();
-          return;
-        }
-      } catch (err) {
-        this.#log.warn({ err: String(err), stepKey: msg.stepKey }, "ledger unreadable; hop redelivered later");
-        m.nak(1000);
-        return;
-      }
-    }
-    const startedAt = new Date();
-    const heartbeat = setInterval(() => m.working(), this.#o.heartbeatMs ?? IN_PROGRESS_MS);
-    const run = msg.runId ? new RunContext({ ...msg, runId: msg.runId, stepKey: msg.stepKey || `${msg.runId}.root` }) : undefined;
+    const heartbeat = setInterval(() => m.working(), this.#heartbeatMs);
     let result: Result;
     try {
-      result = await (run ? withRun(run, () => runHop(hop, handle)) : runHop(hop, handle));
+      result = await runHop(hop, handle);
     } finally {
       clearInterval(heartbeat);
-    }
-    if (durable && run) {
-      const ok = await this.#record(run, msg, result, startedAt);
-      if (!ok) {
-        m.nak(1000); // no record → the step may run again; its emits de-duplicate by step key
-        return;
-      }
     }
     if (hop.replyInbox) this.#reply(hop.replyInbox, replyFor(result));
     if (result.kind === "fail") {
       if (!hop.replyInbox && shouldRetry(result.error)) m.nak();
       else m.term(result.error.message.slice(0, 200));
     } else m.ack();
-  }
-
-  /** Writes the step record (runtime-spec §2.7); false when the ledger could not be written. */
-  async #record(run: RunContext, msg: Msg, result: Result, startedAt: Date): Promise<boolean> {
-    const completed = new Date();
-    const rec: StepRecord = {
-      node: parsePortAddress(msg.to)[0],
-      status: result.kind === "fail" ? "failed" : "done",
-      ...(result.kind === "fail" ? { error: result.error.message } : {}),
-      ...(run.emits.length ? { emits: run.emits } : {}),
-      startedAt: startedAt.toISOString(),
-      completedAt: completed.toISOString(),
-      durationMs: completed.getTime() - startedAt.getTime(),
-    };
-    try {
-      await this.ledger!.putStep(run.runId, run.stepKey, rec);
-      this.stats.recorded++;
-      return true;
-    } catch (err) {
-      this.stats.recordFailures++;
-      this.#log.warn({ err: String(err), stepKey: run.stepKey }, "step record not written");
-      return false;
-    }
   }
 
   #reply(inbox: string, reply: EncodedReply): void {
@@ -329,12 +286,4 @@ export class JetStreamTransport implements Transport {
     }
     this.#stop.abort(new Error("jetstream transport closed"));
   }
-}
-
-function emitRecord(msg: Msg, stepKey: string, data: Uint8Array): EmitRecord {
-  const e: EmitRecord = { to: msg.to, from: msg.from, edgeID: msg.edgeId, stepKey, data: b64(data) };
-  if (msg.replySubject) e.replySubject = msg.replySubject;
-  if (msg.replyTarget) e.replyTarget = msg.replyTarget;
-  if (msg.replyDeadlineUnixMs) e.replyDeadlineUnixMs = msg.replyDeadlineUnixMs;
-  return e;
 }

@@ -6,14 +6,20 @@
 import { StorageType } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { EXEC_BUCKET, redriveKey, stepRecordKey } from "./names.ts";
-import type { StepRecord } from "./run.ts";
+import { parseStepRecord, type StepLedger } from "../../runtime/durable/ledger.ts";
+import type { StepRecord } from "../../runtime/durable/run.ts";
+import { EXEC_BUCKET, execKey, redriveKey, STEP_LEDGER_PREFIX, stepRecordKey } from "./names.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-/** Step records and re-drive counters of durable runs. */
-export class RunLedger {
+/**
+ * Step records and re-drive counters of durable runs: the ledger of the JetStream transport, shared
+ * by every replica and module on the broker (Go pkg/state/jetstream.go).
+ */
+export class RunLedger implements StepLedger {
+  readonly kind = "jetstream" as const;
+
   private constructor(readonly kv: KV) {}
 
   /**
@@ -28,16 +34,27 @@ export class RunLedger {
   /** The record of step `stepKey` of run `runId`, or undefined (an unreadable record counts as absent). */
   async getStep(runId: string, stepKey: string): Promise<StepRecord | undefined> {
     const e = await this.kv.get(stepRecordKey(runId, stepKey));
-    if (!e || e.operation !== "PUT" || e.value.byteLength === 0) return undefined;
-    try {
-      return JSON.parse(dec.decode(e.value)) as StepRecord;
-    } catch {
-      return undefined;
+    return e && e.operation === "PUT" ? parseStepRecord(e.value) : undefined;
+  }
+
+  /**
+   * Every readable step record of run `runId`, by step key. Lists all keys of the bucket and keeps
+   * the run's (a `/` is not a subject token separator, so the server cannot filter; Go lists the
+   * same way, runtime-spec §4.6).
+   */
+  async readRun(runId: string): Promise<Map<string, StepRecord>> {
+    const prefix = execKey(runId, STEP_LEDGER_PREFIX);
+    const out = new Map<string, StepRecord>();
+    for (const key of await this.keys()) {
+      if (!key.startsWith(prefix)) continue;
+      const rec = await this.getStep(runId, key.slice(prefix.length));
+      if (rec) out.set(key.slice(prefix.length), rec);
     }
+    return out;
   }
 
   /** True when step `stepKey` of run `runId` has a record (so its hop is not run again, runtime-spec §2.2 step 2). */
-  async hasStep(runId: string, stepKey: string): Promise<boolean> {
+  async hasStep(runId: string, stepKey: string, _node?: string): Promise<boolean> {
     const e = await this.kv.get(stepRecordKey(runId, stepKey));
     return !!e && e.operation === "PUT" && e.value.byteLength > 0;
   }

@@ -2,14 +2,18 @@
  * The run reconciler, the durable safety net (runtime-spec §3.6): on the leader, every interval,
  * read the run ledger; re-publish frontier hops (emitted, never recorded) of runs idle longer than
  * `staleAfter`, at most `maxRedrives` times each, then give up with a failed record; delete the keys
- * of finished runs idle longer than `gcAfter`.
+ * of finished runs idle longer than `gcAfter`. A run's reply hop is not part of its frontier
+ * (src/runtime/durable/view.ts): it goes to the waiting origin, never to a handler, so it never
+ * gets a record — Go counts it and ends every replied run with a "re-drive limit" failure.
  */
 import type { Result } from "../../sdk/result.ts";
 import type { Logger } from "../../telemetry/log.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
 import type { Msg } from "../types.ts";
+import { parseStepRecord } from "../../runtime/durable/ledger.ts";
+import type { StepRecord } from "../../runtime/durable/run.ts";
+import { viewRun } from "../../runtime/durable/view.ts";
 import type { RunLedger } from "./ledger.ts";
-import type { EmitRecord, StepRecord } from "./run.ts";
 
 /** Pass interval, ms (runtime-spec §13.1: 1 min). */
 export const RECONCILE_INTERVAL_MS = 60_000;
@@ -51,7 +55,6 @@ interface RunView {
 
 const STEP_KEY = /^exec\/([^/]+)\/step\/(.+)$/;
 const REDRIVE_KEY = /^exec\/([^/]+)\/redrive\/(.+)$/;
-const dec = new TextDecoder();
 
 /** Periodic leader-only ledger pass. */
 export class RunReconciler {
@@ -100,13 +103,8 @@ export class RunReconciler {
       if (s) {
         const v = view(s[1]!);
         v.keys.push(key);
-        const raw = await o.ledger.raw(key);
-        if (!raw) continue;
-        try {
-          v.steps.set(s[2]!, JSON.parse(dec.decode(raw)) as StepRecord);
-        } catch {
-          // unreadable record: skipped (runtime-spec §3.6)
-        }
+        const rec = parseStepRecord(await o.ledger.raw(key)); // unreadable: skipped (runtime-spec §3.6)
+        if (rec) v.steps.set(s[2]!, rec);
         continue;
       }
       const r = REDRIVE_KEY.exec(key);
@@ -114,12 +112,9 @@ export class RunReconciler {
     }
     const report: PassReport = { runs: runs.size, redriven: 0, gaveUp: 0, deletedRuns: 0 };
     for (const [runId, v] of runs) {
-      const frontier: EmitRecord[] = [];
-      let latest = 0;
-      for (const rec of v.steps.values()) {
-        latest = Math.max(latest, Date.parse(rec.completedAt) || 0);
-        for (const e of rec.emits ?? []) if (!v.steps.has(e.stepKey)) frontier.push(e);
-      }
+      const run = viewRun(runId, v.steps);
+      const frontier = run?.frontier ?? [];
+      const latest = run?.lastProgressMs ?? 0;
       const idle = now - latest;
       if (frontier.length === 0) {
         if (latest > 0 && idle > (o.gcAfterMs ?? GC_AFTER_MS)) {

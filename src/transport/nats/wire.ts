@@ -6,7 +6,7 @@
 import { headers as newHeaders, MsgHdrsImpl, type MsgHdrs } from "@nats-io/transport-node";
 import { errorCode } from "../../sdk/errors.ts";
 import { empty, fail, ok, type Result } from "../../sdk/result.ts";
-import type { Msg } from "../types.ts";
+import { payloadBytes, type Msg } from "../types.ts";
 import { RemoteCodedError, RemoteError, WireDecodeError } from "./errors.ts";
 
 /** Sender node:port (runtime-spec §4.2). */
@@ -75,7 +75,6 @@ export interface DecodedHop {
   trace: TraceCarrier;
 }
 
-const enc = new TextEncoder();
 const EMPTY_BYTES = new Uint8Array(0);
 
 /**
@@ -84,8 +83,7 @@ const EMPTY_BYTES = new Uint8Array(0);
  * @throws TypeError when the value cannot be JSON-encoded (cycles, BigInt).
  */
 export function encodePayload(data: unknown): Uint8Array {
-  if (data instanceof Uint8Array) return data;
-  return enc.encode(JSON.stringify(data) ?? "null");
+  return payloadBytes(data);
 }
 
 /**

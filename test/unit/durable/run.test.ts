@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { beginRun, childStepKey, currentRun, fnv1a64Hex, mintRun, RunContext, withRun } from "../../../src/transport/nats/run.ts";
+import { childStepKey, currentRun, fnv1a64Hex, isReplyHop, mintRun, RunContext, withRun } from "../../../src/runtime/durable/run.ts";
 
 describe("durable run identity (runtime-spec §1.7)", () => {
   test("FNV-1a 64 matches the reference vectors", () => {
@@ -28,16 +28,34 @@ describe("durable run identity (runtime-spec §1.7)", () => {
     expect(run.stepKey).toBe(`${run.runId}.root`);
   });
 
-  test("the current run follows the async chain and beginRun is idempotent", async () => {
+  test("the current run follows the async chain, nests, and ends with its scope", async () => {
     expect(currentRun()).toBeUndefined();
     const outer = mintRun();
+    const inner = mintRun();
     await withRun(outer, async () => {
       await Bun.sleep(1);
       expect(currentRun()).toBe(outer);
-      beginRun((r) => expect(r).toBe(outer));
+      await withRun(inner, async () => {
+        await Bun.sleep(1);
+        expect(currentRun()).toBe(inner);
+      });
+      expect(currentRun()).toBe(outer);
     });
     expect(currentRun()).toBeUndefined();
-    beginRun((r) => expect(currentRun()).toBe(r));
+    expect(() => withRun(outer, () => { throw new Error("boom"); })).toThrow("boom");
+    expect(currentRun()).toBeUndefined();
+  });
+
+  test("stamping a hop gives it the run id, the next child step key and the reply fields, and leaves the hop alone", () => {
+    const run = new RunContext({ runId: "r", stepKey: "r.root", replySubject: "_INBOX.9", replyTarget: "h.m.door-1:reply", replyDeadlineUnixMs: 42 });
+    const hop = { edgeId: "e1", from: "h.m.a-1:out", to: "h.m.b-1:in", data: { n: 1 }, depth: 1 };
+    const a = run.stamp(hop);
+    const b = run.stamp(hop);
+    expect(a).toMatchObject({ ...hop, runId: "r", stepKey: childStepKey("r", "r.root", "e1", 0), replySubject: "_INBOX.9", replyTarget: "h.m.door-1:reply", replyDeadlineUnixMs: 42 });
+    expect(b.stepKey).toBe(childStepKey("r", "r.root", "e1", 1));
+    expect(hop).not.toHaveProperty("runId");
+    expect(isReplyHop(a)).toBe(false);
+    expect(isReplyHop(run.stamp({ ...hop, to: "h.m.door-1:reply" }))).toBe(true);
   });
 
   test("a reply hop is the hop to the reply target when a reply subject exists", () => {

@@ -1,0 +1,170 @@
+/**
+ * `tinyhost rpc <module> <component> '<json>'`: calls an agent-tool component as the platform's MCP
+ * tooling does (runtime-spec §3.4, §4.5) and prints its answer.
+ * - cluster (default): over NATS, on the wire of Go's `wire.PublishRPC` (src/transport/nats/rpc.ts);
+ *   any module serving the component answers — tinyhost or Go, core NATS or JetStream;
+ * - `--local`: no cluster, no NATS: the component files are loaded here and the call goes through
+ *   this process's scheduler, exactly as a module runs it (a fresh instance, src/runtime/scheduler/rpc.ts).
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import type { CommandRunner } from "../cli.ts";
+import { componentsDefault, isCompiledBinary } from "../components-source.ts";
+
+/**
+ * Help text of `tinyhost rpc`, with the `--components` default of the case it runs in.
+ * @param compiled true for the compiled binary's wording; default: this process.
+ */
+export function rpcUsage(compiled = isCompiledBinary()): string {
+  return `Usage: tinyhost rpc <module> <component> '<json>' [flags]
+
+Calls agent-tool component <component> of module <module> with the JSON payload on its input
+port and prints the JSON it answers on its output port (a component declares agentTool to be one).
+<json> "-" reads the payload from stdin; omitted, the payload is {}.
+
+  --nats-url <url>     NATS server (default $TINY_NATS_URL): publishes to tinymodule.<module>.msg
+                       with x-to, x-mode: rpc and x-reply-inbox, as Go's wire.PublishRPC
+  --timeout <ms>       how long to wait for the answer (default 30000)
+  --local              no cluster: run the component in this process through the scheduler
+  --components <dir>   with --local: the component files (${componentsDefault({ compiled, bundledFallback: false })})
+  -h, --help           this text
+
+Exit codes: 0 answered, 1 the call failed (the error is printed), 2 usage error.`;
+}
+
+/** A usage problem; the message names the argument. */
+class UsageError extends Error {}
+
+interface Call {
+  module: string;
+  component: string;
+  payload: string;
+  natsUrl: string | undefined;
+  timeoutMs: number;
+  local: boolean;
+  components: string | undefined;
+}
+
+function parse(args: string[], env: Record<string, string | undefined>): Call | "help" {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        "nats-url": { type: "string" },
+        timeout: { type: "string" },
+        local: { type: "boolean" },
+        components: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e));
+  }
+  const v = parsed.values;
+  if (v.help) return "help";
+  const [module, component, payload, ...extra] = parsed.positionals;
+  if (!module) throw new UsageError("missing <module>");
+  if (!component) throw new UsageError("missing <component>");
+  if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])} (quote the JSON payload as one argument)`);
+  let timeoutMs = 30_000;
+  if (v.timeout !== undefined) {
+    timeoutMs = Number(v.timeout);
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new UsageError(`--timeout ${JSON.stringify(v.timeout)} must be a positive integer number of ms`);
+  }
+  if (v.components !== undefined && !v.local) throw new UsageError("--components needs --local");
+  if (v.local && v["nats-url"] !== undefined) throw new UsageError("--nats-url and --local exclude each other");
+  const text = payload === undefined ? "{}" : payload === "-" ? readFileSync(0, "utf8") : payload;
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`the payload is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const natsUrl = v["nats-url"] ?? env.TINY_NATS_URL;
+  if (!v.local && !natsUrl) throw new UsageError("no NATS server: pass --nats-url or set TINY_NATS_URL (or use --local)");
+  return { module, component, payload: text, natsUrl, timeoutMs, local: v.local === true, components: v.components };
+}
+
+/** The `rpc` sub-command. Exit codes: 0 answered, 1 call failed, 2 usage error. */
+export const rpcCommand: CommandRunner = {
+  name: "rpc",
+  async run(args) {
+    let call: Call | "help";
+    try {
+      call = parse(args, process.env);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      console.error(`tinyhost rpc: ${e.message}\n\n${rpcUsage()}`);
+      return 2;
+    }
+    if (call === "help") {
+      console.log(rpcUsage());
+      return 0;
+    }
+    process.env.TINYHOST_LOG_LEVEL ??= "warn";
+    const { sanitizeResourceName } = await import("../../k8s/api/naming.ts");
+    const module = sanitizeResourceName(call.module);
+    const { errorCode } = await import("../../sdk/errors.ts");
+    const result = call.local ? await callLocal(call, module) : await callNats(call, module);
+    if (result.kind === "fail") {
+      const err = result.error as Error & { code?: string };
+      // A remote error's code is only "REMOTE": the text already says what the module said.
+      const code = err.code === "REMOTE" ? undefined : (err.code ?? errorCode(err));
+      console.error(`tinyhost rpc: ${err.message.replace(/^rpc: /, "")}${code && !err.message.startsWith(`${code}:`) ? ` [${code}]` : ""}`);
+      return 1;
+    }
+    const value = result.kind === "empty" ? null : result.value;
+    console.log(value instanceof Uint8Array ? new TextDecoder().decode(value) : JSON.stringify(value ?? null));
+    return 0;
+  },
+};
+
+async function callNats(call: Call, module: string) {
+  const { connectNats } = await import("../../transport/nats/connect.ts");
+  const { publishRpc } = await import("../../transport/nats/rpc.ts");
+  const { fail } = await import("../../sdk/result.ts");
+  let nc;
+  try {
+    nc = await connectNats(call.natsUrl!, { name: "tinyhost-rpc" });
+  } catch (err) {
+    return fail(new Error(`cannot connect to NATS at ${call.natsUrl}: ${err instanceof Error ? err.message : String(err)}`));
+  }
+  try {
+    return await publishRpc(nc, module, call.component, new TextEncoder().encode(call.payload), call.timeoutMs);
+  } finally {
+    await nc.close();
+  }
+}
+
+async function callLocal(call: Call, module: string) {
+  const { fail } = await import("../../sdk/result.ts");
+  let registry;
+  try {
+    if (call.components === undefined && Bun.isStandaloneExecutable) {
+      const { loadStaticRegistry } = await import("../../runtime/registry/static.ts");
+      registry = loadStaticRegistry();
+    } else {
+      const { discoverComponents } = await import("../../runtime/registry/index.ts");
+      registry = await discoverComponents(resolve(call.components ?? "components"));
+    }
+  } catch (err) {
+    return fail(err);
+  }
+  const { Scheduler } = await import("../../runtime/scheduler/index.ts");
+  const scheduler = new Scheduler({ module });
+  for (const def of registry.list()) scheduler.install(def);
+  const data = new TextEncoder().encode(call.payload);
+  const stop = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<ReturnType<typeof fail>>((r) => {
+    timer = setTimeout(() => {
+      stop.abort(new Error("timeout"));
+      r(fail(new Error(`component ${call.component} did not answer within ${call.timeoutMs} ms`)));
+    }, call.timeoutMs);
+  });
+  const result = await Promise.race([scheduler.handle({ edgeId: "", from: "", to: call.component, data, depth: 0, mode: "rpc" }, stop.signal), timedOut]);
+  clearTimeout(timer);
+  return result;
+}

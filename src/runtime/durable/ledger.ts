@@ -1,0 +1,109 @@
+/**
+ * The step ledger of durable runs (runtime-spec §1.7, §2.7): one record per completed step, keyed
+ * by run id and step key. Two stores, as in Go:
+ * - JetStream KV `TINY_EXEC` (src/transport/nats/ledger.ts), shared by every replica and module —
+ *   the store of the JetStream transport;
+ * - node metadata ({@link MetadataLedger}): without JetStream, each record lives in the status
+ *   metadata of the node that ran the step, as `_state/step/<stepKey>` (runtime-spec §4.6).
+ */
+import type { State } from "../../sdk/state.ts";
+import type { StepRecord } from "./run.ts";
+
+/** Where step records are kept. Every method may reject (the store is unreachable). */
+export interface StepLedger {
+  /** What backs the ledger: `"jetstream"` (KV `TINY_EXEC`) or `"metadata"` (node status metadata). */
+  readonly kind: "jetstream" | "metadata";
+  /**
+   * True when step `stepKey` of run `runId` has a record, so its hop must not run again
+   * (runtime-spec §2.2 step 2). `node` is the node that would run it (the metadata ledger looks there).
+   */
+  hasStep(runId: string, stepKey: string, node: string): Promise<boolean>;
+  /** Writes the record of a step (runtime-spec §2.7); the metadata ledger writes to `record.node`. */
+  putStep(runId: string, stepKey: string, record: StepRecord): Promise<void>;
+  /** Every record of run `runId` this ledger can see, by step key (empty when none). */
+  readRun(runId: string): Promise<Map<string, StepRecord>>;
+}
+
+/** State key prefix of step records inside a node's (or a run's) state (Go `StepLedgerPrefix`). */
+export const STEP_STATE_PREFIX = "step/";
+/** Step records kept per node by the metadata ledger; the oldest go first (Go keeps all, §4.6). */
+export const METADATA_LEDGER_MAX_STEPS = 100;
+/** Age after which the metadata ledger drops a node's step record, ms (the KV reconciler's 24 h GC). */
+export const METADATA_LEDGER_MAX_AGE_MS = 24 * 60 * 60_000;
+
+/** The node-scope states the metadata ledger reads and writes. */
+export interface LedgerNodes {
+  /** The state of node `name`, or undefined when this process runs no such node. */
+  state(name: string): State | undefined;
+  /** The states of every node this process runs. */
+  all(): Iterable<State>;
+}
+
+const dec = new TextDecoder();
+
+/** Parses a stored record; undefined for an unreadable one (skipped, as Go's reconciler does). */
+export function parseStepRecord(bytes: Uint8Array | undefined): StepRecord | undefined {
+  if (!bytes || bytes.byteLength === 0) return undefined;
+  try {
+    const r = JSON.parse(dec.decode(bytes)) as StepRecord;
+    return r && typeof r === "object" && typeof r.status === "string" ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The ledger in node status metadata, bounded where Go's is not (runtime-spec §4.6 "no GC"): each
+ * write drops the node's records older than {@link METADATA_LEDGER_MAX_AGE_MS} and keeps at most
+ * {@link METADATA_LEDGER_MAX_STEPS} (newest by `completedAt`). A record that does not fit the
+ * node's 900 KiB state cap rejects with `STATE_TOO_LARGE`.
+ */
+export class MetadataLedger implements StepLedger {
+  readonly kind = "metadata" as const;
+
+  constructor(
+    readonly nodes: LedgerNodes,
+    readonly now: () => number = Date.now,
+  ) {}
+
+  async hasStep(_runId: string, stepKey: string, node: string): Promise<boolean> {
+    const state = this.nodes.state(node);
+    return state !== undefined && (await state.get(STEP_STATE_PREFIX + stepKey)) !== undefined;
+  }
+
+  /** @throws Error naming the node when this process runs no such node. */
+  async putStep(_runId: string, stepKey: string, record: StepRecord): Promise<void> {
+    const state = this.nodes.state(record.node);
+    if (!state) throw new Error(`step ledger: node ${record.node} has no runner here to keep step ${stepKey}`);
+    await this.#prune(state, stepKey);
+    await state.set(STEP_STATE_PREFIX + stepKey, JSON.stringify(record));
+  }
+
+  async readRun(runId: string): Promise<Map<string, StepRecord>> {
+    const out = new Map<string, StepRecord>();
+    const prefix = `${STEP_STATE_PREFIX}${runId}.`;
+    for (const state of this.nodes.all()) {
+      for (const key of await state.list(prefix)) {
+        const rec = parseStepRecord(await state.get(key));
+        if (rec) out.set(key.slice(STEP_STATE_PREFIX.length), rec);
+      }
+    }
+    return out;
+  }
+
+  /** Drops expired records and the oldest beyond the cap, leaving room for one more. */
+  async #prune(state: State, adding: string): Promise<void> {
+    const keys = (await state.list(STEP_STATE_PREFIX)).filter((k) => k !== STEP_STATE_PREFIX + adding);
+    const cutoff = this.now() - METADATA_LEDGER_MAX_AGE_MS;
+    const dated: { key: string; at: number }[] = [];
+    for (const key of keys) {
+      const at = Date.parse(parseStepRecord(await state.get(key))?.completedAt ?? "") || 0;
+      if (at < cutoff) await state.delete(key);
+      else dated.push({ key, at });
+    }
+    const over = dated.length - (METADATA_LEDGER_MAX_STEPS - 1);
+    if (over <= 0) return;
+    dated.sort((a, b) => a.at - b.at);
+    for (const { key } of dated.slice(0, over)) await state.delete(key);
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * The scheduler's durable-run services behind the SDK's run functions (src/sdk/durable.ts): the
+ * ledger read, reply subjects, and the root record of runs components begin.
+ */
+import type { ComponentLogger } from "../../sdk/context.ts";
+import type { RunRuntime } from "../../sdk/durable.ts";
+import type { StepLedger } from "../durable/ledger.ts";
+import type { ReplyChannels, ReplyInbox } from "../durable/replies.ts";
+import type { StepRecord } from "../durable/run.ts";
+import { viewRun, type RunView } from "../durable/view.ts";
+
+/** {@link RunRuntime} over one ledger and one way of opening reply subjects. */
+export class SchedulerRuns implements RunRuntime {
+  constructor(
+    readonly ledger: StepLedger,
+    readonly replies: ReplyChannels,
+    readonly log: ComponentLogger,
+  ) {}
+
+  async readRun(runId: string): Promise<RunView | undefined> {
+    return viewRun(runId, await this.ledger.readRun(runId));
+  }
+
+  openReply(timeoutMs: number): ReplyInbox {
+    return this.replies.openReply(timeoutMs);
+  }
+
+  async recordRoot(runId: string, stepKey: string, record: StepRecord): Promise<void> {
+    try {
+      await this.ledger.putStep(runId, stepKey, record);
+    } catch (err) {
+      this.log.warn({ runId, stepKey, node: record.node, err: err instanceof Error ? err.message : String(err) }, "root step record not written");
+    }
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * `tinyhost rpc` argument handling, and how agent tools are listed: with the `agent_tool` tag in
+ * `tinyhost components` (Go's `tools components-info`), as authored in TinyModule status (Go's
+ * TinyModule controller lists `GetInfo()` unchanged).
+ */
+import { describe, expect, spyOn, test } from "bun:test";
+import { defineComponent, ok, source, target, Type } from "tinyhost";
+import { platformListing } from "../../../src/cli/platform-listing.ts";
+import { rpcCommand, rpcUsage } from "../../../src/cli/commands/rpc.ts";
+import { componentStatuses } from "../../../src/k8s/controllers/index.ts";
+
+async function run(...args: string[]): Promise<{ code: number; err: string }> {
+  const errors: string[] = [];
+  const spy = spyOn(console, "error").mockImplementation((...a: unknown[]) => void errors.push(a.join(" ")));
+  const log = spyOn(console, "log").mockImplementation(() => {});
+  try {
+    return { code: await rpcCommand.run(args), err: errors.join("\n") };
+  } finally {
+    spy.mockRestore();
+    log.mockRestore();
+  }
+}
+
+describe("tinyhost rpc arguments", () => {
+  test("names what is missing or wrong, with exit 2", async () => {
+    expect(await run()).toMatchObject({ code: 2, err: expect.stringContaining("missing <module>") });
+    expect(await run("m")).toMatchObject({ code: 2, err: expect.stringContaining("missing <component>") });
+    expect(await run("m", "c", "{", "--local")).toMatchObject({ code: 2, err: expect.stringContaining("the payload is not valid JSON") });
+    expect(await run("m", "c", "{}", "extra", "--local")).toMatchObject({ code: 2, err: expect.stringContaining('unexpected argument "extra"') });
+    expect(await run("m", "c", "--local", "--timeout", "0")).toMatchObject({ code: 2, err: expect.stringContaining('--timeout "0"') });
+    expect(await run("m", "c", "--components", "x")).toMatchObject({ code: 2, err: expect.stringContaining("--components needs --local") });
+    expect(await run("m", "c", "--bogus")).toMatchObject({ code: 2, err: expect.stringContaining("--bogus") });
+  });
+
+  test("--help prints the usage with exit 0", async () => {
+    expect((await run("--help")).code).toBe(0);
+    expect(rpcUsage(false)).toContain("--components <dir>   with --local: the component files (default ./components)");
+    expect(rpcUsage(true)).toContain("default: the components compiled into this binary");
+  });
+});
+
+describe("agent tool listings", () => {
+  const tool = defineComponent({
+    info: { name: "lookup", description: "Lookup", info: "looks things up", tags: ["SDK"] },
+    agentTool: { description: "Find a record by id." },
+    ports: () => [target("in", Type.Object({ id: Type.String() })), source("out", Type.Any())],
+    handle: () => ok(1),
+  });
+  const plain = defineComponent({ info: { name: "plain", description: "Plain", info: "i", tags: ["SDK"] }, ports: () => [target("in", Type.Any())], handle: () => ok(1) });
+
+  test("tinyhost components tags an agent tool agent_tool and shows its tool description, as Go's components-info", () => {
+    expect(platformListing(tool)).toMatchObject({ name: "lookup", info: "Find a record by id.", tags: ["SDK", "agent_tool"] });
+    expect(platformListing(plain)).toMatchObject({ info: "i", tags: ["SDK"] });
+  });
+
+  test("TinyModule status lists an agent tool's authored info and tags, as Go's TinyModule controller", () => {
+    const [s] = componentStatuses([tool]);
+    expect(s).toMatchObject({ name: "lookup", description: "Lookup", info: "looks things up", tags: ["SDK"] });
+    expect(s!.ports!.map((p) => p.name)).toEqual(["in", "out"]);
+  });
+});
