@@ -17,6 +17,7 @@
 import type { BinaryOp } from "./ast.ts";
 import { EvalFailure } from "./errors.ts";
 import { concat } from "./gostring.ts";
+import { pow } from "./gomath/index.ts";
 import { compileRegex } from "./regex.ts";
 import { formatRFC3339, formatSecondsSum, parseGoDuration, parseRFC3339 } from "./time.ts";
 import { goEqual, goOrder, typeName, truthy, UnreadableNumber } from "./values.ts";
@@ -124,7 +125,7 @@ export const BINARY: Readonly<Record<BinaryOp, BinaryFn>> = {
   },
   "**": (l, r) => {
     const [a, b] = numbers("**", l, r);
-    return Math.pow(a, b);
+    return pow(a, b);
   },
   "%": (l, r) => {
     const [a, b] = integers("%", l, r);

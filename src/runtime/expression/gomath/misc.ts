@@ -1,10 +1,6 @@
 /**
- * Numeric helpers whose Go result is defined by Go's own algorithm (Go math package) rather than
- * the JS engine's: `Pow10` (two table constants multiplied), `Logb`, `Round`, `RoundToEven`, and
- * the special functions JavaScript lacks (`Erf`, `Erfc`, `Erfinv`, `Erfcinv`, `Gamma`, `J0`, `J1`,
- * `Y0`, `Y1`). The special functions follow the classic published algorithms Go also uses
- * (W. J. Cody's rational approximations for erf as in FreeBSD msun / Sun fdlibm, Cephes for Gamma,
- * Hart/fdlibm for Bessel functions, Giles' approximation for erfinv).
+ * Go's `math.Pow10` (10^n from two table values, so not always the correctly rounded 10^n),
+ * `Logb`, `Round` and `RoundToEven` (Go math package; see core.ts for the licence).
  */
 
 const POW10_SMALL = [
