@@ -152,3 +152,53 @@ export function difference(go: Outcome, ours: Outcome): string | undefined {
   }
   return undefined;
 }
+
+/** Result of running the corpus through our engine against some Go outcomes. */
+export interface ConformanceReport {
+  /** Cases run. */
+  readonly run: number;
+  /** Cases whose outcome equals Go's. */
+  readonly equal: number;
+  /** Deliberate differences that differ as listed, by reason class. */
+  readonly deliberate: Readonly<Record<string, number>>;
+  /** Cases that differ but are not listed: `id: what differs`. */
+  readonly undeclared: readonly string[];
+  /** Cases listed as deliberate that now match Go (they must be unlisted). */
+  readonly stale: readonly string[];
+}
+
+/**
+ * Compares our engine with Go's outcome for every case, and checks deliberate.json both ways.
+ * @param goOutcome Go's outcome of a case (recorded or live)
+ */
+export function conformance(cases: readonly Case[], goOutcome: (c: Case) => Outcome, deliberate: Deliberate): ConformanceReport {
+  let equal = 0;
+  const byClass: Record<string, number> = {};
+  const undeclared: string[] = [];
+  const stale: string[] = [];
+  for (const c of cases) {
+    const d = difference(goOutcome(c), evaluateOurs(c));
+    const listed = deliberate[c.id];
+    if (d === undefined) {
+      equal++;
+      if (listed !== undefined) stale.push(`${c.id} (listed as ${listed})`);
+    } else if (listed !== undefined) {
+      byClass[listed] = (byClass[listed] ?? 0) + 1;
+    } else {
+      undeclared.push(`${c.id} ${JSON.stringify(c.config)}: ${d}`);
+    }
+  }
+  return { run: cases.length, equal, deliberate: byClass, undeclared, stale };
+}
+
+/**
+ * Whether two Go outcomes of one case agree (a recording against the live oracle): same kind;
+ * same result; the same failed-expression lines in any order (Go walks objects in map order).
+ * A panic's message names memory offsets that change between runs, so only its kind counts.
+ */
+export function sameGoOutcome(a: Outcome, b: Outcome): boolean {
+  if (a.panic !== undefined || b.panic !== undefined) return a.panic !== undefined && b.panic !== undefined;
+  if (a.hopError !== undefined || b.hopError !== undefined) return a.hopError === b.hopError;
+  const sorted = (o: Outcome) => [...(o.fieldErrors ?? [])].sort();
+  return sameJson(a.result, b.result) && JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+}

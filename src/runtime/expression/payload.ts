@@ -8,7 +8,8 @@
 import { toValidText } from "./gostring.ts";
 import { isObject, type JsonObject, markUnreadableNumbers, setKey, UnreadableNumber } from "./values.ts";
 
-const decoder = new TextDecoder();
+// ignoreBOM: keep a byte-order mark, so it fails the parse as it does in Go.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** A `\u` escape of a surrogate (paired or not) somewhere in the text. */
 const SURROGATE_ESCAPE = /\\u[dD][89abAB]|\\u[dD][c-fC-F]/;
