@@ -204,7 +204,9 @@ export function tokenize(text: string): Token[] {
     }
     const ch = text[i]!;
     if (OPERATOR_START.has(ch) && (operand || (ch !== "-" && ch !== "+"))) {
-      if (!operand) fail(i, `unexpected ${JSON.stringify(ch)}: an operand is expected`);
+      if (!operand) {
+        fail(i, ch === "!" ? 'unexpected "!": there is no "!" operator, write not(…)' : `unexpected ${JSON.stringify(ch)}: an operand is expected`);
+      }
       const op = OPERATORS.find((o) => text.startsWith(o, i));
       if (op === undefined) fail(i, `unknown operator ${JSON.stringify(text.slice(i, i + 2).trim())}`);
       push("op", op!, i);
@@ -214,7 +216,9 @@ export function tokenize(text: string): Token[] {
     }
     if (isDigit(c) || ch === "." || ch === "-" || ch === "+") {
       const len = ch === "+" ? -1 : scanNumber(text, i);
-      if (len < 0) fail(i, ch === "+" || ch === "-" ? `a number is expected after ${JSON.stringify(ch)}` : "malformed number");
+      if (len < 0) {
+        fail(i, ch === "+" || ch === "-" ? `a number is expected after ${JSON.stringify(ch)} (there is no unary ${ch}; write 0 ${ch} x)` : "malformed number");
+      }
       const raw = text.slice(i, i + len);
       push("num", raw, i, numberValue(raw));
       i += len;
