@@ -84,6 +84,15 @@ class Compiler {
           }
           return (r, c, l) => re.test(stringOf(left(r, c, l), 'the left side of "=~"'));
         }
+        if ((expr.op === "==" || expr.op === "!=") && expr.right.kind === "literal" && typeof expr.right.value === "string") {
+          // Comparing with a string literal: equal only to that same string (no deep walk needed).
+          const lit = expr.right.value;
+          const negate = expr.op === "!=";
+          return (r, c, l) => {
+            const v = left(r, c, l);
+            return v === undefined ? false : negate ? v !== lit : v === lit;
+          };
+        }
         const right = this.node(expr.right);
         const op = BINARY[expr.op];
         return (r, c, l) => {

@@ -110,6 +110,8 @@ function tooFew(fn: string, args: readonly unknown[], min: number, usage: string
 
 // ---- Go string functions on byte strings (gostring.ts) ----------------------------------------
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
  * Go's per-character case mapping (`unicode.ToUpper`/`ToLower`, used by `strings.ToUpper`): one
  * character maps to one character. JS `toUpperCase` uses the full mapping (`ß` → `SS`); where
@@ -117,6 +119,7 @@ function tooFew(fn: string, args: readonly unknown[], min: number, usage: string
  * for the titlecase-able Greek letters with ypogegrammeni is the next code point.
  */
 function mapCase(s: string, upper: boolean): string {
+  if (ASCII.test(s)) return upper ? s.toUpperCase() : s.toLowerCase(); // same as Go for ASCII
   s = runesOf(s); // strings.Map reads invalid bytes as U+FFFD
   let out = "";
   for (const ch of s) {

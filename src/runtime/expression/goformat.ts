@@ -16,6 +16,9 @@ export function formatGoFloat(x: number): string {
   if (x === Infinity) return "+Inf";
   if (x === -Infinity) return "-Inf";
   if (x === 0) return Object.is(x, -0) ? "-0" : "0";
+  // Decimal exponent in [-4, 6): Go prints the shortest digits in fixed notation, as JS does.
+  const ax = Math.abs(x);
+  if (ax >= 1e-4 && ax < 1e6) return String(x);
   // Shortest round-trip digits and the decimal exponent, from JS (same digits as Go's shortest).
   const [mantissa, expText] = x.toExponential().split("e") as [string, string];
   const exp = Number(expText);

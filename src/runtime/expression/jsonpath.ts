@@ -54,7 +54,11 @@ function at(value: unknown, parent: Loc | undefined, key: string | number | unde
 /** Children of a node in ajson `Inheritors` order, with locations. */
 function childLocs(loc: Loc): Loc[] {
   const v = loc.value;
-  if (Array.isArray(v)) return v.map((e, i) => at(e, loc, i));
+  if (Array.isArray(v)) {
+    const out = new Array<Loc>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = { value: v[i], parent: loc, key: i };
+    return out;
+  }
   if (isObject(v)) {
     const obj: JsonObject = v;
     return sortedKeys(obj).map((k) => at(obj[k], loc, k));
@@ -92,12 +96,17 @@ function unquoteKey(key: string): string {
  * ajson `tokenize` of one command: the pieces used to find `:` and `,` (and to rebuild slice
  * bounds and union keys, joined without the spaces between pieces).
  */
+const OPS = ["**", "<<", ">>", "&^", "==", "!=", "<=", ">=", "=~", "&&", "||", "*", "/", "%", "&", "+", "-", "|", "^", "<", ">"];
+/** A command that is one plain name or index: its tokens hold no `:` or `,`. */
+const PLAIN = /^[A-Za-z0-9_]+$/;
+
 function commandTokens(cmd: string, fail: (reason: string) => never): string[] {
+  if (PLAIN.test(cmd)) return [cmd];
   const out: string[] = [];
   let i = 0;
   let operand = false;
   const n = cmd.length;
-  const ops = ["**", "<<", ">>", "&^", "==", "!=", "<=", ">=", "=~", "&&", "||", "*", "/", "%", "&", "+", "-", "|", "^", "<", ">"];
+  const ops = OPS;
   while (i < n) {
     const ch = cmd[i]!;
     const c = cmd.charCodeAt(i);

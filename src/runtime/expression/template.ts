@@ -86,13 +86,14 @@ interface Found {
 /** Go `\{\{(.+?)\}\}` occurrences, left to right, not overlapping. */
 function scanTemplateString(s: string): Found[] {
   const found: Found[] = [];
+  const anyNewline = s.includes("\n");
   let from = 0;
   for (;;) {
     const start = s.indexOf("{{", from);
     if (start < 0) return found;
     const close = s.indexOf("}}", start + 3);
-    const newline = s.indexOf("\n", start + 2);
     if (close < 0) return found;
+    const newline = anyNewline ? s.indexOf("\n", start + 2) : -1;
     if (newline >= 0 && newline < close) {
       from = start + 1; // `.` does not cross a newline: try the next start
       continue;
