@@ -78,6 +78,7 @@ export const REASON_CLASSES = [
   "go-bug-ternary",
   "json-format",
   "several-expressions",
+  "superset",
 ] as const;
 
 /** Reads `deliberate.json`. */

@@ -29,7 +29,8 @@ const MIN_INT = -(2 ** 63);
 
 function mismatch(op: string, left: unknown, right: unknown, want: string): never {
   for (const v of [left, right]) if (v instanceof UnreadableNumber) throw new EvalFailure(v.reason);
-  throw new EvalFailure(`cannot apply ${JSON.stringify(op)} to ${typeName(left)} and ${typeName(right)} (it needs ${want})`);
+  void want;
+  throw new EvalFailure(`cannot apply ${JSON.stringify(op)} to ${typeName(left)} and ${typeName(right)}`);
 }
 
 /** Both operands as numbers (ajson `_floats`). */

@@ -6,8 +6,8 @@
  * As in the Go runner (internal/scheduler/runner/runner.go, the evaluator callback): an expression
  * that does not compile makes only its own field null (or keeps its `{{…}}` text inside a string)
  * and the hop goes on; the compile error is kept as a problem of the node (its status, a log line)
- * and reported on every hop through that edge. A configuration that is not a JSON object, and an
- * evaluated value JSON cannot carry (NaN, ±Infinity), fail the hop, as they do in Go.
+ * and reported on every hop through that edge. An evaluated value JSON cannot carry (NaN,
+ * ±Infinity) fails the hop, as in Go.
  */
 import type { TinyNodePortConfigLike } from "../../sdk/node.ts";
 import { TinyError } from "../../sdk/errors.ts";
@@ -25,7 +25,7 @@ export interface CompiledPortConfig {
   readonly source: string;
   /** The template; absent when {@link error} is set. */
   readonly template?: CompiledTemplate;
-  /** Fails every hop: the bytes are not base64 JSON of an object, or hold a number beyond float64. */
+  /** Fails every hop: the bytes are not base64 JSON, or hold a number beyond float64. */
   readonly error?: Error;
   /** Expressions that do not compile (their fields evaluate to null); for the node's status and logs. */
   readonly problems: readonly PortConfigError[];
@@ -35,8 +35,8 @@ export interface CompiledPortConfig {
 }
 
 /**
- * A port config's bytes are not base64 JSON of an object, or one of its expressions does not
- * parse (then only that field is null). code `"PORT_CONFIG"`.
+ * A port config's bytes are not base64 JSON, or one of its expressions does not parse (then only
+ * that field is null). code `"PORT_CONFIG"`.
  */
 export class PortConfigError extends TinyError {
   constructor(node: string, from: string, port: string, cause: unknown) {
@@ -115,9 +115,9 @@ function compileOne(node: string, from: string, port: string, b64: string): Comp
   const base = { source: b64, node, from, port };
   try {
     const text = Buffer.from(b64, "base64").toString("utf8");
+    // Go's evaluator also refuses a configuration that is not an object ("node is not an object");
+    // we evaluate any JSON value (docs/compatibility.md, superset): `"{{$}}"` passes the payload on.
     const value: unknown = JSON.parse(text);
-    // pkg/evaluator Eval: "node is not an object" — Go fails every hop.
-    if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error("the configuration is not a JSON object");
     const template = compileTemplate(value, { tolerant: true });
     if (template.unreadableConstant !== undefined) throw new Error(template.unreadableConstant);
     return { ...base, template, problems: template.syntaxErrors.map((e) => new PortConfigError(node, from, port, e)) };
