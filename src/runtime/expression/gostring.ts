@@ -144,6 +144,14 @@ export function fromBytes(b: Uint8Array): string {
   return out;
 }
 
+/**
+ * Re-reads a string's bytes, so escaped bytes that now stand next to each other and form a
+ * character become it (Go joins bytes); then each remaining escaped byte becomes U+FFFD.
+ */
+export function joinedText(s: string): string {
+  return hasEscapes(s) ? toValidText(fromBytes(toBytes(s))) : s;
+}
+
 /** Go `s[start:end]` on byte offsets (already clamped by the caller). */
 export function byteSlice(s: string, start: number, end: number): string {
   if (isAscii(s)) return s.slice(start, end);
@@ -152,6 +160,7 @@ export function byteSlice(s: string, start: number, end: number): string {
 
 /** Go string concatenation: bytes joined, so two halves of a character become that character. */
 export function concat(a: string, b: string): string {
+  if (escapesMade === 0) return a + b; // no escaped byte exists anywhere yet: nothing can join
   if (a.length === 0) return b;
   if (b.length === 0) return a;
   const last = a.charCodeAt(a.length - 1);

@@ -108,7 +108,10 @@ function subtract(left: unknown, right: unknown): unknown {
 }
 
 function compare(test: (c: number) => boolean): BinaryFn {
-  return (l, r) => (l === undefined || r === undefined ? false : goOrder(l, r, test));
+  return (l, r) => {
+    if (typeof l === "number" && typeof r === "number") return test(l < r ? -1 : l > r ? 1 : l === r ? 0 : NaN);
+    return l === undefined || r === undefined ? false : goOrder(l, r, test);
+  };
 }
 
 /** Binary operators except `=~` with a constant pattern (compiled once in evaluate.ts). */

@@ -22,7 +22,7 @@
  */
 import { ExpressionEvalError, ExpressionSyntaxError, NonFiniteNumberError } from "./errors.ts";
 import { type CompiledExpression, compileBare } from "./evaluate.ts";
-import { concat, escapeCount, goTrimSpace, toValidText } from "./gostring.ts";
+import { escapeCount, goTrimSpace, joinedText, toValidText } from "./gostring.ts";
 import { cloneJson, isObject, type JsonObject, setKey, toText } from "./values.ts";
 
 /** Receives each failing expression of a template per hop (the runner logs it and adds a span event). */
@@ -175,23 +175,24 @@ class TemplateCompiler {
         for (let i = 0; i < parts.length; i++) {
           const p = parts[i]!;
           if (typeof p === "string") {
-            out = concat(out, p);
+            out += p;
             continue;
           }
           const expr = p.expr;
           if (expr instanceof ExpressionSyntaxError) {
             onError?.(expr);
-            out = concat(out, p.raw);
+            out += p.raw;
             continue;
           }
           try {
-            out = concat(out, toText(expr.evaluateRaw(payload)));
+            out += toText(expr.evaluateRaw(payload));
           } catch (err) {
             report(onError, err, expr, field);
-            out = concat(out, p.raw);
+            out += p.raw;
           }
         }
-        return escapeCount() === escapesBefore ? out : toValidText(out);
+        // Escaped bytes (gostring.ts) from parts are joined as Go joins bytes, then cleaned.
+        return escapeCount() === escapesBefore ? out : joinedText(out);
       },
     };
   }
