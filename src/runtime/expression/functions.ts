@@ -69,8 +69,8 @@ function multi(name: string, minArgs: number, maxArgs: number, call: (a: readonl
   return [name, { minArgs, maxArgs, multi: true, call }];
 }
 
-/** ajson `numericFunction`: the argument must be a number. `label` is Go's name in the message. */
-function numericFn(name: string, label: string, fn: (x: number) => number): [string, FunctionDef] {
+/** ajson `numericFunction`: the argument must be a number (Go's `math` function of the same name). */
+function numericFn(name: string, fn: (x: number) => number): [string, FunctionDef] {
   return one(name, (v) => {
     if (typeof v !== "number" && !(v instanceof UnreadableNumber)) {
       throw new EvalFailure(`${name}() needs a number, got ${typeName(v)}`);
@@ -232,7 +232,7 @@ function factorial(v: unknown): unknown {
 }
 
 /** The SDK's `string(x)`: numbers as Go `%v`, booleans, objects as compact JSON, strings as-is, else "unknown". */
-function stringFn2(v: unknown): string {
+function sdkString(v: unknown): string {
   if (typeof v === "number" || v instanceof UnreadableNumber) return formatGoFloat(numeric(v));
   if (typeof v === "boolean") return v ? "true" : "false";
   if (typeof v === "string") return v;
@@ -259,43 +259,43 @@ function substr(a: readonly unknown[]): string {
 
 /** Every callable function by lowercase name (ajson math.go and the SDK's additions). */
 export const FUNCTIONS: ReadonlyMap<string, FunctionDef> = new Map<string, FunctionDef>([
-  numericFn("abs", "Abs", Math.abs),
-  numericFn("acos", "Acos", gm.acos),
-  numericFn("acosh", "Acosh", gm.acosh),
-  numericFn("asin", "Asin", gm.asin),
-  numericFn("asinh", "Asinh", gm.asinh),
-  numericFn("atan", "Atan", gm.atan),
-  numericFn("atanh", "Atanh", gm.atanh),
-  numericFn("cbrt", "Cbrt", gm.cbrt),
-  numericFn("ceil", "Ceil", Math.ceil),
-  numericFn("cos", "Cos", gm.cos),
-  numericFn("cosh", "Cosh", gm.cosh),
-  numericFn("exp", "Exp", gm.exp),
-  numericFn("exp2", "Exp2", gm.exp2),
-  numericFn("expm1", "Expm1", gm.expm1),
-  numericFn("erf", "Erf", gm.erf),
-  numericFn("erfc", "Erfc", gm.erfc),
-  numericFn("erfcinv", "Erfcinv", gm.erfcinv),
-  numericFn("erfinv", "Erfinv", gm.erfinv),
-  numericFn("floor", "Floor", Math.floor),
-  numericFn("gamma", "Gamma", gm.gamma),
-  numericFn("j0", "J0", gm.j0),
-  numericFn("j1", "J1", gm.j1),
-  numericFn("log", "Log", gm.log),
-  numericFn("log10", "Log10", gm.log10),
-  numericFn("log1p", "Log1p", gm.log1p),
-  numericFn("log2", "Log2", gm.log2),
-  numericFn("logb", "Logb", gm.logb),
-  numericFn("round", "Round", gm.round),
-  numericFn("roundtoeven", "RoundToEven", gm.roundToEven),
-  numericFn("sin", "Sin", gm.sin),
-  numericFn("sinh", "Sinh", gm.sinh),
-  numericFn("sqrt", "Sqrt", Math.sqrt),
-  numericFn("tan", "Tan", gm.tan),
-  numericFn("tanh", "Tanh", gm.tanh),
-  numericFn("trunc", "Trunc", Math.trunc),
-  numericFn("y0", "Y0", gm.y0),
-  numericFn("y1", "Y1", gm.y1),
+  numericFn("abs", Math.abs),
+  numericFn("acos", gm.acos),
+  numericFn("acosh", gm.acosh),
+  numericFn("asin", gm.asin),
+  numericFn("asinh", gm.asinh),
+  numericFn("atan", gm.atan),
+  numericFn("atanh", gm.atanh),
+  numericFn("cbrt", gm.cbrt),
+  numericFn("ceil", Math.ceil),
+  numericFn("cos", gm.cos),
+  numericFn("cosh", gm.cosh),
+  numericFn("exp", gm.exp),
+  numericFn("exp2", gm.exp2),
+  numericFn("expm1", gm.expm1),
+  numericFn("erf", gm.erf),
+  numericFn("erfc", gm.erfc),
+  numericFn("erfcinv", gm.erfcinv),
+  numericFn("erfinv", gm.erfinv),
+  numericFn("floor", Math.floor),
+  numericFn("gamma", gm.gamma),
+  numericFn("j0", gm.j0),
+  numericFn("j1", gm.j1),
+  numericFn("log", gm.log),
+  numericFn("log10", gm.log10),
+  numericFn("log1p", gm.log1p),
+  numericFn("log2", gm.log2),
+  numericFn("logb", gm.logb),
+  numericFn("round", gm.round),
+  numericFn("roundtoeven", gm.roundToEven),
+  numericFn("sin", gm.sin),
+  numericFn("sinh", gm.sinh),
+  numericFn("sqrt", Math.sqrt),
+  numericFn("tan", gm.tan),
+  numericFn("tanh", gm.tanh),
+  numericFn("trunc", Math.trunc),
+  numericFn("y0", gm.y0),
+  numericFn("y1", gm.y1),
   one("pow10", (v) => (v === undefined ? unreadableZero("pow10") : gm.pow10(integer("pow10", v)))),
   one("factorial", factorial),
   one("length", length),
@@ -359,7 +359,7 @@ export const FUNCTIONS: ReadonlyMap<string, FunctionDef> = new Map<string, Funct
     if (typeof v === "number" || v instanceof UnreadableNumber) return formatUnixSeconds(numeric(v));
     return formatUnixSeconds(Date.now() / 1000);
   }),
-  one("string", stringFn2),
+  one("string", sdkString),
 ]);
 
 /**
