@@ -48,6 +48,12 @@ describe("port configuration", () => {
     expect(evaluatePortConfig(compileOne("{{$}}").pc, { a: 1 })).toEqual({ a: 1 });
   });
 
+  test("a number beyond float64 written in the configuration itself fails every hop, as Go's Unpack does", () => {
+    const raw = Buffer.from('{"limit": 1e400, "v": "{{$.a}}"}').toString("base64");
+    const pc = compilePortConfigs("n", [{ from: "a:out", port: "in", configuration: raw }], new PortConfigTable()).get("a:out", "in")!;
+    expect(() => evaluatePortConfig(pc, { a: 1 })).toThrow('the number at "limit" is out of range');
+  });
+
   test("a field that evaluates to NaN fails the hop (JSON cannot carry it), inside a string it is text", () => {
     const { pc } = compileOne({ v: "{{sqrt(-1)}}" });
     let err: unknown;
