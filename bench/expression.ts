@@ -2,6 +2,11 @@
  * Benchmark: evaluations per second of typical edge configurations (runtime-spec §2.11), compiled
  * once and evaluated per hop. Baseline in the same run: a JSON round trip of the same
  * configuration (the cheapest "copy the config" a naive evaluator would pay before any work).
+ *
+ * Regular expressions (`=~`, RE2 dialect on re2js): evaluations per second of a configuration
+ * matching a pattern, with JavaScript's own RegExp testing the same text as the baseline (the
+ * engine tinyhost used before re2js); and the time of one evaluation of `^(a+)+$` against 31
+ * `a`s and a `!` — backtracking takes seconds there, RE2 is linear.
  * Prints, as its last stdout line, a JSON array of {name, value, unit, baseline?, ratio?}
  * (the bench/run.ts contract); `--quick` shortens each measurement.
  *
@@ -46,9 +51,16 @@ const cases: Array<{ name: string; config: unknown; payload: unknown }> = [
   },
   {
     name: "filter_and_functions",
-    config: { cheap: "{{$.items[?(@.price < 10)].name}}", total: "{{sum($.prices)}}", tag: "{{upper($.tag) + '-' + $.n}}" },
+    config: { cheap: "{{$.items[?(@.price < 10)].name}}", total: "{{sum($.prices)}}", tag: "{{upper($.tag) + '-' + string($.n)}}" },
     payload: { items: [{ name: "a", price: 5 }, { name: "b", price: 15 }, { name: "c", price: 7 }], prices: [5, 15, 7], tag: "x", n: 3 },
   },
+];
+
+/** `=~` cases: the pattern (as Go writes it), the text, and JS RegExp source/flags for the baseline. */
+const regexCases: Array<{ name: string; pattern: string; text: string; js: RegExp }> = [
+  { name: "route_prefix", pattern: "^/api/v[0-9]+/", text: "/api/v1/items?limit=10", js: /^\/api\/v[0-9]+\//u },
+  { name: "error_class", pattern: "(?i)timeout|refused", text: "dial tcp 10.0.0.1:443: i/o timeout", js: /timeout|refused/iu },
+  { name: "email", pattern: "^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$", text: "dev.ops+alerts@example.com", js: /^[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}$/u },
 ];
 
 const quick = process.argv.includes("--quick");
@@ -88,6 +100,26 @@ for (const c of cases) {
     baseline: baseRate,
     ratio: Math.round((evalRate / baseRate) * 100) / 100,
   });
+}
+for (const r of regexCases) {
+  const compiled = compileTemplate({ match: `{{$.text =~ '${r.pattern.replace(/\\/g, "\\\\")}'}}` });
+  const payload = { text: r.text };
+  if ((compiled.evaluate(payload) as { match: unknown }).match !== true) throw new Error(`regex case ${r.name} does not match`);
+  const evalRate = measure(() => (sink = compiled.evaluate(payload)));
+  const baseRate = measure(() => (sink = r.js.test(r.text)));
+  results.push({ name: `expression_regex_${r.name}`, value: evalRate, unit: "evaluations/s", baseline: baseRate, ratio: Math.round((evalRate / baseRate) * 1000) / 1000 });
+}
+{
+  // One evaluation each: RE2 (through the evaluator) and the backtracking JS engine on the same input.
+  const text = `${"a".repeat(31)}!`;
+  const compiled = compileTemplate({ match: "{{$.text =~ '^(a+)+$'}}" });
+  let t0 = performance.now();
+  sink = compiled.evaluate({ text });
+  const re2Ms = performance.now() - t0;
+  t0 = performance.now();
+  sink = /^(a+)+$/.test(text);
+  const jsMs = performance.now() - t0;
+  results.push({ name: "expression_regex_catastrophic_32_chars", value: Math.round(re2Ms * 100) / 100, unit: "ms", baseline: Math.round(jsMs), ratio: Math.round((re2Ms / jsMs) * 10000) / 10000 });
 }
 const compileRate = measure(() => (sink = compileTemplate(cases[0]!.config)));
 results.push({ name: "expression_compile_router_input", value: compileRate, unit: "compiles/s" });

@@ -106,3 +106,23 @@ export class EvalFailure extends Error {
     this.name = "EvalFailure";
   }
 }
+
+/**
+ * A whole-string expression evaluated to NaN or ±Infinity, which JSON cannot carry: Go fails the
+ * hop when it encodes the evaluated configuration (`json: unsupported value: NaN`), so the
+ * template throws this instead of returning the number. Inside an interpolated string the
+ * number prints as text (`NaN`, `+Inf`, `-Inf`) and nothing fails, as in Go.
+ */
+export class NonFiniteNumberError extends Error {
+  /** Stable error code. */
+  readonly code = "EXPRESSION_NON_FINITE" as const;
+  /** Configuration field path of the expression. */
+  readonly field: string;
+  /** @param field the field path; @param value the number (NaN, Infinity or -Infinity) */
+  constructor(field: string, value: number) {
+    const shown = Number.isNaN(value) ? "NaN" : value > 0 ? "+Inf" : "-Inf";
+    super(`field ${JSON.stringify(field === "" ? "$" : field)} evaluated to ${shown}, which JSON cannot carry`);
+    this.name = "NonFiniteNumberError";
+    this.field = field;
+  }
+}

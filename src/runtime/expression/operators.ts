@@ -1,178 +1,176 @@
 /**
- * Operators on JSON values (runtime-spec §2.11): ajson arithmetic/comparison plus the SDK's
- * `+`/`-` overrides for RFC3339 times and Go durations (pkg/evaluator/functions.go) and `=~`.
+ * Binary operators with Go's semantics: ajson v0.1.6 math.go `operations`, and the SDK's `+`/`-`
+ * (pkg/evaluator/functions.go) that add RFC3339 times and Go durations.
  *
- * Rules: arithmetic needs numbers (else an evaluation error naming the operand types);
- * `+` with a string concatenates strings, numbers and booleans; comparisons of different JSON
- * types are false, never an error (ajson `Node.Eq/Le`); `==`/`!=` compare deeply.
+ * - `+`: string + string concatenates, unless one side is an RFC3339 time and the other a
+ *   duration (→ time) or both are durations (→ `"<seconds>s"`); number + number adds; anything
+ *   else fails (`'a' + 1`, `1 + 'a'`, `null + 1`).
+ * - `-`: number − number; time − duration, duration − time (= time − duration), duration −
+ *   duration; anything else fails.
+ * - `* / **`: numbers; `/` by zero fails. `% << >> & | ^ &^`: integers (Go `int`, 64-bit); `%` by
+ *   zero fails (Go panics), a negative shift count fails.
+ * - `== !=`: false when either side is MISSING (both operators!); otherwise ajson `Eq`.
+ * - `< <= > >=`: false when either side is MISSING or the types differ; ajson `Le`…
+ * - `=~`: both strings (RE2, regex.ts); `&&`, `||`: ajson `boolean()` of both sides, which were
+ *   both evaluated (no short circuit, as Go's RPN evaluation).
  */
 import type { BinaryOp } from "./ast.ts";
 import { EvalFailure } from "./errors.ts";
-import { formatRFC3339, formatSeconds, parseGoDuration, parseRFC3339 } from "./time.ts";
-import { deepEqual, toText, typeName } from "./values.ts";
+import { concat } from "./gostring.ts";
+import { pow } from "./gomath/index.ts";
+import { compileRegex } from "./regex.ts";
+import { formatRFC3339, formatSecondsSum, parseGoDuration, parseRFC3339 } from "./time.ts";
+import { goEqual, goOrder, typeName, truthy, UnreadableNumber } from "./values.ts";
 
-/** A compiled binary operator (not `&&`/`||`, which short-circuit in evaluate.ts). */
+/** A compiled binary operator. */
 export type BinaryFn = (left: unknown, right: unknown) => unknown;
 
-function mismatch(op: string, left: unknown, right: unknown): never {
+const MIN_INT = -(2 ** 63);
+
+function mismatch(op: string, left: unknown, right: unknown, want: string): never {
+  for (const v of [left, right]) if (v instanceof UnreadableNumber) throw new EvalFailure(v.reason);
+  void want;
   throw new EvalFailure(`cannot apply ${JSON.stringify(op)} to ${typeName(left)} and ${typeName(right)}`);
 }
 
-function numbers(op: string, left: unknown, right: unknown): void {
-  if (typeof left !== "number" || typeof right !== "number") mismatch(op, left, right);
+/** Both operands as numbers (ajson `_floats`). */
+function numbers(op: string, left: unknown, right: unknown): [number, number] {
+  if (typeof left !== "number" || typeof right !== "number") mismatch(op, left, right, "numbers");
+  return [left as number, right as number];
 }
 
+/** ajson `getInteger` of both: integral numbers as Go's `int(float64)` (out of range → -2^63). */
 function integers(op: string, left: unknown, right: unknown): [bigint, bigint] {
-  numbers(op, left, right);
-  const l = left as number;
-  const r = right as number;
-  if (!Number.isInteger(l) || !Number.isInteger(r)) {
-    throw new EvalFailure(`${JSON.stringify(op)} needs integers, got ${l} and ${r}`);
+  const [a, b] = numbers(op, left, right);
+  for (const n of [a, b]) {
+    if (n % 1 !== 0 || !Number.isFinite(n)) throw new EvalFailure(`${JSON.stringify(op)} needs integers, got ${a} and ${b}`);
   }
-  return [BigInt(l), BigInt(r)];
+  const int = (n: number) => (n >= 2 ** 63 || n < MIN_INT ? -(1n << 63n) : BigInt(n));
+  return [int(a), int(b)];
 }
 
-/** Duration text can only end in a unit letter (or be "0"); skips BigInt work for ordinary text. */
+function shiftCount(op: string, b: bigint): bigint {
+  if (b < 0n) throw new EvalFailure(`${JSON.stringify(op)} needs a non-negative shift count, got ${b}`);
+  return b;
+}
+
+/** A 64-bit signed result back to float64, as Go's `float64(int)`. */
+function toFloat(n: bigint): number {
+  return Number(BigInt.asIntN(64, n));
+}
+
+/** Duration text can only end in a unit letter (or be "0"); skips parsing ordinary text. */
 function mayBeDuration(s: string): boolean {
   const last = s.charCodeAt(s.length - 1);
-  return last === 115 /* s */ || last === 109 /* m */ || last === 104 /* h */ || s === "0";
+  return last === 115 /* s */ || last === 109 /* m */ || last === 104 /* h */ || s === "0" || s === "-0" || s === "+0";
 }
 
-/** `time ± duration` → RFC3339, `duration ± duration` → "<seconds>s", else undefined. */
-function timeArithmetic(left: string, right: string, sign: 1n | -1n): string | undefined {
-  if (!mayBeDuration(right)) return undefined;
-  const time = parseRFC3339(left);
-  if (time !== undefined) {
-    const d = parseGoDuration(right);
-    return d === undefined ? undefined : formatRFC3339({ ns: time.ns + sign * d, offsetMinutes: time.offsetMinutes });
+function duration(s: string): bigint | undefined {
+  return mayBeDuration(s) ? parseGoDuration(s) : undefined;
+}
+
+/**
+ * The SDK's time rules for two strings: `time ± duration`, `duration + time`,
+ * `duration - time` (the time minus the duration), `duration ± duration`; undefined otherwise.
+ */
+function timeArithmetic(left: string, right: string, sign: 1 | -1): string | undefined {
+  const rd = duration(right);
+  if (rd !== undefined) {
+    const t = parseRFC3339(left);
+    if (t !== undefined) return formatRFC3339({ ns: t.ns + BigInt(sign) * rd, offsetSeconds: t.offsetSeconds });
   }
-  if (!mayBeDuration(left)) return undefined;
-  const dl = parseGoDuration(left);
-  if (dl === undefined) return undefined;
-  const dr = parseGoDuration(right);
-  return dr === undefined ? undefined : formatSeconds(dl + sign * dr);
-}
-
-function isConcatenable(v: unknown): boolean {
-  const t = typeof v;
-  return t === "string" || t === "number" || t === "boolean";
+  const ld = duration(left);
+  if (ld !== undefined) {
+    const t = parseRFC3339(right);
+    if (t !== undefined) return formatRFC3339({ ns: t.ns + BigInt(sign) * ld, offsetSeconds: t.offsetSeconds });
+    if (rd !== undefined) return formatSecondsSum(ld, rd, sign);
+  }
+  return undefined;
 }
 
 function add(left: unknown, right: unknown): unknown {
-  if (typeof left === "number" && typeof right === "number") return left + right;
-  if (typeof left === "string" && typeof right === "string") {
-    return timeArithmetic(left, right, 1n) ?? left + right;
+  if (typeof left === "string") {
+    if (typeof right !== "string") mismatch("+", left, right, "two strings or two numbers");
+    return timeArithmetic(left, right as string, 1) ?? concat(left, right as string);
   }
-  if ((typeof left === "string" || typeof right === "string") && isConcatenable(left) && isConcatenable(right)) {
-    return toText(left) + toText(right);
-  }
-  return mismatch("+", left, right);
+  const [a, b] = numbers("+", left, right);
+  return a + b;
 }
 
 function subtract(left: unknown, right: unknown): unknown {
-  if (typeof left === "number" && typeof right === "number") return left - right;
   if (typeof left === "string" && typeof right === "string") {
-    const r = timeArithmetic(left, right, -1n);
-    if (r !== undefined) return r;
+    const t = timeArithmetic(left, right, -1);
+    if (t !== undefined) return t;
+    throw new EvalFailure(`cannot apply "-" to two strings unless they are a time and a duration or two durations, got ${JSON.stringify(left)} and ${JSON.stringify(right)}`);
   }
-  return mismatch("-", left, right);
+  const [a, b] = numbers("-", left, right);
+  return a - b;
 }
 
-function ordered(test: (c: number) => boolean): BinaryFn {
-  return (left, right) => {
-    if (typeof left === "number" && typeof right === "number") {
-      return test(left < right ? -1 : left > right ? 1 : left === right ? 0 : NaN);
-    }
-    if (typeof left === "string" && typeof right === "string") {
-      return test(left < right ? -1 : left > right ? 1 : 0);
-    }
-    return false; // different or unordered types: false, not an error (ajson Node.Le)
+function compare(test: (c: number) => boolean): BinaryFn {
+  return (l, r) => {
+    if (typeof l === "number" && typeof r === "number") return test(l < r ? -1 : l > r ? 1 : l === r ? 0 : NaN);
+    return l === undefined || r === undefined ? false : goOrder(l, r, test);
   };
 }
 
-const regexCache = new Map<string, RegExp>();
-const REGEX_CACHE_LIMIT = 256;
-
-/**
- * Compiles a Go (RE2) pattern as a JS RegExp. A leading inline flag group such as `(?i)` — common
- * in Go patterns and not valid JS — becomes RegExp flags.
- *
- * @throws EvalFailure when the pattern is not a valid regular expression
- */
-export function compileRegex(pattern: string): RegExp {
-  const cached = regexCache.get(pattern);
-  if (cached !== undefined) return cached;
-  let source = pattern;
-  let flags = "u";
-  const inline = /^\(\?([imsU]+)\)/.exec(source);
-  if (inline !== null) {
-    source = source.slice(inline[0].length);
-    for (const f of inline[1] as string) if (f !== "U" && !flags.includes(f)) flags += f;
-  }
-  let re: RegExp;
-  try {
-    re = new RegExp(source, flags);
-  } catch (err) {
-    throw new EvalFailure(`invalid regular expression ${JSON.stringify(pattern)}: ${(err as Error).message}`);
-  }
-  if (regexCache.size >= REGEX_CACHE_LIMIT) regexCache.clear();
-  regexCache.set(pattern, re);
-  return re;
-}
-
-/** `text =~ pattern`: true when the pattern matches anywhere in text (Go `regexp.MatchString`); non-strings → false. */
-export function regexMatch(left: unknown, right: unknown): boolean {
-  if (typeof left !== "string" || typeof right !== "string") return false;
-  return compileRegex(right).test(left);
-}
-
-/** Binary operators except `&&`/`||`. */
-export const BINARY: Readonly<Record<Exclude<BinaryOp, "&&" | "||">, BinaryFn>> = {
+/** Binary operators except `=~` with a constant pattern (compiled once in evaluate.ts). */
+export const BINARY: Readonly<Record<BinaryOp, BinaryFn>> = {
   "+": add,
   "-": subtract,
-  "*": (l, r) => (numbers("*", l, r), (l as number) * (r as number)),
+  "*": (l, r) => {
+    const [a, b] = numbers("*", l, r);
+    return a * b;
+  },
   "/": (l, r) => {
-    numbers("/", l, r);
-    if (r === 0) throw new EvalFailure("division by zero");
-    return (l as number) / (r as number);
+    const [a, b] = numbers("/", l, r);
+    if (b === 0) throw new EvalFailure("division by zero");
+    return a / b;
+  },
+  "**": (l, r) => {
+    const [a, b] = numbers("**", l, r);
+    return pow(a, b);
   },
   "%": (l, r) => {
     const [a, b] = integers("%", l, r);
+    // Go panics (integer divide by zero); we report it.
     if (b === 0n) throw new EvalFailure("division by zero");
-    return Number(a % b);
+    return toFloat(a % b);
   },
-  "**": (l, r) => (numbers("**", l, r), Math.pow(l as number, r as number)),
   "<<": (l, r) => {
     const [a, b] = integers("<<", l, r);
-    if (b < 0n) throw new EvalFailure(`negative shift count ${b}`);
-    return Number(BigInt.asIntN(64, a << b));
+    return shiftCount("<<", b) >= 64n ? 0 : toFloat(a << b);
   },
   ">>": (l, r) => {
     const [a, b] = integers(">>", l, r);
-    if (b < 0n) throw new EvalFailure(`negative shift count ${b}`);
-    return Number(a >> b);
+    return toFloat(a >> (shiftCount(">>", b) >= 64n ? 63n : b));
   },
   "&": (l, r) => {
     const [a, b] = integers("&", l, r);
-    return Number(a & b);
-  },
-  "&^": (l, r) => {
-    const [a, b] = integers("&^", l, r);
-    return Number(a & ~b);
+    return toFloat(a & b);
   },
   "|": (l, r) => {
     const [a, b] = integers("|", l, r);
-    return Number(a | b);
+    return toFloat(a | b);
   },
   "^": (l, r) => {
     const [a, b] = integers("^", l, r);
-    return Number(a ^ b);
+    return toFloat(a ^ b);
   },
-  "==": (l, r) => deepEqual(l, r),
-  "!=": (l, r) => !deepEqual(l, r),
-  "<": ordered((c) => c < 0),
-  "<=": ordered((c) => c <= 0),
-  ">": ordered((c) => c > 0),
-  ">=": ordered((c) => c >= 0),
-  "=~": regexMatch,
+  "&^": (l, r) => {
+    const [a, b] = integers("&^", l, r);
+    return toFloat(a & ~b);
+  },
+  "==": (l, r) => (l === undefined || r === undefined ? false : goEqual(l, r)),
+  "!=": (l, r) => (l === undefined || r === undefined ? false : !goEqual(l, r)),
+  "<": compare((c) => c < 0),
+  "<=": compare((c) => c <= 0),
+  ">": compare((c) => c > 0),
+  ">=": compare((c) => c >= 0),
+  "=~": (l, r) => {
+    if (typeof l !== "string" || typeof r !== "string") mismatch("=~", l, r, "a string and a pattern string");
+    return compileRegex(r as string).test(l as string);
+  },
+  "&&": (l, r) => truthy(l) && truthy(r),
+  "||": (l, r) => truthy(l) || truthy(r),
 };

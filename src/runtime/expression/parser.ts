@@ -1,15 +1,20 @@
 /**
- * Parser: tokens → AST (runtime-spec §2.11; ajson operator precedence, from Go's spec).
+ * Parser: tokens → AST (runtime-spec §2.11), accepting what ajson v0.1.6's `rpn` accepts.
  *
- * Precedence, loosest first: `? :` (right-assoc) < `||` < `&&` < comparison `== != < <= > >= =~`
- * < `+ - | ^` < `* / % << >> & &^` < `**` (right-assoc) < unary `! - +` < primary.
- * Unary binds tighter than `**` so `-2 ** 2` is 4, as ajson reads the signed literal `-2`.
- * Unknown functions, unknown identifiers and wrong argument counts are syntax errors here, so a
- * broken configuration fails when it is compiled rather than on every hop.
+ * Precedence, loosest first (ajson math.go `priority`): `? :` < `||` < `&&` <
+ * `== != < <= > >= =~` < `+ - | ^` < `* / % << >> & &^` < `**` (right-associative); operators of
+ * one level associate to the left. Two deliberate differences from Go (docs/compatibility.md):
+ * the SDK re-registers `+` and `-` at the level of the comparisons, so in Go `2 == $.a + 1`
+ * compares first and fails — here `+`/`-` keep ajson's own level; and `a ? b : c ? d : e` nests
+ * to the right (Go groups it as `(a ? b : c) ? d : e`).
+ *
+ * Everything Go rejects is a syntax error here: unknown functions and constants, a function of
+ * one argument called with none or several, a multi-argument function given fewer than it
+ * needs. Go reports those on every hop; we know them when the configuration is compiled.
  */
-import type { BinaryOp, Expr, Segment } from "./ast.ts";
+import type { BinaryOp, Expr } from "./ast.ts";
 import { ExpressionSyntaxError } from "./errors.ts";
-import { CONSTANTS, FUNCTIONS } from "./functions.ts";
+import { CONSTANTS, FUNCTIONS, LOCATED_FUNCTIONS } from "./functions.ts";
 import { type Token, tokenize } from "./lexer.ts";
 
 const PRECEDENCE: Readonly<Record<BinaryOp, number>> = {
@@ -21,18 +26,14 @@ const PRECEDENCE: Readonly<Record<BinaryOp, number>> = {
   "**": 6,
 };
 
-function isBinaryOp(op: string): op is BinaryOp {
-  return Object.prototype.hasOwnProperty.call(PRECEDENCE, op);
-}
-
 function describe(tok: Token): string {
   switch (tok.kind) {
     case "eof":
       return "end of expression";
     case "str":
-      return `string ${JSON.stringify(tok.value)}`;
+      return `string ${tok.text}`;
     default:
-      return `token ${JSON.stringify(tok.value)}`;
+      return JSON.stringify(tok.text);
   }
 }
 
@@ -47,26 +48,22 @@ class Parser {
   parseAll(): Expr {
     const expr = this.ternary();
     const rest = this.peek();
-    if (rest.kind !== "eof") this.unexpected(rest);
+    if (rest.kind !== "eof") this.fail(rest.pos, `unexpected ${describe(rest)} after a complete expression`);
     return expr;
   }
 
-  private peek(offset = 0): Token {
-    return this.tokens[Math.min(this.i + offset, this.tokens.length - 1)] as Token;
+  private peek(): Token {
+    return this.tokens[this.i]!;
   }
 
   private next(): Token {
-    const tok = this.peek();
-    if (this.i < this.tokens.length - 1) this.i++;
+    const tok = this.tokens[this.i]!;
+    if (tok.kind !== "eof") this.i++;
     return tok;
   }
 
   private fail(pos: number, reason: string): never {
     throw new ExpressionSyntaxError(this.text, pos, reason);
-  }
-
-  private unexpected(tok: Token): never {
-    return this.fail(tok.pos, `unexpected ${describe(tok)}`);
   }
 
   private expect(kind: Token["kind"], what: string): Token {
@@ -89,11 +86,11 @@ class Parser {
   }
 
   private binary(minPrecedence: number): Expr {
-    let left = this.unary();
+    let left = this.primary();
     for (;;) {
       const tok = this.peek();
-      if (tok.kind !== "op" || !isBinaryOp(tok.value)) return left;
-      const op = tok.value;
+      if (tok.kind !== "op") return left;
+      const op = tok.text as BinaryOp;
       const prec = PRECEDENCE[op];
       if (prec < minPrecedence) return left;
       this.next();
@@ -102,55 +99,40 @@ class Parser {
     }
   }
 
-  private unary(): Expr {
-    const tok = this.peek();
-    if (tok.kind === "op" && (tok.value === "!" || tok.value === "-" || tok.value === "+")) {
-      this.next();
-      const operand = this.unary();
-      if (operand.kind === "literal" && typeof operand.value === "number" && tok.value !== "!") {
-        return { kind: "literal", value: tok.value === "-" ? -operand.value : operand.value, pos: tok.pos };
-      }
-      return { kind: "unary", op: tok.value, operand, pos: tok.pos };
-    }
-    return this.primary();
-  }
-
   private primary(): Expr {
     const tok = this.next();
     switch (tok.kind) {
       case "num":
-        return { kind: "literal", value: tok.num, pos: tok.pos };
       case "str":
         return { kind: "literal", value: tok.value, pos: tok.pos };
-      case "$":
-      case "@":
-        return { kind: "path", root: tok.kind, segments: this.segments(), pos: tok.pos };
+      case "path":
+        return { kind: "path", text: tok.text, pos: tok.pos };
       case "(": {
+        if (this.peek().kind === ")") this.fail(this.peek().pos, "empty parentheses");
         const inner = this.ternary();
         this.expect(")", '")"');
         return inner;
       }
-      case "ident":
-        return this.peek().kind === "(" ? this.call(tok) : this.constant(tok);
+      case "call":
+        return this.call(tok);
+      case "ident": {
+        if (!CONSTANTS.has(tok.text)) {
+          const hint = FUNCTIONS.has(tok.text) || LOCATED_FUNCTIONS.has(tok.text) ? ` (${tok.text} is a function: write ${tok.text}(…) without a space)` : "";
+          this.fail(tok.pos, `unknown constant ${JSON.stringify(tok.text)}${hint}`);
+        }
+        return { kind: "literal", value: CONSTANTS.get(tok.text), pos: tok.pos };
+      }
+      case "eof":
+        return this.fail(tok.pos, "unexpected end of expression");
       default:
-        if (tok.kind === "eof") this.fail(tok.pos, "unexpected end of expression");
-        return this.unexpected(tok);
+        return this.fail(tok.pos, `unexpected ${describe(tok)}`);
     }
-  }
-
-  private constant(tok: Token): Expr {
-    const key = tok.value.toLowerCase();
-    if (!CONSTANTS.has(key)) {
-      const hint = FUNCTIONS.has(key) ? ` (${key} is a function: write ${key}(…))` : "";
-      this.fail(tok.pos, `unknown identifier ${JSON.stringify(tok.value)}${hint}`);
-    }
-    return { kind: "literal", value: CONSTANTS.get(key) ?? null, pos: tok.pos };
   }
 
   private call(nameTok: Token): Expr {
-    const name = nameTok.value.toLowerCase();
+    const name = nameTok.text;
     const def = FUNCTIONS.get(name);
-    if (def === undefined) this.fail(nameTok.pos, `unknown function ${JSON.stringify(nameTok.value)}`);
+    if (def === undefined && !LOCATED_FUNCTIONS.has(name)) this.fail(nameTok.pos, `unknown function ${JSON.stringify(name)}`);
     this.next(); // (
     const args: Expr[] = [];
     if (this.peek().kind !== ")") {
@@ -161,128 +143,13 @@ class Parser {
       }
     }
     this.expect(")", '")" closing the argument list');
-    if (args.length < def.minArgs || args.length > def.maxArgs) {
-      const want =
-        def.minArgs === def.maxArgs
-          ? `${def.minArgs} argument${def.minArgs === 1 ? "" : "s"}`
-          : `${def.minArgs} to ${def.maxArgs} arguments`;
-      this.fail(nameTok.pos, `function ${JSON.stringify(name)} expects ${want}, got ${args.length}`);
+    const min = def?.minArgs ?? 1;
+    const max = def === undefined || !def.multi ? def?.maxArgs ?? 1 : Infinity;
+    if (args.length < min || args.length > max) {
+      const want = max === Infinity ? `at least ${min}` : min === max ? `${min}` : `${min} to ${max}`;
+      this.fail(nameTok.pos, `function ${JSON.stringify(name)} takes ${want} argument${max === 1 ? "" : "s"}, got ${args.length}`);
     }
     return { kind: "call", name, args, pos: nameTok.pos };
-  }
-
-  // ---- JSONPath ------------------------------------------------------------------------------
-
-  private segments(): Segment[] {
-    const out: Segment[] = [];
-    for (;;) {
-      const tok = this.peek();
-      if (tok.kind === ".") {
-        this.next();
-        out.push(this.member(tok));
-      } else if (tok.kind === "..") {
-        this.next();
-        const after = this.peek();
-        if (after.kind === "[" && after.pos === tok.pos + 2) {
-          this.next();
-          out.push({ kind: "descend", next: this.bracket() });
-        } else {
-          out.push({ kind: "descend", next: this.member(tok) });
-        }
-      } else if (tok.kind === "[") {
-        this.next();
-        out.push(this.bracket());
-      } else {
-        return out;
-      }
-    }
-  }
-
-  private member(dot: Token): Segment {
-    const tok = this.peek();
-    if (tok.kind === "name") {
-      this.next();
-      return { kind: "child", name: tok.value };
-    }
-    if (tok.kind === "wild") {
-      this.next();
-      return { kind: "wildcard" };
-    }
-    return this.fail(tok.kind === "eof" ? tok.pos : dot.pos + dot.value.length, `expected a member name after "${dot.value}"`);
-  }
-
-  /** After `[`: `*`, `?(…)`, `(…)`, index/key, union or slice; consumes the closing `]`. */
-  private bracket(): Segment {
-    const tok = this.peek();
-    if (tok.kind === "op" && tok.value === "*" && this.peek(1).kind === "]") {
-      this.next();
-      this.next();
-      return { kind: "wildcard" };
-    }
-    if (tok.kind === "?") {
-      this.next();
-      this.expect("(", '"(" after "[?"');
-      const expr = this.ternary();
-      this.expect(")", '")" closing the filter');
-      this.expect("]", '"]"');
-      return { kind: "filter", expr };
-    }
-    if (tok.kind === "(") {
-      this.next();
-      const expr = this.ternary();
-      this.expect(")", '")" closing the script');
-      this.expect("]", '"]"');
-      return { kind: "script", expr };
-    }
-    const first = this.optionalInt();
-    if (this.peek().kind === ":") {
-      this.next();
-      const end = this.optionalInt();
-      let step: number | undefined;
-      if (this.peek().kind === ":") {
-        this.next();
-        step = this.optionalInt();
-        if (step === 0) this.fail(this.tokens[this.i - 1]?.pos ?? 0, "slice step must not be 0");
-      }
-      this.expect("]", '"]" closing the slice');
-      return { kind: "slice", start: first, end, step };
-    }
-    const keys: Array<string | number> = [first ?? this.key()];
-    while (this.peek().kind === ",") {
-      this.next();
-      keys.push(this.optionalInt() ?? this.key());
-    }
-    this.expect("]", '"]"');
-    if (keys.length > 1) return { kind: "union", keys };
-    const only = keys[0] as string | number;
-    return typeof only === "number" ? { kind: "index", index: only } : { kind: "child", name: only };
-  }
-
-  private key(): string {
-    const tok = this.peek();
-    if (tok.kind === "str") {
-      this.next();
-      return tok.value;
-    }
-    if (tok.kind === "eof") return this.fail(tok.pos, "unexpected end of expression, expected an index or a quoted key");
-    return this.fail(tok.pos, `expected an index or a quoted key, found ${describe(tok)}`);
-  }
-
-  private optionalInt(): number | undefined {
-    const tok = this.peek();
-    let sign = 1;
-    let numTok = tok;
-    if (tok.kind === "op" && (tok.value === "-" || tok.value === "+")) {
-      numTok = this.peek(1);
-      if (numTok.kind !== "num") return undefined;
-      sign = tok.value === "-" ? -1 : 1;
-    } else if (tok.kind !== "num") {
-      return undefined;
-    }
-    if (!Number.isInteger(numTok.num)) this.fail(numTok.pos, `index must be an integer, got ${numTok.value}`);
-    if (numTok !== tok) this.next();
-    this.next();
-    return sign * numTok.num;
   }
 }
 
@@ -294,6 +161,6 @@ class Parser {
  * @throws ExpressionSyntaxError with the 0-based position of the first problem
  */
 export function parseExpression(text: string): Expr {
-  if (text.length === 0) throw new ExpressionSyntaxError(text, 0, "empty expression");
+  if (text.length === 0) throw new ExpressionSyntaxError(text, 0, "expression is empty");
   return new Parser(text).parseAll();
 }

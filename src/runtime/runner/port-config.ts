@@ -2,24 +2,56 @@
  * Edge data mappings of one node, compiled once (runtime-spec §2.3): `spec.ports[]` entries keyed by
  * `(from, port)`, their base64 JSON configuration decoded and compiled into a template. On a node
  * update only entries whose bytes changed are recompiled.
+ *
+ * As in the Go runner (internal/scheduler/runner/runner.go, the evaluator callback): an expression
+ * that does not compile makes only its own field null (or keeps its `{{…}}` text inside a string)
+ * and the hop goes on; the compile error is kept as a problem of the node (its status, a log line)
+ * and reported on every hop through that edge. An evaluated value JSON cannot carry (NaN,
+ * ±Infinity) fails the hop, as in Go.
  */
 import type { TinyNodePortConfigLike } from "../../sdk/node.ts";
 import { TinyError } from "../../sdk/errors.ts";
-import { compileTemplate, type CompiledTemplate } from "../expression/index.ts";
+import {
+  compileTemplate,
+  decodePayloadJson,
+  type CompiledTemplate,
+  type ExpressionErrorHandler,
+  NonFiniteNumberError,
+} from "../expression/index.ts";
 
-/** A compiled port config, or the reason it could not be compiled (reported on every hop using it). */
+/** A compiled port config, or the reason it fails every hop. */
 export interface CompiledPortConfig {
   /** The base64 bytes it was compiled from (change detection). */
   readonly source: string;
+  /** The template; absent when {@link error} is set. */
   readonly template?: CompiledTemplate;
+  /** Fails every hop: the bytes are not base64 JSON, or hold a number beyond float64. */
   readonly error?: Error;
+  /** Expressions that do not compile (their fields evaluate to null); for the node's status and logs. */
+  readonly problems: readonly PortConfigError[];
+  readonly node: string;
+  readonly from: string;
+  readonly port: string;
 }
 
-/** A port config's bytes are not base64 JSON, or its expressions do not parse. code `"PORT_CONFIG"`. */
+/**
+ * A port config's bytes are not base64 JSON, or one of its expressions does not parse (then only
+ * that field is null). code `"PORT_CONFIG"`.
+ */
 export class PortConfigError extends TinyError {
   constructor(node: string, from: string, port: string, cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause);
     super("PORT_CONFIG", `node ${node}: configuration of port ${port} (from ${JSON.stringify(from)}) is invalid: ${why}`, { cause });
+  }
+}
+
+/**
+ * A configuration evaluated to a value JSON cannot carry (NaN, ±Infinity, e.g. `{{sqrt(-1)}}`):
+ * Go fails the hop when it encodes the configuration for the port. code `"PORT_DATA"`.
+ */
+export class PortDataError extends TinyError {
+  constructor(node: string, from: string, port: string, cause: Error) {
+    super("PORT_DATA", `node ${node}: configuration of port ${port} (from ${JSON.stringify(from)}) cannot be sent: ${cause.message}`, { cause });
   }
 }
 
@@ -29,6 +61,7 @@ export class PortConfigError extends TinyError {
  */
 export class PortConfigTable {
   readonly #byFrom = new Map<string, Map<string, CompiledPortConfig>>();
+  #problem: Error | undefined;
 
   /** The config for hops from `from` (a `node:port` address, `""` for the node's own) to `port`. */
   get(from: string, port: string): CompiledPortConfig | undefined {
@@ -40,14 +73,27 @@ export class PortConfigTable {
     let byPort = this.#byFrom.get(from);
     if (!byPort) this.#byFrom.set(from, (byPort = new Map()));
     byPort.set(port, config);
+    this.#problem ??= config.error ?? config.problems[0];
+  }
+
+  /** The first configuration problem of the node (for its status), or undefined. */
+  get problem(): Error | undefined {
+    return this.#problem;
   }
 }
 
 /**
  * Compiles `configs`, reusing entries of `previous` whose bytes are unchanged. Entries with empty
  * configuration are skipped (runtime-spec §2.2 step 5 needs a non-empty configuration).
+ *
+ * @param onProblem called once for each problem of a newly compiled entry (a log line at load)
  */
-export function compilePortConfigs(node: string, configs: readonly TinyNodePortConfigLike[] | undefined, previous: PortConfigTable): PortConfigTable {
+export function compilePortConfigs(
+  node: string,
+  configs: readonly TinyNodePortConfigLike[] | undefined,
+  previous: PortConfigTable,
+  onProblem?: (err: PortConfigError) => void,
+): PortConfigTable {
   const next = new PortConfigTable();
   for (const pc of configs ?? []) {
     const b64 = pc.configuration ?? "";
@@ -58,13 +104,50 @@ export function compilePortConfigs(node: string, configs: readonly TinyNodePortC
       next.set(from, pc.port, prev);
       continue;
     }
-    try {
-      const text = Buffer.from(b64, "base64").toString("utf8");
-      const value: unknown = JSON.parse(text);
-      next.set(from, pc.port, { source: b64, template: compileTemplate(value) });
-    } catch (err) {
-      next.set(from, pc.port, { source: b64, error: new PortConfigError(node, from, pc.port, err) });
-    }
+    const compiled = compileOne(node, from, pc.port, b64);
+    if (onProblem) for (const p of compiled.error ? [compiled.error as PortConfigError] : compiled.problems) onProblem(p);
+    next.set(from, pc.port, compiled);
   }
   return next;
+}
+
+function compileOne(node: string, from: string, port: string, b64: string): CompiledPortConfig {
+  const base = { source: b64, node, from, port };
+  try {
+    const text = Buffer.from(b64, "base64").toString("utf8");
+    // Go's evaluator also refuses a configuration that is not an object ("node is not an object");
+    // we evaluate any JSON value (docs/compatibility.md, superset): `"{{$}}"` passes the payload on.
+    const value: unknown = JSON.parse(text);
+    const template = compileTemplate(value, { tolerant: true });
+    if (template.unreadableConstant !== undefined) throw new Error(template.unreadableConstant);
+    return { ...base, template, problems: template.syntaxErrors.map((e) => new PortConfigError(node, from, port, e)) };
+  } catch (err) {
+    return { ...base, error: new PortConfigError(node, from, port, err), problems: [] };
+  }
+}
+
+/**
+ * Decodes a hop's payload for an edge configuration as Go's runner does (`ajson.Unmarshal`):
+ * see src/runtime/expression/payload.ts.
+ * @throws SyntaxError when it is not JSON
+ */
+export function decodeConfiguredPayload(data: unknown): unknown {
+  return decodePayloadJson(data);
+}
+
+/**
+ * Evaluates a compiled port config against a decoded payload: the port's input for this hop.
+ * Expression errors (and fields that do not compile) go to `onError` and leave their field null.
+ *
+ * @throws PortConfigError when the configuration fails every hop ({@link CompiledPortConfig.error})
+ * @throws PortDataError when a field evaluates to NaN or ±Infinity
+ */
+export function evaluatePortConfig(pc: CompiledPortConfig, payload: unknown, onError?: ExpressionErrorHandler): unknown {
+  if (pc.error) throw pc.error;
+  try {
+    return pc.template!.evaluate(payload, onError);
+  } catch (err) {
+    if (err instanceof NonFiniteNumberError) throw new PortDataError(pc.node, pc.from, pc.port, err);
+    throw err;
+  }
 }

@@ -23,7 +23,7 @@ import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
 import { Debouncer } from "./debouncer.ts";
 import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, PayloadDecodeError, PortValidationError } from "./errors.ts";
 import { MetadataState } from "./metadata-state.ts";
-import { compilePortConfigs, PortConfigTable } from "./port-config.ts";
+import { compilePortConfigs, decodeConfiguredPayload, evaluatePortConfig, PortConfigTable } from "./port-config.ts";
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, mayRetry, resolveRetryPolicy, type ResolvedRetryPolicy } from "./retry.ts";
 import { HopScope } from "./scope.ts";
 import { statusComponent, statusPorts } from "./status.ts";
@@ -214,7 +214,7 @@ export class Runner implements HopSite {
   setNode(node: TinyNodeLike): void {
     this.#node = node;
     this.identity = identityOf(node);
-    this.#portConfigs = compilePortConfigs(this.name, node.spec.ports, this.#portConfigs);
+    this.#portConfigs = compilePortConfigs(this.name, node.spec.ports, this.#portConfigs, (err) => this.log.warn({ node: this.name, err: err.message }, "edge configuration"));
     this.#nodeCredentialKeys = undefined;
     const byPort = new Map<string, EdgeRoute[]>();
     const byId = new Map<string, EdgeRoute>();
@@ -393,11 +393,11 @@ export class Runner implements HopSite {
     if (pc.error) throw pc.error;
     let payload: unknown;
     try {
-      payload = decodePayload(msg.data);
+      payload = decodeConfiguredPayload(msg.data);
     } catch (err) {
       throw new PayloadDecodeError(this.name, port, err);
     }
-    return pc.template!.evaluate(payload, (err) => {
+    return evaluatePortConfig(pc, payload, (err) => {
       this.log.debug({ node: this.name, port, err: err.message }, "expression error");
       span.event("expression_error", { expression: err.expression, error: err.message });
     });
@@ -523,9 +523,10 @@ export class Runner implements HopSite {
   /** The status fields the runtime owns (runtime-spec §2.6): status, error, ports, component. */
   readStatus(): TinyNodeStatusLike {
     this.invalidatePorts(); // ReadStatus always calls Ports() fresh
+    const problem = this.lastError ?? this.#portConfigs.problem; // an edge configuration that does not compile shows too
     return {
-      status: this.lastError ? this.lastError.message : "OK",
-      error: this.lastError !== undefined,
+      status: problem ? problem.message : "OK",
+      error: problem !== undefined,
       ports: statusPorts(this.ports()),
       component: statusComponent(this.instance.definition.info),
     };

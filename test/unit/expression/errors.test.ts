@@ -24,18 +24,20 @@ function syntaxError(fn: () => unknown): ExpressionSyntaxError {
 describe("syntax errors at compile time", () => {
   const cases: Array<[string, string]> = [
     ["$.a +", 'expression "{{$.a +}}": unexpected end of expression at position 5'],
-    ["$.a $.b", 'expression "{{$.a $.b}}": unexpected token "$" at position 4'],
+    ["$.a $.b", 'expression "{{$.a $.b}}": unexpected "$.b" after a complete expression at position 4'],
     ["(1 + 2", 'expression "{{(1 + 2}}": unexpected end of expression, expected ")" at position 6'],
-    ["'abc", 'expression "{{\'abc}}": unterminated string at position 0'],
+    ["'abc", 'expression "{{\'abc}}": malformed or unterminated string at position 0'],
     ["$.a # 1", 'expression "{{$.a # 1}}": unexpected character "#" at position 4'],
     ["foo($.a)", 'expression "{{foo($.a)}}": unknown function "foo" at position 0'],
-    ["split($.a)", 'expression "{{split($.a)}}": function "split" expects 2 arguments, got 1 at position 0'],
-    ["1 + upper('a', 'b')", 'expression "{{1 + upper(\'a\', \'b\')}}": function "upper" expects 1 argument, got 2 at position 4'],
-    ["$.a == bogus", 'expression "{{$.a == bogus}}": unknown identifier "bogus" at position 7'],
+    ["split($.a)", 'expression "{{split($.a)}}": function "split" takes at least 2 arguments, got 1 at position 0'],
+    ["1 + upper('a', 'b')", 'expression "{{1 + upper(\'a\', \'b\')}}": function "upper" takes 1 argument, got 2 at position 4'],
+    ["$.a == bogus", 'expression "{{$.a == bogus}}": unknown constant "bogus" at position 7'],
     ["$.a ? 1", 'expression "{{$.a ? 1}}": unexpected end of expression, expected ":" of the conditional at position 7'],
-    ["$.", 'expression "{{$.}}": expected a member name after "." at position 2'],
-    ["$.items[1.5]", 'expression "{{$.items[1.5]}}": index must be an integer, got 1.5 at position 8'],
-    ["$.a =~ '('", 'expression "{{$.a =~ \'(\'}}": invalid regular expression "(": Invalid regular expression: missing ) at position 7'],
+    ["!$.a", 'expression "{{!$.a}}": unexpected "!": there is no "!" operator, write not(…) at position 0'],
+    ["-$.a", 'expression "{{-$.a}}": a number is expected after "-" (there is no unary -; write 0 - x) at position 0'],
+    ["now()", 'expression "{{now()}}": function "now" takes 1 argument, got 0 at position 0'],
+    ["$[", 'expression "{{$[}}": unexpected end of expression, expected "]" at position 2'],
+    ["$.a =~ '('", 'expression "{{$.a =~ \'(\'}}": error parsing regexp: missing closing ): `(` at position 7'],
   ];
   for (const [src, message] of cases) {
     test(`rejects ${JSON.stringify(src)} with its position`, () => {
@@ -68,7 +70,15 @@ describe("syntax errors at compile time", () => {
 
   test("a whitespace-only expression is a syntax error", () => {
     const err = syntaxError(() => compileTemplate("{{  }}"));
-    expect(err.reason).toBe("empty expression");
+    expect(err.reason).toBe("expression is empty");
+  });
+
+  test("in tolerant mode a field that does not compile evaluates to null (or keeps its text) and reports the error each time", () => {
+    const t = compileTemplate({ bad: "{{$.a +}}", text: "x={{foo}}", ok: "{{$.a}}" }, { tolerant: true });
+    expect(t.syntaxErrors.map((e) => e.field)).toEqual(["bad", "text"]);
+    const seen: string[] = [];
+    expect(t.evaluate({ a: 1 }, (e) => seen.push(e.code))).toEqual({ bad: null, text: "x={{foo}}", ok: 1 });
+    expect(seen).toEqual(["EXPRESSION_SYNTAX", "EXPRESSION_SYNTAX"]);
   });
 });
 
@@ -84,11 +94,11 @@ describe("evaluation errors", () => {
     expect(caught).toBeInstanceOf(ExpressionEvalError);
     const err = caught as ExpressionEvalError;
     expect(err.code).toBe("EXPRESSION_EVAL");
-    expect(err.message).toBe('expression "{{$.a + 1}}": cannot apply "+" to null and number');
+    expect(err.message).toBe('expression "{{$.a + 1}}": cannot apply "+" to missing value and number');
   });
 
   test("a failing pure expression evaluates to null and fires onError once with the field", () => {
-    const seen: ExpressionEvalError[] = [];
+    const seen: Array<ExpressionEvalError | ExpressionSyntaxError> = [];
     const out = compileTemplate({ ok: "{{$.n}}", bad: "{{$.n / 0}}" }).evaluate({ n: 3 }, (e) => seen.push(e));
     expect(out).toEqual({ ok: 3, bad: null });
     expect(seen.length).toBe(1);
@@ -100,7 +110,7 @@ describe("evaluation errors", () => {
     const seen: string[] = [];
     const out = compileTemplate({ line: "n={{ upper($.n) }}, m={{$.m}}" }).evaluate({ n: 3, m: "ok" }, (e) => seen.push(e.message));
     expect(out).toEqual({ line: "n={{ upper($.n) }}, m=ok" });
-    expect(seen).toEqual(['expression "{{upper($.n)}}": upper() expects a string, got number (in field "line")']);
+    expect(seen).toEqual(['expression "{{upper($.n)}}": upper() needs a string, got number (in field "line")']);
   });
 
   test("evaluation without onError still degrades (null / kept text) instead of throwing", () => {
@@ -108,11 +118,16 @@ describe("evaluation errors", () => {
     expect(t.evaluate({ x: "text" })).toEqual({ a: null, b: "v={{$.x * 2}}" });
   });
 
-  test("an element the filter cannot be applied to does not match, and is not an error", () => {
-    const seen: unknown[] = [];
-    const out = compileTemplate("{{$.items[?(@.n * 2 > 2)]}}").evaluate({ items: [{ n: "x" }, { n: 2 }] }, (e) => seen.push(e));
-    expect(out).toEqual({ n: 2 });
-    expect(seen).toEqual([]);
+  test("a filter that fails on an element fails the whole path, as in Go", () => {
+    const seen: string[] = [];
+    const out = compileTemplate({ v: "{{$.items[?(@.n * 2 > 2)]}}" }).evaluate({ items: [{ n: "x" }, { n: 2 }] }, (e) => seen.push(e.message));
+    expect(out).toEqual({ v: null });
+    expect(seen).toEqual(['expression "{{$.items[?(@.n * 2 > 2)]}}": the filter [?(@.n * 2 > 2)] failed on an element: cannot apply "*" to string and number (in field "v")']);
+  });
+
+  test("an element a filter cannot reach (a missing member) just does not match", () => {
+    const out = compileTemplate({ v: "{{$.items[?(@.n > 1)]}}" }).evaluate({ items: [{ m: 5 }, { n: 2 }] });
+    expect(out).toEqual({ v: { n: 2 } });
   });
 
   test("a missing path is null without calling onError", () => {
