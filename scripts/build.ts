@@ -13,7 +13,7 @@
  *   '/$bunfs/root/tinyhost'": the OTLP/gRPC trace exporter failed every export and crashed the
  *   process at shutdown whenever OTLP_DSN was set, as the chart sets it). The plugin turns those
  *   calls into static imports.
- * - {@link EXEC_ARGV}: the runtime options baked into the binary (memory: docs/operations.md
+ * - {@link EXEC_ARGV}: the runtime options baked into the binary (none; memory: docs/operations.md
  *   "Memory"; measured by bench/memory.ts).
  */
 import { existsSync, mkdirSync } from "node:fs";
@@ -24,12 +24,13 @@ const root = resolve(import.meta.dir, "..");
 const bun = process.execPath;
 
 /**
- * Options every run of the compiled binary starts with (`bun build --compile-exec-argv`).
- * `--smol` makes JavaScriptCore collect garbage more often and keep a smaller heap: the module's
- * RSS with 1,000 TinyNodes under steady traffic stays inside the chart's 128Mi limit
- * (bench/memory.ts; figures and throughput cost in docs/operations.md "Memory").
+ * Options every run of the compiled binary starts with (`compile.execArgv`, the CLI's
+ * `--compile-exec-argv`). Empty on purpose: `--smol` (JavaScriptCore's smaller heap, more frequent
+ * collection) was measured with 1,000 TinyNodes (bench/memory.ts, docs/operations.md "Memory"):
+ * no gain idle (101 vs 98 MiB RSS), 7 % less RSS under traffic for 29 % less throughput, and it does not keep the
+ * traffic case under the chart's 128Mi — what grows there is not fixed by GC pressure.
  */
-export const EXEC_ARGV: readonly string[] = ["--smol"];
+export const EXEC_ARGV: readonly string[] = [];
 
 /** Rewrites rolldown's `__require("<pkg>")` in node_modules `.mjs` files into static imports. */
 export const staticRequirePlugin: BunPlugin = {
