@@ -175,7 +175,7 @@ describe("dry-run plan", () => {
       }
     }
     const manager = podSpec(find(objects(), "Deployment", "shop-controller-manager")).containers[0] as unknown as { resources: unknown };
-    expect(manager.resources).toEqual({ requests: { cpu: "10m", memory: "64Mi" }, limits: { cpu: "500m", memory: "128Mi" } });
+    expect(manager.resources).toEqual({ requests: { cpu: "10m", memory: "64Mi" }, limits: { cpu: "500m", memory: "256Mi" } });
   });
 
   test("the Ingress carries class, suffix annotation and a default backend that routes nothing, never rules or tls", () => {
