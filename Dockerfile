@@ -3,7 +3,7 @@
 # platform's tinysystems-operator chart runs every module (`command: [/manager]`, args `run …`,
 # `pre-install`, `pre-delete`), on a minimal glibc base, as uid 65532 like the chart's
 # securityContext. Checked statically by test/unit/dockerfile.test.ts (no Docker engine in CI); the
-# chart's way of running it by test/integration/chart-run.test.ts.
+# chart's way of running it by test/integration/chart-install.test.ts.
 
 # ---- build: locked install, then `bun scripts/build.ts` (static registry + bun build --compile)
 FROM oven/bun:1.4.4-debian AS build
