@@ -181,8 +181,8 @@ export function managerService(o: ProvisionOptions): ManifestObject {
  * The manager Ingress: class, annotations, and a default backend that routes nothing — a
  * `resource` backend naming the module's TinyModule, which no ingress controller serves — so the
  * Ingress is valid (networking/v1 needs a default backend or rules) while only the rules
- * ExposePort adds carry traffic. The chart's placeholder (Service port 80, which does not exist)
- * made an Ingress controller's catch-all point at a dead upstream. Never `rules` or `tls`, which
+ * ExposePort adds carry traffic. The chart's placeholder (Service port 80) names a port the Service
+ * does not have, and the one it has (gRPC) must not face the outside. Never `rules` or `tls`, which
  * ExposePort owns (atomic lists: applying them would erase its routes; provision.md §8).
  */
 export function managerIngress(o: ProvisionOptions): ManifestObject {
