@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
-# tinyhost image: one compiled binary (runtime + bundled components + CRDs) on a minimal glibc
-# base, run as uid 65532 like the chart's securityContext. Checked statically by
-# test/unit/dockerfile.test.ts (no Docker engine in CI).
+# tinyhost image: one compiled binary (runtime + bundled components + CRDs) at /manager, where the
+# platform's tinysystems-operator chart runs every module (`command: [/manager]`, args `run …`,
+# `pre-install`, `pre-delete`), on a minimal glibc base, as uid 65532 like the chart's
+# securityContext. Checked statically by test/unit/dockerfile.test.ts (no Docker engine in CI); the
+# chart's way of running it by test/integration/chart-install.test.ts.
 
 # ---- build: locked install, then `bun scripts/build.ts` (static registry + bun build --compile)
 FROM oven/bun:1.4.4-debian AS build
@@ -19,10 +21,12 @@ RUN bun scripts/build.ts
 
 # ---- run: Debian slim (glibc for the Bun binary), nothing but the binary, non-root, no shell use.
 FROM debian:12.11-slim AS run
-COPY --from=build /src/dist/tinyhost /usr/local/bin/tinyhost
+COPY --from=build /src/dist/tinyhost /manager
 # The health probes (8081) and the gRPC fallback (8483), as the Deployment declares them.
 EXPOSE 8081 8483
 USER 65532:65532
-# Kubernetes replaces this with `command: [/usr/local/bin/tinyhost]` + `args: [run, ...]`;
-# `docker run <image> --name ... --version ...` gets the same `run`. Probes, not HEALTHCHECK.
-ENTRYPOINT ["/usr/local/bin/tinyhost", "run"]
+# The chart replaces this with `command: [/manager]` + `args: [run, ...]` (or pre-install,
+# pre-delete); `docker run <image> --name ... --version ...` gets the same `run`, and
+# `docker run --entrypoint /manager <image> tools rbac-values` the chart values overlay.
+# Probes, not HEALTHCHECK. Nothing is written outside /tmp (an emptyDir under readOnlyRootFilesystem).
+ENTRYPOINT ["/manager", "run"]

@@ -40,7 +40,15 @@ export const commands: Command[] = [
   lazy("provision", "install CRDs, NATS, the OTEL collector and this module's release (--dry-run prints YAML)", () =>
     import("./commands/provision.ts").then((m) => m.provisionCommand),
   ),
-  lazy("rbac", "print the least-privilege ClusterRole and Roles the module needs (--with-cr-helpers)", () => import("./commands/rbac.ts").then((m) => m.rbacCommand)),
+  lazy("uninstall", "remove what provision installed for a release (--with-addons, --delete-namespace)", () =>
+    import("./commands/uninstall.ts").then((m) => m.uninstallCommand),
+  ),
+  lazy("rbac", "print the module's ServiceAccount, Roles and RoleBindings (--with-cr-helpers)", () => import("./commands/rbac.ts").then((m) => m.rbacCommand)),
+  lazy("pre-install", "the chart's pre-install hook: refuse a reserved or unlabelled namespace", () =>
+    import("./commands/pre-install.ts").then((m) => m.preInstallCommand),
+  ),
+  lazy("pre-delete", "the chart's pre-delete hook: delete the module's TinyModule", () => import("./commands/pre-delete.ts").then((m) => m.preDeleteCommand)),
+  lazy("tools", "developer tools: rbac-values (chart RBAC overlay), components-info", () => import("./commands/tools.ts").then((m) => m.toolsCommand)),
 ];
 
 /**

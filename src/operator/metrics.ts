@@ -64,6 +64,10 @@ export function moduleMetrics(s: ModuleMetricsSources): MetricsRegistry {
     r.collect("tinyhost_hops_in_flight", "Incoming hops running now.", "gauge", () => [{ labels: {}, value: hops.inFlight }]);
   }
   r.collect("tinyhost_runners", "Nodes with a running runner in this process.", "gauge", () => [{ labels: {}, value: s.runners() }]);
+  // Memory against the container's limit (the chart's is 128Mi): the process collector's RSS name
+  // (prometheus/client_golang `process_resident_memory_bytes`) and the JavaScript heap.
+  r.collect("process_resident_memory_bytes", "Resident memory size in bytes.", "gauge", () => [{ labels: {}, value: process.memoryUsage.rss() }]);
+  r.collect("tinyhost_js_heap_bytes", "JavaScript heap in use, bytes (process.memoryUsage().heapUsed).", "gauge", () => [{ labels: {}, value: process.memoryUsage().heapUsed }]);
   const requests = s.apiserverRequests;
   if (requests) {
     r.collect("tinyhost_apiserver_requests_total", "Requests sent to the Kubernetes apiserver, per verb (each HTTP attempt).", "counter", () =>

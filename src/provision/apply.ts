@@ -4,6 +4,8 @@
  * broker token, and reports per object whether it was created, changed, unchanged or kept.
  */
 import {
+  clusterRoleBindings,
+  clusterRoles,
   customResourceDefinitions,
   deployments,
   isAlreadyExists,
@@ -11,18 +13,22 @@ import {
   type ApplyConfiguration,
   type KubeClient,
   type KubeObject,
+  type ResourceDescriptor,
 } from "../k8s/client/index.ts";
-import { readBrokerUrl, redactBrokerUrl } from "./broker-url.ts";
+import { brokerUrl, redactBrokerUrl } from "./broker-url.ts";
 import { ApplyObjectError, CrdNotEstablishedError, ReleaseImageMismatchError } from "./errors.ts";
-import { FIELD_MANAGER, MODULE_IMAGE_ANNOTATION } from "./labels.ts";
+import { FIELD_MANAGER, MANAGED_BY, MODULE_IMAGE_ANNOTATION } from "./labels.ts";
 import { describeManifest, type Manifest } from "./manifest.ts";
 import { splitImage, type ProvisionOptions } from "./options.ts";
 import { buildPlan } from "./plan.ts";
 import { namesFor } from "./release.ts";
 import { generateToken } from "./token.ts";
 
-/** What happened to one object. `kept` = create-if-absent found it (left untouched). */
-export type ApplyResult = "created" | "configured" | "unchanged" | "kept";
+/**
+ * What happened to one object. `kept` = create-if-absent found it (left untouched); `deleted` =
+ * removed (a legacy object by provision, any object by uninstall); `absent` = uninstall found none.
+ */
+export type ApplyResult = "created" | "configured" | "unchanged" | "kept" | "deleted" | "absent";
 
 /** One written object. */
 export interface AppliedObject {
@@ -39,7 +45,7 @@ export interface AppliedObject {
 export interface ProvisionResult {
   /** Every object, in apply order. */
   objects: AppliedObject[];
-  /** The module's broker URL with the token redacted; absent without NATS. */
+  /** The module's broker URL with the token redacted (`nats://***@…`); absent without NATS. */
   brokerUrl?: string;
 }
 
@@ -134,33 +140,60 @@ export async function checkReleaseImage(kube: KubeClient, o: ProvisionOptions): 
 }
 
 /**
+ * Removes what earlier tinyhost versions applied and this one no longer does: the cluster-scoped
+ * `<R-N>-manager-role` and its binding (the module's rules are a namespaced Role now). Only objects
+ * labelled `app.kubernetes.io/managed-by=tinyhost` are deleted; anything else of that name is left.
+ * @returns the objects removed (result `deleted`).
+ * @throws KubeApiError other than NotFound.
+ */
+export async function pruneLegacy(kube: KubeClient, o: ProvisionOptions): Promise<AppliedObject[]> {
+  const names = namesFor(o);
+  const out: AppliedObject[] = [];
+  for (const [kind, res, name] of [
+    ["ClusterRoleBinding", clusterRoleBindings, names.legacyClusterRoleBinding],
+    ["ClusterRole", clusterRoles, names.legacyClusterRole],
+  ] as const) {
+    let found;
+    try {
+      found = await kube.get(res as ResourceDescriptor<KubeObject>, name);
+    } catch (e) {
+      if (isNotFound(e)) continue;
+      throw e;
+    }
+    if (found.metadata.labels?.["app.kubernetes.io/managed-by"] !== MANAGED_BY) continue;
+    await kube.delete(res as ResourceDescriptor<KubeObject>, name).catch((e: unknown) => {
+      if (!isNotFound(e)) throw e;
+    });
+    out.push({ kind, name, result: "deleted", resourceVersion: found.metadata.resourceVersion ?? "" });
+  }
+  return out;
+}
+
+/**
  * Provisions namespace, CRDs, broker, collector and the module release (provision.md §2, §8):
  * 1. publisher guard; 2. Namespace with `tinysystems.io/managed=true`; 3. CRDs, then wait for
- * Established; 4. NATS auth Secret create-if-absent (a fresh 40-character token only when absent),
- * the broker URL read back from it, the broker objects; 5. the collector; 6. the release objects.
+ * Established; 4. NATS auth Secret create-if-absent (a fresh 40-character token only when absent;
+ * the module reads it through `secretKeyRef`), the broker objects; 5. the collector; 6. the release
+ * objects; 7. the legacy cluster-scoped role of earlier versions is removed ({@link pruneLegacy}).
  * Idempotent: a second run with the same options changes no object.
  * @throws ReleaseImageMismatchError, ApplyObjectError, CrdNotEstablishedError; KubeApiError /
  *   KubeConnectionError from reads. Objects written before a failure stay (re-run to finish).
  */
 export async function provision(kube: KubeClient, o: ProvisionOptions, run: ProvisionRunOptions = {}): Promise<ProvisionResult> {
   const objects: AppliedObject[] = [];
-  const write = async (m: Manifest) => {
-    const r = await applyManifest(kube, m);
+  const record = (r: AppliedObject) => {
     objects.push(r);
     run.onObject?.(r);
   };
+  const write = async (m: Manifest) => record(await applyManifest(kube, m));
   await checkReleaseImage(kube, o);
   // Rendered with a fresh token; only the Secret uses it, and only if none exists yet.
-  const first = buildPlan(o, { natsToken: generateToken(), brokerUrl: "" });
-  await write(first.namespace);
-  for (const m of first.crds) await write(m);
-  await waitForCrds(kube, first.crds.map((m) => m.object.metadata.name), run.crdTimeoutMs, run.pollMs);
-  let url: string | undefined;
-  if (first.natsSecret) {
-    await write(first.natsSecret);
-    url = await readBrokerUrl(kube, o.namespace);
-  }
-  const plan = url === undefined ? first : buildPlan(o, { natsToken: "", brokerUrl: url });
+  const plan = buildPlan(o, { natsToken: generateToken() });
+  await write(plan.namespace);
+  for (const m of plan.crds) await write(m);
+  await waitForCrds(kube, plan.crds.map((m) => m.object.metadata.name), run.crdTimeoutMs, run.pollMs);
+  if (plan.natsSecret) await write(plan.natsSecret);
   for (const m of [...plan.nats, ...plan.otel, ...plan.release]) await write(m);
-  return { objects, ...(url !== undefined ? { brokerUrl: redactBrokerUrl(url) } : {}) };
+  for (const r of await pruneLegacy(kube, o)) record(r);
+  return { objects, ...(o.nats ? { brokerUrl: redactBrokerUrl(brokerUrl(o.namespace, "token")) } : {}) };
 }

@@ -9,7 +9,7 @@
  * await provision(await createKubeClient(), o);                                    // apply
  * ```
  */
-export { provision, applyManifest, waitForCrds, checkReleaseImage, type ApplyResult, type AppliedObject, type ProvisionResult, type ProvisionRunOptions } from "./apply.ts";
+export { provision, applyManifest, waitForCrds, checkReleaseImage, pruneLegacy, type ApplyResult, type AppliedObject, type ProvisionResult, type ProvisionRunOptions } from "./apply.ts";
 export { brokerUrl, readBrokerUrl, redactBrokerUrl, NATS_AUTH_SECRET, NATS_NAME, NATS_TOKEN_KEY, NATS_CLIENT_PORT } from "./broker-url.ts";
 export { crdManifests, crdObjects } from "./crds.ts";
 export { ProvisionError, ProvisionInputError, ReleaseImageMismatchError, CrdNotEstablishedError, ApplyObjectError } from "./errors.ts";
@@ -17,7 +17,7 @@ export { parseFlags, stringFlag, booleanFlag, type FlagSpec, type FlagValues } f
 export * from "./labels.ts";
 export { describeManifest, type Manifest, type ManifestObject, type WritePolicy } from "./manifest.ts";
 export { namespaceManifest } from "./namespace.ts";
-export { natsManifests, natsAuthSecret, natsSecretManifest, natsConfig, NATS_IMAGE, NATS_STORAGE, DRY_RUN_TOKEN } from "./nats.ts";
+export { natsManifests, natsAuthSecret, natsSecretManifest, natsConfig, NATS_IMAGE, NATS_STORAGE, NATS_UID, NATS_MEMORY_LIMIT, DRY_RUN_TOKEN } from "./nats.ts";
 export {
   resolveOptions,
   splitImage,
@@ -31,10 +31,18 @@ export {
 } from "./options.ts";
 export { otelManifests, OTEL_NAME, OTEL_IMAGE, OTEL_PORT } from "./otel.ts";
 export { buildPlan, dryRunPlan, planManifests, type ProvisionPlan, type PlanInputs } from "./plan.ts";
-export { moduleRbacRules, type ModuleRbacRules, type RbacOptions } from "./rbac.ts";
+export { moduleRbacRules, crHelperRules, exposeRules, type ModuleRbacRules, type PinnedNames, type RbacOptions } from "./rbac.ts";
+export { chartRbacValues, type ChartRbacValues, type ComponentNeeds } from "./rbac-values.ts";
+export { podSecurityContext, restrictedContainerSecurityContext } from "./security.ts";
+export { uninstall, uninstallTargets, deleteManaged, type UninstallOptions, type DeletionTarget } from "./uninstall.ts";
+export { checkInstallNamespace, checkNamespaceName, InstallCheckError, type InstallCheckCode } from "./hooks/install-check.ts";
+export { deleteTinyModule, PRE_DELETE_TIMEOUT_MS, type ModuleRemoval } from "./hooks/module-removal.ts";
+export { whoAmI, parseServiceAccountUser, moduleNameFromAccount, MANAGER_ACCOUNT_SUFFIX, type ServiceAccountIdentity } from "./hooks/identity.ts";
 export {
   releaseManifests,
-  releaseRoles,
+  releaseRbac,
+  managerServiceAccount,
+  pinnedNamesFor,
   managerDeployment,
   managerService,
   managerIngress,
@@ -46,6 +54,10 @@ export {
   MODULE_UID,
   MODULE_BINARY,
   OTLP_DSN,
+  NATS_TOKEN_ENV,
+  MODULE_TMP_DIR,
+  MODULE_MEMORY_LIMIT,
+  type EnvVar,
   type ReleaseInputs,
 } from "./release.ts";
 export { sanitizeReleaseName, clusterScopedName, MAX_RELEASE_NAME_LENGTH } from "./sanitize.ts";

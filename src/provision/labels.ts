@@ -72,8 +72,9 @@ export function addonLabels(name: string, version: string, component: string): R
 /** Object names of one module release R in namespace N (provision.md §5.1 table). */
 export interface ReleaseNames {
   serviceAccount: string;
-  clusterRole: string;
-  clusterRoleBinding: string;
+  /** Role (namespaced; the chart's is the ClusterRole `<R-N>-manager-role`). */
+  managerRole: string;
+  managerRoleBinding: string;
   leaderElectionRole: string;
   leaderElectionRoleBinding: string;
   extraRole: string;
@@ -81,19 +82,24 @@ export interface ReleaseNames {
   service: string;
   ingress: string;
   deployment: string;
+  /** ClusterRole earlier tinyhost versions applied (`<R-N>-manager-role`); provision removes it. */
+  legacyClusterRole: string;
+  /** Its ClusterRoleBinding (`<R-N>-manager-rolebinding`). */
+  legacyClusterRoleBinding: string;
 }
 
 /**
- * The chart's object names: `R-controller-manager` (SA, Deployment), `<R-N>-manager-role` /
- * `-rolebinding` (cluster-scoped, see `clusterScopedName`), `R-leader-election-role` / `-rolebinding`,
- * `R-extra`, `R-manager-service`, `R-manager-ingress`.
+ * The chart's object names: `R-controller-manager` (SA, Deployment), `R-manager-role` /
+ * `-rolebinding` (namespaced here), `R-leader-election-role` / `-rolebinding`, `R-extra`,
+ * `R-manager-service`, `R-manager-ingress`; and the cluster-scoped names of before
+ * (`clusterScopedName`).
  * @param release - R. @param scoped - `clusterScopedName(R, N)`.
  */
 export function releaseNames(release: string, scoped: string): ReleaseNames {
   return {
     serviceAccount: `${release}-controller-manager`,
-    clusterRole: `${scoped}-manager-role`,
-    clusterRoleBinding: `${scoped}-manager-rolebinding`,
+    managerRole: `${release}-manager-role`,
+    managerRoleBinding: `${release}-manager-rolebinding`,
     leaderElectionRole: `${release}-leader-election-role`,
     leaderElectionRoleBinding: `${release}-leader-election-rolebinding`,
     extraRole: `${release}-extra`,
@@ -101,5 +107,7 @@ export function releaseNames(release: string, scoped: string): ReleaseNames {
     service: `${release}-manager-service`,
     ingress: `${release}-manager-ingress`,
     deployment: `${release}-controller-manager`,
+    legacyClusterRole: `${scoped}-manager-role`,
+    legacyClusterRoleBinding: `${scoped}-manager-rolebinding`,
   };
 }

@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { configMaps, secrets, services, statefulSets } from "../k8s/client/index.ts";
 import { NATS_AUTH_SECRET, NATS_CLIENT_PORT, NATS_NAME, NATS_TOKEN_KEY } from "./broker-url.ts";
 import { addonLabels } from "./labels.ts";
+import { podSecurityContext, restrictedContainerSecurityContext } from "./security.ts";
 import type { Manifest, ManifestObject } from "./manifest.ts";
 
 /** Broker image (provision.md §5.3: the chart wraps nats 2.14.2). */
@@ -22,6 +23,12 @@ export const NATS_STORAGE = "2Gi";
 export const NATS_MONITOR_PORT = 8222;
 /** Where the file store is mounted. */
 export const NATS_STORE_DIR = "/data";
+/** uid/gid of the broker (the image's `nats` user). */
+export const NATS_UID = 1000;
+/** Memory limit of the broker container. */
+export const NATS_MEMORY_LIMIT = "512Mi";
+/** Soft heap limit of the Go runtime inside it (~90 % of {@link NATS_MEMORY_LIMIT}). */
+export const NATS_GOMEMLIMIT = "460MiB";
 /** Placeholder printed by `--dry-run` instead of a token (one is generated on the first real run). */
 export const DRY_RUN_TOKEN = "GENERATED-ON-FIRST-APPLY";
 
@@ -96,7 +103,7 @@ export function natsManifests(namespace: string): Manifest[] {
         },
         spec: {
           terminationGracePeriodSeconds: 60,
-          securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 },
+          securityContext: podSecurityContext(NATS_UID),
           containers: [
             {
               name: "nats",
@@ -107,6 +114,7 @@ export function natsManifests(namespace: string): Manifest[] {
                 { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
                 { name: "SERVER_NAME", value: "$(POD_NAME)" },
                 { name: "NATS_TOKEN", valueFrom: { secretKeyRef: { name: NATS_AUTH_SECRET, key: NATS_TOKEN_KEY } } },
+                { name: "GOMEMLIMIT", value: NATS_GOMEMLIMIT },
               ],
               ports: [
                 { name: "client", containerPort: NATS_CLIENT_PORT, protocol: "TCP" },
@@ -115,7 +123,9 @@ export function natsManifests(namespace: string): Manifest[] {
               startupProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 10, failureThreshold: 90 },
               livenessProbe: { httpGet: { path: "/healthz?js-enabled-only=true", port: "monitor" }, periodSeconds: 30, failureThreshold: 3 },
               readinessProbe: { httpGet: { path: "/healthz?js-server-only=true", port: "monitor" }, periodSeconds: 10, failureThreshold: 3 },
-              securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+              // The server writes only to the JetStream store (/data); GOMEMLIMIT keeps the Go heap inside the limit.
+              resources: { requests: { cpu: "50m", memory: "128Mi" }, limits: { cpu: "1", memory: NATS_MEMORY_LIMIT } },
+              securityContext: restrictedContainerSecurityContext(),
               volumeMounts: [
                 { name: "config", mountPath: "/etc/nats-config" },
                 { name: `${NATS_NAME}-js`, mountPath: NATS_STORE_DIR },

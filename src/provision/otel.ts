@@ -5,6 +5,7 @@
  */
 import { configMaps, deployments, serviceAccounts, services } from "../k8s/client/index.ts";
 import { addonLabels } from "./labels.ts";
+import { podSecurityContext, restrictedContainerSecurityContext } from "./security.ts";
 import type { Manifest, ManifestObject } from "./manifest.ts";
 
 /** Collector release name = object name = DNS name modules use. */
@@ -43,7 +44,7 @@ export function otelManifests(namespace: string): Manifest[] {
         metadata: { labels: selector() },
         spec: {
           serviceAccountName: OTEL_NAME,
-          securityContext: { runAsNonRoot: true, runAsUser: OTEL_UID, runAsGroup: OTEL_UID, fsGroup: OTEL_UID },
+          securityContext: podSecurityContext(OTEL_UID),
           containers: [
             {
               name: "otel-collector",
@@ -54,7 +55,7 @@ export function otelManifests(namespace: string): Manifest[] {
               livenessProbe: { grpc: { port: OTEL_PORT }, initialDelaySeconds: 10, periodSeconds: 20 },
               readinessProbe: { grpc: { port: OTEL_PORT }, initialDelaySeconds: 5, periodSeconds: 10 },
               resources: { requests: { cpu: "100m", memory: "1Gi" }, limits: { cpu: "500m", memory: "1Gi" } },
-              securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+              securityContext: restrictedContainerSecurityContext(),
             },
           ],
         },

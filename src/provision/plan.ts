@@ -1,9 +1,8 @@
 /**
  * The whole provisioning plan in apply order (provision.md §8): Namespace → CRDs → NATS (auth
  * Secret, config, Services, StatefulSet) → OTEL collector → module release. `--dry-run` prints it;
- * `provision` applies it group by group (the release needs the broker URL read from the Secret).
+ * `provision` applies it group by group (waiting for the CRDs after their group).
  */
-import { brokerUrl } from "./broker-url.ts";
 import { crdManifests } from "./crds.ts";
 import type { Manifest } from "./manifest.ts";
 import { namespaceManifest } from "./namespace.ts";
@@ -25,10 +24,8 @@ export interface ProvisionPlan {
 
 /** Values only known at apply time. */
 export interface PlanInputs {
-  /** Token for a new auth Secret. */
+  /** Token for a new auth Secret (the module reads the stored one through `secretKeyRef`). */
   natsToken: string;
-  /** `TINY_NATS_URL` of the module (from the Secret actually stored); ignored without NATS. */
-  brokerUrl: string;
 }
 
 /** Builds the plan for validated options. */
@@ -39,7 +36,7 @@ export function buildPlan(o: ProvisionOptions, inputs: PlanInputs): ProvisionPla
     ...(o.nats ? { natsSecret: natsSecretManifest(o.namespace, inputs.natsToken) } : {}),
     nats: o.nats ? natsManifests(o.namespace) : [],
     otel: o.otel ? otelManifests(o.namespace) : [],
-    release: releaseManifests(o, o.nats ? { brokerUrl: inputs.brokerUrl } : {}),
+    release: releaseManifests(o, { nats: o.nats }),
   };
 }
 
@@ -50,11 +47,11 @@ export function planManifests(plan: ProvisionPlan): Manifest[] {
 
 /**
  * The plan `--dry-run` prints: no cluster is read, so the auth Secret shows the placeholder
- * {@link DRY_RUN_TOKEN} in `stringData` (a real run generates a token once and keeps it) and
- * `TINY_NATS_URL` carries the same placeholder.
+ * {@link DRY_RUN_TOKEN} in `stringData` (a real run generates a token once and keeps it). The
+ * Deployment never holds the token: it reads it from the Secret.
  */
 export function dryRunPlan(o: ProvisionOptions): ProvisionPlan {
-  const plan = buildPlan(o, { natsToken: DRY_RUN_TOKEN, brokerUrl: brokerUrl(o.namespace, DRY_RUN_TOKEN) });
+  const plan = buildPlan(o, { natsToken: DRY_RUN_TOKEN });
   if (plan.natsSecret) {
     const { data: _data, ...rest } = plan.natsSecret.object;
     plan.natsSecret = { ...plan.natsSecret, object: { ...rest, stringData: { token: DRY_RUN_TOKEN } } };

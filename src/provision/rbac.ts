@@ -1,8 +1,20 @@
 /**
- * The least-privilege RBAC rules a tinyhost module needs, built once and used by both
- * `tinyhost rbac` and `tinyhost provision`. Sources of each rule: what the runtime calls
- * (src/k8s/controllers, src/operator, src/k8s/resources) checked against the chart
- * (runtime-spec §12 RBAC, provision.md §5.1, the http-module overlay in provision.md §3.3).
+ * The least-privilege RBAC rules a tinyhost module needs, built once and used by `tinyhost rbac`,
+ * `tinyhost provision` and `tinyhost tools rbac-values`. Each rule comes from a call the runtime
+ * makes (src/operator, src/k8s/controllers, src/k8s/runtime/leader, src/k8s/resources), checked
+ * against the chart (runtime-spec §12 RBAC, provision.md §5.1, §3.3):
+ *
+ * - everything the module touches lives in its own namespace (the watches, the Lease, its
+ *   TinyModule, the release Service and Ingress), so every rule is a namespaced Role — no
+ *   ClusterRole at all;
+ * - writes to one named object are pinned with `resourceNames` (the module's TinyModule, the
+ *   `<module>-lock` Lease, the release Service and Ingress). `create`, `list` and `watch` cannot
+ *   be pinned (the authorizer sees no name for them — Kubernetes docs "Using RBAC Authorization ›
+ *   Referring to resources"), so they stay namespace-wide: the TinyModule watch (other modules'
+ *   addresses), the TinyModule `create` at start-up, the Lease `create`, and the label-selector
+ *   `list` that finds the release Service and Ingress (runtime-spec §7.1);
+ * - nothing the runtime never calls: no events (tinyhost records none), no configmaps (the Lease
+ *   is the lock), no secrets, no delete on TinyModules.
  */
 import type { PolicyRule } from "../k8s/client/index.ts";
 
@@ -10,17 +22,26 @@ const CRD_GROUP = "operator.tinysystems.io";
 const READ = ["get", "list", "watch"];
 const STATUS = ["get", "patch", "update"];
 
-/** The three rule sets of a module release. */
+/** Names of the objects a release's rules are pinned to; absent = not pinned (chart overlays). */
+export interface PinnedNames {
+  /** TinyModule name: the SDK-sanitized module name (runtime-spec §5.2). */
+  tinyModule: string;
+  /** Lease `<sanitized module>-lock` (runtime-spec §6). */
+  lease: string;
+  /** Release Service `R-manager-service`. */
+  service: string;
+  /** Release Ingress `R-manager-ingress`. */
+  ingress: string;
+}
+
+/** The three rule sets of a module release, each a namespaced Role. */
 export interface ModuleRbacRules {
-  /**
-   * ClusterRole `<R-N>-manager-role`: TinySystems CRDs and events. Cluster-wide as in the chart,
-   * because the CR helpers take a namespace argument.
-   */
-  cluster: PolicyRule[];
-  /** Role `R-leader-election-role`: leases (the `R-lock` Lease) and configmaps, events. */
+  /** Role `R-manager-role`: TinyNodes, the module's TinyModule (+ the CR-helper kinds when asked). */
+  manager: PolicyRule[];
+  /** Role `R-leader-election-role`: the `<module>-lock` Lease. */
   leaderElection: PolicyRule[];
   /** Role `R-extra`: what ExposePort/DisclosePort do to the release's pod, Service and Ingress. */
-  namespaced: PolicyRule[];
+  expose: PolicyRule[];
 }
 
 /** Options of {@link moduleRbacRules}. */
@@ -32,46 +53,66 @@ export interface RbacOptions {
    * (runtime-spec §12), so `CreateNode` with a flow label is forbidden there; docs/compatibility.md.
    */
   withCrHelpers?: boolean;
+  /** Pin single-object writes to these names (provision); absent = unpinned (chart values overlay). */
+  names?: PinnedNames;
 }
 
-/**
- * Builds the rules. Without CR helpers, tinynodes get only what the controller and status writer
- * use (get/list/watch/update/patch + status + finalizers); tinymodules add `create` (every pod
- * registers its own TinyModule). Neither grants `delete`: no tinyhost code path deletes them.
- * Leader election: `coordination.k8s.io` leases and configmaps get/list/watch/create/update/patch/delete,
- * events create/patch (the chart's Role without `deletecollection`). ExposePort: pods get; services
- * and ingresses get/list/update (http-module's overlay, provision.md §3.3).
- * @returns fresh arrays (callers may edit them).
- */
-export function moduleRbacRules(options: RbacOptions = {}): ModuleRbacRules {
-  const nodeVerbs = ["get", "list", "watch", "update", "patch", ...(options.withCrHelpers ? ["create", "delete", "deletecollection"] : [])];
-  const cluster: PolicyRule[] = [
-    { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
-    { apiGroups: [CRD_GROUP], resources: ["tinycomponents"], verbs: [...READ] },
-    { apiGroups: [CRD_GROUP], resources: ["tinycomponents/status"], verbs: [...STATUS] },
-    { apiGroups: [CRD_GROUP], resources: ["tinymodules"], verbs: ["create", "get", "list", "watch", "update", "patch"] },
-    { apiGroups: [CRD_GROUP], resources: ["tinymodules/status"], verbs: [...STATUS] },
-    { apiGroups: [CRD_GROUP], resources: ["tinymodules/finalizers"], verbs: ["update"] },
-    { apiGroups: [CRD_GROUP], resources: ["tinynodes"], verbs: nodeVerbs },
-    { apiGroups: [CRD_GROUP], resources: ["tinynodes/status"], verbs: [...STATUS] },
-    { apiGroups: [CRD_GROUP], resources: ["tinynodes/finalizers"], verbs: ["update"] },
-  ];
-  if (options.withCrHelpers) {
-    cluster.push({
+/** `resourceNames: [name]` when pinned. */
+function pinned(names: PinnedNames | undefined, pick: (n: PinnedNames) => string): Pick<PolicyRule, "resourceNames"> {
+  return names ? { resourceNames: [pick(names)] } : {};
+}
+
+/** The rules of the CR helpers (kinds the chart does not grant). */
+export function crHelperRules(): PolicyRule[] {
+  return [
+    {
       apiGroups: [CRD_GROUP],
       resources: ["tinyflows", "tinyprojects", "tinywidgetpages", "tinyscenarios"],
       verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
-    });
-  }
-  const leaderElection: PolicyRule[] = [
-    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] },
-    { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] },
-    { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
+    },
+    { apiGroups: [CRD_GROUP], resources: ["tinynodes"], verbs: ["create", "delete", "deletecollection"] },
   ];
-  const namespaced: PolicyRule[] = [
+}
+
+/**
+ * What ExposePort/DisclosePort call (src/k8s/resources/release.ts, release-updates.ts): `get` of
+ * the pod named HOSTNAME (its name is random, so unpinned), a label-selector `list` of Services and
+ * Ingresses, then `get` + `update` (and `patch`, for a merge-patch writer) of the two found.
+ */
+export function exposeRules(names?: PinnedNames): PolicyRule[] {
+  return [
     { apiGroups: [""], resources: ["pods"], verbs: ["get"] },
-    { apiGroups: [""], resources: ["services"], verbs: ["get", "list", "update"] },
-    { apiGroups: ["networking.k8s.io"], resources: ["ingresses"], verbs: ["get", "list", "update"] },
+    { apiGroups: [""], resources: ["services"], verbs: ["list"] },
+    { apiGroups: [""], resources: ["services"], verbs: ["get", "update", "patch"], ...pinned(names, (n) => n.service) },
+    { apiGroups: ["networking.k8s.io"], resources: ["ingresses"], verbs: ["list"] },
+    { apiGroups: ["networking.k8s.io"], resources: ["ingresses"], verbs: ["get", "update", "patch"], ...pinned(names, (n) => n.ingress) },
   ];
-  return { cluster, leaderElection, namespaced };
+}
+
+/**
+ * Builds the rules. TinyNodes: get/list/watch/update/patch (the controller, finalizers and the
+ * status writer touch any node of the module, named by the platform) + status + finalizers.
+ * TinyModules: list/watch (every module's address), create (each pod registers its own), and
+ * get/update/patch + status + finalizers of the module's own object only. Lease: create, and
+ * get/update of `<module>-lock` only.
+ * @returns fresh arrays (callers may edit them).
+ */
+export function moduleRbacRules(options: RbacOptions = {}): ModuleRbacRules {
+  const names = options.names;
+  const own = pinned(names, (n) => n.tinyModule);
+  const manager: PolicyRule[] = [
+    { apiGroups: [CRD_GROUP], resources: ["tinynodes"], verbs: [...READ, "update", "patch"] },
+    { apiGroups: [CRD_GROUP], resources: ["tinynodes/status"], verbs: [...STATUS] },
+    { apiGroups: [CRD_GROUP], resources: ["tinynodes/finalizers"], verbs: ["update"] },
+    { apiGroups: [CRD_GROUP], resources: ["tinymodules"], verbs: ["list", "watch", "create"] },
+    { apiGroups: [CRD_GROUP], resources: ["tinymodules"], verbs: ["get", "update", "patch"], ...own },
+    { apiGroups: [CRD_GROUP], resources: ["tinymodules/status"], verbs: [...STATUS], ...own },
+    { apiGroups: [CRD_GROUP], resources: ["tinymodules/finalizers"], verbs: ["update"], ...own },
+    ...(options.withCrHelpers ? crHelperRules() : []),
+  ];
+  const leaderElection: PolicyRule[] = [
+    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "update"], ...pinned(names, (n) => n.lease) },
+  ];
+  return { manager, leaderElection, expose: exposeRules(names) };
 }

@@ -1,13 +1,15 @@
 /**
- * The objects of one module release, equivalent to the tinysystems-operator chart 0.2.13 with the
- * values `tiny` sets (provision.md §3.3, §5.1; runtime-spec §12): ServiceAccount, ClusterRole +
- * binding, leader-election Role + binding, ExposePort Role + binding, manager Service, manager
- * Ingress, controller-manager Deployment. No Helm hooks: the namespace check is done by ensuring
- * the label (provision.md §8).
+ * The objects of one module release, equivalent to the tinysystems-operator chart (0.2.12 as the
+ * SDK v0.13.125 ships it; provision.md §3.3, §5.1; runtime-spec §12) with the values `tiny` sets,
+ * tightened where the chart is looser than the module needs (docs/compatibility.md "Provision"):
+ * namespaced Roles instead of a ClusterRole, writes pinned by `resourceNames`, the broker token
+ * from its Secret by `secretKeyRef`, Pod Security "restricted" (seccomp RuntimeDefault, read-only
+ * root filesystem with an emptyDir `/tmp`, non-root, no capabilities), and a manager Ingress whose
+ * default backend routes nothing. No Helm hooks: the namespace check is done by ensuring the
+ * label (provision.md §8); `tinyhost uninstall` does the pre-delete step.
  */
+import { sanitizeResourceName } from "../k8s/api/index.ts";
 import {
-  clusterRoleBindings,
-  clusterRoles,
   deployments,
   ingresses,
   roleBindings,
@@ -16,6 +18,7 @@ import {
   services,
   type PolicyRule,
 } from "../k8s/client/index.ts";
+import { NATS_AUTH_SECRET, NATS_CLIENT_PORT, NATS_NAME, NATS_TOKEN_KEY } from "./broker-url.ts";
 import {
   commonLabels,
   INGRESS_SUFFIX_ANNOTATION,
@@ -28,8 +31,9 @@ import {
 } from "./labels.ts";
 import type { Manifest, ManifestObject } from "./manifest.ts";
 import type { ProvisionOptions } from "./options.ts";
-import { moduleRbacRules } from "./rbac.ts";
+import { moduleRbacRules, type PinnedNames } from "./rbac.ts";
 import { clusterScopedName } from "./sanitize.ts";
+import { podSecurityContext, restrictedContainerSecurityContext } from "./security.ts";
 
 /** Port of the module's gRPC server, named `grpc` (runtime-spec §12). */
 export const GRPC_PORT = 8483;
@@ -37,20 +41,38 @@ export const GRPC_PORT = 8483;
 export const HEALTH_PORT = 8081;
 /** User and group id the module runs as (chart securityContext; distroless `nonroot`). */
 export const MODULE_UID = 65532;
-/** Path of the binary in the image (Dockerfile). */
-export const MODULE_BINARY = "/usr/local/bin/tinyhost";
+/** Path of the binary in the image: the chart runs `command: [/manager]` (Dockerfile). */
+export const MODULE_BINARY = "/manager";
 /** OTLP DSN the chart's `extraEnv` sets (provision.md §3.3). */
 export const OTLP_DSN = "http://token@tinysystems-otel-collector:2345";
+/** Env variable that carries the broker token from its Secret into `TINY_NATS_URL`. */
+export const NATS_TOKEN_ENV = "NATS_TOKEN";
+/** Where the module's writable scratch directory is mounted (root filesystem is read-only). */
+export const MODULE_TMP_DIR = "/tmp";
+/**
+ * Memory limit of the module container. The chart's is 128Mi; measured with 1,000 TinyNodes of the
+ * bundled components (bench/memory.ts, docs/operations.md "Memory"), the module holds ~98 MiB idle
+ * but grows past 128Mi under sustained traffic, so tinyhost's own install keeps 256Mi until that
+ * growth is fixed (issue 19).
+ */
+export const MODULE_MEMORY_LIMIT = "256Mi";
 
 /** What the release objects depend on besides the options. */
 export interface ReleaseInputs {
-  /** `TINY_NATS_URL` value; absent = no NATS (the module falls back to gRPC, runtime-spec §4.1). */
-  brokerUrl?: string;
+  /** The module talks to the provisioned broker (`TINY_NATS_URL` with the Secret's token); false = gRPC (runtime-spec §4.1). */
+  nats: boolean;
 }
 
 /** Names of the release objects for the options (provision.md §5.1). */
 export function namesFor(o: Pick<ProvisionOptions, "release" | "namespace">): ReleaseNames {
   return releaseNames(o.release, clusterScopedName(o.release, o.namespace));
+}
+
+/** The names the release's RBAC writes are pinned to: TinyModule and Lease from the SDK-sanitized module name (runtime-spec §5.2, §6). */
+export function pinnedNamesFor(o: Pick<ProvisionOptions, "release" | "namespace">): PinnedNames {
+  const names = namesFor(o);
+  const module = sanitizeResourceName(o.release);
+  return { tinyModule: module, lease: `${module}-lock`, service: names.service, ingress: names.ingress };
 }
 
 /**
@@ -69,57 +91,73 @@ export function managerArgs(o: Pick<ProvisionOptions, "release" | "version" | "n
   ];
 }
 
+/** One container env entry: a value, or a reference the kubelet resolves. */
+export type EnvVar = { name: string; value: string } | { name: string; valueFrom: Record<string, unknown> };
+
 /**
  * Env of the manager container, in the chart's order: extraEnv (OTLP_DSN, TINY_NATS_TRANSPORT),
- * RELEASE_NAME, RELEASE_NAMESPACE, KUBERNETES_CLUSTER_DOMAIN, SELF_SERVICE_HOST, TINY_NATS_URL.
- * `TINY_NATS_TRANSPORT=jetstream` as `tiny`'s BaseValues sets it (provision.md §3.3).
+ * RELEASE_NAME, RELEASE_NAMESPACE, KUBERNETES_CLUSTER_DOMAIN, SELF_SERVICE_HOST, then the broker:
+ * `NATS_TOKEN` from Secret `tinysystems-nats-auth` key `token` (`secretKeyRef`) and
+ * `TINY_NATS_URL=nats://$(NATS_TOKEN)@tinysystems-nats.<ns>.svc:4222` — the kubelet expands
+ * `$(NATS_TOKEN)` (Kubernetes docs "Define Dependent Environment Variables"), so the module sees
+ * the same `TINY_NATS_URL` the chart gives a Go module, and the token is never written into the
+ * Deployment. `TINY_NATS_TRANSPORT=jetstream` as `tiny`'s BaseValues sets it (provision.md §3.3).
  */
-export function managerEnv(o: ProvisionOptions, inputs: ReleaseInputs): { name: string; value: string }[] {
+export function managerEnv(o: ProvisionOptions, inputs: ReleaseInputs): EnvVar[] {
   const names = namesFor(o);
-  const env: { name: string; value: string }[] = [];
+  const env: EnvVar[] = [];
   if (o.otel) env.push({ name: "OTLP_DSN", value: OTLP_DSN });
-  if (inputs.brokerUrl) env.push({ name: "TINY_NATS_TRANSPORT", value: "jetstream" });
+  if (inputs.nats) env.push({ name: "TINY_NATS_TRANSPORT", value: "jetstream" });
   env.push(
     { name: "RELEASE_NAME", value: o.release },
     { name: "RELEASE_NAMESPACE", value: o.namespace },
     { name: "KUBERNETES_CLUSTER_DOMAIN", value: "cluster.local" },
     { name: "SELF_SERVICE_HOST", value: `${names.service}:${GRPC_PORT}` },
   );
-  if (inputs.brokerUrl) env.push({ name: "TINY_NATS_URL", value: inputs.brokerUrl });
+  if (inputs.nats) {
+    env.push(
+      { name: NATS_TOKEN_ENV, valueFrom: { secretKeyRef: { name: NATS_AUTH_SECRET, key: NATS_TOKEN_KEY } } },
+      { name: "TINY_NATS_URL", value: `nats://$(${NATS_TOKEN_ENV})@${NATS_NAME}.${o.namespace}.svc:${NATS_CLIENT_PORT}` },
+    );
+  }
   return env;
 }
 
-function role(kind: "Role" | "ClusterRole", name: string, namespace: string | undefined, labels: Record<string, string>, rules: PolicyRule[]): ManifestObject {
-  return {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind,
-    metadata: { name, ...(namespace ? { namespace } : {}), labels },
-    rules,
-  };
+function role(name: string, namespace: string, labels: Record<string, string>, rules: PolicyRule[]): ManifestObject {
+  return { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name, namespace, labels }, rules };
 }
 
-function binding(kind: "RoleBinding" | "ClusterRoleBinding", name: string, roleName: string, o: ProvisionOptions, labels: Record<string, string>): ManifestObject {
+function binding(name: string, roleName: string, o: ProvisionOptions, labels: Record<string, string>): ManifestObject {
   return {
     apiVersion: "rbac.authorization.k8s.io/v1",
-    kind,
-    metadata: { name, ...(kind === "RoleBinding" ? { namespace: o.namespace } : {}), labels },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: kind === "RoleBinding" ? "Role" : "ClusterRole", name: roleName },
+    kind: "RoleBinding",
+    metadata: { name, namespace: o.namespace, labels },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: roleName },
     subjects: [{ kind: "ServiceAccount", name: namesFor(o).serviceAccount, namespace: o.namespace }],
   };
 }
 
+/** The module's ServiceAccount `R-controller-manager`. */
+export function managerServiceAccount(o: ProvisionOptions): ManifestObject {
+  return { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: namesFor(o).serviceAccount, namespace: o.namespace, labels: operatorLabels(o.release, "rbac") } };
+}
+
 /**
- * The roles only (no bindings, no account): what `tinyhost rbac` prints — ClusterRole
- * `<R-N>-manager-role`, Role `R-leader-election-role`, Role `R-extra`.
+ * The module's RBAC, each Role followed by its RoleBinding: `R-manager-role`,
+ * `R-leader-election-role`, `R-extra` (rules: rbac.ts, pinned to the release's names).
  */
-export function releaseRoles(o: ProvisionOptions): ManifestObject[] {
+export function releaseRbac(o: ProvisionOptions): ManifestObject[] {
   const names = namesFor(o);
   const rbacLabels = operatorLabels(o.release, "rbac");
-  const rules = moduleRbacRules({ withCrHelpers: o.withCrHelpers });
+  const extraLabels = { ...commonLabels(o.release), "app.kubernetes.io/component": "rbac" };
+  const rules = moduleRbacRules({ withCrHelpers: o.withCrHelpers, names: pinnedNamesFor(o) });
   return [
-    role("ClusterRole", names.clusterRole, undefined, commonLabels(o.release), rules.cluster),
-    role("Role", names.leaderElectionRole, o.namespace, rbacLabels, rules.leaderElection),
-    role("Role", names.extraRole, o.namespace, { ...commonLabels(o.release), "app.kubernetes.io/component": "rbac" }, rules.namespaced),
+    role(names.managerRole, o.namespace, rbacLabels, rules.manager),
+    binding(names.managerRoleBinding, names.managerRole, o, rbacLabels),
+    role(names.leaderElectionRole, o.namespace, rbacLabels, rules.leaderElection),
+    binding(names.leaderElectionRoleBinding, names.leaderElectionRole, o, rbacLabels),
+    role(names.extraRole, o.namespace, extraLabels, rules.expose),
+    binding(names.extraRoleBinding, names.extraRole, o, extraLabels),
   ];
 }
 
@@ -140,9 +178,12 @@ export function managerService(o: ProvisionOptions): ManifestObject {
 }
 
 /**
- * The manager Ingress: class, annotations and the chart's placeholder defaultBackend (service port
- * 80) — never `rules` or `tls`, which ExposePort owns (atomic lists: applying them would erase its
- * routes; provision.md §8).
+ * The manager Ingress: class, annotations, and a default backend that routes nothing — a
+ * `resource` backend naming the module's TinyModule, which no ingress controller serves — so the
+ * Ingress is valid (networking/v1 needs a default backend or rules) while only the rules
+ * ExposePort adds carry traffic. The chart's placeholder (Service port 80) names a port the Service
+ * does not have, and the one it has (gRPC) must not face the outside. Never `rules` or `tls`, which
+ * ExposePort owns (atomic lists: applying them would erase its routes; provision.md §8).
  */
 export function managerIngress(o: ProvisionOptions): ManifestObject {
   const names = namesFor(o);
@@ -157,12 +198,16 @@ export function managerIngress(o: ProvisionOptions): ManifestObject {
     },
     spec: {
       ingressClassName: o.ingressClass,
-      defaultBackend: { service: { name: names.service, port: { number: 80 } } },
+      defaultBackend: { resource: { apiGroup: "operator.tinysystems.io", kind: "TinyModule", name: pinnedNamesFor(o).tinyModule } },
     },
   };
 }
 
-/** The controller-manager Deployment (runtime-spec §12). */
+/**
+ * The controller-manager Deployment (runtime-spec §12): the chart's container (`/manager run …`,
+ * probes, port `grpc`, uid 65532) under Pod Security "restricted", with an emptyDir
+ * at `/tmp` as the only writable path.
+ */
 export function managerDeployment(o: ProvisionOptions, inputs: ReleaseInputs): ManifestObject {
   const names = namesFor(o);
   const pod = podLabels(o.release);
@@ -182,7 +227,7 @@ export function managerDeployment(o: ProvisionOptions, inputs: ReleaseInputs): M
       template: {
         metadata: { labels: pod, annotations: { "kubectl.kubernetes.io/default-container": "manager" } },
         spec: {
-          securityContext: { runAsNonRoot: true, runAsUser: MODULE_UID, runAsGroup: MODULE_UID, fsGroup: MODULE_UID },
+          securityContext: podSecurityContext(MODULE_UID),
           serviceAccountName: names.serviceAccount,
           terminationGracePeriodSeconds: 10,
           containers: [
@@ -196,10 +241,12 @@ export function managerDeployment(o: ProvisionOptions, inputs: ReleaseInputs): M
               env: managerEnv(o, inputs),
               livenessProbe: { httpGet: { path: "/healthz", port: HEALTH_PORT }, initialDelaySeconds: 15, periodSeconds: 20 },
               readinessProbe: { httpGet: { path: "/readyz", port: HEALTH_PORT }, initialDelaySeconds: 5, periodSeconds: 10 },
-              resources: { requests: { cpu: "10m", memory: "64Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
-              securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+              resources: { requests: { cpu: "10m", memory: "64Mi" }, limits: { cpu: "500m", memory: MODULE_MEMORY_LIMIT } },
+              securityContext: restrictedContainerSecurityContext(),
+              volumeMounts: [{ name: "tmp", mountPath: MODULE_TMP_DIR }],
             },
           ],
+          volumes: [{ name: "tmp", emptyDir: { sizeLimit: "64Mi" } }],
         },
       },
     },
@@ -207,30 +254,18 @@ export function managerDeployment(o: ProvisionOptions, inputs: ReleaseInputs): M
 }
 
 /**
- * Every object of the release, in apply order (provision.md §8): ServiceAccount → ClusterRole/
- * binding → Roles/bindings → Service → Ingress → Deployment. The Service and Ingress are applied
- * without force (the module edits them); the rest with force.
+ * Every object of the release, in apply order (provision.md §8): ServiceAccount → Roles/bindings →
+ * Service → Ingress → Deployment. The Service and Ingress are applied without force (the module
+ * edits them); the rest with force.
  */
 export function releaseManifests(o: ProvisionOptions, inputs: ReleaseInputs): Manifest[] {
-  const names = namesFor(o);
-  const rbacLabels = operatorLabels(o.release, "rbac");
-  const [clusterRole, leaderRole, extraRole] = releaseRoles(o) as [ManifestObject, ManifestObject, ManifestObject];
   const force = "apply-force" as const;
+  const rbac = releaseRbac(o).map((object): Manifest => ({ resource: object.kind === "Role" ? roles : roleBindings, policy: force, object }));
   return [
-    {
-      resource: serviceAccounts,
-      policy: force,
-      object: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: names.serviceAccount, namespace: o.namespace, labels: rbacLabels } },
-    },
-    { resource: clusterRoles, policy: force, object: clusterRole },
-    { resource: clusterRoleBindings, policy: force, object: binding("ClusterRoleBinding", names.clusterRoleBinding, names.clusterRole, o, rbacLabels) },
-    { resource: roles, policy: force, object: leaderRole },
-    { resource: roleBindings, policy: force, object: binding("RoleBinding", names.leaderElectionRoleBinding, names.leaderElectionRole, o, rbacLabels) },
-    { resource: roles, policy: force, object: extraRole },
-    { resource: roleBindings, policy: force, object: binding("RoleBinding", names.extraRoleBinding, names.extraRole, o, { ...commonLabels(o.release), "app.kubernetes.io/component": "rbac" }) },
+    { resource: serviceAccounts, policy: force, object: managerServiceAccount(o) },
+    ...rbac,
     { resource: services, policy: "apply", object: managerService(o) },
     { resource: ingresses, policy: "apply", object: managerIngress(o) },
     { resource: deployments, policy: force, object: managerDeployment(o, inputs) },
   ];
 }
-

@@ -6,7 +6,7 @@
  * No controller manager runs (test-control-plane.md §3.3): Deployments and StatefulSets create no
  * pods, so the tests check objects, never pods.
  */
-import { beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
 import {
   clusterRoleBindings,
@@ -29,6 +29,9 @@ import {
   type ResourceDescriptor,
 } from "../../src/k8s/client/index.ts";
 import { createResourceManager } from "../../src/k8s/resources/index.ts";
+import { mountServiceAccount, cleanupPodDirs } from "./chart-pod.ts";
+import { tinyModules } from "../../src/k8s/controllers/index.ts";
+import { uninstallCommand } from "../../src/cli/commands/uninstall.ts";
 import { provisionCommand } from "../../src/cli/commands/provision.ts";
 import {
   provision,
@@ -41,10 +44,18 @@ import {
 let cp: ControlPlane;
 let kube: KubeClient;
 
+/** A client authenticated as ServiceAccount `name` (a TokenRequest token, as a pod gets). */
+async function serviceAccountClient(namespace: string, name: string): Promise<KubeClient> {
+  const mount = await mountServiceAccount(cp, namespace, name);
+  return createKubeClient({ kubeconfig: mount.kubeconfig, env: {} });
+}
+
 beforeAll(async () => {
   cp = await getControlPlane();
   kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
 }, 900_000);
+
+afterAll(() => cleanupPodDirs());
 
 const RELEASE = "shop";
 const IMAGE = "example.com/acme/shop:1.0.0";
@@ -90,8 +101,8 @@ async function liveVersions(objects: AppliedObject[]): Promise<Record<string, st
 const decode = (b64: string | undefined) => Buffer.from(b64 ?? "", "base64").toString("utf8");
 
 function envOf(deployment: KubeObject & { spec?: Record<string, unknown> }): Record<string, string> {
-  const containers = (deployment.spec as { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } }).template.spec.containers;
-  return Object.fromEntries((containers[0]!.env ?? []).map((e) => [e.name, e.value ?? ""]));
+  const containers = (deployment.spec as { template: { spec: { containers: { env?: { name: string; value?: string; valueFrom?: unknown }[] }[] } } }).template.spec.containers;
+  return Object.fromEntries((containers[0]!.env ?? []).map((e) => [e.name, e.value ?? JSON.stringify(e.valueFrom)]));
 }
 
 describe("tinyhost provision", () => {
@@ -122,15 +133,16 @@ describe("tinyhost provision", () => {
     const release = { "app.kubernetes.io/name": "tinysystems-operator", "app.kubernetes.io/instance": RELEASE, "app.kubernetes.io/managed-by": "tinyhost" };
     const sa = await kube.get(serviceAccounts, "shop-controller-manager", ns);
     expect(sa.metadata.labels).toMatchObject({ ...release, "app.kubernetes.io/component": "rbac" });
-    const clusterRole = await kube.get(clusterRoles, `shop-${ns}-manager-role`);
-    expect(clusterRole.metadata.labels).toMatchObject(release);
-    expect(clusterRole.rules?.some((r) => r.resources?.includes("tinynodes"))).toBe(true);
-    const crb = await kube.get(clusterRoleBindings, `shop-${ns}-manager-rolebinding`);
-    expect(crb.subjects).toEqual([{ kind: "ServiceAccount", name: "shop-controller-manager", namespace: ns }]);
+    const managerRole = await kube.get(roles, "shop-manager-role", ns);
+    expect(managerRole.metadata.labels).toMatchObject(release);
+    expect(managerRole.rules?.some((r) => r.resources?.includes("tinynodes"))).toBe(true);
+    const rb = await kube.get(roleBindings, "shop-manager-rolebinding", ns);
+    expect(rb.subjects).toEqual([{ kind: "ServiceAccount", name: "shop-controller-manager", namespace: ns }]);
+    expect((await kube.list(clusterRoles, { labelSelector: "app.kubernetes.io/instance=shop" })).items.map((r) => r.metadata.name)).not.toContain(`shop-${ns}-manager-role`);
     const leader = await kube.get(roles, "shop-leader-election-role", ns);
     expect(leader.rules?.some((r) => r.apiGroups?.includes("coordination.k8s.io") && r.resources?.includes("leases"))).toBe(true);
     expect((await kube.get(roleBindings, "shop-leader-election-rolebinding", ns)).roleRef.name).toBe("shop-leader-election-role");
-    expect((await kube.get(roles, "shop-extra", ns)).rules?.map((r) => r.resources?.[0])).toEqual(["pods", "services", "ingresses"]);
+    expect((await kube.get(roles, "shop-extra", ns)).rules?.map((r) => r.resources?.[0])).toEqual(["pods", "services", "services", "ingresses", "ingresses"]);
     await kube.get(roleBindings, "shop-extra", ns);
 
     const service = await kube.get(services, "shop-manager-service", ns);
@@ -145,7 +157,8 @@ describe("tinyhost provision", () => {
     const deployment = await kube.get(deployments, "shop-controller-manager", ns);
     expect(deployment.metadata.labels).toMatchObject({ ...release, "app.kubernetes.io/component": "manager", "control-plane": "controller-manager" });
     const env = envOf(deployment);
-    expect(env.TINY_NATS_URL).toBe(`nats://${token}@tinysystems-nats.${ns}.svc:4222`);
+    expect(env.TINY_NATS_URL).toBe(`nats://$(NATS_TOKEN)@tinysystems-nats.${ns}.svc:4222`);
+    expect(JSON.stringify(deployment)).not.toContain(token);
     expect(env.RELEASE_NAME).toBe(RELEASE);
     expect(env.SELF_SERVICE_HOST).toBe("shop-manager-service:8483");
     expect(env.OTLP_DSN).toBe("http://token@tinysystems-otel-collector:2345");
@@ -184,7 +197,9 @@ describe("tinyhost provision", () => {
     const secret = await kube.get(secrets, "tinysystems-nats-auth", ns);
     expect(secret.metadata.resourceVersion).toBe(rv);
     expect(decode(secret.data?.token)).toBe("keepMe123");
-    expect(envOf(await kube.get(deployments, "shop-controller-manager", ns)).TINY_NATS_URL).toBe(`nats://keepMe123@tinysystems-nats.${ns}.svc:4222`);
+    const env = envOf(await kube.get(deployments, "shop-controller-manager", ns));
+    expect(JSON.parse(env.NATS_TOKEN!)).toEqual({ secretKeyRef: { name: "tinysystems-nats-auth", key: "token" } });
+    expect(env.TINY_NATS_URL).toBe(`nats://$(NATS_TOKEN)@tinysystems-nats.${ns}.svc:4222`);
   });
 
   test("the Service port and Ingress rules ExposePort added survive a re-provision", async () => {
@@ -199,7 +214,9 @@ describe("tinyhost provision", () => {
       },
       { namespace: ns },
     );
-    const manager = createResourceManager({ kube, namespace: ns, podName, env: {} });
+    // As the module's own ServiceAccount: provision's Roles (writes pinned to the release's names) allow it.
+    const moduleKube = await serviceAccountClient(ns, "shop-controller-manager");
+    const manager = createResourceManager({ kube: moduleKube, namespace: ns, podName, env: {} });
     const hosts = await manager.exposePort({ port: 8080, autoHostName: "shop" });
     expect(hosts).toEqual(["shop-apps.example.com"]);
 
@@ -234,5 +251,113 @@ describe("tinyhost provision", () => {
     expect(result.objects.some((o) => o.name.startsWith("tinysystems-nats"))).toBe(false);
     expect((await kube.list(statefulSets, { namespace: ns })).items).toEqual([]);
     expect(envOf(await kube.get(deployments, "shop-controller-manager", ns)).TINY_NATS_URL).toBeUndefined();
+  });
+
+  test("the module's ServiceAccount may write only the release's own Service and Ingress", async () => {
+    const ns = freshNamespace("prov-pinned");
+    await run(ns);
+    await kube.create(services, { metadata: { name: "someone-else", labels: { app: "x" } }, spec: { ports: [{ name: "http", port: 80 }] } }, { namespace: ns });
+    const moduleKube = await serviceAccountClient(ns, "shop-controller-manager");
+    const own = await moduleKube.get(services, "shop-manager-service", ns);
+    await moduleKube.update(services, own, { namespace: ns });
+    const other = await kube.get(services, "someone-else", ns);
+    const denied = await moduleKube.update(services, other, { namespace: ns }).then(() => undefined, (e: unknown) => e as { reason?: string });
+    expect(denied?.reason).toBe("Forbidden");
+    expect((await moduleKube.list(services, { namespace: ns })).items.length).toBeGreaterThanOrEqual(2); // list cannot be pinned
+    const otherNs = await cp.newNamespace("prov-pinned-other");
+    const crossNs = await moduleKube.list(tinyModules, { namespace: otherNs }).then(() => undefined, (e: unknown) => e as { reason?: string });
+    expect(crossNs?.reason).toBe("Forbidden"); // namespaced Roles only: nothing outside its namespace
+  });
+
+  test("removes the cluster-scoped role earlier tinyhost versions applied", async () => {
+    const ns = freshNamespace("prov-legacy");
+    const labels = { "app.kubernetes.io/managed-by": "tinyhost", "app.kubernetes.io/instance": RELEASE };
+    await kube.create(clusterRoles, { metadata: { name: `shop-${ns}-manager-role`, labels }, rules: [] });
+    await kube.create(clusterRoleBindings, {
+      metadata: { name: `shop-${ns}-manager-rolebinding`, labels },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: `shop-${ns}-manager-role` },
+      subjects: [{ kind: "ServiceAccount", name: "shop-controller-manager", namespace: ns }],
+    });
+    const result = await run(ns);
+    expect(result.objects.filter((o) => o.result === "deleted").map((o) => `${o.kind}/${o.name}`)).toEqual([
+      `ClusterRoleBinding/shop-${ns}-manager-rolebinding`,
+      `ClusterRole/shop-${ns}-manager-role`,
+    ]);
+    const gone = await kube.get(clusterRoles, `shop-${ns}-manager-role`).then(() => false, () => true);
+    expect(gone).toBe(true);
+  });
+});
+
+describe("tinyhost uninstall", () => {
+  async function exists(res: ResourceDescriptor<KubeObject>, name: string, ns?: string): Promise<boolean> {
+    return kube.get(res, name, ns).then(() => true, () => false);
+  }
+
+  test("deletes the TinyModule first, then the release objects; keeps the add-ons, CRDs and namespace unless asked", async () => {
+    const ns = freshNamespace("uninst");
+    await run(ns);
+    await kube.create(tinyModules, { metadata: { name: "shop" }, spec: { image: "shop:1.0.0" } } as never, { namespace: ns });
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (l: string) => lines.push(l);
+    let code;
+    try {
+      code = await uninstallCommand.run(["--name", RELEASE, "--namespace", ns, "--kubeconfig", cp.tokenKubeconfig]);
+    } finally {
+      console.log = log;
+    }
+    expect(code).toBe(0);
+    expect(lines.slice(0, 11)).toEqual([
+      `tinymodule/shop (${ns}) deleted`,
+      `deployment/shop-controller-manager (${ns}) deleted`,
+      `ingress/shop-manager-ingress (${ns}) deleted`,
+      `service/shop-manager-service (${ns}) deleted`,
+      `rolebinding/shop-extra (${ns}) deleted`,
+      `role/shop-extra (${ns}) deleted`,
+      `rolebinding/shop-leader-election-rolebinding (${ns}) deleted`,
+      `role/shop-leader-election-role (${ns}) deleted`,
+      `rolebinding/shop-manager-rolebinding (${ns}) deleted`,
+      `role/shop-manager-role (${ns}) deleted`,
+      `serviceaccount/shop-controller-manager (${ns}) deleted`,
+    ]);
+    expect(await exists(tinyModules as ResourceDescriptor<KubeObject>, "shop", ns)).toBe(false);
+    expect(await exists(deployments, "shop-controller-manager", ns)).toBe(false);
+    expect(await exists(statefulSets, "tinysystems-nats", ns)).toBe(true);
+    expect(await exists(secrets, "tinysystems-nats-auth", ns)).toBe(true);
+    expect(await exists(customResourceDefinitions, "tinynodes.operator.tinysystems.io")).toBe(true);
+    expect(await exists(namespaces, ns)).toBe(true);
+  });
+
+  test("--with-addons also removes the collector and the broker but keeps its auth Secret; objects of another manager are kept", async () => {
+    const ns = freshNamespace("uninst-all");
+    await run(ns);
+    await kube.mergePatch(services, "shop-manager-service", { metadata: { labels: { "app.kubernetes.io/managed-by": "Helm" } } }, { namespace: ns });
+    const log = console.log;
+    const lines: string[] = [];
+    console.log = (l: string) => lines.push(l);
+    try {
+      expect(await uninstallCommand.run(["--name", RELEASE, "-n", ns, "--with-addons", "--kubeconfig", cp.tokenKubeconfig])).toBe(0);
+    } finally {
+      console.log = log;
+    }
+    expect(lines).toContain(`service/shop-manager-service (${ns}) kept`);
+    expect(await exists(services, "shop-manager-service", ns)).toBe(true);
+    for (const [res, name] of [[statefulSets, "tinysystems-nats"], [deployments, "tinysystems-otel-collector"], [configMaps, "tinysystems-nats-config"]] as const) {
+      expect(await exists(res as ResourceDescriptor<KubeObject>, name, ns)).toBe(false);
+    }
+    expect(await exists(secrets, "tinysystems-nats-auth", ns)).toBe(true);
+  });
+
+  test("--dry-run lists the order without a cluster", async () => {
+    const log = console.log;
+    const lines: string[] = [];
+    console.log = (l: string) => lines.push(l);
+    try {
+      expect(await uninstallCommand.run(["--name", RELEASE, "-n", "somewhere", "--delete-namespace", "--dry-run", "--kubeconfig", "/nonexistent"])).toBe(0);
+    } finally {
+      console.log = log;
+    }
+    expect(lines[0]).toBe("tinymodule/shop (somewhere)");
+    expect(lines.at(-1)).toBe("namespace/somewhere");
   });
 });

@@ -1,6 +1,7 @@
 /**
- * `tinyhost rbac`: prints the least-privilege roles a tinyhost module needs — the ClusterRole and
- * the two Roles `tinyhost provision` applies, from the same rule builder (src/provision/rbac.ts).
+ * `tinyhost rbac`: prints the least-privilege RBAC a tinyhost module needs — the ServiceAccount and
+ * the three Roles with their RoleBindings `tinyhost provision` applies, from the same builder
+ * (src/provision/rbac.ts, release.ts), ready for `kubectl apply -f -`.
  */
 import type { CommandRunner } from "../cli.ts";
 import {
@@ -8,7 +9,8 @@ import {
   DEFAULT_RELEASE,
   parseFlags,
   ProvisionInputError,
-  releaseRoles,
+  managerServiceAccount,
+  releaseRbac,
   resolveOptions,
   stringFlag,
   toYamlStream,
@@ -18,10 +20,12 @@ import {
 /** Help text of `tinyhost rbac`. */
 export const RBAC_USAGE = `Usage: tinyhost rbac [--name <module>] [--namespace <ns>] [--with-cr-helpers]
 
-Prints, as YAML, the roles the module's service account needs (what tinyhost provision applies):
-  ClusterRole <name>-<ns>-manager-role   TinySystems CRDs (nodes, modules, components) and events
-  Role <name>-leader-election-role       leases (the <name>-lock Lease), configmaps, events
-  Role <name>-extra                      pods get; services and ingresses get/list/update (ExposePort)
+Prints, as YAML, the ServiceAccount <name>-controller-manager and the Roles it is bound to in the
+namespace (what tinyhost provision applies; each Role is followed by its RoleBinding):
+  Role <name>-manager-role            TinyNodes; TinyModules list/watch/create, its own get/update/patch
+  Role <name>-leader-election-role    leases create; get/update of the <name>-lock Lease only
+  Role <name>-extra                   pods get; services and ingresses list, and get/update/patch of
+                                      <name>-manager-service / <name>-manager-ingress only (ExposePort)
 
 Flags:
   --name <module>       release and module name (default ${DEFAULT_RELEASE})
@@ -47,7 +51,7 @@ export const rbacCommand: CommandRunner = {
         namespace: stringFlag(flags, "namespace"),
         withCrHelpers: flags["with-cr-helpers"] === true,
       });
-      process.stdout.write(toYamlStream(releaseRoles(options)));
+      process.stdout.write(toYamlStream([managerServiceAccount(options), ...releaseRbac(options)]));
       return 0;
     } catch (e) {
       if (!(e instanceof ProvisionInputError)) throw e;

@@ -11,15 +11,32 @@ import type { ClusterConnection } from "./types.ts";
 /** Folder where the kubelet mounts the service-account token, CA and namespace. */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
+/**
+ * Environment variable that moves {@link SERVICE_ACCOUNT_DIR} for tests only: a test that runs the
+ * compiled binary "as in a pod" writes a projected token and `ca.crt` into a temp dir standing for
+ * the mount. Unset (every pod) = the kubelet's path.
+ */
+export const SERVICE_ACCOUNT_DIR_ENV = "TINYHOST_SERVICE_ACCOUNT_DIR";
+
+/**
+ * The service-account mount folder: `$TINYHOST_SERVICE_ACCOUNT_DIR` when set and non-empty, else
+ * {@link SERVICE_ACCOUNT_DIR}.
+ * @param env - environment to read. Default `process.env`.
+ */
+export function serviceAccountDir(env: Record<string, string | undefined> = process.env): string {
+  const override = env[SERVICE_ACCOUNT_DIR_ENV];
+  return override && override.trim() !== "" ? override : SERVICE_ACCOUNT_DIR;
+}
+
 /** Options of {@link loadInClusterConfig}; every path is injectable for tests. */
 export interface InClusterOptions {
   /** Environment to read `KUBERNETES_SERVICE_HOST`/`KUBERNETES_SERVICE_PORT` from. Default `process.env`. */
   env?: Record<string, string | undefined>;
-  /** Token file. Default `${SERVICE_ACCOUNT_DIR}/token`. */
+  /** Token file. Default `<serviceAccountDir()>/token`. */
   tokenPath?: string;
-  /** CA bundle. Default `${SERVICE_ACCOUNT_DIR}/ca.crt`. */
+  /** CA bundle. Default `<serviceAccountDir()>/ca.crt`. */
   caPath?: string;
-  /** Namespace file. Default `${SERVICE_ACCOUNT_DIR}/namespace`. */
+  /** Namespace file. Default `<serviceAccountDir()>/namespace`. */
   namespacePath?: string;
   /** Clock in ms for the token cache. Default `Date.now`. */
   now?: () => number;
@@ -41,9 +58,10 @@ export async function loadInClusterConfig(options: InClusterOptions = {}): Promi
   if (!host) throw new KubeConfigError("in-cluster", "KUBERNETES_SERVICE_HOST", "is not set (not running in a pod?)");
   if (!port) throw new KubeConfigError("in-cluster", "KUBERNETES_SERVICE_PORT", "is not set (not running in a pod?)");
   if (!/^\d{1,5}$/.test(port)) throw new KubeConfigError("in-cluster", "KUBERNETES_SERVICE_PORT", `${JSON.stringify(port)} is not a port number`);
-  const tokenPath = options.tokenPath ?? `${SERVICE_ACCOUNT_DIR}/token`;
-  const caPath = options.caPath ?? `${SERVICE_ACCOUNT_DIR}/ca.crt`;
-  const namespacePath = options.namespacePath ?? `${SERVICE_ACCOUNT_DIR}/namespace`;
+  const dir = serviceAccountDir(env);
+  const tokenPath = options.tokenPath ?? `${dir}/token`;
+  const caPath = options.caPath ?? `${dir}/ca.crt`;
+  const namespacePath = options.namespacePath ?? `${dir}/namespace`;
 
   let caPem: string;
   try {

@@ -64,8 +64,8 @@ describe("dry-run plan", () => {
       "Service/tinysystems-otel-collector",
       "Deployment/tinysystems-otel-collector",
       "ServiceAccount/shop-controller-manager",
-      "ClusterRole/shop-prod-manager-role",
-      "ClusterRoleBinding/shop-prod-manager-rolebinding",
+      "Role/shop-manager-role",
+      "RoleBinding/shop-manager-rolebinding",
       "Role/shop-leader-election-role",
       "RoleBinding/shop-leader-election-rolebinding",
       "Role/shop-extra",
@@ -92,7 +92,7 @@ describe("dry-run plan", () => {
     const manager = podSpec(find(objects(), "Deployment", "shop-controller-manager")).containers[0]!;
     expect(manager.name).toBe("manager");
     expect(manager.image).toBe("ghcr.io/acme/shop:1.2.0");
-    expect(manager.command).toEqual(["/usr/local/bin/tinyhost"]);
+    expect(manager.command).toEqual(["/manager"]);
     expect(manager.args).toEqual([
       "run",
       "--health-probe-bind-address=:8081",
@@ -117,18 +117,20 @@ describe("dry-run plan", () => {
     });
   });
 
-  test("sets the chart's env, with the broker URL from the auth Secret's token", () => {
+  test("sets the chart's env; the broker token comes from the auth Secret by secretKeyRef, never in the Deployment", () => {
     const env = podSpec(find(objects(), "Deployment", "shop-controller-manager")).containers[0]!.env;
-    expect(env).toEqual([
+    expect(env as unknown).toEqual([
       { name: "OTLP_DSN", value: "http://token@tinysystems-otel-collector:2345" },
       { name: "TINY_NATS_TRANSPORT", value: "jetstream" },
       { name: "RELEASE_NAME", value: "shop" },
       { name: "RELEASE_NAMESPACE", value: "prod" },
       { name: "KUBERNETES_CLUSTER_DOMAIN", value: "cluster.local" },
       { name: "SELF_SERVICE_HOST", value: "shop-manager-service:8483" },
-      { name: "TINY_NATS_URL", value: `nats://${DRY_RUN_TOKEN}@tinysystems-nats.prod.svc:4222` },
+      { name: "NATS_TOKEN", valueFrom: { secretKeyRef: { name: "tinysystems-nats-auth", key: "token" } } },
+      { name: "TINY_NATS_URL", value: "nats://$(NATS_TOKEN)@tinysystems-nats.prod.svc:4222" },
     ]);
     expect(find(objects(), "Secret", "tinysystems-nats-auth")).toMatchObject({ stringData: { token: DRY_RUN_TOKEN } });
+    expect(JSON.stringify(find(objects(), "Deployment", "shop-controller-manager"))).not.toContain(DRY_RUN_TOKEN);
   });
 
   test("leaves out OTLP_DSN and the NATS env and objects when both add-ons are off", () => {
@@ -144,18 +146,43 @@ describe("dry-run plan", () => {
     expect(manager.readinessProbe).toEqual({ httpGet: { path: "/readyz", port: 8081 }, initialDelaySeconds: 5, periodSeconds: 10 });
   });
 
-  test("runs as uid 65532, non-root, no privilege escalation, 10 s grace", () => {
-    const spec = podSpec(find(objects(), "Deployment", "shop-controller-manager"));
-    expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532, fsGroup: 65532 });
-    expect(spec.containers[0]!.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
+  test("runs as uid 65532 under Pod Security restricted with a read-only root and an emptyDir /tmp, 10 s grace", () => {
+    const spec = podSpec(find(objects(), "Deployment", "shop-controller-manager")) as ReturnType<typeof podSpec> & { volumes: unknown[] };
+    expect(spec.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, seccompProfile: { type: "RuntimeDefault" } });
+    expect(spec.containers[0]!.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ["ALL"] },
+      seccompProfile: { type: "RuntimeDefault" },
+    });
+    expect((spec.containers[0] as unknown as { volumeMounts: unknown }).volumeMounts).toEqual([{ name: "tmp", mountPath: "/tmp" }]);
+    expect(spec.volumes).toEqual([{ name: "tmp", emptyDir: { sizeLimit: "64Mi" } }]);
     expect(spec.terminationGracePeriodSeconds).toBe(10);
     expect(spec.serviceAccountName).toBe("shop-controller-manager");
   });
 
-  test("the Ingress carries class, suffix annotation and default backend, never rules or tls", () => {
+  test("every container of every workload has resources and the restricted security context", () => {
+    const workloads = objects().filter((o) => o.kind === "Deployment" || o.kind === "StatefulSet");
+    expect(workloads.map((w) => w.metadata.name)).toEqual(["tinysystems-nats", "tinysystems-otel-collector", "shop-controller-manager"]);
+    for (const w of workloads) {
+      const spec = podSpec(w);
+      expect(spec.securityContext, w.metadata.name).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
+      for (const c of spec.containers as (Container & { resources?: { requests?: object; limits?: { memory?: string } } })[]) {
+        expect(c.securityContext, `${w.metadata.name}/${c.name}`).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } });
+        expect(c.resources?.requests, `${w.metadata.name}/${c.name}`).toBeDefined();
+        expect(c.resources?.limits?.memory, `${w.metadata.name}/${c.name}`).toBeDefined();
+      }
+    }
+    const manager = podSpec(find(objects(), "Deployment", "shop-controller-manager")).containers[0] as unknown as { resources: unknown };
+    expect(manager.resources).toEqual({ requests: { cpu: "10m", memory: "64Mi" }, limits: { cpu: "500m", memory: "256Mi" } });
+  });
+
+  test("the Ingress carries class, suffix annotation and a default backend that routes nothing, never rules or tls", () => {
     const ingress = find(objects(), "Ingress", "shop-manager-ingress");
     expect(ingress.metadata.annotations).toEqual({ "tinysystems.io/ingress-hostname-suffix": "apps.example.com" });
     expect(Object.keys(ingress.spec as object).sort()).toEqual(["defaultBackend", "ingressClassName"]);
+    expect((ingress.spec as { defaultBackend: unknown }).defaultBackend).toEqual({ resource: { apiGroup: "operator.tinysystems.io", kind: "TinyModule", name: "shop" } });
     expect(objects({ ...INPUT, ingressSuffix: undefined }).find((o) => o.kind === "Ingress")!.metadata.annotations).toBeUndefined();
   });
 

@@ -1,0 +1,157 @@
+/**
+ * Memory of one module against the chart's 128Mi limit (issue 15): the compiled binary with the
+ * runtime options scripts/build.ts bakes in (`EXEC_ARGV`) against the same entry point built with
+ * `--smol` toggled (added when the build has it not, removed when it has), each with 1,000 TinyNodes of the bundled components (bench/lib/cluster.ts's 8-node
+ * flows) on the real control plane and the NATS core wire:
+ * - RSS and JS heap (`/proc/<pid>/status` VmRSS; `/metrics` `tinyhost_js_heap_bytes`) once every
+ *   node is ready and 5 s have passed (idle);
+ * - then steady traffic for `--seconds` (default 30): a closed loop of `--concurrency` (default
+ *   16) request/replies into router nodes' `input` (router → transform → counter → debug: four
+ *   in-process hops and a counter state write per request), RSS sampled every second (max, last)
+ *   and the heap at the end; throughput = replies/s.
+ * The variant rows name the options; compare throughput between variants of the same run only.
+ *   ./node_modules/.bin/bun bench/memory.ts [--seconds N] [--concurrency N] [--nodes N] [--stateless]
+ *     [--baked-only] [--env K=V,…]
+ * Not run by bench/run.ts (minutes, and the traffic rows are a baseline for issue 19).
+ */
+process.env.TINYHOST_LOG_LEVEL ??= "silent";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createKubeClient } from "../src/k8s/client/index.ts";
+import { tinyNodes, type WatchedNode } from "../src/k8s/controllers/types.ts";
+import { headers as natsHeaders } from "@nats-io/transport-node";
+import { connectNats } from "../src/transport/nats/index.ts";
+import { H_FROM, H_TO } from "../src/transport/nats/wire.ts";
+import { startControlPlane } from "../test/support/control-plane.ts";
+import { startNats } from "../test/support/nats.ts";
+import { EXEC_ARGV, staticRequirePlugin } from "../scripts/build.ts";
+import { ensureBinary, ROOT } from "./lib/binary.ts";
+import { benchNodes, forEachBounded, moduleLaunch, startBenchModule, waitAllReady, warmUpApiserver } from "./lib/cluster.ts";
+import { metricSum, rssBytes, scrapeMetrics, until200 } from "./lib/process.ts";
+import { emit, progress, row, type BenchRow } from "./lib/result.ts";
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const SECONDS = arg("seconds", 30);
+const CONCURRENCY = arg("concurrency", 16);
+const NODES = arg("nodes", 1_000);
+/** `--stateless`: send to the router's default port (delay → transform → debug), no counter state write. */
+const STATELESS = process.argv.includes("--stateless");
+const MODULE = "bench";
+const MiB = 1024 * 1024;
+const log = (line: string) => progress("memory", line);
+
+/** `--smol` toggled relative to the build's options. */
+const ALT_ARGV = EXEC_ARGV.includes("--smol") ? EXEC_ARGV.filter((a) => a !== "--smol") : [...EXEC_ARGV, "--smol"];
+
+/** The same entry point compiled with {@link ALT_ARGV}. */
+async function altBinary(dir: string): Promise<string> {
+  const outfile = join(dir, "tinyhost-alt");
+  const r = await Bun.build({
+    entrypoints: [resolve(ROOT, "src/cli/main.ts")],
+    compile: { outfile, execArgv: [...ALT_ARGV] },
+    minify: true,
+    bytecode: true,
+    format: "esm",
+    target: "bun",
+    allowUnresolved: ["file://*"],
+    plugins: [staticRequirePlugin],
+  });
+  if (!r.success) throw new Error(`building the ${ALT_ARGV.join(" ") || "option-free"} binary failed: ${r.logs.join("\n")}`);
+  return outfile;
+}
+
+const work = mkdtempSync(join(tmpdir(), "tinyhost-memory-"));
+/** `--env K=V,K=V` adds environment to every variant (e.g. allocator or JSC options under test). */
+const extraEnv = (() => {
+  const i = process.argv.indexOf("--env");
+  if (i < 0) return {};
+  return Object.fromEntries(process.argv[i + 1]!.split(",").map((kv) => kv.split("=") as [string, string]));
+})();
+const variants: { label: string; binary: string; env?: Record<string, string> }[] = [
+  { label: EXEC_ARGV.join(" ") || "no options", binary: ensureBinary(log).path },
+  ...(process.argv.includes("--baked-only") ? [] : [{ label: ALT_ARGV.join(" ") || "no options", binary: await altBinary(work) }]),
+];
+const cp = await startControlPlane();
+const nats = await startNats();
+const kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
+const rows: BenchRow[] = [];
+
+try {
+  for (const v of variants) {
+    const ns = await cp.newNamespace("memory");
+    await warmUpApiserver(kube, ns);
+    const nodes = benchNodes(MODULE, ns, NODES);
+    const created: WatchedNode[] = [];
+    await forEachBounded(nodes, 32, async (n) => created.push(await kube.create(tinyNodes, n, { namespace: ns })));
+    const routers = created.filter((n) => n.spec?.component === "router").map((n) => n.metadata.name!);
+    const m = startBenchModule({ launch: moduleLaunch(v.binary), hostname: `memory-${rows.length}`, module: MODULE, namespace: ns, kubeconfig: cp.tokenKubeconfig, logDir: work, env: { TINY_NATS_URL: nats.url, TINYHOST_LOG_LEVEL: "warn", ...extraEnv } });
+    try {
+      await until200(`${m.healthUrl}/readyz`, m.spawnedAt, 60_000, 20);
+      const readyMs = await waitAllReady(kube, ns, MODULE, nodes.length, m.spawnedAt, 120_000);
+      await Bun.sleep(5_000);
+      const idleRss = rssBytes(m.pid);
+      const idleHeap = metricSum(await scrapeMetrics(m.healthUrl), "tinyhost_js_heap_bytes");
+      log(`${v.label}: ${nodes.length} nodes ready in ${Math.round(readyMs)} ms; idle RSS ${(idleRss / MiB).toFixed(1)} MiB, heap ${(idleHeap / MiB).toFixed(1)} MiB`);
+
+      const requestsBefore = metricSum(await scrapeMetrics(m.healthUrl), "tinyhost_apiserver_requests_total");
+      const nc = await connectNats(nats.url, { name: "memory-bench" });
+      let ok = 0;
+      let failed = 0;
+      let maxRss = idleRss;
+      const trail: string[] = [];
+      const sampler = setInterval(() => {
+        const rss = rssBytes(m.pid);
+        maxRss = Math.max(maxRss, rss);
+        trail.push((rss / MiB).toFixed(0));
+      }, 1_000);
+      const deadline = performance.now() + SECONDS * 1_000;
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async (_, w) => {
+          for (let i = w; performance.now() < deadline; i += CONCURRENCY) {
+            const h = natsHeaders();
+            h.set(H_TO, `${routers[i % routers.length]}:input`);
+            h.set(H_FROM, "signal");
+            const body = JSON.stringify({ context: { flow: i }, conditions: STATELESS ? [] : [{ route: "A", condition: true }] });
+            try {
+              await nc.request(`tinymodule.${MODULE}.msg`, new TextEncoder().encode(body), { headers: h, timeout: 10_000 });
+              ok++;
+            } catch {
+              failed++;
+            }
+          }
+        }),
+      );
+      const elapsed = (performance.now() - t0) / 1_000;
+      clearInterval(sampler);
+      await nc.close();
+      const endRss = rssBytes(m.pid);
+      maxRss = Math.max(maxRss, endRss);
+      const after = await scrapeMetrics(m.healthUrl);
+      const endHeap = metricSum(after, "tinyhost_js_heap_bytes");
+      const apiserverRequests = metricSum(after, "tinyhost_apiserver_requests_total") - requestsBefore;
+      log(`${v.label}: ${apiserverRequests} apiserver requests during the traffic`);
+      log(`${v.label}: RSS each second (MiB): ${trail.join(" ")}`);
+      log(`${v.label}: traffic ${(ok / elapsed).toFixed(0)} req/s (${failed} failed); RSS max ${(maxRss / MiB).toFixed(1)} MiB, end ${(endRss / MiB).toFixed(1)} MiB, heap ${(endHeap / MiB).toFixed(1)} MiB`);
+      const note = `${nodes.length} nodes, ${v.label}`;
+      rows.push(
+        row({ name: `memory_rss_idle[${v.label}]`, value: idleRss / MiB, unit: "MiB", max: 128, digits: 1, note: `${note}, 5 s after all ready` }),
+        row({ name: `memory_heap_idle[${v.label}]`, value: idleHeap / MiB, unit: "MiB", digits: 1, note }),
+        row({ name: `memory_rss_traffic_max[${v.label}]`, value: maxRss / MiB, unit: "MiB", max: 128, digits: 1, note: `${note}, ${CONCURRENCY} in flight for ${SECONDS} s` }),
+        row({ name: `memory_heap_traffic_end[${v.label}]`, value: endHeap / MiB, unit: "MiB", digits: 1, note }),
+        row({ name: `memory_throughput[${v.label}]`, value: ok / elapsed, unit: "req/s", digits: 0, note: `${note}; 4 hops + a state write per request; ${failed} failed` }),
+      );
+    } finally {
+      await m.stop(10_000);
+    }
+  }
+} finally {
+  await nats.dispose();
+  await cp.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+emit(rows);

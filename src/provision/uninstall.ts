@@ -1,0 +1,108 @@
+/**
+ * `tinyhost uninstall`: reverses `tinyhost provision` for one release. Order: the pre-delete step
+ * first (TinyModule `<module>` — as the chart's pre-delete hook, while the module still runs), then
+ * the release objects in reverse apply order (Deployment → Ingress → Service → RBAC →
+ * ServiceAccount, and the cluster-scoped role of earlier versions); with `addons`, the collector and
+ * the broker in reverse order too; the Namespace only when asked.
+ *
+ * Never deleted: the CRDs (they hold every module's flows in the cluster) and, unless the namespace
+ * goes, the broker's auth Secret and its volume claims (the token other modules use; durable runs).
+ * An object not labelled `app.kubernetes.io/managed-by=tinyhost` (say, a Helm release of the same
+ * name) is left and reported `kept`.
+ */
+import { isNotFound, namespaces, type KubeClient, type KubeObject, type ResourceDescriptor } from "../k8s/client/index.ts";
+import type { AppliedObject } from "./apply.ts";
+import { clusterRoleBindings, clusterRoles } from "../k8s/client/index.ts";
+import { deleteTinyModule } from "./hooks/module-removal.ts";
+import { MANAGED_BY } from "./labels.ts";
+import type { Manifest } from "./manifest.ts";
+import { natsManifests } from "./nats.ts";
+import type { ProvisionOptions } from "./options.ts";
+import { otelManifests } from "./otel.ts";
+import { namesFor, releaseManifests } from "./release.ts";
+
+/** What to remove besides the release. */
+export interface UninstallOptions {
+  /** Also the OTEL collector and the NATS broker (shared by every module of the namespace). */
+  addons?: boolean;
+  /** Also the Namespace, and with it everything left inside. */
+  deleteNamespace?: boolean;
+  /** Called after each object (the CLI prints a line). */
+  onObject?: (o: AppliedObject) => void;
+}
+
+/** One object to delete: its resource, kind and name. */
+export interface DeletionTarget {
+  resource: ResourceDescriptor<KubeObject>;
+  kind: string;
+  name: string;
+  /** Absent for cluster-scoped objects. */
+  namespace?: string;
+}
+
+function target(m: Manifest): DeletionTarget {
+  const ns = m.object.metadata.namespace;
+  return { resource: m.resource, kind: m.object.kind, name: m.object.metadata.name, ...(ns ? { namespace: ns } : {}) };
+}
+
+/**
+ * The objects uninstall deletes after the TinyModule, in order (see the file header).
+ * @param o - the release, as provision was given it.
+ */
+export function uninstallTargets(o: ProvisionOptions, options: Pick<UninstallOptions, "addons" | "deleteNamespace"> = {}): DeletionTarget[] {
+  const names = namesFor(o);
+  const out = releaseManifests(o, { nats: o.nats }).map(target).reverse();
+  out.push(
+    { resource: clusterRoleBindings as ResourceDescriptor<KubeObject>, kind: "ClusterRoleBinding", name: names.legacyClusterRoleBinding },
+    { resource: clusterRoles as ResourceDescriptor<KubeObject>, kind: "ClusterRole", name: names.legacyClusterRole },
+  );
+  if (options.addons) {
+    out.push(...otelManifests(o.namespace).map(target).reverse(), ...natsManifests(o.namespace).map(target).reverse());
+  }
+  if (options.deleteNamespace) out.push({ resource: namespaces as ResourceDescriptor<KubeObject>, kind: "Namespace", name: o.namespace });
+  return out;
+}
+
+/**
+ * Deletes one object if tinyhost manages it.
+ * @returns `deleted`, `absent` (no such object) or `kept` (managed by someone else).
+ * @throws KubeApiError other than NotFound, KubeConnectionError.
+ */
+export async function deleteManaged(kube: KubeClient, t: DeletionTarget): Promise<AppliedObject> {
+  const base = { kind: t.kind, name: t.name, ...(t.namespace ? { namespace: t.namespace } : {}) };
+  let found: KubeObject;
+  try {
+    found = await kube.get(t.resource, t.name, t.namespace);
+  } catch (e) {
+    if (isNotFound(e)) return { ...base, result: "absent", resourceVersion: "" };
+    throw e;
+  }
+  const rv = found.metadata.resourceVersion ?? "";
+  // The Namespace carries only tinyhost's managed label (provision.md §2 step 4), never managed-by.
+  if (t.kind !== "Namespace" && found.metadata.labels?.["app.kubernetes.io/managed-by"] !== MANAGED_BY) return { ...base, result: "kept", resourceVersion: rv };
+  try {
+    await kube.delete(t.resource, t.name, { ...(t.namespace ? { namespace: t.namespace } : {}), propagationPolicy: "Background" });
+  } catch (e) {
+    if (isNotFound(e)) return { ...base, result: "absent", resourceVersion: rv };
+    throw e;
+  }
+  return { ...base, result: "deleted", resourceVersion: rv };
+}
+
+/**
+ * Uninstalls the release (see the file header).
+ * @returns every object touched, in order, the TinyModule first.
+ * @throws KubeApiError / KubeConnectionError from the TinyModule deletion or any object (what was
+ *   deleted before stays deleted; re-run to finish).
+ */
+export async function uninstall(kube: KubeClient, o: ProvisionOptions, options: UninstallOptions = {}): Promise<AppliedObject[]> {
+  const out: AppliedObject[] = [];
+  const record = (r: AppliedObject) => {
+    out.push(r);
+    options.onObject?.(r);
+  };
+  const removal = await deleteTinyModule(kube, o.release, o.namespace);
+  record({ kind: "TinyModule", name: removal.name, namespace: o.namespace, result: removal.result, resourceVersion: "" });
+  for (const t of uninstallTargets(o, options)) record(await deleteManaged(kube, t));
+  return out;
+}
