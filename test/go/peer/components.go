@@ -75,7 +75,7 @@ func (c *Relay) Handle(ctx context.Context, output module.Handler, port string, 
 	res := output(ctx, "out", DataMsg{Data: in.Data})
 	r := newRecord(ctx, c.Identity().NodeName, "relay", port, in.Data)
 	if err := res.Err(); err != nil {
-		r.Error = err.Error()
+		r.setError(err)
 	} else {
 		r.Reply = replyJSON(res.Value())
 	}
@@ -167,7 +167,7 @@ func (c *Controller) OnControl(ctx context.Context, msg any) error {
 	if leader && ctl.Send {
 		res := c.Emit(ctx, "out", DataMsg{Data: ctl.Data})
 		if err := res.Err(); err != nil {
-			r.Error = err.Error()
+			r.setError(err)
 		}
 	}
 	r.write()

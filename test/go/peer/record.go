@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/tiny-systems/module/module"
+	perrors "github.com/tiny-systems/module/pkg/errors"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -24,6 +25,7 @@ type record struct {
 	Leader    *bool           `json:"leader,omitempty"`
 	Reply     json.RawMessage `json:"reply,omitempty"`
 	Error     string          `json:"error,omitempty"`
+	Code      string          `json:"code,omitempty"`
 	TraceID   string          `json:"traceId,omitempty"`
 	RunID     string          `json:"runId,omitempty"`
 }
@@ -62,6 +64,12 @@ func replyJSON(v any) json.RawMessage {
 		}
 		return out
 	}
+}
+
+// setError records err's text and its CodedError code (what the SDK's wire decode made of a reply).
+func (r *record) setError(err error) {
+	r.Error = err.Error()
+	r.Code = perrors.ErrorCode(err)
 }
 
 var recordMu sync.Mutex

@@ -1,0 +1,187 @@
+/**
+ * A mixed-module bed: one namespace on the test control plane with the Go peer (module `go-<x>`)
+ * and `tinyhost run` with the peer's component twins (module `th-<x>`) running side by side over
+ * one wire, both exporting traces to one in-process OTLP/gRPC receiver, each writing its records
+ * to its own file. Tests build flows across the two with {@link mixedFlow} and start them the way
+ * the platform does ({@link MixedBed.trigger}).
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { headers as natsHeaders } from "@nats-io/transport-node";
+import { sanitizeResourceName, type TinyNode } from "../../src/k8s/api/index.ts";
+import type { KubeClient } from "../../src/k8s/client/index.ts";
+import { tinyModules, tinyNodes } from "../../src/k8s/controllers/index.ts";
+import { logger } from "../../src/telemetry/log.ts";
+import { GrpcTransport } from "../../src/transport/grpc/index.ts";
+import { connectNats } from "../../src/transport/nats/index.ts";
+import { H_FROM, H_TO } from "../../src/transport/nats/wire.ts";
+import { openClusterFixture } from "./cluster-fixture.ts";
+import type { ControlPlane } from "./control-plane.ts";
+import { waitForReconciled } from "./flows.ts";
+import { recordFile, startGoPeer, startTinyhostBeside, wireEnv, type GoPeer, type MixedNodeSpec, type PeerRecord, type Wire, readRecords, waitForRecord, mixedNodeName } from "./go-peer.ts";
+import type { ModuleProcess } from "./module-process.ts";
+import { startNats, type NatsServer } from "./nats.ts";
+import { startOtlpReceiver, type OtlpReceiver } from "./otlp-receiver.ts";
+import { waitUntil } from "./process.ts";
+
+/** The platform's `send_signal` sender (runtime-spec §4.5 `FromSignal`). */
+const FROM_SIGNAL = "signal";
+
+/** One module of the bed. */
+export interface BedModule {
+  /** Module name (`--name`) = the nodes' module segment. */
+  readonly name: string;
+  /** Pod name (HOSTNAME). */
+  readonly pod: string;
+  /** Its record file. */
+  readonly records: string;
+  /** A node of this module. */
+  node(component: string, id: string, durable?: boolean): MixedNodeSpec;
+}
+
+/** A running bed. */
+export interface MixedBed {
+  readonly wire: Wire;
+  readonly cp: ControlPlane;
+  readonly kube: KubeClient;
+  readonly ns: string;
+  readonly dir: string;
+  /** The NATS server both modules use (private for JetStream; the suite's for core); none for gRPC. */
+  readonly natsUrl: string | undefined;
+  readonly privateNats: NatsServer | undefined;
+  readonly otlp: OtlpReceiver;
+  readonly go: BedModule & { proc: GoPeer };
+  readonly th: BedModule & { proc: ModuleProcess };
+  /** Both modules by runtime. */
+  module(runtime: "go" | "tinyhost"): BedModule;
+  /** Creates the nodes and waits until their modules' leaders reconciled them. */
+  apply(nodes: readonly TinyNode[]): Promise<void>;
+  /**
+   * Sends `data` to `<node>:<port>` as the platform does (`From: signal`): over NATS a publish on
+   * `tinymodule.<module>.sysmsg` for `_*` ports, else `.msg` (Go `wire.Publish`, fire-and-forget);
+   * over gRPC a `Message` call to the module's advertised address (what a gRPC sender does).
+   */
+  trigger(node: string, port: string, data: unknown): Promise<void>;
+  /** Records of both modules. */
+  records(): PeerRecord[];
+  /** Waits for a record in either file. */
+  waitForRecord(what: string, pick: (r: PeerRecord) => boolean, timeoutMs?: number): Promise<PeerRecord>;
+  /** Stops both modules, the receiver and a private NATS. */
+  stop(): Promise<void>;
+}
+
+let flowSeq = 0;
+
+/** A fresh flow prefix (the platform's 8-hex `md5(project+flow)` slot). */
+export function flowPrefix(): string {
+  flowSeq += 1;
+  return `${(process.pid % 0xffff).toString(16).padStart(4, "0")}${flowSeq.toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * Opens a bed on `wire`. Core uses the suite's nats-server (TINYHOST_TEST_NATS_URL); JetStream a
+ * private one (its `module-edges` stream would capture the shared server's subjects, see
+ * docs/testing.md); gRPC none.
+ * @throws Error with the log tail of a module that does not become ready.
+ */
+export async function openMixedBed(wire: Wire, tag: string): Promise<MixedBed> {
+  const { cp, kube, dir: root } = await openClusterFixture(`go-peer-${tag}`);
+  const ns = await cp.newNamespace(`gp-${tag}`);
+  const dir = join(root, ns);
+  mkdirSync(dir);
+  let privateNats: NatsServer | undefined;
+  let natsUrl: string | undefined;
+  if (wire === "jetstream") {
+    privateNats = await startNats();
+    natsUrl = privateNats.url;
+  } else if (wire === "core") {
+    natsUrl = process.env.TINYHOST_TEST_NATS_URL;
+    if (!natsUrl) {
+      privateNats = await startNats({ jetstream: false });
+      natsUrl = privateNats.url;
+    }
+  }
+  const otlp = await startOtlpReceiver();
+  const goName = `go-${tag}`;
+  const thName = `th-${tag}`;
+  const goRecords = recordFile(dir, goName);
+  const thRecords = recordFile(dir, thName);
+  const common = { namespace: ns, kubeconfig: cp.tokenKubeconfig, logDir: dir };
+  const env = { ...wireEnv(wire, natsUrl), OTLP_DSN: otlp.dsn };
+  const [goProc, thProc] = await Promise.all([
+    startGoPeer({ ...common, hostname: `${goName}-0`, name: goName, env: { ...env, PEER_RECORD_FILE: goRecords, OTEL_RESOURCE_ATTRIBUTES: `service.name=${goName}` } }),
+    startTinyhostBeside({ ...common, hostname: `${thName}-0`, name: thName, env: { ...env, PEER_RECORD_FILE: thRecords } }),
+  ]);
+  const mod = (name: string, pod: string, records: string): BedModule => ({
+    name,
+    pod,
+    records,
+    node: (component, id, durable) => ({ module: name, component, id, durable }),
+  });
+  const go = { ...mod(goName, `${goName}-0`, goRecords), proc: goProc };
+  const th = { ...mod(thName, `${thName}-0`, thRecords), proc: thProc };
+  const files = [goRecords, thRecords];
+
+  let grpc: GrpcTransport | undefined;
+  const grpcTo = async (module: string): Promise<GrpcTransport> => {
+    grpc ??= new GrpcTransport({ log: logger.child({ component: "bed-grpc" }) });
+    let addr = "";
+    await waitUntil(`TinyModule ${module} status.addr`, async () => {
+      addr = (await kube.get(tinyModules, sanitizeResourceName(module), ns)).status?.addr ?? "";
+      return addr !== "";
+    }, 30_000, 200);
+    grpc.register(module, addr);
+    return grpc;
+  };
+
+  const bed: MixedBed = {
+    wire,
+    cp,
+    kube,
+    ns,
+    dir,
+    natsUrl,
+    privateNats,
+    otlp,
+    go,
+    th,
+    module: (runtime) => (runtime === "go" ? go : th),
+    async apply(nodes) {
+      for (const n of nodes) await kube.create(tinyNodes, { ...n, metadata: { ...n.metadata, namespace: ns } }, { namespace: ns });
+      await waitForReconciled(kube, ns, nodes.map((n) => n.metadata.name!), 60_000);
+    },
+    async trigger(node, port, data) {
+      const module = node.split(".")[1]!;
+      if (wire === "grpc") {
+        const t = await grpcTo(module);
+        const r = await t.send({ edgeId: "", from: FROM_SIGNAL, to: `${node}:${port}`, data, depth: 0 });
+        if (r.kind === "fail") throw new Error(`trigger ${node}:${port} over gRPC failed: ${r.error.message}`);
+        return;
+      }
+      const nc = await connectNats(natsUrl!, { name: "go-peer-bed-signal" });
+      try {
+        const h = natsHeaders();
+        h.set(H_TO, `${node}:${port}`);
+        h.set(H_FROM, FROM_SIGNAL);
+        nc.publish(`tinymodule.${module}.${port.startsWith("_") ? "sysmsg" : "msg"}`, new TextEncoder().encode(JSON.stringify(data)), { headers: h });
+        await nc.flush();
+      } finally {
+        await nc.close();
+      }
+    },
+    records: () => files.flatMap(readRecords),
+    waitForRecord: (what, pick, timeoutMs) => waitForRecord(files, what, pick, timeoutMs),
+    async stop() {
+      grpc?.close();
+      await Promise.allSettled([goProc.stop(9000), thProc.stop(9000)]);
+      await otlp.stop();
+      await privateNats?.dispose();
+    },
+  };
+  return bed;
+}
+
+/** The node name of `spec` in flow `prefix`. */
+export function nameOf(prefix: string, spec: MixedNodeSpec): string {
+  return mixedNodeName(prefix, spec);
+}
