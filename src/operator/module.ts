@@ -40,7 +40,7 @@ import { Scheduler } from "../runtime/scheduler/index.ts";
 import type { ModuleClient } from "../sdk/client.ts";
 import { healthApp, listen, parseBindAddress, type HttpListener } from "../server/index.ts";
 import { logger as rootLogger, type Logger } from "../telemetry/log.ts";
-import { version as tinyhostVersion } from "../cli/version.ts";
+import { SDK_VERSION, version as tinyhostVersion } from "../cli/version.ts";
 import { HopGate } from "./hop-gate.ts";
 import { moduleMetrics, type WatchedController } from "./metrics.ts";
 import { ensureTinyModule } from "./register.ts";
@@ -173,7 +173,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   const gate = new HopGate((msg, signal) => scheduler.handle(msg, signal));
 
   // Controllers and their watch pipelines (created now, run after the elector starts).
-  const info = { name: o.name, version: o.version, sdkVersion: tinyhostVersion };
+  const info = { name: o.name, version: o.version, sdkVersion: SDK_VERSION };
   const nodeReconciler = tinyNodeReconciler({ module: info, scheduler, api: kubeNodeApi(kube, o.namespace), isLeader });
   // The cache drops managedFields (controller-runtime TransformStripManagedFields): about a third
   // of a stored TinyNode's JSON, read by nothing (bench/scale.ts RSS per node).
@@ -190,7 +190,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   const components = componentStatuses(registry.list());
   const moduleReconciler = tinyModuleReconciler({
     ownName: moduleName,
-    desiredStatus: () => moduleStatus({ addr: transport.address(), name: o.name, version: o.version, sdkVersion: tinyhostVersion, components }),
+    desiredStatus: () => moduleStatus({ addr: transport.address(), name: o.name, version: o.version, sdkVersion: SDK_VERSION, components }),
     api: kubeModuleApi(kube, o.namespace),
     isLeader,
     ...(transport.addresses ? { addresses: transport.addresses } : {}),
@@ -240,7 +240,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     { name: "tinynode", controller: nodeController as unknown as Controller<KubeObject>, watcher: nodeWatcher as unknown as Watcher<KubeObject>, writes: nodeReconciler.stats },
     { name: "tinymodule", controller: moduleController as unknown as Controller<KubeObject>, watcher: moduleWatcher as unknown as Watcher<KubeObject>, writes: moduleReconciler.stats },
   ];
-  const metrics = moduleMetrics({ controllers, leaseName, isLeader, hops: gate.stats, runners: () => scheduler.nodes().length, apiserverRequests: kube.stats });
+  const metrics = moduleMetrics({ controllers, leaseName, isLeader, hops: gate.stats, runners: () => scheduler.nodes().length, apiserverRequests: kube.stats, build: { version: tinyhostVersion, sdkVersion: SDK_VERSION } });
   const readiness = {
     "node-cache": () => (nodeController.store.synced ? true : "TinyNode cache not synced yet"),
     transport: () => transport.ready(),
@@ -266,7 +266,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   });
 
   await stage("tinymodule", async () => {
-    const r = await ensureTinyModule(kube, o.namespace, { name: o.name, version: o.version }, (m) => resources.createModule(m));
+    const r = await ensureTinyModule(kube, o.namespace, { name: o.name, version: o.version }, (m) => resources.createModule(m), tinyhostVersion);
     log.info({ tinymodule: moduleName, result: r }, "own TinyModule registered");
   });
 
