@@ -123,5 +123,36 @@ mixedModuleTests(
         await nc.close();
       }
     }, 120_000);
+
+    test("a core-NATS module sending to a JetStream module is answered by the stream's PubAck: Go takes it as the reply, tinyhost fails the hop naming the mismatch", async () => {
+      const b = bed();
+      const [goCore, thCore] = await Promise.all([
+        b.spawnGo({ name: "go-jsc", hostname: "go-jsc-0", wire: "core" }),
+        b.spawnTinyhost({ name: "th-jsc", hostname: "th-jsc-0", wire: "core" }),
+      ]);
+      try {
+        const p = flowPrefix();
+        const goRelay = goCore.node("relay", "m");
+        const thEcho = b.th.node("echo", "m");
+        const thRelay = thCore.node("relay", "m");
+        const goEcho = b.go.node("echo", "m");
+        await b.apply(mixedFlow(b.ns, p, [goRelay, thEcho, thRelay, goEcho], [{ from: goRelay, to: thEcho }, { from: thRelay, to: goEcho }]));
+        await b.trigger(nameOf(p, goRelay), "in", { data: "from go" });
+        await b.trigger(nameOf(p, thRelay), "in", { data: "from tinyhost" });
+        // The message is stored and the JetStream module handles it (nobody gets its reply) …
+        await b.waitForRecord("the tinyhost echo handled the Go core hop", (r) => r.node === nameOf(p, thEcho));
+        await b.waitForRecord("the Go echo handled the tinyhost core hop", (r) => r.node === nameOf(p, goEcho));
+        // … while the core request was answered by the server's stream acknowledgement (runtime-spec §4.5).
+        const goSaw = await b.waitForRecord("the Go core relay's outcome", (r) => r.node === nameOf(p, goRelay));
+        expect(goSaw.error).toBeUndefined();
+        expect(goSaw.reply).toMatchObject({ stream: "module-edges", seq: expect.any(Number) });
+        const thSaw = await b.waitForRecord("the tinyhost core relay's outcome", (r) => r.node === nameOf(p, thRelay));
+        expect(thSaw.reply).toBeUndefined();
+        expect(thSaw.error).toContain(`nats request to tinymodule.${b.go.name}.msg: answered by JetStream stream module-edges`);
+        expect(thSaw.error).toContain("TINY_NATS_TRANSPORT=jetstream");
+      } finally {
+        await Promise.all([goCore.proc.stop(9000), thCore.proc.stop(9000)]);
+      }
+    }, 180_000);
   },
 );

@@ -22,7 +22,7 @@ import { recordFile, startGoPeer, startTinyhostBeside, wireEnv, type GoPeer, typ
 import type { ModuleProcess } from "./module-process.ts";
 import { startNats, type NatsServer } from "./nats.ts";
 import { startOtlpReceiver, type OtlpReceiver } from "./otlp-receiver.ts";
-import { waitUntil } from "./process.ts";
+import { waitUntil, type ManagedProcess } from "./process.ts";
 
 /** The platform's `send_signal` sender (runtime-spec §4.5 `FromSignal`). */
 const FROM_SIGNAL = "signal";
@@ -37,6 +37,13 @@ export interface BedModule {
   readonly records: string;
   /** A node of this module. */
   node(component: string, id: string, durable?: boolean): MixedNodeSpec;
+}
+
+/** One more module process of a bed: its module name, pod name and wire (default the bed's). */
+export interface SpawnOptions {
+  name: string;
+  hostname: string;
+  wire?: Wire;
 }
 
 /** A running bed. */
@@ -54,6 +61,14 @@ export interface MixedBed {
   readonly th: BedModule & { readonly proc: ModuleProcess };
   /** Stops one module's process and starts it again with the same flags and environment (same pod name). */
   restart(runtime: "go" | "tinyhost"): Promise<void>;
+  /**
+   * Starts one more module process in the bed's namespace on the bed's servers: another module, or
+   * another replica of an existing one (same `name`, new `hostname`), on `wire` (default the bed's).
+   * It writes its records to its own file, also read by {@link records}; {@link stop} stops it.
+   */
+  spawnGo(o: SpawnOptions): Promise<BedModule & { readonly proc: GoPeer }>;
+  /** {@link spawnGo} for a tinyhost process. */
+  spawnTinyhost(o: SpawnOptions): Promise<BedModule & { readonly proc: ModuleProcess }>;
   /** Both modules by runtime. */
   module(runtime: "go" | "tinyhost"): BedModule;
   /** Creates the nodes and waits until their modules' leaders reconciled them. */
@@ -110,10 +125,11 @@ export async function openMixedBed(wire: Wire, tag: string): Promise<MixedBed> {
   const goRecords = recordFile(dir, goName);
   const thRecords = recordFile(dir, thName);
   const common = { namespace: ns, kubeconfig: cp.tokenKubeconfig, logDir: dir };
-  const env = { ...wireEnv(wire, natsUrl), OTLP_DSN: otlp.dsn };
-  const startGo = () =>
-    startGoPeer({ ...common, hostname: `${goName}-0`, name: goName, env: { ...env, PEER_RECORD_FILE: goRecords, OTEL_RESOURCE_ATTRIBUTES: `service.name=${goName}` } });
-  const startTh = () => startTinyhostBeside({ ...common, hostname: `${thName}-0`, name: thName, env: { ...env, PEER_RECORD_FILE: thRecords } });
+  const envFor = (w: Wire) => ({ ...wireEnv(w, natsUrl), OTLP_DSN: otlp.dsn });
+  const startGo = (name = goName, hostname = `${goName}-0`, records = goRecords, w = wire) =>
+    startGoPeer({ ...common, hostname, name, env: { ...envFor(w), PEER_RECORD_FILE: records, OTEL_RESOURCE_ATTRIBUTES: `service.name=${name}` } });
+  const startTh = (name = thName, hostname = `${thName}-0`, records = thRecords, w = wire) =>
+    startTinyhostBeside({ ...common, hostname, name, env: { ...envFor(w), PEER_RECORD_FILE: records } });
   const [goProc, thProc] = await Promise.all([startGo(), startTh()]);
   const mod = (name: string, pod: string, records: string): BedModule => ({
     name,
@@ -133,6 +149,16 @@ export async function openMixedBed(wire: Wire, tag: string): Promise<MixedBed> {
     }
   };
   const files = [goRecords, thRecords];
+  const extras: ManagedProcess[] = [];
+  const spawned = async <P extends ManagedProcess>(o: SpawnOptions, start: (records: string) => Promise<P>) => {
+    const records = recordFile(dir, o.hostname);
+    files.push(records);
+    const proc = await start(records);
+    extras.push(proc);
+    return { ...mod(o.name, o.hostname, records), proc };
+  };
+  const spawnGo = (o: SpawnOptions) => spawned(o, (records) => startGo(o.name, o.hostname, records, o.wire));
+  const spawnTinyhost = (o: SpawnOptions) => spawned(o, (records) => startTh(o.name, o.hostname, records, o.wire));
 
   let grpc: GrpcTransport | undefined;
   const grpcTo = async (module: string): Promise<GrpcTransport> => {
@@ -159,6 +185,8 @@ export async function openMixedBed(wire: Wire, tag: string): Promise<MixedBed> {
     th,
     module: (runtime) => (runtime === "go" ? go : th),
     restart,
+    spawnGo,
+    spawnTinyhost,
     async apply(nodes) {
       for (const n of nodes) await kube.create(tinyNodes, { ...n, metadata: { ...n.metadata, namespace: ns } }, { namespace: ns });
       await waitForReconciled(kube, ns, nodes.map((n) => n.metadata.name!), 60_000);
@@ -188,7 +216,7 @@ export async function openMixedBed(wire: Wire, tag: string): Promise<MixedBed> {
     waitForRecord: (what, pick, timeoutMs) => waitForRecord(files, what, pick, timeoutMs),
     async stop() {
       grpc?.close();
-      await Promise.allSettled([go.proc.stop(9000), th.proc.stop(9000)]);
+      await Promise.allSettled([go.proc.stop(9000), th.proc.stop(9000), ...extras.map((p) => p.stop(9000))]);
       await otlp.stop();
       await privateNats?.dispose();
     },

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mixedFlow, type PeerRecord, type Wire } from "./go-peer.ts";
 import type { ReceivedSpan } from "./otlp-receiver.ts";
+import { waitUntil } from "./process.ts";
 import { flowPrefix, nameOf, openMixedBed, type BedModule, type MixedBed } from "./go-peer-bed.ts";
 
 /** Per-wire expectations that differ by what Go does on that wire. */
@@ -133,6 +134,44 @@ export function mixedModuleTests(wire: Wire, o: SuiteOptions, extra?: (bed: () =
     }
 
     extra?.(() => bed);
+
+    if (wire !== "grpc") {
+      // Last: the extra replica serves the Go module's nodes until it stops.
+      test("one module served by a Go pod and a tinyhost pod: one Lease (exactly one acts on a _control), and hops reach both", async () => {
+        const replica = await bed.spawnTinyhost({ name: bed.go.name, hostname: `${bed.go.name}-th` });
+        try {
+          const p = flowPrefix();
+          const ctl = bed.go.node("controller", "r");
+          const sink = bed.th.node("sink", "r");
+          const front = bed.th.node("relay", "r");
+          const echo = bed.go.node("echo", "r");
+          await bed.apply(mixedFlow(bed.ns, p, [ctl, sink, front, echo], [{ from: ctl, to: sink }, { from: front, to: echo }]));
+          // Both pods run the Go module's nodes; wait until the replica has them too (it reconciles as a follower).
+          await waitUntil("the tinyhost replica runs the Go module's two nodes", async () => ((await replica.proc.metric("tinyhost_runners")) ?? 0) >= 2, 30_000, 200);
+          await bed.trigger(nameOf(p, ctl), "_control", { send: true, data: { once: true } });
+          await expectEventually("both pods saw the _control", () => bed.records().filter((r) => r.node === nameOf(p, ctl)).length >= 2);
+          const seen = bed.records().filter((r) => r.node === nameOf(p, ctl)).map((r) => ({ runtime: r.runtime, leader: r.leader }));
+          expect(seen.filter((r) => r.leader).length).toBe(1);
+          expect(new Set(seen.map((r) => r.runtime))).toEqual(new Set(["go", "tinyhost"]));
+          await bed.waitForRecord("the one emit reached the sink", (r) => r.node === nameOf(p, sink));
+          await Bun.sleep(1000);
+          expect(bed.records().filter((r) => r.node === nameOf(p, sink)).length).toBe(1);
+
+          const N = 20;
+          for (let i = 0; i < N; i++) await bed.trigger(nameOf(p, front), "in", { data: { i } });
+          await expectEventually(`${N} replies at the relay`, () => bed.records().filter((r) => r.node === nameOf(p, front)).length >= N, 60_000);
+          const echoes = bed.records().filter((r) => r.node === nameOf(p, echo));
+          expect(echoes.map((r) => (r.data as { i: number }).i).sort((x, y) => x - y)).toEqual(Array.from({ length: N }, (_, i) => i));
+          expect(bed.records().filter((r) => r.node === nameOf(p, front)).every((r) => r.error === undefined)).toBe(true);
+          if (wire === "core") {
+            // One queue group (the module name) across both runtimes: NATS spreads the hops over both.
+            expect(new Set(echoes.map((r) => r.runtime))).toEqual(new Set(["go", "tinyhost"]));
+          }
+        } finally {
+          await replica.proc.stop(9000);
+        }
+      }, 180_000);
+    }
   });
 }
 

@@ -8,6 +8,7 @@ import { errorCode } from "../../sdk/errors.ts";
 import { empty, fail, ok, type Result } from "../../sdk/result.ts";
 import type { Msg } from "../types.ts";
 import { RemoteCodedError, RemoteError, WireDecodeError } from "./errors.ts";
+import { EDGE_STREAM, SYSMSG_STREAM } from "./names.ts";
 
 /** Sender node:port (runtime-spec §4.2). */
 export const H_FROM = "x-from";
@@ -270,4 +271,35 @@ export function decodeReply(h: MsgHdrs | undefined, body: Uint8Array): Result {
   }
   if (header(H_EMPTY) !== "" || body.byteLength === 0) return empty;
   return ok(body);
+}
+
+/** A JetStream publish acknowledgement as the server sends it (`{"stream","seq"[,"duplicate","domain"]}`). */
+export interface StreamAck {
+  stream: string;
+  seq: number;
+}
+
+const ACK_KEYS = new Set(["stream", "seq", "duplicate", "domain"]);
+const MODULE_STREAMS = new Set([EDGE_STREAM, SYSMSG_STREAM]);
+const OPEN_BRACE = 0x7b;
+
+/**
+ * The PubAck of a module stream when a core reply is one (runtime-spec §4.5): a core request on a
+ * subject that `module-edges`/`module-sysmsgs` captures is answered by the server with the stream's
+ * acknowledgement — no headers, a small JSON body naming the stream — before (and instead of) any
+ * module's reply. Only these two stream names count, so a module's own reply is never mistaken.
+ */
+export function streamAckOf(h: MsgHdrs | undefined, body: Uint8Array): StreamAck | undefined {
+  if (h !== undefined || body.byteLength > 256 || body[0] !== OPEN_BRACE) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(new TextDecoder().decode(body));
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.stream !== "string" || !MODULE_STREAMS.has(o.stream) || typeof o.seq !== "number") return undefined;
+  if (!Object.keys(o).every((k) => ACK_KEYS.has(k))) return undefined;
+  return { stream: o.stream, seq: o.seq };
 }

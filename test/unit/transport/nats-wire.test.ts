@@ -29,6 +29,7 @@ import {
   H_TRACEPARENT,
   H_TRACESTATE,
   headerBytes,
+  streamAckOf,
 } from "../../../src/transport/nats/wire.ts";
 import type { Msg } from "../../../src/transport/types.ts";
 
@@ -275,5 +276,22 @@ describe("names", () => {
 
   test("a destination without a module segment has no subject", () => {
     expect(() => subjectFor("justnode:in")).toThrow(/parse destination error/);
+  });
+});
+
+describe("stream acknowledgements in place of a reply (runtime-spec §4.5)", () => {
+  test("a header-less {stream, seq} of a module stream is recognised", () => {
+    expect(streamAckOf(undefined, te.encode('{"stream":"module-edges","seq":12}'))).toEqual({ stream: "module-edges", seq: 12 });
+    expect(streamAckOf(undefined, te.encode('{"stream":"module-sysmsgs","seq":3,"duplicate":true}'))).toEqual({ stream: "module-sysmsgs", seq: 3 });
+  });
+
+  test("a module's own reply is never taken for one: other streams, extra keys, headers, non-objects", () => {
+    expect(streamAckOf(undefined, te.encode('{"stream":"orders","seq":1}'))).toBeUndefined();
+    expect(streamAckOf(undefined, te.encode('{"stream":"module-edges","seq":1,"total":9}'))).toBeUndefined();
+    expect(streamAckOf(undefined, te.encode('{"stream":"module-edges","seq":"1"}'))).toBeUndefined();
+    expect(streamAckOf(headers(), te.encode('{"stream":"module-edges","seq":1}'))).toBeUndefined();
+    expect(streamAckOf(undefined, te.encode('[1]'))).toBeUndefined();
+    expect(streamAckOf(undefined, te.encode("{not json"))).toBeUndefined();
+    expect(streamAckOf(undefined, new Uint8Array())).toBeUndefined();
   });
 });
