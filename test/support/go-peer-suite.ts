@@ -5,7 +5,7 @@
  * would, so each test checks what the receiving component (Go's or ours) recorded.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mixedFlow, type PeerRecord, type Wire } from "./go-peer.ts";
+import { mixedFlow, type MixedNodeSpec, type PeerRecord, type Wire } from "./go-peer.ts";
 import type { ReceivedSpan } from "./otlp-receiver.ts";
 import { waitUntil } from "./process.ts";
 import { flowPrefix, nameOf, openMixedBed, type BedModule, type MixedBed } from "./go-peer-bed.ts";
@@ -117,6 +117,22 @@ export function mixedModuleTests(wire: Wire, o: SuiteOptions, extra?: (bed: () =
       }, 90_000);
     }
 
+    for (const [a, b] of RUNTIMES) {
+      test(`${a} ⇄ ${b}: a cycle across both modules is stopped by the hop-depth guard (256), and the error climbs back to the first node`, async () => {
+        const p = flowPrefix();
+        const x = on(a).node("relay", "x");
+        const y = on(b).node("relay", "y");
+        await bed.apply(mixedFlow(bed.ns, p, [x, y], [{ from: x, to: y }, { from: y, to: x }]));
+        await bed.trigger(nameOf(p, x), "in", { data: "loop" });
+        // Depth 0…256 ran (x at even depths, y at odd), the hop at depth 257 (to y) was refused; each
+        // relay records when its downstream returned, the first node last.
+        await expectEventually("all 257 relays returned", () => countRuns(bed, p, x) + countRuns(bed, p, y) >= 257, 120_000);
+        expect([countRuns(bed, p, x), countRuns(bed, p, y)]).toEqual([129, 128]);
+        const runs = bed.records().filter((r) => r.node === nameOf(p, x) || r.node === nameOf(p, y));
+        for (const r of runs) expect(r.error ?? "").toContain("max message depth 256 exceeded (possible cycle in flow graph)");
+      }, 180_000);
+    }
+
     if (wire !== "grpc") {
       for (const [a, b] of RUNTIMES) {
         test(`${a}: a _control on .sysmsg reaches the leader, and what it emits crosses to ${b}`, async () => {
@@ -173,6 +189,11 @@ export function mixedModuleTests(wire: Wire, o: SuiteOptions, extra?: (bed: () =
       }, 180_000);
     }
   });
+}
+
+/** How many times node `n` of flow `p` recorded a run. */
+function countRuns(bed: MixedBed, p: string, n: MixedNodeSpec): number {
+  return bed.records().filter((r) => r.node === nameOf(p, n)).length;
 }
 
 /** The nearest ancestor of `span` exported by another service (it may take a moment to arrive). */
