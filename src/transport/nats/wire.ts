@@ -144,27 +144,33 @@ const NO_HEADERS: HeaderGet = () => "";
 
 /**
  * A case-insensitive view of `h`. Header names are case-insensitive (RFC 9110 §5.1, which the
- * NATS header block follows), and peers differ: Go writes `x-to` but `Traceparent`. When every
- * key is already lowercase — every header tinyhost and Go write but the trace ones and
- * `Nats-Msg-Id` — the decoded map is used as is; otherwise one lowercase copy is made (first
- * spelling wins). nats.js's own get() would re-scan every key per lookup.
+ * NATS header block follows), and peers differ: Go writes `x-to` but `Traceparent`. The decoded map
+ * answers lowercase keys directly; the few keys with capitals (`Nats-Msg-Id`, `Traceparent`, …)
+ * also go into a small side map under their lowercase form (first spelling wins). nats.js's own
+ * case-insensitive get() would re-scan every key per lookup.
  */
 function headerView(h: MsgHdrs | undefined): HeaderGet {
   if (!h) return NO_HEADERS;
   if (!(h instanceof MsgHdrsImpl)) return (k) => h.get(k, Match.IgnoreCase);
   const map = h.headers;
-  let lower: Map<string, string[]> | undefined;
-  for (const k of map.keys()) {
-    if (k === k.toLowerCase()) continue;
-    lower = new Map();
-    for (const [key, v] of map) {
-      const lk = key.toLowerCase();
-      if (!lower.has(lk)) lower.set(lk, v);
-    }
-    break;
+  let upper: Map<string, string[]> | undefined;
+  for (const [key, v] of map) {
+    if (!hasUpper(key)) continue;
+    const lk = key.toLowerCase();
+    upper ??= new Map();
+    if (!map.has(lk) && !upper.has(lk)) upper.set(lk, v);
   }
-  const m = lower ?? map;
-  return (k) => m.get(k)?.[0] ?? "";
+  if (!upper) return (k) => map.get(k)?.[0] ?? "";
+  const side = upper;
+  return (k) => (map.get(k) ?? side.get(k))?.[0] ?? "";
+}
+
+function hasUpper(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 65 && c <= 90) return true;
+  }
+  return false;
 }
 
 function decimal(header: HeaderGet, key: string): number {
