@@ -96,13 +96,19 @@ export async function startGoPeer(o: GoPeerOptions): Promise<GoPeer> {
   return peer;
 }
 
-/** Options of {@link startTinyhostBeside}. */
+/** Options of {@link startTinyhostBeside} (as {@link GoPeerOptions}). */
 export interface TinyhostBesideOptions {
+  /** Pod name (HOSTNAME). */
   hostname: string;
+  /** `--name`. */
   name: string;
+  /** `--namespace`. */
   namespace: string;
+  /** `--kubeconfig`. */
   kubeconfig: string;
+  /** Transport and telemetry environment; PEER_RECORD_FILE. */
   env?: Record<string, string>;
+  /** Directory for the log file `<hostname>.log`. */
   logDir: string;
 }
 
@@ -113,18 +119,28 @@ export function startTinyhostBeside(o: TinyhostBesideOptions): Promise<ModulePro
 
 /** One line of a record file (test/go/peer/record.go, test/fixtures/go-peer/record.ts). */
 export interface PeerRecord {
+  /** Which runtime ran the component. */
   runtime: "go" | "tinyhost";
+  /** HOSTNAME of the process. */
   pod: string;
+  /** Full node name. */
   node: string;
   component: string;
+  /** The port the call arrived on. */
   port: string;
+  /** The `data` field of what the component got (after the edge configuration was evaluated). */
   data: unknown;
+  /** controller only: the leader flag the runtime gave the `_control` call. */
   leader?: boolean;
+  /** relay/controller: what the downstream output returned (JSON), absent for no value. */
   reply?: unknown;
+  /** relay/controller: the downstream error's text, as this runtime reports it. */
   error?: string;
   /** The error's code (Go `perrors.ErrorCode`, tinyhost `errorCode`), when it has one. */
   code?: string;
+  /** Trace id the component ran under (32 hex), when tracing is on. */
   traceId?: string;
+  /** Durable run id the component ran in, if any. */
   runId?: string;
 }
 
