@@ -109,11 +109,15 @@ export function mixedModuleTests(wire: Wire, o: SuiteOptions, extra?: (bed: () =
         // Both modules exported spans of that trace to the one receiver.
         const spansOf = (service: string) => bed.otlp.spans.filter((s) => s.traceId === traceId && s.service === service);
         await expectEventually(`spans of trace ${traceId} from both modules`, () => spansOf(bed.go.name).length > 0 && spansOf(bed.th.name).length > 0);
-        const middleInput = bed.otlp.spans.find((s) => s.traceId === traceId && s.attributes.to === `${nameOf(p, middle)}:in`);
-        expect(middleInput?.service).toBe(on(b).name);
         // The input span of the middle hop hangs under a span of the first module (over gRPC through
-        // the Go side's otelgrpc client or server span).
-        expect(firstForeignAncestor(bed, middleInput!)?.service).toBe(on(a).name);
+        // the Go side's otelgrpc client or server span). Spans arrive in batches (every 500 ms).
+        const middleInput = () => bed.otlp.spans.find((s) => s.traceId === traceId && s.attributes.to === `${nameOf(p, middle)}:in`);
+        await expectEventually("the middle hop's input span and its parent from the other module", () => {
+          const m = middleInput();
+          return m !== undefined && firstForeignAncestor(bed, m) !== undefined;
+        });
+        expect(middleInput()!.service).toBe(on(b).name);
+        expect(firstForeignAncestor(bed, middleInput()!)!.service).toBe(on(a).name);
       }, 90_000);
     }
 
