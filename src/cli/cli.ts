@@ -2,7 +2,7 @@
  * Command dispatch for `tinyhost`. Each sub-command is a small module exporting a {@link Command};
  * adding one means adding a {@link lazy} entry to {@link commands}.
  */
-import { version } from "./version.ts";
+import { SDK_VERSION, version } from "./version.ts";
 
 /** One sub-command of the CLI. `run` returns the process exit code. */
 export interface Command {
@@ -21,9 +21,9 @@ export type CommandRunner = Pick<Command, "name" | "run">;
 export const commands: Command[] = [
   {
     name: "version",
-    summary: "print the tinyhost version",
+    summary: "print the tinyhost version (and the Go SDK version it implements)",
     async run() {
-      console.log(version);
+      console.log(`${version} (Go SDK ${SDK_VERSION})`);
       return 0;
     },
   },

@@ -30,7 +30,7 @@ import type { TinyNodeStatusLike } from "../sdk/node.ts";
 import { SystemPort } from "../sdk/ports.ts";
 import { toError, type Result } from "../sdk/result.ts";
 import { logger } from "../telemetry/log.ts";
-import { version as tinyhostVersion } from "../cli/version.ts";
+import { SDK_VERSION } from "../cli/version.ts";
 import { InProcessTransport } from "../transport/inprocess.ts";
 import { FROM_SIGNAL } from "../transport/types.ts";
 import { LocalModuleClient } from "./client.ts";
@@ -217,7 +217,7 @@ export class LocalHost {
     this.#components = new ComponentFiles({ scheduler: this.scheduler, line: (l) => this.report.line(l), recreate: (c) => this.#recreate(c) });
     const resyncMs = options.resyncMs ?? LEADER_REQUEUE_MS;
     this.#controller = tinyNodeController({
-      module: { name: this.module, version: options.moduleVersion ?? "local", sdkVersion: tinyhostVersion },
+      module: { name: this.module, version: options.moduleVersion ?? "local", sdkVersion: SDK_VERSION },
       scheduler: this.scheduler,
       api: this.nodes,
       source: this.nodes,

@@ -18,7 +18,7 @@ import type { TinyNodeStatusLike } from "../sdk/node.ts";
 import { KubeApiError } from "../k8s/client/errors.ts";
 import type { KubeList, WatchEvent } from "../k8s/client/types.ts";
 import type { TinyNodeApi, WatchedNode } from "../k8s/controllers/index.ts";
-import { formatTime } from "../k8s/controllers/node-status.ts";
+import { formatTime, type NodeStatusPatch } from "../k8s/controllers/node-status.ts";
 import { deepEqual } from "../k8s/runtime/predicates.ts";
 import type { ListPageOptions, WatchRequestOptions, WatchSource } from "../k8s/runtime/source.ts";
 
@@ -145,8 +145,8 @@ export class LocalNodes implements WatchSource<WatchedNode>, TinyNodeApi {
     return wire(this.#write(name, node));
   }
 
-  /** {@link TinyNodeApi.patchStatus}: RFC 7386 merge of `status` into the stored status. */
-  async patchStatus(name: string, resourceVersion: string, status: Partial<TinyNodeStatus>): Promise<WatchedNode> {
+  /** {@link TinyNodeApi.patchStatus}: RFC 7386 merge of `status` into the stored status (a `null` removes the field, as the apiserver does). */
+  async patchStatus(name: string, resourceVersion: string, status: NodeStatusPatch | Partial<TinyNodeStatus>): Promise<WatchedNode> {
     const node = wire(this.#guarded("PATCH", name, resourceVersion));
     node.status = mergePatch(node.status, wire(status)) as TinyNodeStatus;
     return wire(this.#write(name, node));

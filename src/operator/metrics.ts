@@ -31,11 +31,20 @@ export interface ModuleMetricsSources {
   runners: () => number;
   /** Requests this process sent to the apiserver, per verb (`KubeClient.stats`); absent → no series. */
   apiserverRequests?: Readonly<Record<string, number>>;
+  /** tinyhost's version and the Go SDK version it implements (`tinyhost_build_info` labels); absent → no series. */
+  build?: { version: string; sdkVersion: string };
 }
 
 /** Builds the registry for one module process. */
 export function moduleMetrics(s: ModuleMetricsSources): MetricsRegistry {
   const r = new MetricsRegistry();
+  const build = s.build;
+  if (build) {
+    // The usual build-info gauge (Prometheus convention `<name>_build_info`, value 1, facts as labels).
+    r.collect("tinyhost_build_info", "tinyhost version and the Go SDK version whose behaviour it implements.", "gauge", () => [
+      { labels: { version: build.version, sdk_version: build.sdkVersion }, value: 1 },
+    ]);
+  }
   const per = (read: (c: WatchedController) => number, label: "controller" | "name" | "resource" = "controller") => (): Sample[] =>
     s.controllers.map((c) => ({ labels: { [label]: c.name }, value: read(c) }));
   r.collect("controller_runtime_reconcile_total", "Reconciles finished, per controller.", "counter", per((c) => c.controller.stats.reconciles));

@@ -46,7 +46,7 @@ import { Scheduler } from "../runtime/scheduler/index.ts";
 import type { ModuleClient } from "../sdk/client.ts";
 import { TinyError } from "../sdk/errors.ts";
 import { logger as rootLogger, type Logger } from "../telemetry/log.ts";
-import { version as tinyhostVersion } from "../cli/version.ts";
+import { SDK_VERSION, version as tinyhostVersion } from "../cli/version.ts";
 import { healthServer } from "./health.ts";
 import { HopGate } from "./hop-gate.ts";
 import { moduleMetrics, type WatchedController } from "./metrics.ts";
@@ -183,7 +183,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   const gate = new HopGate((msg, signal) => scheduler.handle(msg, signal));
 
   // Controllers and their watch pipelines.
-  const info = { name: o.name, version: o.version, sdkVersion: tinyhostVersion };
+  const info = { name: o.name, version: o.version, sdkVersion: SDK_VERSION };
   const nodes = tinyNodeController({ module: info, scheduler, api: kubeNodeApi(kube, o.namespace), isLeader, source: resourceSource(kube, tinyNodes, { namespace: o.namespace }), workers, log });
   let components = { version: -1, list: componentStatuses([]) };
   const listed = () => (components.version === catalog.version ? components : (components = { version: catalog.version, list: componentStatuses(catalog.list()) })).list;
@@ -191,7 +191,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     ownName: moduleName,
     desiredStatus: () => {
       const addr = transport.address(); // "" until the gRPC receiver bound its port
-      return addr === "" ? undefined : moduleStatus({ addr, name: o.name, version: o.version, sdkVersion: tinyhostVersion, components: listed() });
+      return addr === "" ? undefined : moduleStatus({ addr, name: o.name, version: o.version, sdkVersion: SDK_VERSION, components: listed() });
     },
     api: kubeModuleApi(kube, o.namespace),
     isLeader,
@@ -251,7 +251,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     { name: "tinymodule", controller: moduleController as unknown as Controller<KubeObject>, watcher: moduleWatcher as unknown as Watcher<KubeObject>, writes: moduleReconciler.stats },
     { name: "tinycomponent", ...asWatched(componentController), writes: { ...componentController.reconciler.stats, conflicts: 0 } },
   ];
-  const metrics = moduleMetrics({ controllers, leaseName, isLeader, hops: gate.stats, runners: () => scheduler.nodes().length, apiserverRequests: kube.stats });
+  const metrics = moduleMetrics({ controllers, leaseName, isLeader, hops: gate.stats, runners: () => scheduler.nodes().length, apiserverRequests: kube.stats, build: { version: tinyhostVersion, sdkVersion: SDK_VERSION } });
   const health = await stage("health server", () =>
     healthServer({
       probeAddress: o.healthProbeBindAddress,
@@ -310,7 +310,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     .add("stores", connection)
     .add("election", loop("leader election", (signal) => elector.run(signal)))
     .add("runners", onStop("runners", () => scheduler.stopAll()))
-    .add("controllers", task("own TinyModule", async () => log.info({ tinymodule: moduleName, result: await ensureTinyModule(kube, o.namespace, { name: o.name, version: o.version }, (m) => resources.createModule(m)) }, "own TinyModule registered")))
+    .add("controllers", task("own TinyModule", async () => log.info({ tinymodule: moduleName, result: await ensureTinyModule(kube, o.namespace, { name: o.name, version: o.version }, (m) => resources.createModule(m), tinyhostVersion) }, "own TinyModule registered")))
     .add("controllers", nodes.runnable)
     .add("controllers", loop("tinymodule controller", (signal) => moduleController.run(signal), { stopTimeoutMs: 2_000 }))
     .add("controllers", loop("tinycomponent controller", (signal) => componentController.run(signal), { stopTimeoutMs: 2_000 }))

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { isNotFound, type KubeClient } from "../../src/k8s/client/index.ts";
 import { NODE_FINALIZER, sanitizeResourceName, base64Json, decodeBase64Json } from "../../src/k8s/api/index.ts";
 import { tinyModules, tinyNodes, type WatchedNode } from "../../src/k8s/controllers/index.ts";
-import { version as tinyhostVersion } from "../../src/cli/version.ts";
+import { SDK_VERSION, version as tinyhostVersion } from "../../src/cli/version.ts";
+import { TINYHOST_VERSION_ANNOTATION } from "../../src/operator/index.ts";
 import type { ControlPlane } from "../support/control-plane.ts";
 import { openClusterFixture } from "../support/cluster-fixture.ts";
 import { startModuleProcess, type ModuleProcess } from "../support/module-process.ts";
@@ -67,9 +68,9 @@ describe("tinyhost run: TinyNode lifecycle on a real apiserver", () => {
     const name = created.metadata.name!;
     const node = await nodeWhen(ns, name, "status written", (n) => n.status?.observedGeneration === n.metadata.generation && !!n.status?.module);
     expect(node.metadata.finalizers).toContain(NODE_FINALIZER);
-    expect(node.status?.module).toEqual({ name: MODULE, version: "1.0.0", sdkVersion: tinyhostVersion });
+    expect(node.status?.module).toEqual({ name: MODULE, version: "1.0.0", sdkVersion: SDK_VERSION });
     expect(node.status?.status).toBe("OK");
-    expect(node.status?.error).toBe(false);
+    expect(node.status?.error).toBeUndefined(); // Go: `error,omitempty`
     expect(node.status?.component?.description).toBe("Records lifecycle");
     expect(node.status?.lastUpdateTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const ports = node.status?.ports ?? [];
@@ -126,7 +127,8 @@ describe("tinyhost run: TinyNode lifecycle on a real apiserver", () => {
     expect(mod.spec?.image).toBe(`${MODULE}:1.0.0`);
     expect(mod.status?.name).toBe(MODULE);
     expect(mod.status?.version).toBe("1.0.0");
-    expect(mod.status?.sdkVersion).toBe(tinyhostVersion);
+    expect(mod.status?.sdkVersion).toBe(SDK_VERSION);
+    expect(mod.metadata.annotations?.[TINYHOST_VERSION_ANNOTATION]).toBe(tinyhostVersion);
     expect(mod.status?.addr).toMatch(/^127\.0\.0\.1:\d+$/);
     const recorder = mod.status?.components.find((c) => c.name === "recorder");
     expect(recorder?.description).toBe("Records lifecycle");

@@ -8,6 +8,7 @@
 import type { TinyModuleStatus, TinyNodeStatus } from "../api/index.ts";
 import type { KubeClient } from "../client/index.ts";
 import { tinyModules, tinyNodes, type WatchedModule, type WatchedNode } from "./types.ts";
+import type { NodeStatusPatch } from "./node-status.ts";
 
 /** TinyNode calls in one namespace. */
 export interface TinyNodeApi {
@@ -19,11 +20,11 @@ export interface TinyNodeApi {
    */
   setFinalizers(name: string, resourceVersion: string, finalizers: string[]): Promise<WatchedNode>;
   /**
-   * Merge-patches the `status` subresource with `status` (only the given fields change), guarded
-   * by `resourceVersion`.
+   * Merge-patches the `status` subresource with `status` (only the given fields change; `null`
+   * removes one), guarded by `resourceVersion`.
    * @throws KubeApiError (`isConflict`, `isNotFound`).
    */
-  patchStatus(name: string, resourceVersion: string, status: Partial<TinyNodeStatus>): Promise<WatchedNode>;
+  patchStatus(name: string, resourceVersion: string, status: NodeStatusPatch): Promise<WatchedNode>;
 }
 
 /** TinyModule calls in one namespace. */

@@ -1,6 +1,7 @@
 /**
  * The TinyModule status the module leader writes (runtime-spec §5.2): `addr`, `name` (unsanitized),
- * `version`, `sdkVersion`, and one entry per registry component with its ports (system ports
+ * `version`, `sdkVersion` (the Go SDK version whose behaviour we implement, src/cli/version.ts
+ * `SDK_VERSION`, as a Go module writes its own SDK version — runtime-spec §17), and one entry per registry component with its ports (system ports
  * `_reconcile`, `_client`, `_identity` left out) and each port's schema as base64 JSON.
  */
 import { base64Json, type TinyModuleComponentStatus, type TinyModuleStatus } from "../api/index.ts";

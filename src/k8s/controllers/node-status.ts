@@ -17,7 +17,7 @@ export interface ModuleInfo {
   name: string;
   /** Module version (no leading `v`). */
   version: string;
-  /** tinyhost version (the Go runtime writes its SDK version). */
+  /** The Go SDK version whose behaviour we implement (src/cli/version.ts `SDK_VERSION`; a Go module writes the SDK version it was built with). */
   sdkVersion: string;
 }
 
@@ -25,6 +25,19 @@ export interface ModuleInfo {
 export type OwnedNodeStatus = Required<Pick<TinyNodeStatus, "module" | "component" | "ports" | "status" | "error" | "observedGeneration">> & {
   lastUpdateTime?: string;
 };
+
+/**
+ * The status merge patch (RFC 7386) that writes `desired` at `at`. Go's `TinyNodeStatus.Error` is
+ * `json:"error,omitempty"` (api/v1alpha1/tinynode_types.go): a node without an error has no
+ * `error` field at all. So `false` is sent as `null`, which removes a stored `true` and is a no-op
+ * otherwise; `true` is written.
+ */
+export type NodeStatusPatch = Omit<OwnedNodeStatus, "error" | "lastUpdateTime"> & { error: true | null; lastUpdateTime: string };
+
+/** Builds the {@link NodeStatusPatch} for `desired`, stamped `lastUpdateTime` = `at`. */
+export function nodeStatusPatch(desired: OwnedNodeStatus, at: Date): NodeStatusPatch {
+  return { ...desired, error: desired.error ? true : null, lastUpdateTime: formatTime(at) };
+}
 
 /**
  * Formats `metav1.Time` as it travels: RFC 3339 in UTC with whole seconds (`2006-01-02T15:04:05Z`).

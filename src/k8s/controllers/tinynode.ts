@@ -23,7 +23,7 @@ import { isPermanent } from "../../sdk/errors.ts";
 import type { TinyNodeLike, TinyNodeStatusLike } from "../../sdk/node.ts";
 import type { TinyNodeApi } from "./api.ts";
 import { DEFAULT_WRITE_ATTEMPTS, writeOnConflictRetry } from "./conflict.ts";
-import { formatTime, heartbeatDue, ownedNodeStatus, ownedStatusChanged, type ModuleInfo } from "./node-status.ts";
+import { heartbeatDue, nodeStatusPatch, ownedNodeStatus, ownedStatusChanged, type ModuleInfo } from "./node-status.ts";
 import type { WatchedNode } from "./types.ts";
 
 /** Leader requeue, ms (runtime-spec §5.1 step 8, §13.1). */
@@ -146,7 +146,7 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
       const desired = ownedNodeStatus(n, opts.module, reported, failure);
       const at = now();
       if (!ownedStatusChanged(n.status, desired) && !heartbeatDue(n.status, at, heartbeatMs)) return undefined;
-      return api.patchStatus(name, n.metadata.resourceVersion ?? "", { ...desired, lastUpdateTime: formatTime(at) });
+      return api.patchStatus(name, n.metadata.resourceVersion ?? "", nodeStatusPatch(desired, at));
     }, attempts);
     stats.conflicts += out.conflicts;
     if (out.written) stats.statusWrites++;

@@ -53,6 +53,27 @@ export class PayloadTooLargeError extends TinyError {
   }
 }
 
+/**
+ * A core request answered by a JetStream stream's PubAck instead of a module (runtime-spec §4.5):
+ * the target module runs the JetStream transport, so its stream stored the message (it will be
+ * handled, but its reply goes nowhere). Go hands the PubAck JSON on as the reply; we fail the hop
+ * with this instead (docs/compatibility.md). code `"TRANSPORT_MISMATCH"`.
+ */
+export class TransportMismatchError extends TinyError {
+  constructor(
+    readonly subject: string,
+    readonly stream: string,
+    readonly seq: number,
+  ) {
+    super(
+      "TRANSPORT_MISMATCH",
+      `nats request to ${subject}: answered by JetStream stream ${stream} (seq ${seq}), not by a module: ` +
+        `the target runs the JetStream transport and will handle the message without a reply; ` +
+        `run this module with TINY_NATS_TRANSPORT=jetstream too`,
+    );
+  }
+}
+
 /** Any other NATS failure while sending (connection closed, publish rejected). code `"NATS"`. */
 export class NatsSendError extends TinyError {
   constructor(readonly subject: string, cause: unknown) {

@@ -5,8 +5,8 @@
  */
 import { errors as natsErrors, type MsgHdrs, type NatsConnection } from "@nats-io/transport-node";
 import { fail, type Result } from "../../sdk/result.ts";
-import { NatsSendError, NoRespondersError, PayloadTooLargeError, RequestCancelledError, RequestTimeoutError } from "./errors.ts";
-import { decodeReply, headerBytes } from "./wire.ts";
+import { NatsSendError, NoRespondersError, PayloadTooLargeError, RequestCancelledError, RequestTimeoutError, TransportMismatchError } from "./errors.ts";
+import { decodeReply, headerBytes, streamAckOf } from "./wire.ts";
 
 /** Default wait for a reply when the caller gives no deadline, ms (runtime-spec §4.3: 5 min). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5 * 60_000;
@@ -44,6 +44,7 @@ function abortError(subject: string, timeoutMs: number, reason: unknown): Error 
 
 /**
  * Sends `data` with `headers` to `subject` and resolves to the decoded reply (runtime-spec §4.2).
+ * A module stream's PubAck in place of a reply fails with {@link TransportMismatchError}.
  * @param timeoutMs wait for the reply; the signal can end it sooner.
  */
 export function request(
@@ -60,7 +61,10 @@ export function request(
   let pending: Promise<Result>;
   try {
     pending = nc.request(subject, data, { timeout: timeoutMs, headers }).then(
-      (m) => decodeReply(m.headers, m.data),
+      (m) => {
+        const ack = streamAckOf(m.headers, m.data);
+        return ack ? fail(new TransportMismatchError(subject, ack.stream, ack.seq)) : decodeReply(m.headers, m.data);
+      },
       (err: unknown) => fail(requestError(subject, timeoutMs, err)),
     );
   } catch (err) {

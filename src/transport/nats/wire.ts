@@ -3,11 +3,12 @@
  * reply, exactly as the Go module writes and reads them (runtime-spec §4.2). Pure functions: no
  * connection, so the unit tests cover every header without a server.
  */
-import { headers as newHeaders, MsgHdrsImpl, type MsgHdrs } from "@nats-io/transport-node";
+import { headers as newHeaders, Match, MsgHdrsImpl, type MsgHdrs } from "@nats-io/transport-node";
 import { errorCode } from "../../sdk/errors.ts";
 import { empty, fail, ok, type Result } from "../../sdk/result.ts";
 import { payloadBytes, type Msg } from "../types.ts";
 import { RemoteCodedError, RemoteError, WireDecodeError } from "./errors.ts";
+import { EDGE_STREAM, SYSMSG_STREAM } from "./names.ts";
 
 /** Sender node:port (runtime-spec §4.2). */
 export const H_FROM = "x-from";
@@ -39,16 +40,24 @@ export const H_REPLY_TARGET = "x-reply-target";
 export const H_REPLY_DEADLINE = "x-reply-deadline";
 /** JetStream de-duplication id (core: edge id; durable: step key). */
 export const H_MSG_ID = "Nats-Msg-Id";
-/** W3C trace context (only when a propagator is configured). */
-export const H_TRACEPARENT = "traceparent";
-/** W3C baggage. */
-export const H_BAGGAGE = "baggage";
+/**
+ * W3C trace context (only when a propagator is configured), as written on the wire. Go injects
+ * and extracts trace context through `propagation.HeaderCarrier`, an `http.Header`, which
+ * canonicalises the key: it writes `Traceparent` and reads only that exact key, because nats.go's
+ * header map is case-sensitive (runtime-spec §17). We write the canonical form and read any case.
+ */
+export const H_TRACEPARENT = "Traceparent";
+/** W3C trace state, canonical form (see {@link H_TRACEPARENT}). */
+export const H_TRACESTATE = "Tracestate";
+/** W3C baggage, canonical form (see {@link H_TRACEPARENT}). */
+export const H_BAGGAGE = "Baggage";
 /** Value of {@link H_EMPTY}. */
 export const EMPTY_FLAG = "1";
 
-/** W3C trace carrier fields that ride a hop. */
+/** W3C trace carrier fields that ride a hop (keys as the OpenTelemetry propagators use them). */
 export interface TraceCarrier {
   traceparent?: string;
+  tracestate?: string;
   baggage?: string;
 }
 
@@ -88,7 +97,8 @@ export function encodePayload(data: unknown): Uint8Array {
 
 /**
  * NATS headers of `msg` (runtime-spec §4.2). Empty values are not written, as Go does. Header keys
- * are written exactly as Go writes them (nats.go does not canonicalise).
+ * are written exactly as Go writes them: `x-*` and `Nats-Msg-Id` as given (nats.go does not
+ * canonicalise), trace context in `http.Header` form (`Traceparent`, runtime-spec §17).
  */
 export function encodeHop(msg: Msg, opts: EncodeHopOptions = {}): MsgHdrs {
   const h = new MsgHdrsImpl();
@@ -110,6 +120,7 @@ export function encodeHop(msg: Msg, opts: EncodeHopOptions = {}): MsgHdrs {
   if (opts.replyInbox) put(H_REPLY_INBOX, opts.replyInbox);
   if (opts.msgId) put(H_MSG_ID, opts.msgId);
   if (opts.trace?.traceparent) put(H_TRACEPARENT, opts.trace.traceparent);
+  if (opts.trace?.tracestate) put(H_TRACESTATE, opts.trace.tracestate);
   if (opts.trace?.baggage) put(H_BAGGAGE, opts.trace.baggage);
   return h;
 }
@@ -124,15 +135,44 @@ export function headerBytes(h: MsgHdrs): Uint8Array {
   return (h as MsgHdrsImpl).encode();
 }
 
-function header(h: MsgHdrs | undefined, key: string): string {
-  if (!h) return "";
-  // Exact-key lookup in the decoded map; nats.js's get() re-scans every key per call.
-  if (h instanceof MsgHdrsImpl) return h.headers.get(key)?.[0] ?? "";
-  return h.get(key);
+/** Reads header values by lowercase key, whatever case the sender used. */
+type HeaderGet = (lowerKey: string) => string;
+
+const NO_HEADERS: HeaderGet = () => "";
+
+/**
+ * A case-insensitive view of `h`. Header names are case-insensitive (RFC 9110 §5.1, which the
+ * NATS header block follows), and peers differ: Go writes `x-to` but `Traceparent`. The decoded map
+ * answers lowercase keys directly; the few keys with capitals (`Nats-Msg-Id`, `Traceparent`, …)
+ * also go into a small side map under their lowercase form (first spelling wins). nats.js's own
+ * case-insensitive get() would re-scan every key per lookup.
+ */
+function headerView(h: MsgHdrs | undefined): HeaderGet {
+  if (!h) return NO_HEADERS;
+  if (!(h instanceof MsgHdrsImpl)) return (k) => h.get(k, Match.IgnoreCase);
+  const map = h.headers;
+  let upper: Map<string, string[]> | undefined;
+  for (const [key, v] of map) {
+    if (!hasUpper(key)) continue;
+    const lk = key.toLowerCase();
+    upper ??= new Map();
+    if (!map.has(lk) && !upper.has(lk)) upper.set(lk, v);
+  }
+  if (!upper) return (k) => map.get(k)?.[0] ?? "";
+  const side = upper;
+  return (k) => (map.get(k) ?? side.get(k))?.[0] ?? "";
 }
 
-function decimal(h: MsgHdrs | undefined, key: string): number {
-  const v = header(h, key);
+function hasUpper(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 65 && c <= 90) return true;
+  }
+  return false;
+}
+
+function decimal(header: HeaderGet, key: string): number {
+  const v = header(key);
   if (v === "") return 0;
   if (!/^-?\d+$/.test(v)) throw new WireDecodeError(key, v, "not a decimal integer");
   const n = Number(v);
@@ -142,39 +182,47 @@ function decimal(h: MsgHdrs | undefined, key: string): number {
 
 /**
  * The hop carried by an incoming message: headers → fields, body → `data` as raw JSON bytes
- * (decoded lazily by the runner; an empty body stays empty).
+ * (decoded lazily by the runner; an empty body stays empty). Header names match in any case.
  * @throws WireDecodeError when `x-to` is missing, `x-mode` is unknown, or a numeric header is not a decimal integer.
  */
 export function decodeHop(h: MsgHdrs | undefined, body: Uint8Array): DecodedHop {
-  const to = header(h, H_TO);
+  const header = headerView(h);
+  const to = header(H_TO);
   if (to === "") throw new WireDecodeError(H_TO, to, "missing: the hop has no destination");
-  const mode = header(h, H_MODE);
+  const mode = header(H_MODE);
   if (mode !== "" && mode !== "rpc") throw new WireDecodeError(H_MODE, mode, `unknown mode (expected "rpc" or none)`);
-  const depth = decimal(h, H_DEPTH);
+  const depth = decimal(header, H_DEPTH);
   if (depth < 0) throw new WireDecodeError(H_DEPTH, String(depth), "negative depth");
-  const msg: Msg = { edgeId: header(h, H_EDGE_ID), from: header(h, H_FROM), to, data: body, depth };
+  const msg: Msg = { edgeId: header(H_EDGE_ID), from: header(H_FROM), to, data: body, depth };
   if (mode === "rpc") msg.mode = "rpc";
-  const runId = header(h, H_RUN_ID);
+  const runId = header(H_RUN_ID);
   if (runId) msg.runId = runId;
-  const stepKey = header(h, H_STEP_KEY);
+  const stepKey = header(H_STEP_KEY);
   if (stepKey) msg.stepKey = stepKey;
-  const replySubject = header(h, H_REPLY_SUBJECT);
+  const replySubject = header(H_REPLY_SUBJECT);
   if (replySubject) msg.replySubject = replySubject;
-  const replyTarget = header(h, H_REPLY_TARGET);
+  const replyTarget = header(H_REPLY_TARGET);
   if (replyTarget) msg.replyTarget = replyTarget;
-  const deadline = decimal(h, H_REPLY_DEADLINE);
+  const deadline = decimal(header, H_REPLY_DEADLINE);
   if (deadline > 0) msg.replyDeadlineUnixMs = deadline;
   const out: DecodedHop = { msg, trace: {} };
-  const inbox = header(h, H_REPLY_INBOX);
+  const inbox = header(H_REPLY_INBOX);
   if (inbox) out.replyInbox = inbox;
-  const msgId = header(h, H_MSG_ID);
+  const msgId = header(LOWER_MSG_ID);
   if (msgId) out.msgId = msgId;
-  const tp = header(h, H_TRACEPARENT);
+  const tp = header(LOWER_TRACEPARENT);
   if (tp) out.trace.traceparent = tp;
-  const bg = header(h, H_BAGGAGE);
+  const ts = header(LOWER_TRACESTATE);
+  if (ts) out.trace.tracestate = ts;
+  const bg = header(LOWER_BAGGAGE);
   if (bg) out.trace.baggage = bg;
   return out;
 }
+
+const LOWER_MSG_ID = H_MSG_ID.toLowerCase();
+const LOWER_TRACEPARENT = H_TRACEPARENT.toLowerCase();
+const LOWER_TRACESTATE = H_TRACESTATE.toLowerCase();
+const LOWER_BAGGAGE = H_BAGGAGE.toLowerCase();
 
 /** A reply ready to publish. */
 export interface EncodedReply {
@@ -219,11 +267,43 @@ function oneLine(s: string): string {
  * lazily by whoever consumes it.
  */
 export function decodeReply(h: MsgHdrs | undefined, body: Uint8Array): Result {
-  const text = header(h, H_ERROR);
+  const header = headerView(h);
+  const text = header(H_ERROR);
   if (text !== "") {
-    const code = header(h, H_ERROR_CODE);
+    const code = header(H_ERROR_CODE);
     return fail(code ? new RemoteCodedError(code, text) : new RemoteError(text));
   }
-  if (header(h, H_EMPTY) !== "" || body.byteLength === 0) return empty;
+  if (header(H_EMPTY) !== "" || body.byteLength === 0) return empty;
   return ok(body);
+}
+
+/** A JetStream publish acknowledgement as the server sends it (`{"stream","seq"[,"duplicate","domain"]}`). */
+export interface StreamAck {
+  stream: string;
+  seq: number;
+}
+
+const ACK_KEYS = new Set(["stream", "seq", "duplicate", "domain"]);
+const MODULE_STREAMS = new Set([EDGE_STREAM, SYSMSG_STREAM]);
+const OPEN_BRACE = 0x7b;
+
+/**
+ * The PubAck of a module stream when a core reply is one (runtime-spec §4.5): a core request on a
+ * subject that `module-edges`/`module-sysmsgs` captures is answered by the server with the stream's
+ * acknowledgement — no headers, a small JSON body naming the stream — before (and instead of) any
+ * module's reply. Only these two stream names count, so a module's own reply is never mistaken.
+ */
+export function streamAckOf(h: MsgHdrs | undefined, body: Uint8Array): StreamAck | undefined {
+  if (h !== undefined || body.byteLength > 256 || body[0] !== OPEN_BRACE) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(new TextDecoder().decode(body));
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.stream !== "string" || !MODULE_STREAMS.has(o.stream) || typeof o.seq !== "number") return undefined;
+  if (!Object.keys(o).every((k) => ACK_KEYS.has(k))) return undefined;
+  return { stream: o.stream, seq: o.seq };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { KubeApiError } from "../../../src/k8s/client/errors.ts";
 import { NODE_FINALIZER, type TinyNodeStatus } from "../../../src/k8s/api/index.ts";
-import { tinyNodeReconciler, type NodeScheduler, type TinyNodeApi, type WatchedNode } from "../../../src/k8s/controllers/index.ts";
+import { tinyNodeReconciler, type NodeScheduler, type NodeStatusPatch, type TinyNodeApi, type WatchedNode } from "../../../src/k8s/controllers/index.ts";
 import { PermanentError } from "../../../src/sdk/errors.ts";
 import type { TinyNodeLike, TinyNodeStatusLike } from "../../../src/sdk/node.ts";
 import type { ReconcileContext } from "../../../src/k8s/runtime/controller.ts";
@@ -61,10 +61,16 @@ class FakeNodes implements TinyNodeApi {
     const o = this.#check(name, rv);
     return this.put({ ...o, metadata: { ...o.metadata, finalizers } });
   }
-  async patchStatus(name: string, rv: string, status: Partial<TinyNodeStatus>): Promise<WatchedNode> {
+  async patchStatus(name: string, rv: string, status: NodeStatusPatch): Promise<WatchedNode> {
     this.calls.push("status");
     const o = this.#check(name, rv);
-    return this.put({ ...o, status: { ...(o.status as TinyNodeStatus), ...status } as TinyNodeStatus });
+    // JSON merge patch (RFC 7386) at the top level of status: null removes the field.
+    const merged: Record<string, unknown> = { ...(o.status as TinyNodeStatus) };
+    for (const [k, v] of Object.entries(status)) {
+      if (v === null) delete merged[k];
+      else merged[k] = v;
+    }
+    return this.put({ ...o, status: merged as unknown as TinyNodeStatus });
   }
 }
 
@@ -142,7 +148,7 @@ describe("TinyNode reconciler", () => {
     expect(s.api.calls.filter((c) => c === "status")).toEqual([]);
   });
 
-  test("the leader writes module, component, ports, status, error, observedGeneration and lastUpdateTime, then requeues after 5 min", async () => {
+  test("the leader writes module, component, ports, status, observedGeneration and lastUpdateTime (no error field when OK, as Go's omitempty), then requeues after 5 min", async () => {
     const s = setup();
     const result = await s.reconcile(s.node({ finalizers: [NODE_FINALIZER] }, { metadata: { k: "v" } } as unknown as TinyNodeStatus));
     expect(result).toEqual({ requeueAfterMs: 300_000 });
@@ -151,7 +157,7 @@ describe("TinyNode reconciler", () => {
     expect(st.component).toEqual(REPORTED.component!);
     expect(st.ports).toEqual(REPORTED.ports as never);
     expect(st.status).toBe("OK");
-    expect(st.error).toBe(false);
+    expect("error" in st).toBe(false);
     expect(st.observedGeneration).toBe(3);
     expect(st.lastUpdateTime).toBe("2026-01-01T00:00:00Z");
     expect(st.metadata).toEqual({ k: "v" }); // component metadata untouched
@@ -193,6 +199,18 @@ describe("TinyNode reconciler", () => {
     expect(st.status).toContain("is not registered");
     expect(st.component).toEqual({ description: "", info: "" });
     expect(st.ports).toEqual([]);
+  });
+
+  test("a cleared error removes the error field instead of writing error: false", async () => {
+    const s = setup();
+    s.scheduler.fail = new PermanentError("component \"nope\" is not registered");
+    await s.reconcile(s.node({ finalizers: [NODE_FINALIZER] }));
+    expect(s.api.objects.get(OWN)!.status!.error).toBe(true);
+    s.scheduler.fail = undefined;
+    await s.reconcile(structuredClone(s.api.objects.get(OWN)!));
+    const st = s.api.objects.get(OWN)!.status!;
+    expect(st.status).toBe("OK");
+    expect("error" in st).toBe(false);
   });
 
   test("a transient scheduler error is written by the leader and then thrown for a rate-limited retry", async () => {

@@ -27,7 +27,9 @@ import {
   H_STEP_KEY,
   H_TO,
   H_TRACEPARENT,
+  H_TRACESTATE,
   headerBytes,
+  streamAckOf,
 } from "../../../src/transport/nats/wire.ts";
 import type { Msg } from "../../../src/transport/types.ts";
 
@@ -50,8 +52,8 @@ const durableMsg: Msg = {
 
 describe("hop headers", () => {
   test("every header name is the Go wire name", () => {
-    expect([H_FROM, H_TO, H_EDGE_ID, H_DEPTH, H_MODE, H_RUN_ID, H_STEP_KEY, H_REPLY_SUBJECT, H_REPLY_TARGET, H_REPLY_DEADLINE, H_REPLY_INBOX, H_ERROR, H_ERROR_CODE, H_EMPTY, H_MSG_ID, H_TRACEPARENT, H_BAGGAGE]).toEqual([
-      "x-from", "x-to", "x-edge-id", "x-message-depth", "x-mode", "x-run-id", "x-step-key", "x-reply-subject", "x-reply-target", "x-reply-deadline", "x-reply-inbox", "x-error", "x-error-code", "x-empty", "Nats-Msg-Id", "traceparent", "baggage",
+    expect([H_FROM, H_TO, H_EDGE_ID, H_DEPTH, H_MODE, H_RUN_ID, H_STEP_KEY, H_REPLY_SUBJECT, H_REPLY_TARGET, H_REPLY_DEADLINE, H_REPLY_INBOX, H_ERROR, H_ERROR_CODE, H_EMPTY, H_MSG_ID, H_TRACEPARENT, H_TRACESTATE, H_BAGGAGE]).toEqual([
+      "x-from", "x-to", "x-edge-id", "x-message-depth", "x-mode", "x-run-id", "x-step-key", "x-reply-subject", "x-reply-target", "x-reply-deadline", "x-reply-inbox", "x-error", "x-error-code", "x-empty", "Nats-Msg-Id", "Traceparent", "Tracestate", "Baggage",
     ]);
   });
 
@@ -69,8 +71,34 @@ describe("hop headers", () => {
     expect(h.get("x-reply-deadline")).toBe("1700000000123");
     expect(h.get("x-reply-inbox")).toBe("_INBOX.x");
     expect(h.get("Nats-Msg-Id")).toBe("run-1.0123456789abcdef");
-    expect(h.get("traceparent")).toBe("00-aa-bb-01");
-    expect(h.get("baggage")).toBe("k=v");
+    expect(h.get("Traceparent")).toBe("00-aa-bb-01");
+    expect(h.get("Baggage")).toBe("k=v");
+  });
+
+  test("trace context is written in Go's http.Header form: Traceparent, Tracestate, Baggage (runtime-spec §17)", () => {
+    const h = encodeHop(durableMsg, { trace: { traceparent: "00-aa-bb-01", tracestate: "v=1", baggage: "k=v" } });
+    const raw = td.decode(headerBytes(h));
+    expect(raw).toContain("\r\nTraceparent: 00-aa-bb-01\r\n");
+    expect(raw).toContain("\r\nTracestate: v=1\r\n");
+    expect(raw).toContain("\r\nBaggage: k=v\r\n");
+    expect(raw).not.toContain("traceparent");
+  });
+
+  test("incoming headers are read in any case: Go's Traceparent, a lowercase traceparent, X-To", () => {
+    for (const [tp, bg, to, msgId] of [
+      ["Traceparent", "Baggage", "x-to", "Nats-Msg-Id"],
+      ["traceparent", "baggage", "X-To", "nats-msg-id"],
+      ["TRACEPARENT", "BAGGAGE", "X-TO", "NATS-MSG-ID"],
+    ] as const) {
+      const h = headers();
+      h.set(to, "a.b.c:in");
+      h.set(tp, "00-aa-bb-01");
+      h.set(bg, "k=v");
+      h.set(msgId, "m1");
+      h.set("X-Message-Depth", "2");
+      const d = decodeHop(h, new Uint8Array());
+      expect({ to: d.msg.to, depth: d.msg.depth, msgId: d.msgId, trace: d.trace }).toEqual({ to: "a.b.c:in", depth: 2, msgId: "m1", trace: { traceparent: "00-aa-bb-01", baggage: "k=v" } });
+    }
   });
 
   test("depth 0, empty fields and non-durable sends write no header", () => {
@@ -130,6 +158,18 @@ describe("payload", () => {
 });
 
 describe("reply encoding", () => {
+  test("reply headers are read in any case (X-Error, X-Error-Code, X-Empty)", () => {
+    const e = headers();
+    e.set("X-Error", "E: boom");
+    e.set("X-Error-Code", "E");
+    const r = decodeReply(e, new Uint8Array());
+    if (r.kind !== "fail") throw new Error(`expected fail, got ${r.kind}`);
+    expect([r.error.message, errorCode(r.error)]).toEqual(["E: boom", "E"]);
+    const n = headers();
+    n.set("X-Empty", "1");
+    expect(decodeReply(n, te.encode("ignored")).kind).toBe("empty");
+  });
+
   test("a plain error is a header-only x-error reply", () => {
     const r = encodeReply(fail(new Error("boom")));
     expect(r.headers?.get("x-error")).toBe("boom");
@@ -236,5 +276,22 @@ describe("names", () => {
 
   test("a destination without a module segment has no subject", () => {
     expect(() => subjectFor("justnode:in")).toThrow(/parse destination error/);
+  });
+});
+
+describe("stream acknowledgements in place of a reply (runtime-spec §4.5)", () => {
+  test("a header-less {stream, seq} of a module stream is recognised", () => {
+    expect(streamAckOf(undefined, te.encode('{"stream":"module-edges","seq":12}'))).toEqual({ stream: "module-edges", seq: 12 });
+    expect(streamAckOf(undefined, te.encode('{"stream":"module-sysmsgs","seq":3,"duplicate":true}'))).toEqual({ stream: "module-sysmsgs", seq: 3 });
+  });
+
+  test("a module's own reply is never taken for one: other streams, extra keys, headers, non-objects", () => {
+    expect(streamAckOf(undefined, te.encode('{"stream":"orders","seq":1}'))).toBeUndefined();
+    expect(streamAckOf(undefined, te.encode('{"stream":"module-edges","seq":1,"total":9}'))).toBeUndefined();
+    expect(streamAckOf(undefined, te.encode('{"stream":"module-edges","seq":"1"}'))).toBeUndefined();
+    expect(streamAckOf(headers(), te.encode('{"stream":"module-edges","seq":1}'))).toBeUndefined();
+    expect(streamAckOf(undefined, te.encode('[1]'))).toBeUndefined();
+    expect(streamAckOf(undefined, te.encode("{not json"))).toBeUndefined();
+    expect(streamAckOf(undefined, new Uint8Array())).toBeUndefined();
   });
 });

@@ -1,0 +1,47 @@
+/**
+ * The Go peer (the real Go SDK v0.13.125, test/go/peer) and `tinyhost run` in one flow over the
+ * gRPC fallback (runtime-spec §4.7): no TINY_NATS_URL on either, each finds the other through its
+ * TinyModule `status.addr`. The shared behaviours are in test/support/go-peer-suite.ts; here also
+ * what differs on this wire: the leader flag of a `_control` message.
+ */
+import { expect, test } from "bun:test";
+import { mixedFlow } from "../support/go-peer.ts";
+import { flowPrefix, nameOf } from "../support/go-peer-bed.ts";
+import { mixedModuleTests } from "../support/go-peer-suite.ts";
+
+mixedModuleTests(
+  "grpc",
+  {
+    // Go's client error is the status error's text; no code travels on this wire (runtime-spec §4.7).
+    goSees: (text) => ({ error: `rpc error: code = Unknown desc = ${text}` }),
+    // Go's server answers a handler error with status UNKNOWN and the text alone (no x-error-code trailer).
+    tinyhostSees: (text) => ({ error: text }),
+  },
+  (bed) => {
+    test("a _control over gRPC: Go's server puts no leader flag on it, so the Go controller does nothing (runtime-spec §17)", async () => {
+      const b = bed();
+      const p = flowPrefix();
+      const ctl = b.go.node("controller", "g");
+      const sink = b.th.node("sink", "g");
+      await b.apply(mixedFlow(b.ns, p, [ctl, sink], [{ from: ctl, to: sink }]));
+      await b.trigger(nameOf(p, ctl), "_control", { send: true, data: { via: "grpc" } });
+      const c = await b.waitForRecord("go controller got _control", (r) => r.node === nameOf(p, ctl));
+      expect(c).toMatchObject({ runtime: "go", leader: false, data: { via: "grpc" } });
+      await Bun.sleep(1000);
+      expect(b.records().filter((r) => r.node === nameOf(p, sink))).toEqual([]);
+    }, 90_000);
+
+    test("a _control over gRPC reaches tinyhost's leader with its live leader flag, and its emit crosses to Go", async () => {
+      const b = bed();
+      const p = flowPrefix();
+      const ctl = b.th.node("controller", "t");
+      const sink = b.go.node("sink", "t");
+      await b.apply(mixedFlow(b.ns, p, [ctl, sink], [{ from: ctl, to: sink }]));
+      await b.trigger(nameOf(p, ctl), "_control", { send: true, data: { via: "grpc" } });
+      const c = await b.waitForRecord("tinyhost controller got _control", (r) => r.node === nameOf(p, ctl));
+      expect(c).toMatchObject({ runtime: "tinyhost", leader: true, data: { via: "grpc" } });
+      const s = await b.waitForRecord("go sink got the emit", (r) => r.node === nameOf(p, sink));
+      expect(s).toMatchObject({ runtime: "go", data: { via: "grpc" } });
+    }, 90_000);
+  },
+);
