@@ -148,13 +148,23 @@ describe("an agent tool served by the Go SDK and by tinyhost", () => {
   test("an unknown component fails starting with Go's text from either runtime; tinyhost adds the module and what is registered", async () => {
     const errors = await everyWay("nope", "{}");
     const go = 'rpc: component "nope" not registered on this module';
-    // The module's components: the twins and the bundled ones, sorted.
-    const more = ` (module ${bed.th.name}; registered: array_split, async, controller, counter, cron, debug, delay, double, durable_door, durable_step, echo, fail, http_request, http_server, js_eval, relay, router, signal, sink, ticker, transform)`;
-    expect(errors).toEqual({
-      "go→go": { error: go },
-      "go→tinyhost": { error: go + more },
-      "tinyhost→go": { error: go.slice("rpc: ".length) },
-      "tinyhost→tinyhost": { error: go.slice("rpc: ".length) + more },
-    });
+    expect({ "go→go": errors["go→go"], "tinyhost→go": errors["tinyhost→go"] }).toEqual({ "go→go": { error: go }, "tinyhost→go": { error: go.slice("rpc: ".length) } });
+    // tinyhost: Go's text, then the module and its components (the twins and the bundled ones), sorted.
+    const registered = (e: Outcome) => {
+      const m = /^(.*) \(module ([^;]+); registered: (.*)\)$/.exec((e as { error: string }).error);
+      return m ? { text: m[1], module: m[2], names: m[3]!.split(", ") } : { text: (e as { error: string }).error };
+    };
+    for (const [k, text] of [["go→tinyhost", go], ["tinyhost→tinyhost", go.slice("rpc: ".length)]] as const) {
+      const r = registered(errors[k]!) as { text: string; module?: string; names?: string[] };
+      expect({ k, text: r.text, module: r.module }).toEqual({ k, text, module: bed.th.name });
+      expect(r.names).toEqual([...r.names!].sort());
+      expect(r.names).toEqual(expect.arrayContaining(["controller", "double", "durable_door", "durable_step", "echo", "fail", "relay", "sink", "js_eval"]));
+    }
+  }, 90_000);
+
+  test("deliberate: an input of the wrong type fails in both; tinyhost's error names the component, port, field and value", async () => {
+    const errors = await everyWay("double", '{"n":"two"}');
+    for (const k of ["go→go", "tinyhost→go"]) expect({ k, error: (errors[k] as { error: string }).error }).toEqual({ k, error: expect.stringContaining("unmarshal double input: json: cannot unmarshal string into Go struct field DoubleIn.n of type int") });
+    for (const k of ["go→tinyhost", "tinyhost→tinyhost"]) expect({ k, error: (errors[k] as { error: string }).error }).toEqual({ k, error: expect.stringContaining('component "double" input port "in": field $.n breaks rule "type": $.n must be an integer, got string "two"') });
   }, 90_000);
 });
