@@ -106,7 +106,7 @@ describe("an agent tool served by the Go SDK and by tinyhost", () => {
   test("Go's tools components-info --json and tinyhost components --json list every twin alike, the tool with the agent_tool tag and its description as info", async () => {
     const goInfo = await run([await goTool("peer"), "tools", "components-info", "--json"]);
     expect(goInfo.code).toBe(0);
-    const theirs = JSON.parse(goInfo.out) as { name: string }[];
+    const theirs = JSON.parse(goInfo.out) as { name: string; description?: string; info?: string; tags?: string[] }[];
     const oursRun = await run([BUN, "src/cli/main.ts", "components", "--components", TWIN_COMPONENTS, "--json"]);
     expect(oursRun.code).toBe(0);
     // Ours adds `ports` (docs/compatibility.md "Schemas, registry and tinyhost components"); the
