@@ -99,8 +99,9 @@ const RequestPublished = Type.Object(
   },
   { $id: "Request" },
 );
-const Response = Type.Object({ context: Type.Unknown(), outputData: Type.Unknown() }, { $id: "Response" });
-const ErrorOut = Type.Object({ context: Type.Unknown(), error: Type.String() }, { $id: "Error" });
+// Go `Response` and `Error`: no field carries a `required` tag, so none is required here.
+const Response = Type.Object({ context: Type.Optional(Type.Unknown()), outputData: Type.Optional(Type.Unknown()) }, { $id: "Response" });
+const ErrorOut = Type.Object({ context: Type.Optional(Type.Unknown()), error: Type.Optional(Type.String()) }, { $id: "Error" });
 
 interface State {
   settings: JsEvalSettings;
@@ -133,7 +134,9 @@ export default defineComponent({
   },
   state: (): State => ({ settings: DEFAULT_SETTINGS, sandbox: undefined, closeOnStop: false }),
   ports: (self) => [
-    target("request", RequestPublished, { label: "Request", position: "left", default: { context: null, inputData: self.settings.inputData } }),
+    // Go's configuration is `Request{InputData: settings.InputData}` with `omitempty` on both
+    // fields: `{}` until the settings carry an inputData example.
+    target("request", RequestPublished, { label: "Request", position: "left", default: self.settings.inputData === null ? {} : { inputData: self.settings.inputData } }),
     source("response", Response, { label: "Response", position: "right", default: { context: null, outputData: self.settings.outputData } }),
     target("_settings", SettingsPublished, { label: "Settings", default: self.settings }),
     ...(self.settings.enableErrorPort ? [source("error", ErrorOut, { label: "Error", position: "bottom", default: { context: null, error: "" } })] : []),

@@ -25,7 +25,7 @@ import { goTool } from "../support/go-tools.ts";
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 
 const registry = await discoverComponents(resolve(import.meta.dir, "../../components"));
-const BUNDLED = ["async", "delay", "transform", "array_split", "signal", "ticker", "cron", "debug", "counter", "router", "http_server", "http_request"];
+const BUNDLED = ["async", "delay", "transform", "array_split", "signal", "ticker", "cron", "debug", "counter", "router", "http_server", "http_request", "js_eval"];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type GoPorts = Record<string, { schema: Json; configuration: Json }>;
@@ -82,6 +82,22 @@ interface StateRecipe {
 const SIGNAL_CONTEXT = { name: "x", n: 1, tags: ["a"], nested: { ok: true } };
 const controlStatus = (want: string) => (ports: Map<string, { configuration: unknown }>) => (ports.get("_control")?.configuration as { status?: string } | undefined)?.status === want;
 
+/** js_eval settings of test/go/schemas/cases.go jsEvalErrorPort (a script that compiles here). */
+const JS_EVAL_ERROR_PORT = {
+  enableErrorPort: true,
+  script: { name: "main.js", content: 'import {typeOf} from "utils.js";\nexport default function(inp) { return typeOf(inp) }' },
+  modules: [{ name: "utils.js", content: "export function typeOf(input) {return typeof input}" }],
+};
+/** js_eval settings of cases.go jsEvalExamples: inputData/outputData examples, a module, a limit. */
+const JS_EVAL_EXAMPLES = {
+  enableErrorPort: false,
+  inputData: { items: [{ sku: "a-1", qty: 2 }], customer: { name: "Ada", vip: true } },
+  outputData: { total: 42.5, lines: ["a-1 x2"] },
+  script: { name: "main.js", content: 'import {fmt} from "fmt.js";\nexport default function(inp) { return {total: 42.5, lines: inp.items.map(fmt)} }' },
+  modules: [{ name: "fmt.js", content: 'export function fmt(i) { return i.sku + " x" + i.qty }' }],
+  timeoutSeconds: 5,
+};
+
 const STATES: Record<string, StateRecipe> = {
   "async/default": {},
   "delay/default": {},
@@ -103,6 +119,12 @@ const STATES: Record<string, StateRecipe> = {
   "http_server/all-ports": { settings: { enableStopPort: true, enableStatusPort: true } },
   "http_request/default": {},
   "http_request/error-port": { settings: { enableErrorPort: true, maxResponseBytes: 10485760 } },
+  // js_eval: no settings (Go's defaultEngineSettings, whose CDN import tinyhost refuses: the node
+  // reports the error and publishes the defaults, as Go publishes them before they compile), the
+  // error port on, and a user's script with inputData/outputData examples.
+  "js_eval/default": {},
+  "js_eval/error-port": { settings: JS_EVAL_ERROR_PORT },
+  "js_eval/examples": { settings: JS_EVAL_EXAMPLES },
 };
 
 /**
@@ -131,6 +153,20 @@ const SCHEMA_DIFFERENCES: { cases: string[]; ports: string[]; def: string; key: 
     key: "path",
     why: "Go gives a def that is a list no path of its own (\"$\", the root's path); ours is the list's path",
     ours: "$.context",
+  },
+  {
+    cases: ["js_eval/examples"],
+    ports: ["request", "_settings"],
+    def: "Inputdata",
+    key: "additionalProperties",
+    why: "the same reflection of one random member of the inputData example",
+  },
+  {
+    cases: ["js_eval/examples"],
+    ports: ["response", "_settings"],
+    def: "Outputdata",
+    key: "additionalProperties",
+    why: "the same reflection of one random member of the outputData example",
   },
 ];
 
@@ -304,6 +340,22 @@ const PROBES: Probe[] = [
   { id: "client-request-enum-not-enforced", component: "http_request", port: "request", data: { url: "http://x", method: "FOO", contentType: "weird/type" } },
   { id: "client-request-timeout-string", component: "http_request", port: "request", data: { timeout: "10" } },
   { id: "client-request-nulls-and-key-case", component: "http_request", port: "request", data: { headers: null, bearerToken: null, UrL: "http://y" } },
+  // js_eval
+  { id: "jseval-settings-empty", component: "js_eval", port: "_settings", data: {} },
+  { id: "jseval-settings-script-without-name", component: "js_eval", port: "_settings", data: { script: { content: "export default (x) => x" } } },
+  { id: "jseval-settings-null-modules-and-examples", component: "js_eval", port: "_settings", data: { script: { name: "main.js", content: "export default (x) => x" }, modules: null, inputData: null, outputData: null } },
+  { id: "jseval-settings-scalar-examples", component: "js_eval", port: "_settings", data: { inputData: 5, outputData: "x", script: { name: "main.js", content: "export default (x) => x" } } },
+  { id: "jseval-settings-key-case", component: "js_eval", port: "_settings", data: { EnableErrorPort: true, Script: { Name: "main.js", CONTENT: "export default (x) => x" }, TimeoutSeconds: 3 } },
+  { id: "jseval-settings-module-unknown-key", component: "js_eval", port: "_settings", data: { script: { name: "main.js", content: "export default (x) => x" }, modules: [{ name: "a.js", content: "export const a = 1", extra: 1 }] } },
+  { id: "jseval-settings-timeout-string", component: "js_eval", port: "_settings", data: { timeoutSeconds: "5" } },
+  { id: "jseval-settings-timeout-fraction", component: "js_eval", port: "_settings", data: { timeoutSeconds: 1.5 } },
+  { id: "jseval-settings-modules-object", component: "js_eval", port: "_settings", data: { modules: { name: "a.js" } } },
+  { id: "jseval-settings-script-string", component: "js_eval", port: "_settings", data: { script: "export default () => 1" } },
+  { id: "jseval-request-empty", component: "js_eval", port: "request", data: {} },
+  { id: "jseval-request-scalar-input", component: "js_eval", port: "request", data: { inputData: 3, context: "c" } },
+  { id: "jseval-request-nested-nulls", component: "js_eval", port: "request", data: { inputData: { a: [1, { b: null }] }, context: null } },
+  { id: "jseval-request-unknown-key-and-case", component: "js_eval", port: "request", data: { InputData: [1], input: 2 } },
+  { id: "jseval-request-string", component: "js_eval", port: "request", data: "x" },
   // counter (tinyhost-only, declared as a Go component would be)
   { id: "counter-settings-empty", component: "counter", port: "_settings", data: {} },
   { id: "counter-in-fraction", component: "counter", port: "in", data: { by: 2.5 } },

@@ -86,9 +86,9 @@ describe("agent tools over NATS", () => {
 
   test("an unknown component, a component that is not a tool and a schema-invalid input each fail naming it", async () => {
     expect((await goRpc(jsServer.url, "rpcjs", "nope", "{}")).error).toBe(
-      'rpc: component "nope" is not registered on module rpcjs (registered: durable_door, durable_double, durable_step)',
+      'rpc: component "nope" not registered on this module (module rpcjs; registered: durable_door, durable_double, durable_step)',
     );
-    expect((await goRpc(coreUrl, "rpccore", "durable_step", "{}")).error).toBe('rpc: component "durable_step" on module rpccore is not an agent tool (it does not declare agentTool)');
+    expect((await goRpc(coreUrl, "rpccore", "durable_step", "{}")).error).toBe('rpc: component "durable_step" does not opt into AgentTool');
     expect((await goRpc(jsServer.url, "rpcjs", "durable_double", '{"n":"two"}')).error).toBe(
       'rpc: component "durable_double" input port "in": field $.n breaks rule "type": $.n must be a number, got string "two"',
     );
@@ -138,7 +138,7 @@ describe("tinyhost rpc", () => {
   test("fails with exit 1 and the error naming the component", async () => {
     const r = await cli("--nats-url", coreUrl, "rpccore", "durable_step", "{}");
     expect(r.code).toBe(1);
-    expect(r.err).toBe('tinyhost rpc: component "durable_step" on module rpccore is not an agent tool (it does not declare agentTool)');
+    expect(r.err).toBe('tinyhost rpc: component "durable_step" does not opt into AgentTool');
     const t = await cli("--nats-url", coreUrl, "--timeout", "300", "nobody", "some_tool");
     expect(t.code).toBe(1);
     expect(t.err).toContain("no answer from some_tool on tinymodule.nobody.msg within 300 ms");
@@ -148,7 +148,7 @@ describe("tinyhost rpc", () => {
     expect(await cli("--local", "--components", FIXTURES, "anymod", "durable_double", '{"n":7}')).toEqual({ code: 0, out: '{"n":14,"calls":1}', err: "" });
     const unknown = await cli("--local", "--components", FIXTURES, "anymod", "nope");
     expect(unknown.code).toBe(1);
-    expect(unknown.err).toContain('component "nope" is not registered on module anymod');
+    expect(unknown.err).toContain('component "nope" not registered on this module (module anymod;');
     const invalid = await cli("--local", "--components", FIXTURES, "anymod", "durable_double", '{"n":"two"}');
     expect(invalid.err).toContain('component "durable_double" input port "in": field $.n breaks rule "type"');
     // Go's decode semantics: null is the zero value, not an error.

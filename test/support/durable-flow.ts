@@ -8,8 +8,10 @@
  * Any node may be placed on another module, including a Go module, by naming the module and the
  * component that module serves under that key (same ports: `in {trail, holdFirstMs?}` → `out {trail}`).
  */
+import type { TinyNode } from "../../src/k8s/api/index.ts";
 import { buildFlow, type FlowManifests } from "../../src/local/flow-builder.ts";
 import { moveNodeToModule } from "./flows.ts";
+import { mixedFlow, mixedNodeName, type MixedEdge, type MixedNodeSpec } from "./go-peer.ts";
 
 /** Node keys of the flow. */
 export type DurableKey = "door" | "s1" | "s2" | "s3";
@@ -57,4 +59,48 @@ export function durableFlow(o: DurableFlowOptions): DurableFlow {
     names[k] = o.modules[k] === o.modules.door ? manifests.nodes.get(k)!.metadata.name! : moveNodeToModule(manifests, k, o.modules[k]);
   }
   return { manifests, names };
+}
+
+/** Options of {@link mixedDurableFlow}. */
+export interface MixedDurableFlowOptions {
+  /** Namespace of the nodes. */
+  namespace: string;
+  /** The flow prefix (test/support/go-peer-bed.ts `flowPrefix`). */
+  prefix: string;
+  /**
+   * Module of each node. With a `door` the run is begun by the door (`durable_door`, Go
+   * `BeginRunWithReply`) and `s3` answers it on `door:reply`; without one, `s1` is labelled
+   * `tinysystems.io/execution-mode: durable` and mints the run itself (runtime-spec §2.2 step 2).
+   */
+  modules: { door?: string; s1: string; s2: string; s3: string };
+  /** Steps whose first execution of a run waits this long, ms. */
+  holdFirstMs?: Partial<Record<StepKeyName, number>>;
+}
+
+/** The nodes of a {@link mixedDurableFlow} and their names by key (`door` only with a door). */
+export interface MixedDurableFlow {
+  nodes: TinyNode[];
+  names: Partial<Record<DurableKey, string>> & Record<StepKeyName, string>;
+}
+
+/**
+ * The durable flow of {@link durableFlow} for the mixed-module bed (test/support/go-peer-bed.ts):
+ * the same components under the same names on a Go module (test/go/peer/durable.go) or a tinyhost
+ * one (test/fixtures/go-peer/components/durable_*.ts), named and wired as the platform writes
+ * them ({@link mixedFlow}).
+ */
+export function mixedDurableFlow(o: MixedDurableFlowOptions): MixedDurableFlow {
+  const step = (k: StepKeyName): MixedNodeSpec => ({ module: o.modules[k], component: "durable_step", id: k, durable: k === "s1" && o.modules.door === undefined });
+  const specs = { s1: step("s1"), s2: step("s2"), s3: step("s3") };
+  const door: MixedNodeSpec | undefined = o.modules.door === undefined ? undefined : { module: o.modules.door, component: "durable_door", id: "door" };
+  const trail = (k?: StepKeyName) => ({ trail: "{{$.trail}}", ...(k && o.holdFirstMs?.[k] ? { holdFirstMs: o.holdFirstMs[k] } : {}) });
+  const edges: MixedEdge[] = [
+    { from: specs.s1, to: specs.s2, configuration: trail("s2") },
+    { from: specs.s2, to: specs.s3, configuration: trail("s3") },
+  ];
+  if (door) edges.unshift({ from: door, to: specs.s1, configuration: trail("s1") }), edges.push({ from: specs.s3, to: door, toPort: "reply", configuration: trail() });
+  const nodes = mixedFlow(o.namespace, o.prefix, door ? [door, specs.s1, specs.s2, specs.s3] : [specs.s1, specs.s2, specs.s3], edges);
+  const names: MixedDurableFlow["names"] = { s1: mixedNodeName(o.prefix, specs.s1), s2: mixedNodeName(o.prefix, specs.s2), s3: mixedNodeName(o.prefix, specs.s3) };
+  if (door) names.door = mixedNodeName(o.prefix, door);
+  return { nodes, names };
 }

@@ -96,13 +96,19 @@ export function flowPrefix(): string {
   return `${(process.pid % 0xffff).toString(16).padStart(4, "0")}${flowSeq.toString(16).padStart(4, "0")}`;
 }
 
+/** Options of {@link openMixedBed}. */
+export interface MixedBedOptions {
+  /** More environment for every module process of the bed (Go and tinyhost), e.g. DURABLE_JOURNAL. */
+  env?: Record<string, string>;
+}
+
 /**
  * Opens a bed on `wire`. Core uses the suite's nats-server (TINYHOST_TEST_NATS_URL); JetStream a
  * private one (its `module-edges` stream would capture the shared server's subjects, see
  * docs/testing.md); gRPC none.
  * @throws Error with the log tail of a module that does not become ready.
  */
-export async function openMixedBed(wire: Wire, tag: string): Promise<MixedBed> {
+export async function openMixedBed(wire: Wire, tag: string, options: MixedBedOptions = {}): Promise<MixedBed> {
   const { cp, kube, dir: root } = await openClusterFixture(`go-peer-${tag}`);
   const ns = await cp.newNamespace(`gp-${tag}`);
   const dir = join(root, ns);
@@ -125,7 +131,7 @@ export async function openMixedBed(wire: Wire, tag: string): Promise<MixedBed> {
   const goRecords = recordFile(dir, goName);
   const thRecords = recordFile(dir, thName);
   const common = { namespace: ns, kubeconfig: cp.tokenKubeconfig, logDir: dir };
-  const envFor = (w: Wire) => ({ ...wireEnv(w, natsUrl), OTLP_DSN: otlp.dsn });
+  const envFor = (w: Wire) => ({ ...wireEnv(w, natsUrl), OTLP_DSN: otlp.dsn, ...options.env });
   const startGo = (name = goName, hostname = `${goName}-0`, records = goRecords, w = wire) =>
     startGoPeer({ ...common, hostname, name, env: { ...envFor(w), PEER_RECORD_FILE: records, OTEL_RESOURCE_ATTRIBUTES: `service.name=${name}` } });
   const startTh = (name = thName, hostname = `${thName}-0`, records = thRecords, w = wire) =>

@@ -7,7 +7,7 @@
  */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { base64Json, EXECUTION_MODE_DURABLE, EXECUTION_MODE_LABEL, type TinyNode } from "../../src/k8s/api/index.ts";
+import { base64Json, EXECUTION_MODE_DURABLE, EXECUTION_MODE_LABEL, sanitizeResourceName, type TinyNode } from "../../src/k8s/api/index.ts";
 import { goTool } from "./go-tools.ts";
 import { startModuleProcess, type ModuleProcess } from "./module-process.ts";
 import { freePort, startProcess, tail, waitUntil, type ManagedProcess } from "./process.ts";
@@ -184,9 +184,12 @@ export interface MixedNodeSpec {
   durable?: boolean;
 }
 
-/** A node name as the platform builds it: `<flow prefix>.<module>.<component>-<id>` (components.md §6). */
+/**
+ * A node name as the platform builds it: `<flow prefix>.<module>.<component>-<id>` with module and
+ * component sanitized (`durable_step` → `durable-step`; components.md §6, Go `generateNodeName`).
+ */
 export function mixedNodeName(prefix: string, n: MixedNodeSpec): string {
-  return `${prefix}.${n.module}.${n.component}-${n.id}`;
+  return `${prefix}.${sanitizeResourceName(n.module)}.${sanitizeResourceName(n.component)}-${n.id}`;
 }
 
 /** An edge of a mixed flow: `from` node's `port` → `to` node's `toPort`, with the target's configuration. */

@@ -36,18 +36,29 @@ export class InstallError extends TinyError {
   }
 }
 
-/** An RPC call names a component this module does not have. code `"RPC_UNKNOWN_COMPONENT"` (runtime-spec §3.4). */
+/**
+ * An RPC call names a component this module does not have. code `"RPC_UNKNOWN_COMPONENT"`
+ * (runtime-spec §3.4). The text starts with Go's (internal/scheduler/rpc.go `handleRPC`) and adds
+ * the module and what it has; test/integration/go-peer-agent-tool.test.ts compares it.
+ */
 export class RpcUnknownComponentError extends TinyError {
   constructor(component: string, module: string, known: readonly string[]) {
     const list = known.length > 0 ? [...known].sort().join(", ") : "none";
-    super("RPC_UNKNOWN_COMPONENT", `rpc: component ${JSON.stringify(component)} is not registered on module ${module} (registered: ${list})`);
+    super("RPC_UNKNOWN_COMPONENT", `rpc: component ${JSON.stringify(component)} not registered on this module (module ${module}; registered: ${list})`);
   }
 }
 
-/** An RPC call names a component that does not declare `agentTool`. code `"RPC_NOT_AGENT_TOOL"` (runtime-spec §3.4). */
+/**
+ * An RPC call names a component that does not declare `agentTool`. code `"RPC_NOT_AGENT_TOOL"`
+ * (runtime-spec §3.4). The text is Go's exactly (internal/scheduler/rpc.go `handleRPC`): an agent
+ * calling either runtime reads the same refusal (test/integration/go-peer-agent-tool.test.ts).
+ */
 export class RpcNotAgentToolError extends TinyError {
+  /** The module that refused the call (the text, as Go's, does not name it). */
+  readonly module: string;
   constructor(component: string, module: string) {
-    super("RPC_NOT_AGENT_TOOL", `rpc: component ${JSON.stringify(component)} on module ${module} is not an agent tool (it does not declare agentTool)`);
+    super("RPC_NOT_AGENT_TOOL", `rpc: component ${JSON.stringify(component)} does not opt into AgentTool`);
+    this.module = module;
   }
 }
 

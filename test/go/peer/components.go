@@ -10,6 +10,9 @@ package main
 //	controller  _control {send, data} → when the pod is the leader and send is true, emits
 //	            {data} on out; records the leader flag the SDK put on the context either way
 //
+// and, in durable.go and tool.go, durable_step / durable_door (the durable test flow's nodes,
+// twins of test/fixtures/durable-components) and the agent tool double.
+//
 // Every call writes one record (record.go).
 
 import (

@@ -10,6 +10,7 @@ import (
 	"tinyhost.test/gotools/schemas/shapes/debug"
 	"tinyhost.test/gotools/schemas/shapes/delay"
 	"tinyhost.test/gotools/schemas/shapes/etc"
+	"tinyhost.test/gotools/schemas/shapes/jseval"
 	"tinyhost.test/gotools/schemas/shapes/modify"
 	"tinyhost.test/gotools/schemas/shapes/router"
 	"tinyhost.test/gotools/schemas/shapes/server"
@@ -93,6 +94,51 @@ func clientPorts(errorPort bool) []port {
 	return ports
 }
 
+// jsEvalDefaults is js_eval's defaultEngineSettings (what its Instance() starts with).
+func jsEvalDefaults() jseval.Settings {
+	return jseval.Settings{
+		Script:  jseval.Script{Name: "main.js", Content: "import {lodash} from \"https://cdn.jsdelivr.net/npm/@esm-bundle/lodash@4.17.21/+esm\";\nimport {typeOf} from \"utils.js\";\nexport default function(inp) {\n  return lodash.isFunction(typeOf) + typeOf(inp)\n}"},
+		Modules: []jseval.ScriptItem{{Name: "utils.js", Content: "export function typeOf(input) {return typeof input}"}},
+	}
+}
+
+// jsEvalPorts is what js_eval's Ports() returns with settings s: request and response carry the
+// settings' inputData/outputData examples, error exists only with enableErrorPort.
+func jsEvalPorts(s jseval.Settings) []port {
+	ports := []port{
+		{"request", jseval.Request{InputData: s.InputData}},
+		{"response", jseval.Response{OutputData: s.OutputData}},
+		{"_settings", s},
+	}
+	if s.EnableErrorPort {
+		ports = append(ports, port{"error", jseval.Error{}})
+	}
+	return ports
+}
+
+// jsEvalErrorPort is the error port turned on with a script of the node's own (one that compiles
+// without the network, so tinyhost adopts it too).
+func jsEvalErrorPort() jseval.Settings {
+	return jseval.Settings{
+		EnableErrorPort: true,
+		Script:          jseval.Script{Name: "main.js", Content: "import {typeOf} from \"utils.js\";\nexport default function(inp) { return typeOf(inp) }"},
+		Modules:         []jseval.ScriptItem{{Name: "utils.js", Content: "export function typeOf(input) {return typeof input}"}},
+	}
+}
+
+// jsEvalExamples are settings a user saves: a script of their own, one module, a time limit and
+// inputData/outputData examples (objects whose members differ in type, a list
+// of objects, a nested object) — the values the SDK reflects into the request/response schemas.
+func jsEvalExamples() jseval.Settings {
+	return jseval.Settings{
+		InputData:      map[string]interface{}{"items": []interface{}{map[string]interface{}{"sku": "a-1", "qty": 2.0}}, "customer": map[string]interface{}{"name": "Ada", "vip": true}},
+		OutputData:     map[string]interface{}{"total": 42.5, "lines": []interface{}{"a-1 x2"}},
+		Script:         jseval.Script{Name: "main.js", Content: "import {fmt} from \"fmt.js\";\nexport default function(inp) { return {total: 42.5, lines: inp.items.map(fmt)} }"},
+		Modules:        []jseval.ScriptItem{{Name: "fmt.js", Content: "export function fmt(i) { return i.sku + \" x\" + i.qty }"}},
+		TimeoutSeconds: 5,
+	}
+}
+
 // cases lists every component state the parity test compares. Names are `<component>/<state>`.
 var cases = []schemaCase{
 	{"async/default", "async", []port{
@@ -169,6 +215,9 @@ var cases = []schemaCase{
 	{"http_server/all-ports", "http_server", serverPorts(true, true)},
 	{"http_request/default", "http_request", clientPorts(false)},
 	{"http_request/error-port", "http_request", clientPorts(true)},
+	{"js_eval/default", "js_eval", jsEvalPorts(jsEvalDefaults())},
+	{"js_eval/error-port", "js_eval", jsEvalPorts(jsEvalErrorPort())},
+	{"js_eval/examples", "js_eval", jsEvalPorts(jsEvalExamples())},
 }
 
 // portType is the Go type a port's data decodes into (reflect.TypeOf of its Configuration, as the

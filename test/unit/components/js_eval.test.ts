@@ -157,6 +157,15 @@ describe("js_eval's ports and settings are the js-module's", () => {
     expect(byName(h.status().ports!)).toContainEqual(["error", "Error", 2, true]);
   });
 
+  test("settings whose script does not compile are not adopted: the ports keep the previous settings", async () => {
+    const h = await withScript("export default (i) => i", { outputData: { before: true } });
+    const status = await h.settings({ ...DEFAULT_SETTINGS, modules: [], script: { name: "main.js", content: "export default fction () {}" }, enableErrorPort: true, outputData: { after: true } });
+    expect(status.error).toBe(true);
+    expect(status.ports!.map((p) => p.name)).not.toContain("error");
+    expect(unb64(status.ports!.find((p) => p.name === "response")!.configuration)).toEqual({ context: null, outputData: { before: true } });
+    expect((await resultOf(h, { inputData: 7 })).kind).toBe("ok"); // the previous script still serves
+  });
+
   test("the settings schema carries the Go field names, titles, tabs and required fields", async () => {
     const h = await testComponent(jsEval);
     open.push(h);

@@ -83,13 +83,13 @@ describe("rpc mode", () => {
   test("an unknown component fails naming it, the module and what is registered", async () => {
     const e = errorOf(await call(scheduler(), "nope", "{}"));
     expect(e?.code).toBe("RPC_UNKNOWN_COMPONENT");
-    expect(e?.message).toBe(`rpc: component "nope" is not registered on module ${MODULE} (registered: answer, broken, double, failing, relay, tally)`);
+    expect(e?.message).toBe(`rpc: component "nope" not registered on this module (module ${MODULE}; registered: answer, broken, double, failing, relay, tally)`);
   });
 
-  test("a component that is not an agent tool fails naming it", async () => {
+  test("a component that is not an agent tool fails naming it, in Go's words", async () => {
     const e = errorOf(await call(scheduler(), "relay", '{"context":1}'));
     expect(e?.code).toBe("RPC_NOT_AGENT_TOOL");
-    expect(e?.message).toContain('component "relay"');
+    expect(e?.message).toBe('rpc: component "relay" does not opt into AgentTool');
   });
 
   test("a schema-invalid input fails naming the component, port and field before handle runs", async () => {

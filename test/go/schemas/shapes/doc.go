@@ -4,7 +4,8 @@
 // JSON names and schema tags. Sources read:
 //   - tiny-systems/modules (the monorepo the module index points at) @64546ab / @4675c48:
 //     common-module router, split, cron, debug_test.go (debug's InMessage is a map); http-module
-//     server, client, etc/header.go, etc/content-type.go.
+//     server, client, etc/header.go, etc/content-type.go; js-module components/eval/eval.go
+//     (@4675c48, @7e513b5) for js_eval.
 //   - tiny-systems/common-module @c7d3be2 / @02538d9 / @4d80a42 for async, delay, modify, signal,
 //     ticker and debug tags (their monorepo files are not readable here), completed with
 //     docs/reference/components.md (read from the monorepo at cfbeb8a): async `_settings`
