@@ -5,7 +5,7 @@
  * for a rejected schedule), so a restarted pod or a new leader resumes it on reconcile. A pod that
  * loses the lease stops its loop; deleting the node stops it too (Go has no OnDestroy here).
  */
-import { defineComponent, source, target, Type, type ComponentContext, type Emitter, type TinyNodeLike } from "tinyhost";
+import { defineComponent, source, target, Type, type ComponentContext, type Emitter, type TinyNode } from "tinyhost";
 import { BackgroundLoop } from "../src/components-lib/background-loop.ts";
 import { readControl } from "../src/components-lib/control-message.ts";
 import { parseCron, type CronSchedule } from "../src/components-lib/cron-schedule.ts";
@@ -67,7 +67,7 @@ interface CronSelf {
 type MetadataUpdate = (md: Record<string, string>) => void;
 
 function patchMetadata(emit: Emitter | undefined, update: MetadataUpdate): void {
-  void emit?.("_reconcile", (node: TinyNodeLike) => update(((node.status ??= {}).metadata ??= {})));
+  void emit?.("_reconcile", (node: TinyNode) => update(((node.status ??= {}).metadata ??= {})));
 }
 
 function runningKeys(self: CronSelf): MetadataUpdate {

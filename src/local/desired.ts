@@ -5,6 +5,7 @@
  * Like an API server that refuses a bad `kubectl apply`, a file that no longer parses, or a node
  * document that no longer validates, leaves the last good version of its nodes in place.
  */
+import { isDeepStrictEqual } from "node:util";
 import type { TinyFlow, TinyNode, TinyProject } from "../k8s/api/v1alpha1.ts";
 import { ManifestError } from "./errors.ts";
 import type { FileManifests, NamedManifest, NodeManifest } from "./manifests.ts";
@@ -34,7 +35,7 @@ export interface DesiredSet {
 export function collectDesired(files: readonly FileManifests[], previous: ReadonlyMap<string, NodeManifest>): DesiredSet {
   const out: DesiredSet = { nodes: new Map(), projects: [], flows: [], errors: [], notes: [] };
   const add = (entry: NodeManifest) => {
-    const name = entry.node.metadata.name!;
+    const name = entry.node.metadata.name;
     const seen = out.nodes.get(name);
     if (seen) {
       out.errors.push(new ManifestError("DUPLICATE_NODE", entry.file, entry.line, name, duplicateText(seen, entry)));
@@ -87,9 +88,9 @@ export interface NodeDiff {
  */
 export function nodeChanged(a: TinyNode, b: TinyNode): boolean {
   return (
-    !Bun.deepEquals(a.spec, b.spec, false) ||
-    !Bun.deepEquals(a.metadata.labels ?? {}, b.metadata.labels ?? {}, false) ||
-    !Bun.deepEquals(a.metadata.annotations ?? {}, b.metadata.annotations ?? {}, false) ||
+    !isDeepStrictEqual(a.spec, b.spec) ||
+    !isDeepStrictEqual(a.metadata.labels ?? {}, b.metadata.labels ?? {}) ||
+    !isDeepStrictEqual(a.metadata.annotations ?? {}, b.metadata.annotations ?? {}) ||
     (a.metadata.namespace ?? "") !== (b.metadata.namespace ?? "")
   );
 }

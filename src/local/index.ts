@@ -18,7 +18,6 @@ export { collectDesired, diffNodes, nodeChanged, type DesiredSet, type NodeDiff 
 export { readStateFile, writeStateFile, StateFileWriter, StateFileError, STATE_FILE_NAME, LEGACY_STATE_FILE_NAME, STATE_FILE_VERSION, stateFilePath, migrateLegacyStateFile, type StateFileContents } from "./state-file.ts";
 export { LocalNodes, WATCH_HISTORY, type LocalNodesOptions, type NodeChange, type NodeSeed } from "./node-api.ts";
 export { DirectorySource, type DirectorySourceOptions } from "./directory-source.ts";
-export { buildFlow, renderFlowFiles, nodeNameOf, FlowDescriptionError, type FlowDescription, type NodeDescription, type EdgeDescription, type FlowManifests, type GeneratedFile } from "./flow-builder.ts";
 export { importComponentFile, loadComponentDir, type LoadedComponent, type ComponentDirResult } from "./components.ts";
 export { ComponentFiles, type ComponentFilesHost } from "./component-files.ts";
 export { LocalReport, controlValue, type Problem } from "./report.ts";

@@ -30,12 +30,15 @@ export { noopTrace } from "./context.ts";
 export type { ComponentContext, ComponentLogger, HopTrace, OutputFn, Emitter } from "./context.ts";
 export { LABEL_FLOW_NAME, LABEL_PROJECT_NAME } from "./node.ts";
 export type {
-  TinyNodeLike,
-  TinyNodeEdgeLike,
-  TinyNodePortConfigLike,
-  TinyNodeStatusLike,
-  TinyNodeStatusPortLike,
-  RetryPolicyLike,
+  TinyNode,
+  TinyNodeSpec,
+  TinyNodeStatus,
+  TinyNodeEdge,
+  TinyNodePortConfig,
+  TinyNodePortStatus,
+  TinyNodeModuleStatus,
+  TinyNodeComponentStatus,
+  RetryPolicy,
   NodeIdentity,
   NodeUpdater,
 } from "./node.ts";

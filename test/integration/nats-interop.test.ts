@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { headers, type NatsConnection } from "@nats-io/transport-node";
-import { coded, defineComponent, fail, ok, source, target, Type, type TinyNodeLike } from "../../src/sdk/index.ts";
+import { coded, defineComponent, fail, ok, source, target, Type, type TinyNode } from "../../src/sdk/index.ts";
 import { errorCode } from "../../src/sdk/errors.ts";
 import { Scheduler } from "../../src/runtime/scheduler/scheduler.ts";
 import { connectNats } from "../../src/transport/nats/connect.ts";
@@ -58,7 +58,7 @@ describe("a Go module's request to our module", () => {
     const node = `h9.${module}.doubler-1`;
     const scheduler = new Scheduler({ module, readyTimeoutMs: 1000 });
     scheduler.install(doubler);
-    const spec: TinyNodeLike = {
+    const spec: TinyNode = {
       metadata: { name: node, namespace: "ns", labels: {}, generation: 1 },
       spec: { module, component: "doubler", edges: [], ports: [{ from: "h1.go-mod.src-1:out", port: "in", configuration: b64({ n: "{{$.value}}" }) }] },
       status: {},

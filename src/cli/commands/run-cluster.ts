@@ -23,6 +23,7 @@ import { DEFAULT_LEASE_TIMINGS, startModule, type ModuleOptions } from "../../op
 import { logger } from "../../telemetry/log.ts";
 import { looksLikeFlag } from "../flag-value.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
+import { TinyError } from "../../sdk/errors.ts";
 
 /**
  * Text of `tinyhost run --help` (cluster flags). The `--components` default depends on how tinyhost
@@ -60,12 +61,10 @@ Environment:
 }
 
 /** A bad flag, flag value or environment variable; the message names it. code `"USAGE"`. */
-export class RunUsageError extends Error {
-  /** Stable code. */
-  readonly code = "USAGE";
+export class RunUsageError extends TinyError<"USAGE"> {
   /** @param message - names the flag/variable and the value. */
   constructor(message: string) {
-    super(message);
+    super("USAGE", message);
     this.name = "RunUsageError";
   }
 }

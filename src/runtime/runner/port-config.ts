@@ -3,7 +3,7 @@
  * `(from, port)`, their base64 JSON configuration decoded and compiled into a template. On a node
  * update only entries whose bytes changed are recompiled.
  */
-import type { TinyNodePortConfigLike } from "../../sdk/node.ts";
+import type { TinyNodePortConfig } from "../../sdk/node.ts";
 import { TinyError } from "../../sdk/errors.ts";
 import { compileTemplate, type CompiledTemplate } from "../expression/index.ts";
 
@@ -47,7 +47,7 @@ export class PortConfigTable {
  * Compiles `configs`, reusing entries of `previous` whose bytes are unchanged. Entries with empty
  * configuration are skipped (runtime-spec §2.2 step 5 needs a non-empty configuration).
  */
-export function compilePortConfigs(node: string, configs: readonly TinyNodePortConfigLike[] | undefined, previous: PortConfigTable): PortConfigTable {
+export function compilePortConfigs(node: string, configs: readonly TinyNodePortConfig[] | undefined, previous: PortConfigTable): PortConfigTable {
   const next = new PortConfigTable();
   for (const pc of configs ?? []) {
     const b64 = pc.configuration ?? "";

@@ -6,7 +6,7 @@ import { isComponentDefinition, type ComponentDefinition } from "../../sdk/compo
 import type { ModuleClient } from "../../sdk/client.ts";
 import type { ComponentLogger } from "../../sdk/context.ts";
 import { PermanentError } from "../../sdk/errors.ts";
-import type { TinyNodeLike, TinyNodeStatusLike } from "../../sdk/node.ts";
+import type { TinyNode, TinyNodeStatus } from "../../sdk/node.ts";
 import { SystemPort } from "../../sdk/ports.ts";
 import { empty, fail, toError, type Result } from "../../sdk/result.ts";
 import { moduleOfNode, parsePortAddress, type Msg, type Transport } from "../../transport/types.ts";
@@ -134,7 +134,7 @@ export class Scheduler implements RunnerHost {
    * @returns the status fields the runtime owns (status, error, ports, component).
    * @throws PermanentError wrapping {@link ComponentNotRegisteredError} when the component is unknown.
    */
-  async update(node: TinyNodeLike): Promise<TinyNodeStatusLike> {
+  async update(node: TinyNode): Promise<TinyNodeStatus> {
     const name = node.metadata.name;
     const def = this.#components.get(node.spec.component);
     if (!def) throw new PermanentError(new ComponentNotRegisteredError(node.spec.component, name));
@@ -188,7 +188,7 @@ export class Scheduler implements RunnerHost {
   }
 
   /** The status of node `name` (runtime-spec §2.6), or undefined when it has no runner. */
-  readStatus(name: string): TinyNodeStatusLike | undefined {
+  readStatus(name: string): TinyNodeStatus | undefined {
     return this.#runners.get(name)?.readStatus();
   }
 

@@ -2,7 +2,6 @@ import { describe, expect, test } from "bun:test";
 import type { TinyNode } from "../../../src/k8s/api/index.ts";
 import { isConflict, isGone, isNotFound } from "../../../src/k8s/client/errors.ts";
 import type { WatchEvent } from "../../../src/k8s/client/types.ts";
-import type { WatchedNode } from "../../../src/k8s/controllers/index.ts";
 import { LocalNodes, WATCH_HISTORY, type NodeChange } from "../../../src/local/node-api.ts";
 
 const NAME = "h1.mod.relay-1";
@@ -21,9 +20,9 @@ function api(changes: NodeChange[] = []) {
 }
 
 /** Collects watch events after `rv` until `n` arrived. */
-async function take(nodes: LocalNodes, rv: string, n: number): Promise<WatchEvent<WatchedNode>[]> {
+async function take(nodes: LocalNodes, rv: string, n: number): Promise<WatchEvent<TinyNode>[]> {
   const stop = new AbortController();
-  const out: WatchEvent<WatchedNode>[] = [];
+  const out: WatchEvent<TinyNode>[] = [];
   for await (const ev of nodes.watch({ resourceVersion: rv, allowWatchBookmarks: true, signal: stop.signal })) {
     out.push(ev);
     if (out.length === n) break;
