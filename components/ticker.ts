@@ -5,10 +5,7 @@
  * (`ticker-running`, `ticker-config`), so after a pod restart or a change of leader the new
  * leader's reconcile resumes it; a pod that loses the lease stops its loop (metadata kept).
  */
-import { defineComponent, source, target, Type, type ComponentContext, type ComponentLogger, type Emitter, type TinyNode } from "tinyhost";
-import { sleepUnlessAborted } from "../src/sdk/abortable-sleep.ts";
-import { BackgroundLoop } from "../src/components-lib/background-loop.ts";
-import { readControl } from "../src/components-lib/control-message.ts";
+import { BackgroundLoop, defineComponent, readControl, sleepUnlessAborted, source, target, Type, type ComponentContext, type ComponentLogger, type Emitter, type TinyNode } from "tinyhost";
 
 /** Metadata key set to `"true"` while the ticker should run (components.md §1.15). */
 const KEY_RUNNING = "ticker-running";

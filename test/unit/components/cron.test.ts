@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import cron from "../../../components/cron.ts";
-import { parseCron } from "../../../src/components-lib/cron-schedule.ts";
-import type { WallClock } from "../../../src/components-lib/wall-clock.ts";
+import { parseCron } from "../../../src/sdk/cron-schedule.ts";
+import type { WallClock } from "../../../src/sdk/wall-clock.ts";
 import { FakeCluster, waitFor, type Pod } from "./leader-pods.ts";
 
 /**

@@ -13,7 +13,7 @@
  * Not supported (rejected with a clear error): `@hourly`/`@every …` descriptors (the Go parser
  * rejects them too with these options) and `TZ=`/`CRON_TZ=` prefixes (docs/compatibility.md).
  */
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "./errors.ts";
 
 /** A cron expression that cannot be parsed. code `"INVALID_CRON"`; the message names the field and value. */
 export class CronParseError extends TinyError {
