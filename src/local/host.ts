@@ -24,6 +24,7 @@ import type { Watcher } from "../k8s/runtime/watcher.ts";
 import { Manager, ManagerStartError, onStop, task, type Runnable } from "../manager/index.ts";
 import { healthServer, type HealthServer } from "../operator/health.ts";
 import { moduleMetrics } from "../operator/metrics.ts";
+import { isComponentFile } from "../runtime/registry/files.ts";
 import { otelTracer } from "../runtime/runner/tracer.ts";
 import type { ComponentDefinition } from "../sdk/component.ts";
 import type { TinyNodeStatus } from "../sdk/node.ts";
@@ -35,10 +36,9 @@ import { InProcessTransport } from "../transport/inprocess.ts";
 import { FROM_SIGNAL } from "../transport/types.ts";
 import { LocalModuleClient } from "./client.ts";
 import { ComponentFiles } from "./component-files.ts";
-import { isReloadable } from "./components.ts";
 import { DEFAULT_LOCAL_MODULE, DEFAULT_LOCAL_NAMESPACE, HTTP_PORT_METADATA_KEY, HTTP_SERVER_COMPONENT, START_SIGNAL_ANNOTATION } from "./constants.ts";
-import { collectDesired, type DesiredSet, type NodeDiff } from "./desired.ts";
-import { DirectorySource } from "./directory-source.ts";
+import { collectDesired, type DesiredSet } from "./desired.ts";
+import { DirectorySource, type NodeDiff } from "./directory-source.ts";
 import { LocalStartError, type ManifestError } from "./errors.ts";
 import { FailureLog } from "./failure-log.ts";
 import { FlowEvents } from "./flow-events.ts";
@@ -48,7 +48,7 @@ import type { ListenFailure } from "./listen-watch.ts";
 import { LocalScheduler } from "./local-scheduler.ts";
 import { readManifestDir, type NodeManifest } from "./manifests.ts";
 import { LocalNodes, type NodeSeed } from "./node-api.ts";
-import { shownPath } from "./paths.ts";
+import { shownPath } from "../telemetry/shown-path.ts";
 import { LocalReport } from "./report.ts";
 import { migrateLegacyStateFile, readStateFile, stateFilePath, StateFileWriter } from "./state-file.ts";
 import { acquireStateLock, type StateLock } from "./state-lock.ts";
@@ -446,7 +446,7 @@ export class LocalHost {
         const cdir = resolve(this.#o.componentsDir ?? "components");
         const onChange = (paths: Set<string>) =>
           void (async () => {
-            for (const p of [...paths].sort()) if (p !== "" && isReloadable(p)) await this.reloadComponent(resolve(cdir, p));
+            for (const p of [...paths].sort()) if (p !== "" && isComponentFile(p)) await this.reloadComponent(resolve(cdir, p));
           })();
         watch(cdir, () => watchDirectory(cdir, { recursive: true, debounceMs, onChange, onError: stopped(cdir) }));
       },

@@ -168,23 +168,27 @@ export class LocalNodes implements WatchSource<TinyNode>, TinyNodeApi {
 
   /**
    * Creates or updates the node from its manifest: spec, labels and annotations come from it;
-   * status, finalizers and deletion state are kept. A new node starts from `seed` (the state file).
-   * A node still terminating is created anew once it is gone.
+   * status, finalizers and deletion state are kept. A new node starts from `seed()` (the state
+   * file; called only when the node is created). A node still terminating is created anew once it
+   * is gone.
+   * @returns `"created"` (also for a node that will be created once its predecessor is gone),
+   *   `"updated"` when the stored node changed, `"unchanged"` when the manifest adds nothing.
    */
-  apply(manifest: TinyNode, seed?: NodeSeed): void {
+  apply(manifest: TinyNode, seed?: () => NodeSeed | undefined): "created" | "updated" | "unchanged" {
     const name = manifest.metadata.name;
     const current = this.#objects.get(name);
     if (current?.metadata.deletionTimestamp) {
       this.#pending.set(name, manifest);
-      return;
+      return "created";
     }
     const metadata = { ...manifest.metadata, namespace: manifest.metadata.namespace || this.#o.namespace };
     if (!current) {
-      const status = seed?.status ?? manifest.status;
-      const finalizers = seed?.finalizers?.length ? { finalizers: [...seed.finalizers] } : {};
+      const seeded = seed?.();
+      const status = seeded?.status ?? manifest.status;
+      const finalizers = seeded?.finalizers?.length ? { finalizers: [...seeded.finalizers] } : {};
       const node = { ...manifest, metadata: { ...metadata, ...finalizers, generation: 1, uid: randomUUID(), creationTimestamp: formatTime(new Date()) }, ...(status ? { status } : {}) };
       this.#write(name, wire(node) as TinyNode);
-      return;
+      return "created";
     }
     const next = wire(current);
     const specChanged = !isDeepStrictEqual(current.spec, manifest.spec);
@@ -195,7 +199,9 @@ export class LocalNodes implements WatchSource<TinyNode>, TinyNodeApi {
       else delete next.metadata[key];
     }
     if (specChanged) next.metadata.generation = (current.metadata.generation ?? 1) + 1;
-    if (!isDeepStrictEqual(next, current)) this.#write(name, next);
+    if (isDeepStrictEqual(next, current)) return "unchanged";
+    this.#write(name, next);
+    return "updated";
   }
 
   /**

@@ -19,7 +19,7 @@ import type { ListenFailure } from "./listen-watch.ts";
 import type { LocalScheduler } from "./local-scheduler.ts";
 import type { NodeManifest } from "./manifests.ts";
 import type { LocalNodes, NodeChange } from "./node-api.ts";
-import { shownPath } from "./paths.ts";
+import { shownPath } from "../telemetry/shown-path.ts";
 import type { LocalReport, Problem } from "./report.ts";
 
 /** What {@link LocalTerminal} reads. */

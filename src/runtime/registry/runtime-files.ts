@@ -1,7 +1,7 @@
 /**
  * Component files loaded at run time, in addition to the bundled set: by the compiled binary (and
  * so the image) as well as from source. Shared by cluster mode (watched, below) and local mode
- * (src/local/components.ts calls these).
+ * (src/local/component-files.ts calls these).
  *
  * - `import … from "tinyhost"` (and `"typebox"`) resolves to the SDK embedded in this process: a
  *   Bun runtime plugin serves them as virtual modules (`build.module`), which works inside a
@@ -21,6 +21,7 @@ import type { ComponentDefinition } from "../../sdk/component.ts";
 import { componentOf } from "./check.ts";
 import { ComponentImportError, InvalidComponentFileError, RegistryError } from "./errors.ts";
 import { listComponentFiles } from "./files.ts";
+import { shownPath } from "../../telemetry/shown-path.ts";
 import type { ComponentCatalog } from "./catalog.ts";
 
 /** One loaded component file. */
@@ -41,11 +42,6 @@ export interface ComponentDirResult {
   errors: RegistryError[];
 }
 
-/** Path for messages: relative to the working directory when inside it, else absolute. */
-function shownPath(abs: string): string {
-  const rel = relative(process.cwd(), abs);
-  return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? abs : rel;
-}
 
 let resolverInstalled = false;
 

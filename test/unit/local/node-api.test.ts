@@ -65,7 +65,7 @@ describe("LocalNodes (the in-memory TinyNode API)", () => {
 
   test("status patches are JSON merge patches: objects merge, null deletes, arrays are replaced", async () => {
     const nodes = api();
-    nodes.apply(manifest(), { status: { metadata: { a: "1", b: "2" }, ports: [{ name: "x", label: "X", position: 0, source: true, schema: "", configuration: "" }] } });
+    nodes.apply(manifest(), () => ({ status: { metadata: { a: "1", b: "2" }, ports: [{ name: "x", label: "X", position: 0, source: true, schema: "", configuration: "" }] } }));
     const rv = (await nodes.get(NAME)).metadata.resourceVersion!;
     await nodes.patchStatus(NAME, rv, { status: "OK", metadata: { b: null, c: "3" } as never, ports: [] });
     expect((await nodes.get(NAME)).status).toEqual({ status: "OK", metadata: { a: "1", c: "3" }, ports: [] } as never);
@@ -90,7 +90,7 @@ describe("LocalNodes (the in-memory TinyNode API)", () => {
   test("delete with a finalizer marks the node deleting (deletionTimestamp, generation moved); removing the finalizer deletes it", async () => {
     const changes: NodeChange[] = [];
     const nodes = api(changes);
-    nodes.apply(manifest(), { finalizers: ["io.tinysystems/node-finalizer"] });
+    nodes.apply(manifest(), () => ({ finalizers: ["io.tinysystems/node-finalizer"] }));
     nodes.delete(NAME);
     const deleting = await nodes.get(NAME);
     expect(deleting.metadata.deletionTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -109,7 +109,7 @@ describe("LocalNodes (the in-memory TinyNode API)", () => {
 
   test("a manifest applied while its node is still deleting creates the node anew once it is gone", async () => {
     const nodes = api();
-    nodes.apply(manifest(), { finalizers: ["f"] });
+    nodes.apply(manifest(), () => ({ finalizers: ["f"] }));
     nodes.delete(NAME);
     nodes.apply(manifest({ component: "sink" }));
     expect((await nodes.get(NAME)).spec.component).toBe("relay");
