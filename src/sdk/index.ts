@@ -33,19 +33,7 @@ export type { PortSpec, AnyPort, Position, PortOptions } from "./ports.ts";
 export { noopTrace } from "./context.ts";
 export type { ComponentContext, ComponentLogger, HopTrace, OutputFn, Emitter } from "./context.ts";
 export { LABEL_FLOW_NAME, LABEL_PROJECT_NAME } from "./node.ts";
-export type {
-  TinyNode,
-  TinyNodeSpec,
-  TinyNodeStatus,
-  TinyNodeEdge,
-  TinyNodePortConfig,
-  TinyNodePortStatus,
-  TinyNodeModuleStatus,
-  TinyNodeComponentStatus,
-  RetryPolicy,
-  NodeIdentity,
-  NodeUpdater,
-} from "./node.ts";
+export type * from "./node.ts"; // TinyNode and its parts, NodeIdentity, NodeUpdater
 export type { State } from "./state.ts";
 export { defineComponent, isComponentDefinition, InvalidComponentError, COMPONENT_BRAND, HOOK_ORDER } from "./component.ts";
 export type {
