@@ -19,7 +19,7 @@ import * as sdk from "../../sdk/index.ts";
 import * as typebox from "typebox";
 import type { ComponentDefinition } from "../../sdk/component.ts";
 import { componentOf } from "./check.ts";
-import { ComponentImportError, InvalidComponentFileError, RegistryError } from "./errors.ts";
+import { ComponentImportError, componentLoadError, RegistryError } from "./errors.ts";
 import { listComponentFiles } from "./files.ts";
 import { shownPath } from "../../telemetry/shown-path.ts";
 import type { ComponentCatalog } from "./catalog.ts";
@@ -103,8 +103,7 @@ export async function importComponentFile(file: string): Promise<LoadedComponent
     mod = (await import(`file://${href}`)) as Record<string, unknown>;
   } catch (cause) {
     forget(abs); // do not keep a failed evaluation around for the next attempt
-    if ((cause as { code?: unknown } | null)?.code === "INVALID_COMPONENT") throw new InvalidComponentFileError(source, (cause as Error).message, { cause });
-    throw new ComponentImportError(source, cause);
+    throw componentLoadError(source, cause);
   }
   return { definition: componentOf(source, mod), file: abs, source };
 }
