@@ -5,7 +5,7 @@
  * the reconciles it caused are done — so "fixed" is never printed just before a new error.
  */
 import { decodeBase64Json } from "../k8s/api/bytes.ts";
-import type { TinyNodeStatus } from "../sdk/node.ts";
+import type { TinyNodeStatus as TinyNodeStatusLike } from "../sdk/node.ts";
 
 /** Longest JSON excerpt printed for a debug node, characters. */
 export const EXCERPT_CHARS = 240;
@@ -15,12 +15,12 @@ function excerpt(value: unknown): string {
   return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
 }
 
-function statusKey(component: string, status: TinyNodeStatus): string {
+function statusKey(component: string, status: TinyNodeStatusLike): string {
   return `${component}\u0000${status.error ? "error" : "ok"}\u0000${status.status ?? ""}`;
 }
 
 /** Value of the `_control` port in a status (decoded), or undefined. */
-export function controlValue(status: TinyNodeStatus | undefined): unknown {
+export function controlValue(status: TinyNodeStatusLike | undefined): unknown {
   const port = status?.ports?.find((p) => p.name === "_control");
   if (!port) return undefined;
   try {
@@ -100,7 +100,7 @@ export class LocalReport {
    * `node <name>  <component>  OK`, or `… error: <where>: <status>` naming the node's manifest.
    * @param where `<file>:<line>` of the node's document, for error lines.
    */
-  nodeStatus(name: string, component: string, status: TinyNodeStatus, where?: string): void {
+  nodeStatus(name: string, component: string, status: TinyNodeStatusLike, where?: string): void {
     const key = statusKey(component, status);
     if (this.#lastStatus.get(name) === key) return;
     this.#lastStatus.set(name, key);
@@ -115,7 +115,7 @@ export class LocalReport {
    * A node's new error status explained by `text` instead of its raw status: prints
    * `node <name>  <component>  error: <text>` now, and {@link nodeStatus} stays quiet for `status`.
    */
-  nodeError(name: string, component: string, status: TinyNodeStatus, text: string): void {
+  nodeError(name: string, component: string, status: TinyNodeStatusLike, text: string): void {
     this.#lastStatus.set(name, statusKey(component, status));
     this.out(`node ${name}  ${component}  error: ${text}`);
   }
@@ -124,7 +124,7 @@ export class LocalReport {
    * Records `status` as shown for `name` without printing: the event was already printed in
    * another form (an unknown component is a listed problem), so its status line would repeat it.
    */
-  statusShown(name: string, component: string, status: TinyNodeStatus): void {
+  statusShown(name: string, component: string, status: TinyNodeStatusLike): void {
     this.#lastStatus.set(name, statusKey(component, status));
   }
 
@@ -136,7 +136,7 @@ export class LocalReport {
   }
 
   /** A debug node's `_control` value (its last message), printed when it changed. */
-  debugValue(name: string, status: TinyNodeStatus): void {
+  debugValue(name: string, status: TinyNodeStatusLike): void {
     const value = controlValue(status);
     if (value === undefined) return;
     const text = excerpt(value);
