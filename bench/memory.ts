@@ -19,7 +19,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createKubeClient } from "../src/k8s/client/index.ts";
-import { tinyNodes, type WatchedNode } from "../src/k8s/controllers/types.ts";
+import type { TinyNode } from "../src/k8s/api/index.ts";
+import { tinyNodes } from "../src/k8s/controllers/types.ts";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { connectNats } from "../src/transport/nats/index.ts";
 import { H_FROM, H_TO } from "../src/transport/nats/wire.ts";
@@ -85,7 +86,7 @@ try {
     const ns = await cp.newNamespace("memory");
     await warmUpApiserver(kube, ns);
     const nodes = benchNodes(MODULE, ns, NODES);
-    const created: WatchedNode[] = [];
+    const created: TinyNode[] = [];
     await forEachBounded(nodes, 32, async (n) => created.push(await kube.create(tinyNodes, n, { namespace: ns })));
     const routers = created.filter((n) => n.spec?.component === "router").map((n) => n.metadata.name!);
     const m = startBenchModule({ launch: moduleLaunch(v.binary), hostname: `memory-${rows.length}`, module: MODULE, namespace: ns, kubeconfig: cp.tokenKubeconfig, logDir: work, env: { TINY_NATS_URL: nats.url, TINYHOST_LOG_LEVEL: "warn", ...extraEnv } });

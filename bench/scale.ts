@@ -21,8 +21,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createKubeClient } from "../src/k8s/client/index.ts";
-import { NODE_FINALIZER } from "../src/k8s/api/index.ts";
-import { tinyNodes, type WatchedNode } from "../src/k8s/controllers/types.ts";
+import { NODE_FINALIZER, type TinyNode } from "../src/k8s/api/index.ts";
+import { tinyNodes } from "../src/k8s/controllers/types.ts";
 import { startControlPlane } from "../test/support/control-plane.ts";
 import { ensureBinary } from "./lib/binary.ts";
 import { benchNodes, forEachBounded, warmUpApiserver, moduleLaunch, startBenchModule, waitAllReady, type BenchModule } from "./lib/cluster.ts";
@@ -70,7 +70,7 @@ try {
     // Baseline: the same writes from a plain client loop, on an identical node set elsewhere.
     const nsBase = await cp.newNamespace(`scale-base-${n}`);
     const baseNodes = benchNodes(MODULE, nsBase, n);
-    const created: WatchedNode[] = [];
+    const created: TinyNode[] = [];
     await forEachBounded(baseNodes, CREATE_PARALLEL, async (node) => created.push(await kube.create(tinyNodes, node, { namespace: nsBase })));
     const baseMs = await forEachBounded(created, WRITE_PARALLEL, async (node) => {
       const name = node.metadata.name!;

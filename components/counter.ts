@@ -4,8 +4,7 @@
  * so a restarted pod or a new leader continues from the persisted value. Emits `{context, count}`
  * on `out` and returns the downstream result, so it can sit inside a request/response chain.
  */
-import { defineComponent, source, target, Type, type Emitter, type State } from "tinyhost";
-import { SerialQueue } from "../src/components-lib/serial-queue.ts";
+import { defineComponent, SerialQueue, source, target, Type, type Emitter, type State } from "tinyhost";
 
 /** State key of the count (components.md §4.1). */
 const COUNT_KEY = "count";

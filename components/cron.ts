@@ -5,12 +5,7 @@
  * for a rejected schedule), so a restarted pod or a new leader resumes it on reconcile. A pod that
  * loses the lease stops its loop; deleting the node stops it too (Go has no OnDestroy here).
  */
-import { defineComponent, source, target, Type, type ComponentContext, type Emitter, type TinyNodeLike } from "tinyhost";
-import { BackgroundLoop } from "../src/components-lib/background-loop.ts";
-import { readControl } from "../src/components-lib/control-message.ts";
-import { parseCron, type CronSchedule } from "../src/components-lib/cron-schedule.ts";
-import { formatRfc3339 } from "../src/components-lib/rfc3339.ts";
-import { systemClock, type WallClock } from "../src/components-lib/wall-clock.ts";
+import { BackgroundLoop, defineComponent, formatRfc3339, parseCron, readControl, source, systemClock, target, Type, type ComponentContext, type CronSchedule, type Emitter, type TinyNode, type WallClock } from "tinyhost";
 
 /** Metadata keys (components.md §1.16). */
 const KEY_RUNNING = "cron-running";
@@ -67,7 +62,7 @@ interface CronSelf {
 type MetadataUpdate = (md: Record<string, string>) => void;
 
 function patchMetadata(emit: Emitter | undefined, update: MetadataUpdate): void {
-  void emit?.("_reconcile", (node: TinyNodeLike) => update(((node.status ??= {}).metadata ??= {})));
+  void emit?.("_reconcile", (node: TinyNode) => update(((node.status ??= {}).metadata ??= {})));
 }
 
 function runningKeys(self: CronSelf): MetadataUpdate {

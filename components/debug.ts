@@ -3,8 +3,7 @@
  * the message (credential-looking values masked) as its in-memory context, logs it at debug level,
  * and asks for a status refresh so the `_control` port publishes it. Not persisted; returns nothing.
  */
-import { defineComponent, source, target, Type } from "tinyhost";
-import { redact } from "../src/runtime/runner/status.ts";
+import { defineComponent, redact, source, target, Type } from "tinyhost";
 
 // Go `debug` port types (common-module): `InMessage` is a map, so any object arrives whole.
 const In = Type.Record(Type.String(), Type.Unknown(), { $id: "InMessage" });

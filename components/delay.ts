@@ -3,9 +3,15 @@
  * returns the downstream result, so the caller is blocked for the wait plus the downstream time.
  * The wait ends early with a `CANCELLED` failure when the hop is cancelled (`ctx.signal`).
  */
-import { defineComponent, fail, source, target, Type } from "tinyhost";
-import { sleepUnlessAborted } from "../src/sdk/abortable-sleep.ts";
-import { InvalidDelayError, WaitCancelledError } from "../src/components-lib/timing-errors.ts";
+import { defineComponent, fail, sleepUnlessAborted, source, target, TinyError, Type, WaitCancelledError } from "tinyhost";
+
+/** `delay` got a wait ≤ 0 ms (components.md §1.3: fails "invalid delay"). code `"INVALID_DELAY"`. */
+export class InvalidDelayError extends TinyError<"INVALID_DELAY"> {
+  /** @param delayMs the rejected value of the `delay` field, ms. */
+  constructor(readonly delayMs: number) {
+    super("INVALID_DELAY", `invalid delay: field "delay" must be > 0 ms, got ${delayMs}`);
+  }
+}
 
 // Go `delay` port types (common-module `Request`, `OutMessage`); `$id`s are the Go type names.
 const In = Type.Object(

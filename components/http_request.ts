@@ -8,9 +8,7 @@
  * `enableErrorPort`, emit `{context, error, retryable, response}` on `error` and return its result.
  * TLS certificate details (`response.tls`) are not available under Bun and are never set.
  */
-import { defineComponent, fail, isRetryable, source, target, Type, type Static } from "tinyhost";
-import { contextField, contentTypeField, HeaderSchema, HTTP_METHODS, stringEnum } from "../src/components-lib/fields.ts";
-import { performRequest } from "../src/components-lib/http-fetch.ts";
+import { contentTypeField, contextField, defineComponent, fail, HeaderSchema, HTTP_METHODS, isRetryable, performRequest, source, stringEnum, target, Type, type Static } from "tinyhost";
 
 /** Go `defaultMaxResponseBytes`: 10 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;

@@ -10,13 +10,11 @@
  * reconcile re-hosts the listener on the persisted port on every replica (not leader-gated), so
  * the Service load-balances across pods; it stops a running server whose `http-start` was cleared.
  * Each HTTP request emits a `request` message and waits for the chain to reach this node's
- * `response` port; that Response is the HTTP answer (see src/components-lib/http-listener.ts for
+ * `response` port; that Response is the HTTP answer (see src/sdk/http/listener.ts for
  * timeouts and error statuses). `stop` (enableStopPort) clears `http-start` then stops; onDestroy
  * stops and, on the leader, discloses the port.
  */
-import { defineComponent, empty, fail, ok, source, target, Type, type ComponentLogger, type Emitter, type ModuleClient, type NodeUpdater, type Static } from "tinyhost";
-import { contentTypeField, contextField, HeaderSchema, HTTP_METHODS, stringEnum } from "../src/components-lib/fields.ts";
-import { HttpListener } from "../src/components-lib/http-listener.ts";
+import { contentTypeField, contextField, defineComponent, empty, fail, HeaderSchema, HTTP_METHODS, HttpListener, ok, source, stringEnum, target, Type, type ComponentLogger, type Emitter, type ModuleClient, type NodeUpdater, type Static } from "tinyhost";
 
 /** Metadata key holding the JSON of the last Start config (the start intent). */
 export const METADATA_START = "http-start";

@@ -14,10 +14,7 @@
  * is stopped. Differences from Go (URL imports, module state after a stopped call, rejections
  * with the error port): docs/compatibility.md "js_eval".
  */
-import { defineComponent, fail, source, target, Type, type Static } from "tinyhost";
-import { contextField } from "../src/components-lib/fields.ts";
-import { mark } from "../src/runtime/schema/keywords.ts";
-import { MAIN_MODULE, ScriptError, startScript, timeoutMsOf, type ScriptSandbox } from "../src/runtime/script/index.ts";
+import { contextField, defineComponent, fail, MAIN_MODULE, mark, ScriptError, source, startScript, target, timeoutMsOf, Type, type ScriptSandbox, type Static } from "tinyhost";
 
 const SCRIPT_HELP = "Full ECMAScript 5.1 support. Experimental ESM support. Please CDN only ESM modules";
 

@@ -8,8 +8,7 @@
  * result; unknown → stop scanning. No match → `default` when enabled, else fail
  * `no matching route: …`. Fully blocking, so it can sit between http_server `request` and `response`.
  */
-import { defineComponent, fail, source, target, Type, type Static } from "tinyhost";
-import { contextField } from "../src/components-lib/fields.ts";
+import { contextField, defineComponent, fail, source, target, Type, type Static } from "tinyhost";
 
 // Go `router` port types (common-module); `$id`s are the Go type names.
 /** Settings (Go `Settings`); a settings value without `routes` decodes to null (no route ports). */

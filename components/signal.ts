@@ -6,8 +6,7 @@
  * on the long-lived emitter and the control call returns at once. No running state, no metadata.
  * This is what `send_signal` to `<node>:_control` with `{"send": true, "context": {...}}` does.
  */
-import { defineComponent, source, target, Type, type Emitter, type Static } from "tinyhost";
-import { contextField } from "../src/components-lib/fields.ts";
+import { contextField, defineComponent, source, target, Type, type Emitter, type Static } from "tinyhost";
 
 /** Settings (Go `Settings`): a missing context decodes as null. */
 const Settings = Type.Object({ context: contextField("Arbitrary message to send") }, { $id: "Settings" });

@@ -5,10 +5,7 @@
  * (`ticker-running`, `ticker-config`), so after a pod restart or a change of leader the new
  * leader's reconcile resumes it; a pod that loses the lease stops its loop (metadata kept).
  */
-import { defineComponent, source, target, Type, type ComponentContext, type ComponentLogger, type Emitter, type TinyNodeLike } from "tinyhost";
-import { sleepUnlessAborted } from "../src/sdk/abortable-sleep.ts";
-import { BackgroundLoop } from "../src/components-lib/background-loop.ts";
-import { readControl } from "../src/components-lib/control-message.ts";
+import { BackgroundLoop, defineComponent, readControl, sleepUnlessAborted, source, target, Type, type ComponentContext, type ComponentLogger, type Emitter, type TinyNode } from "tinyhost";
 
 /** Metadata key set to `"true"` while the ticker should run (components.md §1.15). */
 const KEY_RUNNING = "ticker-running";
@@ -80,7 +77,7 @@ function parseConfig(text: string | undefined, log: ComponentLogger): TickerSett
 
 function persistRunning(emit: Emitter | undefined, settings: TickerSettings): void {
   const config = configJson(settings);
-  void emit?.("_reconcile", (node: TinyNodeLike) => {
+  void emit?.("_reconcile", (node: TinyNode) => {
     const md = ((node.status ??= {}).metadata ??= {});
     md[KEY_RUNNING] = "true";
     md[KEY_CONFIG] = config;
@@ -88,7 +85,7 @@ function persistRunning(emit: Emitter | undefined, settings: TickerSettings): vo
 }
 
 function clearRunning(emit: Emitter | undefined): void {
-  void emit?.("_reconcile", (node: TinyNodeLike) => {
+  void emit?.("_reconcile", (node: TinyNode) => {
     const md = node.status?.metadata;
     if (!md) return;
     delete md[KEY_RUNNING];

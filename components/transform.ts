@@ -4,8 +4,7 @@
  * a reshaping edge can sit between two ports of the same node (e.g. http_server `request` →
  * transform → http_server `response`).
  */
-import { defineComponent, source, target, Type } from "tinyhost";
-import { contextField } from "../src/components-lib/fields.ts";
+import { contextField, defineComponent, source, target, Type } from "tinyhost";
 
 /** `in` (Go `InMessage`: context required in the editor, configurable; a missing one decodes as null). */
 const In = Type.Object({ context: contextField("Arbitrary message to be modified") }, { $id: "InMessage" });

@@ -16,21 +16,20 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { FlagError, parseFlags } from "../src/cli/flags.ts";
 import { discoverComponents } from "../src/runtime/registry/discover.ts";
 import { listComponentFiles } from "../src/runtime/registry/files.ts";
 import { renderStaticRegistry } from "../src/runtime/registry/generate.ts";
 
 const root = resolve(import.meta.dir, "..");
 
-function flag(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  if (i === -1) return fallback;
-  const v = process.argv[i + 1];
-  if (v === undefined || v.startsWith("--")) {
-    console.error(`gen-registry: ${name} needs a value`);
-    process.exit(2);
-  }
-  return v;
+let flags;
+try {
+  flags = parseFlags(process.argv.slice(2), { dir: { type: "string" }, out: { type: "string" }, check: { type: "boolean" } }).values;
+} catch (e) {
+  if (!(e instanceof FlagError)) throw e;
+  console.error(`gen-registry: ${e.message}`);
+  process.exit(2);
 }
 
 function fail(message: string): never {
@@ -39,9 +38,9 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-const dir = resolve(root, flag("--dir", "components"));
-const out = resolve(root, flag("--out", "src/runtime/registry/static.generated.ts"));
-const check = process.argv.includes("--check");
+const dir = resolve(root, flags.dir ?? "components");
+const out = resolve(root, flags.out ?? "src/runtime/registry/static.generated.ts");
+const check = flags.check === true;
 const shown = (abs: string) => relative(root, abs).replaceAll("\\", "/");
 
 const rels = existsSync(dir) ? listComponentFiles(dir) : [];

@@ -5,9 +5,10 @@
  * process (`tinyhost run`), and a watch that counts the nodes whose status the leader wrote.
  */
 import { join } from "node:path";
-import { buildFlow, type FlowDescription } from "../../src/local/flow-builder.ts";
+import { buildFlow, type FlowDescription } from "../../examples/flow-builder.ts";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
-import { tinyModules, tinyNodes, type WatchedNode } from "../../src/k8s/controllers/types.ts";
+import type { TinyNode } from "../../src/k8s/api/index.ts";
+import { tinyModules, tinyNodes } from "../../src/k8s/controllers/types.ts";
 import { resourceSource, Watcher } from "../../src/k8s/runtime/index.ts";
 import { freePort, startProcess, type ManagedProcess } from "../../test/support/process.ts";
 import { ROOT } from "./binary.ts";
@@ -49,9 +50,9 @@ export function benchFlow(module: string, namespace: string, i: number): FlowDes
 }
 
 /** `count` TinyNodes (a multiple of {@link NODES_PER_FLOW} is exact; else rounded up) for `module` in `namespace`. */
-export function benchNodes(module: string, namespace: string, count: number): WatchedNode[] {
-  const out: WatchedNode[] = [];
-  for (let i = 0; out.length < count; i++) out.push(...(buildFlow(benchFlow(module, namespace, i)).nodes.values() as Iterable<WatchedNode>));
+export function benchNodes(module: string, namespace: string, count: number): TinyNode[] {
+  const out: TinyNode[] = [];
+  for (let i = 0; out.length < count; i++) out.push(...(buildFlow(benchFlow(module, namespace, i)).nodes.values() as Iterable<TinyNode>));
   return out.slice(0, count);
 }
 
@@ -125,7 +126,7 @@ export function startBenchModule(o: {
 }
 
 /** True when the leader of `module` wrote this node's status for its current generation without error. */
-export function statusReady(n: WatchedNode, module: string): boolean {
+export function statusReady(n: TinyNode, module: string): boolean {
   const s = n.status;
   return !!s?.module?.name && s.module.name === module && (s.observedGeneration ?? -1) === (n.metadata.generation ?? 0) && s.error !== true;
 }
@@ -139,7 +140,7 @@ export async function waitAllReady(kube: KubeClient, namespace: string, module: 
   const stop = new AbortController();
   const ready = new Set<string>();
   const timer = setTimeout(() => stop.abort(), Math.max(0, since + timeoutMs - performance.now()));
-  const w = new Watcher<WatchedNode>(resourceSource(kube, tinyNodes, { namespace }), { pageSize: 500 });
+  const w = new Watcher<TinyNode>(resourceSource(kube, tinyNodes, { namespace }), { pageSize: 500 });
   try {
     for await (const ev of w.events(stop.signal)) {
       if (ev.type === "restarted") {

@@ -1,13 +1,14 @@
 /**
  * The components directory of local mode, file by file, with hot reload: which file provides which
  * component, the files that failed (shown as problems until fixed), and what a changed, renamed or
- * deleted file does to the running nodes. Importing one file is ./components.ts.
+ * deleted file does to the running nodes. Importing one file is src/runtime/registry/runtime-files.ts.
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Scheduler } from "../runtime/scheduler/scheduler.ts";
 import { toError } from "../sdk/result.ts";
-import { displayPath, importComponentFile, loadComponentDir, type ComponentDirResult, type LoadedComponent } from "./components.ts";
+import { importComponentFile, loadComponentDir, type ComponentDirResult, type LoadedComponent } from "../runtime/registry/runtime-files.ts";
+import { shownPath } from "../telemetry/shown-path.ts";
 import { LocalStartError } from "./errors.ts";
 
 /** What {@link ComponentFiles} needs from the local host. */
@@ -71,7 +72,7 @@ export class ComponentFiles {
     if (!existsSync(abs)) {
       this.errors.delete(abs);
       this.files.delete(abs);
-      if (previous !== undefined) await this.#retire(previous, `${displayPath(abs)} was removed`, abs);
+      if (previous !== undefined) await this.#retire(previous, `${shownPath(abs)} was removed`, abs);
       return [];
     }
     let loaded: LoadedComponent;
@@ -82,7 +83,7 @@ export class ComponentFiles {
       // INVALID_COMPONENT: the file evaluated but exports no valid component (e.g. an invalid name).
       if (previous !== undefined && (err as { code?: unknown }).code === "INVALID_COMPONENT") {
         this.files.delete(abs);
-        await this.#retire(previous, `${displayPath(abs)} no longer defines a valid component`, abs);
+        await this.#retire(previous, `${shownPath(abs)} no longer defines a valid component`, abs);
       }
       return [];
     }
@@ -90,7 +91,7 @@ export class ComponentFiles {
     const name = loaded.definition.info.name;
     const owner = [...this.files].find(([f, n]) => n === name && f !== abs);
     if (owner) {
-      this.errors.set(abs, `${loaded.source}: component "${name}" is already defined in ${displayPath(owner[0])}; ignored`);
+      this.errors.set(abs, `${loaded.source}: component "${name}" is already defined in ${shownPath(owner[0])}; ignored`);
       this.files.delete(abs);
       if (previous !== undefined) await this.#retire(previous, `${loaded.source} now defines "${name}"`, abs);
       return [];

@@ -15,5 +15,3 @@ export const DEFAULT_LOCAL_MODULE = "tinyhost";
 /** Namespace reported to components when not given (the Go CLI's `--namespace` default, runtime-spec §9). */
 export const DEFAULT_LOCAL_NAMESPACE = "tinysystems";
 
-/** Periodic re-reconcile of every node, ms (runtime-spec §5.1: the leader requeues after 5 min). */
-export const DEFAULT_RESYNC_MS = 5 * 60 * 1000;

@@ -1,6 +1,7 @@
 /**
- * The desired set of TinyNodes from a directory of manifests, and what changed since the last read
- * — the local stand-in for the API server plus the TinyNode watch (runtime-spec §5.1).
+ * The desired set of TinyNodes from a directory of manifests: the files merged into one set, with
+ * the diagnostics that need more than one file (duplicate names). What changed is decided by the
+ * in-memory API when the set is applied (./directory-source.ts).
  *
  * Like an API server that refuses a bad `kubectl apply`, a file that no longer parses, or a node
  * document that no longer validates, leaves the last good version of its nodes in place.
@@ -34,7 +35,7 @@ export interface DesiredSet {
 export function collectDesired(files: readonly FileManifests[], previous: ReadonlyMap<string, NodeManifest>): DesiredSet {
   const out: DesiredSet = { nodes: new Map(), projects: [], flows: [], errors: [], notes: [] };
   const add = (entry: NodeManifest) => {
-    const name = entry.node.metadata.name!;
+    const name = entry.node.metadata.name;
     const seen = out.nodes.get(name);
     if (seen) {
       out.errors.push(new ManifestError("DUPLICATE_NODE", entry.file, entry.line, name, duplicateText(seen, entry)));
@@ -72,38 +73,4 @@ function duplicateText(used: NodeManifest, ignored: NodeManifest): string {
     `declared in two files: ${used.file}:${used.line} and ${ignored.file}:${ignored.line}; the one in ${used.file} is used ` +
     `(files are read in name order and the first declaration wins), this one is ignored — remove one`
   );
-}
-
-/** Names of nodes added, changed and removed between two desired sets. */
-export interface NodeDiff {
-  added: string[];
-  changed: string[];
-  removed: string[];
-}
-
-/**
- * True when a node's spec, labels, annotations or namespace differ — what bumps `generation` or
- * the node identity in a cluster (runtime-spec §5.1 predicate: generation changed).
- */
-export function nodeChanged(a: TinyNode, b: TinyNode): boolean {
-  return (
-    !Bun.deepEquals(a.spec, b.spec, false) ||
-    !Bun.deepEquals(a.metadata.labels ?? {}, b.metadata.labels ?? {}, false) ||
-    !Bun.deepEquals(a.metadata.annotations ?? {}, b.metadata.annotations ?? {}, false) ||
-    (a.metadata.namespace ?? "") !== (b.metadata.namespace ?? "")
-  );
-}
-
-/** What changed from `prev` to `next` (each list sorted by name). */
-export function diffNodes(prev: ReadonlyMap<string, NodeManifest>, next: ReadonlyMap<string, NodeManifest>): NodeDiff {
-  const added: string[] = [];
-  const changed: string[] = [];
-  const removed: string[] = [];
-  for (const [name, entry] of next) {
-    const before = prev.get(name);
-    if (!before) added.push(name);
-    else if (nodeChanged(before.node, entry.node)) changed.push(name);
-  }
-  for (const name of prev.keys()) if (!next.has(name)) removed.push(name);
-  return { added: added.sort(), changed: changed.sort(), removed: removed.sort() };
 }

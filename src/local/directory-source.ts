@@ -2,12 +2,13 @@
  * The directory source of local mode: the TinyNode manifests of a directory written into the
  * in-memory API the way `kubectl apply -f <dir>` writes them into a cluster — added and changed
  * nodes applied, removed ones deleted (their finalizer lets the TinyNode controller run onDestroy
- * first). The controller then sees them through the API's watch, exactly as it sees a cluster's.
+ * first). The controller then sees them through the API's watch, exactly as it sees a cluster's;
+ * what changed is what the API answers (a manifest that adds nothing to its stored node is no change).
  * Parsing, the file/line diagnostics and "a broken file keeps its last good nodes" are in
  * ./manifests.ts and ./desired.ts; this file only reads, diffs, applies and watches.
  */
 import { relative } from "node:path";
-import { collectDesired, diffNodes, type DesiredSet, type NodeDiff } from "./desired.ts";
+import { collectDesired, type DesiredSet } from "./desired.ts";
 import type { ManifestError } from "./errors.ts";
 import { isManifestFile, readManifestDir, type NodeManifest } from "./manifests.ts";
 import type { LocalNodes, NodeSeed } from "./node-api.ts";
@@ -23,6 +24,13 @@ export interface DirectorySourceOptions {
   nodes: LocalNodes;
   /** What a node starts with when it is first created (state file, seeded metadata). */
   seed: (name: string, entry: NodeManifest) => NodeSeed | undefined;
+}
+
+/** Names of nodes added, changed and removed by one {@link DirectorySource.apply}, each sorted. */
+export interface NodeDiff {
+  added: string[];
+  changed: string[];
+  removed: string[];
 }
 
 /** Reads manifests into the in-memory API. */
@@ -48,14 +56,21 @@ export class DirectorySource {
 
   /** Makes the API hold `set`'s nodes: applies added and changed ones, deletes removed ones. @returns what changed. */
   apply(set: DesiredSet): NodeDiff {
-    const diff = diffNodes(this.desired, set.nodes);
+    const diff: NodeDiff = { added: [], changed: [], removed: [] };
+    const before = this.desired;
     this.desired = set.nodes;
     this.errors = set.errors;
-    for (const name of [...diff.added, ...diff.changed]) {
+    for (const name of [...set.nodes.keys()].sort()) {
       const entry = set.nodes.get(name)!;
-      this.#o.nodes.apply(entry.node, diff.added.includes(name) ? this.#o.seed(name, entry) : undefined);
+      const r = this.#o.nodes.apply(entry.node, () => this.#o.seed(name, entry));
+      if (r === "created") diff.added.push(name);
+      else if (r === "updated") diff.changed.push(name);
     }
-    for (const name of diff.removed) this.#o.nodes.delete(name);
+    for (const name of [...before.keys()].sort()) {
+      if (set.nodes.has(name)) continue;
+      this.#o.nodes.delete(name);
+      diff.removed.push(name);
+    }
     return diff;
   }
 

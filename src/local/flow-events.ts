@@ -13,7 +13,7 @@
  * - http_server answering the flow's result with HTTP 500 (no response, an invalid one) is printed
  *   at its `request` port, since no hop failed.
  */
-import { checkResponse } from "../components-lib/http-server-response.ts";
+import { checkResponse } from "../sdk/http/server-response.ts";
 import type { Runner } from "../runtime/runner/runner.ts";
 import { TinyError } from "../sdk/errors.ts";
 import { SystemPort } from "../sdk/ports.ts";

@@ -24,9 +24,10 @@ import type { Watcher } from "../k8s/runtime/watcher.ts";
 import { Manager, ManagerStartError, onStop, task, type Runnable } from "../manager/index.ts";
 import { healthServer, type HealthServer } from "../operator/health.ts";
 import { moduleMetrics } from "../operator/metrics.ts";
+import { isComponentFile } from "../runtime/registry/files.ts";
 import { otelTracer } from "../runtime/runner/tracer.ts";
 import type { ComponentDefinition } from "../sdk/component.ts";
-import type { TinyNodeStatusLike } from "../sdk/node.ts";
+import type { TinyNodeStatus } from "../sdk/node.ts";
 import { SystemPort } from "../sdk/ports.ts";
 import { toError, type Result } from "../sdk/result.ts";
 import { logger } from "../telemetry/log.ts";
@@ -35,10 +36,9 @@ import { InProcessTransport } from "../transport/inprocess.ts";
 import { FROM_SIGNAL } from "../transport/types.ts";
 import { LocalModuleClient } from "./client.ts";
 import { ComponentFiles } from "./component-files.ts";
-import { isReloadable } from "./components.ts";
 import { DEFAULT_LOCAL_MODULE, DEFAULT_LOCAL_NAMESPACE, HTTP_PORT_METADATA_KEY, HTTP_SERVER_COMPONENT, START_SIGNAL_ANNOTATION } from "./constants.ts";
-import { collectDesired, type DesiredSet, type NodeDiff } from "./desired.ts";
-import { DirectorySource } from "./directory-source.ts";
+import { collectDesired, type DesiredSet } from "./desired.ts";
+import { DirectorySource, type NodeDiff } from "./directory-source.ts";
 import { LocalStartError, type ManifestError } from "./errors.ts";
 import { FailureLog } from "./failure-log.ts";
 import { FlowEvents } from "./flow-events.ts";
@@ -48,7 +48,7 @@ import type { ListenFailure } from "./listen-watch.ts";
 import { LocalScheduler } from "./local-scheduler.ts";
 import { readManifestDir, type NodeManifest } from "./manifests.ts";
 import { LocalNodes, type NodeSeed } from "./node-api.ts";
-import { shownPath } from "./paths.ts";
+import { shownPath } from "../telemetry/shown-path.ts";
 import { LocalReport } from "./report.ts";
 import { migrateLegacyStateFile, readStateFile, stateFilePath, StateFileWriter } from "./state-file.ts";
 import { acquireStateLock, type StateLock } from "./state-lock.ts";
@@ -106,7 +106,7 @@ export function chooseModuleName(explicit: string | undefined, nodes: Iterable<N
     const module = n.node.spec.module;
     if (!module) continue;
     first ??= module;
-    if (parseFullName(n.node.metadata.name!).module === sanitizeResourceName(module)) return module;
+    if (parseFullName(n.node.metadata.name).module === sanitizeResourceName(module)) return module;
   }
   return first ?? DEFAULT_LOCAL_MODULE;
 }
@@ -298,7 +298,7 @@ export class LocalHost {
   }
 
   /** The current status of node `name` (its `TinyNode.status`), if known. */
-  status(name: string): TinyNodeStatusLike | undefined {
+  status(name: string): TinyNodeStatus | undefined {
     return this.nodes.find(name)?.status;
   }
 
@@ -446,7 +446,7 @@ export class LocalHost {
         const cdir = resolve(this.#o.componentsDir ?? "components");
         const onChange = (paths: Set<string>) =>
           void (async () => {
-            for (const p of [...paths].sort()) if (p !== "" && isReloadable(p)) await this.reloadComponent(resolve(cdir, p));
+            for (const p of [...paths].sort()) if (p !== "" && isComponentFile(p)) await this.reloadComponent(resolve(cdir, p));
           })();
         watch(cdir, () => watchDirectory(cdir, { recursive: true, debounceMs, onChange, onError: stopped(cdir) }));
       },
@@ -474,8 +474,8 @@ export class LocalHost {
     const port = this.#o.httpPort;
     if (port === undefined || this.#httpSeeded || entry.node.spec.component !== HTTP_SERVER_COMPONENT) return seed;
     const firstHttp = [...this.#source.desired.values()]
-      .filter((e) => e.node.spec.component === HTTP_SERVER_COMPONENT && this.#controller.reconciler.owns(e.node.metadata.name!))
-      .map((e) => e.node.metadata.name!)
+      .filter((e) => e.node.spec.component === HTTP_SERVER_COMPONENT && this.#controller.reconciler.owns(e.node.metadata.name))
+      .map((e) => e.node.metadata.name)
       .sort()[0];
     if (firstHttp !== name) return seed;
     this.#httpSeeded = true;
@@ -488,7 +488,7 @@ export class LocalHost {
     const out = new Map<string, NodeSeed>();
     for (const n of this.nodes.items()) {
       if (!n.status && !n.metadata.finalizers?.length) continue;
-      out.set(n.metadata.name!, { status: n.status ?? {}, ...(n.metadata.finalizers?.length ? { finalizers: n.metadata.finalizers } : {}) });
+      out.set(n.metadata.name, { status: n.status ?? {}, ...(n.metadata.finalizers?.length ? { finalizers: n.metadata.finalizers } : {}) });
     }
     return out;
   }
@@ -500,7 +500,7 @@ export class LocalHost {
 
   /** Reconciles the declared nodes of component `component` again (hot reload); returns their names. */
   #recreate(component: string): string[] {
-    const names = [...this.#source.desired.values()].filter((e) => e.node.spec.component === component).map((e) => e.node.metadata.name!);
+    const names = [...this.#source.desired.values()].filter((e) => e.node.spec.component === component).map((e) => e.node.metadata.name);
     for (const n of names) this.#enqueue(n);
     return names;
   }

@@ -8,7 +8,7 @@
  */
 
 /**
- * Error code of http_server's bind failure (`ListenError` in src/components-lib/http-listener.ts:
+ * Error code of http_server's bind failure (`ListenError` in src/sdk/http/listener.ts:
  * port in use, no permission, bad TLS material).
  */
 export const HTTP_LISTEN_ERROR_CODE = "HTTP_LISTEN";
@@ -35,7 +35,7 @@ export function isPortInUse(err: Error): boolean {
   return /EADDRINUSE|in use/i.test(`${err.message} ${typeof cause?.message === "string" ? cause.message : ""}`);
 }
 
-/** `ListenError`'s message: `http_server: cannot listen on :<port>: <reason>` (src/components-lib/http-listener.ts). */
+/** `ListenError`'s message: `http_server: cannot listen on :<port>: <reason>` (src/sdk/http/listener.ts). */
 const LISTEN_ERROR_TEXT = /^http_server: cannot listen on :(\d+): /;
 
 /**

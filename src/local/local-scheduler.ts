@@ -10,7 +10,7 @@
  */
 import { Scheduler, type SchedulerOptions } from "../runtime/scheduler/scheduler.ts";
 import { PermanentError, TinyError } from "../sdk/errors.ts";
-import type { TinyNodeLike, TinyNodeStatusLike } from "../sdk/node.ts";
+import type { TinyNode, TinyNodeStatus } from "../sdk/node.ts";
 import type { HopScope } from "../runtime/runner/scope.ts";
 import { fail, type Result } from "../sdk/result.ts";
 import { parsePortAddress, type Msg } from "../transport/types.ts";
@@ -38,7 +38,7 @@ export class LocalScheduler extends Scheduler {
    * (known: …)`, and a runner a reconcile left behind while the component went is stopped too.
    * @throws PermanentError wrapping code `COMPONENT_NOT_REGISTERED` for an unknown component.
    */
-  override async update(node: TinyNodeLike): Promise<TinyNodeStatusLike> {
+  override async update(node: TinyNode): Promise<TinyNodeStatus> {
     const component = node.spec.component;
     if (this.installed(component)) return super.update(node);
     if (this.runner(node.metadata.name)) await this.uninstall(component);

@@ -122,7 +122,7 @@ function checkNode(raw: Record<string, unknown>): { node: TinyNode } | { problem
   const node: TinyNode = {
     apiVersion: API_VERSION,
     kind: KIND.TinyNode,
-    metadata: structuredClone(meta as TinyNode["metadata"]),
+    metadata: structuredClone(meta as unknown as TinyNode["metadata"]), // the name was checked above
     spec: structuredClone(spec) as unknown as TinyNode["spec"],
   };
   return { node };
@@ -175,7 +175,7 @@ export function yamlErrorText(message: string, text: string, line: number): stri
  * name exactly (runtime-spec §16 item 1), so a mismatch means the node runs (or not) by its name.
  */
 function moduleMismatch(node: TinyNode): string | undefined {
-  const segment = parseFullName(node.metadata.name!).module;
+  const segment = parseFullName(node.metadata.name).module;
   const expected = sanitizeResourceName(node.spec.module);
   if (segment === expected) return undefined;
   return (

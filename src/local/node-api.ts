@@ -14,12 +14,11 @@
  */
 import { randomUUID } from "node:crypto";
 import type { TinyNode, TinyNodeStatus } from "../k8s/api/index.ts";
-import type { TinyNodeStatusLike } from "../sdk/node.ts";
 import { KubeApiError } from "../k8s/client/errors.ts";
 import type { KubeList, WatchEvent } from "../k8s/client/types.ts";
-import type { TinyNodeApi, WatchedNode } from "../k8s/controllers/index.ts";
+import type { TinyNodeApi } from "../k8s/controllers/index.ts";
 import { formatTime, type NodeStatusPatch } from "../k8s/controllers/node-status.ts";
-import { deepEqual } from "../k8s/runtime/predicates.ts";
+import { isDeepStrictEqual } from "node:util";
 import type { ListPageOptions, WatchRequestOptions, WatchSource } from "../k8s/runtime/source.ts";
 
 /** Watch events kept for replay; a watch from an older resourceVersion gets 410 Gone. */
@@ -28,13 +27,13 @@ export const WATCH_HISTORY = 1000;
 /** One write, for listeners (terminal, state file, start signals). `undefined` = did not exist / gone. */
 export interface NodeChange {
   name: string;
-  before: WatchedNode | undefined;
-  after: WatchedNode | undefined;
+  before: TinyNode | undefined;
+  after: TinyNode | undefined;
 }
 
 /** What a node starts with when it is first created in this process (restored state, seeded metadata). */
 export interface NodeSeed {
-  status?: TinyNodeStatusLike;
+  status?: TinyNodeStatus;
   finalizers?: string[];
 }
 
@@ -74,9 +73,9 @@ interface OpenWatch {
 }
 
 /** TinyNodes in memory, served like the apiserver serves them (see the module comment). */
-export class LocalNodes implements WatchSource<WatchedNode>, TinyNodeApi {
-  readonly #objects = new Map<string, WatchedNode>();
-  readonly #history: { rv: number; event: WatchEvent<WatchedNode> }[] = [];
+export class LocalNodes implements WatchSource<TinyNode>, TinyNodeApi {
+  readonly #objects = new Map<string, TinyNode>();
+  readonly #history: { rv: number; event: WatchEvent<TinyNode> }[] = [];
   readonly #watches = new Set<OpenWatch>();
   readonly #caughtUp: (() => void)[] = [];
   /** Manifests applied while their node was still terminating: created once it is gone. */
@@ -93,28 +92,28 @@ export class LocalNodes implements WatchSource<WatchedNode>, TinyNodeApi {
   // ----- reads ------------------------------------------------------------------------------
 
   /** The stored node (a copy). @throws KubeApiError 404. */
-  async get(name: string): Promise<WatchedNode> {
+  async get(name: string): Promise<TinyNode> {
     return wire(this.#live("GET", name));
   }
 
   /** The stored node (a copy), or undefined. */
-  find(name: string): WatchedNode | undefined {
+  find(name: string): TinyNode | undefined {
     const o = this.#objects.get(name);
     return o && wire(o);
   }
 
   /** Every stored node (copies), by name. */
-  items(): WatchedNode[] {
+  items(): TinyNode[] {
     return [...this.#objects.keys()].sort().map((n) => wire(this.#objects.get(n)!));
   }
 
   /** {@link WatchSource.list}: every node in one page at the current resourceVersion. */
-  async list(_opts: ListPageOptions): Promise<KubeList<WatchedNode>> {
+  async list(_opts: ListPageOptions): Promise<KubeList<TinyNode>> {
     return { items: this.items(), metadata: { resourceVersion: String(this.#rv) } };
   }
 
   /** {@link WatchSource.watch}: changes after `resourceVersion`. @throws KubeApiError 410 when it is older than the history. */
-  watch(opts: WatchRequestOptions): AsyncIterable<WatchEvent<WatchedNode>> {
+  watch(opts: WatchRequestOptions): AsyncIterable<WatchEvent<TinyNode>> {
     return this.#stream(Number(opts.resourceVersion), opts.signal);
   }
 
@@ -134,7 +133,7 @@ export class LocalNodes implements WatchSource<WatchedNode>, TinyNodeApi {
   // ----- writes of the controllers (TinyNodeApi) and the runners ----------------------------
 
   /** {@link TinyNodeApi.setFinalizers}; removing the last one from a deleting node deletes it. */
-  async setFinalizers(name: string, resourceVersion: string, finalizers: string[]): Promise<WatchedNode> {
+  async setFinalizers(name: string, resourceVersion: string, finalizers: string[]): Promise<TinyNode> {
     const node = wire(this.#guarded("PATCH", name, resourceVersion));
     node.metadata.finalizers = [...finalizers];
     if (finalizers.length === 0) delete node.metadata.finalizers;
@@ -146,7 +145,7 @@ export class LocalNodes implements WatchSource<WatchedNode>, TinyNodeApi {
   }
 
   /** {@link TinyNodeApi.patchStatus}: RFC 7386 merge of `status` into the stored status (a `null` removes the field, as the apiserver does). */
-  async patchStatus(name: string, resourceVersion: string, status: NodeStatusPatch | Partial<TinyNodeStatus>): Promise<WatchedNode> {
+  async patchStatus(name: string, resourceVersion: string, status: NodeStatusPatch | Partial<TinyNodeStatus>): Promise<TinyNode> {
     const node = wire(this.#guarded("PATCH", name, resourceVersion));
     node.status = mergePatch(node.status, wire(status)) as TinyNodeStatus;
     return wire(this.#write(name, node));
@@ -169,26 +168,30 @@ export class LocalNodes implements WatchSource<WatchedNode>, TinyNodeApi {
 
   /**
    * Creates or updates the node from its manifest: spec, labels and annotations come from it;
-   * status, finalizers and deletion state are kept. A new node starts from `seed` (the state file).
-   * A node still terminating is created anew once it is gone.
+   * status, finalizers and deletion state are kept. A new node starts from `seed()` (the state
+   * file; called only when the node is created). A node still terminating is created anew once it
+   * is gone.
+   * @returns `"created"` (also for a node that will be created once its predecessor is gone),
+   *   `"updated"` when the stored node changed, `"unchanged"` when the manifest adds nothing.
    */
-  apply(manifest: TinyNode, seed?: NodeSeed): void {
-    const name = manifest.metadata.name!;
+  apply(manifest: TinyNode, seed?: () => NodeSeed | undefined): "created" | "updated" | "unchanged" {
+    const name = manifest.metadata.name;
     const current = this.#objects.get(name);
     if (current?.metadata.deletionTimestamp) {
       this.#pending.set(name, manifest);
-      return;
+      return "created";
     }
     const metadata = { ...manifest.metadata, namespace: manifest.metadata.namespace || this.#o.namespace };
     if (!current) {
-      const status = seed?.status ?? manifest.status;
-      const finalizers = seed?.finalizers?.length ? { finalizers: [...seed.finalizers] } : {};
+      const seeded = seed?.();
+      const status = seeded?.status ?? manifest.status;
+      const finalizers = seeded?.finalizers?.length ? { finalizers: [...seeded.finalizers] } : {};
       const node = { ...manifest, metadata: { ...metadata, ...finalizers, generation: 1, uid: randomUUID(), creationTimestamp: formatTime(new Date()) }, ...(status ? { status } : {}) };
-      this.#write(name, wire(node) as WatchedNode);
-      return;
+      this.#write(name, wire(node) as TinyNode);
+      return "created";
     }
     const next = wire(current);
-    const specChanged = !deepEqual(current.spec, manifest.spec);
+    const specChanged = !isDeepStrictEqual(current.spec, manifest.spec);
     next.spec = wire(manifest.spec);
     next.metadata.namespace = metadata.namespace;
     for (const key of ["labels", "annotations"] as const) {
@@ -196,7 +199,9 @@ export class LocalNodes implements WatchSource<WatchedNode>, TinyNodeApi {
       else delete next.metadata[key];
     }
     if (specChanged) next.metadata.generation = (current.metadata.generation ?? 1) + 1;
-    if (!deepEqual(next, current)) this.#write(name, next);
+    if (isDeepStrictEqual(next, current)) return "unchanged";
+    this.#write(name, next);
+    return "updated";
   }
 
   /**
@@ -216,13 +221,13 @@ export class LocalNodes implements WatchSource<WatchedNode>, TinyNodeApi {
 
   // ----- internals --------------------------------------------------------------------------
 
-  #live(verb: string, name: string): WatchedNode {
+  #live(verb: string, name: string): TinyNode {
     const o = this.#objects.get(name);
     if (!o) throw apiError(verb, name, 404, `tinynodes "${name}" not found`);
     return o;
   }
 
-  #guarded(verb: string, name: string, resourceVersion: string): WatchedNode {
+  #guarded(verb: string, name: string, resourceVersion: string): TinyNode {
     const o = this.#live(verb, name);
     if (resourceVersion !== "" && o.metadata.resourceVersion !== resourceVersion) {
       throw apiError(verb, name, 409, `Operation cannot be fulfilled on tinynodes "${name}": the object has been modified; please apply your changes to the latest version and try again`);
@@ -231,11 +236,11 @@ export class LocalNodes implements WatchSource<WatchedNode>, TinyNodeApi {
   }
 
   /** Stores `node` (unless it equals the stored one) with a new resourceVersion; returns what is stored. */
-  #write(name: string, node: WatchedNode): WatchedNode {
+  #write(name: string, node: TinyNode): TinyNode {
     const before = this.#objects.get(name);
     if (node.status) this.#o.admitStatus?.(name, node.status);
     const comparable = before && { ...node, metadata: { ...node.metadata, resourceVersion: before.metadata.resourceVersion } };
-    if (before && deepEqual(comparable, before)) return before; // a no-op write changes nothing, as in etcd
+    if (before && isDeepStrictEqual(comparable, before)) return before; // a no-op write changes nothing, as in etcd
     node.metadata.resourceVersion = String(++this.#rv);
     this.#objects.set(name, node);
     this.#record({ type: before ? "MODIFIED" : "ADDED", object: node });
@@ -254,7 +259,7 @@ export class LocalNodes implements WatchSource<WatchedNode>, TinyNodeApi {
     if (again) this.apply(again);
   }
 
-  #record(event: WatchEvent<WatchedNode>): void {
+  #record(event: WatchEvent<TinyNode>): void {
     this.#history.push({ rv: this.#rv, event });
     if (this.#history.length > WATCH_HISTORY) this.#compactedRv = this.#history.shift()!.rv;
     for (const w of this.#watches) w.wake();
@@ -264,7 +269,7 @@ export class LocalNodes implements WatchSource<WatchedNode>, TinyNodeApi {
     if (this.#caughtUp.length > 0 && this.caughtUp()) for (const resolve of this.#caughtUp.splice(0)) resolve();
   }
 
-  async *#stream(from: number, signal: AbortSignal): AsyncGenerator<WatchEvent<WatchedNode>> {
+  async *#stream(from: number, signal: AbortSignal): AsyncGenerator<WatchEvent<TinyNode>> {
     const w: OpenWatch = { at: from, waiting: false, wake: () => {} };
     const onAbort = () => w.wake();
     signal.addEventListener("abort", onAbort);

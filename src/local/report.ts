@@ -5,7 +5,7 @@
  * the reconciles it caused are done — so "fixed" is never printed just before a new error.
  */
 import { decodeBase64Json } from "../k8s/api/bytes.ts";
-import type { TinyNodeStatusLike } from "../sdk/node.ts";
+import type { TinyNodeStatus as TinyNodeStatusLike } from "../sdk/node.ts";
 
 /** Longest JSON excerpt printed for a debug node, characters. */
 export const EXCERPT_CHARS = 240;

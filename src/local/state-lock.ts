@@ -13,7 +13,7 @@
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { LocalStartError, StateLockedError } from "./errors.ts";
-import { shownPath } from "./paths.ts";
+import { shownPath } from "../telemetry/shown-path.ts";
 
 /** Suffix of the lock file next to the state file. */
 export const STATE_LOCK_SUFFIX = ".lock";

@@ -7,10 +7,8 @@
  * status error until its port listens. Lines go through {@link LocalReport}, which prints each
  * thing once.
  */
-import type { TinyNodeStatus } from "../k8s/api/index.ts";
+import type { TinyNode, TinyNodeStatus } from "../k8s/api/index.ts";
 import { nameMatches, parseFullName } from "../k8s/api/naming.ts";
-import type { WatchedNode } from "../k8s/controllers/index.ts";
-import type { TinyNodeStatusLike } from "../sdk/node.ts";
 import type { ComponentFiles } from "./component-files.ts";
 import { HTTP_PORT_METADATA_KEY, HTTP_SERVER_COMPONENT } from "./constants.ts";
 import type { DesiredSet } from "./desired.ts";
@@ -21,7 +19,7 @@ import type { ListenFailure } from "./listen-watch.ts";
 import type { LocalScheduler } from "./local-scheduler.ts";
 import type { NodeManifest } from "./manifests.ts";
 import type { LocalNodes, NodeChange } from "./node-api.ts";
-import { shownPath } from "./paths.ts";
+import { shownPath } from "../telemetry/shown-path.ts";
 import type { LocalReport, Problem } from "./report.ts";
 
 /** What {@link LocalTerminal} reads. */
@@ -68,7 +66,7 @@ export class LocalTerminal {
 
   /** True when this module runs `entry` (its name's module segment, runtime-spec §16 item 1); says so once when not. */
   owned(entry: NodeManifest): boolean {
-    const name = entry.node.metadata.name!;
+    const name = entry.node.metadata.name;
     if (this.h.owns(name)) return true;
     if (!this.#notOurs.has(name)) {
       this.#notOurs.add(name);
@@ -95,10 +93,10 @@ export class LocalTerminal {
     if (c.before && c.after.status && JSON.stringify(c.before.status) !== JSON.stringify(c.after.status)) this.#show(c.name, c.after);
   }
 
-  #show(name: string, node: WatchedNode): void {
+  #show(name: string, node: TinyNode): void {
     const entry = this.h.source.desired.get(name);
     const component = node.spec.component;
-    const status = node.status as TinyNodeStatusLike;
+    const status = node.status as TinyNodeStatus;
     // An unknown component is a listed problem (with file and line): its status line would repeat it.
     if (!this.h.scheduler.installed(component)) this.h.report.statusShown(name, component, status);
     else if (entry) this.h.report.nodeStatus(name, component, status, `${entry.file}:${entry.line}`);
@@ -112,7 +110,7 @@ export class LocalTerminal {
     for (const entry of source.desired.values()) {
       if (scheduler.installed(entry.node.spec.component) || !this.owned(entry)) continue;
       const detail = `component ${JSON.stringify(entry.node.spec.component)} is not registered (known: ${scheduler.known()})`;
-      problems.push(asProblem(new ManifestError("UNKNOWN_COMPONENT", entry.file, entry.line, entry.node.metadata.name!, detail)));
+      problems.push(asProblem(new ManifestError("UNKNOWN_COMPONENT", entry.file, entry.line, entry.node.metadata.name, detail)));
     }
     problems.push(...this.#edgeErrors.map(asProblem));
     for (const text of this.h.components.errors.values()) problems.push({ level: "error", text });

@@ -2,17 +2,14 @@
  * Errors of the provisioner. Every one carries a stable `code`; input errors name the flag or
  * field and the value that was refused.
  */
+import { TinyError } from "../sdk/errors.ts";
 
-/** Base class: a provisioning step failed. */
-export class ProvisionError extends Error {
-  /** Stable code, e.g. `PROVISION_INPUT`. */
-  readonly code: string;
-
+/** Base class: a provisioning step failed (a {@link TinyError}: `code` e.g. `PROVISION_INPUT`). */
+export class ProvisionError extends TinyError {
   /** @param code - stable code. @param message - what failed, naming the object or flag. */
   constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = "ProvisionError";
-    this.code = code;
   }
 }
 

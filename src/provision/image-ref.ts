@@ -15,6 +15,7 @@
  * (`library/nginx`). Parsing names what is wrong, so a placeholder such as `<registry>/x:1`
  * is refused with a reason rather than sent to a cluster that cannot pull it.
  */
+import { TinyError } from "../sdk/errors.ts";
 
 /** A parsed image reference. */
 export interface ImageReference {
@@ -30,14 +31,14 @@ export interface ImageReference {
   digest?: string;
 }
 
-/** An image reference does not follow the grammar; `reason` says which part and why. */
-export class ImageReferenceError extends Error {
+/** An image reference does not follow the grammar; `reason` says which part and why. code `"IMAGE_REFERENCE"`. */
+export class ImageReferenceError extends TinyError<"IMAGE_REFERENCE"> {
   /** @param reference the refused text. @param reason what is wrong, quoting the part. */
   constructor(
     readonly reference: string,
     readonly reason: string,
   ) {
-    super(`${JSON.stringify(reference)} is not an image reference: ${reason}`);
+    super("IMAGE_REFERENCE", `${JSON.stringify(reference)} is not an image reference: ${reason}`);
     this.name = "ImageReferenceError";
   }
 }

@@ -1,9 +1,22 @@
 /**
  * A timer that gives up when a signal aborts — the wait behind `delay`, `ticker` and `cron`
  * (components.md §1.3, §1.15, §1.16: "aborting … if the request is cancelled"), the runner's retry
- * backoff (runtime-spec §2.5) and the NATS supervisor's re-check pause. Internal: not exported
- * from the SDK's index.
+ * backoff (runtime-spec §2.5) and the NATS supervisor's re-check pause. Exported from "tinyhost"
+ * for components that wait (docs/authoring.md "Waiting and background loops").
  */
+import { TinyError } from "./errors.ts";
+
+/**
+ * A wait was cut short because the hop was cancelled (caller gave up, node stopped) — components.md
+ * §1.3 "aborting with the context's error". code `"CANCELLED"`; `cause` is the abort reason.
+ */
+export class WaitCancelledError extends TinyError<"CANCELLED"> {
+  /** @param what - what was waiting, e.g. `delay`. @param reason - the signal's abort reason. */
+  constructor(what: string, reason: unknown) {
+    const detail = reason instanceof Error ? reason.message : reason === undefined ? "" : String(reason);
+    super("CANCELLED", `${what} cancelled${detail ? `: ${detail}` : ""}`, { cause: reason });
+  }
+}
 
 /**
  * Waits `ms` milliseconds unless `signal` aborts first.

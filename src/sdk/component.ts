@@ -9,13 +9,14 @@
  */
 import type { Static, TSchema } from "typebox";
 import type { ComponentContext, Emitter, OutputFn } from "./context.ts";
-import type { NodeIdentity, TinyNodeLike } from "./node.ts";
+import type { NodeIdentity, TinyNode } from "./node.ts";
 import type { AnyPort, PortSpec } from "./ports.ts";
 import type { HandleReturn, Result } from "./result.ts";
 import type { State } from "./state.ts";
 import type { ModuleClient } from "./client.ts";
 import { componentNameProblem } from "./component-name.ts";
 import { resolveAgentTool, type AgentToolInfo, type AgentToolSpec } from "./agent-tool.ts";
+import { TinyError } from "./errors.ts";
 
 /** Component metadata (runtime-spec §1.1 `ComponentInfo`). `name` is what `TinyNode.spec.component` names. */
 export interface ComponentInfo {
@@ -92,7 +93,7 @@ export interface ComponentSpec<S, P extends readonly AnyPort[]> {
   /** Once per new node: a long-lived emitter for background work (runtime-spec §1.5 EmitterAware). */
   onEmitter?: (ctx: ComponentContext<S>, emit: Emitter) => HookReturn;
   /** Every reconcile with the node; a throw rolls the update back (runtime-spec §1.5, §3.3). */
-  onReconcile?: (ctx: ComponentContext<S>, node: TinyNodeLike) => HookReturn;
+  onReconcile?: (ctx: ComponentContext<S>, node: TinyNode) => HookReturn;
   /** New settings (deduplicated by deep equality, runtime-spec §2.2 step 6). */
   onSettings?: (ctx: ComponentContext<S>, settings: SettingsOf<P>) => HookReturn;
   /** A message on `_control` (dashboard). `output` is the same as handle's (runtime-spec §1.5). */
@@ -136,7 +137,7 @@ export interface ErasedHooks {
   onNats(ctx: ComponentContext<unknown>, jetstream: unknown): HookReturn;
   onState(ctx: ComponentContext<unknown>, state: State): HookReturn;
   onEmitter(ctx: ComponentContext<unknown>, emit: Emitter): HookReturn;
-  onReconcile(ctx: ComponentContext<unknown>, node: TinyNodeLike): HookReturn;
+  onReconcile(ctx: ComponentContext<unknown>, node: TinyNode): HookReturn;
   onSettings(ctx: ComponentContext<unknown>, settings: unknown): HookReturn;
   onControl(ctx: ComponentContext<unknown>, control: unknown, output: OutputFn): HandleReturn;
   onDestroy(ctx: ComponentContext<unknown>, metadata: Record<string, string>): HookReturn;
@@ -165,8 +166,11 @@ export interface ComponentDefinition<P extends readonly AnyPort[] = readonly Any
 }
 
 /** Error thrown by {@link defineComponent} for a malformed spec. code `"INVALID_COMPONENT"`. */
-export class InvalidComponentError extends Error {
-  readonly code = "INVALID_COMPONENT";
+export class InvalidComponentError extends TinyError<"INVALID_COMPONENT"> {
+  /** @param message - what is wrong. @param options - `cause`, the underlying error if any. */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("INVALID_COMPONENT", message, options);
+  }
 }
 
 /**

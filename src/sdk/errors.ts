@@ -6,11 +6,17 @@
  * (default-deny); a coded error is not retryable unless also marked retryable.
  */
 
-/** Base class of every tinyhost error: carries a machine-readable `code` (project standard). */
-export class TinyError extends Error {
+/**
+ * Base class of every tinyhost error — the runtime's, the components' and an author's: carries a
+ * machine-readable `code` (project standard; DESIGN.md "errors are classes with a code"). `C`
+ * narrows the code's type for classes with one fixed code (`TinyError<"K8S_API">`). `name` is the
+ * class name unless a subclass sets another.
+ */
+export class TinyError<C extends string = string> extends Error {
   /** Machine-readable reason, e.g. `"VALIDATION"`, `"PERMANENT"`. */
-  readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  readonly code: C;
+  /** @param code - stable code. @param message - names the field and value at fault. @param options - `cause`. */
+  constructor(code: C, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;

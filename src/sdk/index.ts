@@ -1,9 +1,13 @@
 /**
- * tinyhost — the component SDK. The one import for component authors:
+ * tinyhost — the component SDK. The one import for component authors, and the only one the
+ * bundled components make (they are examples an author can copy):
  *
  *   import { defineComponent, target, source, ok, fail, empty, Type } from "tinyhost";
  *
- * Guide: docs/authoring.md. Contract: runtime-spec §1.
+ * Besides the component contract it offers what the bundled components are built from: field
+ * schemas with the platform's keywords, waiting and background loops, a serial queue, `_control`
+ * reading, a wall clock and cron schedules, an HTTP listener and an HTTP client, and the script
+ * sandbox. Guide: docs/authoring.md. Contract: runtime-spec §1.
  */
 export { Type } from "typebox";
 export type { Static, TSchema } from "typebox";
@@ -29,16 +33,7 @@ export type { PortSpec, AnyPort, Position, PortOptions } from "./ports.ts";
 export { noopTrace } from "./context.ts";
 export type { ComponentContext, ComponentLogger, HopTrace, OutputFn, Emitter } from "./context.ts";
 export { LABEL_FLOW_NAME, LABEL_PROJECT_NAME } from "./node.ts";
-export type {
-  TinyNodeLike,
-  TinyNodeEdgeLike,
-  TinyNodePortConfigLike,
-  TinyNodeStatusLike,
-  TinyNodeStatusPortLike,
-  RetryPolicyLike,
-  NodeIdentity,
-  NodeUpdater,
-} from "./node.ts";
+export type * from "./node.ts"; // TinyNode and its parts, NodeIdentity, NodeUpdater
 export type { State } from "./state.ts";
 export { defineComponent, isComponentDefinition, InvalidComponentError, COMPONENT_BRAND, HOOK_ORDER } from "./component.ts";
 export type {
@@ -61,3 +56,43 @@ export { testComponent } from "./testing.ts";
 export type { ComponentHarness, Emitted, TestComponentOptions } from "./testing.ts";
 export { isModuleClient } from "./client.ts";
 export type { ModuleClient, ExposePortRequest } from "./client.ts";
+
+// Schemas: the platform keywords and the fields the Go modules share (components.md §0.5).
+export { mark, configurable, shared } from "../runtime/schema/keywords.ts";
+export type { PlatformOptions } from "../runtime/schema/keywords.ts";
+export { contextField, stringEnum, contentTypeField, HeaderSchema, HTTP_METHODS, CONTENT_TYPES } from "./fields.ts";
+export type { ContextFieldOptions, Header } from "./fields.ts";
+export { redact } from "../runtime/runner/status.ts";
+
+// Waiting, background work, ordering, control messages.
+export { sleepUnlessAborted, WaitCancelledError } from "./abortable-sleep.ts";
+export { BackgroundLoop } from "./background-loop.ts";
+export type { LoopOptions } from "./background-loop.ts";
+export { SerialQueue } from "./serial-queue.ts";
+export { readControl } from "./control-message.ts";
+export type { ControlMessage } from "./control-message.ts";
+
+// Time: a wall clock to wait on (replaceable in tests), cron schedules, RFC 3339 text.
+export { systemClock, MAX_TIMER_MS } from "./wall-clock.ts";
+export type { WallClock } from "./wall-clock.ts";
+export { parseCron, CronSchedule, CronParseError } from "./cron-schedule.ts";
+export type { CronZone } from "./cron-schedule.ts";
+export { formatRfc3339 } from "./rfc3339.ts";
+
+// HTTP: a listener that hands each request to a flow, and a client (the http-module's shapes).
+export { HttpListener, ListenError, idleTimeoutFor } from "./http/listener.ts";
+export type { ListenerOptions } from "./http/listener.ts";
+export type { ServerRequest } from "./http/server-request.ts";
+export { checkResponse, FlowTimeoutError } from "./http/server-response.ts";
+export type { ServerResponse, ResponseCheck } from "./http/server-response.ts";
+export { performRequest, emptyResponse, BadRequestError, ResponseTooLargeError, HttpStatusError, TransportError } from "./http/fetch.ts";
+export type { OutboundRequest, InboundResponse, ExchangeOutcome } from "./http/fetch.ts";
+
+// Scripts: a user's JavaScript in a sandbox of its own, with a time limit and a memory cap (docs/security.md).
+export { startScript } from "../runtime/script/start.ts";
+export { MAIN_MODULE } from "../runtime/script/compile.ts";
+export type { ScriptSource, ScriptModule, ScriptLanguage } from "../runtime/script/compile.ts";
+export type { ScriptSandbox, SandboxOptions, CallOptions } from "../runtime/script/sandbox.ts";
+export { ScriptError } from "../runtime/script/errors.ts";
+export type { ScriptErrorCode } from "../runtime/script/errors.ts";
+export { timeoutMsOf, DEFAULT_TIMEOUT_MS } from "../runtime/script/limits.ts";

@@ -7,12 +7,13 @@
  */
 import type { Static, TSchema } from "typebox";
 import { Value } from "typebox/value";
+import { Position as WirePosition } from "../k8s/api/constants.ts";
 
 /** Where a port's handle sits on the node in the editor. Wire values in {@link POSITION_WIRE}. */
 export type Position = "top" | "right" | "bottom" | "left";
 
 /** Wire encoding of {@link Position}: Top=0, Right=1, Bottom=2, Left=3 (runtime-spec §1.3). */
-export const POSITION_WIRE: Readonly<Record<Position, number>> = Object.freeze({ top: 0, right: 1, bottom: 2, left: 3 });
+export const POSITION_WIRE: Readonly<Record<Position, WirePosition>> = Object.freeze({ top: WirePosition.Top, right: WirePosition.Right, bottom: WirePosition.Bottom, left: WirePosition.Left });
 
 /** System port names (runtime-spec §1.4). They never reach `handle`; the runner dispatches them to hooks. */
 export const SystemPort = Object.freeze({

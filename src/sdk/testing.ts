@@ -10,7 +10,7 @@
 import { Scheduler } from "../runtime/scheduler/scheduler.ts";
 import type { ComponentDefinition } from "./component.ts";
 import type { Emitter } from "./context.ts";
-import type { TinyNodeLike, TinyNodeStatusLike } from "./node.ts";
+import type { TinyNode, TinyNodeStatus } from "./node.ts";
 import type { AnyPort } from "./ports.ts";
 import { empty, type Result } from "./result.ts";
 
@@ -44,16 +44,16 @@ export interface ComponentHarness {
   /** Makes emits on `port` resolve to `reply(data)` (default: `empty`), like a downstream node would. */
   respond(port: string, reply: (data: unknown) => Result | Promise<Result>): void;
   /** Re-reconciles with new settings (deduplicated like production); resolves to the node status. */
-  settings(value: unknown): Promise<TinyNodeStatusLike>;
+  settings(value: unknown): Promise<TinyNodeStatus>;
   /** The node status the runtime would publish. */
-  status(): TinyNodeStatusLike;
+  status(): TinyNodeStatus;
   /** The long-lived emitter (if the component took one via onEmitter, it is the same function). */
   readonly emit: Emitter;
   /** Deletes the node (runs onDestroy) and stops it. */
   stop(): Promise<void>;
 }
 
-function node(def: ComponentDefinition, ports: readonly AnyPort[], options: TestComponentOptions, settings: unknown): TinyNodeLike {
+function node(def: ComponentDefinition, ports: readonly AnyPort[], options: TestComponentOptions, settings: unknown): TinyNode {
   const name = `test.${HARNESS_MODULE}.${def.info.name}-0`;
   const b64 = (v: unknown) => Buffer.from(JSON.stringify(v), "utf8").toString("base64");
   return {

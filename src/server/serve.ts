@@ -5,14 +5,13 @@
  * metrics flag.
  */
 import type { Hono } from "hono";
+import { TinyError } from "../sdk/errors.ts";
 
 /** A bind address that is not `[host]:port` with a port 0–65535. */
-export class BindAddressError extends Error {
-  /** Stable code. */
-  readonly code = "BIND_ADDRESS";
+export class BindAddressError extends TinyError<"BIND_ADDRESS"> {
   /** @param flag - the flag or field name. @param value - the rejected value. */
   constructor(flag: string, value: string) {
-    super(`${flag} = ${JSON.stringify(value)} is not "[host]:port" with a port 0-65535 (or "0" to disable)`);
+    super("BIND_ADDRESS", `${flag} = ${JSON.stringify(value)} is not "[host]:port" with a port 0-65535 (or "0" to disable)`);
     this.name = "BindAddressError";
   }
 }

@@ -4,6 +4,7 @@
  * plus collectors that read live values (queue depth, watcher counters) at scrape time. Written here
  * instead of prom-client because /metrics needs a dozen series and no histograms.
  */
+import { TinyError } from "../sdk/errors.ts";
 
 /** Label names → values of one series. Values are escaped on output. */
 export type Labels = Readonly<Record<string, string>>;
@@ -20,12 +21,10 @@ export interface Sample {
 }
 
 /** A bad metric or label name (must match `[a-zA-Z_:][a-zA-Z0-9_:]*` / `[a-zA-Z_][a-zA-Z0-9_]*`). */
-export class MetricNameError extends Error {
-  /** Stable code. */
-  readonly code = "METRIC_NAME";
+export class MetricNameError extends TinyError<"METRIC_NAME"> {
   /** @param what - `metric` or `label`. @param name - the rejected name. */
   constructor(what: "metric" | "label", name: string) {
-    super(`${what} name ${JSON.stringify(name)} is not a valid Prometheus ${what} name`);
+    super("METRIC_NAME", `${what} name ${JSON.stringify(name)} is not a valid Prometheus ${what} name`);
     this.name = "MetricNameError";
   }
 }

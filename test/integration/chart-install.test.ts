@@ -20,7 +20,8 @@ import { goTool } from "../support/go-tools.ts";
 import { freePort, tail, waitUntil, type ManagedProcess } from "../support/process.ts";
 import { createKubeClient, isNotFound, namespaces, type KubeClient } from "../../src/k8s/client/index.ts";
 import { sanitizeResourceName } from "../../src/k8s/api/index.ts";
-import { tinyModules, tinyNodes, type WatchedNode } from "../../src/k8s/controllers/index.ts";
+import type { TinyNode } from "../../src/k8s/api/index.ts";
+import { tinyModules, tinyNodes } from "../../src/k8s/controllers/index.ts";
 import {
   applyRendered,
   cleanupPodDirs,
@@ -244,7 +245,7 @@ describe("the chart's Deployment and pre-delete hook", () => {
   test("reconciles a TinyNode of the module (finalizer and OK status) under the chart's RBAC", async () => {
     const name = `a1b2c3d4.${sanitizeResourceName(moduleName)}.ticker-chart1`;
     await kube.create(tinyNodes, { metadata: { name, namespace: ns }, spec: { module: moduleName, component: "ticker", ports: [] } } as never, { namespace: ns });
-    let node: WatchedNode | undefined;
+    let node: TinyNode | undefined;
     await waitUntil(
       "the node's status",
       async () => {

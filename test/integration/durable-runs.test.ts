@@ -17,7 +17,6 @@ import { childStepKey, rootStepKey } from "../../src/runtime/durable/run.ts";
 import { viewRun } from "../../src/runtime/durable/view.ts";
 import { Scheduler } from "../../src/runtime/scheduler/index.ts";
 import type { ComponentDefinition } from "../../src/sdk/component.ts";
-import type { TinyNodeLike } from "../../src/sdk/node.ts";
 import { empty } from "../../src/sdk/result.ts";
 import { connectNats } from "../../src/transport/nats/connect.ts";
 import { JetStreamTransport } from "../../src/transport/nats/jetstream.ts";
@@ -53,7 +52,7 @@ async function replica(module: string, nodes: readonly TinyNode[], pod = `${modu
   const transport = await JetStreamTransport.create({ nc, module, pod, ackWaitMs: 5000, healthCheckMs: 500, rebuildPauseMs: 100, requestTimeoutMs: 30_000 });
   const scheduler = new Scheduler({ module, remote: transport, ledger: await RunLedger.open(nc), readyTimeoutMs: 5000 });
   for (const d of [door, step] as ComponentDefinition[]) scheduler.install(d);
-  for (const n of nodes) if (n.metadata.name!.split(".")[1] === module) await scheduler.update(n as TinyNodeLike);
+  for (const n of nodes) if (n.metadata.name!.split(".")[1] === module) await scheduler.update(n as TinyNode);
   await transport.serve({ handler: (m, s) => scheduler.handle(m, s) });
   closers.push(async () => {
     await transport.close(200);

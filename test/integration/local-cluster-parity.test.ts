@@ -20,9 +20,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { helloApi } from "../../examples/generate.ts";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
-import { tinyNodes, type WatchedNode } from "../../src/k8s/controllers/index.ts";
+import type { TinyNode } from "../../src/k8s/api/index.ts";
+import { tinyNodes } from "../../src/k8s/controllers/index.ts";
 import { LocalHost } from "../../src/local/host.ts";
-import { buildFlow, nodeNameOf, renderFlowFiles, type FlowDescription } from "../../src/local/flow-builder.ts";
+import { buildFlow, nodeNameOf, renderFlowFiles, type FlowDescription } from "../../examples/flow-builder.ts";
 import type { ControlPlane } from "../support/control-plane.ts";
 import { openClusterFixture } from "../support/cluster-fixture.ts";
 import { applyObjects, flowObjects, sendSignal, waitForReconciled } from "../support/flows.ts";
@@ -74,15 +75,15 @@ afterAll(async () => {
   await proc?.stop(9000);
 });
 
-const count = (node: WatchedNode | undefined) => {
+const count = (node: TinyNode | undefined) => {
   const raw = node?.status?.metadata?.["_state/count"];
   return raw === undefined ? 0 : Number(Buffer.from(raw, "base64").toString("utf8"));
 };
 
 /** Reads every node until two reads 2 s apart are equal (debounced status writes have landed). */
-async function settled(read: () => Promise<WatchedNode[]>, what: string): Promise<WatchedNode[]> {
+async function settled(read: () => Promise<TinyNode[]>, what: string): Promise<TinyNode[]> {
   let last = "";
-  let nodes: WatchedNode[] = [];
+  let nodes: TinyNode[] = [];
   await waitUntil(`${what}: statuses unchanged for 2 s`, async () => {
     nodes = await read();
     const now = JSON.stringify(nodes.map((n) => ({ ...n.status, lastUpdateTime: undefined })));
@@ -95,8 +96,8 @@ async function settled(read: () => Promise<WatchedNode[]>, what: string): Promis
 }
 
 /** What is compared of a node: everything the module writes, with lastUpdateTime checked for format and set aside. */
-function comparable(n: WatchedNode) {
-  const { lastUpdateTime, ...status } = n.status ?? ({} as NonNullable<WatchedNode["status"]>);
+function comparable(n: TinyNode) {
+  const { lastUpdateTime, ...status } = n.status ?? ({} as NonNullable<TinyNode["status"]>);
   expect(lastUpdateTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   return { name: n.metadata.name, generation: n.metadata.generation, finalizers: n.metadata.finalizers, status };
 }

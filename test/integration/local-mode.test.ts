@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { examples, exampleFiles, helloApi, tickCount, uptimeProbe } from "../../examples/generate.ts";
-import { nodeNameOf, type FlowDescription } from "../../src/local/flow-builder.ts";
+import { nodeNameOf, type FlowDescription } from "../../examples/flow-builder.ts";
 import { freePort, startProcess, tail, waitUntil, type ManagedProcess } from "../support/process.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");

@@ -8,7 +8,8 @@ import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { isNotFound, type KubeClient } from "../../src/k8s/client/index.ts";
 import { NODE_FINALIZER, sanitizeResourceName, base64Json, decodeBase64Json } from "../../src/k8s/api/index.ts";
-import { tinyModules, tinyNodes, type WatchedNode } from "../../src/k8s/controllers/index.ts";
+import type { TinyNode } from "../../src/k8s/api/index.ts";
+import { tinyModules, tinyNodes } from "../../src/k8s/controllers/index.ts";
 import { SDK_VERSION, version as tinyhostVersion } from "../../src/cli/version.ts";
 import { TINYHOST_VERSION_ANNOTATION } from "../../src/operator/index.ts";
 import type { ControlPlane } from "../support/control-plane.ts";
@@ -43,15 +44,15 @@ function events(file: string): { pod: string; hook: string; node: string; value?
   return readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
 }
 
-function newNode(ns: string, suffix: string, label: string): WatchedNode {
+function newNode(ns: string, suffix: string, label: string): TinyNode {
   return {
     metadata: { name: `a1b2c3d4.${SANITIZED}.recorder-${suffix}`, namespace: ns },
     spec: { module: MODULE, component: "recorder", ports: [{ port: "_settings", configuration: base64Json({ label }) }] },
   };
 }
 
-async function nodeWhen(ns: string, name: string, what: string, cond: (n: WatchedNode) => boolean, ms = 20_000): Promise<WatchedNode> {
-  let last: WatchedNode | undefined;
+async function nodeWhen(ns: string, name: string, what: string, cond: (n: TinyNode) => boolean, ms = 20_000): Promise<TinyNode> {
+  let last: TinyNode | undefined;
   await waitUntil(what, async () => {
     last = await kube.get(tinyNodes, name, ns);
     return cond(last);

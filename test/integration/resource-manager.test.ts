@@ -16,7 +16,7 @@ import {
   type ResourceDescriptor,
   type WriteOptions,
 } from "../../src/k8s/client/index.ts";
-import { API_VERSION, FLOW_NAME_LABEL, INGRESS_HOSTNAME_SUFFIX_ANNOTATION, PROJECT_NAME_LABEL, generateNodeName, type TinyNode } from "../../src/k8s/api/index.ts";
+import { API_VERSION, FLOW_NAME_LABEL, INGRESS_HOSTNAME_SUFFIX_ANNOTATION, PROJECT_NAME_LABEL, generateNodeName, type NewTinyNode, type TinyNode } from "../../src/k8s/api/index.ts";
 import { INGRESS, POD, SERVICE, SUFFIX, chartService, managerFor, pathTo, rejection, releaseIn, versionsOf, type ReleaseOptions } from "./resource-manager-release.ts";
 import {
   InvalidHostnameError,
@@ -393,7 +393,7 @@ function baseStatus(): NonNullable<TinyNode["status"]> {
   return { module: { name: "tinysystems/shop-module-v0", version: "0.1.3" }, component: { description: "d", info: "i" }, status: "OK" };
 }
 
-function nodeIn(project: string, flow: string, meta: Partial<TinyNode["metadata"]> = {}): TinyNode {
+function nodeIn(project: string, flow: string, meta: Partial<TinyNode["metadata"]> = {}): NewTinyNode {
   return {
     metadata: {
       generateName: generateNodeName(project, flow, "tinysystems/shop-module-v0", "http_server"),

@@ -10,6 +10,7 @@ import {
   KubeApiError,
   KubeClient,
   ingresses,
+  retryOnConflict,
   roleBindings,
   roles,
   serviceAccounts,
@@ -27,10 +28,14 @@ import {
   PartialWriteError,
   SERVICE_RECORD_ANNOTATION,
   WouldBeEmptyError,
-  readModifyWrite,
   type IngressRule,
   type IngressTls,
 } from "../../src/k8s/resources/index.ts";
+
+/** Another writer's compare-and-swap edit of an object (the one conflict-retry loop, src/k8s/client/conflict.ts). */
+function otherWriterEdit<T extends KubeObject>(op: { what: string; read: () => Promise<T>; modify: (current: T) => T; write: (next: T) => Promise<T> }) {
+  return retryOnConflict<T>({ what: op.what, read: op.read, write: (current) => op.write(op.modify(current)) });
+}
 import { INGRESS_HOSTNAME_SUFFIX_ANNOTATION } from "../../src/k8s/api/index.ts";
 import {
   DEFAULT_BACKEND,
@@ -205,7 +210,7 @@ describe("the issue's cases", () => {
     const m = managerFor(kube, ns);
     await m.exposePort({ hostnames: ["a.example.com"], port: 8080 });
     // Someone else removes the chart's grpc port: port8080 is now the only one.
-    await readModifyWrite({
+    await otherWriterEdit({
       what: "test",
       read: () => kube.get(services, SERVICE, ns),
       modify: (s) => ({ ...s, spec: { ...s.spec, ports: (s.spec?.ports ?? []).filter((p) => p.name !== "grpc") } }),
@@ -326,7 +331,7 @@ describe("ownership", () => {
     const ns = await release("own-tlsshare");
     const m = managerFor(kube, ns);
     await m.exposePort({ hostnames: ["a.example.com"], port: 8080 });
-    await readModifyWrite<Ingress>({
+    await otherWriterEdit<Ingress>({
       what: "test",
       read: () => kube.get(ingresses, INGRESS, ns),
       modify: (i) => ({ ...i, spec: { ...i.spec, rules: [...(i.spec?.rules ?? []), rule("k.example.com", pathTo("/", 80, "k")) as Record<string, unknown>], tls: [{ hosts: ["a.example.com", "k.example.com"], secretName: "a.example.com-tls" }] } }),
@@ -375,7 +380,7 @@ describe("concurrency", () => {
     /** The other writer: adds rule f<i> and its host to one shared TLS entry, and edits f0's rule. */
     const otherWriter = async (from: number, to: number) => {
       for (let i = from; i < to; i++) {
-        await readModifyWrite<Ingress>({
+        await otherWriterEdit<Ingress>({
           what: "other writer",
           read: () => cc.get(ingresses, INGRESS, ns),
           modify: (ing) => {
@@ -448,7 +453,7 @@ describe("concurrency", () => {
 
   test("a lock left by a crashed replica is taken over after its TTL, and released after the write", async () => {
     const ns = await release("own-stale-lock");
-    await readModifyWrite({
+    await otherWriterEdit({
       what: "test",
       read: () => kube.get(services, SERVICE, ns),
       modify: (s) => ({ ...s, metadata: { ...s.metadata, annotations: { [EXPOSE_LOCK_ANNOTATION]: JSON.stringify({ holder: "crashed-pod/dead", ttlSeconds: 1, since: "2026-01-01T00:00:00Z" }) } } }),

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { createKubeClient, type KubeClient } from "../../src/k8s/client/index.ts";
-import { tinyModules, tinyNodes, type WatchedNode } from "../../src/k8s/controllers/index.ts";
+import type { TinyNode } from "../../src/k8s/api/index.ts";
+import { tinyModules, tinyNodes } from "../../src/k8s/controllers/index.ts";
 import { tinyComponents, type WatchedComponent } from "../../src/k8s/controllers/tinycomponent.ts";
 import { connectNats } from "../../src/transport/nats/index.ts";
 import { H_EMPTY, H_FROM, H_TO } from "../../src/transport/nats/wire.ts";
@@ -96,7 +97,7 @@ test("a TinyComponent is installed, runs in a node, takes edits and leaves on de
       kind: "TinyNode",
       metadata: { name: NODE },
       spec: { module: MODULE, component: "double_it", edges: [{ id: "e1", port: "response", to: `${SINK}:in`, flowID: "f1" }] },
-    } as WatchedNode, { namespace: ns });
+    } as TinyNode, { namespace: ns });
     await waitUntil("the node runs", async () => {
       const n = await kube.get(tinyNodes, NODE, ns);
       return n.status?.status === "OK" && (n.status.ports ?? []).some((p) => p.name === "request");

@@ -2,7 +2,7 @@
  * Small components and TinyNode builders for unit tests of the runner and scheduler. Fakes live here
  * only (project rule: fakes only in unit tests).
  */
-import { defineComponent, fail, ok, permanent, retryable, source, target, Type, type TinyNodeLike } from "tinyhost";
+import { defineComponent, fail, ok, permanent, retryable, source, target, Type, type TinyNode } from "tinyhost";
 
 /** Module name used by test nodes: node names are `h.<MODULE>.<component>-<n>`. */
 export const MODULE = "testmod";
@@ -17,7 +17,7 @@ const b64 = (v: unknown) => Buffer.from(JSON.stringify(v), "utf8").toString("bas
 /** Options of {@link makeNode}. */
 export interface NodeOptions {
   /** Edges from this node: `[sourcePort, "targetNodeId:port", retryPolicy?]`. */
-  edges?: Array<{ port: string; to: string; id?: string; retryPolicy?: NonNullable<TinyNodeLike["spec"]["edges"]>[number]["retryPolicy"] }>;
+  edges?: Array<{ port: string; to: string; id?: string; retryPolicy?: NonNullable<TinyNode["spec"]["edges"]>[number]["retryPolicy"] }>;
   /** Port configs on this node: `{from: "srcNodeId:port" | "", port, config}`. */
   ports?: Array<{ from: string; port: string; config: unknown }>;
   labels?: Record<string, string>;
@@ -25,7 +25,7 @@ export interface NodeOptions {
 }
 
 /** A TinyNode for component `component` with id `id`; ids in `to`/`from` are expanded to full node names. */
-export function makeNode(id: string, component: string, o: NodeOptions = {}): TinyNodeLike {
+export function makeNode(id: string, component: string, o: NodeOptions = {}): TinyNode {
   const full = (addr: string) => (addr === "" ? "" : `${nodeName(addr.split(":")[0]!)}:${addr.split(":")[1]}`);
   return {
     metadata: { name: nodeName(id), namespace: "ns", labels: o.labels ?? {}, generation: 1 },

@@ -12,7 +12,7 @@
 import { resolve } from "node:path";
 import { platformListing } from "../platform-listing.ts";
 import type { CommandRunner } from "../cli.ts";
-import { looksLikeFlag } from "../flag-value.ts";
+import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { createRegistry, describeComponent, discoverComponents, RegistryError, type ComponentDescription, type Registry } from "../../runtime/registry/index.ts";
 import { loadComponentDir } from "../../runtime/registry/runtime-files.ts";
@@ -34,32 +34,13 @@ Lists every discovered component with its ports.
 
 const POSITION_NAMES = ["top", "right", "bottom", "left"];
 
-/** Parsed flags of the command. */
-interface Flags {
-  json: boolean;
-  dir?: string;
-  extra?: string;
-}
-
-function parse(args: string[]): Flags | string {
-  const flags: Flags = { json: false };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "--json") flags.json = true;
-    else if (arg === "--dir") {
-      const v = args[++i];
-      if (v === undefined || v === "" || looksLikeFlag(v)) return "--dir needs a directory";
-      flags.dir = v;
-    } else if (arg.startsWith("--dir=")) flags.dir = arg.slice("--dir=".length);
-    else if (arg === "--components") {
-      const v = args[++i];
-      if (v === undefined || v === "" || looksLikeFlag(v)) return "--components needs a directory";
-      flags.extra = v;
-    } else if (arg.startsWith("--components=")) flags.extra = arg.slice("--components=".length);
-    else return `unknown argument "${arg}"`;
-  }
-  return flags;
-}
+/** Flags of `components` (src/cli/flags.ts). */
+export const COMPONENTS_FLAGS = {
+  json: { type: "boolean" },
+  dir: { type: "string", valueName: "a directory" },
+  components: { type: "string", valueName: "a directory" },
+  help: { type: "boolean", short: "h" },
+} as const;
 
 /** The bundled set plus the files of `dir` (runtime-files.ts); broken files are printed and skipped. */
 async function loadWithFiles(dir: string): Promise<Registry> {
@@ -108,15 +89,18 @@ export const componentsCommand: CommandRunner = {
       console.log(componentsUsage());
       return 0;
     }
-    const flags = parse(args);
-    if (typeof flags === "string") {
-      console.error(`tinyhost components: ${flags}\n\n${componentsUsage()}`);
+    let flags;
+    try {
+      flags = parseFlags(args, COMPONENTS_FLAGS).values;
+    } catch (e) {
+      if (!(e instanceof FlagError)) throw e;
+      console.error(`tinyhost components: ${e.message}\n\n${componentsUsage()}`);
       return 2;
     }
     let registry: Registry;
     let list: ComponentDescription[];
     try {
-      registry = flags.extra !== undefined ? await loadWithFiles(flags.extra) : await load(flags.dir);
+      registry = flags.components !== undefined ? await loadWithFiles(flags.components) : await load(flags.dir);
       list = registry.list().map(platformListing);
     } catch (e) {
       const code = e instanceof RegistryError ? ` [${e.code}]` : "";

@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import type { CommandRunner } from "../cli.ts";
 import { LocalHost } from "../../local/host.ts";
 import { DEFAULT_LOCAL_PORT, localOptions, parseRunLocalArgs, quietRuntimeLogs, untilSignal } from "./run-local.ts";
-import { looksLikeFlag } from "../flag-value.ts";
+import { FlagError, parseFlags } from "../flags.ts";
 
 /** How long the demo waits for the http_server to listen before saying so, ms. */
 export const DEMO_LISTEN_TIMEOUT_MS = 15_000;
@@ -48,20 +48,15 @@ export type DemoArgs = { help: true } | { help: false; port?: string };
  * @returns the arguments, or a usage error naming the argument (unknown flag, missing value).
  */
 export function parseDemoArgs(args: readonly string[]): DemoArgs | string {
-  let port: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "--help" || arg === "-h") return { help: true };
-    if (arg === "--port") {
-      const v = args[++i];
-      if (v === undefined || v === "" || looksLikeFlag(v)) return "--port needs a value";
-      port = v;
-    } else if (arg.startsWith("--port=")) {
-      port = arg.slice("--port=".length);
-      if (port === "") return "--port needs a value";
-    } else return `unknown argument "${arg}"`;
+  let values;
+  try {
+    values = parseFlags(args, { port: { type: "string" }, help: { type: "boolean", short: "h" } }).values;
+  } catch (e) {
+    if (e instanceof FlagError) return e.message;
+    throw e;
   }
-  return port === undefined ? { help: false } : { help: false, port };
+  if (values.help) return { help: true };
+  return values.port === undefined ? { help: false } : { help: false, port: values.port };
 }
 
 /** The one-line message when the demo's http_server could not bind `port`. */

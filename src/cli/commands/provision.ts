@@ -4,23 +4,20 @@
  * provision.md §2, §8). `--dry-run` prints the manifests instead and needs no cluster.
  */
 import type { CommandRunner } from "../cli.ts";
+import { FlagError, parseFlags } from "../flags.ts";
 import { createKubeClient } from "../../k8s/client/index.ts";
 import {
-  booleanFlag,
   DEFAULT_IMAGE,
   DEFAULT_INGRESS_CLASS,
   DEFAULT_NAMESPACE,
   DEFAULT_RELEASE,
   dryRunPlan,
-  parseFlags,
   planManifests,
   provision,
   ProvisionInputError,
   resolveOptions,
-  stringFlag,
   toYamlStream,
   type AppliedObject,
-  type FlagSpec,
 } from "../../provision/index.ts";
 
 /** Help text of `tinyhost provision`. */
@@ -47,22 +44,22 @@ Flags:
   --kubeconfig <path>      kubeconfig file (default $KUBECONFIG, in-cluster, ~/.kube/config)
   --context <name>         kubeconfig context (default its current-context)`;
 
-/** Flags of `provision`. */
-export const PROVISION_FLAGS: FlagSpec = {
-  "dry-run": "boolean",
-  namespace: "string",
-  name: "string",
-  image: "string",
-  version: "string",
-  nats: "boolean",
-  otel: "boolean",
-  "ingress-suffix": "string",
-  "ingress-class": "string",
-  "with-cr-helpers": "boolean",
-  kubeconfig: "string",
-  context: "string",
-  help: "boolean",
-};
+/** Flags of `provision` (parsed by src/cli/flags.ts; `--no-nats`/`--no-otel` negate the booleans). */
+export const PROVISION_FLAGS = {
+  "dry-run": { type: "boolean" },
+  namespace: { type: "string", short: "n" },
+  name: { type: "string" },
+  image: { type: "string" },
+  version: { type: "string" },
+  nats: { type: "boolean" },
+  otel: { type: "boolean" },
+  "ingress-suffix": { type: "string" },
+  "ingress-class": { type: "string" },
+  "with-cr-helpers": { type: "boolean" },
+  kubeconfig: { type: "string" },
+  context: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
 
 function line(o: AppliedObject): string {
   return `${o.kind.toLowerCase()}/${o.name}${o.namespace ? ` (${o.namespace})` : ""} ${o.result}`;
@@ -79,22 +76,20 @@ export const provisionCommand: CommandRunner = {
     let flags;
     let options;
     try {
-      flags = parseFlags(args, PROVISION_FLAGS);
-      const s = (n: string) => stringFlag(flags!, n);
-      const b = (n: string) => booleanFlag(flags!, n);
+      flags = parseFlags(args, PROVISION_FLAGS).values;
       options = resolveOptions({
-        namespace: s("namespace"),
-        name: s("name"),
-        image: s("image"),
-        version: s("version"),
-        nats: b("nats"),
-        otel: b("otel"),
-        ingressSuffix: s("ingress-suffix"),
-        ingressClass: s("ingress-class"),
-        withCrHelpers: b("with-cr-helpers"),
+        namespace: flags.namespace,
+        name: flags.name,
+        image: flags.image,
+        version: flags.version,
+        nats: flags.nats,
+        otel: flags.otel,
+        ingressSuffix: flags["ingress-suffix"],
+        ingressClass: flags["ingress-class"],
+        withCrHelpers: flags["with-cr-helpers"],
       });
     } catch (e) {
-      if (!(e instanceof ProvisionInputError)) throw e;
+      if (!(e instanceof ProvisionInputError || e instanceof FlagError)) throw e;
       console.error(`tinyhost provision: ${e.message}\n\n${PROVISION_USAGE}`);
       return 2;
     }
@@ -103,8 +98,7 @@ export const provisionCommand: CommandRunner = {
       return 0;
     }
     try {
-      const kubeconfig = stringFlag(flags, "kubeconfig");
-      const context = stringFlag(flags, "context");
+      const { kubeconfig, context } = flags;
       const kube = await createKubeClient({ ...(kubeconfig ? { kubeconfig } : {}), ...(context ? { context } : {}) });
       const result = await provision(kube, options, { onObject: (o) => console.log(line(o)) });
       const changed = result.objects.filter((o) => o.result === "created" || o.result === "configured").length;

@@ -4,17 +4,15 @@
  * (src/provision/rbac.ts, release.ts), ready for `kubectl apply -f -`.
  */
 import type { CommandRunner } from "../cli.ts";
+import { FlagError, parseFlags } from "../flags.ts";
 import {
   DEFAULT_NAMESPACE,
   DEFAULT_RELEASE,
-  parseFlags,
   ProvisionInputError,
   managerServiceAccount,
   releaseRbac,
   resolveOptions,
-  stringFlag,
   toYamlStream,
-  type FlagSpec,
 } from "../../provision/index.ts";
 
 /** Help text of `tinyhost rbac`. */
@@ -33,8 +31,13 @@ Flags:
   --with-cr-helpers     the components use the CR helpers: also grant tinyflows, tinyprojects,
                         tinywidgetpages, tinyscenarios and tinynodes create/delete`;
 
-/** Flags of `rbac`. */
-export const RBAC_FLAGS: FlagSpec = { name: "string", namespace: "string", "with-cr-helpers": "boolean", help: "boolean" };
+/** Flags of `rbac` (parsed by src/cli/flags.ts). */
+export const RBAC_FLAGS = {
+  name: { type: "string" },
+  namespace: { type: "string", short: "n" },
+  "with-cr-helpers": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
 
 /** The `rbac` sub-command. Exit codes: 0 printed, 2 usage error. */
 export const rbacCommand: CommandRunner = {
@@ -45,16 +48,16 @@ export const rbacCommand: CommandRunner = {
       return 0;
     }
     try {
-      const flags = parseFlags(args, RBAC_FLAGS);
+      const flags = parseFlags(args, RBAC_FLAGS).values;
       const options = resolveOptions({
-        name: stringFlag(flags, "name"),
-        namespace: stringFlag(flags, "namespace"),
+        name: flags.name,
+        namespace: flags.namespace,
         withCrHelpers: flags["with-cr-helpers"] === true,
       });
       process.stdout.write(toYamlStream([managerServiceAccount(options), ...releaseRbac(options)]));
       return 0;
     } catch (e) {
-      if (!(e instanceof ProvisionInputError)) throw e;
+      if (!(e instanceof ProvisionInputError || e instanceof FlagError)) throw e;
       console.error(`tinyhost rbac: ${e.message}\n\n${RBAC_USAGE}`);
       return 2;
     }

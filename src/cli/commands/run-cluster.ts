@@ -22,8 +22,9 @@ import { setupTracing, type TracingHandle } from "../../telemetry/tracing.ts";
 import { version as tinyhostVersion } from "../version.ts";
 import { DEFAULT_LEASE_TIMINGS, startModule, type ModuleOptions } from "../../operator/index.ts";
 import { logger } from "../../telemetry/log.ts";
-import { looksLikeFlag } from "../flag-value.ts";
+import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
+import { TinyError } from "../../sdk/errors.ts";
 
 /**
  * Text of `tinyhost run --help` (cluster flags). The `--components` default depends on how tinyhost
@@ -66,12 +67,10 @@ Environment:
 }
 
 /** A bad flag, flag value or environment variable; the message names it. code `"USAGE"`. */
-export class RunUsageError extends Error {
-  /** Stable code. */
-  readonly code = "USAGE";
+export class RunUsageError extends TinyError<"USAGE"> {
   /** @param message - names the flag/variable and the value. */
   constructor(message: string) {
-    super(message);
+    super("USAGE", message);
     this.name = "RunUsageError";
   }
 }
@@ -89,22 +88,18 @@ export interface RunClusterFlags {
   help: boolean;
 }
 
-const FLAGS: Record<string, keyof Omit<RunClusterFlags, "help">> = {
-  "--name": "name",
-  "-n": "name",
-  "--version": "version",
-  "-v": "version",
-  "--namespace": "namespace",
-  "--kubeconfig": "kubeconfig",
-  "-k": "kubeconfig",
-  "--metrics-bind-address": "metricsBindAddress",
-  "-m": "metricsBindAddress",
-  "--health-probe-bind-address": "healthProbeBindAddress",
-  "-t": "healthProbeBindAddress",
-  "--grpc-server-bind-address": "grpcServerBindAddress",
-  "-g": "grpcServerBindAddress",
-  "--components": "components",
-};
+/** Flags of `run` in a cluster, with the Go CLI's short names (runtime-spec §9; parsed by src/cli/flags.ts). */
+export const RUN_CLUSTER_FLAGS = {
+  name: { type: "string", short: "n" },
+  version: { type: "string", short: "v" },
+  namespace: { type: "string" },
+  kubeconfig: { type: "string", short: "k" },
+  "metrics-bind-address": { type: "string", short: "m" },
+  "health-probe-bind-address": { type: "string", short: "t" },
+  "grpc-server-bind-address": { type: "string", short: "g" },
+  components: { type: "string", valueName: "a directory" },
+  help: { type: "boolean", short: "h" },
+} as const;
 
 /**
  * Parses the arguments after `run` (a `--local` flag is the local mode's, not ours: it is rejected).
@@ -112,22 +107,24 @@ const FLAGS: Record<string, keyof Omit<RunClusterFlags, "help">> = {
  *   (runtime-spec §9: Go refuses it).
  */
 export function parseRunClusterFlags(args: readonly string[]): RunClusterFlags {
-  const flags: RunClusterFlags = { name: "main", version: tinyhostVersion, namespace: "tinysystems", healthProbeBindAddress: ":8081", grpcServerBindAddress: ":0", help: false };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "--help" || arg === "-h") {
-      flags.help = true;
-      continue;
-    }
-    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const key = FLAGS[flag];
-    if (!key) throw new RunUsageError(`unknown flag ${JSON.stringify(arg)} (see tinyhost run --help)`);
-    const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
-    // `--name --namespace x` must not make "--namespace" the name; a negative number is a value.
-    if (value === undefined || (eq < 0 && looksLikeFlag(value))) throw new RunUsageError(`flag ${flag} needs a value`);
-    flags[key] = value;
+  let v;
+  try {
+    v = parseFlags(args, RUN_CLUSTER_FLAGS).values;
+  } catch (e) {
+    if (e instanceof FlagError) throw new RunUsageError(`${e.message} (see tinyhost run --help)`);
+    throw e;
   }
+  const flags: RunClusterFlags = {
+    name: v.name ?? "main",
+    version: v.version ?? tinyhostVersion,
+    namespace: v.namespace ?? "tinysystems",
+    ...(v.kubeconfig !== undefined ? { kubeconfig: v.kubeconfig } : {}),
+    ...(v["metrics-bind-address"] !== undefined ? { metricsBindAddress: v["metrics-bind-address"] } : {}),
+    healthProbeBindAddress: v["health-probe-bind-address"] ?? ":8081",
+    grpcServerBindAddress: v["grpc-server-bind-address"] ?? ":0",
+    ...(v.components !== undefined ? { components: v.components } : {}),
+    help: v.help === true,
+  };
   if (flags.name.trim() === "") throw new RunUsageError(`--name = ${JSON.stringify(flags.name)} must not be empty`);
   if (flags.version.trim() === "") throw new RunUsageError(`--version = ${JSON.stringify(flags.version)} must not be empty`);
   if (flags.version.startsWith("v")) {

@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import { LocalHost, type LocalHostOptions } from "../../local/host.ts";
 import { logger } from "../../telemetry/log.ts";
 import type { ComponentDefinition } from "../../sdk/component.ts";
-import { looksLikeFlag } from "../flag-value.ts";
+import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 
 /** Default HTTP port of local mode when neither `--port` nor `PORT` is set. */
@@ -55,61 +55,50 @@ export interface RunLocalFlags {
   healthProbeBindAddress?: string;
 }
 
+/** Flags of `run --local` (parsed by src/cli/flags.ts). */
+export const RUN_LOCAL_FLAGS = {
+  local: { type: "string", valueName: "a directory" },
+  name: { type: "string", short: "n" },
+  namespace: { type: "string" },
+  components: { type: "string", valueName: "a directory" },
+  port: { type: "string" },
+  state: { type: "string", valueName: "a file" },
+  "no-state": { type: "boolean" },
+  "no-watch": { type: "boolean" },
+  "health-probe-bind-address": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 /**
  * Parses the arguments of `run` when `--local` is present.
  * @param env the environment (for `PORT`).
  * @returns the flags, or a usage error message naming the flag and value.
  */
 export function parseRunLocalArgs(args: readonly string[], env: Record<string, string | undefined> = process.env): RunLocalFlags | string {
-  let dir: string | undefined;
-  const flags: Partial<RunLocalFlags> = { watch: true };
-  let port: string | undefined = env.PORT;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const [key, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
-    const value = (): string | undefined => (inline !== undefined ? inline : args[++i]);
-    switch (key) {
-      case "--local": {
-        const v = value();
-        if (!v || (inline === undefined && looksLikeFlag(v))) return "--local needs a directory";
-        dir = v;
-        break;
-      }
-      case "--name":
-      case "-n":
-      case "--namespace":
-      case "--components":
-      case "--state":
-      case "--health-probe-bind-address":
-      case "--port": {
-        const v = value();
-        // The next argument is the value unless it is another flag; a negative number is a value.
-        if (v === undefined || v === "" || (inline === undefined && looksLikeFlag(v))) return `${key} needs a value`;
-        if (key === "--name" || key === "-n") flags.name = v;
-        else if (key === "--namespace") flags.namespace = v;
-        else if (key === "--components") flags.components = v;
-        else if (key === "--state") flags.state = v;
-        else if (key === "--health-probe-bind-address") flags.healthProbeBindAddress = v;
-        else port = v;
-        break;
-      }
-      case "--no-state":
-        flags.state = null;
-        break;
-      case "--no-watch":
-        flags.watch = false;
-        break;
-      default:
-        return `unknown argument "${arg}"`;
-    }
+  let v;
+  try {
+    v = parseFlags(args, RUN_LOCAL_FLAGS).values;
+  } catch (e) {
+    if (e instanceof FlagError) return e.message;
+    throw e;
   }
+  const dir = v.local;
   if (!dir) return "--local needs a directory";
+  const flags: Partial<RunLocalFlags> = {
+    ...(v.name !== undefined ? { name: v.name } : {}),
+    ...(v.namespace !== undefined ? { namespace: v.namespace } : {}),
+    ...(v.components !== undefined ? { components: v.components } : {}),
+    ...(v["health-probe-bind-address"] !== undefined ? { healthProbeBindAddress: v["health-probe-bind-address"] } : {}),
+    ...(v["no-state"] ? { state: null } : v.state !== undefined ? { state: v.state } : {}), // --no-state wins over --state
+  };
+  const watch = !v["no-watch"];
+  const port = v.port ?? env.PORT;
   let portNumber = DEFAULT_LOCAL_PORT;
   if (port !== undefined && port !== "") {
     portNumber = Number(port);
     if (!Number.isInteger(portNumber) || portNumber < 1 || portNumber > 65535) return `port must be an integer 1–65535, got ${JSON.stringify(port)} (from ${args.some((a) => a.startsWith("--port")) ? "--port" : "PORT"})`;
   }
-  return { ...flags, dir, port: portNumber, watch: flags.watch ?? true };
+  return { ...flags, dir, port: portNumber, watch };
 }
 
 /** Components compiled into a standalone binary (the static registry), or undefined in dev. */

@@ -3,14 +3,13 @@
  * (`type: string, format: byte`). runtime-spec §8; components.md §6 "configuration and schema
  * are Go []byte → in the CR they are base64 strings".
  */
+import { TinyError } from "../../sdk/errors.ts";
 
 /**
  * A byte field could not be encoded or decoded. `field` names the CR field (e.g.
  * `spec.ports[2].configuration`), so the log line points at the offending value.
  */
-export class Base64JsonError extends Error {
-  /** Stable error code. */
-  readonly code = "invalid_base64_json";
+export class Base64JsonError extends TinyError<"invalid_base64_json"> {
   /** The field the value came from or is meant for. */
   readonly field: string;
 
@@ -19,7 +18,7 @@ export class Base64JsonError extends Error {
    * @param message What is wrong, including a short excerpt of the value.
    */
   constructor(field: string, message: string) {
-    super(`${field}: ${message}`);
+    super("invalid_base64_json", `${field}: ${message}`);
     this.name = "Base64JsonError";
     this.field = field;
   }

@@ -6,6 +6,7 @@
  * module/info.go, module/naming_match.go (runtime-spec §1.9, §6, §8).
  */
 import { createHash } from "node:crypto";
+import { TinyError } from "../../sdk/errors.ts";
 
 export { Base64JsonError, base64Json, decodeBase64Json } from "./bytes.ts";
 
@@ -50,16 +51,14 @@ export function sanitizeIdentity(s: string): string {
 }
 
 /** A node name is not `<prefix>.<module>.<component>…`. */
-export class InvalidNodeNameError extends Error {
-  /** Stable error code. */
-  readonly code = "invalid_node_name";
+export class InvalidNodeNameError extends TinyError<"invalid_node_name"> {
   /** The rejected name. */
   readonly nodeName: string;
 
   /** @param nodeName The name that failed to parse. */
   constructor(nodeName: string) {
     const parts = nodeName.split(NODE_NAME_SEPARATOR).length;
-    super(
+    super("invalid_node_name", 
       `node name ${JSON.stringify(nodeName)} is invalid: expected at least 3 "."-separated parts ` +
         `(<flow-prefix>.<module>.<component>-<suffix>), found ${parts}`,
     );

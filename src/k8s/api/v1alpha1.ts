@@ -10,7 +10,7 @@
  * Constants (group, kinds, labels, annotations, finalizers, ports) and resource descriptors are
  * re-exported from ./constants.ts and ./resources.ts so one import serves both.
  */
-import type { KubeList, KubeObject } from "./meta.ts";
+import type { KubeList, KubeObject, ObjectMeta } from "./meta.ts";
 import type { Position } from "./constants.ts";
 
 export * from "./constants.ts";
@@ -51,8 +51,11 @@ export interface TinyNodePortConfig {
  * The CRD defaults `maxAttempts` to 1 when a policy object is present.
  */
 export interface RetryPolicy {
-  /** Max total dispatch attempts, 1..10 (CRD minimum/maximum; default 1 = no retry). Required. */
-  maxAttempts: number;
+  /**
+   * Max total dispatch attempts, 1..10 (CRD minimum/maximum). The apiserver defaults it to 1 (no
+   * retry); absent in a hand-written local manifest, which is read as 1 too.
+   */
+  maxAttempts?: number;
   /** Initial backoff between attempts, ms (runtime default 1000). */
   initialDelayMs?: number;
   /** Backoff multiplier as a decimal string, e.g. `"2.0"` (runtime default 2.0). */
@@ -70,7 +73,8 @@ export interface RetryPolicy {
 
 /**
  * An edge of `TinyNode.spec.edges`; edges live on the SOURCE node (runtime-spec §2.3).
- * All of `id`, `port`, `to`, `flowID` are required by the CRD.
+ * The CRD requires all of `id`, `port`, `to`, `flowID`; the runtime never reads `flowID`, so a
+ * hand-written local manifest may leave it out.
  */
 export interface TinyNodeEdge {
   /** Edge id, conventionally `<fromNode>_<fromPort>-<toNode>_<toPort>`. */
@@ -79,8 +83,8 @@ export interface TinyNodeEdge {
   port: string;
   /** Target full port name `"<targetNode>:<targetPort>"`. */
   to: string;
-  /** Flow that owns the edge (editor bookkeeping). */
-  flowID: string;
+  /** Flow that owns the edge (editor bookkeeping; ignored by the runtime). */
+  flowID?: string;
   /** Optional retry policy. */
   retryPolicy?: RetryPolicy;
 }
@@ -137,16 +141,18 @@ export interface TinyNodePortStatus {
 }
 
 /**
- * Observed state of a TinyNode, written by the module leader (runtime-spec §5.1).
- * `module` and `component` are required by the CRD whenever status is written.
+ * Observed state of a TinyNode, written by the module leader (runtime-spec §5.1) and patched by
+ * the runners (metadata, ports; §2.9). The CRD requires `module` and `component` in a stored status
+ * (the leader's first write sets them); they are optional here because a status is read before
+ * that write and built up by partial patches (a `_reconcile` updater starts from `{}`).
  */
 export interface TinyNodeStatus {
   /** `metadata.generation` the controller last reconciled. */
   observedGeneration?: number;
   /** Module serving the node. */
-  module: TinyNodeModuleStatus;
+  module?: TinyNodeModuleStatus;
   /** Component description. */
-  component: TinyNodeComponentStatus;
+  component?: TinyNodeComponentStatus;
   /** Ports, sorted by name; `_reconcile/_client/_identity` omitted. */
   ports?: TinyNodePortStatus[];
   /** `"OK"` or the error text. */
@@ -159,11 +165,20 @@ export interface TinyNodeStatus {
   lastUpdateTime?: string;
 }
 
-/** A TinyNode: one component instance placed in a flow. Name `<hash>.<module>.<component>-<sfx>`. */
+/**
+ * A TinyNode: one component instance placed in a flow. Name `<hash>.<module>.<component>-<sfx>`:
+ * always set on a node the runtime sees (the platform names nodes itself; runtime-spec §8), so
+ * `metadata.name` is required here.
+ */
 export interface TinyNode extends KubeObject<TinyNodeSpec, TinyNodeStatus> {
+  /** Object metadata, with the node name. */
+  metadata: ObjectMeta & { name: string };
   /** Desired state (always written by the platform; `module`/`component` required). */
   spec: TinyNodeSpec;
 }
+
+/** A TinyNode to create: `metadata.name`, or `generateName` for the apiserver to complete. */
+export type NewTinyNode = Omit<TinyNode, "metadata"> & { metadata: ObjectMeta };
 
 /** A list of TinyNodes. */
 export type TinyNodeList = KubeList<TinyNode>;

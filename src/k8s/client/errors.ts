@@ -4,6 +4,7 @@
  * a body that cannot be decoded ({@link KubeDecodeError}).
  */
 import type { KubeStatus, StatusDetails } from "./types.ts";
+import { TinyError } from "../../sdk/errors.ts";
 
 /**
  * Reason used when the body is not a Status (or has none), by HTTP code. Rule: apimachinery
@@ -41,9 +42,7 @@ export function reasonForCode(status: number): string {
  * Fields come from the `Status` body when there is one; otherwise `reason` is derived from the
  * HTTP code. The message reads `<VERB> <path>: <status> <reason>: <server message>`.
  */
-export class KubeApiError extends Error {
-  /** Stable code for every API error. */
-  readonly code = "K8S_API";
+export class KubeApiError extends TinyError<"K8S_API"> {
   /** HTTP status code, e.g. 409. */
   readonly status: number;
   /** `metav1.StatusReason`, e.g. `Conflict`, `NotFound`, `AlreadyExists`, `Gone`, `Forbidden`, `Invalid`. */
@@ -75,7 +74,7 @@ export class KubeApiError extends Error {
     const body = init.body;
     const reason = init.reason ?? (body?.reason || reasonForCode(init.status));
     const serverMessage = body?.message ?? (init.text ?? "").trim().slice(0, 500);
-    super(`${init.verb} ${init.path}: ${init.status} ${reason}${serverMessage ? `: ${serverMessage}` : ""}`);
+    super("K8S_API", `${init.verb} ${init.path}: ${init.status} ${reason}${serverMessage ? `: ${serverMessage}` : ""}`);
     this.name = "KubeApiError";
     this.status = init.status;
     this.reason = reason;
@@ -92,9 +91,7 @@ export class KubeApiError extends Error {
  * The request got no HTTP answer: DNS, refused connection, TLS failure (e.g. a server certificate
  * not signed by the configured CA), reset, or the client-side timeout.
  */
-export class KubeConnectionError extends Error {
-  /** Stable code for every connection error. */
-  readonly code = "K8S_CONNECTION";
+export class KubeConnectionError extends TinyError<"K8S_CONNECTION"> {
   /** The apiserver base URL that could not be reached. */
   readonly server: string;
   /** True when the client-side timeout fired (the server may still have acted on the request). */
@@ -106,7 +103,7 @@ export class KubeConnectionError extends Error {
    */
   constructor(server: string, what: string, cause: unknown, timeoutMs?: number) {
     const why = timeoutMs !== undefined ? `timed out after ${timeoutMs} ms` : describe(cause);
-    super(`${what}: cannot reach the Kubernetes API at ${server}: ${why}`, { cause });
+    super("K8S_CONNECTION", `${what}: cannot reach the Kubernetes API at ${server}: ${why}`, { cause });
     this.name = "KubeConnectionError";
     this.server = server;
     this.timedOut = timeoutMs !== undefined;
@@ -114,28 +111,24 @@ export class KubeConnectionError extends Error {
 }
 
 /** An argument to a client call is unusable (empty name, namespace on a cluster-scoped resource, …). */
-export class KubeInputError extends Error {
-  /** Stable code for every input error. */
-  readonly code = "K8S_INPUT";
+export class KubeInputError extends TinyError<"K8S_INPUT"> {
   /** The argument at fault, e.g. `metadata.name`. */
   readonly field: string;
 
   /** @param field - the argument at fault. @param problem - what is wrong, naming the value. */
   constructor(field: string, problem: string) {
-    super(`${field} ${problem}`);
+    super("K8S_INPUT", `${field} ${problem}`);
     this.name = "KubeInputError";
     this.field = field;
   }
 }
 
 /** A 2xx body or a watch line is not the JSON the API promises. */
-export class KubeDecodeError extends Error {
-  /** Stable code for every decode error. */
-  readonly code = "K8S_DECODE";
+export class KubeDecodeError extends TinyError<"K8S_DECODE"> {
 
   /** @param what - `<VERB> <path>`. @param problem - what was wrong, quoting the start of the text. */
   constructor(what: string, problem: string) {
-    super(`${what}: ${problem}`);
+    super("K8S_DECODE", `${what}: ${problem}`);
     this.name = "KubeDecodeError";
   }
 }
@@ -177,4 +170,16 @@ function describe(cause: unknown): string {
     return typeof code === "string" && !cause.message.includes(code) ? `${code}: ${cause.message}` : cause.message;
   }
   return String(cause);
+}
+
+/**
+ * A compare-and-swap write kept losing to other writers (409 Conflict) until the attempt limit of
+ * the conflict-retry policy (./conflict.ts). Code `CONFLICT_RETRIES_EXHAUSTED`; `cause` is the last
+ * Conflict.
+ */
+export class ConflictRetriesExhaustedError extends TinyError<"CONFLICT_RETRIES_EXHAUSTED"> {
+  /** @param what - the object, e.g. `Service ns/name`. @param attempts - attempts made. @param cause - the last Conflict. */
+  constructor(what: string, attempts: number, cause: unknown) {
+    super("CONFLICT_RETRIES_EXHAUSTED", `${what}: still conflicting after ${attempts} attempts`, { cause });
+  }
 }

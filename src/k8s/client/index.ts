@@ -38,7 +38,9 @@ export {
   isGone,
   isStatus,
   reasonForCode,
+  ConflictRetriesExhaustedError,
 } from "./errors.ts";
+export { retryOnConflict, CONFLICT_RETRY, type ConflictRetry, type ConflictRetryResult } from "./conflict.ts";
 export { apiVersionOf, resourcePath } from "./paths.ts";
 export { decodeWatchEvents, parseWatchLine } from "./watch-stream.ts";
 export * from "./resources.ts";

@@ -5,26 +5,26 @@
  * Concepts › Resource versions"; optimistic concurrency), so neither our write nor the other
  * writer's is lost.
  */
-import type { TinyModuleStatus, TinyNodeStatus } from "../api/index.ts";
+import type { TinyModuleStatus, TinyNode, TinyNodeStatus } from "../api/index.ts";
 import type { KubeClient } from "../client/index.ts";
-import { tinyModules, tinyNodes, type WatchedModule, type WatchedNode } from "./types.ts";
+import { tinyModules, tinyNodes, type WatchedModule } from "./types.ts";
 import type { NodeStatusPatch } from "./node-status.ts";
 
 /** TinyNode calls in one namespace. */
 export interface TinyNodeApi {
   /** Fresh GET. @throws KubeApiError (`isNotFound`). */
-  get(name: string): Promise<WatchedNode>;
+  get(name: string): Promise<TinyNode>;
   /**
    * Sets `metadata.finalizers` (JSON merge patch guarded by `resourceVersion`).
    * @throws KubeApiError (`isConflict` when the node changed since `resourceVersion`, `isNotFound`).
    */
-  setFinalizers(name: string, resourceVersion: string, finalizers: string[]): Promise<WatchedNode>;
+  setFinalizers(name: string, resourceVersion: string, finalizers: string[]): Promise<TinyNode>;
   /**
    * Merge-patches the `status` subresource with `status` (only the given fields change; `null`
    * removes one), guarded by `resourceVersion`.
    * @throws KubeApiError (`isConflict`, `isNotFound`).
    */
-  patchStatus(name: string, resourceVersion: string, status: NodeStatusPatch): Promise<WatchedNode>;
+  patchStatus(name: string, resourceVersion: string, status: NodeStatusPatch): Promise<TinyNode>;
 }
 
 /** TinyModule calls in one namespace. */

@@ -10,5 +10,4 @@ export { ownedNodeStatus, ownedStatusChanged, heartbeatDue, formatTime, nodeStat
 export { componentStatuses, moduleStatus } from "./module-status.ts";
 export { kubeStatusSink, type NodePatcher } from "./status-sink.ts";
 export { kubeNodeApi, kubeModuleApi, type TinyNodeApi, type TinyModuleApi } from "./api.ts";
-export { writeOnConflictRetry, DEFAULT_WRITE_ATTEMPTS, type WriteOutcome } from "./conflict.ts";
-export { tinyNodes, tinyModules, type WatchedNode, type WatchedModule } from "./types.ts";
+export { tinyNodes, tinyModules, type WatchedModule } from "./types.ts";

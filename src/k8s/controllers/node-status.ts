@@ -6,10 +6,8 @@
  * older than the heartbeat interval (the Go leader rewrites `lastUpdateTime` on every 5-min requeue;
  * we keep that heartbeat but skip the no-op writes in between — docs/compatibility.md).
  */
-import type { TinyNodeStatus } from "../api/index.ts";
-import type { TinyNodeStatusLike } from "../../sdk/node.ts";
-import { deepEqual } from "../runtime/predicates.ts";
-import type { WatchedNode } from "./types.ts";
+import { isDeepStrictEqual } from "node:util";
+import type { TinyNode, TinyNodeStatus } from "../api/index.ts";
 
 /** The module identity written to `status.module` (runtime-spec §5.1 step 5). */
 export interface ModuleInfo {
@@ -53,7 +51,7 @@ export function formatTime(d: Date): string {
  * Ports and component fall back to the node's current ones (then `[]` / empty strings, which the
  * CRD requires to be present — runtime-spec §16 item 27).
  */
-export function ownedNodeStatus(node: WatchedNode, module: ModuleInfo, fromScheduler: TinyNodeStatusLike | undefined, failure: unknown): OwnedNodeStatus {
+export function ownedNodeStatus(node: TinyNode, module: ModuleInfo, fromScheduler: TinyNodeStatus | undefined, failure: unknown): OwnedNodeStatus {
   const current = node.status;
   const failed = failure !== undefined;
   return {
@@ -74,9 +72,9 @@ function errorText(err: unknown): string {
 export function ownedStatusChanged(current: TinyNodeStatus | undefined, desired: OwnedNodeStatus): boolean {
   if (!current) return true;
   return (
-    !deepEqual(current.module, desired.module) ||
-    !deepEqual(current.component, desired.component) ||
-    !deepEqual(current.ports ?? [], desired.ports) ||
+    !isDeepStrictEqual(current.module, desired.module) ||
+    !isDeepStrictEqual(current.component, desired.component) ||
+    !isDeepStrictEqual(current.ports ?? [], desired.ports) ||
     (current.status ?? "") !== desired.status ||
     (current.error ?? false) !== desired.error ||
     (current.observedGeneration ?? 0) !== desired.observedGeneration

@@ -7,7 +7,6 @@
 import { isNotFound } from "../client/index.ts";
 import type { TinyNode } from "../api/index.ts";
 import type { StatusSink } from "../../runtime/runner/runner.ts";
-import type { TinyNodeLike } from "../../sdk/node.ts";
 
 /** The patch call the sink needs: the resource manager's `nodes.patch(name, updater)`. */
 export type NodePatcher = (name: string, updater: (node: TinyNode) => void) => Promise<unknown>;
@@ -17,7 +16,7 @@ export function kubeStatusSink(patch: NodePatcher): StatusSink {
   return {
     async patchStatus(nodeName, mutate) {
       try {
-        await patch(nodeName, (node) => mutate(node as TinyNodeLike));
+        await patch(nodeName, (node) => mutate(node as TinyNode));
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }

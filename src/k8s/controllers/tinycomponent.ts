@@ -15,14 +15,13 @@
  *    modules do not overwrite each other. Requeue: leader 5 min, follower 1 min (§13.1).
  */
 import { COMPONENT_FINALIZER, DEFAULT_COMPONENT_RUNTIME, TINY_COMPONENT_RESOURCE, type TinyComponentSpec, type TinyComponentStatus } from "../api/index.ts";
-import { defineResource, isNotFound, type KubeClient, type KubeObject, type ResourceDescriptor } from "../client/index.ts";
+import { defineResource, isNotFound, retryOnConflict, type KubeClient, type KubeObject, type ResourceDescriptor } from "../client/index.ts";
 import type { ReconcileResult, Reconciler } from "../runtime/controller.ts";
 import { splitKey } from "../runtime/source.ts";
 import type { ComponentDefinition } from "../../sdk/component.ts";
 import type { ComponentCatalog } from "../../runtime/registry/catalog.ts";
 import { defineScriptComponent, SCRIPT_RUNTIMES } from "../../runtime/script/defined.ts";
 import type { ScriptLanguage } from "../../runtime/script/compile.ts";
-import { DEFAULT_WRITE_ATTEMPTS, writeOnConflictRetry } from "./conflict.ts";
 
 /** A TinyComponent as the controller sees it (runtime-spec §8). */
 export interface WatchedComponent extends KubeObject {
@@ -149,12 +148,12 @@ export function tinyComponentReconciler(opts: TinyComponentReconcilerOptions): T
 
   const setFinalizers = async (object: WatchedComponent, name: string, want: boolean): Promise<WatchedComponent | undefined> => {
     try {
-      const out = await writeOnConflictRetry(object, () => api.get(name), (o) => {
+      const out = await retryOnConflict({ what: `TinyComponent ${name} finalizers`, current: object, read: () => api.get(name), write: (o) => {
         const finalizers = o.metadata.finalizers ?? [];
         const has = finalizers.includes(COMPONENT_FINALIZER);
         if (has === want || (want && o.metadata.deletionTimestamp)) return undefined;
         return api.setFinalizers(name, o.metadata.resourceVersion ?? "", want ? [...finalizers, COMPONENT_FINALIZER] : finalizers.filter((f) => f !== COMPONENT_FINALIZER));
-      }, DEFAULT_WRITE_ATTEMPTS);
+      } });
       return out.object;
     } catch (err) {
       if (isNotFound(err)) return undefined;
@@ -164,14 +163,14 @@ export function tinyComponentReconciler(opts: TinyComponentReconcilerOptions): T
 
   const writeStatus = async (object: WatchedComponent, name: string, r: Installed): Promise<void> => {
     const desired: TinyComponentStatus = { installed: r.installed, reason: r.reason, observedGeneration: r.generation, module: r.installed ? opts.module : "" };
-    const out = await writeOnConflictRetry(object, () => api.get(name), (o) => {
+    const out = await retryOnConflict({ what: `TinyComponent ${name} status`, current: object, read: () => api.get(name), write: (o) => {
       const s = o.status ?? {};
       const same = s.installed === desired.installed && (s.reason ?? "") === desired.reason && s.observedGeneration === desired.observedGeneration && (s.module ?? "") === desired.module;
       if (same) return undefined;
       const reportedThisGeneration = s.observedGeneration === r.generation && s.module !== opts.module;
       if (reportedThisGeneration && (s.installed === true || !desired.installed)) return undefined; // another serving module answered for this generation
       return api.patchStatus(name, o.metadata.resourceVersion ?? "", desired);
-    }, DEFAULT_WRITE_ATTEMPTS);
+    } });
     if (out.written) stats.statusWrites++;
     else stats.statusSkips++;
   };

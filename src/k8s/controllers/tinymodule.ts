@@ -7,12 +7,11 @@
  *   5 s forever (§16 item 21); a leadership change enqueues the object instead (docs/compatibility.md).
  */
 import type { TinyModuleStatus } from "../api/index.ts";
-import { isNotFound } from "../client/index.ts";
+import { isNotFound, retryOnConflict } from "../client/index.ts";
 import type { Reconciler } from "../runtime/controller.ts";
-import { deepEqual } from "../runtime/predicates.ts";
+import { isDeepStrictEqual } from "node:util";
 import { splitKey } from "../runtime/source.ts";
 import type { TinyModuleApi } from "./api.ts";
-import { DEFAULT_WRITE_ATTEMPTS, writeOnConflictRetry } from "./conflict.ts";
 import type { WatchedModule } from "./types.ts";
 
 /** Where other modules' addresses go (the gRPC transport's pool). */
@@ -49,8 +48,6 @@ export interface TinyModuleReconcilerOptions {
   isLeader: () => boolean;
   /** Other modules' addresses (gRPC transport only); absent with NATS. */
   addresses?: ModuleAddressBook;
-  /** Max writes on conflicts. Default {@link DEFAULT_WRITE_ATTEMPTS}. */
-  writeAttempts?: number;
 }
 
 /** The reconcile function plus its counters. */
@@ -73,11 +70,11 @@ export function tinyModuleReconciler(opts: TinyModuleReconcilerOptions): TinyMod
     }
     if (!object || !opts.isLeader()) return;
     try {
-      const out = await writeOnConflictRetry(object, () => opts.api.get(name), (m) => {
+      const out = await retryOnConflict({ what: `TinyModule ${name} status`, current: object, read: () => opts.api.get(name), write: (m) => {
         const desired = opts.desiredStatus();
-        if (desired === undefined || deepEqual(m.status, desired)) return undefined;
+        if (desired === undefined || isDeepStrictEqual(m.status, desired)) return undefined;
         return opts.api.patchStatus(name, m.metadata.resourceVersion ?? "", desired);
-      }, opts.writeAttempts ?? DEFAULT_WRITE_ATTEMPTS);
+      } });
       stats.conflicts += out.conflicts;
       if (out.written) stats.statusWrites++;
       else stats.statusSkips++;

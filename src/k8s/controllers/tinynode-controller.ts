@@ -13,7 +13,7 @@ import { generationOrStatusMetadataChanged } from "../runtime/predicates.ts";
 import { splitKey, type WatchSource } from "../runtime/source.ts";
 import { stripManagedFields, Watcher, type WatcherOptions } from "../runtime/watcher.ts";
 import { tinyNodeReconciler, type TinyNodeReconciler, type TinyNodeReconcilerOptions } from "./tinynode.ts";
-import type { WatchedNode } from "./types.ts";
+import type { TinyNode } from "../api/index.ts";
 
 /**
  * Default concurrent TinyNode reconciles (controller-runtime `MaxConcurrentReconciles`, default 1
@@ -31,13 +31,13 @@ export const CONTROLLER_STOP_TIMEOUT_MS = 2_000;
 /** Parameters of {@link tinyNodeController}: the reconciler's, plus where nodes come from. */
 export interface TinyNodeControllerOptions extends TinyNodeReconcilerOptions {
   /** TinyNode list/watch: `resourceSource(kube, tinyNodes, …)` in a cluster, the in-memory API locally. */
-  source: WatchSource<WatchedNode>;
+  source: WatchSource<TinyNode>;
   /** Concurrent reconciles (a key is never reconciled by two at once). */
   workers: number;
   /** Watch errors and failed reconciles are logged here (a pino logger in a cluster, the human log locally). */
   log: Pick<ComponentLogger, "warn">;
   /** Watcher tuning (local mode turns the silence watchdog off: its watch never goes quiet by accident). */
-  watcher?: WatcherOptions<WatchedNode>;
+  watcher?: WatcherOptions<TinyNode>;
   /** Told the node name after every reconcile, whatever its outcome (local mode's terminal and start signals); must not throw. */
   onReconciled?: (name: string) => void;
 }
@@ -45,9 +45,9 @@ export interface TinyNodeControllerOptions extends TinyNodeReconcilerOptions {
 /** A built TinyNode controller. */
 export interface TinyNodeController {
   /** The controller: its store (cache), queue and counters; `enqueue`/`enqueueAll` requeue nodes. */
-  readonly controller: Controller<WatchedNode>;
+  readonly controller: Controller<TinyNode>;
   /** The watch stage (its counters feed /metrics). */
-  readonly watcher: Watcher<WatchedNode>;
+  readonly watcher: Watcher<TinyNode>;
   /** The reconcile function's counters and the ownership rule (`owns`). */
   readonly reconciler: TinyNodeReconciler;
   /** Runs the controller under a manager (group `controllers`). */
@@ -59,12 +59,12 @@ export function tinyNodeController(o: TinyNodeControllerOptions): TinyNodeContro
   const reconciler = tinyNodeReconciler(o);
   // The cache drops managedFields (controller-runtime TransformStripManagedFields): about a third
   // of a stored TinyNode's JSON, read by nothing (bench/scale.ts RSS per node).
-  const watcher = new Watcher<WatchedNode>(o.source, {
+  const watcher = new Watcher<TinyNode>(o.source, {
     transform: stripManagedFields,
     onError: (err) => o.log.warn({ err: String(err) }, "tinynode watch error"),
     ...o.watcher,
   });
-  const controller = new Controller<WatchedNode>({
+  const controller = new Controller<TinyNode>({
     name: "tinynode",
     watcher,
     reconcile: async (key, obj, ctx) => {

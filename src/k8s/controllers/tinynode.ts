@@ -16,15 +16,14 @@
  * Pod shutdown never reaches onDestroy: that is `Scheduler.stopAll` (runtime-spec §2.10).
  */
 import { NODE_FINALIZER, nameMatches, parseFullName } from "../api/index.ts";
-import { isNotFound } from "../client/index.ts";
+import { isNotFound, retryOnConflict } from "../client/index.ts";
 import type { ReconcileResult, Reconciler } from "../runtime/controller.ts";
 import { splitKey } from "../runtime/source.ts";
 import { isPermanent } from "../../sdk/errors.ts";
-import type { TinyNodeLike, TinyNodeStatusLike } from "../../sdk/node.ts";
+import type { TinyNodeStatus } from "../api/index.ts";
 import type { TinyNodeApi } from "./api.ts";
-import { DEFAULT_WRITE_ATTEMPTS, writeOnConflictRetry } from "./conflict.ts";
 import { heartbeatDue, nodeStatusPatch, ownedNodeStatus, ownedStatusChanged, type ModuleInfo } from "./node-status.ts";
-import type { WatchedNode } from "./types.ts";
+import type { TinyNode } from "../api/index.ts";
 
 /** Leader requeue, ms (runtime-spec §5.1 step 8, §13.1). */
 export const LEADER_REQUEUE_MS = 5 * 60_000;
@@ -34,7 +33,7 @@ export const FOLLOWER_REQUEUE_MS = 60_000;
 /** The scheduler calls the reconciler makes (a subset of `Scheduler`, so tests pass a fake). */
 export interface NodeScheduler {
   /** Creates or updates the node's runner; reports the status fields the runtime owns. @throws PermanentError for an unknown component. */
-  update(node: TinyNodeLike): Promise<TinyNodeStatusLike>;
+  update(node: TinyNode): Promise<TinyNodeStatus>;
   /** Stops the node's runner with onDestroy and forgets it; no-op without a runner. */
   destroy(name: string): Promise<void>;
 }
@@ -71,8 +70,6 @@ export interface TinyNodeReconcilerOptions {
   followerRequeueMs?: number;
   /** Rewrite an unchanged status when its `lastUpdateTime` is this old. Default 90 % of `leaderRequeueMs`. */
   heartbeatMs?: number;
-  /** Max writes per status/finalizer update on conflicts. Default {@link DEFAULT_WRITE_ATTEMPTS}. */
-  writeAttempts?: number;
   /** Wall clock for `lastUpdateTime`. Default `() => new Date()`. */
   now?: () => Date;
 }
@@ -80,7 +77,7 @@ export interface TinyNodeReconcilerOptions {
 /** The reconcile function plus its counters. */
 export interface TinyNodeReconciler {
   /** Pass to `new Controller({ reconcile })`. */
-  reconcile: Reconciler<WatchedNode>;
+  reconcile: Reconciler<TinyNode>;
   /** Live counters. */
   readonly stats: TinyNodeReconcilerStats;
   /** True when this module owns the node named `name` (runtime-spec §5.1 step 1); for `Controller.enqueueAll`. */
@@ -92,7 +89,6 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
   const leaderRequeueMs = opts.leaderRequeueMs ?? LEADER_REQUEUE_MS;
   const followerRequeueMs = opts.followerRequeueMs ?? FOLLOWER_REQUEUE_MS;
   const heartbeatMs = opts.heartbeatMs ?? Math.floor(leaderRequeueMs * 0.9);
-  const attempts = opts.writeAttempts ?? DEFAULT_WRITE_ATTEMPTS;
   const now = opts.now ?? (() => new Date());
   const { api, scheduler } = opts;
   const stats: TinyNodeReconcilerStats = { statusWrites: 0, statusSkips: 0, conflicts: 0, finalizersAdded: 0, finalizersRemoved: 0, destroyed: 0 };
@@ -111,13 +107,13 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
   };
 
   /** Adds our finalizer; resolves to the node after the write, or undefined when the node is gone. */
-  const ensureFinalizer = async (node: WatchedNode, name: string): Promise<WatchedNode | undefined> => {
+  const ensureFinalizer = async (node: TinyNode, name: string): Promise<TinyNode | undefined> => {
     try {
-      const out = await writeOnConflictRetry(node, () => api.get(name), (n) => {
+      const out = await retryOnConflict({ what: `TinyNode ${name} finalizer`, current: node, read: () => api.get(name), write: (n) => {
         const finalizers = n.metadata.finalizers ?? [];
         if (finalizers.includes(NODE_FINALIZER) || n.metadata.deletionTimestamp) return undefined;
         return api.setFinalizers(name, n.metadata.resourceVersion ?? "", [...finalizers, NODE_FINALIZER]);
-      }, attempts);
+      } });
       stats.conflicts += out.conflicts;
       if (out.written) stats.finalizersAdded++;
       return out.object;
@@ -127,13 +123,13 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
     }
   };
 
-  const removeFinalizer = async (node: WatchedNode, name: string): Promise<void> => {
+  const removeFinalizer = async (node: TinyNode, name: string): Promise<void> => {
     try {
-      const out = await writeOnConflictRetry(node, () => api.get(name), (n) => {
+      const out = await retryOnConflict({ what: `TinyNode ${name} finalizer`, current: node, read: () => api.get(name), write: (n) => {
         const finalizers = n.metadata.finalizers ?? [];
         if (!finalizers.includes(NODE_FINALIZER)) return undefined;
         return api.setFinalizers(name, n.metadata.resourceVersion ?? "", finalizers.filter((f) => f !== NODE_FINALIZER));
-      }, attempts);
+      } });
       stats.conflicts += out.conflicts;
       if (out.written) stats.finalizersRemoved++;
     } catch (err) {
@@ -141,19 +137,19 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
     }
   };
 
-  const writeStatus = async (node: WatchedNode, name: string, reported: TinyNodeStatusLike | undefined, failure: unknown): Promise<void> => {
-    const out = await writeOnConflictRetry(node, () => api.get(name), (n) => {
+  const writeStatus = async (node: TinyNode, name: string, reported: TinyNodeStatus | undefined, failure: unknown): Promise<void> => {
+    const out = await retryOnConflict({ what: `TinyNode ${name} status`, current: node, read: () => api.get(name), write: (n) => {
       const desired = ownedNodeStatus(n, opts.module, reported, failure);
       const at = now();
       if (!ownedStatusChanged(n.status, desired) && !heartbeatDue(n.status, at, heartbeatMs)) return undefined;
       return api.patchStatus(name, n.metadata.resourceVersion ?? "", nodeStatusPatch(desired, at));
-    }, attempts);
+    } });
     stats.conflicts += out.conflicts;
     if (out.written) stats.statusWrites++;
     else stats.statusSkips++;
   };
 
-  const reconcile: Reconciler<WatchedNode> = async (key, object): Promise<ReconcileResult | void> => {
+  const reconcile: Reconciler<TinyNode> = async (key, object): Promise<ReconcileResult | void> => {
     const { name } = splitKey(key);
     if (!owns(name)) return;
     if (!object) {
@@ -170,10 +166,10 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
       await destroy(name);
       return;
     }
-    let reported: TinyNodeStatusLike | undefined;
+    let reported: TinyNodeStatus | undefined;
     let failure: unknown;
     try {
-      reported = await scheduler.update(toNodeLike(node, name));
+      reported = await scheduler.update(node);
     } catch (err) {
       failure = err ?? new Error("scheduler update failed");
     }
@@ -191,7 +187,3 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
   return { reconcile, stats, owns };
 }
 
-/** The node as the scheduler takes it (name always set). */
-function toNodeLike(node: WatchedNode, name: string): TinyNodeLike {
-  return { ...node, metadata: { ...node.metadata, name } } as TinyNodeLike;
-}

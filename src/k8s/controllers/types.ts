@@ -7,16 +7,10 @@ import {
   TINY_NODE_RESOURCE,
   type TinyModuleSpec,
   type TinyModuleStatus,
-  type TinyNodeSpec,
-  type TinyNodeStatus,
+  type TinyNode,
 } from "../api/index.ts";
 import { defineResource, type KubeObject, type ResourceDescriptor } from "../client/index.ts";
 
-/** A TinyNode as the TinyNode controller sees it (runtime-spec §8). */
-export interface WatchedNode extends KubeObject {
-  spec: TinyNodeSpec;
-  status?: TinyNodeStatus;
-}
 
 /** A TinyModule as the TinyModule controller sees it (runtime-spec §8). */
 export interface WatchedModule extends KubeObject {
@@ -25,7 +19,7 @@ export interface WatchedModule extends KubeObject {
 }
 
 /** `operator.tinysystems.io/v1alpha1` tinynodes, typed for the REST client. */
-export const tinyNodes: ResourceDescriptor<WatchedNode> = defineResource<WatchedNode>(TINY_NODE_RESOURCE);
+export const tinyNodes: ResourceDescriptor<TinyNode> = defineResource<TinyNode>(TINY_NODE_RESOURCE);
 
 /** `operator.tinysystems.io/v1alpha1` tinymodules, typed for the REST client. */
 export const tinyModules: ResourceDescriptor<WatchedModule> = defineResource<WatchedModule>(TINY_MODULE_RESOURCE);

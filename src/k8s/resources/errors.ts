@@ -2,19 +2,10 @@
  * Errors of the resource manager. Each has a stable `code`; messages name the offending value or
  * the label selector that matched too little or too much (runtime-spec §7.1, §16 item 26).
  */
+import { TinyError } from "../../sdk/errors.ts";
 
-/** Base class: every resource-manager error carries a machine-readable `code`. */
-export class ResourceManagerError extends Error {
-  /** Machine-readable reason, e.g. `INVALID_HOSTNAME`. */
-  readonly code: string;
-
-  /** @param code - stable code. @param message - human text. @param options - optional cause. */
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-    this.name = new.target.name;
-  }
-}
+/** Base class of the resource-manager errors (a {@link TinyError}: `code` e.g. `INVALID_HOSTNAME`). */
+export class ResourceManagerError extends TinyError {}
 
 /**
  * The current pod's name is unknown: `HOSTNAME` is empty and no `podName` was given. The release
@@ -109,13 +100,6 @@ export class NoHostnamesError extends ResourceManagerError {
   }
 }
 
-/** A read-modify-write kept losing to other writers (409 Conflict) until the attempt limit. Code `CONFLICT_RETRIES_EXHAUSTED`. */
-export class ConflictRetriesExhaustedError extends ResourceManagerError {
-  /** @param what - the object, e.g. `Service ns/name`. @param attempts - attempts made. @param cause - the last Conflict. */
-  constructor(what: string, attempts: number, cause: unknown) {
-    super("CONFLICT_RETRIES_EXHAUSTED", `${what}: still conflicting after ${attempts} attempts`, { cause });
-  }
-}
 
 /** An argument of a custom-resource helper is missing or unusable. Code `INVALID_ARGUMENT`. */
 export class InvalidArgumentError extends ResourceManagerError {

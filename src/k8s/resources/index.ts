@@ -21,7 +21,6 @@ export {
   InvalidHostnameError,
   InvalidPortError,
   NoHostnamesError,
-  ConflictRetriesExhaustedError,
   InvalidArgumentError,
   OwnerLookupError,
   ExposeConflictError,
@@ -108,9 +107,8 @@ export {
 } from "./expose-lock.ts";
 export { writeBoth, type TwoWrites } from "./two-writes.ts";
 export { updateService, updateIngress, undoEdit, describeObject, EXPOSE_FIELD_MANAGER, type ReleaseUpdate } from "./release-updates.ts";
-export { readModifyWrite, DEFAULT_CONFLICT_ATTEMPTS, type ReadModifyWrite, type ReadModifyWriteResult } from "./read-modify-write.ts";
 export { createMergePatch } from "./merge-patch.ts";
-export { patchNode, type NodeUpdater, type PatchNodeResult } from "./patch-node.ts";
+export { patchNode, type PatchNodeResult } from "./patch-node.ts";
 export { crdApi, type CrdApi } from "./crd-api.ts";
 export { bindKinds, type Kinds } from "./kinds.ts";
 export { controllerReference, ownerReferenceTo } from "./owner.ts";

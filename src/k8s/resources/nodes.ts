@@ -3,12 +3,13 @@
  * project and flow. A created node gets its TinyFlow (from the `tinysystems.io/flow-name` label)
  * as controlling owner, so deleting the flow garbage-collects its nodes.
  */
-import { FLOW_NAME_LABEL, KIND, PROJECT_NAME_LABEL, type TinyNode } from "../api/index.ts";
+import { FLOW_NAME_LABEL, KIND, PROJECT_NAME_LABEL, type NewTinyNode, type TinyNode } from "../api/index.ts";
 import type { WatchEvent, KubeObject } from "../client/index.ts";
 import type { Kinds } from "./kinds.ts";
 import { requireText } from "./names.ts";
 import { ownerReferenceTo } from "./owner.ts";
-import { patchNode, type NodeUpdater, type PatchNodeResult } from "./patch-node.ts";
+import type { NodeUpdater } from "../../sdk/node.ts";
+import { patchNode, type PatchNodeResult } from "./patch-node.ts";
 import { labelSelector } from "./release.ts";
 import type { KubeClient } from "../client/index.ts";
 
@@ -22,7 +23,7 @@ export interface NodeHelpers {
    * reference to that TinyFlow (`controller: true`, `blockOwnerDeletion: true`).
    * @throws OwnerLookupError when the flow cannot be read; KubeApiError.
    */
-  create(node: TinyNode): Promise<TinyNode>;
+  create(node: NewTinyNode): Promise<TinyNode>;
   /** Go `UpdateNode`: PUT (compare-and-swap on resourceVersion). @throws KubeApiError (`isConflict`). */
   update(node: TinyNode): Promise<TinyNode>;
   /** Go `DeleteNode`. @throws KubeApiError (`isNotFound`). */
@@ -51,7 +52,7 @@ export function nodeHelpers(kube: KubeClient, kinds: Kinds, managerNamespace: st
       const flow = node.metadata.labels?.[FLOW_NAME_LABEL];
       const metadata = { ...node.metadata, namespace };
       if (flow) metadata.ownerReferences = [await ownerReferenceTo(kinds.flows, KIND.TinyFlow, flow, namespace)];
-      return kinds.nodes.create({ ...node, metadata }, namespace);
+      return kinds.nodes.create({ ...node, metadata } as TinyNode, namespace); // the apiserver completes a generateName
     },
     update: (node) => kinds.nodes.update(node, ns(node?.metadata?.namespace)),
     delete: (name, namespace) => kinds.nodes.delete(requireText("name", name), ns(namespace)),

@@ -1,14 +1,13 @@
 /**
  * Compare-and-swap edits of the release Service and Ingress: each reads the newest object, applies
  * a pure edit (service-ports.ts, ingress-rules.ts, expose-lock.ts), writes only when the edit
- * returns a change, and on Conflict reads again and recomputes (read-modify-write.ts). The edit may
+ * returns a change, and on Conflict reads again and recomputes (`retryOnConflict`). The edit may
  * throw (a conflict with another writer's entry); that ends the update with nothing written.
  */
 import { isDeepStrictEqual } from "node:util";
-import { ingresses, services, type Ingress, type KubeObject, type Service } from "../client/index.ts";
+import { ingresses, retryOnConflict, services, type Ingress, type KubeObject, type Service } from "../client/index.ts";
 import type { ResourceContext } from "./context.ts";
 import { INGRESS_RECORD_ANNOTATION, SERVICE_RECORD_ANNOTATION, withAnnotation } from "./ownership.ts";
-import { readModifyWrite } from "./read-modify-write.ts";
 
 /** Field manager recorded in managedFields for the writes of exposePort/disclosePort. */
 export const EXPOSE_FIELD_MANAGER = "tinyhost-expose";
@@ -36,16 +35,16 @@ async function update<T extends KubeObject>(
   edit: (current: T) => T | undefined,
 ): Promise<ReleaseUpdate<T>> {
   let before: T | undefined;
-  const result = await readModifyWrite<T>({
+  const result = await retryOnConflict<T>({
     what,
     read,
-    modify: (current) => {
+    write: (current) => {
       before = current;
-      return edit(current);
+      const next = edit(current);
+      return next === undefined ? undefined : write(next);
     },
-    write,
   });
-  return { changed: result.changed, before: before ?? result.object, after: result.object };
+  return { changed: result.written, before: before ?? result.object, after: result.object };
 }
 
 /**

@@ -5,6 +5,7 @@
  * from the initial delay.
  */
 import { systemClock, type Clock } from "./clock.ts";
+import { TinyError } from "../../sdk/errors.ts";
 
 /** Parameters of a {@link Backoff}. All durations in milliseconds. */
 export interface BackoffOptions {
@@ -32,12 +33,10 @@ export interface BackoffOptions {
 }
 
 /** Bad backoff parameter. */
-export class BackoffOptionsError extends Error {
-  /** Stable code. */
-  readonly code = "BACKOFF_OPTIONS";
+export class BackoffOptionsError extends TinyError<"BACKOFF_OPTIONS"> {
   /** @param field - option name. @param value - the rejected value. @param rule - what it must be. */
   constructor(field: string, value: unknown, rule: string) {
-    super(`backoff option ${field} = ${String(value)} must be ${rule}`);
+    super("BACKOFF_OPTIONS", `backoff option ${field} = ${String(value)} must be ${rule}`);
     this.name = "BackoffOptionsError";
   }
 }

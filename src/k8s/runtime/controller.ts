@@ -12,6 +12,7 @@ import { reflector } from "./reflector.ts";
 import { ObjectStore, type Store } from "./store.ts";
 import type { Watcher } from "./watcher.ts";
 import { WorkQueue, type WorkQueueOptions } from "./workqueue.ts";
+import { TinyError } from "../../sdk/errors.ts";
 
 /**
  * What a reconcile asks for next (controller-runtime `reconcile.Result`).
@@ -71,12 +72,10 @@ export interface ControllerStats {
 }
 
 /** Thrown by {@link Controller.run} when called twice, or with a bad `workers` value. */
-export class ControllerError extends Error {
-  /** Stable code. */
-  readonly code = "CONTROLLER";
+export class ControllerError extends TinyError<"CONTROLLER"> {
   /** @param message - what went wrong. */
   constructor(message: string) {
-    super(message);
+    super("CONTROLLER", message);
     this.name = "ControllerError";
   }
 }

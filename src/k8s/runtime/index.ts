@@ -25,7 +25,7 @@ export {
   type RateLimiter,
 } from "./ratelimiter.ts";
 export { WorkQueue, type WorkQueueOptions, type WorkQueueStats } from "./workqueue.ts";
-export { generationChanged, generationOrStatusMetadataChanged, deepEqual, type Predicate } from "./predicates.ts";
+export { generationChanged, generationOrStatusMetadataChanged, type Predicate } from "./predicates.ts";
 export {
   Controller,
   ControllerError,

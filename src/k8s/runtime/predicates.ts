@@ -2,6 +2,7 @@
  * Event filters for a controller, as plain functions (controller-runtime `pkg/predicate`): a change
  * passes when the predicate returns true; a controller with several predicates needs all of them.
  */
+import { isDeepStrictEqual } from "node:util";
 import type { KubeObject } from "../client/types.ts";
 import type { ChangeEvent } from "./reflector.ts";
 
@@ -28,19 +29,5 @@ export function generationOrStatusMetadataChanged<T extends KubeObject & { statu
 ): boolean {
   if (change.type === "deleted" || change.old === undefined) return true;
   if (change.old.metadata.generation !== change.object.metadata.generation) return true;
-  return !deepEqual(change.old.status?.metadata, change.object.status?.metadata);
-}
-
-/** Structural equality of JSON values (key order ignored), as Go's `reflect.DeepEqual` on decoded JSON. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
-  }
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.hasOwn(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return !isDeepStrictEqual(change.old.status?.metadata, change.object.status?.metadata);
 }

@@ -12,6 +12,7 @@ import type { KubeObject, KubeStatus } from "../client/types.ts";
 import { Backoff, type BackoffOptions } from "./backoff.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import type { WatchSource } from "./source.ts";
+import { TinyError } from "../../sdk/errors.ts";
 
 /** Why the watcher (re)listed. */
 export type RestartReason = "initial" | "gone" | "watchdog";
@@ -98,14 +99,12 @@ export function stripManagedFields<T extends KubeObject>(object: T): T {
 }
 
 /** A non-410 ERROR event on a watch stream. */
-export class WatchStatusError extends Error {
-  /** Stable code. */
-  readonly code = "K8S_WATCH_STATUS";
+export class WatchStatusError extends TinyError<"K8S_WATCH_STATUS"> {
   /** The Status the server sent. */
   readonly status: KubeStatus;
   /** @param status - the ERROR event's object. */
   constructor(status: KubeStatus) {
-    super(`watch ERROR event: ${status.code ?? "?"} ${status.reason ?? ""} ${status.message ?? ""}`.trim());
+    super("K8S_WATCH_STATUS", `watch ERROR event: ${status.code ?? "?"} ${status.reason ?? ""} ${status.message ?? ""}`.trim());
     this.name = "WatchStatusError";
     this.status = status;
   }

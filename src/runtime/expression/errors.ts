@@ -5,6 +5,7 @@
  * evaluation error raised (or reported through a callback) on a hop. Both name the expression
  * as `{{…}}` so a log line points at the edge configuration text the user wrote.
  */
+import { TinyError } from "../../sdk/errors.ts";
 
 /** Renders an expression the way it appears in an edge configuration. */
 function quoted(expression: string): string {
@@ -24,9 +25,7 @@ function inField(field: string | undefined): string {
  * position is the 0-based offset into the expression text between the braces (trimmed), plus
  * ` (in field "conditions[0].condition")` when it came from a template.
  */
-export class ExpressionSyntaxError extends Error {
-  /** Stable error code for callers and logs. */
-  readonly code = "EXPRESSION_SYNTAX" as const;
+export class ExpressionSyntaxError extends TinyError<"EXPRESSION_SYNTAX"> {
   /** The expression text between the braces, trimmed. */
   readonly expression: string;
   /** 0-based offset into `expression` where parsing failed. */
@@ -43,7 +42,7 @@ export class ExpressionSyntaxError extends Error {
    * @param field configuration field path, when compiled from a template
    */
   constructor(expression: string, position: number, reason: string, field?: string) {
-    super(`expression ${quoted(expression)}: ${reason} at position ${position}${inField(field)}`);
+    super("EXPRESSION_SYNTAX", `expression ${quoted(expression)}: ${reason} at position ${position}${inField(field)}`);
     this.name = "ExpressionSyntaxError";
     this.expression = expression;
     this.position = position;
@@ -64,9 +63,7 @@ export class ExpressionSyntaxError extends Error {
  *
  * Message shape: `expression "{{$.a + 1}}": cannot apply "+" to null and number`.
  */
-export class ExpressionEvalError extends Error {
-  /** Stable error code for callers and logs. */
-  readonly code = "EXPRESSION_EVAL" as const;
+export class ExpressionEvalError extends TinyError<"EXPRESSION_EVAL"> {
   /** The expression text between the braces, trimmed. */
   readonly expression: string;
   /** What went wrong, without the expression prefix. */
@@ -80,7 +77,7 @@ export class ExpressionEvalError extends Error {
    * @param field configuration field path, when evaluated from a template
    */
   constructor(expression: string, reason: string, field?: string) {
-    super(`expression ${quoted(expression)}: ${reason}${inField(field)}`);
+    super("EXPRESSION_EVAL", `expression ${quoted(expression)}: ${reason}${inField(field)}`);
     this.name = "ExpressionEvalError";
     this.expression = expression;
     this.reason = reason;
@@ -97,12 +94,10 @@ export class ExpressionEvalError extends Error {
  * Internal: thrown by operators and functions while evaluating; carries only the reason.
  * `CompiledExpression.evaluate` turns it into an {@link ExpressionEvalError} naming the expression.
  */
-export class EvalFailure extends Error {
-  /** Stable error code (internal; never escapes `evaluate`). */
-  readonly code = "EXPRESSION_EVAL_FAILURE" as const;
+export class EvalFailure extends TinyError<"EXPRESSION_EVAL_FAILURE"> {
   /** @param reason short description of the failure */
   constructor(reason: string) {
-    super(reason);
+    super("EXPRESSION_EVAL_FAILURE", reason);
     this.name = "EvalFailure";
   }
 }

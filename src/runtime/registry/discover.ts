@@ -1,17 +1,17 @@
 /**
  * Dev-mode discovery: scan a components directory at start and import every component file.
  *
- * The import is deliberately written as a `file://` template literal: a compiled build can then pass
- * `--allow-unresolved 'file://*'` (see {@link DEV_IMPORT_PATTERN}) and still fail on any other dynamic
- * import, while the binary itself uses the static registry (static.ts) and never reaches this path.
+ * Each file is imported by the one component-file loader (runtime-files.ts `importComponentFile`),
+ * whose import is deliberately written as a `file://` template literal: a compiled build can then
+ * pass `--allow-unresolved 'file://*'` (see {@link DEV_IMPORT_PATTERN}) and still fail on any other
+ * dynamic import, while the binary itself uses the static registry (static.ts) for its bundled set.
  */
 import { existsSync, statSync } from "node:fs";
-import { isAbsolute, join, relative, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { componentOf } from "./check.ts";
-import { componentLoadError, RegistryError } from "./errors.ts";
+import { join, resolve } from "node:path";
+import { RegistryError } from "./errors.ts";
 import { listComponentFiles } from "./files.ts";
 import { createRegistry, type Registry, type RegistryEntry } from "./registry.ts";
+import { importComponentFile } from "./runtime-files.ts";
 
 /** The `allowUnresolved` pattern matching this module's one dynamic import (Bun `BuildConfig.allowUnresolved`). */
 export const DEV_IMPORT_PATTERN = "file://*";
@@ -33,25 +33,8 @@ export async function discoverComponents(dir: string): Promise<Registry> {
   }
   const entries: RegistryEntry[] = [];
   for (const rel of listComponentFiles(root)) {
-    const abs = join(root, rel);
-    const source = displayPath(abs);
-    const mod = await importFile(abs, source);
-    entries.push({ definition: componentOf(source, mod), source });
+    const loaded = await importComponentFile(join(root, rel));
+    entries.push({ definition: loaded.definition, source: loaded.source });
   }
   return createRegistry(entries);
-}
-
-async function importFile(abs: string, source: string): Promise<Record<string, unknown>> {
-  // `file://` + the URL-encoded path: keeps spaces and `#` in paths importable.
-  const href = pathToFileURL(abs).href.slice("file://".length);
-  try {
-    return (await import(`file://${href}`)) as Record<string, unknown>;
-  } catch (cause) {
-    throw componentLoadError(source, cause);
-  }
-}
-
-function displayPath(abs: string): string {
-  const rel = relative(process.cwd(), abs);
-  return rel.startsWith("..") || isAbsolute(rel) ? abs : rel;
 }

@@ -3,6 +3,8 @@
  * serve a partial set (runtime-spec §9: any setup error → exit 1, "a module that dies reports that it died").
  */
 
+import { TinyError } from "../../sdk/errors.ts";
+
 /** Why discovery failed. */
 export type RegistryErrorCode =
   | "DUPLICATE_COMPONENT"
@@ -12,14 +14,14 @@ export type RegistryErrorCode =
   | "UNKNOWN_COMPONENT";
 
 /** Base class: `code` says what went wrong, `files` the component files involved (may be empty). */
-export class RegistryError extends Error {
+export class RegistryError extends TinyError<RegistryErrorCode> {
   constructor(
-    readonly code: RegistryErrorCode,
+    code: RegistryErrorCode,
     message: string,
     readonly files: readonly string[] = [],
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, options);
     this.name = "RegistryError";
   }
 }
@@ -59,7 +61,8 @@ export class ComponentImportError extends RegistryError {
 /**
  * The error a component file's import (evaluation) failure becomes: `INVALID_COMPONENT` when
  * `defineComponent` itself rejected the spec (a component problem), else `COMPONENT_IMPORT_FAILED`.
- * Shared by dev discovery and the static registry so both report a bad file the same way.
+ * Shared by the component-file loader (runtime-files.ts) and the static registry so both report a
+ * bad file the same way.
  * @param file the component file as reported to the user.
  * @param cause what the import threw.
  */

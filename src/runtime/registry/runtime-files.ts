@@ -1,7 +1,7 @@
 /**
  * Component files loaded at run time, in addition to the bundled set: by the compiled binary (and
  * so the image) as well as from source. Shared by cluster mode (watched, below) and local mode
- * (src/local/components.ts calls these).
+ * (src/local/component-files.ts calls these).
  *
  * - `import … from "tinyhost"` (and `"typebox"`) resolves to the SDK embedded in this process: a
  *   Bun runtime plugin serves them as virtual modules (`build.module`), which works inside a
@@ -19,8 +19,9 @@ import * as sdk from "../../sdk/index.ts";
 import * as typebox from "typebox";
 import type { ComponentDefinition } from "../../sdk/component.ts";
 import { componentOf } from "./check.ts";
-import { ComponentImportError, InvalidComponentFileError, RegistryError } from "./errors.ts";
+import { ComponentImportError, componentLoadError, RegistryError } from "./errors.ts";
 import { listComponentFiles } from "./files.ts";
+import { shownPath } from "../../telemetry/shown-path.ts";
 import type { ComponentCatalog } from "./catalog.ts";
 
 /** One loaded component file. */
@@ -41,11 +42,6 @@ export interface ComponentDirResult {
   errors: RegistryError[];
 }
 
-/** Path for messages: relative to the working directory when inside it, else absolute. */
-function shownPath(abs: string): string {
-  const rel = relative(process.cwd(), abs);
-  return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? abs : rel;
-}
 
 let resolverInstalled = false;
 
@@ -107,8 +103,7 @@ export async function importComponentFile(file: string): Promise<LoadedComponent
     mod = (await import(`file://${href}`)) as Record<string, unknown>;
   } catch (cause) {
     forget(abs); // do not keep a failed evaluation around for the next attempt
-    if ((cause as { code?: unknown } | null)?.code === "INVALID_COMPONENT") throw new InvalidComponentFileError(source, (cause as Error).message, { cause });
-    throw new ComponentImportError(source, cause);
+    throw componentLoadError(source, cause);
   }
   return { definition: componentOf(source, mod), file: abs, source };
 }

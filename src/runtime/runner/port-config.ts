@@ -9,7 +9,7 @@
  * and reported on every hop through that edge. An evaluated value JSON cannot carry (NaN,
  * ±Infinity) fails the hop, as in Go.
  */
-import type { TinyNodePortConfigLike } from "../../sdk/node.ts";
+import type { TinyNodePortConfig } from "../../sdk/node.ts";
 import { TinyError } from "../../sdk/errors.ts";
 import {
   compileTemplate,
@@ -90,7 +90,7 @@ export class PortConfigTable {
  */
 export function compilePortConfigs(
   node: string,
-  configs: readonly TinyNodePortConfigLike[] | undefined,
+  configs: readonly TinyNodePortConfig[] | undefined,
   previous: PortConfigTable,
   onProblem?: (err: PortConfigError) => void,
 ): PortConfigTable {

@@ -3,7 +3,7 @@
  * between attempts.
  */
 import { errorCode, shouldRetry } from "../../sdk/errors.ts";
-import type { RetryPolicyLike } from "../../sdk/node.ts";
+import type { RetryPolicy } from "../../sdk/node.ts";
 
 /** Attempts when a policy is absent or `maxAttempts <= 0` (runtime-spec §2.5 `defaultMaxAttempts`). */
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -41,7 +41,7 @@ export const DEFAULT_RETRY_POLICY: ResolvedRetryPolicy = Object.freeze({
  * Resolves an edge's `retryPolicy` (runtime-spec §2.5): `maxAttempts > 0` else 3; `initialDelayMs`
  * default 1000; `backoffCoefficient` parsed as a float if ≥ 1 else 2; `maxDelayMs` default 30000.
  */
-export function resolveRetryPolicy(p: RetryPolicyLike | undefined): ResolvedRetryPolicy {
+export function resolveRetryPolicy(p: RetryPolicy | undefined): ResolvedRetryPolicy {
   if (!p) return DEFAULT_RETRY_POLICY;
   const coef = Number.parseFloat(p.backoffCoefficient ?? "");
   return {

@@ -3,6 +3,7 @@
  * component input, dispatches system ports to capability hooks, sends emitted data along the node's
  * edges (with per-edge retries), and publishes status through a debounced patch.
  */
+import { isDeepStrictEqual } from "node:util";
 import type { ComponentContext, ComponentLogger, Emitter, HopTrace, OutputFn } from "../../sdk/context.ts";
 import type { ComponentInstance, ErasedHooks } from "../../sdk/component.ts";
 import { RUN_RUNTIME, type RunRuntime } from "../../sdk/durable.ts";
@@ -13,9 +14,9 @@ import {
   LABEL_PROJECT_NAME,
   type NodeIdentity,
   type NodeUpdater,
-  type TinyNodeEdgeLike,
-  type TinyNodeLike,
-  type TinyNodeStatusLike,
+  type TinyNodeEdge,
+  type TinyNode,
+  type TinyNodeStatus,
 } from "../../sdk/node.ts";
 import { FROM_SIGNAL, parsePortAddress, type Msg } from "../../transport/types.ts";
 import { compilePortDecoder, type PortDecoder } from "../schema/index.ts";
@@ -36,7 +37,7 @@ export interface StatusSink {
    * Applies `mutate` (metadata updaters, then the runner's status) to the live TinyNode named
    * `nodeName` and persists its status (runtime-spec §2.4: read live object, apply, patch status).
    */
-  patchStatus(nodeName: string, mutate: (node: TinyNodeLike) => void): Promise<void>;
+  patchStatus(nodeName: string, mutate: (node: TinyNode) => void): Promise<void>;
 }
 
 /** What a runner needs from its scheduler. */
@@ -63,7 +64,7 @@ interface CachedPort {
 }
 
 interface EdgeRoute {
-  readonly edge: TinyNodeEdgeLike;
+  readonly edge: TinyNodeEdge;
   readonly from: string;
   readonly policy: ResolvedRetryPolicy;
   /** Aborts sends on this edge when it disappears from the spec (runtime-spec §2.5 `cancelRemovedEdges`). */
@@ -156,7 +157,7 @@ export class Runner implements HopSite {
   /** The error of the last failed reconcile (runtime-spec §3.3), cleared by a successful one. */
   lastError: Error | undefined;
 
-  #node: TinyNodeLike;
+  #node: TinyNode;
   readonly #stop = new AbortController();
   #ports: Map<string, CachedPort> | undefined;
   #portConfigs = new PortConfigTable();
@@ -171,7 +172,7 @@ export class Runner implements HopSite {
   constructor(
     readonly instance: ComponentInstance,
     readonly host: RunnerHost,
-    node: TinyNodeLike,
+    node: TinyNode,
     log: ComponentLogger,
   ) {
     this.name = node.metadata.name;
@@ -192,7 +193,7 @@ export class Runner implements HopSite {
   }
 
   /** The node copy this runner works from. */
-  get node(): TinyNodeLike {
+  get node(): TinyNode {
     return this.#node;
   }
 
@@ -211,7 +212,7 @@ export class Runner implements HopSite {
    * only where their bytes changed, edges re-indexed (removed edges' in-flight sends cancelled), port
    * cache invalidated.
    */
-  setNode(node: TinyNodeLike): void {
+  setNode(node: TinyNode): void {
     this.#node = node;
     this.identity = identityOf(node);
     this.#portConfigs = compilePortConfigs(this.name, node.spec.ports, this.#portConfigs, (err) => this.log.warn({ node: this.name, err: err.message }, "edge configuration"));
@@ -337,7 +338,7 @@ export class Runner implements HopSite {
     }
     const data = decoded.value;
     if (span.recording) span.data(data); // Go records the decoded port data (runner.go redact.Declared(portData))
-    if (port === SystemPort.settings && this.#settings && Bun.deepEquals(this.#settings.value, data)) {
+    if (port === SystemPort.settings && this.#settings && isDeepStrictEqual(this.#settings.value, data)) {
       span.end();
       return empty; // runtime-spec §2.2 step 6: unchanged settings are not re-delivered
     }
@@ -521,7 +522,7 @@ export class Runner implements HopSite {
   }
 
   /** The status fields the runtime owns (runtime-spec §2.6): status, error, ports, component. */
-  readStatus(): TinyNodeStatusLike {
+  readStatus(): TinyNodeStatus {
     this.invalidatePorts(); // ReadStatus always calls Ports() fresh
     const problem = this.lastError ?? this.#portConfigs.problem; // an edge configuration that does not compile shows too
     return {
@@ -542,7 +543,7 @@ export class Runner implements HopSite {
     const updaters = this.#updaters;
     this.#updaters = [];
     const status = this.readStatus();
-    const apply = (node: TinyNodeLike) => {
+    const apply = (node: TinyNode) => {
       for (const u of updaters) u(node);
       node.status = { ...node.status, ...status };
     };
@@ -577,7 +578,7 @@ export class Runner implements HopSite {
 }
 
 /** Node identity from the node's name, namespace and flow/project labels (runtime-spec §1.4). */
-export function identityOf(node: TinyNodeLike): NodeIdentity {
+export function identityOf(node: TinyNode): NodeIdentity {
   const labels = node.metadata.labels ?? {};
   return {
     nodeName: node.metadata.name,

@@ -4,7 +4,7 @@
  * credential-looking configuration values masked; and the component info.
  */
 import type { ComponentInfo } from "../../sdk/component.ts";
-import type { TinyNodeStatusPortLike } from "../../sdk/node.ts";
+import type { TinyNodePortStatus } from "../../sdk/node.ts";
 import { POSITION_WIRE, SystemPort, type AnyPort } from "../../sdk/ports.ts";
 import { portPlatformSchema, schemaToBase64 } from "../schema/index.ts";
 
@@ -32,7 +32,7 @@ function b64(text: string): string {
 }
 
 /** The `status.ports` list for `ports` (runtime-spec §2.6). Never emits null schema/configuration (§16 item 27). */
-export function statusPorts(ports: readonly AnyPort[]): TinyNodeStatusPortLike[] {
+export function statusPorts(ports: readonly AnyPort[]): TinyNodePortStatus[] {
   return ports
     .filter((p) => !HIDDEN.has(p.name))
     .slice()

@@ -9,7 +9,7 @@ import { isComponentDefinition, type ComponentDefinition } from "../../sdk/compo
 import type { ModuleClient } from "../../sdk/client.ts";
 import type { ComponentLogger } from "../../sdk/context.ts";
 import { PermanentError } from "../../sdk/errors.ts";
-import type { TinyNodeLike, TinyNodeStatusLike } from "../../sdk/node.ts";
+import type { TinyNode, TinyNodeStatus } from "../../sdk/node.ts";
 import { isSystemPort, SystemPort } from "../../sdk/ports.ts";
 import { empty, fail, toError, type Result } from "../../sdk/result.ts";
 import { carriesRuns, moduleOfNode, parsePortAddress, payloadBytes, type Msg, type Transport } from "../../transport/types.ts";
@@ -179,7 +179,7 @@ export class Scheduler implements RunnerHost, RpcHost {
    * @returns the status fields the runtime owns (status, error, ports, component).
    * @throws PermanentError wrapping {@link ComponentNotRegisteredError} when the component is unknown.
    */
-  async update(node: TinyNodeLike): Promise<TinyNodeStatusLike> {
+  async update(node: TinyNode): Promise<TinyNodeStatus> {
     const name = node.metadata.name;
     const def = this.#components.get(node.spec.component);
     if (!def) throw new PermanentError(new ComponentNotRegisteredError(node.spec.component, name));
@@ -233,7 +233,7 @@ export class Scheduler implements RunnerHost, RpcHost {
   }
 
   /** The status of node `name` (runtime-spec §2.6), or undefined when it has no runner. */
-  readStatus(name: string): TinyNodeStatusLike | undefined {
+  readStatus(name: string): TinyNodeStatus | undefined {
     return this.#runners.get(name)?.readStatus();
   }
 

@@ -6,13 +6,12 @@
  */
 import { isPlainObject } from "./json.ts";
 import { PLATFORM_KEYWORDS } from "./keywords.ts";
+import { TinyError } from "../../sdk/errors.ts";
 
 /** A port schema that cannot be used: unknown keyword, malformed keyword value, unresolvable `$ref`. */
-export class SchemaCompileError extends Error {
-  /** Stable error code. */
-  readonly code = "INVALID_SCHEMA";
+export class SchemaCompileError extends TinyError<"INVALID_SCHEMA"> {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super("INVALID_SCHEMA", message, options);
     this.name = "SchemaCompileError";
   }
 }

@@ -18,6 +18,7 @@ import { compileScript, type ScriptLanguage } from "./compile.ts";
 import { ScriptError } from "./errors.ts";
 import { timeoutMsOf } from "./limits.ts";
 import { ScriptSandbox } from "./sandbox.ts";
+import { TinyError } from "../../sdk/errors.ts";
 
 /** Runtimes this module serves for TinyComponents (`spec.runtime`; empty = `js`). */
 export const SCRIPT_RUNTIMES: readonly ScriptLanguage[] = ["js", "ts"];
@@ -45,8 +46,11 @@ export interface ScriptDefinition {
 }
 
 /** A definition that cannot become a component. code `"INVALID_DEFINITION"`. */
-export class InvalidDefinitionError extends Error {
-  readonly code = "INVALID_DEFINITION";
+export class InvalidDefinitionError extends TinyError<"INVALID_DEFINITION"> {
+  /** @param message - what is wrong. @param options - `cause`, the underlying error if any. */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("INVALID_DEFINITION", message, options);
+  }
 }
 
 function schemaOf(json: string, field: "input" | "output"): Record<string, unknown> {

@@ -2,6 +2,7 @@
  * Errors of the script runtime (docs/security.md). Each fails the one call (or the one compile)
  * it belongs to; none stops the process. `code` says which limit or rule was hit.
  */
+import { TinyError } from "../../sdk/errors.ts";
 
 /** Why a script call or compile failed. */
 export type ScriptErrorCode =
@@ -23,13 +24,13 @@ export type ScriptErrorCode =
   | "SCRIPT_CLOSED";
 
 /** A script failure; `message` is what the hop's error (or the error port) carries. */
-export class ScriptError extends Error {
+export class ScriptError extends TinyError<ScriptErrorCode> {
   constructor(
-    readonly code: ScriptErrorCode,
+    code: ScriptErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, options);
     this.name = "ScriptError";
   }
 }

@@ -3,6 +3,7 @@
  * `timeoutSeconds` (0 = 30 s, Go js-module components/eval/eval.go); the memory cap is ours (Go has
  * none) and is read from the environment once.
  */
+import { TinyError } from "../../sdk/errors.ts";
 
 /** Default time limit of one call, ms (Go js-module: `timeoutSeconds` 0 = 30 s). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -23,8 +24,11 @@ export function timeoutMsOf(timeoutSeconds: number | undefined): number {
 }
 
 /** Bad value of {@link MEMORY_CAP_ENV}. code `"SCRIPT_LIMITS"`. */
-export class ScriptLimitsError extends Error {
-  readonly code = "SCRIPT_LIMITS";
+export class ScriptLimitsError extends TinyError<"SCRIPT_LIMITS"> {
+  /** @param message - what is wrong. @param options - `cause`, the underlying error if any. */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("SCRIPT_LIMITS", message, options);
+  }
 }
 
 /**

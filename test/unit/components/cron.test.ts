@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import cron from "../../../components/cron.ts";
-import { parseCron } from "../../../src/components-lib/cron-schedule.ts";
-import type { WallClock } from "../../../src/components-lib/wall-clock.ts";
+import { parseCron } from "../../../src/sdk/cron-schedule.ts";
+import type { WallClock } from "../../../src/sdk/wall-clock.ts";
 import { FakeCluster, waitFor, type Pod } from "./leader-pods.ts";
 
 /**
@@ -74,6 +74,34 @@ describe("cron schedule: next activation", () => {
   for (const [expression, from, next] of cases) {
     test(`${expression} after ${from} → ${next ?? "none"}`, () => {
       expect(parseCron(expression).next(at(from), "utc")?.toISOString()).toBe(next);
+    });
+  }
+});
+
+describe("cron schedule: local zones across daylight-saving changes, as Go's robfig/cron v3.0.1", () => {
+  // Expected values were printed by robfig/cron v3.0.1 (the Go cron component's parser, fields
+  // Minute|Hour|Dom|Month|Dow) for the same expression, instant and zone. A wall time that a
+  // spring-forward skips does not run that day; in a fall-back hour the first occurrence runs.
+  const cases: [zone: string, expression: string, from: string, next: string][] = [
+    ["America/New_York", "30 2 * * *", "2026-03-08T05:00:00Z", "2026-03-09T06:30:00.000Z"], // 02:30 does not exist on 8 March
+    ["America/New_York", "0 2 * * *", "2026-03-07T12:00:00Z", "2026-03-09T06:00:00.000Z"],
+    ["America/New_York", "0 2 8 3 *", "2026-03-08T05:00:00Z", "2027-03-08T07:00:00.000Z"],
+    ["America/New_York", "0 3 * * *", "2026-03-08T05:00:00Z", "2026-03-08T07:00:00.000Z"],
+    ["America/New_York", "30 1 * * *", "2026-11-01T04:30:00Z", "2026-11-01T05:30:00.000Z"], // first 01:30 (EDT)
+    ["America/New_York", "30 1 * * *", "2026-11-01T06:10:00Z", "2026-11-01T06:30:00.000Z"],
+    ["Europe/Berlin", "30 2 * * *", "2026-03-29T00:30:00Z", "2026-03-30T00:30:00.000Z"],
+    ["Europe/Berlin", "30 2 * * *", "2026-10-25T00:30:00Z", "2026-10-25T01:30:00.000Z"],
+    ["Australia/Lord_Howe", "15 2 * * *", "2026-10-03T12:00:00Z", "2026-10-04T15:15:00.000Z"], // skipped by a 30-minute shift
+  ];
+  const tz = process.env.TZ;
+  afterEach(() => {
+    if (tz === undefined) delete process.env.TZ;
+    else process.env.TZ = tz;
+  });
+  for (const [zone, expression, from, next] of cases) {
+    test(`${expression} in ${zone} after ${from} → ${next}`, () => {
+      process.env.TZ = zone;
+      expect(parseCron(expression).next(new Date(from), "local")?.toISOString()).toBe(next);
     });
   }
 });

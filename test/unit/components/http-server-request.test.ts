@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { buildServerRequest, pathSegments, scanHeaders } from "../../../src/components-lib/http-server-request.ts";
+import { buildServerRequest, pathSegments, scanHeaders } from "../../../src/sdk/http/server-request.ts";
 
 /** A peer-address source that counts how often it is asked (Bun's requestIP is a native call). */
 function peer(address: string | undefined) {

@@ -1,6 +1,6 @@
 import { wireFlowA } from "../../support/flow-a.ts";
 import { afterEach, describe, expect, test } from "bun:test";
-import { defineComponent, fail, ok, target, testComponent, Type, type ComponentHarness, type ExposePortRequest, type ModuleClient, type Result, type TinyNodeLike } from "tinyhost";
+import { defineComponent, fail, ok, target, testComponent, Type, type ComponentHarness, type ExposePortRequest, type ModuleClient, type Result, type TinyNode } from "tinyhost";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { EdgeTimeoutError } from "../../../src/runtime/runner/errors.ts";
 import httpServer, { METADATA_PORT, METADATA_START } from "../../../components/http_server.ts";
@@ -227,7 +227,7 @@ describe("http_server lifecycle", () => {
     };
   }
 
-  function node(metadata: Record<string, string>, settings = { enableStopPort: true, enableStatusPort: false, maxBodySize: 0 }): TinyNodeLike {
+  function node(metadata: Record<string, string>, settings = { enableStopPort: true, enableStatusPort: false, maxBodySize: 0 }): TinyNode {
     return {
       metadata: { name: NODE, namespace: "test", generation: 1 },
       spec: { module: "mod", component: "http_server", ports: [{ from: "", port: "_settings", configuration: b64(settings) }], edges: [] },

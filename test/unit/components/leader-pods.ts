@@ -8,7 +8,7 @@
  * (what the Kubernetes status sink does), and `reconcile()` hands a pod a copy of it (what the
  * informer does). Fakes are for unit tests only.
  */
-import type { ComponentDefinition, Emitted, Result, TinyNodeLike, TinyNodeStatusLike } from "tinyhost";
+import type { ComponentDefinition, Emitted, Result, TinyNode, TinyNodeStatus } from "tinyhost";
 import { empty } from "tinyhost";
 import { Scheduler } from "../../../src/runtime/scheduler/scheduler.ts";
 
@@ -41,7 +41,7 @@ function withPrepare(definition: ComponentDefinition, prepare: (self: unknown) =
 
 /** The cluster side: the node object and the pods hosting it. */
 export class FakeCluster {
-  readonly node: TinyNodeLike;
+  readonly node: TinyNode;
   readonly pods: Pod[] = [];
   readonly definition: ComponentDefinition;
 
@@ -132,7 +132,7 @@ export class Pod {
   }
 
   /** Reconciles the node from the cluster's current copy (spec + status). */
-  reconcile(): Promise<TinyNodeStatusLike> {
+  reconcile(): Promise<TinyNodeStatus> {
     return this.scheduler.update(structuredClone(this.cluster.node));
   }
 

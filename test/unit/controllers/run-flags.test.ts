@@ -18,9 +18,9 @@ describe("tinyhost run (cluster) flags", () => {
 
   test("unknown flags and missing values are usage errors naming the flag", () => {
     expect(() => parseRunClusterFlags(["--nme", "x"])).toThrow(RunUsageError);
-    expect(() => parseRunClusterFlags(["--name"])).toThrow("flag --name needs a value");
-    expect(() => parseRunClusterFlags(["--name", "--namespace", "x"])).toThrow("flag --name needs a value");
-    expect(() => parseRunClusterFlags(["-n", "-k", "/k"])).toThrow("flag -n needs a value");
+    expect(() => parseRunClusterFlags(["--name"])).toThrow("--name needs a value (see tinyhost run --help)");
+    expect(() => parseRunClusterFlags(["--name", "--namespace", "x"])).toThrow("--name needs a value (see tinyhost run --help)");
+    expect(() => parseRunClusterFlags(["-n", "-k", "/k"])).toThrow("-n needs a value (see tinyhost run --help)");
   });
 
   test("HOSTNAME is required and named in the error", () => {

@@ -1,17 +1,17 @@
 import { describe, expect, test } from "bun:test";
 import { KubeApiError } from "../../../src/k8s/client/errors.ts";
 import { NODE_FINALIZER, type TinyNodeStatus } from "../../../src/k8s/api/index.ts";
-import { tinyNodeReconciler, type NodeScheduler, type NodeStatusPatch, type TinyNodeApi, type WatchedNode } from "../../../src/k8s/controllers/index.ts";
+import { tinyNodeReconciler, type NodeScheduler, type NodeStatusPatch, type TinyNodeApi } from "../../../src/k8s/controllers/index.ts";
 import { PermanentError } from "../../../src/sdk/errors.ts";
-import type { TinyNodeLike, TinyNodeStatusLike } from "../../../src/sdk/node.ts";
+import type { TinyNode } from "../../../src/sdk/node.ts";
 import type { ReconcileContext } from "../../../src/k8s/runtime/controller.ts";
 
 const MODULE = { name: "tinysystems/mod-a", version: "1.2.3", sdkVersion: "0.1.0" };
 const OWN = "h1.tinysystems-mod-a.recorder-x1";
 const KEY = `ns/${OWN}`;
-const ctx = {} as ReconcileContext<WatchedNode>;
+const ctx = {} as ReconcileContext<TinyNode>;
 
-const REPORTED: TinyNodeStatusLike = {
+const REPORTED: TinyNodeStatus = {
   status: "OK",
   error: false,
   ports: [{ name: "in", label: "In", position: 3, source: false, schema: "e30=", configuration: "bnVsbA==" }],
@@ -27,24 +27,24 @@ function notFound(): KubeApiError {
 
 /** An in-memory node store with resourceVersion checks, like the apiserver. */
 class FakeNodes implements TinyNodeApi {
-  objects = new Map<string, WatchedNode>();
+  objects = new Map<string, TinyNode>();
   rv = 1;
   calls: string[] = [];
   /** Writes to fail with 409 before the store is touched (another writer raced in). */
   conflictsToInject = 0;
 
-  put(node: WatchedNode): WatchedNode {
+  put(node: TinyNode): TinyNode {
     const stored = structuredClone({ ...node, metadata: { ...node.metadata, resourceVersion: String(++this.rv) } });
     this.objects.set(node.metadata.name!, stored);
     return structuredClone(stored);
   }
-  async get(name: string): Promise<WatchedNode> {
+  async get(name: string): Promise<TinyNode> {
     this.calls.push(`get ${name}`);
     const o = this.objects.get(name);
     if (!o) throw notFound();
     return structuredClone(o);
   }
-  #check(name: string, rv: string): WatchedNode {
+  #check(name: string, rv: string): TinyNode {
     const o = this.objects.get(name);
     if (!o) throw notFound();
     if (this.conflictsToInject > 0) {
@@ -56,12 +56,12 @@ class FakeNodes implements TinyNodeApi {
     if (o.metadata.resourceVersion !== rv) throw conflict();
     return o;
   }
-  async setFinalizers(name: string, rv: string, finalizers: string[]): Promise<WatchedNode> {
+  async setFinalizers(name: string, rv: string, finalizers: string[]): Promise<TinyNode> {
     this.calls.push(`finalizers ${finalizers.join(",")}`);
     const o = this.#check(name, rv);
     return this.put({ ...o, metadata: { ...o.metadata, finalizers } });
   }
-  async patchStatus(name: string, rv: string, status: NodeStatusPatch): Promise<WatchedNode> {
+  async patchStatus(name: string, rv: string, status: NodeStatusPatch): Promise<TinyNode> {
     this.calls.push("status");
     const o = this.#check(name, rv);
     // JSON merge patch (RFC 7386) at the top level of status: null removes the field.
@@ -78,7 +78,7 @@ class FakeScheduler implements NodeScheduler {
   updates: string[] = [];
   destroyed: string[] = [];
   fail: unknown;
-  async update(node: TinyNodeLike): Promise<TinyNodeStatusLike> {
+  async update(node: TinyNode): Promise<TinyNodeStatus> {
     this.updates.push(node.metadata.name);
     if (this.fail) throw this.fail;
     return structuredClone(REPORTED);
@@ -94,7 +94,7 @@ function setup(opts: { leader?: boolean; now?: Date } = {}) {
   let leader = opts.leader ?? true;
   let now = opts.now ?? new Date("2026-01-01T00:00:00Z");
   const r = tinyNodeReconciler({ module: MODULE, scheduler, api, isLeader: () => leader, now: () => now });
-  const node = (over: Partial<WatchedNode["metadata"]> = {}, status?: TinyNodeStatus): WatchedNode =>
+  const node = (over: Partial<TinyNode["metadata"]> = {}, status?: TinyNodeStatus): TinyNode =>
     api.put({ metadata: { name: OWN, namespace: "ns", generation: 3, ...over }, spec: { module: "whatever", component: "recorder" }, ...(status ? { status } : {}) });
   return {
     api,
@@ -103,7 +103,7 @@ function setup(opts: { leader?: boolean; now?: Date } = {}) {
     node,
     setLeader: (v: boolean) => (leader = v),
     setNow: (d: Date) => (now = d),
-    reconcile: (obj: WatchedNode | undefined, key = KEY) => r.reconcile(key, obj, ctx),
+    reconcile: (obj: TinyNode | undefined, key = KEY) => r.reconcile(key, obj, ctx),
   };
 }
 

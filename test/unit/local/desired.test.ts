@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { collectDesired, diffNodes } from "../../../src/local/desired.ts";
+import { collectDesired } from "../../../src/local/desired.ts";
+import { DirectorySource } from "../../../src/local/directory-source.ts";
+import { LocalNodes } from "../../../src/local/node-api.ts";
 import { parseManifestFile, type NodeManifest } from "../../../src/local/manifests.ts";
 
 const node = (name: string, component = "relay", labels = "") => `---
@@ -57,18 +59,19 @@ describe("collectDesired", () => {
   });
 });
 
-describe("diffNodes", () => {
+describe("DirectorySource.apply: what changed is what the in-memory API answers", () => {
+  const source = () => new DirectorySource({ dir: "/m", shownDir: "m", nodes: new LocalNodes({ namespace: "ns" }), seed: () => undefined });
+
   test("reports added, changed (spec or labels) and removed nodes; untouched nodes are not listed", () => {
-    const before = desired({ "a.yaml": node("h.mod.a-1") + node("h.mod.b-1") + node("h.mod.c-1") + node("h.mod.d-1") }).nodes;
-    const after = desired({
-      "a.yaml": node("h.mod.a-1") + node("h.mod.b-1", "sink") + node("h.mod.d-1", "relay", "{x: y}") + node("h.mod.e-1"),
-    }).nodes;
-    expect(diffNodes(before, after)).toEqual({ added: ["h.mod.e-1"], changed: ["h.mod.b-1", "h.mod.d-1"], removed: ["h.mod.c-1"] });
+    const s = source();
+    s.apply(desired({ "a.yaml": node("h.mod.a-1") + node("h.mod.b-1") + node("h.mod.c-1") + node("h.mod.d-1") }));
+    const diff = s.apply(desired({ "a.yaml": node("h.mod.a-1") + node("h.mod.b-1", "sink") + node("h.mod.d-1", "relay", "{x: y}") + node("h.mod.e-1") }));
+    expect(diff).toEqual({ added: ["h.mod.e-1"], changed: ["h.mod.b-1", "h.mod.d-1"], removed: ["h.mod.c-1"] });
   });
 
   test("the same manifests moved to another file are not a change", () => {
-    const before = desired({ "a.yaml": node("h.mod.a-1") }).nodes;
-    const after = desired({ "z.yaml": "\n\n" + node("h.mod.a-1") }).nodes;
-    expect(diffNodes(before, after)).toEqual({ added: [], changed: [], removed: [] });
+    const s = source();
+    s.apply(desired({ "a.yaml": node("h.mod.a-1") }));
+    expect(s.apply(desired({ "z.yaml": "\n\n" + node("h.mod.a-1") }))).toEqual({ added: [], changed: [], removed: [] });
   });
 });

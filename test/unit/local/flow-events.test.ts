@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { FlowEvents, HTTP_REQUEST_PORT, type FlowEventsHost } from "../../../src/local/flow-events.ts";
 import { FailureLog } from "../../../src/local/failure-log.ts";
 import type { ListenFailure } from "../../../src/local/listen-watch.ts";
-import { ListenError } from "../../../src/components-lib/http-listener.ts";
+import { ListenError } from "../../../src/sdk/http/listener.ts";
 import type { Runner } from "../../../src/runtime/runner/runner.ts";
 import { empty, ok } from "../../../src/sdk/result.ts";
 

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defineComponent, source, target, TinyError, Type, type State } from "tinyhost";
 import { LocalHost, type LocalHostOptions } from "../../../src/local/host.ts";
-import { displayPath } from "../../../src/local/components.ts";
-import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../src/local/flow-builder.ts";
+import { shownPath } from "../../../src/telemetry/shown-path.ts";
+import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../examples/flow-builder.ts";
 import { LEGACY_STATE_FILE_NAME, STATE_FILE_NAME } from "../../../src/local/state-file.ts";
 import { NODE_FINALIZER } from "../../../src/k8s/api/index.ts";
 import { SDK_VERSION } from "../../../src/cli/version.ts";
@@ -403,7 +403,7 @@ describe("LocalHost", () => {
     expect(await host.client.exposePort({ port: 8123 })).toEqual(["http://localhost:8123"]);
     expect(lines.filter((l) => l === "listening on http://localhost:8123")).toHaveLength(1);
     expect(host.client.mode).toBe("local");
-    expect(host.client.exposePort({ port: 70000 })).rejects.toThrow("exposePort: port must be an integer 1–65535, got 70000");
+    expect(host.client.exposePort({ port: 70000 })).rejects.toThrow("invalid port 70000: must be an integer from 1 to 65535");
   });
 
   test("without --name the module is the nodes' spec.module", async () => {
@@ -472,7 +472,7 @@ export default defineComponent({
     expect(before.stopped).toBe(true);
     expect(host.scheduler.runner(node)).toBeUndefined();
     expect(host.status(node)).toMatchObject({ error: true, status: 'component "greeter" is not registered (known: greeter_v2)' });
-    expect(lines).toContain(`component greeter is gone: ${displayPath(file)} now defines "greeter_v2"; stopped 1 node`);
+    expect(lines).toContain(`component greeter is gone: ${shownPath(file)} now defines "greeter_v2"; stopped 1 node`);
 
     const fresh = await startIn(tempDirWithFlow(GREET), cdir);
     expect(fresh.status(node)).toMatchObject({ error: host.status(node)!.error, status: host.status(node)!.status });
@@ -520,7 +520,7 @@ export default defineComponent({
     writeFileSync(file, named("Bad Name!"));
     await host.reloadComponent(file);
     await host.idle();
-    expect(lines.some((l) => l.startsWith(`error: ${displayPath(file)}: defineComponent: info.name "Bad Name!" has upper-case letters`) && l.includes('joined by single "_"'))).toBe(true);
+    expect(lines.some((l) => l.startsWith(`error: ${shownPath(file)}: defineComponent: info.name "Bad Name!" has upper-case letters`) && l.includes('joined by single "_"'))).toBe(true);
     expect(host.scheduler.installed("greeter")).toBeUndefined();
     expect(host.status(name("g", GREET))!.status).toBe('component "greeter" is not registered (known: none)');
   });

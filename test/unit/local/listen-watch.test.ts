@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ListenError } from "../../../src/components-lib/http-listener.ts";
+import { ListenError } from "../../../src/sdk/http/listener.ts";
 import { isListenError, isPortInUse, listenErrorPort } from "../../../src/local/listen-watch.ts";
 
 describe("http_server bind failures", () => {

@@ -2,7 +2,6 @@ import { describe, expect, test } from "bun:test";
 import type { TinyNode } from "../../../src/k8s/api/index.ts";
 import { isConflict, isGone, isNotFound } from "../../../src/k8s/client/errors.ts";
 import type { WatchEvent } from "../../../src/k8s/client/types.ts";
-import type { WatchedNode } from "../../../src/k8s/controllers/index.ts";
 import { LocalNodes, WATCH_HISTORY, type NodeChange } from "../../../src/local/node-api.ts";
 
 const NAME = "h1.mod.relay-1";
@@ -21,9 +20,9 @@ function api(changes: NodeChange[] = []) {
 }
 
 /** Collects watch events after `rv` until `n` arrived. */
-async function take(nodes: LocalNodes, rv: string, n: number): Promise<WatchEvent<WatchedNode>[]> {
+async function take(nodes: LocalNodes, rv: string, n: number): Promise<WatchEvent<TinyNode>[]> {
   const stop = new AbortController();
-  const out: WatchEvent<WatchedNode>[] = [];
+  const out: WatchEvent<TinyNode>[] = [];
   for await (const ev of nodes.watch({ resourceVersion: rv, allowWatchBookmarks: true, signal: stop.signal })) {
     out.push(ev);
     if (out.length === n) break;
@@ -66,7 +65,7 @@ describe("LocalNodes (the in-memory TinyNode API)", () => {
 
   test("status patches are JSON merge patches: objects merge, null deletes, arrays are replaced", async () => {
     const nodes = api();
-    nodes.apply(manifest(), { status: { metadata: { a: "1", b: "2" }, ports: [{ name: "x", label: "X", position: 0, source: true, schema: "", configuration: "" }] } });
+    nodes.apply(manifest(), () => ({ status: { metadata: { a: "1", b: "2" }, ports: [{ name: "x", label: "X", position: 0, source: true, schema: "", configuration: "" }] } }));
     const rv = (await nodes.get(NAME)).metadata.resourceVersion!;
     await nodes.patchStatus(NAME, rv, { status: "OK", metadata: { b: null, c: "3" } as never, ports: [] });
     expect((await nodes.get(NAME)).status).toEqual({ status: "OK", metadata: { a: "1", c: "3" }, ports: [] } as never);
@@ -91,7 +90,7 @@ describe("LocalNodes (the in-memory TinyNode API)", () => {
   test("delete with a finalizer marks the node deleting (deletionTimestamp, generation moved); removing the finalizer deletes it", async () => {
     const changes: NodeChange[] = [];
     const nodes = api(changes);
-    nodes.apply(manifest(), { finalizers: ["io.tinysystems/node-finalizer"] });
+    nodes.apply(manifest(), () => ({ finalizers: ["io.tinysystems/node-finalizer"] }));
     nodes.delete(NAME);
     const deleting = await nodes.get(NAME);
     expect(deleting.metadata.deletionTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -110,7 +109,7 @@ describe("LocalNodes (the in-memory TinyNode API)", () => {
 
   test("a manifest applied while its node is still deleting creates the node anew once it is gone", async () => {
     const nodes = api();
-    nodes.apply(manifest(), { finalizers: ["f"] });
+    nodes.apply(manifest(), () => ({ finalizers: ["f"] }));
     nodes.delete(NAME);
     nodes.apply(manifest({ component: "sink" }));
     expect((await nodes.get(NAME)).spec.component).toBe("relay");

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { defineComponent, Type, target, source, type Emitter, type State, type TinyNodeLike } from "tinyhost";
+import { defineComponent, Type, target, source, type Emitter, type State, type TinyNode } from "tinyhost";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { STATE_MAX_BYTES, type StatusSink } from "../../../src/runtime/runner/index.ts";
 import { makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
@@ -35,7 +35,7 @@ function keeper() {
   return { def, kept };
 }
 
-function recordingSink(live: TinyNodeLike) {
+function recordingSink(live: TinyNode) {
   const patches: number[] = [];
   const sink: StatusSink = {
     async patchStatus(_name, mutate) {
@@ -100,8 +100,8 @@ describe("runner", () => {
     const s = new Scheduler({ module: MODULE, debounceMs: 30, statusSink: sink });
     s.install(def);
     await s.update(makeNode("k", "keeper"));
-    await kept.emit!("_reconcile", (n: TinyNodeLike) => void (n.status!.metadata!.one = "1"));
-    await kept.emit!("_reconcile", (n: TinyNodeLike) => void (n.status!.metadata!.two = "2"));
+    await kept.emit!("_reconcile", (n: TinyNode) => void (n.status!.metadata!.one = "1"));
+    await kept.emit!("_reconcile", (n: TinyNode) => void (n.status!.metadata!.two = "2"));
     await kept.emit!("_control");
     await Bun.sleep(80);
     expect(patches.length).toBe(1);

@@ -21,6 +21,7 @@ import { Backoff, type BackoffOptions } from "../backoff.ts";
 import { systemClock, type Clock } from "../clock.ts";
 import { formatMicroTime, leaseLock, type LeaseClient, type LeaseLock, type LeaseSpec } from "./lock.ts";
 import type { Lease } from "../../client/resources.ts";
+import { TinyError } from "../../../sdk/errors.ts";
 
 /** Parameters of a {@link LeaderElector}. Durations in milliseconds. */
 export interface LeaderElectorOptions {
@@ -61,12 +62,10 @@ export interface LeaderElectorOptions {
 }
 
 /** Invalid elector options (client-go `NewLeaderElector` validation). */
-export class LeaderElectionError extends Error {
-  /** Stable code. */
-  readonly code = "LEADER_ELECTION";
+export class LeaderElectionError extends TinyError<"LEADER_ELECTION"> {
   /** @param message - names the option and its value. */
   constructor(message: string) {
-    super(message);
+    super("LEADER_ELECTION", message);
     this.name = "LeaderElectionError";
   }
 }

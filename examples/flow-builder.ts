@@ -11,8 +11,8 @@
  */
 import { createHash } from "node:crypto";
 import { Document } from "yaml";
-import { base64Json } from "../k8s/api/bytes.ts";
-import { flowHashPrefix, generateNodeName, sanitizeResourceName } from "../k8s/api/naming.ts";
+import { base64Json } from "../src/k8s/api/bytes.ts";
+import { flowHashPrefix, generateNodeName, sanitizeResourceName } from "../src/k8s/api/naming.ts";
 import {
   API_VERSION,
   COMPONENT_POS_X_ANNOTATION,
@@ -29,8 +29,9 @@ import {
   type TinyNodeEdge,
   type TinyNodePortConfig,
   type TinyProject,
-} from "../k8s/api/v1alpha1.ts";
-import { START_SIGNAL_ANNOTATION } from "./constants.ts";
+} from "../src/k8s/api/v1alpha1.ts";
+import { START_SIGNAL_ANNOTATION } from "../src/local/constants.ts";
+import { TinyError } from "../src/sdk/errors.ts";
 
 /** One node of a flow description. */
 export interface NodeDescription {
@@ -91,8 +92,11 @@ export interface FlowManifests {
 }
 
 /** An edge or node reference that does not resolve. code `"FLOW_DESCRIPTION"`. */
-export class FlowDescriptionError extends Error {
-  readonly code = "FLOW_DESCRIPTION";
+export class FlowDescriptionError extends TinyError<"FLOW_DESCRIPTION"> {
+  /** @param message - what is wrong. @param options - `cause`, the underlying error if any. */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("FLOW_DESCRIPTION", message, options);
+  }
 }
 
 /** The node name of `key` in `desc`. @throws FlowDescriptionError for an unknown key. */
@@ -153,7 +157,7 @@ export function buildFlow(desc: FlowDescription): FlowManifests {
       spec: { module: desc.module, component: n.component, ports, edges: [] },
     });
   }
-  const byName = new Map([...nodes.values()].map((n) => [n.metadata.name!, n]));
+  const byName = new Map([...nodes.values()].map((n) => [n.metadata.name, n]));
   for (const e of desc.edges ?? []) {
     const from = address(desc, e.from, "from");
     const to = address(desc, e.to, "to");

@@ -10,11 +10,11 @@
  * has its flow cancelled at the next sweep (≤ 100 ms).
  */
 import { Hono } from "hono";
-import { startHttpServerSpan, type HttpServerSpan } from "../telemetry/http.ts";
-import { fail, type Result } from "../sdk/result.ts";
-import { TinyError } from "../sdk/errors.ts";
-import { answerFor, FlowTimeoutError, textResponse } from "./http-server-response.ts";
-import { buildServerRequest, scanHeaders, type HeaderScan, type ServerRequest } from "./http-server-request.ts";
+import { startHttpServerSpan, type HttpServerSpan } from "../../telemetry/http.ts";
+import { fail, type Result } from "../result.ts";
+import { TinyError } from "../errors.ts";
+import { answerFor, FlowTimeoutError, textResponse } from "./server-response.ts";
+import { buildServerRequest, scanHeaders, type HeaderScan, type ServerRequest } from "./server-request.ts";
 
 /** Bun's maximum `idleTimeout`, seconds. */
 export const BUN_MAX_IDLE_TIMEOUT_S = 255;

@@ -2,8 +2,8 @@
  * The `request` message http_server emits for each incoming HTTP request, built the way Go's
  * http-module (monorepo) builds it from an Echo context (components.md §2.1 `Request`).
  */
-import type { Header } from "./fields.ts";
-import { canonicalHeaderKey } from "./http-headers.ts";
+import type { Header } from "../fields.ts";
+import { canonicalHeaderKey } from "./headers.ts";
 
 /** Go `Request` (monorepo): field order and JSON names as Go marshals them. */
 export interface ServerRequest {

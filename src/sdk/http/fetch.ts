@@ -3,10 +3,10 @@
  * per-request timeout, auth headers, a capped streaming body read, and Go-shaped errors marked
  * retryable (transport/read failures, 429, 5xx) or not (bad URL, body over the cap, other 4xx).
  */
-import { retryable, TinyError } from "../sdk/errors.ts";
-import type { Header } from "./fields.ts";
-import { headerList } from "./http-headers.ts";
-import { statusLine } from "./http-status-text.ts";
+import { retryable, TinyError } from "../errors.ts";
+import type { Header } from "../fields.ts";
+import { headerList } from "./headers.ts";
+import { statusLine } from "./status-text.ts";
 
 /** What `http_request` receives on `request` (Go `Request`), after defaults for missing fields. */
 export interface OutboundRequest {

@@ -3,9 +3,9 @@
  * response flow"): a valid Response is written as Go's `writeResponse` does; anything else is an
  * error answer naming what was wrong.
  */
-import { TinyError } from "../sdk/errors.ts";
-import type { Result } from "../sdk/result.ts";
-import type { Header } from "./fields.ts";
+import { TinyError } from "../errors.ts";
+import type { Result } from "../result.ts";
+import type { Header } from "../fields.ts";
 
 /** A checked Go `Response`. */
 export interface ServerResponse {

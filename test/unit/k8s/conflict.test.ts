@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { KubeApiError } from "../../../src/k8s/client/index.ts";
-import { ConflictRetriesExhaustedError, Mutex, readModifyWrite } from "../../../src/k8s/resources/index.ts";
+import { ConflictRetriesExhaustedError, KubeApiError, retryOnConflict } from "../../../src/k8s/client/index.ts";
 
 type Obj = { metadata: { resourceVersion: string }; items: string[] };
 const conflict = () => new KubeApiError({ verb: "PUT", path: "/x", status: 409 });
@@ -25,53 +24,72 @@ function store(initial: string[]) {
   };
 }
 
-describe("readModifyWrite", () => {
-  test("no change from modify means no write", async () => {
+describe("retryOnConflict", () => {
+  test("nothing to write means no write", async () => {
     const s = store(["a"]);
-    const r = await readModifyWrite<Obj>({ what: "x", read: s.read, modify: () => undefined, write: s.write });
-    expect(r.changed).toBe(false);
+    const r = await retryOnConflict<Obj>({ what: "x", read: s.read, write: () => undefined });
+    expect(r.written).toBe(false);
     expect(s.writes()).toBe(0);
+  });
+
+  test("the first attempt works on the given object; a conflict reads the newest one", async () => {
+    const s = store(["a"]);
+    const stale: Obj = { metadata: { resourceVersion: "0" }, items: ["stale"] };
+    const seen: string[][] = [];
+    const r = await retryOnConflict<Obj>({
+      what: "x",
+      current: stale,
+      read: s.read,
+      write: (o) => {
+        seen.push(o.items);
+        return s.write({ ...o, items: [...o.items, "mine"] });
+      },
+    });
+    expect(seen).toEqual([["stale"], ["a"]]);
+    expect(r).toMatchObject({ written: true, conflicts: 1 });
+    expect(s.get().items).toEqual(["a", "mine"]);
   });
 
   test("after a conflict it recomputes from the newest object, keeping the other writer's change", async () => {
     const s = store(["a"]);
     let first = true;
-    await readModifyWrite<Obj>({
+    await retryOnConflict<Obj>({
       what: "x",
       read: s.read,
-      modify: (o) => {
+      write: (o) => {
         if (first) {
           first = false;
           s.sneak("other");
         }
-        return { ...o, items: [...o.items, "mine"] };
+        return s.write({ ...o, items: [...o.items, "mine"] });
       },
-      write: s.write,
     });
     expect(s.get().items).toEqual(["a", "other", "mine"]);
     expect(s.writes()).toBe(2);
   });
 
   test("gives up with ConflictRetriesExhaustedError after the attempt limit", async () => {
-    const err = await readModifyWrite<Obj>({
+    let writes = 0;
+    const err = await retryOnConflict<Obj>({
       what: "Service ns/s",
       read: async () => ({ metadata: { resourceVersion: "1" }, items: [] }),
-      modify: (o) => o,
       write: async () => {
+        writes++;
         throw conflict();
       },
       attempts: 3,
     }).catch((e: unknown) => e);
+    expect(writes).toBe(3);
     expect(err).toBeInstanceOf(ConflictRetriesExhaustedError);
     expect((err as Error).message).toBe("Service ns/s: still conflicting after 3 attempts");
+    expect((err as ConflictRetriesExhaustedError).cause).toBeInstanceOf(KubeApiError);
   });
 
   test("other write errors pass through at once", async () => {
     let writes = 0;
-    const err = await readModifyWrite<Obj>({
+    const err = await retryOnConflict<Obj>({
       what: "x",
       read: async () => ({ metadata: { resourceVersion: "1" }, items: [] }),
-      modify: (o) => o,
       write: async () => {
         writes++;
         throw new KubeApiError({ verb: "PUT", path: "/x", status: 403 });
@@ -79,21 +97,5 @@ describe("readModifyWrite", () => {
     }).catch((e: unknown) => e);
     expect((err as KubeApiError).status).toBe(403);
     expect(writes).toBe(1);
-  });
-});
-
-describe("Mutex", () => {
-  test("runs holders one at a time in call order, also after a failure", async () => {
-    const m = new Mutex();
-    const log: string[] = [];
-    const job = (name: string, fail = false) =>
-      m.run(async () => {
-        log.push(`start ${name}`);
-        await Bun.sleep(1);
-        log.push(`end ${name}`);
-        if (fail) throw new Error(name);
-      });
-    await Promise.allSettled([job("a"), job("b", true), job("c")]);
-    expect(log).toEqual(["start a", "end a", "start b", "end b", "start c", "end c"]);
   });
 });

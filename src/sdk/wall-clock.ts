@@ -3,7 +3,7 @@
  * in its instance state so unit tests can run schedules in virtual time (a fake clock that jumps
  * to each deadline) instead of waiting for real minutes.
  */
-import { sleepUnlessAborted } from "../sdk/abortable-sleep.ts";
+import { sleepUnlessAborted } from "./abortable-sleep.ts";
 import type { CronZone } from "./cron-schedule.ts";
 
 /** Longest single timer, ms: `setTimeout` clamps anything above 2^31−1 ms (≈ 24.8 days). */

@@ -1,7 +1,8 @@
 /**
- * How local mode shows a path: relative to the working directory when inside it (so
- * `tinyhost run --local examples/hello-api` shows `examples/hello-api/router.yaml`, the way the
- * directory was typed), else absolute. Every line of the human log uses this one rule.
+ * How a path appears in messages and log lines: relative to the working directory when inside it
+ * (so `tinyhost run --local examples/hello-api` shows `examples/hello-api/router.yaml`, the way the
+ * directory was typed), else absolute. Component discovery, the component-file loader and local
+ * mode's terminal all use this one rule.
  */
 import { isAbsolute, relative } from "node:path";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { shownPath } from "../../../src/local/paths.ts";
+import { shownPath } from "../../../src/telemetry/shown-path.ts";
 
 describe("shownPath", () => {
   test("a path inside the working directory is shown relative to it, as a user types it", () => {

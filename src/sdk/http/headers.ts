@@ -2,7 +2,7 @@
  * Header helpers that reproduce what Go's `net/http` shows a component: canonical header keys
  * (`textproto.CanonicalMIMEHeaderKey`) and the `[{key, value}]` list form of `etc.Header`.
  */
-import type { Header } from "./fields.ts";
+import type { Header } from "../fields.ts";
 
 function isTokenChar(c: number): boolean {
   // RFC 9110 §5.6.2 tchar
