@@ -2,6 +2,9 @@
  * `debug` — "Debug" (components.md §1.12): a sink that shows the last message it received. It keeps
  * the message (credential-looking values masked) as its in-memory context, logs it at debug level,
  * and asks for a status refresh so the `_control` port publishes it. Not persisted; returns nothing.
+ * The status shows only the latest message (and its patch is debounced, runtime-spec §2.9); local
+ * mode prints every message from the hops themselves (src/local/debug-lines.ts) and its console
+ * streams them.
  */
 import { defineComponent, redact, source, target, Type } from "tinyhost";
 

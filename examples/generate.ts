@@ -11,7 +11,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { renderFlowFiles, type FlowDescription, type GeneratedFile } from "./flow-builder.ts";
+import { renderFlowFiles, type FlowDescription, type GeneratedFile } from "../src/cli/scaffold/flow-builder.ts";
 
 /** Module every example node belongs to (`spec.module`; 2nd segment of the node names). */
 export const EXAMPLES_MODULE = "tinyhost";

@@ -5,7 +5,7 @@
  * process (`tinyhost run`), and a watch that counts the nodes whose status the leader wrote.
  */
 import { join } from "node:path";
-import { buildFlow, type FlowDescription } from "../../examples/flow-builder.ts";
+import { buildFlow, type FlowDescription } from "../../src/cli/scaffold/flow-builder.ts";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
 import type { TinyNode } from "../../src/k8s/api/index.ts";
 import { tinyModules, tinyNodes } from "../../src/k8s/controllers/types.ts";

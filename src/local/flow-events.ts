@@ -11,20 +11,30 @@
  * - a component warning that repeats a printed failure (`signal: downstream failed: …`) is dropped;
  * - an emit that goes nowhere (undeclared port, no edges) gets a one-time note;
  * - http_server answering the flow's result with HTTP 500 (no response, an invalid one) is printed
- *   at its `request` port, since no hop failed.
+ *   at its `request` port, since no hop failed;
+ * - every message a `debug` node receives is printed ({@link DebugLines}, rate-limited with a count
+ *   of what was not printed);
+ * - every hop is handed to the hop listeners ({@link FlowEvents.onHop}: the console's stream).
  */
 import { checkResponse } from "../sdk/http/server-response.ts";
 import type { Runner } from "../runtime/runner/runner.ts";
 import { TinyError } from "../sdk/errors.ts";
 import { SystemPort } from "../sdk/ports.ts";
 import { HTTP_SERVER_COMPONENT } from "./constants.ts";
+import type { DebugLines } from "./debug-lines.ts";
 import type { FailureLog } from "./failure-log.ts";
-import type { HopWatcher } from "./hop-watch.ts";
+import type { HopRecord, HopWatcher } from "./hop-watch.ts";
 import { logEventText, type LogEvent } from "./human-log.ts";
 import { HTTP_LISTEN_ERROR_CODE, isListenError, isPortInUse, listenErrorPort, type ListenFailure } from "./listen-watch.ts";
 
 /** http_server's port whose emits carry a request and resolve to the flow's Response (components.md §2.1). */
 export const HTTP_REQUEST_PORT = "request";
+
+/** The component whose received messages are printed (components.md §1.12). */
+export const DEBUG_COMPONENT = "debug";
+
+/** Hears every hop that ended (see {@link FlowEvents.onHop}); must not throw. */
+export type HopListener = (record: HopRecord) => void;
 
 /** What {@link FlowEvents} needs from the local host. */
 export interface FlowEventsHost {
@@ -42,11 +52,27 @@ export interface FlowEventsHost {
 export class FlowEvents {
   /** Ports with edges, per node spec object (a new spec is a new object: the cache follows it). */
   readonly #edgePorts = new WeakMap<object, ReadonlySet<string>>();
+  readonly #hopListeners = new Set<HopListener>();
 
+  /**
+   * @param host what the events are about.
+   * @param failures the terminal's hop failures, notes and warnings.
+   * @param debug where debug nodes' messages are printed; absent → not printed.
+   */
   constructor(
     readonly host: FlowEventsHost,
     readonly failures: FailureLog,
+    readonly debug?: DebugLines,
   ) {}
+
+  /**
+   * Hands every hop that ends from now on to `listener` (the console's stream) until the returned
+   * function is called. While no listener is registered, only hops into debug nodes are recorded.
+   */
+  onHop(listener: HopListener): () => void {
+    this.#hopListeners.add(listener);
+    return () => void this.#hopListeners.delete(listener);
+  }
 
   /** The {@link HopWatcher} for `hopWatchingTracer`. */
   watcher(): HopWatcher {
@@ -77,7 +103,18 @@ export class FlowEvents {
         const check = checkResponse(result.kind === "ok" ? result.value : undefined);
         if (!check.ok) this.failures.emit(node, port, new Error(`invalid response: ${check.problem}`));
       },
+      wantsHop: (node, port) => this.#hopListeners.size > 0 || this.#isDebugMessage(node, port),
+      hop: (record) => {
+        if (this.host.stopped()) return;
+        if (this.debug && record.data !== undefined && !record.error && this.#isDebugMessage(record.node, record.port)) this.debug.message(record.node, record.data);
+        for (const listener of this.#hopListeners) listener(record);
+      },
     };
+  }
+
+  /** A message into a debug node's data port (its `_settings` and `_control` are not messages). */
+  #isDebugMessage(node: string, port: string): boolean {
+    return !port.startsWith("_") && this.host.componentOf(node) === DEBUG_COMPONENT;
   }
 
   /**

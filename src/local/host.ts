@@ -8,8 +8,11 @@
  * - the resource manager → {@link LocalModuleClient} (`http://localhost:<port>`);
  * - `send_signal` → the `tinyhost.io/start-signal` annotation, and {@link LocalHost.send};
  * - the dashboard and the log pipeline → the terminal: node status lines and problems
- *   (./terminal.ts), hop failures where they happened, rate-limited, and runtime warnings as human
- *   lines (./flow-events.ts), each printed once (./report.ts).
+ *   (./terminal.ts), hop failures where they happened, rate-limited, runtime warnings as human
+ *   lines and every debug node's messages (./flow-events.ts), each printed once (./report.ts),
+ *   nodes named by their labels (./node-names.ts); and the console (src/console), a runnable the
+ *   caller adds ({@link LocalHostOptions.runnables}) over {@link LocalHost.nodes},
+ *   {@link LocalHost.onHop} and {@link LocalHost.send}.
  * Runnables by group: servers (the optional health server) → stores (state file and lock) →
  * runners (components, then the scheduler's runners) → controllers (manifests, the TinyNode
  * controller, the file watches) → receivers (start signals, once every node was reconciled).
@@ -21,7 +24,7 @@ import { DEFAULT_NODE_WORKERS, kubeStatusSink, LEADER_REQUEUE_MS, tinyNodeContro
 import type { KubeObject } from "../k8s/client/types.ts";
 import type { Controller } from "../k8s/runtime/controller.ts";
 import type { Watcher } from "../k8s/runtime/watcher.ts";
-import { Manager, ManagerStartError, onStop, task, type Runnable } from "../manager/index.ts";
+import { Manager, ManagerStartError, onStop, task, type Runnable, type RunnableGroup } from "../manager/index.ts";
 import { healthServer, type HealthServer } from "../operator/health.ts";
 import { moduleMetrics } from "../operator/metrics.ts";
 import { isComponentFile } from "../runtime/registry/files.ts";
@@ -40,15 +43,17 @@ import { DEFAULT_LOCAL_MODULE, DEFAULT_LOCAL_NAMESPACE, HTTP_PORT_METADATA_KEY, 
 import { collectDesired, type DesiredSet } from "./desired.ts";
 import { DirectorySource, type NodeDiff } from "./directory-source.ts";
 import { LocalStartError, type ManifestError } from "./errors.ts";
+import { DebugLines } from "./debug-lines.ts";
 import { FailureLog } from "./failure-log.ts";
-import { FlowEvents } from "./flow-events.ts";
-import { hopWatchingTracer } from "./hop-watch.ts";
+import { FlowEvents, type HopListener } from "./flow-events.ts";
+import { hopWatchingTracer, type HopRecord } from "./hop-watch.ts";
 import { HumanLogger } from "./human-log.ts";
 import type { ListenFailure } from "./listen-watch.ts";
 import { LocalScheduler } from "./local-scheduler.ts";
 import { readManifestDir, type NodeManifest } from "./manifests.ts";
 import { LocalNodes, type NodeSeed } from "./node-api.ts";
 import { shownPath } from "../telemetry/shown-path.ts";
+import { displayNames } from "./node-names.ts";
 import { LocalReport } from "./report.ts";
 import { migrateLegacyStateFile, readStateFile, stateFilePath, StateFileWriter } from "./state-file.ts";
 import { acquireStateLock, type StateLock } from "./state-lock.ts";
@@ -92,6 +97,13 @@ export interface LocalHostOptions {
   repeatWindowMs?: number;
   /** `/healthz`, `/readyz` (200 once every node of the first read was reconciled and signalled) and `/metrics` here (Go syntax); absent → none. */
   healthProbeBindAddress?: string;
+  /**
+   * More runnables for the host's manager (the console, src/console), called once while the host
+   * is built; each starts and stops with the host in its group's order.
+   */
+  runnables?: (host: LocalHost) => readonly (readonly [RunnableGroup, Runnable])[];
+  /** Where a debug node's messages that were not printed (rate limit) can be seen, e.g. `every one is on the console`. */
+  debugHint?: () => string | undefined;
 }
 
 /**
@@ -145,6 +157,8 @@ export class LocalHost {
   readonly #controller: TinyNodeController;
   readonly #components: ComponentFiles;
   readonly #failures: FailureLog;
+  readonly #debugLines: DebugLines;
+  readonly #events: FlowEvents;
   readonly #writer: StateFileWriter | undefined;
   readonly #health: HealthServer | undefined;
   readonly #terminal: LocalTerminal;
@@ -185,6 +199,7 @@ export class LocalHost {
       const path = this.statePath;
       this.#writer = new StateFileWriter(path, () => this.#snapshot(), options.stateDebounceMs ?? 200, (err) => this.report.line(`error: cannot write state file ${shownPath(path)}: ${err.message}`));
     }
+    this.#debugLines = new DebugLines((line) => this.report.line(line), (node) => this.report.names.name(node), options.debugHint ? { hint: options.debugHint } : {});
     const events = new FlowEvents(
       {
         stopped: () => this.#stopped,
@@ -193,7 +208,9 @@ export class LocalHost {
         listenFailed: (f) => this.#stopped || this.#terminal.listenFailed(f),
       },
       this.#failures,
+      this.#debugLines,
     );
+    this.#events = events;
     // Warnings and errors of the runtime and components become human lines, or are dropped as repeats.
     const log = new HumanLogger(logger.child({ component: "local" }), (e) => events.log(e));
     const transport = new InProcessTransport();
@@ -311,6 +328,14 @@ export class LocalHost {
   }
 
   /**
+   * Hands every hop that ends from now on to `listener` — node, port, sender, redacted payload and
+   * result, error, duration ({@link HopRecord}) — until the returned function is called.
+   */
+  onHop(listener: HopListener): () => void {
+    return this.#events.onHop(listener);
+  }
+
+  /**
    * http_server nodes that could not bind their port (seen on a failed `start` hop) and have not
    * listened since; `port` is the port they tried (their `port` metadata; 0 when unknown).
    */
@@ -380,12 +405,13 @@ export class LocalHost {
 
   // ----- runnables --------------------------------------------------------------------------
 
-  #runnables(): [Parameters<Manager["add"]>[0], Runnable][] {
-    const out: [Parameters<Manager["add"]>[0], Runnable][] = [];
+  #runnables(): [RunnableGroup, Runnable][] {
+    const out: [RunnableGroup, Runnable][] = [];
     if (this.#health) out.push(["servers", this.#health]);
     out.push(["stores", onStop("state file", () => {
       this.#writer?.close();
       this.#failures.flush();
+      this.#debugLines.flush();
       this.#p.lock?.release();
     })]);
     out.push(["runners", task("components", () => this.#loadComponents())]);
@@ -393,6 +419,7 @@ export class LocalHost {
     out.push(["controllers", task("manifests", () => this.#firstRead())]);
     out.push(["controllers", this.#controller.runnable]);
     if (this.#o.watch !== false) out.push(["controllers", this.#watches()]);
+    for (const [group, runnable] of this.#o.runnables?.(this) ?? []) out.push([group, runnable]);
     out.push(["receivers", {
       name: "start signals",
       start: async () => {
@@ -460,6 +487,7 @@ export class LocalHost {
 
   #applyRead(set: DesiredSet): NodeDiff {
     const diff = this.#source.apply(set);
+    this.report.names.set(displayNames([...set.nodes.values()].map((e) => e.node)));
     for (const name of [...diff.changed, ...diff.removed]) this.#failures.forget(name);
     this.#terminal.read(set);
     // A changed start-signal annotation is sent again once the changes are reconciled.

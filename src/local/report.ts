@@ -2,18 +2,12 @@
  * The concise, human log of local mode: one line per event worth a developer's attention (what
  * runs, its status, URLs, manifest and component errors). Repeated identical lines are suppressed:
  * a node's status is printed when it changes, a problem when it first appears, and its fix once
- * the reconciles it caused are done — so "fixed" is never printed just before a new error.
+ * the reconciles it caused are done — so "fixed" is never printed just before a new error. Every
+ * line names nodes by their display names ({@link LocalReport.names}, src/local/node-names.ts).
  */
 import { decodeBase64Json } from "../k8s/api/bytes.ts";
 import type { TinyNodeStatus as TinyNodeStatusLike } from "../sdk/node.ts";
-
-/** Longest JSON excerpt printed for a debug node, characters. */
-export const EXCERPT_CHARS = 240;
-
-function excerpt(value: unknown): string {
-  const text = JSON.stringify(value) ?? "null";
-  return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
-}
+import { NameRewriter } from "./node-names.ts";
 
 function statusKey(component: string, status: TinyNodeStatusLike): string {
   return `${component}\u0000${status.error ? "error" : "ok"}\u0000${status.status ?? ""}`;
@@ -47,8 +41,9 @@ export interface Problem {
 
 /** Prints local-mode events through `out` (one line per call). */
 export class LocalReport {
+  /** The display names every line is written with (set from the manifests by the host). */
+  readonly names = new NameRewriter();
   readonly #lastStatus = new Map<string, string>();
-  readonly #lastControl = new Map<string, string>();
   #problems = new Map<string, Problem>();
   /** Problems gone since the last {@link settle}, to be announced as fixed then. */
   readonly #fixed = new Map<string, Problem>();
@@ -58,7 +53,12 @@ export class LocalReport {
 
   /** A free-form line. */
   line(text: string): void {
-    this.out(text);
+    this.#print(text);
+  }
+
+  /** Writes `text` with node names replaced by their display names. */
+  #print(text: string): void {
+    this.out(this.names.rewrite(text));
   }
 
   /**
@@ -70,7 +70,7 @@ export class LocalReport {
     for (const [key, p] of now) {
       if (this.#problems.has(key)) continue;
       if (this.#fixed.delete(key)) continue; // back before its fix was announced: nothing changed
-      this.out(`${p.level}: ${p.text}`);
+      this.#print(`${p.level}: ${p.text}`);
     }
     for (const [key, p] of this.#problems) if (!now.has(key)) this.#fixed.set(key, p);
     this.#problems = now;
@@ -91,7 +91,7 @@ export class LocalReport {
     this.#fixed.clear();
     fixed.forEach((p, i) => {
       const tail = i < fixed.length - 1 ? "" : left === 0 ? " (no problems left)" : ` (${left} problem${left === 1 ? "" : "s"} left)`;
-      this.out(`fixed: ${p.text}${tail}`);
+      this.#print(`fixed: ${p.text}${tail}`);
     });
   }
 
@@ -108,7 +108,7 @@ export class LocalReport {
     // Runtime errors often start "node <name> port …": the line names the node already.
     const detail = raw.startsWith(`node ${name}: `) ? raw.slice(`node ${name}: `.length) : raw.startsWith(`node ${name} `) ? raw.slice(`node ${name} `.length) : raw;
     const text = status.error ? `error: ${where ? `${where}: ` : ""}${detail}` : (status.status ?? "OK");
-    this.out(`node ${name}  ${component}  ${text}`);
+    this.#print(`node ${name}  ${component}  ${text}`);
   }
 
   /**
@@ -117,7 +117,7 @@ export class LocalReport {
    */
   nodeError(name: string, component: string, status: TinyNodeStatusLike, text: string): void {
     this.#lastStatus.set(name, statusKey(component, status));
-    this.out(`node ${name}  ${component}  error: ${text}`);
+    this.#print(`node ${name}  ${component}  error: ${text}`);
   }
 
   /**
@@ -131,17 +131,6 @@ export class LocalReport {
   /** A node was deleted. */
   nodeRemoved(name: string, component: string): void {
     this.#lastStatus.delete(name);
-    this.#lastControl.delete(name);
-    this.out(`node ${name}  ${component}  removed`);
-  }
-
-  /** A debug node's `_control` value (its last message), printed when it changed. */
-  debugValue(name: string, status: TinyNodeStatusLike): void {
-    const value = controlValue(status);
-    if (value === undefined) return;
-    const text = excerpt(value);
-    if (this.#lastControl.get(name) === text) return;
-    this.#lastControl.set(name, text);
-    this.out(`debug ${name}: ${text}`);
+    this.#print(`node ${name}  ${component}  removed`);
   }
 }

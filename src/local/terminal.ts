@@ -100,7 +100,6 @@ export class LocalTerminal {
     // An unknown component is a listed problem (with file and line): its status line would repeat it.
     if (!this.h.scheduler.installed(component)) this.h.report.statusShown(name, component, status);
     else if (entry) this.h.report.nodeStatus(name, component, status, `${entry.file}:${entry.line}`);
-    if (component === "debug") this.h.report.debugValue(name, status);
   }
 
   /** Prints the problems not printed yet (manifests, unknown components, edges, component files). */

@@ -79,3 +79,26 @@ describe("the compiled binary", () => {
     });
   });
 });
+
+describe("`demo` in the compiled binary, away from the repository", () => {
+  let proc: ManagedProcess;
+  let log: string;
+  const port = freePort();
+  beforeAll(async () => {
+    log = join(work, "binary-demo.log");
+    proc = startProcess({ name: "tinyhost binary demo", cmd: [BINARY, "demo", "--port", String(port), "--console", "127.0.0.1:0"], logFile: log, cwd: work });
+    await waitUntil("the demo's http_server", async () => (await fetch(`http://127.0.0.1:${port}/hello`).catch(() => undefined))?.status === 200, 20_000, 50);
+  }, 60_000);
+  afterAll(() => proc?.stop());
+
+  test("runs the built-in hello-api flow and serves its console (page and script from inside the binary)", async () => {
+    expect(await (await fetch(`http://127.0.0.1:${port}/hello`)).json()).toEqual({ hello: "world", method: "GET", path: "/hello" });
+    const text = await Bun.file(log).text();
+    expect(text).toContain("The built-in hello-api flow runs from");
+    const url = /console: (http:\/\/127\.0\.0\.1:\d+)\//.exec(text)![1]!;
+    expect(await (await fetch(`${url}/`)).text()).toContain("<title>tinyhost console · tinyhost</title>");
+    expect(await (await fetch(`${url}/console.js`)).text()).toContain("EventSource");
+    const flow = (await (await fetch(`${url}/api/flow`)).json()) as { nodes: { label?: string }[] };
+    expect(flow.nodes.map((n) => n.label).sort()).toEqual(["Build hello JSON", "HTTP server", "Route by method", "Start server"]);
+  });
+});

@@ -17,7 +17,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { helloApi } from "../../examples/generate.ts";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
-import { buildFlow } from "../../examples/flow-builder.ts";
+import { buildFlow } from "../../src/cli/scaffold/flow-builder.ts";
 import type { ControlPlane } from "../support/control-plane.ts";
 import { openClusterFixture } from "../support/cluster-fixture.ts";
 import { applyObjects, createRelease, flowObjects, moveNodeToModule, sendSignal, waitForMetadata, waitForReconciled } from "../support/flows.ts";

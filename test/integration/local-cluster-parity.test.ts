@@ -23,7 +23,7 @@ import type { KubeClient } from "../../src/k8s/client/index.ts";
 import type { TinyNode } from "../../src/k8s/api/index.ts";
 import { tinyNodes } from "../../src/k8s/controllers/index.ts";
 import { LocalHost } from "../../src/local/host.ts";
-import { buildFlow, nodeNameOf, renderFlowFiles, type FlowDescription } from "../../examples/flow-builder.ts";
+import { buildFlow, nodeNameOf, renderFlowFiles, type FlowDescription } from "../../src/cli/scaffold/flow-builder.ts";
 import type { ControlPlane } from "../support/control-plane.ts";
 import { openClusterFixture } from "../support/cluster-fixture.ts";
 import { applyObjects, flowObjects, sendSignal, waitForReconciled } from "../support/flows.ts";

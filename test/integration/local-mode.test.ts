@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { examples, exampleFiles, helloApi, tickCount, uptimeProbe } from "../../examples/generate.ts";
-import { nodeNameOf, type FlowDescription } from "../../examples/flow-builder.ts";
+import { nodeNameOf, type FlowDescription } from "../../src/cli/scaffold/flow-builder.ts";
 import { freePort, startProcess, tail, waitUntil, type ManagedProcess } from "../support/process.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -59,7 +59,12 @@ function spawn(args: string[], dir: string, port: number, env: Record<string, st
 }
 
 function runLocal(dir: string, port = freePort()): Running {
-  return spawn(["run", "--local", dir, "--port", String(port)], dir, port);
+  return spawn(["run", "--local", dir, "--port", String(port), "--console", "127.0.0.1:0"], dir, port);
+}
+
+/** How the terminal names node `key` of `desc`: its label, quoted (src/local/node-names.ts). */
+function shown(desc: FlowDescription, key: string): string {
+  return JSON.stringify(desc.nodes[key]!.label);
 }
 
 const logText = (r: Running) => (existsSync(r.log) ? readFileSync(r.log, "utf8") : "");
@@ -166,12 +171,12 @@ describe("tinyhost run --local", () => {
 
         const dir = copyExample("hello-api");
         const r = runLocal(dir, port);
-        const server = nodeNameOf(helloApi(), "server");
+        const server = shown(helloApi(), "server");
         // One line for the event: the node's status, naming its file, with the advice; no JSON log lines.
         const file = join(dir, "server.yaml");
         const line = (await Bun.file(file).text()).split("\n").indexOf("apiVersion: operator.tinysystems.io/v1alpha1") + 1;
         await waitLog(r, "the http_server error status", (t) => t.includes(`node ${server}  http_server  error: ${file}:${line}: port ${port} is in use: set PORT or --port`));
-        expect(logText(r)).toContain(`node ${nodeNameOf(helloApi(), "router")}  router  OK`);
+        expect(logText(r)).toContain(`node ${shown(helloApi(), "router")}  router  OK`);
         await Bun.sleep(1500); // a later reconcile (the http-start metadata patch) must not turn it back to OK
         expect(logText(r).split(`node ${server}  http_server  OK`).length - 1).toBe(1); // only the line before the start signal
         expect(logText(r).split(`port ${port} is in use`).length - 1).toBe(1);
@@ -195,7 +200,7 @@ describe("tinyhost run --local", () => {
       expect(logText(second)).toContain(`is in use by another tinyhost (pid ${first.proc.pid})`);
       expect(logText(second)).toContain("--state <file>");
       const third = spawn(["run", "--local", dir, "--port", String(freePort()), "--state", join(tempDir("state"), "s.json")], dir, 0);
-      await waitLog(third, "the run with its own state", (t) => t.includes(`node ${nodeNameOf(tickCount(), "counter")}  counter  OK`));
+      await waitLog(third, "the run with its own state", (t) => t.includes(`node ${shown(tickCount(), "counter")}  counter  OK`));
     },
     TEST_TIMEOUT,
   );
@@ -206,9 +211,10 @@ describe("tinyhost run --local", () => {
       const dir = copyExample("tick-count");
       const r = runLocal(dir);
       const counter = nodeNameOf(tickCount(), "counter");
-      const debug = nodeNameOf(tickCount(), "debug");
       await waitUntil("count ≥ 2 in the state file", async () => countIn(dir, counter) >= 2, 30_000);
-      await waitLog(r, "a debug line", (t) => t.includes(`debug ${debug}: {"context":{"count":2,"source":"ticker","line":"tick #2"}}`));
+      // Every message the debug node receives is printed, named by its label.
+      await waitLog(r, "debug lines", (t) => t.includes(`debug "Last tick": {"count":2,"source":"ticker","line":"tick #2"}`));
+      expect(logText(r)).toContain(`debug "Last tick": {"count":1,"source":"ticker","line":"tick #1"}`);
     },
     TEST_TIMEOUT,
   );
@@ -226,8 +232,8 @@ describe("tinyhost run --local", () => {
         const bad = `http://127.0.0.1:${target.port}/bad`;
         const desc = uptimeProbe({ targets: [ok, bad], delayMs: 60_000, stepDelayMs: 10 });
         const r = runLocal(writeFlow(desc));
-        await waitLog(r, "the Up line", (t) => t.includes(`debug ${nodeNameOf(desc, "up")}: {"context":{"url":"${ok}","status":200`));
-        await waitLog(r, "the Down line", (t) => t.includes(`debug ${nodeNameOf(desc, "down")}: {"context":{"url":"${bad}","error":"broken","retryable":true}}`));
+        await waitLog(r, "the Up line", (t) => t.includes(`debug "Up": {"url":"${ok}","status":200`));
+        await waitLog(r, "the Down line", (t) => t.includes(`debug "Down": {"url":"${bad}","error":"broken","retryable":true}`));
       } finally {
         void target.stop(true);
       }
@@ -241,10 +247,10 @@ describe("tinyhost run --local", () => {
       const desc = examples()["uptime-probe"]!;
       const r = runLocal(copyExample("uptime-probe"));
       for (const key of Object.keys(desc.nodes)) {
-        await waitLog(r, `node ${key} OK`, (t) => t.includes(`node ${nodeNameOf(desc, key)}  ${desc.nodes[key]!.component}  OK`));
+        await waitLog(r, `node ${key} OK`, (t) => t.includes(`node ${shown(desc, key)}  ${desc.nodes[key]!.component}  OK`));
       }
-      // Debug status is debounced (1 s), so the line may show either target's latest result.
-      const targets = ["https://example.com", "https://example.org"].map((u) => `{"context":{"url":${JSON.stringify(u)}`);
+      // Every debug message is printed: a line for a target, up or down.
+      const targets = ["https://example.com", "https://example.org"].map((u) => `{"url":${JSON.stringify(u)}`);
       await waitLog(r, "an Up or Down line for a target", (t) => targets.some((p) => t.includes(p)), 40_000);
     },
     TEST_TIMEOUT,
@@ -262,7 +268,7 @@ describe("tinyhost run --local", () => {
       const before = countIn(dir, counter);
       expect(before).toBeGreaterThanOrEqual(2);
       const second = runLocal(dir);
-      await waitLog(second, "the ticker resumes", (t) => t.includes(`node ${nodeNameOf(tickCount(), "ticker")}  ticker  OK`));
+      await waitLog(second, "the ticker resumes", (t) => t.includes(`node ${shown(tickCount(), "ticker")}  ticker  OK`));
       await waitUntil(`count > ${before} after restart`, async () => countIn(dir, counter) > before, 30_000);
     },
     TEST_TIMEOUT,

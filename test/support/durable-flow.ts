@@ -9,7 +9,7 @@
  * component that module serves under that key (same ports: `in {trail, holdFirstMs?}` → `out {trail}`).
  */
 import type { TinyNode } from "../../src/k8s/api/index.ts";
-import { buildFlow, type FlowManifests } from "../../examples/flow-builder.ts";
+import { buildFlow, type FlowManifests } from "../../src/cli/scaffold/flow-builder.ts";
 import { moveNodeToModule } from "./flows.ts";
 import { mixedFlow, mixedNodeName, type MixedEdge, type MixedNodeSpec } from "./go-peer.ts";
 

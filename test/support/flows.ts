@@ -13,7 +13,7 @@ import { headers as natsHeaders } from "@nats-io/transport-node";
 import { INGRESS_HOSTNAME_SUFFIX_ANNOTATION, RESOURCES, type TinyKind, type TinyNode } from "../../src/k8s/api/index.ts";
 import { ingresses, isNotFound, pods, services, type KubeClient, type KubeObject, type ResourceDescriptor } from "../../src/k8s/client/index.ts";
 import { tinyNodes } from "../../src/k8s/controllers/index.ts";
-import type { FlowManifests } from "../../examples/flow-builder.ts";
+import type { FlowManifests } from "../../src/cli/scaffold/flow-builder.ts";
 import { connectNats } from "../../src/transport/nats/index.ts";
 import { H_FROM, H_TO } from "../../src/transport/nats/wire.ts";
 import { waitUntil } from "./process.ts";

@@ -1,6 +1,6 @@
 /**
  * Starts the shared servers of an integration run — a real kube-apiserver + etcd and a
- * nats-server — and hands their coordinates to `bun test` through the environment:
+ * nats-server — finds the Go test tools and chromium (building or installing them when missing), and hands their coordinates to `bun test` through the environment:
  * TINYHOST_CONTROL_PLANE (JSON file, read by getControlPlane) and TINYHOST_TEST_NATS_URL.
  * Everything started here dies with this process (watchdogs), also when it is killed.
  */
@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { startControlPlane, writeControlPlaneInfo, type OwnedControlPlane } from "./control-plane.ts";
 import { ensureGoTools } from "./go-tools.ts";
 import { startNats, type NatsServer } from "./nats.ts";
+import { ensureDebianBinaryAsync } from "./debian-package.ts";
 
 /** The shared servers of one run. */
 export interface SuiteServers {
@@ -24,7 +25,7 @@ export interface SuiteServers {
 export async function startSuiteServers(): Promise<SuiteServers> {
   const dir = mkdtempSync(join(tmpdir(), "tinyhost-run-"));
   const t0 = performance.now();
-  const [controlPlane, nats, goTools] = await Promise.all([
+  const [controlPlane, nats, goTools, chromium] = await Promise.all([
     startControlPlane().then((cp) => {
       console.error(`[suite] kube-apiserver ready at ${cp.server} in ${Math.round(performance.now() - t0)} ms`);
       return cp;
@@ -36,6 +37,11 @@ export async function startSuiteServers(): Promise<SuiteServers> {
     ensureGoTools().then((d) => {
       console.error(`[suite] Go test tools ready in ${d} after ${Math.round(performance.now() - t0)} ms`);
       return d;
+    }),
+    // The console's browser test drives Debian's chromium (installed here when missing).
+    ensureDebianBinaryAsync("chromium").then((p) => {
+      console.error(`[suite] chromium at ${p}`);
+      return p;
     }),
   ]);
   const infoFile = join(dir, "control-plane.json");
@@ -49,6 +55,7 @@ export async function startSuiteServers(): Promise<SuiteServers> {
       TINYHOST_TEST_NATS_URL: nats.url,
       TINYHOST_TEST_TMP: dir,
       TINYHOST_GO_TOOLS_DIR: goTools,
+      TINYHOST_CHROMIUM: chromium,
     },
     async stop() {
       if (stopped) return;

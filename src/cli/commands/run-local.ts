@@ -10,6 +10,8 @@ import { logger } from "../../telemetry/log.ts";
 import type { ComponentDefinition } from "../../sdk/component.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
+import { consoleOptions, type ConsoleFlag } from "../console-flag.ts";
+import { parseConsoleAddress } from "../../console/address.ts";
 
 /** Default HTTP port of local mode when neither `--port` nor `PORT` is set. */
 export const DEFAULT_LOCAL_PORT = 8080;
@@ -37,6 +39,10 @@ hop is printed once, at the node where it failed.
   --state <file>        state file (default <dir>/.tinyhost/state.json)
   --no-state            keep state in memory only
   --no-watch            do not apply file edits live
+  --console <[host:]port>
+                        serve the console (graph, live messages, buttons) on this
+                        loopback address (default 127.0.0.1:7878, else a free port)
+  --no-console          do not serve the console
   --health-probe-bind-address <addr>
                         serve /healthz, /readyz (200 once every node was reconciled) and
                         /metrics on <addr>, e.g. 127.0.0.1:8081 or :0 (default: off)`;
@@ -53,6 +59,8 @@ export interface RunLocalFlags {
   watch: boolean;
   /** `--health-probe-bind-address`; absent → no health listener. */
   healthProbeBindAddress?: string;
+  /** `--console <addr>` (a string), `--no-console` (false); absent → the default address. */
+  console?: ConsoleFlag;
 }
 
 /** Flags of `run --local` (parsed by src/cli/flags.ts). */
@@ -66,6 +74,8 @@ export const RUN_LOCAL_FLAGS = {
   "no-state": { type: "boolean" },
   "no-watch": { type: "boolean" },
   "health-probe-bind-address": { type: "string" },
+  console: { type: "string", valueName: "an address" },
+  "no-console": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -93,6 +103,15 @@ export function parseRunLocalArgs(args: readonly string[], env: Record<string, s
   };
   const watch = !v["no-watch"];
   const port = v.port ?? env.PORT;
+  if (v["no-console"]) flags.console = false; // --no-console wins over --console
+  else if (v.console !== undefined) flags.console = v.console;
+  if (typeof flags.console === "string") {
+    try {
+      parseConsoleAddress(flags.console);
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
   let portNumber = DEFAULT_LOCAL_PORT;
   if (port !== undefined && port !== "") {
     portNumber = Number(port);
@@ -123,6 +142,7 @@ export async function localOptions(flags: RunLocalFlags): Promise<LocalHostOptio
     httpPort: flags.port,
     watch: flags.watch,
     ...(flags.healthProbeBindAddress !== undefined ? { healthProbeBindAddress: flags.healthProbeBindAddress } : {}),
+    ...consoleOptions(flags.console),
   };
 }
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defineComponent, fail, source, target, Type, type Result } from "tinyhost";
 import { LocalHost, type LocalHostOptions } from "../../../src/local/host.ts";
-import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../examples/flow-builder.ts";
+import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../src/cli/scaffold/flow-builder.ts";
 import { StateLockedError } from "../../../src/local/errors.ts";
 import { FROM_SIGNAL } from "../../../src/transport/types.ts";
 

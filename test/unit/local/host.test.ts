@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { defineComponent, source, target, TinyError, Type, type State } from "tinyhost";
 import { LocalHost, type LocalHostOptions } from "../../../src/local/host.ts";
 import { shownPath } from "../../../src/telemetry/shown-path.ts";
-import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../examples/flow-builder.ts";
+import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../src/cli/scaffold/flow-builder.ts";
 import { LEGACY_STATE_FILE_NAME, STATE_FILE_NAME } from "../../../src/local/state-file.ts";
 import { NODE_FINALIZER } from "../../../src/k8s/api/index.ts";
 import { SDK_VERSION } from "../../../src/cli/version.ts";

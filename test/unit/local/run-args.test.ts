@@ -43,3 +43,12 @@ describe("tinyhost run --local arguments", () => {
     expect(parseRunLocalArgs(["--local", "d", "--name", "-n"], {})).toBe("--name needs a value");
   });
 });
+
+describe("run --local console flags", () => {
+  test("--console takes a loopback address, --no-console turns it off; a bad address is a usage error naming it", () => {
+    expect(parseRunLocalArgs(["--local", "d", "--console", "127.0.0.1:0"], {})).toMatchObject({ console: "127.0.0.1:0" });
+    expect(parseRunLocalArgs(["--local", "d", "--no-console"], {})).toMatchObject({ console: false });
+    expect(parseRunLocalArgs(["--local", "d"], {})).not.toHaveProperty("console");
+    expect(parseRunLocalArgs(["--local", "d", "--console", "0.0.0.0:1"], {})).toStartWith(`--console = "0.0.0.0:1": the console has no login`);
+  });
+});

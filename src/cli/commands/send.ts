@@ -1,0 +1,203 @@
+/**
+ * `tinyhost send <node> <port> ['<json>']`: sends one message into a running flow, as the
+ * platform's `send_signal` does (From `signal`), so a flow can be started, reset or fed from a
+ * terminal or a script.
+ * - `--local <dir>` (or `--console <url>`): to the `run --local <dir>` running there, through its
+ *   console's API (src/console/api.ts); the node may be named by its full name, its label or its
+ *   name's last segment.
+ * - otherwise to a cluster over NATS (`--nats-url`, default `$TINY_NATS_URL`), exactly as the Go
+ *   SDK's `wire.Publish` (src/transport/nats/publish.ts); `--transport jetstream` (default from
+ *   `$TINY_NATS_TRANSPORT`) when the modules run on JetStream. The node is its full name.
+ * `--wait` prints the reply (the hop's result) and exits 1 when the hop failed or timed out.
+ */
+import { parseArgs } from "node:util";
+import { resolve } from "node:path";
+import type { CommandRunner } from "../cli.ts";
+import { ENV_NATS_TRANSPORT, ENV_NATS_URL } from "../../transport/select.ts";
+
+/** Usage of `tinyhost send`. */
+export const SEND_USAGE = `Usage: tinyhost send [flags] <node> <port> ['<json>']
+
+Sends <json> (default {}) to <node>'s <port> as the platform's send_signal does (from "signal"),
+e.g. tinyhost send --local examples/tick-count "Count ticks" _control '{"reset":true}'.
+'-' reads the JSON from standard input.
+
+Local mode (a running \`tinyhost run --local <dir>\`; <node> is a name, label or name segment):
+  --local <dir>        the manifests directory it runs (its console's address is in <dir>/.tinyhost/)
+  --console <url>      or its console's URL, e.g. http://127.0.0.1:7878
+Cluster (<node> is the node's full name):
+  --nats-url <url>     NATS of the cluster (default $${ENV_NATS_URL})
+  --transport <t>      core or jetstream, as the modules run (default $${ENV_NATS_TRANSPORT}, else core)
+Both:
+  --wait               wait for the hop's result and print it (exit 1 when it failed)
+  --timeout <d>        longest wait: 500ms, 30s, 2m (default 30s)`;
+
+/** Parsed arguments of `send`. */
+export interface SendArgs {
+  node: string;
+  port: string;
+  /** The payload, parsed. */
+  data: unknown;
+  target: { kind: "local"; dir: string } | { kind: "console"; url: string } | { kind: "nats"; url: string; transport: "core" | "jetstream" };
+  wait: boolean;
+  timeoutMs: number;
+}
+
+/** Default `--timeout`, ms (Go `wire.Publish`: 30 s). */
+export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
+
+/**
+ * A duration as `tinyhost send --timeout` takes it: `<n>ms`, `<n>s`, `<n>m` (Go's
+ * `time.ParseDuration` units for the ones that make sense here) or a plain number of ms.
+ * @returns ms, or undefined when `text` is not one of those or not positive.
+ */
+export function parseDuration(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (!m) return undefined;
+  const ms = Number(m[1]) * (m[2] === "s" ? 1000 : m[2] === "m" ? 60_000 : 1);
+  return ms > 0 && Number.isFinite(ms) ? Math.round(ms) : undefined;
+}
+
+/**
+ * Parses the arguments of `send`.
+ * @param stdin reads standard input (for the JSON argument `-`).
+ * @returns the arguments, `"help"`, or a usage error message naming the argument and its value.
+ */
+export async function parseSendArgs(args: readonly string[], env: Record<string, string | undefined> = process.env, stdin: () => Promise<string> = () => Bun.stdin.text()): Promise<SendArgs | "help" | string> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        local: { type: "string" },
+        console: { type: "string" },
+        "nats-url": { type: "string" },
+        transport: { type: "string" },
+        wait: { type: "boolean" },
+        timeout: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (err) {
+    return (err as Error).message;
+  }
+  const { values: v, positionals: p } = parsed;
+  if (v.help) return "help";
+  if (p.length < 2) return `needs <node> and <port>${p.length ? ` (got only ${JSON.stringify(p[0])})` : ""}`;
+  if (p.length > 3) return `too many arguments: ${p.slice(3).map((a) => JSON.stringify(a)).join(" ")} (put the JSON in one quoted argument)`;
+  const [node, port] = p as [string, string];
+  if (node === "") return "<node> is empty";
+  if (port === "" || port.includes(":")) return `<port> must be a port name, got ${JSON.stringify(port)}`;
+  const text = p[2] === "-" ? await stdin() : (p[2] ?? "{}");
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    return `the message is not JSON: ${(err as Error).message} (got ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)})`;
+  }
+  const timeoutMs = v.timeout === undefined ? DEFAULT_SEND_TIMEOUT_MS : parseDuration(v.timeout);
+  if (timeoutMs === undefined) return `--timeout must be a duration like 500ms, 30s or 2m, got ${JSON.stringify(v.timeout)}`;
+  const local = [v.local !== undefined && "--local", v.console !== undefined && "--console"].filter(Boolean);
+  if (local.length === 2) return "give --local <dir> or --console <url>, not both";
+  if (local.length && (v["nats-url"] !== undefined || v.transport !== undefined)) return `${local[0]} sends to local mode; --nats-url and --transport are for a cluster`;
+  let target: SendArgs["target"];
+  if (v.local !== undefined) target = { kind: "local", dir: resolve(v.local) };
+  else if (v.console !== undefined) {
+    if (!/^https?:\/\/[^/]+/.test(v.console)) return `--console must be the console's URL, e.g. http://127.0.0.1:7878, got ${JSON.stringify(v.console)}`;
+    target = { kind: "console", url: v.console.replace(/\/+$/, "") };
+  } else {
+    const url = (v["nats-url"] ?? env[ENV_NATS_URL] ?? "").trim();
+    if (url === "") return `say where the flow runs: --local <dir> for local mode, or --nats-url <url> (or $${ENV_NATS_URL}) for a cluster`;
+    const transport = v.transport ?? (env[ENV_NATS_TRANSPORT] === "jetstream" ? "jetstream" : "core");
+    if (transport !== "core" && transport !== "jetstream") return `--transport must be core or jetstream, got ${JSON.stringify(transport)}`;
+    target = { kind: "nats", url, transport };
+  }
+  return { node, port, data, target, wait: v.wait ?? false, timeoutMs };
+}
+
+/** What a send printed and its exit code (for tests and the command). */
+interface Outcome {
+  out: string[];
+  err: string[];
+  code: number;
+}
+
+async function sendLocal(a: SendArgs, url: string): Promise<Outcome> {
+  const { sendToConsole } = await import("../../console/client.ts");
+  const answer = await sendToConsole(url, a.node, a.port, a.data, { wait: a.wait, timeoutMs: a.timeoutMs });
+  const to = `${answer.shown}:${answer.port}`;
+  switch (answer.result) {
+    case "sent":
+      return { out: [], err: [`sent to ${to}`], code: 0 };
+    case "ok":
+      return { out: [answer.value], err: [], code: 0 };
+    case "empty":
+      return { out: [], err: [`${to}: done, no result`], code: 0 };
+    case "fail":
+      return { out: [], err: [`${to} failed: ${answer.error}${answer.code ? ` [${answer.code}]` : ""}`], code: 1 };
+    case "timeout":
+      return { out: [], err: [`${to}: ${answer.error}`], code: 1 };
+  }
+}
+
+async function sendNats(a: SendArgs, url: string, transport: "core" | "jetstream"): Promise<Outcome> {
+  const [{ connectNats }, { publishToNode }] = await Promise.all([import("../../transport/nats/connect.ts"), import("../../transport/nats/publish.ts")]);
+  const { errorCode } = await import("../../sdk/errors.ts");
+  // The module's connect options (runtime-spec §4.1): a first connect that fails within 5 s is an error.
+  const nc = await connectNats(url, { name: "tinyhost-send" });
+  try {
+    const { subject, result } = await publishToNode(nc, a.node, a.port, a.data, { wait: a.wait, timeoutMs: a.timeoutMs, transport });
+    const to = `${a.node}:${a.port}`;
+    if (result.kind === "fail") {
+      const code = errorCode(result.error) ?? (result.error as { code?: string }).code;
+      const named = code && !result.error.message.startsWith(`${code}: `) ? ` [${code}]` : "";
+      return { out: [], err: [`${to} failed: ${result.error.message}${named}`], code: 1 };
+    }
+    if (!a.wait) return { out: [], err: [`sent to ${to} (${subject}${transport === "jetstream" ? ", stored by JetStream" : ""})`], code: 0 };
+    if (result.kind === "empty") return { out: [], err: [`${to}: done, no result`], code: 0 };
+    const v = result.value;
+    return { out: [v instanceof Uint8Array ? new TextDecoder().decode(v) : (JSON.stringify(v) ?? "null")], err: [], code: 0 };
+  } finally {
+    await nc.close();
+  }
+}
+
+/**
+ * Runs a parsed send.
+ * @returns the lines for stdout and stderr and the exit code (0 sent or ok, 1 failed, timed out or unreachable).
+ */
+export async function runSend(a: SendArgs): Promise<Outcome> {
+  try {
+    if (a.target.kind === "nats") return await sendNats(a, a.target.url, a.target.transport);
+    let url: string;
+    if (a.target.kind === "console") url = a.target.url;
+    else {
+      const { readConsoleRecord } = await import("../../console/discovery.ts");
+      url = readConsoleRecord(a.target.dir).url;
+    }
+    return await sendLocal(a, url);
+  } catch (err) {
+    return { out: [], err: [(err as Error).message], code: 1 };
+  }
+}
+
+/** The `send` sub-command. Exit codes: 0 sent (or ok), 1 failed, 2 usage error. */
+export const sendCommand: CommandRunner = {
+  name: "send",
+  async run(args) {
+    const parsed = await parseSendArgs(args);
+    if (parsed === "help") {
+      console.log(SEND_USAGE);
+      return 0;
+    }
+    if (typeof parsed === "string") {
+      console.error(`tinyhost send: ${parsed}\n\n${SEND_USAGE}`);
+      return 2;
+    }
+    const r = await runSend(parsed);
+    for (const l of r.out) console.log(l);
+    for (const l of r.err) console.error(r.code === 0 ? l : `tinyhost send: ${l}`);
+    return r.code;
+  },
+};
