@@ -1,10 +1,11 @@
 /**
  * Flags shared by the chart's hook commands `pre-install` and `pre-delete` (Go cli/cli.go
- * `applyHookFlags`): `-n, --name`, `--namespace`, `-k, --kubeconfig`, parsed with `node:util`
- * `parseArgs`. Unlike Go, `--name` is not required: the chart's default hook Jobs run without it,
+ * `applyHookFlags`): `-n, --name`, `--namespace`, `-k, --kubeconfig`, parsed with the shared
+ * parser of ./flags.ts. Unlike Go, `--name` is not required: the chart's default hook Jobs run without it,
  * and Go's cobra then stops before the check runs (docs/compatibility.md "Chart hooks").
  */
-import { parseArgs } from "node:util";
+import { FlagError, parseFlags } from "./flags.ts";
+import { TinyError } from "../sdk/errors.ts";
 
 /** Parsed hook flags; absent = not given. */
 export interface HookFlags {
@@ -15,13 +16,10 @@ export interface HookFlags {
 }
 
 /** A bad hook flag; the message names it. code `"USAGE"`. */
-export class HookUsageError extends Error {
-  /** Stable code. */
-  readonly code = "USAGE";
+export class HookUsageError extends TinyError<"USAGE"> {
   /** @param message - names the flag and the value. */
   constructor(message: string) {
-    super(message);
-    this.name = "HookUsageError";
+    super("USAGE", message);
   }
 }
 
@@ -40,29 +38,23 @@ export const HOOK_FLAGS_HELP = `Flags:
 export function parseHookFlags(args: readonly string[]): HookFlags {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...args],
-      options: {
-        name: { type: "string", short: "n", multiple: true },
-        namespace: { type: "string", multiple: true },
-        kubeconfig: { type: "string", short: "k", multiple: true },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
+    parsed = parseFlags(args, {
+      name: { type: "string", short: "n", valueName: "a module name" },
+      namespace: { type: "string", valueName: "a namespace" },
+      kubeconfig: { type: "string", short: "k", valueName: "a path" },
+      help: { type: "boolean", short: "h" },
     });
   } catch (e) {
-    throw new HookUsageError(e instanceof Error ? e.message : String(e));
+    if (!(e instanceof FlagError)) throw e;
+    throw new HookUsageError(e.message);
   }
   const v = parsed.values;
-  const last = (flag: string, values: string[] | undefined): string | undefined => {
-    const value = values?.at(-1);
-    if (value === undefined) return undefined;
-    if (value.trim() === "") throw new HookUsageError(`--${flag} = ${JSON.stringify(value)} must not be empty`);
+  const given = (flag: string, value: string | undefined): string | undefined => {
+    if (value !== undefined && value.trim() === "") throw new HookUsageError(`--${flag} = ${JSON.stringify(value)} must not be empty`);
     return value;
   };
-  const name = last("name", v.name);
-  const namespace = last("namespace", v.namespace);
-  const kubeconfig = last("kubeconfig", v.kubeconfig);
+  const name = given("name", v.name);
+  const namespace = given("namespace", v.namespace);
+  const kubeconfig = given("kubeconfig", v.kubeconfig);
   return { ...(name ? { name } : {}), ...(namespace ? { namespace } : {}), ...(kubeconfig ? { kubeconfig } : {}), help: v.help === true };
 }

@@ -3,17 +3,16 @@
  * calls to reach the running host.
  */
 import type { SendAnswer } from "./api.ts";
+import { TinyError } from "../sdk/errors.ts";
 
 /** The console refused the request or could not be reached. code `CONSOLE_SEND`. */
-export class ConsoleSendError extends Error {
-  readonly code = "CONSOLE_SEND";
+export class ConsoleSendError extends TinyError<"CONSOLE_SEND"> {
   /** @param message what went wrong. @param status the HTTP status, 0 when the console was not reached. */
   constructor(
     message: string,
     readonly status = 0,
   ) {
-    super(message);
-    this.name = "ConsoleSendError";
+    super("CONSOLE_SEND", message);
   }
 }
 

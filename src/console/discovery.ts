@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { dirname, join } from "node:path";
 import { STATE_FILE_NAME } from "../local/state-file.ts";
 import { processIsAlive } from "../local/state-lock.ts";
+import { TinyError } from "../sdk/errors.ts";
 
 /** The directory local mode keeps its files in, inside the manifests directory (`.tinyhost`). */
 const STATE_DIR_NAME = dirname(STATE_FILE_NAME);
@@ -24,11 +25,10 @@ export interface ConsoleRecord {
 }
 
 /** No console to talk to. code `NO_CONSOLE`. */
-export class ConsoleNotFoundError extends Error {
-  readonly code = "NO_CONSOLE";
+export class ConsoleNotFoundError extends TinyError<"NO_CONSOLE"> {
+  /** @param message - says where the console was looked for. */
   constructor(message: string) {
-    super(message);
-    this.name = "ConsoleNotFoundError";
+    super("NO_CONSOLE", message);
   }
 }
 

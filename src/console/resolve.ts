@@ -4,16 +4,13 @@
  * one has to copy a hash. An ambiguous or unknown name is an error that lists what there is.
  */
 import { nodeLabel, shortName, type NamedNode } from "../local/node-names.ts";
+import { TinyError } from "../sdk/errors.ts";
 
 /** A node name that matches no node, or several. code `UNKNOWN_NODE` or `AMBIGUOUS_NODE`. */
-export class NodeLookupError extends Error {
+export class NodeLookupError extends TinyError<"UNKNOWN_NODE" | "AMBIGUOUS_NODE"> {
   /** @param code which of the two. @param message names the query and the candidates. */
-  constructor(
-    readonly code: "UNKNOWN_NODE" | "AMBIGUOUS_NODE",
-    message: string,
-  ) {
-    super(message);
-    this.name = "NodeLookupError";
+  constructor(code: "UNKNOWN_NODE" | "AMBIGUOUS_NODE", message: string) {
+    super(code, message);
   }
 }
 

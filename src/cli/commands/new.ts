@@ -6,8 +6,8 @@
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import type { CommandRunner } from "../cli.ts";
+import { FlagError, parseFlags } from "../flags.ts";
 import { componentFiles, DEFAULT_COMPONENT_LAYOUT, type ScaffoldFile } from "../scaffold/component.ts";
 import { newFlowFiles } from "../scaffold/flow.ts";
 
@@ -41,13 +41,14 @@ export function writeNew(root: string, files: readonly ScaffoldFile[]): string[]
 export function runNew(args: readonly string[], root = process.cwd()): { code: number; out: string[]; err: string[] } {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: { components: { type: "string" }, tests: { type: "string" }, module: { type: "string" }, project: { type: "string" }, help: { type: "boolean", short: "h" } },
-    });
+    parsed = parseFlags(
+      args,
+      { components: { type: "string", valueName: "a directory" }, tests: { type: "string", valueName: "a directory" }, module: { type: "string" }, project: { type: "string" }, help: { type: "boolean", short: "h" } },
+      { positionals: true },
+    );
   } catch (err) {
-    return { code: 2, out: [], err: [`tinyhost new: ${(err as Error).message}`, "", NEW_USAGE] };
+    if (!(err instanceof FlagError)) throw err;
+    return { code: 2, out: [], err: [`tinyhost new: ${err.message}`, "", NEW_USAGE] };
   }
   const { values: v, positionals: [kind, target, ...rest] } = parsed;
   if (v.help) return { code: 0, out: [NEW_USAGE], err: [] };

@@ -8,8 +8,8 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import type { CommandRunner } from "../cli.ts";
+import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 
 /**
@@ -33,9 +33,6 @@ port and prints the JSON it answers on its output port (a component declares age
 Exit codes: 0 answered, 1 the call failed (the error is printed), 2 usage error.`;
 }
 
-/** A usage problem; the message names the argument. */
-class UsageError extends Error {}
-
 interface Call {
   module: string;
   component: string;
@@ -47,43 +44,32 @@ interface Call {
 }
 
 function parse(args: string[], env: Record<string, string | undefined>): Call | "help" {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        "nats-url": { type: "string" },
-        timeout: { type: "string" },
-        local: { type: "boolean" },
-        components: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
-  }
+  const parsed = parseFlags(
+    args,
+    { "nats-url": { type: "string", valueName: "a URL" }, timeout: { type: "string", valueName: "a number of ms" }, local: { type: "boolean" }, components: { type: "string", valueName: "a directory" }, help: { type: "boolean", short: "h" } },
+    { positionals: true },
+  );
   const v = parsed.values;
   if (v.help) return "help";
   const [module, component, payload, ...extra] = parsed.positionals;
-  if (!module) throw new UsageError("missing <module>");
-  if (!component) throw new UsageError("missing <component>");
-  if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])} (quote the JSON payload as one argument)`);
+  if (!module) throw new FlagError("missing <module>");
+  if (!component) throw new FlagError("missing <component>");
+  if (extra.length > 0) throw new FlagError(`unexpected argument ${JSON.stringify(extra[0])} (quote the JSON payload as one argument)`);
   let timeoutMs = 30_000;
   if (v.timeout !== undefined) {
     timeoutMs = Number(v.timeout);
-    if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new UsageError(`--timeout ${JSON.stringify(v.timeout)} must be a positive integer number of ms`);
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new FlagError(`--timeout ${JSON.stringify(v.timeout)} must be a positive integer number of ms`);
   }
-  if (v.components !== undefined && !v.local) throw new UsageError("--components needs --local");
-  if (v.local && v["nats-url"] !== undefined) throw new UsageError("--nats-url and --local exclude each other");
+  if (v.components !== undefined && !v.local) throw new FlagError("--components needs --local");
+  if (v.local && v["nats-url"] !== undefined) throw new FlagError("--nats-url and --local exclude each other");
   const text = payload === undefined ? "{}" : payload === "-" ? readFileSync(0, "utf8") : payload;
   try {
     JSON.parse(text);
   } catch (e) {
-    throw new UsageError(`the payload is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+    throw new FlagError(`the payload is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
   const natsUrl = v["nats-url"] ?? env.TINY_NATS_URL;
-  if (!v.local && !natsUrl) throw new UsageError("no NATS server: pass --nats-url or set TINY_NATS_URL (or use --local)");
+  if (!v.local && !natsUrl) throw new FlagError("no NATS server: pass --nats-url or set TINY_NATS_URL (or use --local)");
   return { module, component, payload: text, natsUrl, timeoutMs, local: v.local === true, components: v.components };
 }
 
@@ -95,7 +81,7 @@ export const rpcCommand: CommandRunner = {
     try {
       call = parse(args, process.env);
     } catch (e) {
-      if (!(e instanceof UsageError)) throw e;
+      if (!(e instanceof FlagError)) throw e;
       console.error(`tinyhost rpc: ${e.message}\n\n${rpcUsage()}`);
       return 2;
     }

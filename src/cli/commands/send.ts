@@ -10,9 +10,9 @@
  *   `$TINY_NATS_TRANSPORT`) when the modules run on JetStream. The node is its full name.
  * `--wait` prints the reply (the hop's result) and exits 1 when the hop failed or timed out.
  */
-import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import type { CommandRunner } from "../cli.ts";
+import { FlagError, parseFlags } from "../flags.ts";
 import { ENV_NATS_TRANSPORT, ENV_NATS_URL } from "../../transport/select.ts";
 
 /** Usage of `tinyhost send`. */
@@ -66,21 +66,22 @@ export function parseDuration(text: string): number | undefined {
 export async function parseSendArgs(args: readonly string[], env: Record<string, string | undefined> = process.env, stdin: () => Promise<string> = () => Bun.stdin.text()): Promise<SendArgs | "help" | string> {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: {
-        local: { type: "string" },
-        console: { type: "string" },
-        "nats-url": { type: "string" },
+    parsed = parseFlags(
+      args,
+      {
+        local: { type: "string", valueName: "a directory" },
+        console: { type: "string", valueName: "a URL" },
+        "nats-url": { type: "string", valueName: "a URL" },
         transport: { type: "string" },
         wait: { type: "boolean" },
-        timeout: { type: "string" },
+        timeout: { type: "string", valueName: "a number of ms" },
         help: { type: "boolean", short: "h" },
       },
-    });
+      { positionals: true },
+    );
   } catch (err) {
-    return (err as Error).message;
+    if (!(err instanceof FlagError)) throw err;
+    return err.message;
   }
   const { values: v, positionals: p } = parsed;
   if (v.help) return "help";

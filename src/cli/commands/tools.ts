@@ -8,12 +8,12 @@
  *   `components.yaml` carries: `[{name, description, info, tags}]`, empty fields left out.
  *
  * `tools rbac-check` is not offered: it resolves controller-runtime calls in a Go module's source.
- * Flags: `node:util` parseArgs. Exit codes: 0 done, 1 the components cannot be loaded, 2 usage error.
+ * Flags: the shared parser of ../flags.ts. Exit codes: 0 done, 1 the components cannot be loaded, 2 usage error.
  */
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import YAML from "yaml";
 import type { CommandRunner } from "../cli.ts";
+import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { describeComponent, discoverComponents, RegistryError, type Registry } from "../../runtime/registry/index.ts";
 import { chartRbacValues } from "../../provision/rbac-values.ts";
@@ -44,16 +44,11 @@ async function loadComponents(dir: string | undefined): Promise<Registry> {
 }
 
 function parse(args: string[], withCrHelpers: boolean) {
-  return parseArgs({
-    args,
-    options: {
-      dir: { type: "string" },
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-      ...(withCrHelpers ? { "with-cr-helpers": { type: "boolean" as const } } : {}),
-    },
-    strict: true,
-    allowPositionals: false,
+  return parseFlags(args, {
+    dir: { type: "string", valueName: "a directory" },
+    json: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+    ...(withCrHelpers ? { "with-cr-helpers": { type: "boolean" as const } } : {}),
   }).values as { dir?: string; json?: boolean; help?: boolean; "with-cr-helpers"?: boolean };
 }
 
@@ -73,10 +68,10 @@ export const toolsCommand: CommandRunner = {
     let flags;
     try {
       flags = parse(rest, tool === "rbac-values");
-      if (tool === "rbac-values" && flags.json) throw new Error("Unknown option '--json'");
-      if (flags.dir === "") throw new Error("--dir needs a directory");
+      if (tool === "rbac-values" && flags.json) throw new FlagError('unknown argument "--json"');
     } catch (e) {
-      console.error(`tinyhost tools ${tool}: ${e instanceof Error ? e.message : String(e)}\n\n${toolsUsage()}`);
+      if (!(e instanceof FlagError)) throw e;
+      console.error(`tinyhost tools ${tool}: ${e.message}\n\n${toolsUsage()}`);
       return 2;
     }
     if (flags.help) {

@@ -2,10 +2,10 @@
  * `tinyhost uninstall`: reverses `tinyhost provision` for one release (src/provision/uninstall.ts):
  * the TinyModule first (the chart's pre-delete step), then the release objects in reverse order;
  * `--with-addons` also removes the collector and the broker, `--delete-namespace` the namespace.
- * Flags: `node:util` parseArgs.
+ * Flags: the shared parser of ../flags.ts.
  */
-import { parseArgs } from "node:util";
 import type { CommandRunner } from "../cli.ts";
+import { FlagError, parseFlags } from "../flags.ts";
 import { createKubeClient } from "../../k8s/client/index.ts";
 import {
   DEFAULT_NAMESPACE,
@@ -47,20 +47,15 @@ export const uninstallCommand: CommandRunner = {
     let values;
     let options;
     try {
-      values = parseArgs({
-        args,
-        options: {
-          name: { type: "string" },
-          namespace: { type: "string", short: "n" },
-          "with-addons": { type: "boolean" },
-          "delete-namespace": { type: "boolean" },
-          "dry-run": { type: "boolean" },
-          kubeconfig: { type: "string" },
-          context: { type: "string" },
-          help: { type: "boolean", short: "h" },
-        },
-        strict: true,
-        allowPositionals: false,
+      values = parseFlags(args, {
+        name: { type: "string" },
+        namespace: { type: "string", short: "n" },
+        "with-addons": { type: "boolean" },
+        "delete-namespace": { type: "boolean" },
+        "dry-run": { type: "boolean" },
+        kubeconfig: { type: "string", valueName: "a path" },
+        context: { type: "string" },
+        help: { type: "boolean", short: "h" },
       }).values;
       if (values.help) {
         console.log(UNINSTALL_USAGE);
@@ -69,7 +64,7 @@ export const uninstallCommand: CommandRunner = {
       options = resolveOptions({ ...(values.name !== undefined ? { name: values.name } : {}), ...(values.namespace !== undefined ? { namespace: values.namespace } : {}) });
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
-      if (!(e instanceof ProvisionInputError) && !(e instanceof TypeError)) throw e;
+      if (!(e instanceof ProvisionInputError) && !(e instanceof FlagError)) throw e;
       console.error(`tinyhost uninstall: ${message}\n\n${UNINSTALL_USAGE}`);
       return 2;
     }

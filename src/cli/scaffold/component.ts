@@ -6,6 +6,7 @@
  */
 import { relative, dirname, join } from "node:path";
 import { componentNameProblem } from "../../sdk/component-name.ts";
+import { TinyError } from "../../sdk/errors.ts";
 
 /** One file to write. */
 export interface ScaffoldFile {
@@ -26,11 +27,10 @@ export interface ComponentLayout {
 export const DEFAULT_COMPONENT_LAYOUT: ComponentLayout = { components: "components", tests: "test/unit/components" };
 
 /** A component name `tinyhost new component` cannot use. code `BAD_COMPONENT_NAME`. */
-export class ComponentNameError extends Error {
-  readonly code = "BAD_COMPONENT_NAME";
+export class ComponentNameError extends TinyError<"BAD_COMPONENT_NAME"> {
+  /** @param message - names the rejected name and the rule it breaks. */
   constructor(message: string) {
-    super(message);
-    this.name = "ComponentNameError";
+    super("BAD_COMPONENT_NAME", message);
   }
 }
 

@@ -8,6 +8,7 @@
 import { isNotFound, namespaces, type KubeClient, KubeApiError } from "../../k8s/client/index.ts";
 import { MANAGED_NAMESPACE_LABEL } from "../labels.ts";
 import { RESERVED_NAMESPACES } from "../options.ts";
+import { TinyError } from "../../sdk/errors.ts";
 
 /** Why the check refused. Each is one `code`; `message` is the Go SDK's text. */
 export type InstallCheckCode =
@@ -20,17 +21,13 @@ export type InstallCheckCode =
   | "NAMESPACE_NOT_MANAGED";
 
 /** The install namespace is not usable for a module. `message` is what the hook prints on stderr. */
-export class InstallCheckError extends Error {
-  /** Stable code. */
-  readonly code: InstallCheckCode;
+export class InstallCheckError extends TinyError<InstallCheckCode> {
   /** The namespace checked. */
   readonly namespace: string;
 
   /** @param code - why. @param namespace - the namespace. @param message - the Go SDK's text. */
   constructor(code: InstallCheckCode, namespace: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "InstallCheckError";
-    this.code = code;
+    super(code, message, options);
     this.namespace = namespace;
   }
 }

@@ -108,16 +108,13 @@ export class EvalFailure extends TinyError<"EXPRESSION_EVAL_FAILURE"> {
  * template throws this instead of returning the number. Inside an interpolated string the
  * number prints as text (`NaN`, `+Inf`, `-Inf`) and nothing fails, as in Go.
  */
-export class NonFiniteNumberError extends Error {
-  /** Stable error code. */
-  readonly code = "EXPRESSION_NON_FINITE" as const;
+export class NonFiniteNumberError extends TinyError<"EXPRESSION_NON_FINITE"> {
   /** Configuration field path of the expression. */
   readonly field: string;
   /** @param field the field path; @param value the number (NaN, Infinity or -Infinity) */
   constructor(field: string, value: number) {
     const shown = Number.isNaN(value) ? "NaN" : value > 0 ? "+Inf" : "-Inf";
-    super(`field ${JSON.stringify(field === "" ? "$" : field)} evaluated to ${shown}, which JSON cannot carry`);
-    this.name = "NonFiniteNumberError";
+    super("EXPRESSION_NON_FINITE", `field ${JSON.stringify(field === "" ? "$" : field)} evaluated to ${shown}, which JSON cannot carry`);
     this.field = field;
   }
 }
