@@ -2,17 +2,20 @@
  * Cluster mode: builds the module's parts and hands them to the manager of runnables
  * (src/manager), which starts them group by group and stops them in reverse within one budget.
  *
- * Before the manager (a failure names its stage, `ModuleStartError`): kube client → components →
- * transport (the sender: the scheduler needs it) → scheduler with the components installed.
+ * Before the manager (a failure names its stage, `ModuleStartError`): kube client, components and
+ * transport (the sender: the scheduler needs it) at once — reading the kubeconfig, loading the
+ * components and connecting to NATS do not need each other, so their waits overlap (issue 19) — then
+ * the scheduler with the components installed.
  * Runnables, by group (src/manager/manager.ts says why this order):
  *   servers      health server (/healthz at once; /readyz 503 until the node cache synced, the
  *                transport is up and a leader is known — Go starts probes only then, §16 item 24)
  *   stores       transport connection (its death is fatal; closed last)
  *   election     Lease elector `<module>-lock` (released on stop: ReleaseOnCancel)
  *   runners      scheduler.stopAll on stop: runners stop without onDestroy, status flushed (§2.10)
- *   controllers  own TinyModule registration → TinyNode controller → TinyModule controller →
- *                TinyComponent controller (§5.3); the component-file watch (`--components`) is in
- *                runners, so file components exist before the first node reconcile
+ *   controllers  own TinyModule registration, TinyNode controller, TinyModule controller,
+ *                TinyComponent controller (§5.3), started at once (the registration's round trips
+ *                no longer delay the TinyNode list); the component-file watch (`--components`) is
+ *                in runners, so file components exist before the first node reconcile
  *   receivers    transport receivers behind the hop gate; on stop: refuse and drain in-flight hops
  *                (bounded), stop receiving — first, so queue-group peers take over
  * runtime-spec §9 (start-up order, adapted), §12 (the chart's 10 s grace period).
@@ -154,13 +157,22 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     }
   };
 
-  const kube = await stage("kubeconfig", () => createKubeClient({ ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}), env: o.env }));
-  const registry = await stage("components", () => loadRegistry(o.componentsDir === undefined ? undefined : null));
   let leading = false;
   const isLeader = () => leading;
-  const transport: ModuleTransport = await stage("transport", () =>
-    openTransport({ module: moduleName, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader, log: base }),
-  );
+  const opened = await Promise.allSettled([
+    stage("kubeconfig", () => createKubeClient({ ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}), env: o.env })),
+    stage("components", () => loadRegistry(o.componentsDir === undefined ? undefined : null)),
+    stage("transport", () => openTransport({ module: moduleName, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader, log: base })),
+  ] as const);
+  const failedStage = opened.find((r) => r.status === "rejected");
+  if (failedStage) {
+    // The first failing stage in the order above is reported; a wire that did open is closed again.
+    if (opened[2].status === "fulfilled") await opened[2].value.close(500);
+    throw failedStage.reason;
+  }
+  const kube = (opened[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof createKubeClient>>>).value;
+  const registry = (opened[1] as PromiseFulfilledResult<Registry>).value;
+  const transport = (opened[2] as PromiseFulfilledResult<ModuleTransport>).value;
   const resources = createResourceManager({ kube, namespace: o.namespace, podName: o.hostname, env: o.env });
   const client: ModuleClient = { ...resources, mode: "cluster" };
   const scheduler = await stage("scheduler", () => {
@@ -304,7 +316,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
           };
         })();
 
-  const manager = new Manager({ log, ...(o.shutdownBudgetMs !== undefined ? { shutdownBudgetMs: o.shutdownBudgetMs } : {}) });
+  const manager = new Manager({ log, concurrentGroups: ["controllers"], ...(o.shutdownBudgetMs !== undefined ? { shutdownBudgetMs: o.shutdownBudgetMs } : {}) });
   manager
     .add("servers", health)
     .add("stores", connection)
