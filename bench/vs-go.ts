@@ -5,7 +5,8 @@
  * …) so drift on a shared machine hits both. Every row's value is tinyhost's figure, its baseline
  * the Go figure of the same run, ratio = tinyhost ÷ Go.
  *
- * - start → ready: a fresh module (new name, so no Lease exists) in a warmed-up namespace, spawn →
+ * - start → ready: a fresh module (new name, so no Lease exists) in a warmed-up namespace, each with
+ *   its components compiled in (tinyhost: the binary's bundled set, no `--components`), spawn →
  *   /readyz 200 under each module's own rule (tinyhost: TinyNode cache synced, transport up, a
  *   leader observed, every part started; Go SDK: its manager runs and a leader is observed), and
  *   under one rule for both: /readyz 200 AND the Lease `<module>-lock` held by this pod (polled
@@ -72,9 +73,9 @@ const kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} })
 const running = new Set<PeerModule>();
 
 /** Starts a module and remembers it for the final cleanup. */
-async function start(rt: Runtime, o: { hostname: string; module: string; namespace: string; wire: Wire }): Promise<PeerModule> {
+async function start(rt: Runtime, o: { hostname: string; module: string; namespace: string; wire: Wire; peerComponents?: boolean }): Promise<PeerModule> {
   const natsUrl = o.wire === "jetstream" ? js.url : core.url;
-  const m = await startPeerModule({ runtime: rt, tinyhostBinary: bin.path, hostname: o.hostname, module: o.module, namespace: o.namespace, kubeconfig: cp.tokenKubeconfig, logDir, env: wireEnv(o.wire, natsUrl) });
+  const m = await startPeerModule({ runtime: rt, tinyhostBinary: bin.path, hostname: o.hostname, module: o.module, namespace: o.namespace, kubeconfig: cp.tokenKubeconfig, logDir, env: wireEnv(o.wire, natsUrl), peerComponents: o.peerComponents ?? true });
   running.add(m);
   return m;
 }
@@ -119,7 +120,9 @@ await phase("start", async () => {
   for (let i = 0; i < START_RUNS; i++) {
     for (const rt of i % 2 ? [...RUNTIMES].reverse() : RUNTIMES) {
       const module = `${short(rt)}-start-${i}`;
-      const m = await start(rt, { hostname: `${module}-0`, module, namespace: ns, wire: "core" });
+      // Components compiled in on both sides (tinyhost: the binary's bundled set, no --components
+      // directory to load and watch), as release images run.
+      const m = await start(rt, { hostname: `${module}-0`, module, namespace: ns, wire: "core", peerComponents: false });
       let alive = true;
       void m.exited.then(() => (alive = false));
       const [readyz, lease] = await Promise.all([
@@ -250,7 +253,7 @@ await phase("nodes", async () => {
       const module = `${short(rt)}-1k`;
       await createAll(ns, peerNodes(ns, module, NODES));
       const m = await start(rt, { hostname: `${module}-${i}`, module, namespace: ns, wire: "core" });
-      ms[rt].push(await waitAllReady(kube, ns, module, NODES, m.spawnedAt, 300_000));
+      ms[rt].push(await waitAllReady(kube, ns, module, NODES, m.spawnedAt, 600_000));
       await Bun.sleep(1_000);
       rss[rt].push(rssBytes(m.pid) / MiB);
       await stop(m);

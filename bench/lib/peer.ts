@@ -2,7 +2,7 @@
  * Side-by-side launch of the two runtimes for the Go comparison benchmarks (bench/vs-go.ts, and
  * the memory/scale benchmarks that compare with Go): the Go peer module (test/go/peer, the real Go
  * SDK's own `run` command; binary from the Go tools cache, test/support/go-tools.ts) and the
- * compiled `dist/tinyhost` with the peer's component twins (test/fixtures/go-peer/components), both
+ * compiled `dist/tinyhost` with the same components (bench/fixtures/peer-components: `echo`, `relay`), both
  * started with the same flags and environment the chart gives a module (runtime-spec §9), plus what
  * the benchmarks read from them: CPU time from `/proc/<pid>/stat`, the Lease holder, and TinyNodes
  * made of the components both runtimes have.
@@ -12,13 +12,23 @@ import { join } from "node:path";
 import type { TinyNode } from "../../src/k8s/api/index.ts";
 import { leases } from "../../src/k8s/client/resources.ts";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
-import { mixedFlow, TWIN_COMPONENTS, type MixedNodeSpec } from "../../test/support/go-peer.ts";
+import { mixedFlow, type MixedNodeSpec } from "../../test/support/go-peer.ts";
 import { goTool } from "../../test/support/go-tools.ts";
 import { freePort, startProcess, type ManagedProcess } from "../../test/support/process.ts";
 import { ROOT } from "./binary.ts";
 
+/**
+ * tinyhost's side of the peer's components for the compiled binary: `echo` and `relay` as in
+ * test/go/peer/components.go, importing only "tinyhost" (the test twins' record writer needs
+ * packages a file outside the binary's build cannot resolve).
+ */
+export const BENCH_PEER_COMPONENTS = join(ROOT, "bench/fixtures/peer-components");
+
 /** Which runtime a module process runs. */
 export type Runtime = "go" | "tinyhost";
+
+/** Go's log level: `PEER_LOG_LEVEL` (the peer's main.go); default info, as the real modules ship. */
+const GO_LOG_LEVEL = process.env.VS_GO_PEER_LOG_LEVEL ?? "info";
 
 /** Options of {@link startPeerModule}. */
 export interface PeerModuleOptions {
@@ -35,6 +45,12 @@ export interface PeerModuleOptions {
   logDir: string;
   /** Transport environment (TINY_NATS_URL, TINY_NATS_TRANSPORT) and more. */
   env?: Record<string, string>;
+  /**
+   * tinyhost only: load {@link BENCH_PEER_COMPONENTS} with `--components` (default true). False runs
+   * the binary's compiled-in set only, as a release image does — what a start-up comparison with the
+   * Go peer (its components compiled in) should measure; nodes of `echo`/`relay` then fail.
+   */
+  peerComponents?: boolean;
 }
 
 /** A started module process of either runtime. */
@@ -52,7 +68,8 @@ export interface PeerModule extends ManagedProcess {
 /**
  * Starts one module process. Both get `--health-probe-bind-address` on a free loopback port and
  * `--grpc-server-bind-address 127.0.0.1:0`; Go's extra metrics listener is off
- * (`--metrics-bind-address 0`, as tinyhost's default); logs at info; no tracing (OTLP_DSN empty).
+ * (`--metrics-bind-address 0`, as tinyhost's default); both log at info, their shipped default (the
+ * Go SDK then logs every hop, tinyhost none; `VS_GO_PEER_LOG_LEVEL=warn` quiets Go); no tracing.
  * @throws Error when the Go peer binary is not built (test/support/go-tools.ts builds it when
  *   missing: many CPU-minutes) or the process cannot be spawned.
  */
@@ -70,14 +87,14 @@ export async function startPeerModule(o: PeerModuleOptions): Promise<PeerModule>
   ];
   const cmd = o.runtime === "go"
     ? [await goTool("peer"), ...common, "--metrics-bind-address", "0"]
-    : [o.tinyhostBinary, ...common, "--components", join(ROOT, TWIN_COMPONENTS)];
+    : [o.tinyhostBinary, ...common, ...(o.peerComponents === false ? [] : ["--components", BENCH_PEER_COMPONENTS])];
   const spawnedAt = performance.now();
   const proc = startProcess({
     name: `${o.runtime} module ${o.hostname}`,
     cmd,
     cwd: ROOT,
     logFile,
-    env: { HOSTNAME: o.hostname, TINY_NATS_URL: "", TINY_NATS_TRANSPORT: "", OTLP_DSN: "", PEER_RECORD_FILE: "", TINYHOST_LOG_LEVEL: "info", PEER_LOG_LEVEL: "info", ...o.env },
+    env: { HOSTNAME: o.hostname, TINY_NATS_URL: "", TINY_NATS_TRANSPORT: "", OTLP_DSN: "", PEER_RECORD_FILE: "", TINYHOST_LOG_LEVEL: "info", PEER_LOG_LEVEL: GO_LOG_LEVEL, ...o.env },
   });
   return { ...proc, runtime: o.runtime, healthUrl: `http://127.0.0.1:${port}`, logFile, spawnedAt, hostname: o.hostname };
 }

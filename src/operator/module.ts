@@ -322,7 +322,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     .add("stores", connection)
     .add("election", loop("leader election", (signal) => elector.run(signal)))
     .add("runners", onStop("runners", () => scheduler.stopAll()))
-    .add("controllers", task("own TinyModule", async () => log.info({ tinymodule: moduleName, result: await ensureTinyModule(kube, o.namespace, { name: o.name, version: o.version }, (m) => resources.createModule(m), tinyhostVersion) }, "own TinyModule registered")))
+    .add("controllers", task("own TinyModule", async () => log.info({ tinymodule: moduleName, result: await ensureTinyModule(kube, o.namespace, { name: o.name, version: o.version }, (m, annotations) => resources.createModule(m, annotations), tinyhostVersion) }, "own TinyModule registered")))
     .add("controllers", nodes.runnable)
     .add("controllers", loop("tinymodule controller", (signal) => moduleController.run(signal), { stopTimeoutMs: 2_000 }))
     .add("controllers", loop("tinycomponent controller", (signal) => componentController.run(signal), { stopTimeoutMs: 2_000 }))
