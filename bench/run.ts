@@ -3,7 +3,8 @@
  * stdout line: `{name, value, unit, baseline?, ratio?, target?, met?}`), then writes
  * - bench/results.json: every row as `{name, value, unit, baseline, ratio, target, met}` (null where
  *   a field does not apply) plus `bench` (the file) and `note` when the benchmark gave one;
- * - bench/RESULTS.md: the machine (cores, memory, OS, Bun/Node versions, date) and the same table.
+ * - bench/RESULTS.md: the machine (cores, memory, OS, Bun/Node versions, date), the same table, and
+ *   the Go comparison rows of bench/vs-go.ts again as tinyhost | Go | ratio.
  * `--quick` is passed on to each benchmark (short runs; scale does 1,000 nodes only). `--only a,b`
  * runs the named files only (e.g. `--only scale,cold-start`). Exit code 1 when a benchmark failed.
  */
@@ -132,6 +133,20 @@ function markdown(): string {
     ...results.map((r) => `| ${r.bench} | ${r.name} | ${cell(r.value)} | ${r.unit} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.target)} | ${cell(r.met)} |`),
     "",
   ];
+  // The Go comparison (bench/vs-go.ts) once more on its own: tinyhost beside the Go SDK's peer module.
+  const vsGo = results.filter((r) => r.bench === "vs-go" && r.baseline !== null);
+  if (vsGo.length) {
+    lines.push(
+      "## Against the Go SDK",
+      "",
+      "bench/vs-go.ts: the Go peer module (test/go/peer, the real Go SDK) and dist/tinyhost on the same apiserver and NATS, runs interleaved; the baseline of each row is the Go figure of the same run.",
+      "",
+      "| figure | unit | tinyhost | Go | tinyhost ÷ Go | target | met |",
+      "|---|---|---:|---:|---:|---:|---|",
+      ...vsGo.map((r) => `| ${r.name.replace(/^vs_go_/, "")} | ${r.unit} | ${cell(r.value)} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.target)} | ${cell(r.met)} |`),
+      "",
+    );
+  }
   const notes = results.filter((r) => r.note);
   if (notes.length) lines.push("## Notes", "", ...notes.map((r) => `- **${r.name}**: ${r.note}`), "");
   if (failed.length) lines.push("## Failed", "", ...failed.map((f) => `- ${f} exited non-zero or printed no JSON (see the run's stderr)`), "");

@@ -9,12 +9,13 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isMap, isSeq, LineCounter, parseAllDocuments, type Document } from "yaml";
+import type { Document, LineCounter } from "yaml";
 import { API_VERSION, KIND, type TinyFlow, type TinyNode, type TinyProject } from "../k8s/api/v1alpha1.ts";
 import { decodeBase64Json } from "../k8s/api/bytes.ts";
 import { parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
 import { parsePortAddress } from "../transport/types.ts";
 import { ManifestError } from "./errors.ts";
+import { fastDocuments, FastPathBail } from "./manifest-fast.ts";
 import { portExpressionProblems } from "./port-expressions.ts";
 
 /**
@@ -193,7 +194,58 @@ function moduleMismatch(node: TinyNode): string | undefined {
  * @param text the file's contents.
  */
 export function parseManifestFile(file: string, text: string): FileManifests {
-  const out: FileManifests = { file, nodes: [], projects: [], flows: [], errors: [], notes: [], syntaxError: false, rejectedNodes: [] };
+  // Plain block-style files take Bun's native parser; anything else, or a line the fast path
+  // cannot give, the `yaml` package (./manifest-fast.ts says when and why).
+  const fast = fastDocuments(text);
+  if (fast) {
+    try {
+      return interpret(
+        newFileManifests(file),
+        fast.map((d) => ({
+          raw: d.raw,
+          mapping: true,
+          list: false,
+          line: (path: Path) => {
+            if (path.length === 0) return d.line;
+            throw new FastPathBail(`no line for ${path.join(".")}`);
+          },
+          edgeLines: (count: number) => d.edgeLines(count),
+        })),
+      );
+    } catch (err) {
+      if (!(err instanceof FastPathBail)) throw err;
+    }
+  }
+  return parseWithYamlPackage(file, text);
+}
+
+/** One document for {@link interpret}: its value and where its parts are. */
+interface ParsedDocument {
+  raw: unknown;
+  /** The document is a mapping / a sequence (as the parser saw it). */
+  mapping: boolean;
+  list: boolean;
+  /** 1-based line of the value at `path`, or of the nearest parent present. */
+  line(path: Path): number;
+  /** Lines of `spec.edges[0 … count-1]`. */
+  edgeLines(count: number): number[];
+}
+
+function newFileManifests(file: string): FileManifests {
+  return { file, nodes: [], projects: [], flows: [], errors: [], notes: [], syntaxError: false, rejectedNodes: [] };
+}
+
+/** Loads `yaml` (220 KB of code) only for the files the fast path leaves to it. */
+let yamlPackage: typeof import("yaml") | undefined;
+const yaml = (): typeof import("yaml") => (yamlPackage ??= require("yaml") as typeof import("yaml"));
+
+/**
+ * {@link parseManifestFile} with the `yaml` package only: exact positions for every path and error.
+ * What the fast path falls back to; exported so tests hold both to the same output.
+ */
+export function parseWithYamlPackage(file: string, text: string): FileManifests {
+  const { isMap, isSeq, LineCounter, parseAllDocuments } = yaml();
+  const out = newFileManifests(file);
   const counter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter: counter });
   if (!Array.isArray(docs)) return out; // an empty stream
@@ -219,19 +271,35 @@ export function parseManifestFile(file: string, text: string): FileManifests {
       return out;
     }
   }
+  const parsed: ParsedDocument[] = [];
   for (const [i, doc] of docs.entries()) {
     if (doc.contents === null) continue;
-    const docLine = lineOf(doc, counter, []);
-    const raw = values[i];
-    if (!isObject(raw) || !isMap(doc.contents)) {
-      out.errors.push(new ManifestError("MANIFEST_INVALID", file, docLine, "", `a document must be a mapping with apiVersion and kind, got ${isSeq(doc.contents) ? "a list" : typeof raw}`));
+    parsed.push({
+      raw: values[i],
+      mapping: isMap(doc.contents),
+      list: isSeq(doc.contents),
+      line: (path) => lineOf(doc, counter, path),
+      edgeLines: (count) => Array.from({ length: count }, (_, j) => lineOf(doc, counter, ["spec", "edges", j])),
+    });
+  }
+  return interpret(out, parsed);
+}
+
+/** Turns parsed documents into nodes, projects, flows, errors and notes (appended to `out`). */
+function interpret(out: FileManifests, docs: readonly ParsedDocument[]): FileManifests {
+  const file = out.file;
+  for (const doc of docs) {
+    const docLine = doc.line([]);
+    const raw = doc.raw;
+    if (!isObject(raw) || !doc.mapping) {
+      out.errors.push(new ManifestError("MANIFEST_INVALID", file, docLine, "", `a document must be a mapping with apiVersion and kind, got ${doc.list ? "a list" : typeof raw}`));
       continue;
     }
     const kind = raw.kind;
     const name = isObject(raw.metadata) && typeof raw.metadata.name === "string" ? raw.metadata.name : "";
     if (raw.apiVersion !== API_VERSION) {
       if (typeof kind === "string" && kind.startsWith("Tiny")) {
-        out.errors.push(new ManifestError("MANIFEST_INVALID", file, lineOf(doc, counter, ["apiVersion"]), kind === KIND.TinyNode ? name : "", `apiVersion must be ${API_VERSION}, got ${JSON.stringify(raw.apiVersion ?? null)}`));
+        out.errors.push(new ManifestError("MANIFEST_INVALID", file, doc.line(["apiVersion"]), kind === KIND.TinyNode ? name : "", `apiVersion must be ${API_VERSION}, got ${JSON.stringify(raw.apiVersion ?? null)}`));
         if (kind === KIND.TinyNode && name) out.rejectedNodes.push(name);
       } else {
         out.notes.push(`${file}:${docLine}: skipped ${String(kind ?? "a document without kind")} ${name} (local mode runs TinyProject, TinyFlow and TinyNode)`);
@@ -241,16 +309,16 @@ export function parseManifestFile(file: string, text: string): FileManifests {
     if (kind === KIND.TinyNode) {
       const checked = checkNode(raw);
       if ("problem" in checked) {
-        out.errors.push(new ManifestError("MANIFEST_INVALID", file, lineOf(doc, counter, checked.path), name, checked.problem));
+        out.errors.push(new ManifestError("MANIFEST_INVALID", file, doc.line(checked.path), name, checked.problem));
         if (name) out.rejectedNodes.push(name);
       } else {
-        const edgeLines = (checked.node.spec.edges ?? []).map((_, i) => lineOf(doc, counter, ["spec", "edges", i]));
+        const edgeLines = doc.edgeLines((checked.node.spec.edges ?? []).length);
         out.nodes.push({ node: checked.node, file, line: docLine, edgeLines });
         for (const p of portExpressionProblems(checked.node.spec.ports)) {
-          out.errors.push(new ManifestError("EXPRESSION_SYNTAX", file, lineOf(doc, counter, ["spec", "ports", p.index, "configuration"]), name, p.problem));
+          out.errors.push(new ManifestError("EXPRESSION_SYNTAX", file, doc.line(["spec", "ports", p.index, "configuration"]), name, p.problem));
         }
         const mismatch = moduleMismatch(checked.node);
-        if (mismatch) out.errors.push(new ManifestError("MODULE_MISMATCH", file, lineOf(doc, counter, ["spec", "module"]), name, mismatch));
+        if (mismatch) out.errors.push(new ManifestError("MODULE_MISMATCH", file, doc.line(["spec", "module"]), name, mismatch));
       }
     } else if (kind === KIND.TinyProject || kind === KIND.TinyFlow) {
       if (name === "") {

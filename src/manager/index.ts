@@ -15,4 +15,4 @@ export {
   type RunContext,
   type StopContext,
 } from "./manager.ts";
-export { loop, task, onStop, bounded, type LoopOptions } from "./runnables.ts";
+export { loop, earlyLoop, task, onStop, bounded, type EarlyLoop, type LoopOptions } from "./runnables.ts";

@@ -2,8 +2,9 @@
  * The manager of runnables (controller-runtime `pkg/manager`): every long-lived part of a module
  * process is a {@link Runnable} added to a {@link RunnableGroup}. The manager starts the groups in
  * {@link RUNNABLE_GROUPS} order (the runnables of a group one after another, in the order they were
- * added) and stops them in reverse order (the runnables of a group concurrently), all inside one
- * graceful-shutdown budget. Ordering is a property of the groups, not of a start-up function.
+ * added — or all at once for a group named in {@link ManagerOptions.concurrentGroups}) and stops
+ * them in reverse order (the runnables of a group concurrently), all inside one graceful-shutdown
+ * budget. Ordering is a property of the groups, not of a start-up function.
  *
  * Why this order (DESIGN.md "One process shape for every mode"; runtime-spec §9, §12):
  * - `servers` first and last: /healthz answers during start-up and until the very end.
@@ -73,6 +74,13 @@ export interface ManagerOptions {
   log: Logger;
   /** One budget for the whole graceful shutdown, ms; default {@link DEFAULT_SHUTDOWN_BUDGET_MS}. */
   shutdownBudgetMs?: number;
+  /**
+   * Groups whose runnables start all at once instead of in turn (their waits overlap; the group is
+   * done when every one started). Only for groups whose members do not need each other started:
+   * cluster mode's `controllers` (the TinyNode list and the own TinyModule registration are
+   * independent round trips, issue 19). Default: none.
+   */
+  concurrentGroups?: readonly RunnableGroup[];
 }
 
 /** A runnable failed to start; names it. code `"MANAGER_START"`. */
@@ -100,6 +108,7 @@ const errText = (err: unknown) => (err instanceof Error ? err.message : String(e
 export class Manager {
   readonly #log: Logger;
   readonly #budgetMs: number;
+  readonly #concurrent: ReadonlySet<RunnableGroup>;
   readonly #groups = new Map<RunnableGroup, Runnable[]>(RUNNABLE_GROUPS.map((g) => [g, []]));
   /** Runnables whose start resolved, in start order. */
   readonly #started: { group: RunnableGroup; runnable: Runnable }[] = [];
@@ -115,6 +124,7 @@ export class Manager {
   constructor(o: ManagerOptions) {
     this.#log = o.log;
     this.#budgetMs = o.shutdownBudgetMs ?? DEFAULT_SHUTDOWN_BUDGET_MS;
+    this.#concurrent = new Set(o.concurrentGroups ?? []);
   }
 
   /** Resolves with the exit code once everything stopped: 0 after {@link stop}, 1 after a fatal error. */
@@ -150,14 +160,18 @@ export class Manager {
     if (this.#current >= 0) throw new ManagerStateError("the manager was already started");
     for (const [i, group] of RUNNABLE_GROUPS.entries()) {
       this.#current = i;
-      // Index loop: a start may add runnables to its own group (they start in turn).
+      // Index loop: a start may add runnables to its own group (they start in turn, or as the next batch).
       const list = this.#groups.get(group)!;
-      for (let j = 0; j < list.length; j++) {
+      const batch = this.#concurrent.has(group);
+      for (let j = 0; j < list.length; ) {
         if (this.#stopping) return;
-        const runnable = list[j]!;
-        try {
-          await this.#startOne(group, runnable);
-        } catch (err) {
+        const members = batch ? list.slice(j) : [list[j]!];
+        j += members.length;
+        const results = await Promise.allSettled(members.map((r) => this.#startOne(group, r)));
+        const failed = results.findIndex((r) => r.status === "rejected");
+        if (failed >= 0) {
+          const runnable = members[failed]!;
+          const err = (results[failed] as PromiseRejectedResult).reason;
           this.#log.error({ runnable: runnable.name, err: errText(err) }, `start failed: ${runnable.name}`);
           await this.stop(`start-up failed at ${runnable.name}`);
           throw new ManagerStartError(runnable.name, err);

@@ -33,6 +33,49 @@ export function loop(name: string, run: (signal: AbortSignal) => Promise<unknown
   };
 }
 
+/** A loop started before the manager: {@link earlyLoop}. */
+export interface EarlyLoop {
+  /** The runnable to add to the manager: its start adopts the running loop, its stop ends it. */
+  readonly runnable: Runnable;
+  /** Ends the loop when the manager never took it over (start-up failed before); waits up to `ms`. */
+  cancel(ms?: number): Promise<void>;
+}
+
+/**
+ * {@link loop} for a part that must start before the manager can (the Lease campaign: it needs only
+ * the API client, so it runs while the rest of the process is still being built; issue 19). `run`
+ * is called now; the runnable's start adopts it — an end or failure that came before is reported
+ * to the manager then, later ones at once (fatal) — and its stop aborts and waits, bounded.
+ */
+export function earlyLoop(name: string, run: (signal: AbortSignal) => Promise<unknown>, opts: LoopOptions = {}): EarlyLoop {
+  const abort = new AbortController();
+  let fatal: ((err: unknown) => void) | undefined;
+  let early: { err: unknown } | undefined;
+  const report = (err: unknown) => {
+    if (abort.signal.aborted) return;
+    if (fatal) fatal(err);
+    else early ??= { err };
+  };
+  const running = run(abort.signal).then(() => report(new Error(`${name} stopped unexpectedly`)), report);
+  return {
+    runnable: {
+      name,
+      start(ctx) {
+        fatal = (err) => ctx.fatal(err);
+        if (early) ctx.fatal(early.err);
+      },
+      async stop(ctx: StopContext) {
+        abort.abort();
+        await bounded(running, Math.min(opts.stopTimeoutMs ?? Infinity, ctx.remainingMs()));
+      },
+    },
+    async cancel(ms = 2_000) {
+      abort.abort();
+      await bounded(running, ms);
+    },
+  };
+}
+
 /** A part with only a start step (a one-shot registration, a listener that closes with something else). */
 export function task(name: string, start: () => Promise<unknown> | unknown): Runnable {
   return { name, start: async () => void (await start()) };

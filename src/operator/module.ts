@@ -2,17 +2,23 @@
  * Cluster mode: builds the module's parts and hands them to the manager of runnables
  * (src/manager), which starts them group by group and stops them in reverse within one budget.
  *
- * Before the manager (a failure names its stage, `ModuleStartError`): kube client → components →
- * transport (the sender: the scheduler needs it) → scheduler with the components installed.
+ * Before the manager (a failure names its stage, `ModuleStartError`): kube client, components and
+ * transport (the sender: the scheduler needs it) at once — reading the kubeconfig, loading the
+ * components and connecting to NATS do not need each other, so their waits overlap (issue 19) — then
+ * the scheduler with the components installed.
  * Runnables, by group (src/manager/manager.ts says why this order):
  *   servers      health server (/healthz at once; /readyz 503 until the node cache synced, the
  *                transport is up and a leader is known — Go starts probes only then, §16 item 24)
  *   stores       transport connection (its death is fatal; closed last)
- *   election     Lease elector `<module>-lock` (released on stop: ReleaseOnCancel)
+ *   election     Lease elector `<module>-lock` (released on stop: ReleaseOnCancel); it campaigns
+ *                from the moment the kube client exists (with the own TinyModule registration),
+ *                while the other stages still run — the manager adopts the running campaign, and a
+ *                start-up that fails before that ends it (the Lease is released)
  *   runners      scheduler.stopAll on stop: runners stop without onDestroy, status flushed (§2.10)
- *   controllers  own TinyModule registration → TinyNode controller → TinyModule controller →
- *                TinyComponent controller (§5.3); the component-file watch (`--components`) is in
- *                runners, so file components exist before the first node reconcile
+ *   controllers  own TinyModule registration, TinyNode controller, TinyModule controller,
+ *                TinyComponent controller (§5.3), started at once (the registration's round trips
+ *                no longer delay the TinyNode list); the component-file watch (`--components`) is
+ *                in runners, so file components exist before the first node reconcile
  *   receivers    transport receivers behind the hop gate; on stop: refuse and drain in-flight hops
  *                (bounded), stop receiving — first, so queue-group peers take over
  * runtime-spec §9 (start-up order, adapted), §12 (the chart's 10 s grace period).
@@ -37,7 +43,7 @@ import {
 } from "../k8s/controllers/index.ts";
 import { createResourceManager } from "../k8s/resources/index.ts";
 import { Controller, LeaderElector, resourceSource, Watcher } from "../k8s/runtime/index.ts";
-import { loop, Manager, onStop, task, type Runnable } from "../manager/index.ts";
+import { earlyLoop, loop, Manager, onStop, task, type Runnable } from "../manager/index.ts";
 import { discoverComponents, type Registry } from "../runtime/registry/index.ts";
 import { ComponentCatalog } from "../runtime/registry/catalog.ts";
 import { watchComponentDir } from "../runtime/registry/runtime-files.ts";
@@ -154,177 +160,222 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     }
   };
 
-  const kube = await stage("kubeconfig", () => createKubeClient({ ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}), env: o.env }));
-  const registry = await stage("components", () => loadRegistry(o.componentsDir === undefined ? undefined : null));
   let leading = false;
-  const isLeader = () => leading;
-  const transport: ModuleTransport = await stage("transport", () =>
-    openTransport({ module: moduleName, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader, log: base }),
-  );
-  const resources = createResourceManager({ kube, namespace: o.namespace, podName: o.hostname, env: o.env });
-  const client: ModuleClient = { ...resources, mode: "cluster" };
-  const scheduler = await stage("scheduler", () => {
-    const s = new Scheduler({
-      module: moduleName,
-      remote: transport.remote,
-      ...(transport.ledger ? { ledger: transport.ledger } : {}),
-      statusSink: kubeStatusSink((name, updater) => resources.nodes.patch(name, updater)),
-      client,
-      log: base.child({ component: "scheduler" }),
-    });
-    return s;
-  }).catch(async (err) => {
-    await transport.close(500);
-    throw err;
-  });
-  // The live component set: bundled, files (--components, watched), TinyComponents (runtime-spec §5.3).
-  const catalog = new ComponentCatalog(scheduler);
-  for (const def of registry.list()) catalog.put(def, `bundled:${registry.source(def.info.name)}`);
-  const gate = new HopGate((msg, signal) => scheduler.handle(msg, signal));
-
-  // Controllers and their watch pipelines.
-  const info = { name: o.name, version: o.version, sdkVersion: SDK_VERSION };
-  const nodes = tinyNodeController({ module: info, scheduler, api: kubeNodeApi(kube, o.namespace), isLeader, source: resourceSource(kube, tinyNodes, { namespace: o.namespace }), workers, log });
-  let components = { version: -1, list: componentStatuses([]) };
-  const listed = () => (components.version === catalog.version ? components : (components = { version: catalog.version, list: componentStatuses(catalog.list()) })).list;
-  const moduleReconciler = tinyModuleReconciler({
-    ownName: moduleName,
-    desiredStatus: () => {
-      const addr = transport.address(); // "" until the gRPC receiver bound its port
-      return addr === "" ? undefined : moduleStatus({ addr, name: o.name, version: o.version, sdkVersion: SDK_VERSION, components: listed() });
-    },
-    api: kubeModuleApi(kube, o.namespace),
-    isLeader,
-    ...(transport.addresses ? { addresses: transport.addresses } : {}),
-  });
-  const moduleWatcher = new Watcher<WatchedModule>(resourceSource(kube, tinyModules, { namespace: o.namespace }), { onError: (err) => log.warn({ err: String(err) }, "tinymodule watch error") });
-  const moduleController = new Controller<WatchedModule>({
-    name: "tinymodule",
-    watcher: moduleWatcher,
-    reconcile: (key, obj, ctx) => reconcileSpan(`TinyModule ${key}`, () => moduleReconciler.reconcile(key, obj, ctx)),
-    onError: (key, err) => log.warn({ controller: "tinymodule", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
-  });
-  const ownModuleKey = `${o.namespace}/${moduleName}`;
-  const componentController = tinyComponentController({ kube, namespace: o.namespace, module: o.name, catalog, isLeader, log });
-  catalog.onChange((names) => {
-    nodes.controller.enqueueAll((n) => names.includes(n.spec.component) && nodes.reconciler.owns(n.metadata.name ?? ""));
-    moduleController.enqueue(ownModuleKey);
-  });
-  const requeueOwned = () => {
-    nodes.controller.enqueueAll((n) => nodes.reconciler.owns(n.metadata.name ?? ""));
-    moduleController.enqueue(ownModuleKey);
-    componentController.requeueAll();
-  };
-
   let leaderKnown = false;
-  let started = false; // every runnable started: before that /readyz is 503 (the receivers start last)
+  const isLeader = () => leading;
+  // Set once the scheduler and the controllers exist; the Lease campaign starts before them.
+  let onLeadershipChange: () => void = () => {};
   const leaseName = `${moduleName}-lock`;
-  const elector = new LeaderElector({
-    client: kube,
-    namespace: o.namespace,
-    name: leaseName,
-    identity: sanitizeIdentity(o.hostname),
-    leaseDurationMs: lease.durationMs,
-    renewDeadlineMs: lease.renewDeadlineMs,
-    retryPeriodMs: lease.retryPeriodMs,
-    onStartedLeading: () => {
-      leading = true;
-      scheduler.isLeader = true;
-      log.info({ lease: leaseName, identity: sanitizeIdentity(o.hostname) }, "started leading");
-      requeueOwned();
-    },
-    onStoppedLeading: () => {
-      leading = false;
-      scheduler.isLeader = false;
-      log.info({ lease: leaseName }, "stopped leading");
-      requeueOwned();
-    },
-    onNewLeader: (id) => {
-      leaderKnown = true;
-      log.info({ leader: id }, "leader observed");
-    },
-    onError: (err) => log.debug({ err: err instanceof Error ? err.message : String(err) }, "lease request failed"),
-  });
-
-  const controllers: WatchedController[] = [
-    { name: "tinynode", controller: nodes.controller as unknown as Controller<KubeObject>, watcher: nodes.watcher as unknown as Watcher<KubeObject>, writes: nodes.reconciler.stats },
-    { name: "tinymodule", controller: moduleController as unknown as Controller<KubeObject>, watcher: moduleWatcher as unknown as Watcher<KubeObject>, writes: moduleReconciler.stats },
-    { name: "tinycomponent", ...asWatched(componentController), writes: { ...componentController.reconciler.stats, conflicts: 0 } },
-  ];
-  const metrics = moduleMetrics({ controllers, leaseName, isLeader, hops: gate.stats, runners: () => scheduler.nodes().length, apiserverRequests: kube.stats, build: { version: tinyhostVersion, sdkVersion: SDK_VERSION } });
-  const health = await stage("health server", () =>
-    healthServer({
-      probeAddress: o.healthProbeBindAddress,
-      ...(o.metricsBindAddress ? { metricsAddress: o.metricsBindAddress } : {}),
-      readiness: {
-        started: () => (started ? true : "not every part has started yet (transport receivers last)"),
-        "node-cache": () => (nodes.controller.store.synced ? true : "TinyNode cache not synced yet"),
-        transport: () => transport.ready(),
-        leader: () => (leaderKnown ? true : "no leader observed on the Lease yet"),
-      },
-      metrics,
-    }),
-  ).catch(async (err) => {
-    await transport.close(500);
-    throw err;
-  });
-
-  const drainMs = o.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
-  const connection: Runnable = {
-    name: "transport connection",
-    start: (ctx) => void transport.failed.catch((err) => ctx.fatal(new Error(`${transport.kind} transport: ${err instanceof Error ? err.message : String(err)}`))),
-    stop: () => transport.close(500), // idempotent: usually already closed by the receivers
-  };
-  const receivers: Runnable = {
-    name: "transport receivers",
-    async start() {
-      await transport.serve(gate.handle);
-      moduleController.enqueue(ownModuleKey); // the TinyModule status now carries the bound address
-    },
-    async stop(ctx) {
-      const left = await gate.drain(Math.min(drainMs, ctx.remainingMs()));
-      if (left > 0) log.warn({ inFlight: left }, "hops still running after the drain bound; cancelling them");
-      await transport.close(500);
-    },
-  };
-
-  const componentFiles: Runnable | undefined =
-    o.componentsDir === undefined
-      ? undefined
-      : (() => {
-          const dir = o.componentsDir;
-          let watch: ReturnType<typeof watchComponentDir> | undefined;
-          return {
-            name: "component files",
-            async start() {
-              watch = watchComponentDir(dir, { catalog, overridable: (origin) => origin.startsWith("bundled:"), log });
-              log.info({ dir, failed: (await watch.ready).length }, "component files loaded; watching for changes");
-            },
-            stop: () => watch?.stop(),
-          };
-        })();
-
-  const manager = new Manager({ log, ...(o.shutdownBudgetMs !== undefined ? { shutdownBudgetMs: o.shutdownBudgetMs } : {}) });
-  manager
-    .add("servers", health)
-    .add("stores", connection)
-    .add("election", loop("leader election", (signal) => elector.run(signal)))
-    .add("runners", onStop("runners", () => scheduler.stopAll()))
-    .add("controllers", task("own TinyModule", async () => log.info({ tinymodule: moduleName, result: await ensureTinyModule(kube, o.namespace, { name: o.name, version: o.version }, (m) => resources.createModule(m), tinyhostVersion) }, "own TinyModule registered")))
-    .add("controllers", nodes.runnable)
-    .add("controllers", loop("tinymodule controller", (signal) => moduleController.run(signal), { stopTimeoutMs: 2_000 }))
-    .add("controllers", loop("tinycomponent controller", (signal) => componentController.run(signal), { stopTimeoutMs: 2_000 }))
-    .add("receivers", receivers);
-  if (componentFiles) manager.add("runners", componentFiles); // before the controllers: nodes of file components reconcile once
+  const kubeReady = stage("kubeconfig", () => createKubeClient({ ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}), env: o.env }));
+  // The Lease campaign and the own TinyModule registration need only the API client: they start as
+  // soon as it exists, while the components load and the wire connects (the Lease's get + create is
+  // the longest wait before /readyz; issue 19). The manager adopts the campaign (group election) and
+  // waits for the registration (group controllers), so a failure of either still fails start-up.
+  const early = kubeReady.then((kube) => ({
+    election: earlyLoop("leader election", (signal) =>
+      new LeaderElector({
+        client: kube,
+        namespace: o.namespace,
+        name: leaseName,
+        identity: sanitizeIdentity(o.hostname),
+        leaseDurationMs: lease.durationMs,
+        renewDeadlineMs: lease.renewDeadlineMs,
+        retryPeriodMs: lease.retryPeriodMs,
+        onStartedLeading: () => {
+          leading = true;
+          log.info({ lease: leaseName, identity: sanitizeIdentity(o.hostname) }, "started leading");
+          onLeadershipChange();
+        },
+        onStoppedLeading: () => {
+          leading = false;
+          log.info({ lease: leaseName }, "stopped leading");
+          onLeadershipChange();
+        },
+        onNewLeader: (id) => {
+          leaderKnown = true;
+          log.info({ leader: id }, "leader observed");
+        },
+        onError: (err) => log.debug({ err: err instanceof Error ? err.message : String(err) }, "lease request failed"),
+      }).run(signal),
+    ),
+    registration: settle(
+      ensureTinyModule(kube, o.namespace, { name: o.name, version: o.version }, (m, annotations) => createResourceManager({ kube, namespace: o.namespace, podName: o.hostname, env: o.env }).createModule(m, annotations), tinyhostVersion),
+    ),
+  }));
+  early.catch(() => {}); // a kubeconfig failure is reported below, as the stage's
   try {
-    await manager.start();
+    return await startParts(await Promise.allSettled([
+      kubeReady,
+      stage("components", () => loadRegistry(o.componentsDir === undefined ? undefined : null)),
+      stage("transport", () => openTransport({ module: moduleName, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader, log: base })),
+    ] as const));
   } catch (err) {
-    await transport.close(500); // when the failure came before the transport's own runnable started
+    // Start-up failed before the manager took the campaign over: end it (the Lease is released).
+    await early.then((e) => e.election.cancel(), () => {});
     throw err;
   }
-  log.info({ module: o.name, version: o.version, namespace: o.namespace, transport: transport.kind, health: health.url }, "module started");
-  started = true;
-  return { healthUrl: health.url, done: manager.done, stop: (reason) => manager.stop(reason), manager };
+
+  /** Everything after the three stages (a nested function: it shares the campaign's state above). */
+  async function startParts(opened: [PromiseSettledResult<Awaited<typeof kubeReady>>, PromiseSettledResult<Registry>, PromiseSettledResult<ModuleTransport>]): Promise<RunningModule> {
+    const failedStage = opened.find((r) => r.status === "rejected");
+    if (failedStage) {
+      // The first failing stage in the order above is reported; a wire that did open is closed again.
+      if (opened[2].status === "fulfilled") await opened[2].value.close(500);
+      throw failedStage.reason;
+    }
+    const { election, registration } = await early;
+    const kube = (opened[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof createKubeClient>>>).value;
+    const registry = (opened[1] as PromiseFulfilledResult<Registry>).value;
+    const transport = (opened[2] as PromiseFulfilledResult<ModuleTransport>).value;
+    const resources = createResourceManager({ kube, namespace: o.namespace, podName: o.hostname, env: o.env });
+    const client: ModuleClient = { ...resources, mode: "cluster" };
+    const scheduler = await stage("scheduler", () => {
+      const s = new Scheduler({
+        module: moduleName,
+        remote: transport.remote,
+        ...(transport.ledger ? { ledger: transport.ledger } : {}),
+        statusSink: kubeStatusSink((name, updater) => resources.nodes.patch(name, updater)),
+        client,
+        log: base.child({ component: "scheduler" }),
+      });
+      s.isLeader = leading; // the campaign may have won already
+      return s;
+    }).catch(async (err) => {
+      await transport.close(500);
+      throw err;
+    });
+    // The live component set: bundled, files (--components, watched), TinyComponents (runtime-spec §5.3).
+    const catalog = new ComponentCatalog(scheduler);
+    for (const def of registry.list()) catalog.put(def, `bundled:${registry.source(def.info.name)}`);
+    const gate = new HopGate((msg, signal) => scheduler.handle(msg, signal));
+
+    // Controllers and their watch pipelines.
+    const info = { name: o.name, version: o.version, sdkVersion: SDK_VERSION };
+    const nodes = tinyNodeController({ module: info, scheduler, api: kubeNodeApi(kube, o.namespace), isLeader, source: resourceSource(kube, tinyNodes, { namespace: o.namespace }), workers, log });
+    let components = { version: -1, list: componentStatuses([]) };
+    const listed = () => (components.version === catalog.version ? components : (components = { version: catalog.version, list: componentStatuses(catalog.list()) })).list;
+    const moduleReconciler = tinyModuleReconciler({
+      ownName: moduleName,
+      desiredStatus: () => {
+        const addr = transport.address(); // "" until the gRPC receiver bound its port
+        return addr === "" ? undefined : moduleStatus({ addr, name: o.name, version: o.version, sdkVersion: SDK_VERSION, components: listed() });
+      },
+      api: kubeModuleApi(kube, o.namespace),
+      isLeader,
+      ...(transport.addresses ? { addresses: transport.addresses } : {}),
+    });
+    const moduleWatcher = new Watcher<WatchedModule>(resourceSource(kube, tinyModules, { namespace: o.namespace }), { onError: (err) => log.warn({ err: String(err) }, "tinymodule watch error") });
+    const moduleController = new Controller<WatchedModule>({
+      name: "tinymodule",
+      watcher: moduleWatcher,
+      reconcile: (key, obj, ctx) => reconcileSpan(`TinyModule ${key}`, () => moduleReconciler.reconcile(key, obj, ctx)),
+      onError: (key, err) => log.warn({ controller: "tinymodule", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
+    });
+    const ownModuleKey = `${o.namespace}/${moduleName}`;
+    const componentController = tinyComponentController({ kube, namespace: o.namespace, module: o.name, catalog, isLeader, log });
+    catalog.onChange((names) => {
+      nodes.controller.enqueueAll((n) => names.includes(n.spec.component) && nodes.reconciler.owns(n.metadata.name ?? ""));
+      moduleController.enqueue(ownModuleKey);
+    });
+    const requeueOwned = () => {
+      nodes.controller.enqueueAll((n) => nodes.reconciler.owns(n.metadata.name ?? ""));
+      moduleController.enqueue(ownModuleKey);
+      componentController.requeueAll();
+    };
+
+    let started = false; // every runnable started: before that /readyz is 503 (the receivers start last)
+    onLeadershipChange = () => {
+      scheduler.isLeader = leading;
+      requeueOwned();
+    };
+    if (leading) onLeadershipChange();
+
+    const controllers: WatchedController[] = [
+      { name: "tinynode", controller: nodes.controller as unknown as Controller<KubeObject>, watcher: nodes.watcher as unknown as Watcher<KubeObject>, writes: nodes.reconciler.stats },
+      { name: "tinymodule", controller: moduleController as unknown as Controller<KubeObject>, watcher: moduleWatcher as unknown as Watcher<KubeObject>, writes: moduleReconciler.stats },
+      { name: "tinycomponent", ...asWatched(componentController), writes: { ...componentController.reconciler.stats, conflicts: 0 } },
+    ];
+    const metrics = moduleMetrics({ controllers, leaseName, isLeader, hops: gate.stats, runners: () => scheduler.nodes().length, apiserverRequests: kube.stats, build: { version: tinyhostVersion, sdkVersion: SDK_VERSION } });
+    const health = await stage("health server", () =>
+      healthServer({
+        probeAddress: o.healthProbeBindAddress,
+        ...(o.metricsBindAddress ? { metricsAddress: o.metricsBindAddress } : {}),
+        readiness: {
+          started: () => (started ? true : "not every part has started yet (transport receivers last)"),
+          "node-cache": () => (nodes.controller.store.synced ? true : "TinyNode cache not synced yet"),
+          transport: () => transport.ready(),
+          leader: () => (leaderKnown ? true : "no leader observed on the Lease yet"),
+        },
+        metrics,
+      }),
+    ).catch(async (err) => {
+      await transport.close(500);
+      throw err;
+    });
+
+    const drainMs = o.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+    const connection: Runnable = {
+      name: "transport connection",
+      start: (ctx) => void transport.failed.catch((err) => ctx.fatal(new Error(`${transport.kind} transport: ${err instanceof Error ? err.message : String(err)}`))),
+      stop: () => transport.close(500), // idempotent: usually already closed by the receivers
+    };
+    const receivers: Runnable = {
+      name: "transport receivers",
+      async start() {
+        await transport.serve(gate.handle);
+        moduleController.enqueue(ownModuleKey); // the TinyModule status now carries the bound address
+      },
+      async stop(ctx) {
+        const left = await gate.drain(Math.min(drainMs, ctx.remainingMs()));
+        if (left > 0) log.warn({ inFlight: left }, "hops still running after the drain bound; cancelling them");
+        await transport.close(500);
+      },
+    };
+
+    const componentFiles: Runnable | undefined =
+      o.componentsDir === undefined
+        ? undefined
+        : (() => {
+            const dir = o.componentsDir;
+            let watch: ReturnType<typeof watchComponentDir> | undefined;
+            return {
+              name: "component files",
+              async start() {
+                watch = watchComponentDir(dir, { catalog, overridable: (origin) => origin.startsWith("bundled:"), log });
+                log.info({ dir, failed: (await watch.ready).length }, "component files loaded; watching for changes");
+              },
+              stop: () => watch?.stop(),
+            };
+          })();
+
+    const manager = new Manager({ log, concurrentGroups: ["controllers"], ...(o.shutdownBudgetMs !== undefined ? { shutdownBudgetMs: o.shutdownBudgetMs } : {}) });
+    manager
+      .add("servers", health)
+      .add("stores", connection)
+      .add("election", election.runnable)
+      .add("runners", onStop("runners", () => scheduler.stopAll()))
+      .add("controllers", task("own TinyModule", async () => log.info({ tinymodule: moduleName, result: await registration() }, "own TinyModule registered")))
+      .add("controllers", nodes.runnable)
+      .add("controllers", loop("tinymodule controller", (signal) => moduleController.run(signal), { stopTimeoutMs: 2_000 }))
+      .add("controllers", loop("tinycomponent controller", (signal) => componentController.run(signal), { stopTimeoutMs: 2_000 }))
+      .add("receivers", receivers);
+    if (componentFiles) manager.add("runners", componentFiles); // before the controllers: nodes of file components reconcile once
+    try {
+      await manager.start();
+    } catch (err) {
+      await transport.close(500); // when the failure came before the transport's own runnable started
+      throw err;
+    }
+    log.info({ module: o.name, version: o.version, namespace: o.namespace, transport: transport.kind, health: health.url }, "module started");
+    started = true;
+    return { healthUrl: health.url, done: manager.done, stop: (reason) => manager.stop(reason), manager };
+  }
+}
+
+/** `p` now, its outcome later: a rejection is not unhandled in between; calling the result re-throws it. */
+function settle<T>(p: Promise<T>): () => Promise<T> {
+  p.catch(() => {});
+  return () => p;
 }
 
 /**

@@ -20,8 +20,9 @@ export const TINYHOST_VERSION_ANNOTATION = "tinyhost.io/version";
 export type ModuleRegistration = "created" | "unchanged" | "updated";
 
 /**
- * Creates TinyModule `<sanitized name>` or brings its `spec.image` and its
- * {@link TINYHOST_VERSION_ANNOTATION} up to date (one merge patch when either differs).
+ * Creates TinyModule `<sanitized name>` (image and {@link TINYHOST_VERSION_ANNOTATION} in the one
+ * create request: a first start costs one round trip, issue 19) or, when it exists, brings its
+ * `spec.image` and the annotation up to date (one merge patch when either differs).
  * @param create - the resource manager's `createModule` (true when it created the object).
  * @param runtimeVersion - the tinyhost version to annotate.
  * @throws KubeApiError from the API (e.g. Forbidden), InvalidArgumentError for an empty name/version.
@@ -30,19 +31,19 @@ export async function ensureTinyModule(
   kube: KubeClient,
   namespace: string,
   module: ModuleIdentity,
-  create: (module: ModuleIdentity) => Promise<boolean>,
+  create: (module: ModuleIdentity, annotations?: Record<string, string>) => Promise<boolean>,
   runtimeVersion: string,
 ): Promise<ModuleRegistration> {
-  const created = await create(module);
+  if (await create(module, { [TINYHOST_VERSION_ANNOTATION]: runtimeVersion })) return "created";
   const name = sanitizeResourceName(module.name);
   const image = `${module.name}:${module.version}`;
   const current = await kube.get(tinyModules, name, namespace);
   const imageStale = current.spec?.image !== image;
   const annotationStale = current.metadata.annotations?.[TINYHOST_VERSION_ANNOTATION] !== runtimeVersion;
-  if (!imageStale && !annotationStale) return created ? "created" : "unchanged";
+  if (!imageStale && !annotationStale) return "unchanged";
   const patch: { metadata?: object; spec?: object } = {};
   if (annotationStale) patch.metadata = { annotations: { [TINYHOST_VERSION_ANNOTATION]: runtimeVersion } };
   if (imageStale) patch.spec = { image };
   await kube.mergePatch(tinyModules, name, patch, { namespace });
-  return created ? "created" : "updated";
+  return "updated";
 }

@@ -9,11 +9,16 @@
  *   AckWait is Go's 30 s unless `TINYHOST_JETSTREAM_ACK_WAIT_MS` says otherwise (tests/ops: it
  *   bounds how long a hop held by a dead replica waits before another replica gets it).
  * Opening gives the sender (the scheduler needs it first); `serve` then starts receiving.
+ *
+ * Each wire's code loads only when that wire is opened: a NATS module never evaluates grpc-js and
+ * protobufjs (~0.8 MB of bundled code), a core NATS or gRPC module never evaluates the JetStream and
+ * KV clients — start-up time (bench/vs-go.ts `vs_go_start_ready_same_rule`, issue 19).
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "../telemetry/log.ts";
-import { GrpcServer, GrpcTransport } from "../transport/grpc/index.ts";
-import { connectNats, CoreNatsTransport, JetStreamTransport, RunLedger, RunReconciler } from "../transport/nats/index.ts";
+import type { GrpcServer } from "../transport/grpc/index.ts";
+import { connectNats } from "../transport/nats/connect.ts";
+import { CoreNatsTransport } from "../transport/nats/core.ts";
 import { selectTransport, type TransportSelection } from "../transport/select.ts";
 import type { MsgHandler, Transport } from "../transport/types.ts";
 import type { ModuleAddressBook } from "../k8s/controllers/index.ts";
@@ -71,18 +76,19 @@ export async function openTransport(o: OpenTransportOptions): Promise<ModuleTran
 
 async function openSelected(o: OpenTransportOptions): Promise<ModuleTransport> {
   const selection = selectTransport(o.env);
-  if (selection.kind === "grpc") return openGrpc(o);
+  if (selection.kind === "grpc") return await openGrpc(o);
   let nc: NatsConnection;
   try {
     nc = await connectNats(selection.natsUrl);
   } catch (err) {
     o.log.error({ err: err instanceof Error ? err.message : String(err), url: redactUrl(selection.natsUrl) }, "nats connect failed; falling back to gRPC");
-    return openGrpc(o);
+    return await openGrpc(o);
   }
   return selection.kind === "jetstream" ? openJetStream(o, nc) : openCore(o, nc);
 }
 
-function openGrpc(o: OpenTransportOptions): ModuleTransport {
+async function openGrpc(o: OpenTransportOptions): Promise<ModuleTransport> {
+  const { GrpcServer, GrpcTransport } = await import("../transport/grpc/index.ts");
   const client = new GrpcTransport({ log: o.log.child({ component: "grpc-client" }) });
   let server: GrpcServer | undefined;
   let stopped = false;
@@ -158,6 +164,11 @@ function openCore(o: OpenTransportOptions, nc: NatsConnection): ModuleTransport 
 }
 
 async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promise<ModuleTransport> {
+  const [{ JetStreamTransport }, { RunLedger }, { RunReconciler }] = await Promise.all([
+    import("../transport/nats/jetstream.ts"),
+    import("../transport/nats/ledger.ts"),
+    import("../transport/nats/reconciler.ts"),
+  ]);
   const health = new NatsHealth(nc, o.log);
   const ledger = await RunLedger.open(nc);
   const ackWaitMs = ackWaitFromEnv(o.env);

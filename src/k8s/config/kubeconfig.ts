@@ -6,7 +6,6 @@
  */
 import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { KubeConfigError } from "./errors.ts";
 import { StaticCredentials, TokenFileCredentials } from "./credentials.ts";
 import { EXEC_API_VERSIONS, ExecCredentials, type ExecApiVersion, type ExecClusterInfo, type ExecConfig } from "./exec-credential.ts";
@@ -60,7 +59,7 @@ export async function parseKubeConfig(text: string, options: ParseKubeConfigOpti
 
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = await parseYaml(text);
   } catch (cause) {
     throw new KubeConfigError(file, "", `is not valid YAML: ${(cause as Error).message}`, { cause });
   }
@@ -271,4 +270,22 @@ function bool(v: unknown, field: string, fail: Fail): boolean {
   if (v === undefined || v === null) return false;
   if (typeof v !== "boolean") return fail(field, `must be true or false, got ${JSON.stringify(v)}`);
   return v;
+}
+
+/**
+ * YAML text → value. Bun's native parser (Bun.YAML, YAML 1.2 core schema, as the `yaml` package's
+ * default) does it without evaluating the 220 KB `yaml` package on the start path (issue 19: start →
+ * ready). Bun's errors carry no position ("Unexpected token"), so on a failure the `yaml` package
+ * parses the text again: its error (line and column) is the one thrown, and a text only it accepts
+ * is still read. One difference stays: Bun keeps the last of duplicate mapping keys where `yaml`
+ * refuses them.
+ * @throws the `yaml` package's parse error.
+ */
+async function parseYaml(text: string): Promise<unknown> {
+  try {
+    return Bun.YAML.parse(text);
+  } catch {
+    const { parse } = await import("yaml");
+    return parse(text);
+  }
 }

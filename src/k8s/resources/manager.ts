@@ -51,10 +51,10 @@ export interface ClusterModuleClient extends ModuleClient {
   readonly scenarios: ScenarioHelpers;
   /**
    * Go `CreateModule`: TinyModule `{name: sanitized, spec.image: "<name>:<version>"}` in the
-   * manager namespace; AlreadyExists is ignored.
+   * manager namespace (with `annotations` when given: ours, Go has none); AlreadyExists is ignored.
    * @returns true when created.
    */
-  createModule(module: ModuleIdentity): Promise<boolean>;
+  createModule(module: ModuleIdentity, annotations?: Record<string, string>): Promise<boolean>;
 }
 
 /** Options of {@link createResourceManager}: the client, namespace, pod name (HOSTNAME) and expose-lock TTL. */
@@ -80,6 +80,6 @@ export function createResourceManager(options: ResourceManagerOptions): ClusterM
     projects: projectHelpers(kinds, ctx.namespace),
     pages: pageHelpers(kinds, ctx.namespace),
     scenarios: scenarioHelpers(kinds, ctx.namespace),
-    createModule: (module) => createModule(kinds, ctx.namespace, module),
+    createModule: (module, annotations) => createModule(kinds, ctx.namespace, module, annotations),
   };
 }

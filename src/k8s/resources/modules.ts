@@ -16,16 +16,17 @@ export interface ModuleIdentity {
 
 /**
  * Creates TinyModule `{name: sanitizeResourceName(name), spec.image: "<name>:<version>"}` in the
- * namespace; an existing one is left as it is.
+ * namespace, with `annotations` when given (the module's own registration writes its runtime
+ * version there in the same request); an existing one is left as it is.
  * @returns true when created, false when it already existed.
  * @throws InvalidArgumentError (empty name/version, or a name with no letters or digits); KubeApiError.
  */
-export async function createModule(kinds: Kinds, namespace: string, module: ModuleIdentity): Promise<boolean> {
+export async function createModule(kinds: Kinds, namespace: string, module: ModuleIdentity, annotations?: Record<string, string>): Promise<boolean> {
   const name = requireText("module.name", module?.name);
   const version = requireText("module.version", module.version);
   const resourceName = sanitizeResourceName(name);
   if (resourceName === "") throw new InvalidArgumentError("module.name", `${JSON.stringify(name)} has no letters or digits to build a resource name from`);
-  const object: TinyModule = { metadata: { name: resourceName, namespace }, spec: { image: `${name}:${version}` } };
+  const object: TinyModule = { metadata: { name: resourceName, namespace, ...(annotations ? { annotations } : {}) }, spec: { image: `${name}:${version}` } };
   try {
     await kinds.modules.create(object, namespace);
     return true;

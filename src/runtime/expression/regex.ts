@@ -7,7 +7,7 @@
  * Patterns are compiled once and cached: a constant pattern at compile time of the expression,
  * a computed one (`$.s =~ $.pattern`) in a bounded cache.
  */
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
 import { EvalFailure } from "./errors.ts";
 import { hasEscapes, toBytes } from "./gostring.ts";
 
@@ -15,6 +15,14 @@ import { hasEscapes, toBytes } from "./gostring.ts";
 export interface CompiledRegex {
   readonly test: (text: string) => boolean;
 }
+
+/**
+ * re2js (250 KB of bundled code) loads on the first `=~`: most flows never match a pattern, and
+ * evaluating it cost every process start (issue 19, start → ready). `require` keeps compiling
+ * synchronous.
+ */
+let re2: typeof RE2JS | undefined;
+const engine = (): typeof RE2JS => (re2 ??= (require("re2js") as typeof import("re2js")).RE2JS);
 
 const cache = new Map<string, CompiledRegex>();
 const CACHE_LIMIT = 256;
@@ -28,7 +36,7 @@ export function compileRegex(pattern: string): CompiledRegex {
   if (hit !== undefined) return hit;
   let re: RE2JS;
   try {
-    re = RE2JS.compile(pattern);
+    re = engine().compile(pattern);
   } catch (err) {
     throw new EvalFailure((err as Error).message); // re2js words it as Go does: `error parsing regexp: …`
   }
