@@ -303,7 +303,20 @@ function decodeStruct(node: Extract<DecodeNode, { k: "struct" }>, value: unknown
   return out;
 }
 
+/**
+ * True when two of `keys` fill the same field. Object keys are distinct, so that needs a key that
+ * matches its field only case-insensitively; the common case (every key exact or unknown) is
+ * answered without building a set.
+ */
 function hasFoldCollision(node: Extract<DecodeNode, { k: "struct" }>, keys: readonly string[]): boolean {
+  let folds = false;
+  for (const key of keys) {
+    if (!node.exact.has(key) && node.folded.has(asciiLower(key))) {
+      folds = true;
+      break;
+    }
+  }
+  if (!folds) return false;
   const seen = new Set<string>();
   for (const key of keys) {
     const field = node.exact.get(key) ?? node.folded.get(asciiLower(key));
@@ -314,9 +327,11 @@ function hasFoldCollision(node: Extract<DecodeNode, { k: "struct" }>, keys: read
   return false;
 }
 
+const ASCII_UPPER = /[A-Z]/;
+
 /** Go's case-insensitive field match folds ASCII letters only (goccy/go-json: `Kelvin sign` ≠ `k`). */
 function asciiLower(s: string): string {
-  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+  return ASCII_UPPER.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s;
 }
 
 function child(path: string, key: string): string {

@@ -64,8 +64,11 @@ class InFlight {
     readonly inFlight: Set<InFlight>,
     /** Cancels the flow: its signal is the one the flow's hops see. */
     readonly flow: AbortController,
-    /** The request's own signal: Bun aborts it when the client disconnects. */
-    readonly client: AbortSignal,
+    /**
+     * The request: Bun aborts its `signal` when the client disconnects. Read only by the sweep,
+     * since Bun builds that signal on first access (a late read still shows the abort).
+     */
+    readonly request: Request,
     /** When the write timeout expires, ms epoch (Infinity = none). */
     readonly deadline: number,
     readonly span: HttpServerSpan,
@@ -178,7 +181,7 @@ export class HttpListener {
       const span = startHttpServerSpan(req);
       const flow = new AbortController();
       return new Promise<Response>((resolve) => {
-        const pending = new InFlight(inFlight, flow, req.signal, writeMs > 0 ? Date.now() + writeMs : Infinity, span, resolve);
+        const pending = new InFlight(inFlight, flow, req, writeMs > 0 ? Date.now() + writeMs : Infinity, span, resolve);
         let answered: Promise<Result>;
         try {
           answered = span.run(() => options.onRequest(request, flow.signal));
@@ -208,7 +211,7 @@ export class HttpListener {
       if (inFlight.size === 0) return;
       const now = Date.now();
       for (const f of inFlight) {
-        if (f.client.aborted) f.abort(DISCONNECTED);
+        if (f.request.signal.aborted) f.abort(DISCONNECTED);
         else if (f.deadline <= now) f.abort(timeout);
       }
     }, SWEEP_MS);
