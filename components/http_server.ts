@@ -288,7 +288,7 @@ function serve(self: ServerSelf, until: AbortSignal, nodeSignal: AbortSignal): P
       ...(tls ? { tls } : {}),
       maxBodyBytes: () => maxBodyBytes(self),
       context: () => self.start.context ?? null,
-      onRequest: (request, signal) => (self.emit ? self.emit("request", request, signal) : Promise.resolve(empty)),
+      onRequest: (request, cancel) => (self.emit ? self.emit("request", request, cancel) : Promise.resolve(empty)),
     });
   } catch (err) {
     return Promise.reject(err);
