@@ -372,7 +372,7 @@ export class Runner implements HopSite {
     let returned: unknown;
     try {
       // The handler runs with the input span active: its emits become children of this hop.
-      returned = span.run(() => this.#dispatch(ctx, output, port, data));
+      returned = span.recording ? span.run(() => this.#dispatch(ctx, output, port, data)) : this.#dispatch(ctx, output, port, data);
     } catch (err) {
       return Promise.resolve(this.#finish(port, data, span, fail(err)));
     }

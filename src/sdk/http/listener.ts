@@ -198,7 +198,7 @@ export class HttpListener {
         const pending = new InFlight(inFlight, flow, req, writeMs > 0 ? Date.now() + writeMs : Infinity, span, resolve);
         let answered: Promise<Result>;
         try {
-          answered = span.run(() => options.onRequest(request, flow));
+          answered = span.recording ? span.run(() => options.onRequest(request, flow)) : options.onRequest(request, flow);
         } catch (err) {
           answered = Promise.resolve(fail(err));
         }
