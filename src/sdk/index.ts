@@ -69,6 +69,8 @@ export { sleepUnlessAborted, WaitCancelledError } from "./abortable-sleep.ts";
 export { BackgroundLoop } from "./background-loop.ts";
 export type { LoopOptions } from "./background-loop.ts";
 export { SerialQueue } from "./serial-queue.ts";
+export { LazyAbort } from "./lazy-abort.ts";
+export type { Cancellation } from "./lazy-abort.ts";
 export { readControl } from "./control-message.ts";
 export type { ControlMessage } from "./control-message.ts";
 

@@ -118,6 +118,15 @@ class HopContext implements ComponentContext<unknown> {
   }
 }
 
+/** Decode options of a hop, allocated once (runtime-spec §2.2 step 5: signal payloads as they came, configurations sorted). */
+const INPUT_ORDER = { keyOrder: "input" } as const;
+const SORTED_ORDER = { keyOrder: "sorted" } as const;
+
+/** A value `await` would wait for (a promise or any object with a `then` method). */
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return v !== null && (typeof v === "object" || typeof v === "function") && typeof (v as { then?: unknown }).then === "function";
+}
+
 /** Waits `ms` unless the hop's scope is cancelled first (false then). */
 function sleep(ms: number, scope: HopScope): Promise<boolean> {
   return scope.aborted ? Promise.resolve(false) : sleepUnlessAborted(ms, scope.toSignal());
@@ -298,17 +307,30 @@ export class Runner implements HopSite {
    * Handles one incoming hop (runtime-spec §2.2). Never rejects: a malformed payload, a validation
    * failure, a throw or a rejection resolves as `fail(...)` for this hop only.
    */
-  async handle(msg: Msg, caller: HopScope): Promise<Result> {
+  handle(msg: Msg, caller: HopScope): Promise<Result> {
+    try {
+      return this.#handle(msg, caller);
+    } catch (err) {
+      return Promise.resolve(fail(err));
+    }
+  }
+
+  /**
+   * {@link handle} without the outer guard. Not `async`: a handler that answers synchronously (a
+   * router's emit hands back the downstream promise, http_server's `response` returns at once)
+   * costs no extra promise; only an awaited handler result goes through {@link #finish} later.
+   */
+  #handle(msg: Msg, caller: HopScope): Promise<Result> {
     const port = parsePortAddress(msg.to)[1];
-    if (port === "") return fail(new EmptyPortError(msg.to));
-    if (this.#stop.signal.aborted) return fail(new NodeStoppedError(this.name));
+    if (port === "") return Promise.resolve(fail(new EmptyPortError(msg.to)));
+    if (this.#stop.signal.aborted) return Promise.resolve(fail(new NodeStoppedError(this.name)));
     const cached = this.#portMap().get(port);
     if (!cached) {
       this.log.debug({ node: this.name, port }, "hop to an undeclared port ignored");
-      return empty;
+      return Promise.resolve(empty);
     }
     if (cached.spec.source && !isSystemPort(port)) {
-      return fail(new PortValidationError(this.name, port, [{ path: "$", rule: "direction", message: `port ${port} is a source (output) port and cannot receive hops` }]));
+      return Promise.resolve(fail(new PortValidationError(this.name, port, [{ path: "$", rule: "direction", message: `port ${port} is a source (output) port and cannot receive hops` }])));
     }
     const span = this.host.tracer.input(this, port, msg);
     let input: unknown;
@@ -317,7 +339,7 @@ export class Runner implements HopSite {
     } catch (err) {
       const e = toError(err);
       span.end(e);
-      return fail(e);
+      return Promise.resolve(fail(e));
     }
     // runtime-spec §2.2 step 5: decode into the port's type as Go does (zero values, unknown keys
     // dropped; only a type mismatch fails). An evaluated configuration reaches Go's decoder with its
@@ -328,32 +350,41 @@ export class Runner implements HopSite {
     } catch (err) {
       const e = toError(err);
       span.end(e);
-      return fail(e);
+      return Promise.resolve(fail(e));
     }
-    const decoded = decoder(input, { keyOrder: msg.from === FROM_SIGNAL ? "input" : "sorted" });
+    const decoded = decoder(input, msg.from === FROM_SIGNAL ? INPUT_ORDER : SORTED_ORDER);
     if (!decoded.ok) {
       const e = new PortValidationError(this.name, port, decoded.issues);
       span.end(e);
-      return fail(e);
+      return Promise.resolve(fail(e));
     }
     const data = decoded.value;
     if (span.recording) span.data(data); // Go records the decoded port data (runner.go redact.Declared(portData))
     if (port === SystemPort.settings && this.#settings && isDeepStrictEqual(this.#settings.value, data)) {
       span.end();
-      return empty; // runtime-spec §2.2 step 6: unchanged settings are not re-delivered
+      return Promise.resolve(empty); // runtime-spec §2.2 step 6: unchanged settings are not re-delivered
     }
     const scope = new HopScope(this.#stop.signal, msg.to, caller);
     const sourceNode = msg.from === FROM_SIGNAL ? "" : parsePortAddress(msg.from)[0];
     const ctx = new HopContext(this, scope, sourceNode, span, port);
     const depth = msg.depth;
     const output: OutputFn = (p, d) => this.output(p, d, scope, depth);
-    let result: Result;
+    let returned: unknown;
     try {
       // The handler runs with the input span active: its emits become children of this hop.
-      result = toResult(await span.run(() => this.#dispatch(ctx, output, port, data)));
+      returned = span.recording ? span.run(() => this.#dispatch(ctx, output, port, data)) : this.#dispatch(ctx, output, port, data);
     } catch (err) {
-      result = fail(err);
+      return Promise.resolve(this.#finish(port, data, span, fail(err)));
     }
+    if (!isThenable(returned)) return Promise.resolve(this.#finish(port, data, span, toResult(returned)));
+    return Promise.resolve(returned).then(
+      (v) => this.#finish(port, data, span, toResult(v)),
+      (err: unknown) => this.#finish(port, data, span, fail(err)),
+    );
+  }
+
+  /** The end of a hop: a successful `_settings` is cached (then ports re-read), the span ends. */
+  #finish(port: string, data: unknown, span: HopSpan, result: Result): Result {
     if (port === SystemPort.settings && result.kind !== "fail") {
       // Cache only after onSettings succeeded (fix of runtime-spec §16 item 8), then re-read ports.
       this.#settings = { value: data };
