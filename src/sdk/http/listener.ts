@@ -1,8 +1,9 @@
 /**
- * The HTTP listener of http_server: `Bun.serve` with one handler for every request (what a Hono
- * catch-all route did, minus Hono's Context and router match: ≈ 0.7 µs of CPU per request, of
- * ≈ 6 µs for the whole flow in process — bench/http.ts), every request handed to the flow and answered from its Result
- * (components.md §2.1 "Request → response flow").
+ * The HTTP listener of http_server: Hono on `Bun.serve`, one catch-all route, every request handed
+ * to the flow and answered from its Result (components.md §2.1 "Request → response flow"). Hono
+ * stays although calling the handler straight from Bun.serve measured ≈ 0.7 µs less CPU per request
+ * (of ≈ 11 µs for the whole flow, bench/http.ts): its HEAD handling and error answers are what a
+ * hand-written copy would re-implement (DESIGN.md: Hono for component HTTP servers).
  *
  * Timeouts: Bun closes a connection idle for `idleTimeout` seconds (default 10, max 255), and a
  * request waiting for its flow counts as idle, so `idleTimeout` is set from the Start config
@@ -11,6 +12,7 @@
  * request's own idle timer is switched off (`server.timeout(req, 0)`). A client that disconnects
  * has its flow cancelled at the next sweep (≤ 100 ms).
  */
+import { Hono } from "hono";
 import { startHttpServerSpan, type HttpServerSpan } from "../../telemetry/http.ts";
 import { fail, type Result } from "../result.ts";
 import { TinyError } from "../errors.ts";
@@ -146,17 +148,6 @@ async function readBody(req: Request, declared: boolean, limit: number): Promise
  */
 const BUN_BODY_CAP = Number.MAX_SAFE_INTEGER;
 
-/** A HEAD answer: the GET answer's status and headers, no body (what Hono's `fetch` does). */
-function withoutBody(answer: Response | Promise<Response>): Promise<Response> {
-  return Promise.resolve(answer).then((r) => new Response(null, r));
-}
-
-/** A handler error: logged, answered `500 Internal Server Error` (Hono's default error handler). */
-function internalError(err: unknown): Response {
-  console.error(err);
-  return textResponse(500, "Internal Server Error");
-}
-
 /** A running listener. */
 export class HttpListener {
   readonly port: number;
@@ -183,9 +174,7 @@ export class HttpListener {
       const limit = options.maxBodyBytes();
       if (scan.contentLength !== undefined && Number(scan.contentLength) > limit) return tooLarge(limit);
       if (scan.contentLength !== undefined || scan.transferEncoding) {
-        return readBody(req, scan.contentLength !== undefined, limit)
-          .then((body) => (typeof body === "string" ? run(req, server, scan, body) : body))
-          .catch(internalError);
+        return readBody(req, scan.contentLength !== undefined, limit).then((body) => (typeof body === "string" ? run(req, server, scan, body) : body));
       }
       return run(req, server, scan, "");
     };
@@ -210,22 +199,16 @@ export class HttpListener {
         );
       });
     };
+    // One catch-all route: skip Hono's URL parsing for routing (getPath), it is the same for every request.
+    const app = new Hono<{ Bindings: ReturnType<typeof Bun.serve> }>({ getPath: () => "/" });
+    app.all("*", (c) => handle(c.req.raw, c.env));
     try {
       this.#server = Bun.serve({
         port: options.port,
         idleTimeout: idle,
         maxRequestBodySize: BUN_BODY_CAP,
         ...(options.tls ? { tls: { cert: options.tls.cert, key: options.tls.key } } : {}),
-        fetch: (req, server) => {
-          // What Hono's catch-all route gave, without its per-request Context and router match: a
-          // thrown error answers 500, and HEAD is answered as GET without the body.
-          try {
-            const answer = handle(req, server);
-            return req.method === "HEAD" ? withoutBody(answer) : answer;
-          } catch (err) {
-            return internalError(err);
-          }
-        },
+        fetch: (req, server) => app.fetch(req, server),
       });
     } catch (err) {
       throw new ListenError(options.port, err);
