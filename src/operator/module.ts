@@ -35,7 +35,9 @@ import {
   tinyNodes,
   type WatchedModule,
 } from "../k8s/controllers/index.ts";
-import { createResourceManager } from "../k8s/resources/index.ts";
+import { bindKinds, createResourceManager, patchNode } from "../k8s/resources/index.ts";
+import type { TinyNode } from "../k8s/api/index.ts";
+import type { Store } from "../k8s/runtime/store.ts";
 import { Controller, LeaderElector, resourceSource, Watcher } from "../k8s/runtime/index.ts";
 import { loop, Manager, onStop, task, type Runnable } from "../manager/index.ts";
 import { discoverComponents, type Registry } from "../runtime/registry/index.ts";
@@ -163,12 +165,19 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   );
   const resources = createResourceManager({ kube, namespace: o.namespace, podName: o.hostname, env: o.env });
   const client: ModuleClient = { ...resources, mode: "cluster" };
+  const nodeCalls = bindKinds(kube).nodes;
+  // Runner status writes start from the TinyNode informer's copy (no GET per write); the store
+  // exists once the controller is built below.
+  let nodeStore: Store<TinyNode> | undefined;
   const scheduler = await stage("scheduler", () => {
     const s = new Scheduler({
       module: moduleName,
       remote: transport.remote,
       ...(transport.ledger ? { ledger: transport.ledger } : {}),
-      statusSink: kubeStatusSink((name, updater) => resources.nodes.patch(name, updater)),
+      statusSink: kubeStatusSink(
+        (name, updater, current) => patchNode(nodeCalls, name, o.namespace, updater, current),
+        (name) => nodeStore?.getByName(name, o.namespace),
+      ),
       client,
       log: base.child({ component: "scheduler" }),
     });
@@ -185,6 +194,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   // Controllers and their watch pipelines.
   const info = { name: o.name, version: o.version, sdkVersion: SDK_VERSION };
   const nodes = tinyNodeController({ module: info, scheduler, api: kubeNodeApi(kube, o.namespace), isLeader, source: resourceSource(kube, tinyNodes, { namespace: o.namespace }), workers, log });
+  nodeStore = nodes.controller.store;
   let components = { version: -1, list: componentStatuses([]) };
   const listed = () => (components.version === catalog.version ? components : (components = { version: catalog.version, list: componentStatuses(catalog.list()) })).list;
   const moduleReconciler = tinyModuleReconciler({
