@@ -50,6 +50,7 @@ import { TinyError } from "../sdk/errors.ts";
 import { logger as rootLogger, type Logger } from "../telemetry/log.ts";
 import { SDK_VERSION, version as tinyhostVersion } from "../cli/version.ts";
 import { healthServer } from "./health.ts";
+import { MemoryGovernor, softMemoryLimit } from "./memory-governor.ts";
 import { HopGate } from "./hop-gate.ts";
 import { moduleMetrics, type WatchedController } from "./metrics.ts";
 import { ensureTinyModule } from "./register.ts";
@@ -144,6 +145,12 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   const moduleName = sanitizeResourceName(o.name);
   const lease = o.lease ?? DEFAULT_LEASE_TIMINGS;
   const workers = nodeWorkers(o.env); // before anything starts: a bad value stops nothing half-way
+  let memoryLimit: number | undefined;
+  try {
+    memoryLimit = softMemoryLimit(o.env);
+  } catch (err) {
+    throw new ModuleStartError("memory", err);
+  }
   const stage = async <T>(name: string, fn: () => Promise<T> | T): Promise<T> => {
     const t0 = performance.now();
     try {
@@ -325,6 +332,11 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     .add("controllers", loop("tinymodule controller", (signal) => moduleController.run(signal), { stopTimeoutMs: 2_000 }))
     .add("controllers", loop("tinycomponent controller", (signal) => componentController.run(signal), { stopTimeoutMs: 2_000 }))
     .add("receivers", receivers);
+  if (memoryLimit !== undefined) {
+    const governor = new MemoryGovernor({ limitBytes: memoryLimit });
+    log.info({ softLimitBytes: memoryLimit }, "memory governor on: a full collection when RSS is over the soft limit");
+    manager.add("servers", loop("memory governor", (signal) => governor.run(signal)));
+  }
   if (componentFiles) manager.add("runners", componentFiles); // before the controllers: nodes of file components reconcile once
   try {
     await manager.start();
