@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { createKubeClient } from "../src/k8s/client/index.ts";
 import { NODE_FINALIZER, type TinyNode } from "../src/k8s/api/index.ts";
 import { tinyNodes } from "../src/k8s/controllers/types.ts";
+import { DEFAULT_NODE_WORKERS } from "../src/k8s/controllers/tinynode-controller.ts";
 import { startControlPlane } from "../test/support/control-plane.ts";
 import { ensureBinary } from "./lib/binary.ts";
 import { benchNodes, forEachBounded, warmUpApiserver, moduleLaunch, startBenchModule, waitAllReady, type BenchModule } from "./lib/cluster.ts";
@@ -32,7 +33,7 @@ import { emit, progress, quick, row, type BenchRow } from "./lib/result.ts";
 const MODULE = "bench";
 /** Parallel creates / plain-loop writes. The plain loop uses the module's TinyNode worker count. */
 const CREATE_PARALLEL = 32;
-const WRITE_PARALLEL = Number(process.env.TINYHOST_NODE_WORKERS ?? 16);
+const WRITE_PARALLEL = Number(process.env.TINYHOST_NODE_WORKERS ?? DEFAULT_NODE_WORKERS);
 /** `--sizes 1000,10000` picks the node counts; default 1,000, 5,000 and 10,000 (`--quick`: 1,000). */
 const sizesArg = process.argv.indexOf("--sizes");
 const sizes = sizesArg >= 0 ? process.argv[sizesArg + 1]!.split(",").map(Number) : quick ? [1_000] : [1_000, 5_000, 10_000];
