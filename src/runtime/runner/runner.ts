@@ -558,7 +558,12 @@ export class Runner implements HopSite {
       stateWrites?.apply(node);
       node.status = { ...node.status, ...status };
     };
-    apply(this.#node);
+    // On a copy: `#node` may be the TinyNode informer's own object (the reconciler hands it over),
+    // and the sink starts its write from that object — changed in place, the write would find
+    // nothing to send.
+    const local = structuredClone(this.#node);
+    apply(local);
+    this.#node = local;
     if (!this.host.statusSink) return;
     try {
       await this.host.statusSink.patchStatus(this.name, apply);

@@ -155,4 +155,26 @@ describe("runner status writes under a burst (issue 19 memory)", () => {
     expect(Buffer.from(md["_state/b"]!, "base64").toString()).toBe("2");
     await s.stopAll();
   });
+
+  test("a status write never changes the node object the runner was given (the informer's copy, which the sink writes from)", async () => {
+    const { def, kept } = stateful();
+    const given = makeNode("s", "stateful");
+    const before = structuredClone(given);
+    let sent: TinyNode | undefined;
+    const sink: StatusSink = {
+      async patchStatus(_name, mutate) {
+        const fresh = structuredClone(given); // what the sink reads: the informer's copy
+        mutate(fresh);
+        sent = fresh;
+      },
+    };
+    const s = new Scheduler({ module: MODULE, debounceMs: 5, statusSink: sink });
+    s.install(def);
+    await s.update(given);
+    await kept.state!.set("count", "7");
+    await Bun.sleep(20);
+    expect(given).toEqual(before);
+    expect(Buffer.from(sent!.status!.metadata!["_state/count"]!, "base64").toString()).toBe("7");
+    await s.stopAll();
+  });
 });
