@@ -1,7 +1,9 @@
 /**
  * Leak probe: the module in-process (startModule) with N nodes on the real control plane, steady
- * counter traffic, and the JS heap's object types that grew (bun:jsc heapStats) between idle and
- * the end of the traffic. Diagnostic only (leading underscore: not run by bench/run.ts).
+ * counter traffic, apiserver requests in flight by method (fetch wrapped) every 2 s, and the JS
+ * heap's object types that grew (bun:jsc heapStats, after a full collection) between idle and the
+ * end of the traffic. Found issue 19's growth: in-flight status writes without bound.
+ * Diagnostic only (leading underscore: not run by bench/run.ts).
  *   ./node_modules/.bin/bun bench/_leak-probe.ts [--nodes N] [--seconds S] [--snapshot file]
  */
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
