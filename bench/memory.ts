@@ -1,14 +1,14 @@
 /**
- * Memory of one module against the chart's 128Mi limit (issue 15): the compiled binary with the
- * runtime options scripts/build.ts bakes in (`EXEC_ARGV`) against the same entry point built with
- * `--smol` toggled (added when the build has it not, removed when it has), each with 1,000 TinyNodes of the bundled components (bench/lib/cluster.ts's 8-node
- * flows) on the real control plane and the NATS core wire:
+ * Memory of one module against the chart's 128Mi limit (issues 15, 19): the compiled binary in
+ * variants (below), each with 1,000 TinyNodes of the bundled components (bench/lib/cluster.ts's
+ * 8-node flows) on the real control plane and the NATS core wire:
  * - RSS and JS heap (`/proc/<pid>/status` VmRSS; `/metrics` `tinyhost_js_heap_bytes`) once every
  *   node is ready and 5 s have passed (idle);
  * - then steady traffic for `--seconds` (default 30): a closed loop of `--concurrency` (default
  *   16) request/replies into router nodes' `input` (router → transform → counter → debug: four
  *   in-process hops and a counter state write per request), RSS sampled every second (max, last)
- *   and the heap at the end; throughput = replies/s.
+ *   and the heap at the end; throughput = replies/s. RssAnon (VmRSS without file-backed pages)
+ *   idle and at its max; the median RSS of the last 10 s of traffic (issue 19's "≤ 100 MiB").
  * The variant rows name the options; compare throughput between variants of the same run only.
  *   ./node_modules/.bin/bun bench/memory.ts [--seconds N] [--concurrency N] [--nodes N] [--stateless]
  *     [--baked-only] [--smol] [--env K=V,…]
