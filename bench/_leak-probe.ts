@@ -67,7 +67,7 @@ let ok = 0;
 const deadline = performance.now() + SECONDS * 1000;
 const sampler = setInterval(() => {
   const h = heapStats();
-  console.error(`  heap ${(h.heapSize / MiB).toFixed(1)} MiB objects ${h.objectCount} promises ${h.objectTypeCounts.Promise ?? 0} ok ${ok} inflight ${JSON.stringify(inflight)}`);
+  console.error(`  rss ${(process.memoryUsage.rss() / MiB).toFixed(0)} MiB extra ${((h.extraMemorySize ?? 0) / MiB).toFixed(1)} MiB heap ${(h.heapSize / MiB).toFixed(1)} MiB objects ${h.objectCount} promises ${h.objectTypeCounts.Promise ?? 0} ok ${ok} inflight ${JSON.stringify(inflight)}`);
 }, 2000);
 await Promise.all(Array.from({ length: 16 }, async (_, w) => {
   for (let i = w; performance.now() < deadline; i += 16) {
