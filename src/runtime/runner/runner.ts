@@ -21,9 +21,9 @@ import {
 import { FROM_SIGNAL, parsePortAddress, type Msg } from "../../transport/types.ts";
 import { compilePortDecoder, type PortDecoder } from "../schema/index.ts";
 import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
-import { Debouncer } from "./debouncer.ts";
 import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, PayloadDecodeError, PortValidationError } from "./errors.ts";
 import { MetadataState } from "./metadata-state.ts";
+import { StatusWriter } from "./status-writer.ts";
 import { compilePortConfigs, decodeConfiguredPayload, evaluatePortConfig, PortConfigTable } from "./port-config.ts";
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, mayRetry, resolveRetryPolicy, type ResolvedRetryPolicy } from "./retry.ts";
 import { HopScope } from "./scope.ts";
@@ -173,7 +173,9 @@ export class Runner implements HopSite {
   #edges = new Map<string, EdgeRoute[]>();
   #edgeById = new Map<string, EdgeRoute>();
   #settings: { value: unknown } | undefined;
-  readonly #debouncer: Debouncer;
+  /** One status write in flight at most, coalesced requests (status-writer.ts says why). */
+  readonly #writer: StatusWriter;
+  /** `_reconcile` updaters emitted since the last write started (state writes coalesce in {@link state}). */
   #updaters: NodeUpdater[] = [];
   /** Credential field names authored in the node's `spec.ports[].schema` (runtime-spec §2.6); lazy. */
   #nodeCredentialKeys: Set<string> | undefined;
@@ -188,14 +190,11 @@ export class Runner implements HopSite {
     this.log = log;
     this.#node = node;
     this.identity = identityOf(node);
-    this.#debouncer = new Debouncer(host.debounceMs);
+    this.#writer = new StatusWriter(host.debounceMs, () => this.#patch());
     this.state = new MetadataState({
       nodeName: this.name,
       metadata: () => this.#node.status?.metadata ?? {},
-      enqueue: (u) => {
-        this.#updaters.push(u);
-        this.#schedulePatch();
-      },
+      requestWrite: () => this.#schedulePatch(),
     });
     this.emitter = (port, data, signal) => this.output(port, data, new HopScope(signal, "", undefined), -1);
     this.setNode(node);
@@ -566,23 +565,41 @@ export class Runner implements HopSite {
 
   #schedulePatch(): void {
     if (this.#stop.signal.aborted) return;
-    this.#debouncer.call(() => this.#patch());
+    this.#writer.request();
   }
 
-  /** Drains pending updaters into the node and its status (runtime-spec §2.4, §2.9). */
+  /** Status writes waiting or running for this node: `{ dirty, inFlight, updaters, stateKeys }` (tests, diagnostics). */
+  get pendingWrites(): { dirty: boolean; inFlight: boolean; writes: number; updaters: number; stateKeys: number } {
+    return { dirty: this.#writer.dirty, inFlight: this.#writer.inFlight, writes: this.#writer.writes, updaters: this.#updaters.length, stateKeys: this.state.unwrittenKeys };
+  }
+
+  /**
+   * One status write (runtime-spec §2.4, §2.9), its content read now: the `_reconcile` updaters
+   * emitted so far, the state keys set since the last write (latest values), then the runtime-owned
+   * status fields. A failed write puts the state entries back for the next write (later sets win);
+   * `_reconcile` updaters are not retried (one that throws would fail every write after it).
+   */
   async #patch(): Promise<void> {
     const updaters = this.#updaters;
     this.#updaters = [];
+    const stateWrites = this.state.takeWrites();
     const status = this.readStatus();
     const apply = (node: TinyNode) => {
       for (const u of updaters) u(node);
+      stateWrites?.apply(node);
       node.status = { ...node.status, ...status };
     };
-    apply(this.#node);
+    // On a copy: `#node` may be the TinyNode informer's own object (the reconciler hands it over),
+    // and the sink starts its write from that object — changed in place, the write would find
+    // nothing to send.
+    const local = structuredClone(this.#node);
+    apply(local);
+    this.#node = local;
     if (!this.host.statusSink) return;
     try {
       await this.host.statusSink.patchStatus(this.name, apply);
     } catch (err) {
+      stateWrites?.restore();
       this.log.warn({ node: this.name, err: toError(err).message }, "status patch failed");
     }
   }
@@ -594,8 +611,8 @@ export class Runner implements HopSite {
    */
   async stop(cleanup: boolean): Promise<void> {
     if (this.#stop.signal.aborted) return;
-    await this.#debouncer.flush();
-    this.#debouncer.stop();
+    await this.#writer.flush();
+    this.#writer.stop();
     if (cleanup) {
       try {
         await this.callHook("onDestroy", { ...(this.#node.status?.metadata ?? {}) });
