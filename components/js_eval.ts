@@ -14,7 +14,7 @@
  * is stopped. Differences from Go (URL imports, module state after a stopped call, rejections
  * with the error port): docs/compatibility.md "js_eval".
  */
-import { contextField, defineComponent, fail, MAIN_MODULE, mark, ScriptError, source, startScript, target, timeoutMsOf, Type, type ScriptSandbox, type Static } from "tinyhost";
+import { contextField, defineComponent, fail, MAIN_MODULE, mark, ScriptError, source, startScript, target, loadTimeoutMsOf, timeoutMsOf, Type, type ScriptSandbox, type Static } from "tinyhost";
 
 const SCRIPT_HELP = "Full ECMAScript 5.1 support. Experimental ESM support. Please CDN only ESM modules";
 
@@ -144,7 +144,7 @@ export default defineComponent({
     // keeps its previous settings and sandbox (Go: OnSettings returns the error).
     const sandbox = await startScript(
       { main: settings.script.content, modules: settings.modules },
-      { loadTimeoutMs: timeoutMsOf(settings.timeoutSeconds), onLog: (level, text) => logLine(ctx.log, level, text) },
+      { loadTimeoutMs: loadTimeoutMsOf(settings.timeoutSeconds), onLog: (level, text) => logLine(ctx.log, level, text) },
     );
     ctx.self.sandbox?.close();
     ctx.self.sandbox = sandbox;
