@@ -160,7 +160,12 @@ async function sendNats(a: SendArgs, url: string, transport: "core" | "jetstream
   const [{ connectNats }, { publishToNode }] = await Promise.all([import("../../transport/nats/connect.ts"), import("../../transport/nats/publish.ts")]);
   const { errorCode } = await import("../../sdk/errors.ts");
   // The module's connect options (runtime-spec §4.1): a first connect that fails within 5 s is an error.
-  const nc = await connectNats(url, { name: "tinyhost-send" });
+  let nc: Awaited<ReturnType<typeof connectNats>>;
+  try {
+    nc = await connectNats(url, { name: "tinyhost-send" });
+  } catch (err) {
+    return { out: [], err: [`cannot connect to NATS at ${url}: ${err instanceof Error ? err.message : String(err)}`], code: 1 };
+  }
   try {
     const { subject, result } = await publishToNode(nc, a.node, a.port, a.data, { wait: a.wait, timeoutMs: a.timeoutMs, transport });
     const to = `${a.node}:${a.port}`;
@@ -169,7 +174,9 @@ async function sendNats(a: SendArgs, url: string, transport: "core" | "jetstream
       const named = code && !result.error.message.startsWith(`${code}: `) ? ` [${code}]` : "";
       return { out: [], err: [`${to} failed: ${result.error.message}${named}`], code: 1 };
     }
-    if (!a.wait) return { out: [], err: [`sent to ${to} (${subject}${transport === "jetstream" ? ", stored by JetStream" : ""})`], code: 0 };
+    // Core NATS publishes fire-and-forget, as Go's wire.Publish without WaitForReply: nothing says
+    // whether a module listens, so the line says so instead of implying delivery.
+    if (!a.wait) return { out: [], err: [`sent to ${to} (${subject}${transport === "jetstream" ? ", stored by JetStream" : "; core NATS does not report whether a module received it: --wait does"})`], code: 0 };
     if (result.kind === "empty") return { out: [], err: [`${to}: done, no result`], code: 0 };
     const v = result.value;
     return { out: [v instanceof Uint8Array ? new TextDecoder().decode(v) : (JSON.stringify(v) ?? "null")], err: [], code: 0 };
