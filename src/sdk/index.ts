@@ -97,4 +97,4 @@ export type { ScriptSource, ScriptModule, ScriptLanguage } from "../runtime/scri
 export type { ScriptSandbox, SandboxOptions, CallOptions } from "../runtime/script/sandbox.ts";
 export { ScriptError } from "../runtime/script/errors.ts";
 export type { ScriptErrorCode } from "../runtime/script/errors.ts";
-export { timeoutMsOf, DEFAULT_TIMEOUT_MS } from "../runtime/script/limits.ts";
+export { timeoutMsOf, loadTimeoutMsOf, DEFAULT_TIMEOUT_MS, DEFAULT_LOAD_TIMEOUT_MS } from "../runtime/script/limits.ts";

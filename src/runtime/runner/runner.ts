@@ -25,6 +25,7 @@ import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, 
 import { MetadataState } from "./metadata-state.ts";
 import { StatusWriter } from "./status-writer.ts";
 import { compilePortConfigs, decodeConfiguredPayload, evaluatePortConfig, PortConfigTable } from "./port-config.ts";
+import { orphanedKeys } from "./orphaned-keys.ts";
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, mayRetry, resolveRetryPolicy, type ResolvedRetryPolicy } from "./retry.ts";
 import { HopScope } from "./scope.ts";
 import { statusComponent, statusPorts } from "./status.ts";
@@ -171,6 +172,8 @@ export class Runner implements HopSite {
   #ports: Map<string, CachedPort> | undefined;
   #portConfigs = new PortConfigTable();
   #edges = new Map<string, EdgeRoute[]>();
+  /** Compiled configurations already checked for undeclared keys ({@link #warnOrphanedKeys}). */
+  #keysChecked = new WeakSet<object>();
   #edgeById = new Map<string, EdgeRoute>();
   #settings: { value: unknown } | undefined;
   /** One status write in flight at most, coalesced requests (status-writer.ts says why). */
@@ -428,10 +431,26 @@ export class Runner implements HopSite {
     } catch (err) {
       throw new PayloadDecodeError(this.name, port, err);
     }
-    return evaluatePortConfig(pc, payload, (err) => {
+    const value = evaluatePortConfig(pc, payload, (err) => {
       this.log.debug({ node: this.name, port, err: err.message }, "expression error");
       span.event("expression_error", { expression: err.expression, error: err.message });
     });
+    if (!this.#keysChecked.has(pc)) this.#warnOrphanedKeys(pc, port, cached.spec.schema, value);
+    return value;
+  }
+
+  /**
+   * Logs, once per compiled configuration (so again after an edit), the keys the port's type drops
+   * — Go's runner logs them on every hop ("orphaned keys will be silently dropped"); the decode
+   * stays Go's. The line names each unknown key and the keys the port has.
+   */
+  #warnOrphanedKeys(pc: object, port: string, schema: unknown, value: unknown): void {
+    this.#keysChecked.add(pc);
+    const orphaned = orphanedKeys(value, schema);
+    if (orphaned.length === 0) return;
+    const list = orphaned.map((o) => `${JSON.stringify(o.path)} (known: ${o.known.join(", ")})`).join("; ");
+    const from = (pc as { from?: string }).from;
+    this.log.warn({ node: this.name, port, from: from || undefined, orphanedKeys: orphaned.map((o) => o.path) }, `configuration of port ${port} has keys the port does not declare, dropped when decoded: ${list}`);
   }
 
   /**
