@@ -38,14 +38,32 @@ export interface StateLockOptions {
   releaseOnExit?: boolean;
 }
 
-/** True when process `pid` exists (signal 0 checks without sending; EPERM = exists, owned by someone else). */
+/**
+ * True when process `pid` runs: signal 0 reaches it (EPERM = it exists, owned by someone else) and
+ * it is not a zombie. A process killed with `kill -9` stays a zombie until its parent reaps it —
+ * for ever when it was orphaned under an init that does not reap (containers, VM sandboxes) — and
+ * signal 0 still reaches a zombie, so on Linux its state in `/proc/<pid>/stat` (`Z`, or `X` = dead)
+ * decides; elsewhere, or when /proc cannot be read, signal 0 alone does.
+ */
 export function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as { code?: unknown }).code === "EPERM";
+    if ((err as { code?: unknown }).code !== "EPERM") return false;
   }
+  return !isZombie(pid);
+}
+
+/** True when `/proc/<pid>/stat` says the process is a zombie or dead (field 3 after the `(comm)`). */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return false; // no /proc (macOS) or gone meanwhile: signal 0 decided
+  }
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state === "Z" || state === "X";
 }
 
 const codeOf = (err: unknown) => (err as { code?: unknown }).code;
