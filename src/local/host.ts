@@ -66,7 +66,7 @@ export interface LocalHostOptions {
   dir: string;
   /** Components directory (default `./components`, unless {@link components} is given; with it, its files add to them). */
   componentsDir?: string;
-  /** Preloaded components (compiled binary, tests); disables component hot reload. */
+  /** Preloaded components (compiled binary, tests); without {@link componentsDir} there is no component hot reload. */
   components?: readonly ComponentDefinition[];
   /** Module name (`--name`); default the first node's `spec.module`, else {@link DEFAULT_LOCAL_MODULE}. */
   moduleName?: string;
@@ -469,7 +469,9 @@ export class LocalHost {
         watch(this.dir, () => this.#source.watch({ debounceMs, ignore, onChange: () => void this.reloadManifests(), onError: stopped(this.dir) }));
         // Edits made between the first read and this watch would otherwise wait for the next one.
         void this.reloadManifests();
-        if (this.#o.components) return;
+        // Preloaded components alone (the compiled binary, tests) have no files to watch; a
+        // components directory given beside them (`--components`) is watched like one from source.
+        if (this.#o.components && this.#o.componentsDir === undefined) return;
         const cdir = resolve(this.#o.componentsDir ?? "components");
         const onChange = (paths: Set<string>) =>
           void (async () => {
@@ -534,8 +536,9 @@ export class LocalHost {
   }
 
   #componentSummary(): string {
-    if (this.#o.components) return `${this.#o.components.length} bundled`;
-    return `${new Set(this.#components.files.values()).size} from ${shownPath(resolve(this.#o.componentsDir ?? "components"))}`;
+    const files = () => `${new Set(this.#components.files.values()).size} from ${shownPath(resolve(this.#o.componentsDir ?? "components"))}`;
+    if (this.#o.components) return `${this.#o.components.length} bundled${this.#o.componentsDir !== undefined ? ` + ${files()}` : ""}`;
+    return files();
   }
 
   // ----- after reconciles: terminal, signals ----------------------------------------------

@@ -444,6 +444,24 @@ export default defineComponent({
     expect(before.stopped).toBe(true);
   });
 
+  test("with preloaded components (the compiled binary) a --components directory is still watched and reloaded, and named at start-up", async () => {
+    const dir = tempDir();
+    const cdir = tempDir();
+    const file = join(cdir, "greeter.ts");
+    writeFileSync(file, componentSource("v1"));
+    const desc: FlowDescription = { project: "p", flow: "g", module: "mod", nodes: { g: { component: "greeter" } } };
+    writeFlow(dir, desc);
+    const lines: string[] = [];
+    const host = await LocalHost.start({ dir, components: [tally, pulse], componentsDir: cdir, watch: true, watchDebounceMs: 20, debounceMs: 10, resyncMs: 0, statePath: null, report: (l) => lines.push(l) });
+    hosts.push(host);
+    expect(lines[0]).toContain(`components 2 bundled + 1 from ${shownPath(cdir)}`);
+    expect(host.status(name("g", desc))!.component!.description).toBe("v1");
+    await Bun.sleep(50); // the watch is open
+    writeFileSync(file, componentSource("v2"));
+    await waitFor("the reload", () => host.status(name("g", desc))?.component?.description === "v2");
+    expect(lines.some((l) => l.startsWith(`reloaded ${shownPath(file)} (greeter): recreating 1 node`))).toBe(true);
+  });
+
   const named = (componentName: string, description = "v1") => componentSource(description).replace('name: "greeter"', `name: ${JSON.stringify(componentName)}`);
   const GREET: FlowDescription = { project: "p", flow: "g", module: "mod", nodes: { g: { component: "greeter" } } };
   const startIn = async (dir: string, cdir: string, lines: string[] = []) => {
