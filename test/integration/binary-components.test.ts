@@ -116,7 +116,7 @@ test("in local mode the binary names a --components directory at start-up and re
     `apiVersion: operator.tinysystems.io/v1alpha1
 kind: TinyNode
 metadata:
-  name: tinyhost.greet-a1b2c
+  name: f1.tinyhost.greet-a1b2c
 spec:
   module: tinyhost
   component: greet
