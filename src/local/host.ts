@@ -61,6 +61,9 @@ import { acquireStateLock, type StateLock } from "./state-lock.ts";
 import { LocalTerminal } from "./terminal.ts";
 import { watchDirectory } from "./watch.ts";
 
+/** Default of {@link LocalHostOptions.lockCheckMs}, ms: a deleted lock is back before a second process is likely to start. */
+export const LOCK_CHECK_MS = 2000;
+
 /** Options of {@link LocalHost.start}. */
 export interface LocalHostOptions {
   /** Directory of manifests (`*.yaml`, `*.yml`). */
@@ -101,6 +104,8 @@ export interface LocalHostOptions {
   removeGraceMs?: number;
   /** A removed node's state is kept this long for a node that comes back with its name, ms (default {@link KEEP_REMOVED_STATE_MS}). */
   keepRemovedStateMs?: number;
+  /** How often the state lock is checked (and re-created when deleted), ms (default {@link LOCK_CHECK_MS}); it is also checked before each state write. */
+  lockCheckMs?: number;
   /** A repeated hop failure or warning is summarised at most once per this window, ms (default 5000). */
   repeatWindowMs?: number;
   /** `/healthz`, `/readyz` (200 once every node of the first read was reconciled and signalled) and `/metrics` here (Go syntax); absent → none. */
@@ -175,6 +180,9 @@ export class LocalHost {
   /** States of nodes not in the API now: restored ones not created yet, removed ones kept (./saved-states.ts). */
   readonly #saved: SavedStates;
   #removalTimer: ReturnType<typeof setTimeout> | undefined;
+  #lockTimer: ReturnType<typeof setInterval> | undefined;
+  /** Pid of another process last reported holding our lock (said once). */
+  #lockLostTo: number | undefined;
   #pruneTimer: ReturnType<typeof setInterval> | undefined;
   #httpSeededNode: string | undefined;
   #httpSeeded = false;
@@ -211,7 +219,13 @@ export class LocalHost {
     this.#source = new DirectorySource({ dir: this.dir, shownDir: shownPath(this.dir), nodes: this.nodes, seed: (name, entry) => this.#seed(name, entry), ...(options.removeGraceMs !== undefined ? { removeGraceMs: options.removeGraceMs } : {}) });
     if (this.statePath) {
       const path = this.statePath;
-      this.#writer = new StateFileWriter(path, () => this.#snapshot(), options.stateDebounceMs ?? 200, (err) => this.report.line(`error: cannot write state file ${shownPath(path)}: ${err.message}`));
+      this.#writer = new StateFileWriter(
+        path,
+        () => this.#snapshot(),
+        options.stateDebounceMs ?? 200,
+        (err) => this.report.line(`error: cannot write state file ${shownPath(path)}: ${err.message}`),
+        () => this.#checkLock(),
+      );
     }
     this.#debugLines = new DebugLines((line) => this.report.line(line), (node) => this.report.names.name(node), options.debugHint ? { hint: options.debugHint } : {});
     const events = new FlowEvents(
@@ -425,6 +439,7 @@ export class LocalHost {
     out.push(["stores", onStop("state file", () => {
       clearTimeout(this.#removalTimer);
       clearInterval(this.#pruneTimer);
+      clearInterval(this.#lockTimer);
       this.#writer?.close();
       this.#failures.flush();
       this.#debugLines.flush();
@@ -469,6 +484,30 @@ export class LocalHost {
     const keepMs = this.#o.keepRemovedStateMs ?? KEEP_REMOVED_STATE_MS;
     this.#pruneTimer = setInterval(() => this.#prune(), Math.max(10, Math.min(60_000, keepMs / 4)));
     this.#pruneTimer.unref?.();
+    if (this.#p.lock) {
+      this.#lockTimer = setInterval(() => this.#checkLock(), this.#o.lockCheckMs ?? LOCK_CHECK_MS);
+      this.#lockTimer.unref?.();
+    }
+  }
+
+  /** Re-creates the state lock when it was deleted (e.g. with `<dir>/.tinyhost`); says so, and says once when another process holds it. */
+  #checkLock(): void {
+    const lock = this.#p.lock;
+    if (!lock || this.#stopped) return;
+    let r: ReturnType<StateLock["ensure"]>;
+    try {
+      r = lock.ensure();
+    } catch (err) {
+      this.report.line(`error: cannot re-create the state lock ${shownPath(lock.file)}: ${toError(err).message}`);
+      return;
+    }
+    if (r === "recreated") {
+      this.#lockLostTo = undefined;
+      this.report.line(`state: ${shownPath(lock.file)} was deleted while this process runs; re-created it, so no second tinyhost starts on ${shownPath(this.statePath!)}`);
+    } else if (typeof r === "number" && r !== this.#lockLostTo) {
+      this.#lockLostTo = r;
+      this.report.line(`error: ${shownPath(lock.file)} now names pid ${r}: another tinyhost runs on ${shownPath(this.statePath!)} too, and both write it; stop one of them`);
+    }
   }
 
   /** Drops the kept states of nodes removed longer ago than the keep period, saying so. */

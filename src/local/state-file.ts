@@ -119,12 +119,14 @@ export class StateFileWriter {
    * @param snapshot returns the statuses to write (called at write time).
    * @param debounceMs quiet time before a scheduled write, ms (default 200).
    * @param onError called with a failed write's error (default: ignore).
+   * @param beforeWrite called before each write (local mode checks its lock there).
    */
   constructor(
     readonly file: string,
     readonly snapshot: () => ReadonlyMap<string, StateEntry>,
     readonly debounceMs = 200,
     readonly onError: (err: Error) => void = () => {},
+    readonly beforeWrite: () => void = () => {},
   ) {}
 
   /** Schedules a write `debounceMs` from the first call since the last write. */
@@ -152,6 +154,7 @@ export class StateFileWriter {
 
   #write(): void {
     try {
+      this.beforeWrite();
       writeStateFile(this.file, this.snapshot());
     } catch (err) {
       this.onError(err as Error);

@@ -301,6 +301,25 @@ describe("LocalHost", () => {
     expect(JSON.parse(readFileSync(join(dir, STATE_FILE_NAME), "utf8")).nodes[name("tally")]).toBeUndefined();
   });
 
+  test("deleting <dir>/.tinyhost while running re-creates the lock, so a second host on the same state is refused", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const lines: string[] = [];
+    const host = await start(dir, { lockCheckMs: 20 }, lines);
+    await waitFor("count 1", () => host.status(name("tally"))?.metadata?.["_state/count"] !== undefined);
+    rmSync(join(dir, ".tinyhost"), { recursive: true, force: true });
+    await waitFor("the lock is back", () => existsSync(join(dir, ".tinyhost", "state.json.lock")));
+    expect(readFileSync(join(dir, ".tinyhost", "state.json.lock"), "utf8")).toBe(`${process.pid}\n`);
+    expect(lines.some((l) => l.startsWith("state: ") && l.includes("state.json.lock was deleted while this process runs; re-created it"))).toBe(true);
+    let err: unknown;
+    try {
+      await LocalHost.start({ dir, components: [tally, pulse, sink, fakeHttp], watch: false, report: () => {} });
+    } catch (e) {
+      err = e;
+    }
+    expect((err as { code?: string } | undefined)?.code).toBe("STATE_LOCKED");
+  });
+
   test("--state overrides the state file path and leaves an old <dir>/.tinyhost-state.json alone", async () => {
     const dir = tempDir();
     writeFlow(dir, FLOW);

@@ -80,6 +80,26 @@ describe("state file lock", () => {
   });
 });
 
+describe("StateLock.ensure", () => {
+  test("held while ours; re-created when deleted; names a live process that took it; takes back a dead one's", () => {
+    const file = stateFile();
+    const alive = new Set([4242]);
+    const lock = acquireStateLock(file, { pid: 4242, isAlive: (p) => alive.has(p), releaseOnExit: false });
+    expect(lock.ensure()).toBe("held");
+    rmSync(join(file, ".."), { recursive: true, force: true });
+    expect(lock.ensure()).toBe("recreated");
+    expect(readFileSync(lock.file, "utf8")).toBe("4242\n");
+    alive.add(5353);
+    writeFileSync(lock.file, "5353\n");
+    expect(lock.ensure()).toBe(5353);
+    alive.delete(5353);
+    expect(lock.ensure()).toBe("recreated");
+    lock.release();
+    expect(lock.ensure()).toBe("released");
+    expect(existsSync(lock.file)).toBe(false);
+  });
+});
+
 describe("processIsAlive", () => {
   test("a zombie (killed, never reaped by its parent) is not alive, so its lock can be taken over", async () => {
     if (process.platform !== "linux") return;
