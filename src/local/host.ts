@@ -305,13 +305,14 @@ export class LocalHost {
    * Reads the manifests, takes the state file's lock, starts every runnable (components, the
    * TinyNode controller, file watches) and resolves once every node of the first read was
    * reconciled and the start signals were sent.
-   * @throws LocalStartError when `dir` is not a directory or the components directory is missing;
+   * @throws LocalStartError when `dir` is missing or not a directory, or the components directory is missing;
    *   StateLockedError when another live process runs on the same state file; StateFileError when
    *   the state file is unreadable.
    */
   static async start(options: LocalHostOptions): Promise<LocalHost> {
     const dir = resolve(options.dir);
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new LocalStartError(`manifests directory not found: ${shownPath(dir)}`);
+    if (!existsSync(dir)) throw new LocalStartError(`manifests directory not found: ${shownPath(dir)}`);
+    if (!statSync(dir).isDirectory()) throw new LocalStartError(`${shownPath(dir)} is a file, not a directory: --local takes the directory that holds the manifests (e.g. examples/tick-count)`);
     const first = collectDesired(readManifestDir(dir, shownPath(dir)), new Map());
     const module = chooseModuleName(options.moduleName, first.nodes.values());
     const statePath = options.statePath === null ? null : stateFilePath(dir, options.statePath);

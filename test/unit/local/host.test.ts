@@ -320,6 +320,14 @@ describe("LocalHost", () => {
     expect((err as { code?: string } | undefined)?.code).toBe("STATE_LOCKED");
   });
 
+  test("a missing manifests directory and a file given as one are told apart", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "README.md"), "# not manifests\n");
+    const failure = (d: string) => LocalHost.start({ dir: d, components: [], watch: false, report: () => {} }).then(() => "started", (e: Error) => e.message);
+    expect(await failure(join(dir, "nope"))).toBe(`manifests directory not found: ${shownPath(join(dir, "nope"))}`);
+    expect(await failure(join(dir, "README.md"))).toStartWith(`${shownPath(join(dir, "README.md"))} is a file, not a directory`);
+  });
+
   test("--state overrides the state file path and leaves an old <dir>/.tinyhost-state.json alone", async () => {
     const dir = tempDir();
     writeFlow(dir, FLOW);
