@@ -50,6 +50,7 @@ import { hopWatchingTracer, type HopRecord } from "./hop-watch.ts";
 import { HumanLogger } from "./human-log.ts";
 import type { ListenFailure } from "./listen-watch.ts";
 import { LocalScheduler } from "./local-scheduler.ts";
+import { withoutStartFailures } from "./manager-log.ts";
 import { readManifestDir, type NodeManifest } from "./manifests.ts";
 import { LocalNodes, type NodeSeed } from "./node-api.ts";
 import { shownPath } from "../telemetry/shown-path.ts";
@@ -297,7 +298,7 @@ export class LocalHost {
       owns: (name) => this.#controller.reconciler.owns(name),
       httpSeededNode: () => this.#httpSeededNode,
     });
-    this.#manager = new Manager({ log: process.env.TINYHOST_LOG_LEVEL ? logger.child({ component: "local" }) : logger.child({ component: "local" }, { level: "warn" }) });
+    this.#manager = new Manager({ log: process.env.TINYHOST_LOG_LEVEL ? logger.child({ component: "local" }) : withoutStartFailures(logger.child({ component: "local" }, { level: "warn" })) });
     for (const [group, runnable] of this.#runnables()) this.#manager.add(group, runnable);
   }
 
