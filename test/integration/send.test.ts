@@ -231,7 +231,7 @@ describe("tinyhost send to local mode", () => {
     for (const f of readdirSync(join(ROOT, "examples/tick-count"))) if (f.endsWith(".yaml")) cpSync(join(ROOT, "examples/tick-count", f), join(dir, f));
     const log = join(dir, "..", `${Date.now()}-send-local.log`);
     procs.push(startProcess({ name: "run --local", cmd: [BUN, "src/cli/main.ts", "run", "--local", dir, "--port", String(freePort()), "--console", "127.0.0.1:0"], cwd: ROOT, logFile: log, env: { TINYHOST_LOG_LEVEL: "warn" } }));
-    await waitUntil("the console", async () => existsSync(join(dir, ".tinyhost", "console.json")), 30_000).catch(async (err) => {
+    await waitUntil("the console", async () => existsSync(join(dir, ".tinyhost")) && readdirSync(join(dir, ".tinyhost")).some((f) => /^console-\d+\.json$/.test(f)), 30_000).catch(async (err) => {
       throw new Error(`${(err as Error).message}\n${await tail(log, 30)}`);
     });
     const counter = nodeNameOf(tickCount(), "counter");

@@ -195,8 +195,14 @@ export async function runSend(a: SendArgs): Promise<Outcome> {
     let url: string;
     if (a.target.kind === "console") url = a.target.url;
     else {
-      const { readConsoleRecord } = await import("../../console/discovery.ts");
-      url = readConsoleRecord(a.target.dir).url;
+      const { findConsole } = await import("../../console/discovery.ts");
+      const found = findConsole(a.target.dir);
+      url = found.record.url;
+      // Several hosts on one directory: say which one is used (stderr, so stdout stays the result).
+      if (found.note) {
+        const r = await sendLocal(a, url);
+        return { ...r, err: [found.note, ...r.err] };
+      }
     }
     return await sendLocal(a, url);
   } catch (err) {
