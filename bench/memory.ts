@@ -86,9 +86,10 @@ const shipped = ensureBinary(log).path;
 const variants: { label: string; binary: string; env?: Record<string, string> }[] = [
   { label: "soft limit 96Mi", binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "96Mi" } },
   ...(process.argv.includes("--baked-only") ? [] : [{ label: "governor off", binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "off" } }]),
-  // `--try K=V,K=V` (repeatable): the shipped binary, soft limit 96Mi, plus that environment
-  // (allocator / JSC options under test), so variants run against the same control plane, interleaved.
-  ...process.argv.flatMap((a, i) => (a === "--try" ? [{ label: `soft limit 96Mi, ${process.argv[i + 1]}`, binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "96Mi", ...envList(process.argv[i + 1]!) } }] : [])),
+  // `--try K=V,K=V` (repeatable): the shipped binary, soft limit 96Mi unless the list sets
+  // TINYHOST_MEMORY_SOFT_LIMIT, plus that environment (allocator / JSC options under test), so
+  // variants run against the same control plane, interleaved. Labelled by the list alone.
+  ...process.argv.flatMap((a, i) => (a === "--try" ? [{ label: process.argv[i + 1]!, binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "96Mi", ...envList(process.argv[i + 1]!) } }] : [])),
   ...(process.argv.includes("--smol") ? [{ label: `${ALT_ARGV.join(" ") || "no options"}, governor off`, binary: await altBinary(work), env: { TINYHOST_MEMORY_SOFT_LIMIT: "off" } }] : []),
 ];
 const cp = await startControlPlane();
