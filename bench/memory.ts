@@ -11,7 +11,7 @@
  *   idle and at its max; the median RSS of the last 10 s of traffic (issue 19's "≤ 100 MiB").
  * The variant rows name the options; compare throughput between variants of the same run only.
  *   ./node_modules/.bin/bun bench/memory.ts [--seconds N] [--concurrency N] [--nodes N] [--stateless]
- *     [--baked-only] [--smol] [--env K=V,…]
+ *     [--baked-only] [--smol] [--env K=V,…] [--try K=V,… …]
  * Variants: "soft limit 96Mi" (the governor as in a pod under the chart's 128Mi), "governor off"
  * (unless --baked-only), and with --smol the `--smol` build.
  * Not run by bench/run.ts (minutes, and the traffic rows are a baseline for issue 19).
@@ -71,9 +71,12 @@ const work = mkdtempSync(join(tmpdir(), "tinyhost-memory-"));
 /** `--env K=V,K=V` adds environment to every variant (e.g. allocator or JSC options under test). */
 const extraEnv = (() => {
   const i = process.argv.indexOf("--env");
-  if (i < 0) return {};
-  return Object.fromEntries(process.argv[i + 1]!.split(",").map((kv) => kv.split("=") as [string, string]));
+  return i < 0 ? {} : envList(process.argv[i + 1]!);
 })();
+/** `K=V,K=V` → an environment record. */
+function envList(text: string): Record<string, string> {
+  return Object.fromEntries(text.split(",").map((kv) => kv.split("=") as [string, string]));
+}
 /**
  * The shipped binary with the soft memory limit a pod under the chart's 128Mi gets (75 % of the
  * cgroup limit = 96Mi; this machine has no cgroup limit, so the env sets it), the same binary with
@@ -83,6 +86,10 @@ const shipped = ensureBinary(log).path;
 const variants: { label: string; binary: string; env?: Record<string, string> }[] = [
   { label: "soft limit 96Mi", binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "96Mi" } },
   ...(process.argv.includes("--baked-only") ? [] : [{ label: "governor off", binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "off" } }]),
+  // `--try K=V,K=V` (repeatable): the shipped binary, soft limit 96Mi unless the list sets
+  // TINYHOST_MEMORY_SOFT_LIMIT, plus that environment (allocator / JSC options under test), so
+  // variants run against the same control plane, interleaved. Labelled by the list alone.
+  ...process.argv.flatMap((a, i) => (a === "--try" ? [{ label: process.argv[i + 1]!, binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "96Mi", ...envList(process.argv[i + 1]!) } }] : [])),
   ...(process.argv.includes("--smol") ? [{ label: `${ALT_ARGV.join(" ") || "no options"}, governor off`, binary: await altBinary(work), env: { TINYHOST_MEMORY_SOFT_LIMIT: "off" } }] : []),
 ];
 const cp = await startControlPlane();
@@ -116,7 +123,14 @@ try {
       let maxAnon = idleAnon;
       const minuteRss: number[] = [];
       const trail: string[] = [];
+      // Every 5 s: the JS heap and external memory from /metrics (what the RSS is made of).
+      const heapTrail: string[] = [];
+      let tick = 0;
       const sampler = setInterval(() => {
+        if (tick++ % 5 === 4)
+          void scrapeMetrics(m.healthUrl).then((x) => {
+            heapTrail.push(`${(metricSum(x, "tinyhost_js_heap_bytes") / MiB).toFixed(0)}/${(metricSum(x, "tinyhost_js_external_bytes") / MiB).toFixed(1)}`);
+          });
         const rss = rssBytes(m.pid);
         maxRss = Math.max(maxRss, rss);
         maxAnon = Math.max(maxAnon, rssAnonBytes(m.pid));
@@ -151,6 +165,7 @@ try {
       const apiserverRequests = metricSum(after, "tinyhost_apiserver_requests_total") - requestsBefore;
       log(`${v.label}: ${apiserverRequests} apiserver requests during the traffic`);
       log(`${v.label}: RSS each second (MiB): ${trail.join(" ")}`);
+      log(`${v.label}: every 5 s, JS heap/external (MiB): ${heapTrail.join(" ")}`);
       log(`${v.label}: traffic ${(ok / elapsed).toFixed(0)} req/s (${failed} failed); RSS max ${(maxRss / MiB).toFixed(1)} MiB, end ${(endRss / MiB).toFixed(1)} MiB, heap ${(endHeap / MiB).toFixed(1)} MiB`);
       const note = `${nodes.length} nodes, ${v.label}`;
       rows.push(

@@ -183,6 +183,8 @@ describe("LocalHost", () => {
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toContain('controller_runtime_reconcile_total{controller="tinynode"}');
     expect(metrics).toContain("tinyhost_runners 3");
+    // Memory held outside the JS heap by JS objects (docs/operations.md §8): a byte count, present.
+    expect(Number(/^tinyhost_js_external_bytes (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(0);
     await host.stop();
     expect(await fetch(`${url}/healthz`).then(() => "answered", () => "closed")).toBe("closed");
   });
