@@ -203,12 +203,22 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     ),
   }));
   early.catch(() => {}); // a kubeconfig failure is reported below, as the stage's
+  // The components and the wire load only once the Lease get and the TinyModule create are on the
+  // wire: both stages evaluate modules synchronously (the static registry, the NATS client) for
+  // 15–35 ms, and started at the same time they held the kubeconfig stage's file reads behind
+  // them, so the first apiserver request left that much later (issue 19, measured). Bun's fetch
+  // does its TLS handshakes on its own thread, so they overlap with the loading that follows.
+  // setImmediate: after the microtasks that carry both requests down to fetch().
+  const afterEarly = early.then(
+    () => new Promise<void>((r) => setImmediate(r)),
+    () => undefined,
+  );
+  // The wire's dial goes first: its TCP handshake and the server's INFO then arrive while the
+  // components evaluate, instead of after them.
+  const transportReady = afterEarly.then(() => stage("transport", () => openTransport({ module: moduleName, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader, log: base })));
+  const componentsReady = afterEarly.then(() => stage("components", () => loadRegistry(o.componentsDir === undefined ? undefined : null)));
   try {
-    return await startParts(await Promise.allSettled([
-      kubeReady,
-      stage("components", () => loadRegistry(o.componentsDir === undefined ? undefined : null)),
-      stage("transport", () => openTransport({ module: moduleName, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader, log: base })),
-    ] as const));
+    return await startParts(await Promise.allSettled([kubeReady, componentsReady, transportReady] as const));
   } catch (err) {
     // Start-up failed before the manager took the campaign over: end it (the Lease is released).
     await early.then((e) => e.election.cancel(), () => {});
