@@ -43,6 +43,7 @@ import {
 } from "../k8s/controllers/index.ts";
 import { createResourceManager } from "../k8s/resources/index.ts";
 import { Controller, LeaderElector, resourceSource, Watcher } from "../k8s/runtime/index.ts";
+import { primedSource } from "../k8s/runtime/primed-source.ts";
 import { earlyLoop, loop, Manager, onStop, task, type Runnable } from "../manager/index.ts";
 import { discoverComponents, type Registry } from "../runtime/registry/index.ts";
 import { ComponentCatalog } from "../runtime/registry/catalog.ts";
@@ -198,6 +199,9 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
         onError: (err) => log.debug({ err: err instanceof Error ? err.message : String(err) }, "lease request failed"),
       }).run(signal),
     ),
+    // The TinyNode cache's first list (node-cache in /readyz) leaves with the two requests above
+    // instead of after the manager starts the controllers (primed-source.ts).
+    nodeSource: primedSource(resourceSource(kube, tinyNodes, { namespace: o.namespace })),
     registration: settle(
       ensureTinyModule(kube, o.namespace, { name: o.name, version: o.version }, (m, annotations) => createResourceManager({ kube, namespace: o.namespace, podName: o.hostname, env: o.env }).createModule(m, annotations), tinyhostVersion),
     ),
@@ -233,7 +237,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
       if (opened[2].status === "fulfilled") await opened[2].value.close(500);
       throw failedStage.reason;
     }
-    const { election, registration } = await early;
+    const { election, registration, nodeSource } = await early;
     const kube = (opened[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof createKubeClient>>>).value;
     const registry = (opened[1] as PromiseFulfilledResult<Registry>).value;
     const transport = (opened[2] as PromiseFulfilledResult<ModuleTransport>).value;
@@ -261,7 +265,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
 
     // Controllers and their watch pipelines.
     const info = { name: o.name, version: o.version, sdkVersion: SDK_VERSION };
-    const nodes = tinyNodeController({ module: info, scheduler, api: kubeNodeApi(kube, o.namespace), isLeader, source: resourceSource(kube, tinyNodes, { namespace: o.namespace }), workers, log });
+    const nodes = tinyNodeController({ module: info, scheduler, api: kubeNodeApi(kube, o.namespace), isLeader, source: nodeSource, workers, log });
     let components = { version: -1, list: componentStatuses([]) };
     const listed = () => (components.version === catalog.version ? components : (components = { version: catalog.version, list: componentStatuses(catalog.list()) })).list;
     const moduleReconciler = tinyModuleReconciler({
