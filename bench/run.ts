@@ -63,7 +63,15 @@ for (const file of files) {
     failed.push(file);
     continue;
   }
-  for (const raw of Array.isArray(parsed) ? parsed : [parsed]) results.push(normalize(file, raw as Record<string, unknown>));
+  const rows = (Array.isArray(parsed) ? parsed : [parsed]) as Array<Record<string, unknown>>;
+  const bad = rows.find((r) => typeof r?.name !== "string" || typeof r.value !== "number" || !Number.isFinite(r.value));
+  if (bad) {
+    // A row without a name or a finite value would land in results.json as "undefined | NaN".
+    console.error(`bench: ${file} printed a row without a name or a finite value: ${JSON.stringify(bad)}`);
+    failed.push(file);
+    continue;
+  }
+  for (const raw of rows) results.push(normalize(file, raw));
 }
 const totalS = Math.round((performance.now() - started) / 1000);
 writeFileSync(resolve(dir, "results.json"), JSON.stringify(results.map(({ bench: _b, note: _n, ...r }) => ({ ...r, bench: _b, ...(_n ? { note: _n } : {}) })), null, 2) + "\n");

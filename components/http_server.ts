@@ -14,7 +14,7 @@
  * timeouts and error statuses). `stop` (enableStopPort) clears `http-start` then stops; onDestroy
  * stops and, on the leader, discloses the port.
  */
-import { contentTypeField, contextField, defineComponent, empty, fail, HeaderSchema, HTTP_METHODS, HttpListener, ok, source, stringEnum, target, Type, type ComponentLogger, type Emitter, type ModuleClient, type NodeUpdater, type Static } from "tinyhost";
+import { contentTypeField, contextField, defineComponent, empty, fail, HeaderSchema, HTTP_METHODS, HttpListener, ok, source, stringEnum, target, Type, type ComponentLogger, type Emitter, type ModuleClient, type NodeUpdater, type Result, type Static } from "tinyhost";
 
 /** Metadata key holding the JSON of the last Start config (the start intent). */
 export const METADATA_START = "http-start";
@@ -288,7 +288,7 @@ function serve(self: ServerSelf, until: AbortSignal, nodeSignal: AbortSignal): P
       ...(tls ? { tls } : {}),
       maxBodyBytes: () => maxBodyBytes(self),
       context: () => self.start.context ?? null,
-      onRequest: (request, signal) => (self.emit ? self.emit("request", request, signal) : Promise.resolve(empty)),
+      onRequest: (request, cancel) => (self.emit ? self.emit("request", request, cancel) : Promise.resolve(empty)),
     });
   } catch (err) {
     return Promise.reject(err);
@@ -442,23 +442,29 @@ export default defineComponent({
       ctx.log.error({ port, err: (err as Error).message }, "http_server: failed to disclose port on destroy");
     }
   },
-  async handle(ctx, _output, port, data) {
-    const self = ctx.self;
-    self.log ??= ctx.log;
+  handle(ctx, _output, port, data) {
+    // Not async: `response` is every HTTP request's last hop, answered without a promise of its own.
     if (port === "response") return ok(data); // the Response travels back up the chain to the request emit
-    if (port === "stop") {
-      patch(self, setMetadata(METADATA_START, undefined)); // first, so a reconcile will not re-host
-      await stopServer(self, true);
-      return empty;
-    }
-    if (port === "start") {
-      try {
-        await handleStart(self, data as StartInput, ctx.signal, ctx.nodeSignal, ctx.isLeader);
-      } catch (err) {
-        return fail(err);
-      }
-      return empty;
-    }
-    return fail(new Error(`port ${port} is not supported`));
+    return handleControl(ctx, port, data);
   },
 });
+
+/** The `stop` and `start` ports (and an unknown port's failure). */
+async function handleControl(ctx: { self: ServerSelf; log: ComponentLogger; signal: AbortSignal; nodeSignal: AbortSignal; isLeader: boolean }, port: string, data: unknown): Promise<Result> {
+  const self = ctx.self;
+  self.log ??= ctx.log;
+  if (port === "stop") {
+    patch(self, setMetadata(METADATA_START, undefined)); // first, so a reconcile will not re-host
+    await stopServer(self, true);
+    return empty;
+  }
+  if (port === "start") {
+    try {
+      await handleStart(self, data as StartInput, ctx.signal, ctx.nodeSignal, ctx.isLeader);
+    } catch (err) {
+      return fail(err);
+    }
+    return empty;
+  }
+  return fail(new Error(`port ${port} is not supported`));
+}

@@ -14,7 +14,7 @@
  * is stopped. Differences from Go (URL imports, module state after a stopped call, rejections
  * with the error port): docs/compatibility.md "js_eval".
  */
-import { contextField, defineComponent, fail, MAIN_MODULE, mark, ScriptError, source, startScript, target, timeoutMsOf, Type, type ScriptSandbox, type Static } from "tinyhost";
+import { contextField, defineComponent, fail, MAIN_MODULE, mark, ScriptError, source, startScript, target, loadTimeoutMsOf, timeoutMsOf, Type, type ScriptSandbox, type Static } from "tinyhost";
 
 const SCRIPT_HELP = "Full ECMAScript 5.1 support. Experimental ESM support. Please CDN only ESM modules";
 
@@ -104,6 +104,8 @@ interface State {
   settings: JsEvalSettings;
   sandbox: ScriptSandbox | undefined;
   closeOnStop: boolean;
+  /** Why the last settings' script did not start; a hop without a sandbox names it. */
+  loadError: Error | undefined;
 }
 
 function normalise(s: SettingsIn): JsEvalSettings {
@@ -129,7 +131,7 @@ export default defineComponent({
       "Context is NOT available inside the script — it passes through automatically from request to response. Define settings.inputData (example of the script's argument) and settings.outputData (example of the script's return) so the validator can check incoming and outgoing edges without running the flow.",
     tags: ["js", "javascript", "engine"],
   },
-  state: (): State => ({ settings: DEFAULT_SETTINGS, sandbox: undefined, closeOnStop: false }),
+  state: (): State => ({ settings: DEFAULT_SETTINGS, sandbox: undefined, closeOnStop: false, loadError: undefined }),
   ports: (self) => [
     // Go's configuration is `Request{InputData: settings.InputData}` with `omitempty` on both
     // fields: `{}` until the settings carry an inputData example.
@@ -142,10 +144,17 @@ export default defineComponent({
     const settings = normalise(raw as SettingsIn);
     // Compile before adopting: a script that does not compile fails this reconcile and the node
     // keeps its previous settings and sandbox (Go: OnSettings returns the error).
-    const sandbox = await startScript(
-      { main: settings.script.content, modules: settings.modules },
-      { loadTimeoutMs: timeoutMsOf(settings.timeoutSeconds), onLog: (level, text) => logLine(ctx.log, level, text) },
-    );
+    let sandbox: ScriptSandbox;
+    try {
+      sandbox = await startScript(
+        { main: settings.script.content, modules: settings.modules },
+        { loadTimeoutMs: loadTimeoutMsOf(settings.timeoutSeconds), onLog: (level, text) => logLine(ctx.log, level, text) },
+      );
+    } catch (err) {
+      ctx.self.loadError = err instanceof Error ? err : new Error(String(err));
+      throw err;
+    }
+    ctx.self.loadError = undefined;
     ctx.self.sandbox?.close();
     ctx.self.sandbox = sandbox;
     ctx.self.settings = settings;
@@ -157,7 +166,13 @@ export default defineComponent({
   async handle(ctx, output, _port, data) {
     const context = data.context ?? null;
     const sandbox = ctx.self.sandbox;
-    if (!sandbox) return fail(new Error("handler is not initialised"));
+    if (!sandbox) {
+      // Go's text, followed by why: the compile error is otherwise only on the node's status/load line.
+      const why = ctx.self.loadError;
+      if (!why) return fail(new Error("handler is not initialised"));
+      const code = why instanceof ScriptError ? why.code : "SCRIPT_COMPILE";
+      return fail(new ScriptError(code, `handler is not initialised: ${why.message}`, { cause: why }));
+    }
     let outputData: unknown;
     try {
       outputData = await sandbox.call(data.inputData, { timeoutMs: timeoutMsOf(ctx.self.settings.timeoutSeconds), signal: ctx.signal });

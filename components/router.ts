@@ -49,6 +49,19 @@ export function routePort(route: string): `out_${string}` {
   return `out_${route.toLowerCase()}`;
 }
 
+/**
+ * Route name → its port, looked up per message: each route as written and lower-cased (Go
+ * compares lower-cased names), so the common case costs one map read and no string work.
+ */
+function routePorts(routes: readonly string[]): Map<string, string> {
+  const ports = new Map<string, string>();
+  for (const r of routes) {
+    ports.set(r.toLowerCase(), routePort(r));
+    if (!ports.has(r)) ports.set(r, routePort(r));
+  }
+  return ports;
+}
+
 /** Go's `%v` of `[]Condition` (`[{{GET []} true}]`) for the "no matching route" error text. */
 function formatConditions(conditions: readonly Condition[]): string {
   return `[${conditions.map((c) => `{{${c.route} []} ${c.condition}}`).join(" ")}]`;
@@ -65,7 +78,7 @@ export default defineComponent({
       "port when enableDefaultPort is on, otherwise an error to the caller. Returns the downstream result.",
     tags: ["SDK"],
   },
-  state: () => ({ settings: { routes: [...DEFAULT_ROUTES], enableDefaultPort: false } as Settings }),
+  state: () => ({ settings: { routes: [...DEFAULT_ROUTES], enableDefaultPort: false } as Settings, ports: routePorts(DEFAULT_ROUTES) }),
   ports: (self) => {
     const routes = self.settings.routes ?? [];
     const first = routes[0] ?? "A";
@@ -87,15 +100,15 @@ export default defineComponent({
   },
   onSettings(ctx, settings) {
     ctx.self.settings = { routes: settings.routes === null ? null : [...settings.routes], enableDefaultPort: settings.enableDefaultPort };
+    ctx.self.ports = routePorts(settings.routes ?? []);
   },
   handle(ctx, output, _port, data) {
     const conditions = (data.conditions as Condition[] | null) ?? []; // decoded: null when missing
     const context = data.context ?? null;
     for (const c of conditions) {
       if (c.condition !== true) continue;
-      const wanted = c.route.toLowerCase();
-      const known = (ctx.self.settings.routes ?? []).some((r) => r.toLowerCase() === wanted);
-      if (known) return output(routePort(wanted), { context });
+      const port = ctx.self.ports.get(c.route) ?? ctx.self.ports.get(c.route.toLowerCase());
+      if (port !== undefined) return output(port, { context });
       break; // Go: the first true condition decides, even when its route is unknown
     }
     if (ctx.self.settings.enableDefaultPort) return output("default", { context });

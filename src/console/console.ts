@@ -22,6 +22,8 @@ export interface ConsoleRunHost extends ConsoleHost {
   readonly nodes: ConsoleHost["nodes"] & WatchSource<TinyNode>;
   /** The manifests directory (the discovery file goes into its `.tinyhost/`). */
   readonly dir: string;
+  /** Its state file (absolute), null when in memory; absent = not told (written into the discovery record). */
+  readonly statePath?: string | null;
 }
 
 /** Options of {@link LocalConsole}. */
@@ -30,7 +32,7 @@ export interface LocalConsoleOptions {
   address: ConsoleAddress;
   /** Told the URL once the nodes run (local mode prints `console: <url>/`). */
   onReady?: (url: string) => void;
-  /** Write `<dir>/.tinyhost/console.json` (default true). */
+  /** Write `<dir>/.tinyhost/console-<pid>.json` (default true; src/console/discovery.ts). */
   discovery?: boolean;
   /** Hops kept (default {@link HOP_HISTORY}). */
   history?: number;
@@ -89,7 +91,7 @@ export class LocalConsole {
     if (!url) return;
     if (this.#o.discovery !== false) {
       try {
-        writeConsoleRecord(this.#host.dir, { url, pid: process.pid });
+        writeConsoleRecord(this.#host.dir, { url, pid: process.pid, ...(this.#host.statePath !== undefined ? { state: this.#host.statePath } : {}) });
       } catch {
         // A read-only directory: the console still serves; `send --console <url>` still works.
       }

@@ -24,7 +24,23 @@ export interface DirectorySourceOptions {
   nodes: LocalNodes;
   /** What a node starts with when it is first created (state file, seeded metadata). */
   seed: (name: string, entry: NodeManifest) => NodeSeed | undefined;
+  /**
+   * How long a node missing from the directory keeps running before it is deleted, ms (default
+   * {@link REMOVE_GRACE_MS}); 0 deletes it on the read that misses it.
+   */
+  removeGraceMs?: number;
+  /** Clock, ms (tests). Default `Date.now`. */
+  now?: () => number;
 }
+
+/**
+ * Default of {@link DirectorySourceOptions.removeGraceMs}, ms. Saves that are not atomic truncate
+ * the file and then write it (an empty file in between), `git checkout`/`git stash` delete and
+ * re-create it, an editor may move it away and back: each is a read without the node followed, in
+ * a fraction of a second, by one with it again. A removal is only a removal once the node has
+ * stayed missing this long, so such a save neither destroys the node nor restarts it.
+ */
+export const REMOVE_GRACE_MS = 1500;
 
 /** Names of nodes added, changed and removed by one {@link DirectorySource.apply}, each sorted. */
 export interface NodeDiff {
@@ -40,6 +56,8 @@ export class DirectorySource {
   /** Problems of the last read. */
   errors: readonly ManifestError[] = [];
   readonly #o: DirectorySourceOptions;
+  /** Nodes missing from the directory but not deleted yet → when they were first missed (ms). */
+  readonly #missingSince = new Map<string, number>();
 
   /** @param o - see {@link DirectorySourceOptions}. */
   constructor(o: DirectorySourceOptions) {
@@ -54,13 +72,22 @@ export class DirectorySource {
     return collectDesired(readManifestDir(this.#o.dir, this.#o.shownDir), this.desired);
   }
 
-  /** Makes the API hold `set`'s nodes: applies added and changed ones, deletes removed ones. @returns what changed. */
+  /**
+   * Makes the API hold `set`'s nodes: applies added and changed ones, deletes removed ones — a node
+   * missing from `set` only once it has been missing for {@link DirectorySourceOptions.removeGraceMs}
+   * (until then it stays in {@link desired} as it was; see {@link removalDue}).
+   * @returns what changed.
+   */
   apply(set: DesiredSet): NodeDiff {
     const diff: NodeDiff = { added: [], changed: [], removed: [] };
     const before = this.desired;
-    this.desired = set.nodes;
+    const now = (this.#o.now ?? Date.now)();
+    const grace = this.#o.removeGraceMs ?? REMOVE_GRACE_MS;
+    const desired = new Map(set.nodes);
+    this.desired = desired; // seeds look at the declared set (the first http_server)
     this.errors = set.errors;
     for (const name of [...set.nodes.keys()].sort()) {
+      this.#missingSince.delete(name);
       const entry = set.nodes.get(name)!;
       const r = this.#o.nodes.apply(entry.node, () => this.#o.seed(name, entry));
       if (r === "created") diff.added.push(name);
@@ -68,10 +95,23 @@ export class DirectorySource {
     }
     for (const name of [...before.keys()].sort()) {
       if (set.nodes.has(name)) continue;
+      const since = this.#missingSince.get(name) ?? now;
+      if (now - since < grace) {
+        this.#missingSince.set(name, since);
+        desired.set(name, before.get(name)!); // held: a save in progress, a checkout, a move and back
+        continue;
+      }
+      this.#missingSince.delete(name);
       this.#o.nodes.delete(name);
       diff.removed.push(name);
     }
     return diff;
+  }
+
+  /** When the first node held by {@link apply} is due for deletion (ms, same clock), or undefined when none is held. */
+  removalDue(): number | undefined {
+    if (!this.#missingSince.size) return undefined;
+    return Math.min(...this.#missingSince.values()) + (this.#o.removeGraceMs ?? REMOVE_GRACE_MS);
   }
 
   /**

@@ -41,7 +41,7 @@ import { LocalModuleClient } from "./client.ts";
 import { ComponentFiles } from "./component-files.ts";
 import { DEFAULT_LOCAL_MODULE, DEFAULT_LOCAL_NAMESPACE, HTTP_PORT_METADATA_KEY, HTTP_SERVER_COMPONENT, START_SIGNAL_ANNOTATION } from "./constants.ts";
 import { collectDesired, type DesiredSet } from "./desired.ts";
-import { DirectorySource, type NodeDiff } from "./directory-source.ts";
+import { DirectorySource, REMOVE_GRACE_MS, type NodeDiff } from "./directory-source.ts";
 import { LocalStartError, type ManifestError } from "./errors.ts";
 import { DebugLines } from "./debug-lines.ts";
 import { FailureLog } from "./failure-log.ts";
@@ -50,15 +50,20 @@ import { hopWatchingTracer, type HopRecord } from "./hop-watch.ts";
 import { HumanLogger } from "./human-log.ts";
 import type { ListenFailure } from "./listen-watch.ts";
 import { LocalScheduler } from "./local-scheduler.ts";
+import { withoutStartFailures } from "./manager-log.ts";
 import { readManifestDir, type NodeManifest } from "./manifests.ts";
 import { LocalNodes, type NodeSeed } from "./node-api.ts";
 import { shownPath } from "../telemetry/shown-path.ts";
 import { displayNames } from "./node-names.ts";
 import { LocalReport } from "./report.ts";
-import { migrateLegacyStateFile, readStateFile, stateFilePath, StateFileWriter } from "./state-file.ts";
+import { migrateLegacyStateFile, readStateFile, stateFilePath, StateFileWriter, type StateEntry } from "./state-file.ts";
+import { KEEP_REMOVED_STATE_MS, SavedStates } from "./saved-states.ts";
 import { acquireStateLock, type StateLock } from "./state-lock.ts";
 import { LocalTerminal } from "./terminal.ts";
 import { watchDirectory } from "./watch.ts";
+
+/** Default of {@link LocalHostOptions.lockCheckMs}, ms: a deleted lock is back before a second process is likely to start. */
+export const LOCK_CHECK_MS = 2000;
 
 /** Options of {@link LocalHost.start}. */
 export interface LocalHostOptions {
@@ -66,7 +71,7 @@ export interface LocalHostOptions {
   dir: string;
   /** Components directory (default `./components`, unless {@link components} is given; with it, its files add to them). */
   componentsDir?: string;
-  /** Preloaded components (compiled binary, tests); disables component hot reload. */
+  /** Preloaded components (compiled binary, tests); without {@link componentsDir} there is no component hot reload. */
   components?: readonly ComponentDefinition[];
   /** Module name (`--name`); default the first node's `spec.module`, else {@link DEFAULT_LOCAL_MODULE}. */
   moduleName?: string;
@@ -93,6 +98,15 @@ export interface LocalHostOptions {
   stateDebounceMs?: number;
   /** Requeue of every reconciled node (the cluster leader's 5-min requeue), ms; 0 = off. Default {@link LEADER_REQUEUE_MS}. */
   resyncMs?: number;
+  /**
+   * A node missing from the manifests keeps running this long before it is removed, ms (default
+   * {@link REMOVE_GRACE_MS}: a truncate-then-write save or a `git checkout` is no removal).
+   */
+  removeGraceMs?: number;
+  /** A removed node's state is kept this long for a node that comes back with its name, ms (default {@link KEEP_REMOVED_STATE_MS}). */
+  keepRemovedStateMs?: number;
+  /** How often the state lock is checked (and re-created when deleted), ms (default {@link LOCK_CHECK_MS}); it is also checked before each state write. */
+  lockCheckMs?: number;
   /** A repeated hop failure or warning is summarised at most once per this window, ms (default 5000). */
   repeatWindowMs?: number;
   /** `/healthz`, `/readyz` (200 once every node of the first read was reconciled and signalled) and `/metrics` here (Go syntax); absent → none. */
@@ -129,7 +143,7 @@ interface Prepared {
   first: DesiredSet;
   statePath: string | null;
   lock: StateLock | undefined;
-  restored: ReadonlyMap<string, NodeSeed>;
+  restored: ReadonlyMap<string, StateEntry>;
   migrated: string | undefined;
 }
 
@@ -164,6 +178,13 @@ export class LocalHost {
   readonly #terminal: LocalTerminal;
   /** Last start-signal value sent per node. */
   readonly #signalled = new Map<string, string>();
+  /** States of nodes not in the API now: restored ones not created yet, removed ones kept (./saved-states.ts). */
+  readonly #saved: SavedStates;
+  #removalTimer: ReturnType<typeof setTimeout> | undefined;
+  #lockTimer: ReturnType<typeof setInterval> | undefined;
+  /** Pid of another process last reported holding our lock (said once). */
+  #lockLostTo: number | undefined;
+  #pruneTimer: ReturnType<typeof setInterval> | undefined;
   #httpSeededNode: string | undefined;
   #httpSeeded = false;
   #signalsOpen = false;
@@ -179,6 +200,7 @@ export class LocalHost {
     this.module = prepared.module;
     this.statePath = prepared.statePath;
     this.report = new LocalReport(options.report);
+    this.#saved = new SavedStates(prepared.restored, new Set(prepared.first.nodes.keys()), options.keepRemovedStateMs);
     this.#failures = new FailureLog((line) => this.report.line(line), options.repeatWindowMs !== undefined ? { windowMs: options.repeatWindowMs } : {});
     const namespace = options.namespace ?? DEFAULT_LOCAL_NAMESPACE;
     this.client = new LocalModuleClient(namespace, (port, url) => {
@@ -188,16 +210,23 @@ export class LocalHost {
     this.nodes = new LocalNodes({
       namespace,
       onChange: (c) => {
+        if (!c.after && c.before) this.#saved.park(c.name, { ...(c.before.status ? { status: c.before.status } : {}) });
         this.#writer?.schedule();
         if (!c.after) this.#signalled.delete(c.name);
         this.#terminal.changed(c);
       },
       admitStatus: (name, status) => this.#terminal.admitStatus(name, status),
     });
-    this.#source = new DirectorySource({ dir: this.dir, shownDir: shownPath(this.dir), nodes: this.nodes, seed: (name, entry) => this.#seed(name, entry) });
+    this.#source = new DirectorySource({ dir: this.dir, shownDir: shownPath(this.dir), nodes: this.nodes, seed: (name, entry) => this.#seed(name, entry), ...(options.removeGraceMs !== undefined ? { removeGraceMs: options.removeGraceMs } : {}) });
     if (this.statePath) {
       const path = this.statePath;
-      this.#writer = new StateFileWriter(path, () => this.#snapshot(), options.stateDebounceMs ?? 200, (err) => this.report.line(`error: cannot write state file ${shownPath(path)}: ${err.message}`));
+      this.#writer = new StateFileWriter(
+        path,
+        () => this.#snapshot(),
+        options.stateDebounceMs ?? 200,
+        (err) => this.report.line(`error: cannot write state file ${shownPath(path)}: ${err.message}`),
+        () => this.#checkLock(),
+      );
     }
     this.#debugLines = new DebugLines((line) => this.report.line(line), (node) => this.report.names.name(node), options.debugHint ? { hint: options.debugHint } : {});
     const events = new FlowEvents(
@@ -269,7 +298,7 @@ export class LocalHost {
       owns: (name) => this.#controller.reconciler.owns(name),
       httpSeededNode: () => this.#httpSeededNode,
     });
-    this.#manager = new Manager({ log: process.env.TINYHOST_LOG_LEVEL ? logger.child({ component: "local" }) : logger.child({ component: "local" }, { level: "warn" }) });
+    this.#manager = new Manager({ log: process.env.TINYHOST_LOG_LEVEL ? logger.child({ component: "local" }) : withoutStartFailures(logger.child({ component: "local" }, { level: "warn" })) });
     for (const [group, runnable] of this.#runnables()) this.#manager.add(group, runnable);
   }
 
@@ -277,13 +306,14 @@ export class LocalHost {
    * Reads the manifests, takes the state file's lock, starts every runnable (components, the
    * TinyNode controller, file watches) and resolves once every node of the first read was
    * reconciled and the start signals were sent.
-   * @throws LocalStartError when `dir` is not a directory or the components directory is missing;
+   * @throws LocalStartError when `dir` is missing or not a directory, or the components directory is missing;
    *   StateLockedError when another live process runs on the same state file; StateFileError when
    *   the state file is unreadable.
    */
   static async start(options: LocalHostOptions): Promise<LocalHost> {
     const dir = resolve(options.dir);
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new LocalStartError(`manifests directory not found: ${shownPath(dir)}`);
+    if (!existsSync(dir)) throw new LocalStartError(`manifests directory not found: ${shownPath(dir)}`);
+    if (!statSync(dir).isDirectory()) throw new LocalStartError(`${shownPath(dir)} is a file, not a directory: --local takes the directory that holds the manifests (e.g. examples/tick-count)`);
     const first = collectDesired(readManifestDir(dir, shownPath(dir)), new Map());
     const module = chooseModuleName(options.moduleName, first.nodes.values());
     const statePath = options.statePath === null ? null : stateFilePath(dir, options.statePath);
@@ -298,7 +328,7 @@ export class LocalHost {
           throw new LocalStartError(`cannot move the old state file to ${statePath}: ${toError(err).message}`, { cause: err });
         }
       }
-      const restored = statePath ? readStateFile(statePath) : new Map<string, NodeSeed>();
+      const restored = statePath ? readStateFile(statePath) : new Map<string, StateEntry>();
       host = new LocalHost(options, { module, first, statePath, lock, restored, migrated });
       await host.#manager.start();
     } catch (err) {
@@ -409,6 +439,9 @@ export class LocalHost {
     const out: [RunnableGroup, Runnable][] = [];
     if (this.#health) out.push(["servers", this.#health]);
     out.push(["stores", onStop("state file", () => {
+      clearTimeout(this.#removalTimer);
+      clearInterval(this.#pruneTimer);
+      clearInterval(this.#lockTimer);
       this.#writer?.close();
       this.#failures.flush();
       this.#debugLines.flush();
@@ -448,6 +481,44 @@ export class LocalHost {
     if (lock?.tookOverFrom !== undefined) this.report.line(`state: took over ${shownPath(lock.file)} from pid ${lock.tookOverFrom}, which is no longer running`);
     if (migrated) this.report.line(`state: moved ${shownPath(migrated)} to ${shownPath(statePath!)} (kubectl apply -f <dir> skips sub-directories)`);
     this.#applyRead(this.#p.first);
+    this.#prune();
+    // Checked a few times per keep period; unref'd, so it never keeps the process alive.
+    const keepMs = this.#o.keepRemovedStateMs ?? KEEP_REMOVED_STATE_MS;
+    this.#pruneTimer = setInterval(() => this.#prune(), Math.max(10, Math.min(60_000, keepMs / 4)));
+    this.#pruneTimer.unref?.();
+    if (this.#p.lock) {
+      this.#lockTimer = setInterval(() => this.#checkLock(), this.#o.lockCheckMs ?? LOCK_CHECK_MS);
+      this.#lockTimer.unref?.();
+    }
+  }
+
+  /** Re-creates the state lock when it was deleted (e.g. with `<dir>/.tinyhost`); says so, and says once when another process holds it. */
+  #checkLock(): void {
+    const lock = this.#p.lock;
+    if (!lock || this.#stopped) return;
+    let r: ReturnType<StateLock["ensure"]>;
+    try {
+      r = lock.ensure();
+    } catch (err) {
+      this.report.line(`error: cannot re-create the state lock ${shownPath(lock.file)}: ${toError(err).message}`);
+      return;
+    }
+    if (r === "recreated") {
+      this.#lockLostTo = undefined;
+      this.report.line(`state: ${shownPath(lock.file)} was deleted while this process runs; re-created it, so no second tinyhost starts on ${shownPath(this.statePath!)}`);
+    } else if (typeof r === "number" && r !== this.#lockLostTo) {
+      this.#lockLostTo = r;
+      this.report.line(`error: ${shownPath(lock.file)} now names pid ${r}: another tinyhost runs on ${shownPath(this.statePath!)} too, and both write it; stop one of them`);
+    }
+  }
+
+  /** Drops the kept states of nodes removed longer ago than the keep period, saying so. */
+  #prune(): void {
+    const dropped = this.#saved.prune();
+    for (const [name, removedAt] of dropped) {
+      this.report.line(`state: dropped the saved state of node ${name}: its manifest has been gone since ${new Date(removedAt).toISOString()} (a removed node's state is kept ${formatKeep(this.#saved.keepMs)})`);
+    }
+    if (dropped.length) this.#writer?.schedule();
   }
 
   /** Watches the manifests and (unless components were preloaded) the components directory. */
@@ -469,7 +540,9 @@ export class LocalHost {
         watch(this.dir, () => this.#source.watch({ debounceMs, ignore, onChange: () => void this.reloadManifests(), onError: stopped(this.dir) }));
         // Edits made between the first read and this watch would otherwise wait for the next one.
         void this.reloadManifests();
-        if (this.#o.components) return;
+        // Preloaded components alone (the compiled binary, tests) have no files to watch; a
+        // components directory given beside them (`--components`) is watched like one from source.
+        if (this.#o.components && this.#o.componentsDir === undefined) return;
         const cdir = resolve(this.#o.componentsDir ?? "components");
         const onChange = (paths: Set<string>) =>
           void (async () => {
@@ -486,19 +559,37 @@ export class LocalHost {
   // ----- manifests and nodes ----------------------------------------------------------------
 
   #applyRead(set: DesiredSet): NodeDiff {
+    // Names first, so the lines printed while applying (a node that is back) use the labels.
+    this.report.names.set(displayNames([...set.nodes.values(), ...this.#source.desired.values()].map((e) => e.node)));
     const diff = this.#source.apply(set);
-    this.report.names.set(displayNames([...set.nodes.values()].map((e) => e.node)));
+    // Nodes missing from this read but still in their grace period are part of what runs.
+    const current: DesiredSet = { ...set, nodes: new Map(this.#source.desired) };
+    this.report.names.set(displayNames([...current.nodes.values()].map((e) => e.node)));
     for (const name of [...diff.changed, ...diff.removed]) this.#failures.forget(name);
-    this.#terminal.read(set);
+    this.#terminal.read(current);
+    this.#scheduleRemoval();
     // A changed start-signal annotation is sent again once the changes are reconciled.
     if (this.#signalsOpen && diff.changed.length) void this.#quiet().then(() => diff.changed.forEach((n) => this.#maybeSignal(n)));
     return diff;
   }
 
-  /** What a node starts with: its restored state; the first http_server (by name) also gets `--port` in its `port` metadata. */
+  /** Re-reads the manifests when the first node held in its removal grace is due (the watch may see nothing more). */
+  #scheduleRemoval(): void {
+    clearTimeout(this.#removalTimer);
+    this.#removalTimer = undefined;
+    const due = this.#source.removalDue();
+    if (due === undefined || this.#stopped) return;
+    this.#removalTimer = setTimeout(() => void this.reloadManifests(), Math.max(0, due - Date.now()) + 5);
+  }
+
+  /**
+   * What a node starts with: its saved state (restored at start, or kept since it was removed);
+   * the first http_server (by name) also gets `--port` in its `port` metadata.
+   */
   #seed(name: string, entry: NodeManifest): NodeSeed | undefined {
-    const restored = this.#p.restored.get(name);
-    const seed = restored && (structuredClone(restored) as NodeSeed);
+    const saved = this.#saved.take(name);
+    if (saved?.removedAt !== undefined) this.report.line(`state: node ${name} is back: it resumes the state it had when it was removed at ${new Date(saved.removedAt).toISOString()}`);
+    const seed = saved?.seed;
     const port = this.#o.httpPort;
     if (port === undefined || this.#httpSeeded || entry.node.spec.component !== HTTP_SERVER_COMPONENT) return seed;
     const firstHttp = [...this.#source.desired.values()]
@@ -511,9 +602,9 @@ export class LocalHost {
     return { ...seed, status: { ...seed?.status, metadata: { ...seed?.status?.metadata, [HTTP_PORT_METADATA_KEY]: String(port) } } };
   }
 
-  /** The state file's contents: status and finalizers of every node that has either. */
-  #snapshot(): Map<string, NodeSeed> {
-    const out = new Map<string, NodeSeed>();
+  /** The state file's contents: status and finalizers of every node that has either, and the kept states of removed nodes. */
+  #snapshot(): Map<string, StateEntry> {
+    const out: Map<string, StateEntry> = this.#saved.removed();
     for (const n of this.nodes.items()) {
       if (!n.status && !n.metadata.finalizers?.length) continue;
       out.set(n.metadata.name, { status: n.status ?? {}, ...(n.metadata.finalizers?.length ? { finalizers: n.metadata.finalizers } : {}) });
@@ -534,8 +625,9 @@ export class LocalHost {
   }
 
   #componentSummary(): string {
-    if (this.#o.components) return `${this.#o.components.length} bundled`;
-    return `${new Set(this.#components.files.values()).size} from ${shownPath(resolve(this.#o.componentsDir ?? "components"))}`;
+    const files = () => `${new Set(this.#components.files.values()).size} from ${shownPath(resolve(this.#o.componentsDir ?? "components"))}`;
+    if (this.#o.components) return `${this.#o.components.length} bundled${this.#o.componentsDir !== undefined ? ` + ${files()}` : ""}`;
+    return files();
   }
 
   // ----- after reconciles: terminal, signals ----------------------------------------------
@@ -588,4 +680,12 @@ export class LocalHost {
     const queue = this.#controller.controller.queue;
     return this.nodes.caughtUp() && queue.depth === 0 && queue.processing === 0;
   }
+}
+
+/** `1 h`, `10 min`, `30 s` or `250 ms`: a keep period as the state lines show it. */
+function formatKeep(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
 }

@@ -49,8 +49,8 @@ const indentOf = (l: string) => l.length - l.trimStart().length;
 
 /**
  * Splits and parses `text`, or returns undefined when the `yaml` package must do it (see the
- * module comment, and an empty document after a `---`, which the loader reports). Comments or
- * blank lines before the first `---` are no document, as for the `yaml` package.
+ * module comment). Blank lines and comments alone (before the first `---`, or between two, or
+ * after a trailing one) are no document, as for the `yaml` package path and kubectl.
  */
 export function fastDocuments(text: string): FastDocument[] | undefined {
   if (UNSURE.test(text)) return undefined;
@@ -62,9 +62,8 @@ export function fastDocuments(text: string): FastDocument[] | undefined {
     if (i < lines.length && !/^---(\s|$)/.test(lines[i]!)) continue;
     const chunk = lines.slice(start, i);
     const first = chunk.findIndex(isContent);
-    // An empty document after a `---` is a null document to the `yaml` package (the loader reports
-    // it); only what comes before the first `---` may be empty (comments, the stream's header).
-    if (first < 0 && start > 0) return undefined;
+    // An empty document (blank lines and comments only, e.g. after a trailing `---`) is skipped,
+    // as the `yaml` package path and kubectl skip it.
     if (first >= 0) {
       let raw: unknown;
       try {

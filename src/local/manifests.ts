@@ -77,7 +77,9 @@ type Path = readonly (string | number)[];
 function checkNode(raw: Record<string, unknown>): { node: TinyNode } | { problem: string; path: Path } {
   const bad = (path: Path, problem: string) => ({ problem, path });
   const meta = raw.metadata as Record<string, unknown> | undefined;
-  const name = meta?.name;
+  if (!isObject(meta)) return bad(raw.metadata === undefined ? [] : ["metadata"], `a TinyNode needs metadata.name (<flow-prefix>.<module>.<component>-<suffix>), got ${raw.metadata === undefined ? "no metadata" : `metadata ${JSON.stringify(raw.metadata)}`}`);
+  const name = meta.name;
+  if (typeof name !== "string" || name === "") return bad(name === undefined ? ["metadata"] : ["metadata", "name"], `a TinyNode needs metadata.name (<flow-prefix>.<module>.<component>-<suffix>), got ${name === undefined ? "none" : JSON.stringify(name)}`);
   try {
     parseFullName(name as string);
   } catch (err) {
@@ -273,7 +275,9 @@ export function parseWithYamlPackage(file: string, text: string): FileManifests 
   }
   const parsed: ParsedDocument[] = [];
   for (const [i, doc] of docs.entries()) {
-    if (doc.contents === null) continue;
+    // An empty document (a trailing `---`, comments only) or an explicit `null` is skipped, as
+    // kubectl skips it (cli-runtime StreamVisitor: empty or "null" documents are not objects).
+    if (doc.contents === null || values[i] === null) continue;
     parsed.push({
       raw: values[i],
       mapping: isMap(doc.contents),

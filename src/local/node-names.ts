@@ -69,10 +69,28 @@ export class NameRewriter {
     return this.#names.get(name) ?? name;
   }
 
-  /** `text` with every known node name replaced by its display name. */
+  /**
+   * `text` with every known node name replaced by its display name. Inside a quoted string (the
+   * name right after a `"`, e.g. `(from "<name>:out")`) the label goes in without its own quotes,
+   * so the line does not read `""Shout":out"`.
+   */
   rewrite(text: string): string {
     if (!this.#pattern) return text;
-    return text.replace(this.#pattern, (name) => this.#names.get(name) ?? name);
+    return text.replace(this.#pattern, (name: string, at: number) => {
+      const shown = this.#names.get(name) ?? name;
+      return text[at - 1] === '"' ? unquoted(shown) : shown;
+    });
+  }
+}
+
+/** `"Up" (debug-1)` → `Up (debug-1)`; a display name without a quoted label is returned as is. */
+function unquoted(shown: string): string {
+  const m = /^("(?:[^"\\]|\\.)*")(.*)$/.exec(shown);
+  if (!m) return shown;
+  try {
+    return (JSON.parse(m[1]!) as string) + m[2]!;
+  } catch {
+    return shown;
   }
 }
 

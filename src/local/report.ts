@@ -37,6 +37,12 @@ export interface Problem {
    * that only moved (a line added above it) is not printed again and announced as fixed.
    */
   key?: string;
+  /**
+   * Where it comes from when one place has one problem at a time (a component file, a file's YAML
+   * syntax): a new problem from the same place replaces the old one, which is then not announced
+   * as fixed — an edit that changes a file's error prints the new error only.
+   */
+  source?: string;
 }
 
 /** Prints local-mode events through `out` (one line per call). */
@@ -67,12 +73,13 @@ export class LocalReport {
    */
   problems(list: readonly Problem[]): void {
     const now = new Map<string, Problem>(list.map((p) => [`${p.level}\u0000${p.key ?? p.text}`, p]));
+    for (const [key, p] of this.#problems) if (!now.has(key)) this.#fixed.set(key, p);
     for (const [key, p] of now) {
       if (this.#problems.has(key)) continue;
       if (this.#fixed.delete(key)) continue; // back before its fix was announced: nothing changed
       this.#print(`${p.level}: ${p.text}`);
+      if (p.source !== undefined) for (const [k, f] of this.#fixed) if (f.source === p.source) this.#fixed.delete(k); // replaced, not fixed
     }
-    for (const [key, p] of this.#problems) if (!now.has(key)) this.#fixed.set(key, p);
     this.#problems = now;
   }
 

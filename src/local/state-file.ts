@@ -45,12 +45,22 @@ export function migrateLegacyStateFile(dir: string): string | undefined {
 /** Format version written into the file. */
 export const STATE_FILE_VERSION = 1;
 
+/**
+ * One node's entry: its last status and finalizers, and — for a node whose manifest is gone —
+ * when it was removed. A removed node's state is kept for a while (src/local/saved-states.ts) so
+ * that a node that comes back with the same name resumes it.
+ */
+export interface StateEntry extends NodeSeed {
+  /** When the node was removed from the manifests, ms since the epoch; absent for a declared node. */
+  removedAt?: number;
+}
+
 /** The file's JSON shape. */
 export interface StateFileContents {
   /** Always {@link STATE_FILE_VERSION}. */
   version: number;
-  /** Node name → its last status and finalizers (`finalizers` absent in files written before 0.3). */
-  nodes: Record<string, NodeSeed>;
+  /** Node name → its entry (`finalizers` absent in files written before 0.3, `removedAt` before 0.4). */
+  nodes: Record<string, StateEntry>;
 }
 
 /** The state file exists but is not a state file. code `"STATE_FILE_INVALID"`. */
@@ -64,8 +74,8 @@ export class StateFileError extends TinyError {
  * Reads a state file. A missing file is an empty state.
  * @throws StateFileError naming the file when it is not JSON or not a version-1 state file.
  */
-export function readStateFile(file: string): Map<string, NodeSeed> {
-  const out = new Map<string, NodeSeed>();
+export function readStateFile(file: string): Map<string, StateEntry> {
+  const out = new Map<string, StateEntry>();
   if (!existsSync(file)) return out;
   let parsed: unknown;
   try {
@@ -80,7 +90,8 @@ export function readStateFile(file: string): Map<string, NodeSeed> {
   for (const [name, entry] of Object.entries(c.nodes)) {
     if (!entry || typeof entry.status !== "object" || entry.status === null) continue;
     const finalizers = Array.isArray(entry.finalizers) ? entry.finalizers.filter((f) => typeof f === "string") : [];
-    out.set(name, { status: entry.status, ...(finalizers.length ? { finalizers } : {}) });
+    const removedAt = (entry as StateEntry).removedAt;
+    out.set(name, { status: entry.status, ...(finalizers.length ? { finalizers } : {}), ...(typeof removedAt === "number" && Number.isFinite(removedAt) ? { removedAt } : {}) });
   }
   return out;
 }
@@ -89,7 +100,7 @@ export function readStateFile(file: string): Map<string, NodeSeed> {
  * Writes `nodes` to `file` atomically (temp file in the same directory, then rename).
  * @throws the file system's error when the directory is not writable.
  */
-export function writeStateFile(file: string, nodes: ReadonlyMap<string, NodeSeed>): void {
+export function writeStateFile(file: string, nodes: ReadonlyMap<string, StateEntry>): void {
   const contents: StateFileContents = { version: STATE_FILE_VERSION, nodes: {} };
   for (const name of [...nodes.keys()].sort()) contents.nodes[name] = nodes.get(name)!;
   mkdirSync(dirname(file), { recursive: true });
@@ -108,12 +119,14 @@ export class StateFileWriter {
    * @param snapshot returns the statuses to write (called at write time).
    * @param debounceMs quiet time before a scheduled write, ms (default 200).
    * @param onError called with a failed write's error (default: ignore).
+   * @param beforeWrite called before each write (local mode checks its lock there).
    */
   constructor(
     readonly file: string,
-    readonly snapshot: () => ReadonlyMap<string, NodeSeed>,
+    readonly snapshot: () => ReadonlyMap<string, StateEntry>,
     readonly debounceMs = 200,
     readonly onError: (err: Error) => void = () => {},
+    readonly beforeWrite: () => void = () => {},
   ) {}
 
   /** Schedules a write `debounceMs` from the first call since the last write. */
@@ -141,6 +154,7 @@ export class StateFileWriter {
 
   #write(): void {
     try {
+      this.beforeWrite();
       writeStateFile(this.file, this.snapshot());
     } catch (err) {
       this.onError(err as Error);

@@ -10,7 +10,7 @@
  * the very file judged stale before it is deleted, so two processes taking over at once cannot
  * both win.
  */
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { LocalStartError, StateLockedError } from "./errors.ts";
 import { shownPath } from "../telemetry/shown-path.ts";
@@ -26,6 +26,14 @@ export interface StateLock {
   readonly tookOverFrom: number | undefined;
   /** Deletes the lock file if it is still ours. Safe to call twice. */
   release(): void;
+  /**
+   * Checks that the lock file still holds our pid, and re-creates it when it was deleted (someone
+   * removed `<dir>/.tinyhost` while this process ran: without it a second process could start on
+   * the same state). @returns `"held"`, `"recreated"`, or the pid of another live process that took
+   * it meanwhile (a dead one's lock is taken back); `"released"` after {@link release}.
+   * @throws the file system's error when the lock cannot be written.
+   */
+  ensure(): "held" | "recreated" | "released" | number;
 }
 
 /** Options of {@link acquireStateLock} (tests pass other pids and liveness checks). */
@@ -38,14 +46,32 @@ export interface StateLockOptions {
   releaseOnExit?: boolean;
 }
 
-/** True when process `pid` exists (signal 0 checks without sending; EPERM = exists, owned by someone else). */
+/**
+ * True when process `pid` runs: signal 0 reaches it (EPERM = it exists, owned by someone else) and
+ * it is not a zombie. A process killed with `kill -9` stays a zombie until its parent reaps it —
+ * for ever when it was orphaned under an init that does not reap (containers, VM sandboxes) — and
+ * signal 0 still reaches a zombie, so on Linux its state in `/proc/<pid>/stat` (`Z`, or `X` = dead)
+ * decides; elsewhere, or when /proc cannot be read, signal 0 alone does.
+ */
 export function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as { code?: unknown }).code === "EPERM";
+    if ((err as { code?: unknown }).code !== "EPERM") return false;
   }
+  return !isZombie(pid);
+}
+
+/** True when `/proc/<pid>/stat` says the process is a zombie or dead (field 3 after the `(comm)`). */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return false; // no /proc (macOS) or gone meanwhile: signal 0 decided
+  }
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state === "Z" || state === "X";
 }
 
 const codeOf = (err: unknown) => (err as { code?: unknown }).code;
@@ -103,7 +129,7 @@ export function acquireStateLock(stateFile: string, options: StateLockOptions = 
   try {
     mkdirSync(dirname(file), { recursive: true });
     for (let attempt = 0; attempt < 5; attempt++) {
-      if (createExclusive(file, content, pid)) return held(file, content, tookOverFrom, options.releaseOnExit ?? true);
+      if (createExclusive(file, content, pid)) return held(file, content, tookOverFrom, options.releaseOnExit ?? true, pid, isAlive);
       const text = readOrUndefined(file);
       if (text === undefined) continue; // released in between: try again
       const holder = Number(text.trim());
@@ -136,7 +162,7 @@ export function acquireStateLock(stateFile: string, options: StateLockOptions = 
   throw new LocalStartError(`cannot lock the state file ${shownPath(stateFile)}: ${shownPath(file)} keeps changing hands; is another tinyhost starting on it?`);
 }
 
-function held(file: string, content: string, tookOverFrom: number | undefined, releaseOnExit: boolean): StateLock {
+function held(file: string, content: string, tookOverFrom: number | undefined, releaseOnExit: boolean, pid: number, isAlive: (pid: number) => boolean): StateLock {
   let released = false;
   const release = () => {
     if (released) return;
@@ -149,5 +175,19 @@ function held(file: string, content: string, tookOverFrom: number | undefined, r
     }
   };
   if (releaseOnExit) process.on("exit", release);
-  return { file, tookOverFrom, release };
+  const ensure = (): "held" | "recreated" | "released" | number => {
+    if (released) return "released";
+    const text = readOrUndefined(file);
+    if (text === content) return "held";
+    if (text !== undefined) {
+      const holder = Number(text.trim());
+      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) return holder;
+      rmSync(file, { force: true }); // a dead process's or unreadable: ours again
+    }
+    mkdirSync(dirname(file), { recursive: true });
+    if (createExclusive(file, content, pid)) return "recreated";
+    const now = Number((readOrUndefined(file) ?? "").trim());
+    return Number.isInteger(now) && now > 0 ? now : "recreated";
+  };
+  return { file, tookOverFrom, release, ensure };
 }

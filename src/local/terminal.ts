@@ -112,7 +112,7 @@ export class LocalTerminal {
       problems.push(asProblem(new ManifestError("UNKNOWN_COMPONENT", entry.file, entry.line, entry.node.metadata.name, detail)));
     }
     problems.push(...this.#edgeErrors.map(asProblem));
-    for (const text of this.h.components.errors.values()) problems.push({ level: "error", text });
+    for (const [file, text] of this.h.components.errors) problems.push({ level: "error", text, source: `component file\u0000${file}` });
     this.h.report.problems(problems);
   }
 
@@ -196,5 +196,6 @@ export function nothingRunsHint(module: string, dir: string, names: readonly str
 
 /** A manifest problem for the report: keyed without its line, so a problem that only moved is not news. */
 function asProblem(e: ManifestError): Problem {
-  return { level: e.severity, text: e.message, ...(e.node ? { node: e.node } : {}), key: `${e.code}\u0000${e.file}\u0000${e.node}\u0000${e.detail}` };
+  const oneAtATime = e.code === "YAML_SYNTAX" || e.code === "READ_FAILED"; // a file has one such error at a time
+  return { level: e.severity, text: e.message, ...(e.node ? { node: e.node } : {}), key: `${e.code}\u0000${e.file}\u0000${e.node}\u0000${e.detail}`, ...(oneAtATime ? { source: `manifest file\u0000${e.file}` } : {}) };
 }

@@ -77,6 +77,9 @@ export function moduleMetrics(s: ModuleMetricsSources): MetricsRegistry {
   // (prometheus/client_golang `process_resident_memory_bytes`) and the JavaScript heap.
   r.collect("process_resident_memory_bytes", "Resident memory size in bytes.", "gauge", () => [{ labels: {}, value: process.memoryUsage.rss() }]);
   r.collect("tinyhost_js_heap_bytes", "JavaScript heap in use, bytes (process.memoryUsage().heapUsed).", "gauge", () => [{ labels: {}, value: process.memoryUsage().heapUsed }]);
+  // Memory JS objects hold outside the heap (ArrayBuffers, Buffers): with the heap, what RSS is
+  // made of beyond garbage not yet collected (docs/operations.md §8).
+  r.collect("tinyhost_js_external_bytes", "Memory held outside the JavaScript heap by JS objects, bytes (process.memoryUsage().external, ArrayBuffers included).", "gauge", () => [{ labels: {}, value: process.memoryUsage().external }]);
   const requests = s.apiserverRequests;
   if (requests) {
     r.collect("tinyhost_apiserver_requests_total", "Requests sent to the Kubernetes apiserver, per verb (each HTTP attempt).", "counter", () =>

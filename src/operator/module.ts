@@ -41,7 +41,9 @@ import {
   tinyNodes,
   type WatchedModule,
 } from "../k8s/controllers/index.ts";
-import { createResourceManager } from "../k8s/resources/index.ts";
+import { bindKinds, createResourceManager, patchNode } from "../k8s/resources/index.ts";
+import type { TinyNode } from "../k8s/api/index.ts";
+import type { Store } from "../k8s/runtime/store.ts";
 import { Controller, LeaderElector, resourceSource, Watcher } from "../k8s/runtime/index.ts";
 import { primedSource } from "../k8s/runtime/primed-source.ts";
 import { earlyLoop, loop, Manager, onStop, task, type Runnable } from "../manager/index.ts";
@@ -55,6 +57,7 @@ import { TinyError } from "../sdk/errors.ts";
 import { logger as rootLogger, type Logger } from "../telemetry/log.ts";
 import { SDK_VERSION, version as tinyhostVersion } from "../cli/version.ts";
 import { healthServer } from "./health.ts";
+import { MemoryGovernor, softMemoryLimit } from "./memory-governor.ts";
 import { HopGate } from "./hop-gate.ts";
 import { moduleMetrics, type WatchedController } from "./metrics.ts";
 import { ensureTinyModule } from "./register.ts";
@@ -149,6 +152,12 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   const moduleName = sanitizeResourceName(o.name);
   const lease = o.lease ?? DEFAULT_LEASE_TIMINGS;
   const workers = nodeWorkers(o.env); // before anything starts: a bad value stops nothing half-way
+  let memoryLimit: number | undefined;
+  try {
+    memoryLimit = softMemoryLimit(o.env);
+  } catch (err) {
+    throw new ModuleStartError("memory", err);
+  }
   const stage = async <T>(name: string, fn: () => Promise<T> | T): Promise<T> => {
     const t0 = performance.now();
     try {
@@ -243,12 +252,19 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     const transport = (opened[2] as PromiseFulfilledResult<ModuleTransport>).value;
     const resources = createResourceManager({ kube, namespace: o.namespace, podName: o.hostname, env: o.env });
     const client: ModuleClient = { ...resources, mode: "cluster" };
+    const nodeCalls = bindKinds(kube).nodes;
+    // Runner status writes start from the TinyNode informer's copy (no GET per write); the store
+    // exists once the controller is built below.
+    let nodeStore: Store<TinyNode> | undefined;
     const scheduler = await stage("scheduler", () => {
       const s = new Scheduler({
         module: moduleName,
         remote: transport.remote,
         ...(transport.ledger ? { ledger: transport.ledger } : {}),
-        statusSink: kubeStatusSink((name, updater) => resources.nodes.patch(name, updater)),
+        statusSink: kubeStatusSink(
+          (name, updater, current) => patchNode(nodeCalls, name, o.namespace, updater, current),
+          (name) => nodeStore?.getByName(name, o.namespace),
+        ),
         client,
         log: base.child({ component: "scheduler" }),
       });
@@ -266,6 +282,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     // Controllers and their watch pipelines.
     const info = { name: o.name, version: o.version, sdkVersion: SDK_VERSION };
     const nodes = tinyNodeController({ module: info, scheduler, api: kubeNodeApi(kube, o.namespace), isLeader, source: nodeSource, workers, log });
+    nodeStore = nodes.controller.store;
     let components = { version: -1, list: componentStatuses([]) };
     const listed = () => (components.version === catalog.version ? components : (components = { version: catalog.version, list: componentStatuses(catalog.list()) })).list;
     const moduleReconciler = tinyModuleReconciler({
@@ -373,6 +390,11 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
       .add("controllers", loop("tinymodule controller", (signal) => moduleController.run(signal), { stopTimeoutMs: 2_000 }))
       .add("controllers", loop("tinycomponent controller", (signal) => componentController.run(signal), { stopTimeoutMs: 2_000 }))
       .add("receivers", receivers);
+    if (memoryLimit !== undefined) {
+      const governor = new MemoryGovernor({ limitBytes: memoryLimit });
+      log.info({ softLimitBytes: memoryLimit }, "memory governor on: a full collection when RSS is over the soft limit");
+      manager.add("servers", loop("memory governor", (signal) => governor.run(signal)));
+    }
     if (componentFiles) manager.add("runners", componentFiles); // before the controllers: nodes of file components reconcile once
     try {
       await manager.start();

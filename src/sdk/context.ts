@@ -4,6 +4,7 @@
  */
 import type { Result } from "./result.ts";
 import type { NodeIdentity } from "./node.ts";
+import type { Cancellation, LazyAbort } from "./lazy-abort.ts";
 
 /** The logging surface components get (a pino child logger satisfies it). */
 export interface ComponentLogger {
@@ -57,6 +58,8 @@ export type OutputFn = (port: string, data?: unknown) => Promise<Result>;
 
 /**
  * A long-lived {@link OutputFn} for background work (timers, servers), handed to `onEmitter`
- * (runtime-spec §1.5). Hops it sends start at depth 0; `signal` cancels the downstream chain.
+ * (runtime-spec §1.5). Hops it sends start at depth 0; `signal` (an AbortSignal, or a
+ * {@link LazyAbort} whose signal is built only if something down the chain needs one) cancels the
+ * downstream chain.
  */
-export type Emitter = (port: string, data?: unknown, signal?: AbortSignal) => Promise<Result>;
+export type Emitter = (port: string, data?: unknown, signal?: Cancellation) => Promise<Result>;

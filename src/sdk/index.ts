@@ -69,6 +69,8 @@ export { sleepUnlessAborted, WaitCancelledError } from "./abortable-sleep.ts";
 export { BackgroundLoop } from "./background-loop.ts";
 export type { LoopOptions } from "./background-loop.ts";
 export { SerialQueue } from "./serial-queue.ts";
+export { LazyAbort } from "./lazy-abort.ts";
+export type { Cancellation } from "./lazy-abort.ts";
 export { readControl } from "./control-message.ts";
 export type { ControlMessage } from "./control-message.ts";
 
@@ -95,4 +97,4 @@ export type { ScriptSource, ScriptModule, ScriptLanguage } from "../runtime/scri
 export type { ScriptSandbox, SandboxOptions, CallOptions } from "../runtime/script/sandbox.ts";
 export { ScriptError } from "../runtime/script/errors.ts";
 export type { ScriptErrorCode } from "../runtime/script/errors.ts";
-export { timeoutMsOf, DEFAULT_TIMEOUT_MS } from "../runtime/script/limits.ts";
+export { timeoutMsOf, loadTimeoutMsOf, DEFAULT_TIMEOUT_MS, DEFAULT_LOAD_TIMEOUT_MS } from "../runtime/script/limits.ts";

@@ -6,6 +6,9 @@
  *  2. keys matching {@link CREDENTIAL_KEY} with a non-empty string value that is not an `{{expression}}`;
  *  3. string values shaped like a known secret ({@link SECRET_VALUE}): JWTs, `bearer <20+ chars>`,
  *     GitHub / AWS / Slack / OpenAI / Anthropic / Google keys.
+ *  4. (ours, Go has no such rule) the password of a URL's userinfo anywhere in a string
+ *     ({@link URL_PASSWORD}): `postgres://u:secretpw@h/db` → `postgres://u:<redacted>@h/db`; the
+ *     user, host and path stay readable, the fixed marker leaks no length.
  * Rule 2 reuses the runner's published-status rule (src/runtime/runner/status.ts), so status
  * configurations, spans and logs agree on what a credential key is.
  */
@@ -30,6 +33,22 @@ export const SECRET_VALUE = new RegExp(
     String.raw`\bAIza[0-9A-Za-z_-]{35}`, // Google API key
   ].join("|"),
 );
+
+/**
+ * A URL with a password in its userinfo (`scheme://user:password@`), group 1 = up to the colon,
+ * group 2 = the password. The password stops at whitespace, `/`, `?`, `#` or the last `@` before
+ * the host (RFC 3986 userinfo has no unescaped `@`, but a pasted one is masked with it).
+ */
+export const URL_PASSWORD = /\b([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/?#@]*:)([^\s/?#]*?)@(?=[^\s@]*(?:[\s/?#]|$))/g;
+
+/**
+ * `text` with the password of each URL's userinfo replaced by `<redacted>` (rule 4); the same
+ * string when there is none, or when the password is already the marker or an `{{expression}}`.
+ */
+export function redactUrlPasswords(text: string): string {
+  if (!text.includes("://")) return text;
+  return text.replace(URL_PASSWORD, (whole, head: string, password: string) => (password === "" || password === REDACTED || password.startsWith("{{") ? whole : `${head}${REDACTED}@`));
+}
 
 /** What {@link redactValue} masks besides the key regex and the value shapes. */
 export interface RedactOptions {
@@ -58,7 +77,7 @@ export function redactValue(value: unknown, options?: RedactOptions): unknown {
 }
 
 function walk(value: unknown, keys: ReadonlySet<string>, depth: number): unknown {
-  if (typeof value === "string") return SECRET_VALUE.test(value) ? REDACTED : value;
+  if (typeof value === "string") return SECRET_VALUE.test(value) ? REDACTED : redactUrlPasswords(value);
   if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return value;
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;

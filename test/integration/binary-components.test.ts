@@ -13,7 +13,7 @@ import { createKubeClient, type KubeClient } from "../../src/k8s/client/index.ts
 import { tinyModules } from "../../src/k8s/controllers/index.ts";
 import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
 import { startModuleProcess, type ModuleProcess } from "../support/module-process.ts";
-import { waitUntil } from "../support/process.ts";
+import { startProcess, tail, waitUntil } from "../support/process.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const BINARY = join(ROOT, "dist/tinyhost");
@@ -103,3 +103,39 @@ test("in cluster mode the binary serves a ConfigMap-mounted component and picks 
   configMap(mount, { "greet.ts": greet("Greet v2") }, 2);
   await waitUntil("the edit reaches the TinyModule status", async () => (await description()) === "Greet v2", 60_000);
 }, 300_000);
+
+test("in local mode the binary names a --components directory at start-up and reloads an edit of its file", async () => {
+  const dir = join(work, "local");
+  const comps = join(dir, "comps");
+  const flow = join(dir, "flow");
+  mkdirSync(comps, { recursive: true });
+  mkdirSync(flow, { recursive: true });
+  writeFileSync(join(comps, "greet.ts"), greet("Greet v1"));
+  writeFileSync(
+    join(flow, "greet.yaml"),
+    `apiVersion: operator.tinysystems.io/v1alpha1
+kind: TinyNode
+metadata:
+  name: f1.tinyhost.greet-a1b2c
+spec:
+  module: tinyhost
+  component: greet
+`,
+  );
+  const log = join(work, "local-binary.log");
+  const p = startProcess({ name: "binary run --local", cmd: [BINARY, "run", "--local", flow, "--no-state", "--no-console", "--components", comps], cwd: work, logFile: log, env: { TINYHOST_LOG_LEVEL: "warn" } });
+  try {
+    const seen = async (text: string) => (await Bun.file(log).text()).includes(text);
+    await waitUntil("the node runs", () => seen("OK"), 30_000).catch(async (err) => {
+      throw new Error(`${(err as Error).message}\n${await tail(log, 30)}`);
+    });
+    expect(await seen("bundled + 1 from local/comps")).toBe(true);
+    await Bun.sleep(300); // the watch opens after the first reconcile
+    writeFileSync(join(comps, "greet.ts"), greet("Greet v2"));
+    await waitUntil("the reload", () => seen("(greet): recreating 1 node"), 30_000).catch(async (err) => {
+      throw new Error(`${(err as Error).message}\n${await tail(log, 30)}`);
+    });
+  } finally {
+    await p.stop();
+  }
+}, 120_000);

@@ -206,6 +206,77 @@ describe("tinyhost run --local", () => {
   );
 
   test(
+    "a truncate-then-write save of the counter's YAML keeps its count; a node really removed and back resumes it",
+    async () => {
+      const dir = copyExample("tick-count");
+      const r = runLocal(dir);
+      const counter = nodeNameOf(tickCount(), "counter");
+      await waitUntil("count ≥ 3", async () => countIn(dir, counter) >= 3, 30_000);
+      const file = join(dir, readdirSync(dir).find((f) => f.startsWith("counter"))!);
+      const text = readFileSync(file, "utf8");
+      writeFileSync(file, ""); // a non-atomic save: truncate…
+      await Bun.sleep(500);
+      writeFileSync(file, text); // …then write
+      const before = countIn(dir, counter);
+      await waitUntil("the count goes on", async () => countIn(dir, counter) >= before + 2, 30_000);
+      expect(logText(r)).not.toContain("removed");
+      // Gone past the grace (onDestroy runs), then back: it resumes its count.
+      rmSync(file);
+      await waitLog(r, "the removal", (t) => t.includes("counter  removed"));
+      const kept = countIn(dir, counter); // kept in the state file
+      expect(kept).toBeGreaterThanOrEqual(before + 2);
+      writeFileSync(file, text);
+      await waitLog(r, "the node is back", (t) => t.includes("is back: it resumes the state it had when it was removed"));
+      await waitUntil("the count goes on from the kept one", async () => countIn(dir, counter) > kept, 30_000);
+      const ticks = [...logText(r).matchAll(/"count":(\d+)/g)].map((m) => Number(m[1]));
+      expect(ticks.slice(1).every((n, i) => n > ticks[i]!)).toBe(true); // never restarted from 1
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "after kill -9 of a host orphaned under a non-reaping parent (a zombie), a new run takes its lock over",
+    async () => {
+      const dir = copyExample("tick-count");
+      const log = join(tempDir("log"), "zombie.log");
+      // sh starts the host in the background, prints its pid and becomes `sleep`, which never reaps it.
+      const parent = Bun.spawn(["sh", "-c", `${process.execPath} src/cli/main.ts run --local ${dir} --no-console --port ${freePort()} >${log} 2>&1 & echo $!; exec sleep 60`], { cwd: ROOT, stdout: "pipe", env: { ...process.env, TINYHOST_LOG_LEVEL: "warn" } });
+      try {
+        const { value } = await parent.stdout.getReader().read();
+        const pid = Number(new TextDecoder().decode(value).trim());
+        await waitUntil("the first host runs", async () => existsSync(log) && readFileSync(log, "utf8").includes("counter  OK"), 30_000);
+        process.kill(pid, 9);
+        await waitUntil("a zombie", async () => readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z"), 10_000);
+        const second = runLocal(dir);
+        await waitLog(second, "the take-over line", (t) => t.includes(`state: took over ${join(dir, ".tinyhost", "state.json.lock")} from pid ${pid}, which is no longer running`));
+      } finally {
+        parent.kill(9);
+      }
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a second host with its own --state leaves send --local reaching the first, which it names",
+    async () => {
+      const dir = copyExample("tick-count");
+      const first = runLocal(dir);
+      await waitLog(first, "the first console", (t) => t.includes("console: http://"));
+      const second = spawn(["run", "--local", dir, "--port", String(freePort()), "--console", "127.0.0.1:0", "--state", join(tempDir("state"), "other.json")], dir, 0);
+      await waitLog(second, "the second console", (t) => t.includes("console: http://"));
+      const send = () => Bun.spawnSync([process.execPath, "src/cli/main.ts", "send", "--local", dir, "Count ticks", "in", '{"by":1}', "--wait"], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, TINYHOST_LOG_LEVEL: "warn" } });
+      const both = send();
+      expect(both.exitCode).toBe(0);
+      expect(both.stderr.toString()).toContain(`2 tinyhost processes run on ${dir}: using pid ${first.proc.pid}`);
+      await second.proc.stop();
+      const one = send();
+      expect(one.stderr.toString()).not.toContain("tinyhost processes run");
+      expect(one.exitCode).toBe(0);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
     "tick-count counts ticks in node state and shows them on the debug node",
     async () => {
       const dir = copyExample("tick-count");

@@ -145,14 +145,19 @@ describe("tinyhost rpc", () => {
   });
 
   test("--local runs the call through a scheduler in its own process", async () => {
-    expect(await cli("--local", "--components", FIXTURES, "anymod", "durable_double", '{"n":7}')).toEqual({ code: 0, out: '{"n":14,"calls":1}', err: "" });
-    const unknown = await cli("--local", "--components", FIXTURES, "anymod", "nope");
+    expect(await cli("--local", "--components", FIXTURES, "tinyhost", "durable_double", '{"n":7}')).toEqual({ code: 0, out: '{"n":14,"calls":1}', err: "" });
+    const unknown = await cli("--local", "--components", FIXTURES, "tinyhost", "nope");
     expect(unknown.code).toBe(1);
-    expect(unknown.err).toContain('component "nope" not registered on this module (module anymod;');
-    const invalid = await cli("--local", "--components", FIXTURES, "anymod", "durable_double", '{"n":"two"}');
+    expect(unknown.err).toContain('component "nope" not registered on this module (module tinyhost;');
+    const invalid = await cli("--local", "--components", FIXTURES, "tinyhost", "durable_double", '{"n":"two"}');
     expect(invalid.err).toContain('component "durable_double" input port "in": field $.n breaks rule "type"');
     // Go's decode semantics: null is the zero value, not an error.
-    expect(await cli("--local", "--components", FIXTURES, "anymod", "durable_double", '{"n":null}')).toEqual({ code: 0, out: '{"n":0,"calls":1}', err: "" });
-    expect((await cli("--local", "--components", FIXTURES, "anymod", "durable_double", "{oops")).code).toBe(2);
+    expect(await cli("--local", "--components", FIXTURES, "tinyhost", "durable_double", '{"n":null}')).toEqual({ code: 0, out: '{"n":0,"calls":1}', err: "" });
+    expect((await cli("--local", "--components", FIXTURES, "tinyhost", "durable_double", "{oops")).code).toBe(2);
+    // Another module's name is refused, naming both; --name runs the components as that module.
+    const other = await cli("--local", "--components", FIXTURES, "othermod", "durable_double", '{"n":7}');
+    expect(other.code).toBe(2);
+    expect(other.err).toContain('module "othermod" is not the module --local runs ("tinyhost")');
+    expect(await cli("--local", "--name", "othermod", "--components", FIXTURES, "othermod", "durable_double", '{"n":7}')).toEqual({ code: 0, out: '{"n":14,"calls":1}', err: "" });
   });
 });

@@ -138,6 +138,7 @@ describe("tinyhost send on a cluster's NATS, as Go's wire.Publish", () => {
       const [goMsg] = await cap.next(1);
       const r = await send(["--nats-url", sharedUrl, node, port, '{"reset":true}']);
       expect(r.code).toBe(0);
+      expect(r.err).toBe(`sent to ${node}:${port} (tinymodule.${module}.${port === "_control" ? "sysmsg" : "msg"}; core NATS does not report whether a module received it: --wait does)`);
       const [ours] = await cap.next(1);
       expect(ours).toEqual(goMsg!);
       expect(ours).toEqual({ subject: `tinymodule.${module}.${port === "_control" ? "sysmsg" : "msg"}`, headers: { "x-to": `${node}:${port}`, "x-from": "signal" }, body: '{"reset":true}', reply: "" });
@@ -175,6 +176,12 @@ describe("tinyhost send on a cluster's NATS, as Go's wire.Publish", () => {
     const ourEmpty = await send(["--nats-url", sharedUrl, "--wait", node, "in", '{"n":0}']);
     expect([ourEmpty.code, ourEmpty.out]).toEqual([0, ""]);
     expect(ourEmpty.err).toContain("done, no result");
+  });
+
+  test("an unreachable NATS is named with its URL", async () => {
+    const r = await send(["--nats-url", "nats://127.0.0.1:1", "f1.m.c-1", "in", "{}"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toStartWith("tinyhost send: cannot connect to NATS at nats://127.0.0.1:1: ");
   });
 
   test("core, --wait with nobody serving the module: both say no responders at once", async () => {
@@ -224,7 +231,7 @@ describe("tinyhost send to local mode", () => {
     for (const f of readdirSync(join(ROOT, "examples/tick-count"))) if (f.endsWith(".yaml")) cpSync(join(ROOT, "examples/tick-count", f), join(dir, f));
     const log = join(dir, "..", `${Date.now()}-send-local.log`);
     procs.push(startProcess({ name: "run --local", cmd: [BUN, "src/cli/main.ts", "run", "--local", dir, "--port", String(freePort()), "--console", "127.0.0.1:0"], cwd: ROOT, logFile: log, env: { TINYHOST_LOG_LEVEL: "warn" } }));
-    await waitUntil("the console", async () => existsSync(join(dir, ".tinyhost", "console.json")), 30_000).catch(async (err) => {
+    await waitUntil("the console", async () => existsSync(join(dir, ".tinyhost")) && readdirSync(join(dir, ".tinyhost")).some((f) => /^console-\d+\.json$/.test(f)), 30_000).catch(async (err) => {
       throw new Error(`${(err as Error).message}\n${await tail(log, 30)}`);
     });
     const counter = nodeNameOf(tickCount(), "counter");

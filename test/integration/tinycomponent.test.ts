@@ -26,6 +26,7 @@ const SINK = "a1b2c3d4.sinkmod.sink-1";
 let cp: ControlPlane;
 let kube: KubeClient;
 let proc: ModuleProcess | undefined;
+let proc2: ModuleProcess | undefined;
 
 beforeAll(async () => {
   cp = await getControlPlane();
@@ -34,6 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await proc?.stop(9000);
+  await proc2?.stop(9000);
 });
 
 function definition(script: string): WatchedComponent {
@@ -138,3 +140,36 @@ test("a TinyComponent is installed, runs in a node, takes edits and leaves on de
     await nc.close();
   }
 }, 300_000);
+
+test("a TinyComponent whose top-level code loops does not hold back the others' status; it fails at the 5 s load limit", async () => {
+  const natsUrl = process.env.TINYHOST_TEST_NATS_URL;
+  if (!natsUrl) throw new Error("TINYHOST_TEST_NATS_URL is not set: run through test/support/run-integration.ts");
+  const ns = await cp.newNamespace("tinycomponent-loop");
+  const dir = mkdtempSync(join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "tinycomponent-loop-"));
+  const emptyComponents = mkdtempSync(join(dir, "components-"));
+  proc2 = await startModuleProcess({ hostname: "pod-0", name: MODULE, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: emptyComponents, env: { TINY_NATS_URL: natsUrl }, logDir: dir });
+  const make = (name: string, component: string, script: string, input?: string): WatchedComponent => {
+    const d = definition(script);
+    return { ...d, metadata: { name }, spec: { ...d.spec, component, ...(input === undefined ? {} : { input }) } } as WatchedComponent;
+  };
+  // The loop first, so that one worker would be busy with it when the others arrive.
+  await kube.create(tinyComponents, make("loops", "loops", "while (true) {}\nexport default () => 1"), { namespace: ns });
+  await Bun.sleep(300);
+  await Promise.all([
+    kube.create(tinyComponents, make("syntax", "syntax", "export default (i) => {{{"), { namespace: ns }),
+    kube.create(tinyComponents, make("bad-name", "Bad-Name", "export default (i) => i"), { namespace: ns }),
+    kube.create(tinyComponents, make("bad-input", "bad_input", "export default (i) => i", '{"type":'), { namespace: ns }),
+  ]);
+  const statusOf = async (name: string) => (await kube.get(tinyComponents, name, ns)).status;
+  await waitUntil("the three broken TinyComponents report why", async () => {
+    const all = await Promise.all(["syntax", "bad-name", "bad-input"].map(statusOf));
+    return all.every((st) => st?.installed === false && (st.reason ?? "") !== "");
+  }, 60_000);
+  // Reported while the loop still spins: the loop's load limit (5 s) has not passed yet.
+  expect((await statusOf("loops"))?.observedGeneration).toBeUndefined();
+  expect((await statusOf("syntax"))?.reason).toStartWith("script: main.js:1:");
+  expect((await statusOf("bad-input"))?.reason).toStartWith("input schema:");
+  expect((await statusOf("bad-name"))?.reason).toContain("Bad-Name");
+  await waitUntil("the looping TinyComponent reports its load limit", async () => (await statusOf("loops"))?.installed === false, 60_000);
+  expect((await statusOf("loops"))?.reason).toBe("script: the script's top-level code ran past 5000 ms while loading");
+}, 180_000);

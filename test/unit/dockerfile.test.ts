@@ -121,6 +121,11 @@ describe("Dockerfile", () => {
     expect(users.at(-1)!.args.split(":")[0]).toBe(String(MODULE_UID));
   });
 
+  test("tells JavaScriptCore the chart's 128Mi as its RAM size (docs/operations.md §8)", () => {
+    const env = FINAL.instructions.filter((i) => i.keyword === "ENV").map((i) => i.args);
+    expect(env).toContain(`BUN_JSC_forceRAMSize=${128 * 1024 * 1024}`);
+  });
+
   test("enters `tinyhost run` in exec form (DL3025)", () => {
     const entry = FINAL.instructions.filter((i) => i.keyword === "ENTRYPOINT");
     expect(entry.length).toBe(1);

@@ -5,7 +5,8 @@
  * overwritten.
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
+import { isCompiledBinary } from "../components-source.ts";
 import type { CommandRunner } from "../cli.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { componentFiles, DEFAULT_COMPONENT_LAYOUT, type ScaffoldFile } from "../scaffold/component.ts";
@@ -20,7 +21,7 @@ new component  writes <components>/<name>.ts (default components/) and its test
                <tests>/<name>.test.ts (default test/unit/components/); both pass the
                typecheck and the test as written. <name>: lowercase words joined by "_".
 new flow       writes a signal → debug flow into <dir> (TinyProject, TinyFlow, TinyNodes as
-               the platform writes them); run it with tinyhost run --local <dir>.
+               the platform writes them); run it with run --local <dir>.
                --module: spec.module of its nodes (default tinyhost).`;
 
 /** Writes `files` under `root`; refuses (writing nothing) when any exists. @returns the paths written, or the error text. */
@@ -35,10 +36,24 @@ export function writeNew(root: string, files: readonly ScaffoldFile[]): string[]
 }
 
 /**
+ * How the hints spell the tinyhost command: from source `npm run tinyhost --`; in the compiled
+ * binary the binary's own path (relative to `root` when below it, `./`-prefixed so a shell runs it).
+ */
+export function tinyhostCommand(compiled: boolean, root: string, execPath = process.execPath): string {
+  if (!compiled) return "npm run tinyhost --";
+  const rel = relative(root, execPath);
+  if (rel.startsWith("..") || rel === "") return execPath;
+  return rel.includes("/") ? rel : `./${rel}`;
+}
+
+/**
  * Runs `new` with `args` in project root `root` (default the working directory).
+ * @param compiled word the hints for the compiled binary (default: this process is one): it reads
+ *   a components directory only when given `--components`, and has no `./node_modules/.bin/bun`.
  * @returns exit code (0 written, 1 refused, 2 usage error) and the lines printed.
  */
-export function runNew(args: readonly string[], root = process.cwd()): { code: number; out: string[]; err: string[] } {
+export function runNew(args: readonly string[], root = process.cwd(), compiled = isCompiledBinary()): { code: number; out: string[]; err: string[] } {
+  const cmd = tinyhostCommand(compiled, root);
   let parsed;
   try {
     parsed = parseFlags(
@@ -66,7 +81,13 @@ export function runNew(args: readonly string[], root = process.cwd()): { code: n
     }
     const written = writeNew(root, files);
     if (typeof written === "string") return { code: 1, out: [], err: [`tinyhost new: ${written}`] };
-    return { code: 0, out: [...written.map((p) => `wrote ${p}`), `test it: ./node_modules/.bin/bun test ${written[1]}; local mode picks the component up live`], err: [] };
+    const hint = compiled
+      ? [
+          `use it: ${cmd} run --local <flow dir> --components ${dirname(written[0]!)} (the binary reads component files only from --components; edits apply live)`,
+          `test it: bun test ${written[1]} (needs bun and this project's node_modules)`,
+        ]
+      : [`test it: ./node_modules/.bin/bun test ${written[1]}; \`${cmd} run --local <flow dir>\` picks the component up live`];
+    return { code: 0, out: [...written.map((p) => `wrote ${p}`), ...hint], err: [] };
   }
   if (v.components !== undefined || v.tests !== undefined) return usage("--components and --tests are for new component");
   const dir = resolve(root, target);
@@ -74,7 +95,7 @@ export function runNew(args: readonly string[], root = process.cwd()): { code: n
   const files = newFlowFiles(dir, { ...(v.module ? { module: v.module } : {}), ...(v.project ? { project: v.project } : {}) }).map((f) => ({ path: join(target, f.name), text: f.text }));
   const written = writeNew(root, files);
   if (typeof written === "string") return { code: 1, out: [], err: [`tinyhost new: ${written}`] };
-  return { code: 0, out: [...written.map((p) => `wrote ${p}`), `run it: tinyhost run --local ${target}`], err: [] };
+  return { code: 0, out: [...written.map((p) => `wrote ${p}`), `run it: ${cmd} run --local ${target}`], err: [] };
 }
 
 /** The `new` sub-command. */

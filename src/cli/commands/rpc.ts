@@ -11,6 +11,8 @@ import { resolve } from "node:path";
 import type { CommandRunner } from "../cli.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
+import { DEFAULT_LOCAL_MODULE } from "../../local/constants.ts";
+import { sanitizeResourceName } from "../../k8s/api/naming.ts";
 
 /**
  * Help text of `tinyhost rpc`, with the `--components` default of the case it runs in.
@@ -28,6 +30,8 @@ port and prints the JSON it answers on its output port (a component declares age
   --timeout <ms>       how long to wait for the answer (default 30000)
   --local              no cluster: run the component in this process through the scheduler
   --components <dir>   with --local: the component files (${componentsDefault({ compiled, bundledFallback: false })})
+  --name <module>      with --local: the module they run as (default ${DEFAULT_LOCAL_MODULE}, as run --local);
+                       <module> must be it
   -h, --help           this text
 
 Exit codes: 0 answered, 1 the call failed (the error is printed), 2 usage error.`;
@@ -46,7 +50,7 @@ interface Call {
 function parse(args: string[], env: Record<string, string | undefined>): Call | "help" {
   const parsed = parseFlags(
     args,
-    { "nats-url": { type: "string", valueName: "a URL" }, timeout: { type: "string", valueName: "a number of ms" }, local: { type: "boolean" }, components: { type: "string", valueName: "a directory" }, help: { type: "boolean", short: "h" } },
+    { "nats-url": { type: "string", valueName: "a URL" }, name: { type: "string", valueName: "a module name" }, timeout: { type: "string", valueName: "a number of ms" }, local: { type: "boolean" }, components: { type: "string", valueName: "a directory" }, help: { type: "boolean", short: "h" } },
     { positionals: true },
   );
   const v = parsed.values;
@@ -62,6 +66,15 @@ function parse(args: string[], env: Record<string, string | undefined>): Call | 
   }
   if (v.components !== undefined && !v.local) throw new FlagError("--components needs --local");
   if (v.local && v["nats-url"] !== undefined) throw new FlagError("--nats-url and --local exclude each other");
+  if (v.name !== undefined && !v.local) throw new FlagError("--name needs --local (on a cluster <module> names the module)");
+  if (v.local) {
+    // The module the local components run as; a call naming another module would reach nothing on
+    // a cluster, so answering it locally would hide a wrong name.
+    const local = v.name ?? DEFAULT_LOCAL_MODULE;
+    if (sanitizeResourceName(module) !== sanitizeResourceName(local)) {
+      throw new FlagError(`module ${JSON.stringify(module)} is not the module --local runs (${JSON.stringify(local)}): call ${local}, or pass --name ${module} to run the components as that module`);
+    }
+  }
   const text = payload === undefined ? "{}" : payload === "-" ? readFileSync(0, "utf8") : payload;
   try {
     JSON.parse(text);
@@ -90,7 +103,6 @@ export const rpcCommand: CommandRunner = {
       return 0;
     }
     process.env.TINYHOST_LOG_LEVEL ??= "warn";
-    const { sanitizeResourceName } = await import("../../k8s/api/naming.ts");
     const module = sanitizeResourceName(call.module);
     const { errorCode } = await import("../../sdk/errors.ts");
     const result = call.local ? await callLocal(call, module) : await callNats(call, module);

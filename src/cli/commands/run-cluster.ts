@@ -63,6 +63,9 @@ Environment:
   TINYHOST_DRAIN_TIMEOUT_MS  bound on draining in-flight hops at shutdown (default 4000)
   TINYHOST_JETSTREAM_ACK_WAIT_MS  JetStream AckWait: how long a hop held by a dead replica waits
                        before another replica gets it (default 30000, as Go)
+  TINYHOST_NODE_WORKERS  concurrent TinyNode reconciles (default 64)
+  TINYHOST_MEMORY_SOFT_LIMIT  RSS above which the module runs a full collection (bytes or 96Mi;
+                       "off"); default 75 % of the container's cgroup memory limit, none without one
 `;
 }
 

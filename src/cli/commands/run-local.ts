@@ -34,7 +34,7 @@ hop is printed once, at the node where it failed.
                         nodes run when their name's module segment matches it
   --namespace <ns>      namespace reported to components (default "tinysystems")
   --components <dir>    load the component files in <dir>, applying edits live
-                        (${componentsDefault({ compiled, bundledFallback: false })}${compiled ? "; not reloaded" : ""})
+                        (${componentsDefault({ compiled, bundledFallback: false })}${compiled ? "; its files add to them" : ""})
   --port <n>            listen port of the first http_server node (default $PORT, else ${DEFAULT_LOCAL_PORT})
   --state <file>        state file (default <dir>/.tinyhost/state.json)
   --no-state            keep state in memory only

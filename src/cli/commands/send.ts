@@ -43,6 +43,19 @@ export interface SendArgs {
   timeoutMs: number;
 }
 
+/** The settings port, which `send` refuses ({@link SETTINGS_REFUSED}). */
+const SETTINGS_PORT = "_settings";
+
+/**
+ * Why `send` refuses the `_settings` port. Go's runner does take a `_settings` signal (it decodes
+ * it and calls OnSettings), but its next reconcile — each spec or `status.metadata` change (a
+ * counter's state write is one) and every 5 min (internal/controller/tinynode_controller.go) —
+ * re-delivers the node's own settings over it, so the send looked applied and was silently undone
+ * (docs/compatibility.md "send refuses _settings").
+ */
+export const SETTINGS_REFUSED =
+  "_settings is the node's own configuration: a sent value would be applied and then replaced by the node's settings at its next reconcile (a state change or within 5 min, as Go's runner does), so send refuses it; change the settings in the node's manifest instead (run --local reloads the directory; on a cluster edit the TinyNode's _settings port configuration)";
+
 /** Default `--timeout`, ms (Go `wire.Publish`: 30 s). */
 export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
 
@@ -90,6 +103,7 @@ export async function parseSendArgs(args: readonly string[], env: Record<string,
   const [node, port] = p as [string, string];
   if (node === "") return "<node> is empty";
   if (port === "" || port.includes(":")) return `<port> must be a port name, got ${JSON.stringify(port)}`;
+  if (port === SETTINGS_PORT) return SETTINGS_REFUSED;
   const text = p[2] === "-" ? await stdin() : (p[2] ?? "{}");
   let data: unknown;
   try {
@@ -146,7 +160,12 @@ async function sendNats(a: SendArgs, url: string, transport: "core" | "jetstream
   const [{ connectNats }, { publishToNode }] = await Promise.all([import("../../transport/nats/connect.ts"), import("../../transport/nats/publish.ts")]);
   const { errorCode } = await import("../../sdk/errors.ts");
   // The module's connect options (runtime-spec §4.1): a first connect that fails within 5 s is an error.
-  const nc = await connectNats(url, { name: "tinyhost-send" });
+  let nc: Awaited<ReturnType<typeof connectNats>>;
+  try {
+    nc = await connectNats(url, { name: "tinyhost-send" });
+  } catch (err) {
+    return { out: [], err: [`cannot connect to NATS at ${url}: ${err instanceof Error ? err.message : String(err)}`], code: 1 };
+  }
   try {
     const { subject, result } = await publishToNode(nc, a.node, a.port, a.data, { wait: a.wait, timeoutMs: a.timeoutMs, transport });
     const to = `${a.node}:${a.port}`;
@@ -155,7 +174,9 @@ async function sendNats(a: SendArgs, url: string, transport: "core" | "jetstream
       const named = code && !result.error.message.startsWith(`${code}: `) ? ` [${code}]` : "";
       return { out: [], err: [`${to} failed: ${result.error.message}${named}`], code: 1 };
     }
-    if (!a.wait) return { out: [], err: [`sent to ${to} (${subject}${transport === "jetstream" ? ", stored by JetStream" : ""})`], code: 0 };
+    // Core NATS publishes fire-and-forget, as Go's wire.Publish without WaitForReply: nothing says
+    // whether a module listens, so the line says so instead of implying delivery.
+    if (!a.wait) return { out: [], err: [`sent to ${to} (${subject}${transport === "jetstream" ? ", stored by JetStream" : "; core NATS does not report whether a module received it: --wait does"})`], code: 0 };
     if (result.kind === "empty") return { out: [], err: [`${to}: done, no result`], code: 0 };
     const v = result.value;
     return { out: [v instanceof Uint8Array ? new TextDecoder().decode(v) : (JSON.stringify(v) ?? "null")], err: [], code: 0 };
@@ -174,8 +195,14 @@ export async function runSend(a: SendArgs): Promise<Outcome> {
     let url: string;
     if (a.target.kind === "console") url = a.target.url;
     else {
-      const { readConsoleRecord } = await import("../../console/discovery.ts");
-      url = readConsoleRecord(a.target.dir).url;
+      const { findConsole } = await import("../../console/discovery.ts");
+      const found = findConsole(a.target.dir);
+      url = found.record.url;
+      // Several hosts on one directory: say which one is used (stderr, so stdout stays the result).
+      if (found.note) {
+        const r = await sendLocal(a, url);
+        return { ...r, err: [found.note, ...r.err] };
+      }
     }
     return await sendLocal(a, url);
   } catch (err) {

@@ -10,6 +10,15 @@ import { Watcher } from "../runtime/watcher.ts";
 import type { ComponentCatalog } from "../../runtime/registry/catalog.ts";
 import { kubeComponentApi, tinyComponentReconciler, tinyComponents, type TinyComponentReconciler, type WatchedComponent } from "./tinycomponent.ts";
 
+/**
+ * Concurrent TinyComponent reconciles. A reconcile builds the definition, which loads the script
+ * (up to its load limit, 5 s: src/runtime/script/limits.ts), so with one worker a script whose
+ * top-level code loops held every other TinyComponent's status back for that long. Reconciles of
+ * one key never overlap (the controller's queue), so more workers only let different ones run
+ * side by side, each in its own sandbox Worker.
+ */
+export const TINYCOMPONENT_WORKERS = 4;
+
 /** What {@link tinyComponentController} needs. */
 export interface TinyComponentControllerOptions {
   kube: KubeClient;
@@ -41,6 +50,7 @@ export function tinyComponentController(o: TinyComponentControllerOptions): Tiny
   const controller = new Controller<WatchedComponent>({
     name: "tinycomponent",
     watcher,
+    workers: TINYCOMPONENT_WORKERS,
     reconcile: (key, obj, ctx) => reconciler.reconcile(key, obj, ctx),
     onError: (key, err) => o.log.warn({ controller: "tinycomponent", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
   });

@@ -26,11 +26,14 @@ export interface PatchNodeResult {
  * (with `metadata.resourceVersion`) → on 409 start over (policy: `CONFLICT_RETRY`).
  * @param nodes - TinyNode calls. @param name - node name. @param namespace - node namespace.
  * @param updater - may run more than once (after a conflict), always on a fresh copy.
+ * @param current - the node as last seen (the informer cache's copy): the first attempt works on it
+ *   instead of a GET; when it is stale the write meets 409 and the retry reads the node. Not changed.
  * @throws KubeApiError (`isNotFound` when the node is gone); ConflictRetriesExhaustedError; what the updater throws.
  */
-export async function patchNode(nodes: CrdApi<TinyNode>, name: string, namespace: string, updater: NodeUpdater): Promise<PatchNodeResult> {
+export async function patchNode(nodes: CrdApi<TinyNode>, name: string, namespace: string, updater: NodeUpdater, current?: TinyNode): Promise<PatchNodeResult> {
   const out = await retryOnConflict<TinyNode>({
     what: `TinyNode ${namespace}/${name} status`,
+    ...(current ? { current } : {}),
     read: () => nodes.get(name, namespace),
     write: async (fresh) => {
       const copy = structuredClone(fresh);

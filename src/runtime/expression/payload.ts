@@ -30,18 +30,18 @@ function repairStrings(value: unknown): unknown {
 }
 
 /**
- * Decodes message bytes (or text) as JSON the way Go's runner reads them for an edge
- * configuration. Values that are not bytes or text (an in-process message) are returned as-is.
+ * Decodes message bytes as JSON the way Go's runner reads them for an edge configuration. Any
+ * other value (an in-process message) is returned as-is — a string included: it is the string
+ * value, as a Go message's `any` string is (json.Marshal quotes it before ajson reads it back), not
+ * JSON text to parse.
  *
- * @param data the message body
+ * @param data the message body: JSON bytes, or an in-process value
  * @returns the JSON value; unreadable numbers as `UnreadableNumber`
  * @throws SyntaxError when the text is not JSON (Go fails the hop: `ajson parse requestData payload error`)
  */
 export function decodePayloadJson(data: unknown): unknown {
-  let text: string;
-  if (data instanceof Uint8Array) text = decoder.decode(data);
-  else if (typeof data === "string") text = data;
-  else return data;
+  if (!(data instanceof Uint8Array)) return data;
+  const text = decoder.decode(data);
   let unreadable = false;
   let value: unknown;
   if (HUGE_NUMBER.test(text)) {

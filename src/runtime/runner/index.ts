@@ -7,4 +7,4 @@ export { resolveRetryPolicy, backoffDelayMs, mayRetry, DEFAULT_RETRY_POLICY, typ
 export { PortValidationError, PayloadDecodeError, EmptyPortError, NodeStoppedError, EdgeTimeoutError, HopCancelledError, type PortIssue } from "./errors.ts";
 export { PortConfigError } from "./port-config.ts";
 export { statusPorts, statusComponent, redact, REDACTED } from "./status.ts";
-export { Debouncer } from "./debouncer.ts";
+export { StatusWriter } from "./status-writer.ts";

@@ -3,6 +3,9 @@
  * `status.metadata["_state/" + k]` as standard base64 of the bytes. Writes go through node updaters
  * (the debounced status patch); a pending overlay gives read-your-writes until the patched node comes
  * back (5 s, as in Go). Total `_state/*` size (key + value lengths) is capped at 900 KiB.
+ * Writes coalesce per key: a burst of N sets of one key is one entry (its latest value), taken by the
+ * node's status write when that write starts ({@link MetadataState.takeWrites}) — not N queued
+ * updaters each holding its own copy (the cluster-path growth of issue 19).
  */
 import { TinyError } from "../../sdk/errors.ts";
 import type { NodeUpdater } from "../../sdk/node.ts";
@@ -28,8 +31,18 @@ export interface MetadataStore {
   readonly nodeName: string;
   /** The last known `status.metadata` of the node. */
   metadata(): Readonly<Record<string, string>>;
-  /** Queues `updater` into the node's debounced status patch (runtime-spec §2.4 `_reconcile`). */
-  enqueue(updater: NodeUpdater): void;
+  /** Asks for the node's status write (runtime-spec §2.4, §2.9); it calls {@link MetadataState.takeWrites}. */
+  requestWrite(): void;
+}
+
+/** The state writes one status write carries (see {@link MetadataState.takeWrites}). */
+export interface StateWrites {
+  /** Number of keys written or deleted. */
+  readonly size: number;
+  /** Applies the writes to `node.status.metadata`. */
+  apply: NodeUpdater;
+  /** The status write failed: put back the entries not written again since (the next write sends them). */
+  restore(): void;
 }
 
 const enc = new TextEncoder();
@@ -42,6 +55,8 @@ function toBase64(bytes: Uint8Array): string {
 export class MetadataState implements State {
   /** key → pending base64 value (`null` = tombstone) and when it was written (ms). */
   readonly #pending = new Map<string, { value: string | null; at: number }>();
+  /** metadata key → base64 value (`null` = delete) not yet handed to a status write; latest wins. */
+  #unwritten = new Map<string, string | null>();
 
   constructor(
     readonly store: MetadataStore,
@@ -75,18 +90,43 @@ export class MetadataState implements State {
     total += mk.length + b64.length;
     if (total > STATE_MAX_BYTES) throw new StateTooLargeError(this.store.nodeName, key, total, STATE_MAX_BYTES);
     this.#pending.set(key, { value: b64, at: this.now() });
-    this.store.enqueue((node) => {
-      const status = (node.status ??= {});
-      (status.metadata ??= {})[mk] = b64;
-    });
+    this.#unwritten.set(mk, b64);
+    this.store.requestWrite();
   }
 
   async delete(key: string): Promise<void> {
     const mk = STATE_PREFIX + key;
     this.#pending.set(key, { value: null, at: this.now() });
-    this.store.enqueue((node) => {
-      if (node.status?.metadata) delete node.status.metadata[mk];
-    });
+    this.#unwritten.set(mk, null);
+    this.store.requestWrite();
+  }
+
+  /** Keys set or deleted since the last {@link takeWrites} (bounded by the number of distinct keys). */
+  get unwrittenKeys(): number {
+    return this.#unwritten.size;
+  }
+
+  /**
+   * Hands the unwritten entries to the status write that is starting (the values read now, at write
+   * time) and starts a new, empty set; undefined when there is nothing to write.
+   */
+  takeWrites(): StateWrites | undefined {
+    if (this.#unwritten.size === 0) return undefined;
+    const taken = this.#unwritten;
+    this.#unwritten = new Map();
+    return {
+      size: taken.size,
+      apply: (node) => {
+        const status = (node.status ??= {});
+        for (const [mk, b64] of taken) {
+          if (b64 !== null) (status.metadata ??= {})[mk] = b64;
+          else if (status.metadata) delete status.metadata[mk];
+        }
+      },
+      restore: () => {
+        for (const [mk, b64] of taken) if (!this.#unwritten.has(mk)) this.#unwritten.set(mk, b64);
+      },
+    };
   }
 
   async list(prefix = ""): Promise<string[]> {

@@ -21,10 +21,11 @@ import {
 import { FROM_SIGNAL, parsePortAddress, type Msg } from "../../transport/types.ts";
 import { compilePortDecoder, type PortDecoder } from "../schema/index.ts";
 import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
-import { Debouncer } from "./debouncer.ts";
 import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, PayloadDecodeError, PortValidationError } from "./errors.ts";
 import { MetadataState } from "./metadata-state.ts";
+import { StatusWriter } from "./status-writer.ts";
 import { compilePortConfigs, decodeConfiguredPayload, evaluatePortConfig, PortConfigTable } from "./port-config.ts";
+import { orphanedKeys } from "./orphaned-keys.ts";
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, mayRetry, resolveRetryPolicy, type ResolvedRetryPolicy } from "./retry.ts";
 import { HopScope } from "./scope.ts";
 import { statusComponent, statusPorts } from "./status.ts";
@@ -118,6 +119,15 @@ class HopContext implements ComponentContext<unknown> {
   }
 }
 
+/** Decode options of a hop, allocated once (runtime-spec §2.2 step 5: signal payloads as they came, configurations sorted). */
+const INPUT_ORDER = { keyOrder: "input" } as const;
+const SORTED_ORDER = { keyOrder: "sorted" } as const;
+
+/** A value `await` would wait for (a promise or any object with a `then` method). */
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return v !== null && (typeof v === "object" || typeof v === "function") && typeof (v as { then?: unknown }).then === "function";
+}
+
 /** Waits `ms` unless the hop's scope is cancelled first (false then). */
 function sleep(ms: number, scope: HopScope): Promise<boolean> {
   return scope.aborted ? Promise.resolve(false) : sleepUnlessAborted(ms, scope.toSignal());
@@ -162,9 +172,13 @@ export class Runner implements HopSite {
   #ports: Map<string, CachedPort> | undefined;
   #portConfigs = new PortConfigTable();
   #edges = new Map<string, EdgeRoute[]>();
+  /** Compiled configurations already checked for undeclared keys ({@link #warnOrphanedKeys}). */
+  #keysChecked = new WeakSet<object>();
   #edgeById = new Map<string, EdgeRoute>();
   #settings: { value: unknown } | undefined;
-  readonly #debouncer: Debouncer;
+  /** One status write in flight at most, coalesced requests (status-writer.ts says why). */
+  readonly #writer: StatusWriter;
+  /** `_reconcile` updaters emitted since the last write started (state writes coalesce in {@link state}). */
   #updaters: NodeUpdater[] = [];
   /** Credential field names authored in the node's `spec.ports[].schema` (runtime-spec §2.6); lazy. */
   #nodeCredentialKeys: Set<string> | undefined;
@@ -179,14 +193,11 @@ export class Runner implements HopSite {
     this.log = log;
     this.#node = node;
     this.identity = identityOf(node);
-    this.#debouncer = new Debouncer(host.debounceMs);
+    this.#writer = new StatusWriter(host.debounceMs, () => this.#patch());
     this.state = new MetadataState({
       nodeName: this.name,
       metadata: () => this.#node.status?.metadata ?? {},
-      enqueue: (u) => {
-        this.#updaters.push(u);
-        this.#schedulePatch();
-      },
+      requestWrite: () => this.#schedulePatch(),
     });
     this.emitter = (port, data, signal) => this.output(port, data, new HopScope(signal, "", undefined), -1);
     this.setNode(node);
@@ -298,17 +309,30 @@ export class Runner implements HopSite {
    * Handles one incoming hop (runtime-spec §2.2). Never rejects: a malformed payload, a validation
    * failure, a throw or a rejection resolves as `fail(...)` for this hop only.
    */
-  async handle(msg: Msg, caller: HopScope): Promise<Result> {
+  handle(msg: Msg, caller: HopScope): Promise<Result> {
+    try {
+      return this.#handle(msg, caller);
+    } catch (err) {
+      return Promise.resolve(fail(err));
+    }
+  }
+
+  /**
+   * {@link handle} without the outer guard. Not `async`: a handler that answers synchronously (a
+   * router's emit hands back the downstream promise, http_server's `response` returns at once)
+   * costs no extra promise; only an awaited handler result goes through {@link #finish} later.
+   */
+  #handle(msg: Msg, caller: HopScope): Promise<Result> {
     const port = parsePortAddress(msg.to)[1];
-    if (port === "") return fail(new EmptyPortError(msg.to));
-    if (this.#stop.signal.aborted) return fail(new NodeStoppedError(this.name));
+    if (port === "") return Promise.resolve(fail(new EmptyPortError(msg.to)));
+    if (this.#stop.signal.aborted) return Promise.resolve(fail(new NodeStoppedError(this.name)));
     const cached = this.#portMap().get(port);
     if (!cached) {
       this.log.debug({ node: this.name, port }, "hop to an undeclared port ignored");
-      return empty;
+      return Promise.resolve(empty);
     }
     if (cached.spec.source && !isSystemPort(port)) {
-      return fail(new PortValidationError(this.name, port, [{ path: "$", rule: "direction", message: `port ${port} is a source (output) port and cannot receive hops` }]));
+      return Promise.resolve(fail(new PortValidationError(this.name, port, [{ path: "$", rule: "direction", message: `port ${port} is a source (output) port and cannot receive hops` }])));
     }
     const span = this.host.tracer.input(this, port, msg);
     let input: unknown;
@@ -317,7 +341,7 @@ export class Runner implements HopSite {
     } catch (err) {
       const e = toError(err);
       span.end(e);
-      return fail(e);
+      return Promise.resolve(fail(e));
     }
     // runtime-spec §2.2 step 5: decode into the port's type as Go does (zero values, unknown keys
     // dropped; only a type mismatch fails). An evaluated configuration reaches Go's decoder with its
@@ -328,32 +352,41 @@ export class Runner implements HopSite {
     } catch (err) {
       const e = toError(err);
       span.end(e);
-      return fail(e);
+      return Promise.resolve(fail(e));
     }
-    const decoded = decoder(input, { keyOrder: msg.from === FROM_SIGNAL ? "input" : "sorted" });
+    const decoded = decoder(input, msg.from === FROM_SIGNAL ? INPUT_ORDER : SORTED_ORDER);
     if (!decoded.ok) {
       const e = new PortValidationError(this.name, port, decoded.issues);
       span.end(e);
-      return fail(e);
+      return Promise.resolve(fail(e));
     }
     const data = decoded.value;
     if (span.recording) span.data(data); // Go records the decoded port data (runner.go redact.Declared(portData))
     if (port === SystemPort.settings && this.#settings && isDeepStrictEqual(this.#settings.value, data)) {
       span.end();
-      return empty; // runtime-spec §2.2 step 6: unchanged settings are not re-delivered
+      return Promise.resolve(empty); // runtime-spec §2.2 step 6: unchanged settings are not re-delivered
     }
     const scope = new HopScope(this.#stop.signal, msg.to, caller);
     const sourceNode = msg.from === FROM_SIGNAL ? "" : parsePortAddress(msg.from)[0];
     const ctx = new HopContext(this, scope, sourceNode, span, port);
     const depth = msg.depth;
     const output: OutputFn = (p, d) => this.output(p, d, scope, depth);
-    let result: Result;
+    let returned: unknown;
     try {
       // The handler runs with the input span active: its emits become children of this hop.
-      result = toResult(await span.run(() => this.#dispatch(ctx, output, port, data)));
+      returned = span.recording ? span.run(() => this.#dispatch(ctx, output, port, data)) : this.#dispatch(ctx, output, port, data);
     } catch (err) {
-      result = fail(err);
+      return Promise.resolve(this.#finish(port, data, span, fail(err)));
     }
+    if (!isThenable(returned)) return Promise.resolve(this.#finish(port, data, span, toResult(returned)));
+    return Promise.resolve(returned).then(
+      (v) => this.#finish(port, data, span, toResult(v)),
+      (err: unknown) => this.#finish(port, data, span, fail(err)),
+    );
+  }
+
+  /** The end of a hop: a successful `_settings` is cached (then ports re-read), the span ends. */
+  #finish(port: string, data: unknown, span: HopSpan, result: Result): Result {
     if (port === SystemPort.settings && result.kind !== "fail") {
       // Cache only after onSettings succeeded (fix of runtime-spec §16 item 8), then re-read ports.
       this.#settings = { value: data };
@@ -398,10 +431,26 @@ export class Runner implements HopSite {
     } catch (err) {
       throw new PayloadDecodeError(this.name, port, err);
     }
-    return evaluatePortConfig(pc, payload, (err) => {
+    const value = evaluatePortConfig(pc, payload, (err) => {
       this.log.debug({ node: this.name, port, err: err.message }, "expression error");
       span.event("expression_error", { expression: err.expression, error: err.message });
     });
+    if (!this.#keysChecked.has(pc)) this.#warnOrphanedKeys(pc, port, cached.spec.schema, value);
+    return value;
+  }
+
+  /**
+   * Logs, once per compiled configuration (so again after an edit), the keys the port's type drops
+   * — Go's runner logs them on every hop ("orphaned keys will be silently dropped"); the decode
+   * stays Go's. The line names each unknown key and the keys the port has.
+   */
+  #warnOrphanedKeys(pc: object, port: string, schema: unknown, value: unknown): void {
+    this.#keysChecked.add(pc);
+    const orphaned = orphanedKeys(value, schema);
+    if (orphaned.length === 0) return;
+    const list = orphaned.map((o) => `${JSON.stringify(o.path)} (known: ${o.known.join(", ")})`).join("; ");
+    const from = (pc as { from?: string }).from;
+    this.log.warn({ node: this.name, port, from: from || undefined, orphanedKeys: orphaned.map((o) => o.path) }, `configuration of port ${port} has keys the port does not declare, dropped when decoded: ${list}`);
   }
 
   /**
@@ -535,23 +584,41 @@ export class Runner implements HopSite {
 
   #schedulePatch(): void {
     if (this.#stop.signal.aborted) return;
-    this.#debouncer.call(() => this.#patch());
+    this.#writer.request();
   }
 
-  /** Drains pending updaters into the node and its status (runtime-spec §2.4, §2.9). */
+  /** Status writes waiting or running for this node: `{ dirty, inFlight, updaters, stateKeys }` (tests, diagnostics). */
+  get pendingWrites(): { dirty: boolean; inFlight: boolean; writes: number; updaters: number; stateKeys: number } {
+    return { dirty: this.#writer.dirty, inFlight: this.#writer.inFlight, writes: this.#writer.writes, updaters: this.#updaters.length, stateKeys: this.state.unwrittenKeys };
+  }
+
+  /**
+   * One status write (runtime-spec §2.4, §2.9), its content read now: the `_reconcile` updaters
+   * emitted so far, the state keys set since the last write (latest values), then the runtime-owned
+   * status fields. A failed write puts the state entries back for the next write (later sets win);
+   * `_reconcile` updaters are not retried (one that throws would fail every write after it).
+   */
   async #patch(): Promise<void> {
     const updaters = this.#updaters;
     this.#updaters = [];
+    const stateWrites = this.state.takeWrites();
     const status = this.readStatus();
     const apply = (node: TinyNode) => {
       for (const u of updaters) u(node);
+      stateWrites?.apply(node);
       node.status = { ...node.status, ...status };
     };
-    apply(this.#node);
+    // On a copy: `#node` may be the TinyNode informer's own object (the reconciler hands it over),
+    // and the sink starts its write from that object — changed in place, the write would find
+    // nothing to send.
+    const local = structuredClone(this.#node);
+    apply(local);
+    this.#node = local;
     if (!this.host.statusSink) return;
     try {
       await this.host.statusSink.patchStatus(this.name, apply);
     } catch (err) {
+      stateWrites?.restore();
       this.log.warn({ node: this.name, err: toError(err).message }, "status patch failed");
     }
   }
@@ -563,8 +630,8 @@ export class Runner implements HopSite {
    */
   async stop(cleanup: boolean): Promise<void> {
     if (this.#stop.signal.aborted) return;
-    await this.#debouncer.flush();
-    this.#debouncer.stop();
+    await this.#writer.flush();
+    this.#writer.stop();
     if (cleanup) {
       try {
         await this.callHook("onDestroy", { ...(this.#node.status?.metadata ?? {}) });

@@ -7,17 +7,19 @@
  * touching `ctx.signal`, a wire transport, a retry wait).
  */
 
+import { LazyAbort, type Cancellation } from "../../sdk/lazy-abort.ts";
+
 /** One link of a hop chain. */
 export class HopScope {
   #combined: AbortSignal | undefined;
 
   /**
-   * @param signal  a signal that cancels this hop and everything below it (node lifetime, caller abort), or undefined
+   * @param signal  a signal (or a {@link LazyAbort}) that cancels this hop and everything below it (node lifetime, caller abort), or undefined
    * @param address `"node:port"` of the hop this link represents (`""` for an origin)
    * @param parent  the caller's scope
    */
   constructor(
-    readonly signal: AbortSignal | undefined,
+    readonly signal: Cancellation | undefined,
     readonly address: string,
     readonly parent: HopScope | undefined,
   ) {}
@@ -38,7 +40,7 @@ export class HopScope {
   toSignal(): AbortSignal {
     if (this.#combined) return this.#combined;
     const set = new Set<AbortSignal>();
-    for (let s: HopScope | undefined = this; s; s = s.parent) if (s.signal) set.add(s.signal);
+    for (let s: HopScope | undefined = this; s; s = s.parent) if (s.signal) set.add(s.signal instanceof LazyAbort ? s.signal.signal : s.signal);
     const list = [...set];
     this.#combined = list.length === 0 ? new AbortController().signal : list.length === 1 ? list[0]! : AbortSignal.any(list);
     return this.#combined;
@@ -53,7 +55,7 @@ export class HopScope {
 }
 
 /** The root scope of a hop arriving from outside (a wire, a test, the emitter), with the caller's signal. */
-export function rootScope(signal?: AbortSignal): HopScope {
+export function rootScope(signal?: Cancellation): HopScope {
   return new HopScope(signal, "", undefined);
 }
 

@@ -275,14 +275,35 @@ function decodeStruct(node: Extract<DecodeNode, { k: "struct" }>, value: unknown
   if (value === null || value === undefined) return node.nullable ? null : base !== undefined && base !== null ? base : zero(node);
   if (!isPlainObject(value)) return mismatch("an object", value);
   const out = (isPlainObject(base) ? base : zeroStruct(node)) as Record<string, unknown>;
-  let keys = Object.keys(value);
-  if (sorted && keys.length > 1 && hasFoldCollision(node, keys)) keys = [...keys].sort();
+  const keys = Object.keys(value);
+  // Keys in the order they came. Only a key that matches its field case-insensitively can make two
+  // keys fill one field; then, in sorted mode, the keys are applied again in sorted order (every
+  // field the first pass wrote is written again, so the result is the sorted pass's).
+  let folds = false;
+  try {
+    folds = applyKeys(node, value, keys, out, sorted);
+  } catch (err) {
+    if (!(err instanceof Mismatch) || !sorted || keys.length < 2 || !hasFoldCollision(node, keys)) throw err;
+    folds = true; // the sorted pass decides which mismatch Go meets first
+  }
+  if (folds && sorted && keys.length > 1 && hasFoldCollision(node, keys)) applyKeys(node, value, [...keys].sort(), out, sorted);
+  return out;
+}
+
+/** Decodes `value[key]` for each of `keys` into `out`; true when some key matched only case-insensitively. */
+function applyKeys(node: Extract<DecodeNode, { k: "struct" }>, value: Record<string, unknown>, keys: readonly string[], out: Record<string, unknown>, sorted: boolean): boolean {
+  let folds = false;
   let current = "";
   try {
-    for (const key of keys) {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       const v = value[key];
       if (v === undefined) continue;
-      const field = node.exact.get(key) ?? node.folded.get(asciiLower(key));
+      let field = node.exact.get(key);
+      if (!field) {
+        field = node.folded.get(asciiLower(key));
+        if (field) folds = true;
+      }
       if (!field) {
         if (!node.rest) continue; // Go drops keys that match no field
         current = key;
@@ -300,9 +321,10 @@ function decodeStruct(node: Extract<DecodeNode, { k: "struct" }>, value: unknown
     if (err instanceof Mismatch) err.up.push(current);
     throw err;
   }
-  return out;
+  return folds;
 }
 
+/** True when two of `keys` fill the same field (exactly or ASCII case-insensitively). */
 function hasFoldCollision(node: Extract<DecodeNode, { k: "struct" }>, keys: readonly string[]): boolean {
   const seen = new Set<string>();
   for (const key of keys) {
@@ -314,9 +336,11 @@ function hasFoldCollision(node: Extract<DecodeNode, { k: "struct" }>, keys: read
   return false;
 }
 
+const ASCII_UPPER = /[A-Z]/;
+
 /** Go's case-insensitive field match folds ASCII letters only (goccy/go-json: `Kelvin sign` ≠ `k`). */
 function asciiLower(s: string): string {
-  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+  return ASCII_UPPER.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s;
 }
 
 function child(path: string, key: string): string {

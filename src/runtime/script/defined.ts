@@ -16,7 +16,7 @@
 import { defineComponent, fail, source, target, Type, type ComponentDefinition } from "../../sdk/index.ts";
 import { compileScript, type ScriptLanguage } from "./compile.ts";
 import { ScriptError } from "./errors.ts";
-import { timeoutMsOf } from "./limits.ts";
+import { loadTimeoutMsOf, timeoutMsOf } from "./limits.ts";
 import { ScriptSandbox } from "./sandbox.ts";
 import { TinyError } from "../../sdk/errors.ts";
 
@@ -82,10 +82,11 @@ export async function defineScriptComponent(d: ScriptDefinition): Promise<Compon
   const input = schemaOf(d.inputSchema, "input");
   const output = schemaOf(d.outputSchema, "output");
   const timeoutMs = timeoutMsOf(d.timeoutSeconds);
+  const loadTimeoutMs = loadTimeoutMsOf(d.timeoutSeconds);
   let code: string;
   try {
     code = await compileScript({ main: d.script, language: d.runtime });
-    (await ScriptSandbox.start({ code, loadTimeoutMs: timeoutMs })).close();
+    (await ScriptSandbox.start({ code, loadTimeoutMs })).close();
   } catch (err) {
     if (err instanceof ScriptError) throw new ScriptError(err.code, `script: ${err.message}`, { cause: err });
     throw err;
@@ -113,7 +114,7 @@ export async function defineScriptComponent(d: ScriptDefinition): Promise<Compon
       const msg = data as { context?: unknown; inputData?: unknown };
       const contextValue = msg.context ?? null;
       if (!ctx.self.sandbox) {
-        const started = ScriptSandbox.start({ code, loadTimeoutMs: timeoutMs, onLog: (level, text) => ctx.log[level === "error" ? "error" : level === "warn" ? "warn" : "info"]({ script: d.name }, text) });
+        const started = ScriptSandbox.start({ code, loadTimeoutMs, onLog: (level, text) => ctx.log[level === "error" ? "error" : level === "warn" ? "warn" : "info"]({ script: d.name }, text) });
         ctx.self.sandbox = started.catch((err: unknown) => {
           ctx.self.sandbox = undefined; // the next message tries again
           throw err;

@@ -8,6 +8,14 @@ import { TinyError } from "../../sdk/errors.ts";
 /** Default time limit of one call, ms (Go js-module: `timeoutSeconds` 0 = 30 s). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
+/**
+ * Longest run of a script's top-level code while it loads, ms. Top-level code only declares
+ * things; a load that takes seconds is a loop, and while it spins it holds the reconcile that
+ * builds the TinyComponent (or the js_eval node's settings). Ours, Go has no separate limit
+ * (docs/compatibility.md "js_eval and TinyComponent").
+ */
+export const DEFAULT_LOAD_TIMEOUT_MS = 5_000;
+
 /** Default memory cap, MiB: how much the process may grow while calls run before they are stopped. */
 export const DEFAULT_MEMORY_CAP_MB = 256;
 
@@ -21,6 +29,15 @@ export const MEMORY_CAP_ENV = "TINYHOST_SCRIPT_MEMORY_MB";
 export function timeoutMsOf(timeoutSeconds: number | undefined): number {
   if (typeof timeoutSeconds !== "number" || !Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) return DEFAULT_TIMEOUT_MS;
   return Math.round(timeoutSeconds * 1000);
+}
+
+/**
+ * The load limit in ms for a `timeoutSeconds` setting: its call limit ({@link timeoutMsOf}), at
+ * most {@link DEFAULT_LOAD_TIMEOUT_MS}.
+ * @param timeoutSeconds the setting as the node or definition carries it.
+ */
+export function loadTimeoutMsOf(timeoutSeconds: number | undefined): number {
+  return Math.min(timeoutMsOf(timeoutSeconds), DEFAULT_LOAD_TIMEOUT_MS);
 }
 
 /** Bad value of {@link MEMORY_CAP_ENV}. code `"SCRIPT_LIMITS"`. */

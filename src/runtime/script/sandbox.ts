@@ -16,11 +16,14 @@ import { memoryWatchdog, type MemoryWatchdog } from "./memory-watchdog.ts";
 /** The worker entry; `scripts/build.ts` adds it to the compiled binary as a second entrypoint. */
 const WORKER_URL = new URL("./sandbox-worker.ts", import.meta.url).href;
 
+/** Longest wait for a worker to come up before its script starts loading, ms. */
+const WORKER_BOOT_MS = 30_000;
+
 /** Options of {@link ScriptSandbox.start}. */
 export interface SandboxOptions {
   /** The compiled script (compile.ts `compileScript`). */
   code: string;
-  /** Limit for loading the script (its top-level code), ms. */
+  /** Limit for loading the script (its top-level code, from when the worker is up), ms; see limits.ts `loadTimeoutMsOf`. */
   loadTimeoutMs: number;
   /** Where the script's `console.*` lines go; default dropped. */
   onLog?: (level: string, text: string) => void;
@@ -57,9 +60,13 @@ class Life {
   pending: Pending | undefined;
   #loadDone!: { resolve(): void; reject(err: ScriptError): void };
 
+  /** Runs from when the worker is up and loading the script until it loaded (or died). */
+  #loadTimer: ReturnType<typeof setTimeout> | undefined;
+
   constructor(
     code: string,
     private readonly onLog: ((level: string, text: string) => void) | undefined,
+    private readonly loadTimeoutMs: number,
   ) {
     const { promise, resolve, reject } = Promise.withResolvers<void>();
     this.loaded = promise;
@@ -76,9 +83,13 @@ class Life {
   #onMessage(msg: Outgoing, code: string): void {
     switch (msg.t) {
       case "ready":
+        // The limit counts the script's top-level code, not the worker's start (which a busy
+        // machine can slow down); the boot itself has its own guard in #ensureLife.
+        this.#loadTimer = setTimeout(() => this.kill(new ScriptError("SCRIPT_TIMEOUT", `the script's top-level code ran past ${this.loadTimeoutMs} ms while loading`)), this.loadTimeoutMs);
         this.worker.postMessage({ t: "load", code });
         return;
       case "loaded":
+        clearTimeout(this.#loadTimer);
         this.#loadDone.resolve();
         return;
       case "load-error":
@@ -108,6 +119,7 @@ class Life {
   kill(err: ScriptError | undefined): void {
     if (this.dead) return;
     this.dead = true;
+    clearTimeout(this.#loadTimer);
     this.worker.terminate();
     const failure = err ?? new ScriptError("SCRIPT_CLOSED", "the script sandbox was closed");
     this.#loadDone.reject(failure);
@@ -151,10 +163,10 @@ export class ScriptSandbox {
 
   async #ensureLife(): Promise<Life> {
     if (this.#life && !this.#life.dead) return this.#life;
-    const life = new Life(this.#code, this.#onLog);
+    const life = new Life(this.#code, this.#onLog, this.#loadTimeoutMs);
     this.#life = life;
     this.starts++;
-    const timer = setTimeout(() => life.kill(new ScriptError("SCRIPT_TIMEOUT", `the script's top-level code ran past ${this.#loadTimeoutMs} ms while loading`)), this.#loadTimeoutMs);
+    const timer = setTimeout(() => life.kill(new ScriptError("SCRIPT_CRASHED", `the script sandbox did not start within ${WORKER_BOOT_MS} ms`)), WORKER_BOOT_MS + this.#loadTimeoutMs);
     try {
       await life.loaded;
     } finally {

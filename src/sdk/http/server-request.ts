@@ -76,14 +76,18 @@ function decodeQueryPart(s: string): string {
  */
 export function queryValues(search: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  const q = search.startsWith("?") ? search.slice(1) : search;
-  if (q === "") return out;
-  for (const pair of q.split("&")) {
-    if (pair === "") continue;
-    const eq = pair.indexOf("=");
-    const k = decodeQueryPart(eq < 0 ? pair : pair.slice(0, eq));
-    const v = eq < 0 ? "" : decodeQueryPart(pair.slice(eq + 1));
-    (out[k] ??= []).push(v);
+  let from = search.startsWith("?") ? 1 : 0;
+  while (from < search.length) {
+    // One pair per `&`, read in place (no array of pairs per request).
+    let end = search.indexOf("&", from);
+    if (end < 0) end = search.length;
+    if (end > from) {
+      const eq = search.indexOf("=", from);
+      const k = decodeQueryPart(eq < 0 || eq > end ? search.slice(from, end) : search.slice(from, eq));
+      const v = eq < 0 || eq > end ? "" : decodeQueryPart(search.slice(eq + 1, end));
+      (out[k] ??= []).push(v);
+    }
+    from = end + 1;
   }
   return out;
 }

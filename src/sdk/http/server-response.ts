@@ -76,6 +76,20 @@ export function textResponse(status: number, text: string): Response {
   return new Response(text, { status, headers: { "Content-Type": "text/plain; charset=UTF-8" } });
 }
 
+/** Content types seen, with a `Headers` holding only that `Content-Type` (a Response copies its init headers). */
+const contentTypes = new Map<string, Headers>();
+const CONTENT_TYPES_MAX = 64;
+
+/** The headers of a response that sets only `Content-Type` (cached: cheaper than an init object per response). */
+function contentTypeHeaders(contentType: string): Headers {
+  let h = contentTypes.get(contentType);
+  if (h) return h;
+  h = new Headers({ "Content-Type": contentType }); // throws TypeError for an invalid value, as before
+  if (contentTypes.size >= CONTENT_TYPES_MAX) contentTypes.clear();
+  contentTypes.set(contentType, h);
+  return h;
+}
+
 /**
  * Go `writeResponse`: each header set (last wins), `Content-Type` from `contentType` when
  * non-empty, else `text/plain; charset=UTF-8` unless a header set one; status; body.
@@ -83,10 +97,7 @@ export function textResponse(status: number, text: string): Response {
  */
 export function writeResponse(r: ServerResponse): Response {
   const body = NO_BODY.has(r.statusCode) ? null : r.body;
-  if (r.headers.length === 0) {
-    // common case: a plain init object is cheaper than a Headers instance
-    return new Response(body, { status: r.statusCode, headers: { "Content-Type": r.contentType !== "" ? r.contentType : "text/plain; charset=UTF-8" } });
-  }
+  if (r.headers.length === 0) return new Response(body, { status: r.statusCode, headers: contentTypeHeaders(r.contentType !== "" ? r.contentType : "text/plain; charset=UTF-8") });
   const headers = new Headers();
   for (const h of r.headers) headers.set(h.key, h.value);
   if (r.contentType !== "") headers.set("Content-Type", r.contentType);

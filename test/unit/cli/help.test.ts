@@ -35,7 +35,7 @@ describe("--components / --dir help", () => {
   test("local mode: ./components from source (a missing one is an error), the compiled-in set in the binary", () => {
     expect(flagHelp(runLocalUsage(false), "--components")).toBe("--components <dir> load the component files in <dir>, applying edits live (default ./components)");
     expect(flagHelp(runLocalUsage(true), "--components")).toBe(
-      "--components <dir> load the component files in <dir>, applying edits live (default: the components compiled into this binary; not reloaded)",
+      "--components <dir> load the component files in <dir>, applying edits live (default: the components compiled into this binary; its files add to them)",
     );
   });
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runNew } from "../../../src/cli/commands/new.ts";
+import { runNew, tinyhostCommand } from "../../../src/cli/commands/new.ts";
 import { componentFiles, ComponentNameError, titleOf } from "../../../src/cli/scaffold/component.ts";
 import { newFlowDescription } from "../../../src/cli/scaffold/flow.ts";
 import { readManifestDir } from "../../../src/local/manifests.ts";
@@ -46,6 +46,20 @@ describe("new component", () => {
     expect(runNew(["widget", "x"], temp()).err[0]).toBe('tinyhost new: unknown kind "widget" (component or flow)');
     expect(runNew(["component"], temp()).code).toBe(2);
     expect(runNew(["component", "x", "--module", "m"], temp()).err[0]).toBe("tinyhost new: --module and --project are for new flow");
+  });
+});
+
+describe("new: hints", () => {
+  test("from source they use ./node_modules/.bin/bun and npm run tinyhost; from the binary its path and --components", () => {
+    const src = runNew(["component", "greet"], temp(), false);
+    expect(src.out.at(-1)).toBe("test it: ./node_modules/.bin/bun test test/unit/components/greet.test.ts; `npm run tinyhost -- run --local <flow dir>` picks the component up live");
+    const bin = runNew(["component", "greet"], temp(), true);
+    expect(bin.out.some((l) => l.startsWith("use it: ") && l.includes(" run --local <flow dir> --components components "))).toBe(true);
+    expect(bin.out.some((l) => l.includes("./node_modules/.bin/bun"))).toBe(false);
+    expect(runNew(["flow", "f"], temp(), false).out.at(-1)).toBe("run it: npm run tinyhost -- run --local f");
+    expect(tinyhostCommand(true, "/w", "/w/dist/tinyhost")).toBe("dist/tinyhost");
+    expect(tinyhostCommand(true, "/w", "/w/tinyhost")).toBe("./tinyhost");
+    expect(tinyhostCommand(true, "/w", "/usr/local/bin/tinyhost")).toBe("/usr/local/bin/tinyhost");
   });
 });
 

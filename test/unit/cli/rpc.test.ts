@@ -25,10 +25,12 @@ describe("tinyhost rpc arguments", () => {
   test("names what is missing or wrong, with exit 2", async () => {
     expect(await run()).toMatchObject({ code: 2, err: expect.stringContaining("missing <module>") });
     expect(await run("m")).toMatchObject({ code: 2, err: expect.stringContaining("missing <component>") });
-    expect(await run("m", "c", "{", "--local")).toMatchObject({ code: 2, err: expect.stringContaining("the payload is not valid JSON") });
-    expect(await run("m", "c", "{}", "extra", "--local")).toMatchObject({ code: 2, err: expect.stringContaining('unexpected argument "extra"') });
-    expect(await run("m", "c", "--local", "--timeout", "0")).toMatchObject({ code: 2, err: expect.stringContaining('--timeout "0"') });
+    expect(await run("tinyhost", "c", "{", "--local")).toMatchObject({ code: 2, err: expect.stringContaining("the payload is not valid JSON") });
+    expect(await run("tinyhost", "c", "{}", "extra", "--local")).toMatchObject({ code: 2, err: expect.stringContaining('unexpected argument "extra"') });
+    expect(await run("tinyhost", "c", "--local", "--timeout", "0")).toMatchObject({ code: 2, err: expect.stringContaining('--timeout "0"') });
     expect(await run("m", "c", "--components", "x")).toMatchObject({ code: 2, err: expect.stringContaining("--components needs --local") });
+    expect(await run("othermod", "double", "--local")).toMatchObject({ code: 2, err: expect.stringContaining('module "othermod" is not the module --local runs ("tinyhost")') });
+    expect(await run("m", "c", "--name", "m")).toMatchObject({ code: 2, err: expect.stringContaining("--name needs --local") });
     expect(await run("m", "c", "--bogus")).toMatchObject({ code: 2, err: expect.stringContaining("--bogus") });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { DEFAULT_SEND_TIMEOUT_MS, parseDuration, parseSendArgs } from "../../../src/cli/commands/send.ts";
+import { DEFAULT_SEND_TIMEOUT_MS, parseDuration, parseSendArgs, SETTINGS_REFUSED } from "../../../src/cli/commands/send.ts";
 import { resolve } from "node:path";
 
 const noStdin = () => Promise.reject(new Error("no stdin"));
@@ -42,6 +42,14 @@ describe("tinyhost send arguments", () => {
     expect(await parseSendArgs(["--local", "d", "--timeout", "soon", "n", "in"], {}, noStdin)).toBe('--timeout must be a duration like 500ms, 30s or 2m, got "soon"');
     expect(await parseSendArgs(["--bogus"], {}, noStdin)).toContain("--bogus");
     expect(await parseSendArgs(["-h"], {}, noStdin)).toBe("help");
+  });
+
+  test("_settings is refused with the reason: the node's next reconcile would put its own settings back (Go's runner does)", async () => {
+    for (const args of [["--local", "d", "Count ticks", "_settings", '{"step":5}'], ["--nats-url", "nats://x", "a.m.c-1", "_settings"]]) {
+      const r = await parseSendArgs(args, {}, noStdin);
+      expect(r).toBe(SETTINGS_REFUSED);
+      expect(r).toContain("next reconcile");
+    }
   });
 
   test("durations: ms, s, m and plain ms; zero and junk are refused", () => {

@@ -127,6 +127,17 @@ describe("http_server request path", () => {
     expect(Object.keys(req)).toEqual(["context", "path", "pathSegments", "requestURI", "requestParams", "host", "method", "realIP", "headers", "body", "scheme", "podName"]);
   });
 
+  test("a HEAD is emitted with method HEAD and answered with the response's status and headers, without its body", async () => {
+    const { h, base } = await harness();
+    h.respond("request", () => ok({ statusCode: 202, contentType: "application/json", headers: [{ key: "X-Trace", value: "t2" }], body: '{"hi":1}' }));
+    const res = await fetch(`${base}/x`, { method: "HEAD" });
+    expect(res.status).toBe(202);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(res.headers.get("x-trace")).toBe("t2");
+    expect(await res.text()).toBe("");
+    expect((h.emitted.find((e) => e.port === "request")!.data as { method: string }).method).toBe("HEAD");
+  });
+
   test("a response object with an out-of-range statusCode gives 500 naming the field", async () => {
     const { h, base } = await harness();
     h.respond("request", () => ok({ statusCode: 42, contentType: "text/plain", body: "x" }));

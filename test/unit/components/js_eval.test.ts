@@ -114,7 +114,16 @@ describe("js_eval runs the js-module's test scripts with the same results", () =
     const h = await testComponent(jsEval);
     open.push(h);
     const r = await h.send("request", {});
-    expect(r.kind === "fail" && r.error.message).toBe("handler is not initialised");
+    expect(r.kind === "fail" && r.error.message).toStartWith("handler is not initialised");
+  });
+
+  test("a request to a node whose script does not compile fails naming the compile error", async () => {
+    const h = await withScript("export default fction () {}");
+    const r = await h.send("request", {});
+    expect(r.kind).toBe("fail");
+    const message = r.kind === "fail" ? r.error.message : "";
+    expect(message).toStartWith("handler is not initialised: main.js:1:");
+    expect(message).toBe(`handler is not initialised: ${(h.status().status ?? "").replace(/^.*?(main\.js:1:)/, "$1")}`);
   });
 
   test("module state survives between calls of one node", async () => {

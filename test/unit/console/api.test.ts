@@ -218,9 +218,9 @@ describe("console stream", () => {
 describe("console runnable", () => {
   test("writes the discovery file while it listens and removes it on stop", async () => {
     const { dir, host, url } = await start();
-    expect(JSON.parse(readFileSync(consoleFile(dir), "utf8"))).toEqual({ url, pid: process.pid });
+    expect(JSON.parse(readFileSync(consoleFile(dir, process.pid), "utf8"))).toMatchObject({ url, pid: process.pid });
     await host.stop();
-    expect(existsSync(consoleFile(dir))).toBe(false);
+    expect(existsSync(consoleFile(dir, process.pid))).toBe(false);
   });
 
   test("the default port falls back to a free one when taken; an explicit one fails start-up naming it", async () => {

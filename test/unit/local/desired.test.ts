@@ -60,7 +60,7 @@ describe("collectDesired", () => {
 });
 
 describe("DirectorySource.apply: what changed is what the in-memory API answers", () => {
-  const source = () => new DirectorySource({ dir: "/m", shownDir: "m", nodes: new LocalNodes({ namespace: "ns" }), seed: () => undefined });
+  const source = () => new DirectorySource({ dir: "/m", shownDir: "m", nodes: new LocalNodes({ namespace: "ns" }), seed: () => undefined, removeGraceMs: 0 });
 
   test("reports added, changed (spec or labels) and removed nodes; untouched nodes are not listed", () => {
     const s = source();

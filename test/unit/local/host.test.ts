@@ -120,6 +120,7 @@ async function start(dir: string, extra: Partial<LocalHostOptions> = {}, lines: 
     debounceMs: 10,
     stateDebounceMs: 5,
     resyncMs: 0,
+    removeGraceMs: 0,
     report: (l) => lines.push(l),
     ...extra,
   });
@@ -182,6 +183,8 @@ describe("LocalHost", () => {
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toContain('controller_runtime_reconcile_total{controller="tinynode"}');
     expect(metrics).toContain("tinyhost_runners 3");
+    // Memory held outside the JS heap by JS objects (docs/operations.md §8): a byte count, present.
+    expect(Number(/^tinyhost_js_external_bytes (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(0);
     await host.stop();
     expect(await fetch(`${url}/healthz`).then(() => "answered", () => "closed")).toBe("closed");
   });
@@ -214,6 +217,117 @@ describe("LocalHost", () => {
     expect(readdirSync(dir).filter((f) => f.endsWith(".json"))).toEqual([]);
     const saved = JSON.parse(readFileSync(join(dir, ".tinyhost", "state.json"), "utf8"));
     expect(saved.nodes[name("tally")].status.metadata["_state/count"]).toBe(Buffer.from("42").toString("base64"));
+  });
+
+  const countOf = (host: LocalHost) => {
+    const b64 = host.status(name("tally"))?.metadata?.["_state/count"];
+    return b64 ? Number(Buffer.from(b64, "base64").toString()) : 0;
+  };
+  const bump = async (host: LocalHost, times = 1) => {
+    for (let i = 0; i < times; i++) expect((await host.send(name("tally"), "in", { context: i })).kind).not.toBe("fail");
+  };
+  const tallyFile = (dir: string) => join(dir, readdirSync(dir).find((f) => f.startsWith("tally"))!);
+
+  test("a truncate-then-write save (the file empty for a moment) neither removes nor restarts the node: its state goes on", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const lines: string[] = [];
+    const host = await start(dir, { removeGraceMs: 500 }, lines);
+    await bump(host, 3);
+    await waitFor("count 4", () => countOf(host) === 4); // 1 from the pulse, 3 sent
+    const runner = host.scheduler.runner(name("tally"));
+    const file = tallyFile(dir);
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, ""); // the save truncates…
+    expect((await host.reloadManifests()).removed).toEqual([]);
+    expect(host.scheduler.runner(name("tally"))).toBe(runner);
+    writeFileSync(file, text); // …and writes
+    expect(await host.reloadManifests()).toEqual({ added: [], changed: [], removed: [] });
+    await Bun.sleep(600); // past the grace: nothing is due any more
+    expect(host.scheduler.runner(name("tally"))).toBe(runner);
+    await bump(host);
+    await waitFor("count 5", () => countOf(host) === 5);
+    expect(lines.filter((l) => l.includes("removed"))).toEqual([]);
+  });
+
+  test("a node missing past the grace is removed by itself (no other file event needed)", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const lines: string[] = [];
+    const host = await start(dir, { removeGraceMs: 100 }, lines);
+    rmSync(join(dir, readdirSync(dir).find((f) => f.startsWith("sink"))!));
+    expect((await host.reloadManifests()).removed).toEqual([]);
+    expect(host.scheduler.runner(name("sink"))).toBeDefined();
+    await waitFor("the removal", () => host.scheduler.runner(name("sink")) === undefined && journal.includes(`destroy:${name("sink")}`));
+    expect(host.desired().has(name("sink"))).toBe(false);
+  });
+
+  test("a node removed and declared again with the same name resumes its state (git stash … git stash pop), also after a restart", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const lines: string[] = [];
+    const host = await start(dir, {}, lines);
+    await bump(host, 4);
+    await waitFor("count 5", () => countOf(host) === 5);
+    const file = tallyFile(dir);
+    const text = readFileSync(file, "utf8");
+    rmSync(file);
+    expect((await host.reloadManifests()).removed).toEqual([name("tally")]);
+    expect(host.status(name("tally"))).toBeUndefined();
+    await host.stop();
+    const saved = JSON.parse(readFileSync(join(dir, STATE_FILE_NAME), "utf8"));
+    expect(typeof saved.nodes[name("tally")].removedAt).toBe("number");
+    // Restarted while the file is still gone: the state stays kept.
+    const second = await start(dir, {}, lines);
+    await second.stop();
+    expect(typeof JSON.parse(readFileSync(join(dir, STATE_FILE_NAME), "utf8")).nodes[name("tally")].removedAt).toBe("number");
+    const third = await start(dir, {}, lines);
+    writeFileSync(file, text);
+    expect((await third.reloadManifests()).added).toEqual([name("tally")]);
+    await waitFor("count 5 resumed", () => countOf(third) === 5);
+    expect(lines.some((l) => l.startsWith(`state: node ${name("tally")} is back: it resumes the state it had when it was removed at `))).toBe(true);
+    await bump(third);
+    await waitFor("count 6", () => countOf(third) === 6);
+  });
+
+  test("a removed node's state is dropped after the keep period, with a line saying so", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const lines: string[] = [];
+    const host = await start(dir, { keepRemovedStateMs: 100 }, lines);
+    await waitFor("count 1", () => countOf(host) === 1);
+    rmSync(tallyFile(dir));
+    await host.reloadManifests();
+    await waitFor("the drop line", () => lines.some((l) => l.startsWith(`state: dropped the saved state of node ${name("tally")}: its manifest has been gone since `) && l.endsWith("(a removed node's state is kept 100 ms)")));
+    await host.stop();
+    expect(JSON.parse(readFileSync(join(dir, STATE_FILE_NAME), "utf8")).nodes[name("tally")]).toBeUndefined();
+  });
+
+  test("deleting <dir>/.tinyhost while running re-creates the lock, so a second host on the same state is refused", async () => {
+    const dir = tempDir();
+    writeFlow(dir, FLOW);
+    const lines: string[] = [];
+    const host = await start(dir, { lockCheckMs: 20 }, lines);
+    await waitFor("count 1", () => host.status(name("tally"))?.metadata?.["_state/count"] !== undefined);
+    rmSync(join(dir, ".tinyhost"), { recursive: true, force: true });
+    await waitFor("the lock is back", () => existsSync(join(dir, ".tinyhost", "state.json.lock")));
+    expect(readFileSync(join(dir, ".tinyhost", "state.json.lock"), "utf8")).toBe(`${process.pid}\n`);
+    expect(lines.some((l) => l.startsWith("state: ") && l.includes("state.json.lock was deleted while this process runs; re-created it"))).toBe(true);
+    let err: unknown;
+    try {
+      await LocalHost.start({ dir, components: [tally, pulse, sink, fakeHttp], watch: false, report: () => {} });
+    } catch (e) {
+      err = e;
+    }
+    expect((err as { code?: string } | undefined)?.code).toBe("STATE_LOCKED");
+  });
+
+  test("a missing manifests directory and a file given as one are told apart", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "README.md"), "# not manifests\n");
+    const failure = (d: string) => LocalHost.start({ dir: d, components: [], watch: false, report: () => {} }).then(() => "started", (e: Error) => e.message);
+    expect(await failure(join(dir, "nope"))).toBe(`manifests directory not found: ${shownPath(join(dir, "nope"))}`);
+    expect(await failure(join(dir, "README.md"))).toStartWith(`${shownPath(join(dir, "README.md"))} is a file, not a directory`);
   });
 
   test("--state overrides the state file path and leaves an old <dir>/.tinyhost-state.json alone", async () => {
@@ -262,8 +376,10 @@ describe("LocalHost", () => {
     expect(journal).toContain(`destroy:${name("sink")}`);
     expect(host.scheduler.runner(name("sink"))).toBeUndefined();
     await host.stop();
+    // A removed node's state is kept, marked removed, for a node that comes back with its name.
     const saved = JSON.parse(readFileSync(join(dir, STATE_FILE_NAME), "utf8"));
-    expect(Object.keys(saved.nodes)).not.toContain(name("sink"));
+    expect(typeof saved.nodes[name("sink")]?.removedAt).toBe("number");
+    expect(saved.nodes[name("tally")]?.removedAt).toBeUndefined();
   });
 
   test("an unknown component is reported naming file, line and node; the other nodes keep running", async () => {
@@ -442,6 +558,24 @@ export default defineComponent({
     expect(host.status(name("g", desc))!.component!.description).toBe("v2");
     expect(host.scheduler.runner(name("g", desc))).not.toBe(before);
     expect(before.stopped).toBe(true);
+  });
+
+  test("with preloaded components (the compiled binary) a --components directory is still watched and reloaded, and named at start-up", async () => {
+    const dir = tempDir();
+    const cdir = tempDir();
+    const file = join(cdir, "greeter.ts");
+    writeFileSync(file, componentSource("v1"));
+    const desc: FlowDescription = { project: "p", flow: "g", module: "mod", nodes: { g: { component: "greeter" } } };
+    writeFlow(dir, desc);
+    const lines: string[] = [];
+    const host = await LocalHost.start({ dir, components: [tally, pulse], componentsDir: cdir, watch: true, watchDebounceMs: 20, debounceMs: 10, resyncMs: 0, statePath: null, report: (l) => lines.push(l) });
+    hosts.push(host);
+    expect(lines[0]).toContain(`components 2 bundled + 1 from ${shownPath(cdir)}`);
+    expect(host.status(name("g", desc))!.component!.description).toBe("v1");
+    await Bun.sleep(50); // the watch is open
+    writeFileSync(file, componentSource("v2"));
+    await waitFor("the reload", () => host.status(name("g", desc))?.component?.description === "v2");
+    expect(lines.some((l) => l.startsWith(`reloaded ${shownPath(file)} (greeter): recreating 1 node`))).toBe(true);
   });
 
   const named = (componentName: string, description = "v1") => componentSource(description).replace('name: "greeter"', `name: ${JSON.stringify(componentName)}`);

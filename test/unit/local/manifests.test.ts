@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseManifestFile, readManifestDir } from "../../../src/local/manifests.ts";
+import { parseManifestFile, parseWithYamlPackage, readManifestDir } from "../../../src/local/manifests.ts";
+import { fastDocuments } from "../../../src/local/manifest-fast.ts";
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64");
 
@@ -41,6 +42,27 @@ ${NODE("abc.mod.relay-2")}`;
       ["abc.mod.relay-2", 22],
     ]);
     expect(r.nodes[0]!.node.spec.ports![0]!.configuration).toBe(b64({ step: 1 }));
+  });
+
+  test("an empty document (a trailing ---, ---/--- with comments only, an explicit null) is skipped as kubectl skips it, on both parsers", () => {
+    for (const text of [`${NODE("abc.mod.relay-1")}---\n`, `${NODE("abc.mod.relay-1")}---\n# nothing\n---\n`, `${NODE("abc.mod.relay-1")}---\n---\n`, `${NODE("abc.mod.relay-1")}---\n~\n`]) {
+      for (const r of [parseManifestFile("f.yaml", text), parseWithYamlPackage("f.yaml", text)]) {
+        expect(r.errors).toEqual([]);
+        expect(r.nodes.map((n) => n.node.metadata.name)).toEqual(["abc.mod.relay-1"]);
+      }
+    }
+    expect(fastDocuments(`${NODE("abc.mod.relay-1")}---\n`)?.length).toBe(1); // the fast path reads it itself
+  });
+
+  test("a TinyNode without metadata.name is an error naming metadata.name, not a crash", () => {
+    const noName = "apiVersion: operator.tinysystems.io/v1alpha1\nkind: TinyNode\nmetadata:\n  labels: {a: b}\nspec:\n  module: mod\n  component: relay\n";
+    const noMeta = "apiVersion: operator.tinysystems.io/v1alpha1\nkind: TinyNode\nspec:\n  module: mod\n  component: relay\n";
+    for (const parse of [parseManifestFile, parseWithYamlPackage]) {
+      const a = parse("bad.yaml", noName);
+      expect(a.errors.map((e) => e.message)).toEqual(['bad.yaml:4: a TinyNode needs metadata.name (<flow-prefix>.<module>.<component>-<suffix>), got none']);
+      const b = parse("bad.yaml", noMeta);
+      expect(b.errors.map((e) => e.message)).toEqual(["bad.yaml:1: a TinyNode needs metadata.name (<flow-prefix>.<module>.<component>-<suffix>), got no metadata"]);
+    }
   });
 
   test("a YAML syntax error names the file and the line and rejects the whole file", () => {

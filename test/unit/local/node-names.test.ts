@@ -34,6 +34,8 @@ describe("NameRewriter", () => {
 
   test("replaces whole node names, also in node:port addresses, longest name first", () => {
     expect(r.rewrite("error: node a1.m.debug-12 port in (from a1.m.debug-1:out): boom")).toBe('error: node "Down" port in (from "Up":out): boom');
+    // Inside a quoted string the label loses its own quotes (no `""Up":out"`).
+    expect(r.rewrite('error: node a1.m.debug-12: configuration of port in (from "a1.m.debug-1:out") is invalid')).toBe('error: node "Down": configuration of port in (from "Up:out") is invalid');
   });
 
   test("leaves a name inside a longer token alone", () => {

@@ -26,6 +26,17 @@ describe("LocalReport", () => {
     expect(lines).toHaveLength(2);
   });
 
+  test("a file's new error replaces its old one: the new one is printed, the old one is not announced as fixed", () => {
+    const { lines, r } = report();
+    r.problems([p("c.ts: import failed: at 1:25", { source: "c.ts" }), p("other", { source: "o.ts" })]);
+    r.problems([p("c.ts: import failed: at 1:26", { source: "c.ts" }), p("other", { source: "o.ts" })]);
+    r.settle([]);
+    expect(lines).toEqual(["error: c.ts: import failed: at 1:25", "error: other", "error: c.ts: import failed: at 1:26"]);
+    r.problems([p("other", { source: "o.ts" })]);
+    r.settle([]);
+    expect(lines.at(-1)).toBe("fixed: c.ts: import failed: at 1:26 (1 problem left)");
+  });
+
   test("a fix that uncovers a node error does not claim everything is fixed", () => {
     const { lines, r } = report();
     r.problems([p("router.yaml:3: node h.m.router-1: bad field", { node: "h.m.router-1" })]);

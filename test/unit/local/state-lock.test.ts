@@ -79,3 +79,50 @@ describe("state file lock", () => {
     expect(processIsAlive(2 ** 22 + 12345)).toBe(false);
   });
 });
+
+describe("StateLock.ensure", () => {
+  test("held while ours; re-created when deleted; names a live process that took it; takes back a dead one's", () => {
+    const file = stateFile();
+    const alive = new Set([4242]);
+    const lock = acquireStateLock(file, { pid: 4242, isAlive: (p) => alive.has(p), releaseOnExit: false });
+    expect(lock.ensure()).toBe("held");
+    rmSync(join(file, ".."), { recursive: true, force: true });
+    expect(lock.ensure()).toBe("recreated");
+    expect(readFileSync(lock.file, "utf8")).toBe("4242\n");
+    alive.add(5353);
+    writeFileSync(lock.file, "5353\n");
+    expect(lock.ensure()).toBe(5353);
+    alive.delete(5353);
+    expect(lock.ensure()).toBe("recreated");
+    lock.release();
+    expect(lock.ensure()).toBe("released");
+    expect(existsSync(lock.file)).toBe(false);
+  });
+});
+
+describe("processIsAlive", () => {
+  test("a zombie (killed, never reaped by its parent) is not alive, so its lock can be taken over", async () => {
+    if (process.platform !== "linux") return;
+    // sh starts `sleep 0.05` in the background, prints its pid and becomes `sleep 5`, which never
+    // reaps it: the child stays a zombie, as a `kill -9`ed host orphaned under a non-reaping init.
+    const parent = Bun.spawn(["sh", "-c", "sleep 0.05 & echo $!; exec sleep 5"], { stdout: "pipe" });
+    try {
+      const reader = parent.stdout.getReader();
+      const { value } = await reader.read();
+      const child = Number(new TextDecoder().decode(value).trim());
+      expect(Number.isInteger(child)).toBe(true);
+      for (let i = 0; i < 100 && !readFileSync(`/proc/${child}/stat`, "utf8").includes(") Z"); i++) await Bun.sleep(20);
+      expect(readFileSync(`/proc/${child}/stat`, "utf8")).toContain(") Z"); // still there, as a zombie
+      expect(processIsAlive(child)).toBe(false);
+      expect(processIsAlive(parent.pid)).toBe(true);
+      const file = stateFile();
+      mkdirSync(join(file, ".."), { recursive: true });
+      writeFileSync(`${file}${STATE_LOCK_SUFFIX}`, `${child}\n`);
+      const lock = acquireStateLock(file, { releaseOnExit: false });
+      expect(lock.tookOverFrom).toBe(child);
+      lock.release();
+    } finally {
+      parent.kill(9);
+    }
+  });
+});

@@ -66,6 +66,25 @@ describe("port configuration", () => {
     expect(evaluatePortConfig(compileOne({ v: "x={{sqrt(-1)}}" }).pc, {})).toEqual({ v: "x=NaN" });
   });
 
+  test("a string payload is a string value, in process and as JSON bytes off a wire (Go: a string message stays a string)", async () => {
+    const seen: unknown[] = [];
+    const s = new Scheduler({ module: MODULE });
+    s.install(recorder(seen));
+    await s.update(makeNode("r", "recorder", { ports: [{ from: "src:out", port: "in", config: { v: "{{$}}", t: "x={{$}}" } }] }));
+    const hop = (data: unknown) => s.handle({ edgeId: "e", from: `${nodeName("src")}:out`, to: `${nodeName("r")}:in`, data, depth: 1 });
+    const inProcess = await hop("hello");
+    expect(inProcess.kind).not.toBe("fail");
+    const wire = await hop(new TextEncoder().encode('"hello"'));
+    expect(wire.kind).not.toBe("fail");
+    // A string that happens to read as JSON is still a string in process.
+    expect((await hop("{\"a\":1}")).kind).not.toBe("fail");
+    expect(seen).toEqual([
+      { v: "hello", t: "x=hello" },
+      { v: "hello", t: "x=hello" },
+      { v: '{"a":1}', t: 'x={"a":1}' },
+    ]);
+  });
+
   test("a hop through an edge whose configuration does not compile delivers the other fields, and the node's status shows the problem", async () => {
     const seen: unknown[] = [];
     const s = new Scheduler({ module: MODULE });

@@ -219,3 +219,20 @@ describe("results and languages", () => {
     expect(lines).toEqual(['info saw {"a":1}']);
   });
 });
+
+describe("load limit", () => {
+  test("top-level code gets the call limit, at most 5 s", async () => {
+    const { loadTimeoutMsOf, DEFAULT_LOAD_TIMEOUT_MS } = await import("../../../src/runtime/script/index.ts");
+    expect(DEFAULT_LOAD_TIMEOUT_MS).toBe(5_000);
+    expect([loadTimeoutMsOf(undefined), loadTimeoutMsOf(0), loadTimeoutMsOf(60), loadTimeoutMsOf(2)]).toEqual([5_000, 5_000, 5_000, 2_000]);
+  });
+
+  test("the load limit counts the top-level code and names itself", async () => {
+    try {
+      await startScript({ main: "for (;;) {} export default () => 1" }, { loadTimeoutMs: 300, watchdog });
+      throw new Error("loaded");
+    } catch (err) {
+      expect((err as ScriptError).message).toBe("the script's top-level code ran past 300 ms while loading");
+    }
+  });
+});

@@ -23,6 +23,11 @@ describe("redaction (runtime-spec §2.8)", () => {
     ["Anthropic key", { v: `sk-ant-api03-${"b".repeat(40)}` }, { v: R }],
     ["Google API key", { v: `AIza${"c".repeat(35)}` }, { v: R }],
     ["secret-shaped array element", ["plain", "AKIAIOSFODNN7EXAMPLE"], ["plain", R]],
+    ["URL password in a plain field (ours: Go has no URL rule)", { note: "postgres://u:secretpw@h/db" }, { note: `postgres://u:${R}@h/db` }],
+    ["URL password inside text, several URLs", { m: "from amqp://guest:guest@mq:5672/ and https://a:b%40c@x.io/p?q=1 done" }, { m: `from amqp://guest:${R}@mq:5672/ and https://a:${R}@x.io/p?q=1 done` }],
+    ["a password holding @ is masked whole", { u: "redis://:p@ss@cache:6379" }, { u: `redis://:${R}@cache:6379` }],
+    ["URL without a password kept", { u: "https://user@example.com/x", v: "http://h:8080/a@b", w: "mailto:a@b.c" }, { u: "https://user@example.com/x", v: "http://h:8080/a@b", w: "mailto:a@b.c" }],
+    ["URL password as an expression kept", { u: "postgres://u:{{$.pw}}@h/db" }, { u: "postgres://u:{{$.pw}}@h/db" }],
     ["ordinary text kept", { msg: "risk-assessment for the task-runner", n: 1, ok: true, nil: null }, { msg: "risk-assessment for the task-runner", n: 1, ok: true, nil: null }],
   ];
   for (const [name, input, want] of table) {
