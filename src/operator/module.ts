@@ -45,6 +45,7 @@ import { bindKinds, createResourceManager, patchNode } from "../k8s/resources/in
 import type { TinyNode } from "../k8s/api/index.ts";
 import type { Store } from "../k8s/runtime/store.ts";
 import { Controller, LeaderElector, resourceSource, Watcher } from "../k8s/runtime/index.ts";
+import { primedSource } from "../k8s/runtime/primed-source.ts";
 import { earlyLoop, loop, Manager, onStop, task, type Runnable } from "../manager/index.ts";
 import { discoverComponents, type Registry } from "../runtime/registry/index.ts";
 import { ComponentCatalog } from "../runtime/registry/catalog.ts";
@@ -207,17 +208,30 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
         onError: (err) => log.debug({ err: err instanceof Error ? err.message : String(err) }, "lease request failed"),
       }).run(signal),
     ),
+    // The TinyNode cache's first list (node-cache in /readyz) leaves with the two requests above
+    // instead of after the manager starts the controllers (primed-source.ts).
+    nodeSource: primedSource(resourceSource(kube, tinyNodes, { namespace: o.namespace })),
     registration: settle(
       ensureTinyModule(kube, o.namespace, { name: o.name, version: o.version }, (m, annotations) => createResourceManager({ kube, namespace: o.namespace, podName: o.hostname, env: o.env }).createModule(m, annotations), tinyhostVersion),
     ),
   }));
   early.catch(() => {}); // a kubeconfig failure is reported below, as the stage's
+  // The components and the wire load only once the Lease get and the TinyModule create are on the
+  // wire: both stages evaluate modules synchronously (the static registry, the NATS client) for
+  // 15–35 ms, and started at the same time they held the kubeconfig stage's file reads behind
+  // them, so the first apiserver request left that much later (issue 19, measured). Bun's fetch
+  // does its TLS handshakes on its own thread, so they overlap with the loading that follows.
+  // setImmediate: after the microtasks that carry both requests down to fetch().
+  const afterEarly = early.then(
+    () => new Promise<void>((r) => setImmediate(r)),
+    () => undefined,
+  );
+  // The wire's dial goes first: its TCP handshake and the server's INFO then arrive while the
+  // components evaluate, instead of after them.
+  const transportReady = afterEarly.then(() => stage("transport", () => openTransport({ module: moduleName, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader, log: base })));
+  const componentsReady = afterEarly.then(() => stage("components", () => loadRegistry(o.componentsDir === undefined ? undefined : null)));
   try {
-    return await startParts(await Promise.allSettled([
-      kubeReady,
-      stage("components", () => loadRegistry(o.componentsDir === undefined ? undefined : null)),
-      stage("transport", () => openTransport({ module: moduleName, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader, log: base })),
-    ] as const));
+    return await startParts(await Promise.allSettled([kubeReady, componentsReady, transportReady] as const));
   } catch (err) {
     // Start-up failed before the manager took the campaign over: end it (the Lease is released).
     await early.then((e) => e.election.cancel(), () => {});
@@ -232,7 +246,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
       if (opened[2].status === "fulfilled") await opened[2].value.close(500);
       throw failedStage.reason;
     }
-    const { election, registration } = await early;
+    const { election, registration, nodeSource } = await early;
     const kube = (opened[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof createKubeClient>>>).value;
     const registry = (opened[1] as PromiseFulfilledResult<Registry>).value;
     const transport = (opened[2] as PromiseFulfilledResult<ModuleTransport>).value;
@@ -267,7 +281,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
 
     // Controllers and their watch pipelines.
     const info = { name: o.name, version: o.version, sdkVersion: SDK_VERSION };
-    const nodes = tinyNodeController({ module: info, scheduler, api: kubeNodeApi(kube, o.namespace), isLeader, source: resourceSource(kube, tinyNodes, { namespace: o.namespace }), workers, log });
+    const nodes = tinyNodeController({ module: info, scheduler, api: kubeNodeApi(kube, o.namespace), isLeader, source: nodeSource, workers, log });
     nodeStore = nodes.controller.store;
     let components = { version: -1, list: componentStatuses([]) };
     const listed = () => (components.version === catalog.version ? components : (components = { version: catalog.version, list: componentStatuses(catalog.list()) })).list;
