@@ -24,6 +24,7 @@ import { codeOf, type HopFilter, type HopHistory } from "./history.ts";
 import { CONSOLE_CSS, CONSOLE_JS, pageHtml } from "./page.ts";
 import { NodeLookupError, resolveNode } from "./resolve.ts";
 import { StreamClient } from "./stream.ts";
+import { SETTINGS_PORT, SETTINGS_REFUSED } from "./settings-port.ts";
 
 /** What the console needs of a running local host (a {@link LocalHost} has all of it). */
 export interface ConsoleHost {
@@ -132,6 +133,7 @@ export function consoleApp(s: ConsoleState): Hono {
     if (typeof body !== "object" || body === null) return c.json({ error: "the body must be a JSON object {node, port, data}" }, 400);
     if (typeof body.node !== "string" || body.node === "") return c.json({ error: `node must be a node name, label or name segment, got ${JSON.stringify(body.node)}` }, 400);
     if (typeof body.port !== "string" || body.port === "" || body.port.includes(":")) return c.json({ error: `port must be a port name, got ${JSON.stringify(body.port)}` }, 400);
+    if (body.port === SETTINGS_PORT) return c.json({ error: SETTINGS_REFUSED, code: "SETTINGS_PORT" }, 400);
     const timeoutMs = body.timeoutMs === undefined ? SEND_TIMEOUT_MS : Number(body.timeoutMs);
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > SEND_MAX_TIMEOUT_MS) return c.json({ error: `timeoutMs must be 1–${SEND_MAX_TIMEOUT_MS}, got ${JSON.stringify(body.timeoutMs)}` }, 400);
     let node: string;

@@ -12,6 +12,7 @@
  */
 import { resolve } from "node:path";
 import type { CommandRunner } from "../cli.ts";
+import { SETTINGS_PORT, SETTINGS_REFUSED } from "../../console/settings-port.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { ENV_NATS_TRANSPORT, ENV_NATS_URL } from "../../transport/select.ts";
 
@@ -42,19 +43,6 @@ export interface SendArgs {
   wait: boolean;
   timeoutMs: number;
 }
-
-/** The settings port, which `send` refuses ({@link SETTINGS_REFUSED}). */
-const SETTINGS_PORT = "_settings";
-
-/**
- * Why `send` refuses the `_settings` port. Go's runner does take a `_settings` signal (it decodes
- * it and calls OnSettings), but its next reconcile — each spec or `status.metadata` change (a
- * counter's state write is one) and every 5 min (internal/controller/tinynode_controller.go) —
- * re-delivers the node's own settings over it, so the send looked applied and was silently undone
- * (docs/compatibility.md "send refuses _settings").
- */
-export const SETTINGS_REFUSED =
-  "_settings is the node's own configuration: a sent value would be applied and then replaced by the node's settings at its next reconcile (a state change or within 5 min, as Go's runner does), so send refuses it; change the settings in the node's manifest instead (run --local reloads the directory; on a cluster edit the TinyNode's _settings port configuration)";
 
 /** Default `--timeout`, ms (Go `wire.Publish`: 30 s). */
 export const DEFAULT_SEND_TIMEOUT_MS = 30_000;

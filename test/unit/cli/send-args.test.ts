@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { DEFAULT_SEND_TIMEOUT_MS, parseDuration, parseSendArgs, SETTINGS_REFUSED } from "../../../src/cli/commands/send.ts";
+import { DEFAULT_SEND_TIMEOUT_MS, parseDuration, parseSendArgs } from "../../../src/cli/commands/send.ts";
+import { SETTINGS_REFUSED } from "../../../src/console/settings-port.ts";
 import { resolve } from "node:path";
 
 const noStdin = () => Promise.reject(new Error("no stdin"));

@@ -16,6 +16,7 @@ import type { HopEvent } from "../../../src/console/history.ts";
 import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../src/cli/scaffold/flow-builder.ts";
 import { LocalHost } from "../../../src/local/host.ts";
 import { waitUntil } from "../../support/process.ts";
+import { SETTINGS_REFUSED } from "../../../src/console/settings-port.ts";
 
 const echo = defineComponent({
   info: { name: "echo", description: "Echo", info: "answers what it got; fails on n = 13; waits 2 s on n = 99" },
@@ -84,6 +85,13 @@ describe("console API", () => {
     expect(flow.nodes.find((n) => n.label === "Echo")).toMatchObject({ x: 10, y: 20 });
     expect(flow.edges).toEqual([{ id: expect.any(String), from: nodeNameOf(desc, "echo"), fromPort: "out", to: nodeNameOf(desc, "count"), toPort: "in" }]);
     expect(flow.nodes.find((n) => n.label === "Count")!.ports.find((p) => p.name === "_control")!.buttons).toEqual(["reset"]);
+  });
+
+  test("POST /api/send refuses the _settings port with the reason, as tinyhost send does", async () => {
+    const { url } = await start();
+    const res = await post(url, { node: "Count", port: "_settings", data: { step: 5 } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: SETTINGS_REFUSED, code: "SETTINGS_PORT" });
   });
 
   test("POST /api/send by label waits for the hop's result (redacted) and the hop is in the history", async () => {
