@@ -4,6 +4,8 @@
  * ended by `stop()` or by the node's lifetime signal (runtime-spec §16 item 15: background work
  * needs its own context, not the hop's).
  */
+import { guardOf } from "../runtime/runner/guard.ts";
+import { reportNodeFault } from "./node-timers.ts";
 
 /** How {@link BackgroundLoop.start} runs a loop body. */
 export interface LoopOptions {
@@ -13,7 +15,10 @@ export interface LoopOptions {
   body: (signal: AbortSignal) => Promise<void>;
   /** Called once after the body returned or threw (the component re-publishes `_control` here). */
   onExit?: () => void;
-  /** Called with whatever the body threw (the body's own errors; never thrown further). */
+  /**
+   * Called with whatever the body threw (never thrown further). The throw is also the node's
+   * fault (site `background loop`, src/runtime/runner/guard.ts) unless the loop was stopping.
+   */
   onError?: (err: unknown) => void;
 }
 
@@ -49,6 +54,9 @@ export class BackgroundLoop {
       try {
         await options.body(signal);
       } catch (err) {
+        // The node's fault when a runner owns the lifetime; without a runner an unhandled throw
+        // still reaches the last resort (reportNodeFault), a handled one stays with onError.
+        if (!signal.aborted && (guardOf(options.lifetime) || !options.onError)) reportNodeFault({ nodeSignal: options.lifetime }, "background loop", err);
         options.onError?.(err);
       } finally {
         if (this.#run === run) this.#run = undefined;

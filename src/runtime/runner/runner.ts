@@ -28,6 +28,7 @@ import { compilePortConfigs, decodeConfiguredPayload, evaluatePortConfig, PortCo
 import { orphanedKeys } from "./orphaned-keys.ts";
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, mayRetry, resolveRetryPolicy, type ResolvedRetryPolicy } from "./retry.ts";
 import { HopScope } from "./scope.ts";
+import { NodeGuard, type ComponentFaultError, type FaultSite } from "./guard.ts";
 import { statusComponent, statusPorts } from "./status.ts";
 import type { HopSite, HopSpan, Tracer } from "./tracer.ts";
 import { credentialKeysOfSchema } from "../../telemetry/redact.ts";
@@ -166,10 +167,18 @@ export class Runner implements HopSite {
   identity: NodeIdentity;
   /** The error of the last failed reconcile (runtime-spec §3.3), cleared by a successful one. */
   lastError: Error | undefined;
+  /** Every call into the component goes through it (guard.ts): a throw faults this node only. */
+  readonly guard: NodeGuard;
+  /** Hooks of a node's first reconcile not yet succeeded: retried each reconcile until they do once. */
+  readonly firstHooksDue = new Set<"onState" | "onEmitter">(["onState", "onEmitter"]);
 
   #node: TinyNode;
   readonly #stop = new AbortController();
   #ports: Map<string, CachedPort> | undefined;
+  /** The last port list `ports()` returned: kept when a re-read throws. */
+  #lastPorts: AnyPort[] = [];
+  /** A fault outside a reconcile (timer, task, loop, ports(), updater): shown until the spec changes. */
+  #fault: ComponentFaultError | undefined;
   #portConfigs = new PortConfigTable();
   #edges = new Map<string, EdgeRoute[]>();
   /** Compiled configurations already checked for undeclared keys ({@link #warnOrphanedKeys}). */
@@ -194,6 +203,7 @@ export class Runner implements HopSite {
     this.#node = node;
     this.identity = identityOf(node);
     this.#writer = new StatusWriter(host.debounceMs, () => this.#patch());
+    this.guard = new NodeGuard({ node: this.name, component: instance.definition.info.name, log, lifetime: this.#stop.signal, onFault: (e) => this.#onFault(e) });
     this.state = new MetadataState({
       nodeName: this.name,
       metadata: () => this.#node.status?.metadata ?? {},
@@ -261,7 +271,9 @@ export class Runner implements HopSite {
   #portMap(): Map<string, CachedPort> {
     if (this.#ports) return this.#ports;
     const m = new Map<string, CachedPort>();
-    for (const p of this.instance.ports()) m.set(p.name, { spec: p, decoder: undefined, credentialKeys: undefined });
+    const list = this.guard.call("ports()", () => this.instance.ports(), this.#lastPorts); // a throw keeps the last list (cached until the next re-read)
+    this.#lastPorts = list;
+    for (const p of list) m.set(p.name, { spec: p, decoder: undefined, credentialKeys: undefined });
     this.#ports = m;
     return m;
   }
@@ -376,13 +388,24 @@ export class Runner implements HopSite {
       // The handler runs with the input span active: its emits become children of this hop.
       returned = span.recording ? span.run(() => this.#dispatch(ctx, output, port, data)) : this.#dispatch(ctx, output, port, data);
     } catch (err) {
-      return Promise.resolve(this.#finish(port, data, span, fail(err)));
+      return Promise.resolve(this.#finish(port, data, span, fail(this.#thrown(port, err))));
     }
     if (!isThenable(returned)) return Promise.resolve(this.#finish(port, data, span, toResult(returned)));
     return Promise.resolve(returned).then(
       (v) => this.#finish(port, data, span, toResult(v)),
-      (err: unknown) => this.#finish(port, data, span, fail(err)),
+      (err: unknown) => this.#finish(port, data, span, fail(this.#thrown(port, err))),
     );
+  }
+
+  /**
+   * What a hop answers when the component threw at `port` (counted by the guard). A throw in
+   * onSettings is the reconcile's error, so it names node and site; a throw in handle or onControl
+   * goes back to the hop's caller as thrown (runtime-spec §2.2: retry rules read it).
+   */
+  #thrown(port: string, err: unknown): unknown {
+    const site: FaultSite = port === SystemPort.settings ? "onSettings" : port === SystemPort.control ? "onControl" : "handle";
+    const fault = this.guard.record(site, err);
+    return site === "onSettings" ? fault : err;
   }
 
   /** The end of a hop: a successful `_settings` is cached (then ports re-read), the span ends. */
@@ -555,10 +578,25 @@ export class Runner implements HopSite {
     return new HopContext(this, new HopScope(this.#stop.signal, "", undefined), "", this.host.tracer.active);
   }
 
-  /** Calls hook `name` if the component has it; a throw/rejection propagates to the caller. */
+  /**
+   * Calls hook `name` if the component has it, inside the guard.
+   * @throws ComponentFaultError naming node, component and hook (already logged and counted).
+   */
   async callHook<K extends Exclude<keyof ErasedHooks, "onControl">>(name: K, arg: Parameters<ErasedHooks[K]>[1]): Promise<void> {
     const fn = this.instance.hooks[name] as ((ctx: ComponentContext<unknown>, a: unknown) => unknown) | undefined;
-    if (fn) await fn(this.hookContext(), arg);
+    if (fn) await this.guard.hook(name, () => fn(this.hookContext(), arg));
+  }
+
+  /** A fault outside a reconcile: kept for the status, written soon (the same fault again writes nothing new). */
+  #onFault(e: ComponentFaultError): void {
+    const same = this.#fault?.message === e.message;
+    this.#fault = e;
+    if (!same) this.#schedulePatch();
+  }
+
+  /** Forgets the fault outside a reconcile (the scheduler calls it when the node's spec changed). */
+  clearFault(): void {
+    this.#fault = undefined;
   }
 
   /**
@@ -573,11 +611,12 @@ export class Runner implements HopSite {
   /** The status fields the runtime owns (runtime-spec §2.6): status, error, ports, component. */
   readStatus(): TinyNodeStatus {
     this.invalidatePorts(); // ReadStatus always calls Ports() fresh
-    const problem = this.lastError ?? this.#portConfigs.problem; // an edge configuration that does not compile shows too
+    const ports = this.ports(); // first: a throwing ports() is a fault this status must show
+    const problem = this.lastError ?? this.#fault ?? this.#portConfigs.problem; // an edge configuration that does not compile shows too
     return {
       status: problem ? problem.message : "OK",
       error: problem !== undefined,
-      ports: statusPorts(this.ports()),
+      ports: statusPorts(ports),
       component: statusComponent(this.instance.definition.info),
     };
   }
@@ -603,8 +642,9 @@ export class Runner implements HopSite {
     this.#updaters = [];
     const stateWrites = this.state.takeWrites();
     const status = this.readStatus();
+    let live = updaters; // a throwing updater faults the node and is dropped; the rest still apply
     const apply = (node: TinyNode) => {
-      for (const u of updaters) u(node);
+      live = live.filter((u) => this.guard.call("_reconcile updater", () => (u(node), true), false));
       stateWrites?.apply(node);
       node.status = { ...node.status, ...status };
     };
@@ -630,13 +670,19 @@ export class Runner implements HopSite {
    */
   async stop(cleanup: boolean): Promise<void> {
     if (this.#stop.signal.aborted) return;
-    await this.#writer.flush();
+    // Never rejects: the scheduler already dropped this runner, so whatever fails here, the node
+    // signal must still fire or the component's background loops would run on (issue 21).
+    try {
+      await this.#writer.flush();
+    } catch (err) {
+      this.log.warn({ node: this.name, err: toError(err).message }, "last status write failed");
+    }
     this.#writer.stop();
     if (cleanup) {
       try {
         await this.callHook("onDestroy", { ...(this.#node.status?.metadata ?? {}) });
-      } catch (err) {
-        this.log.warn({ node: this.name, err: toError(err).message }, "onDestroy failed");
+      } catch {
+        // logged and counted by the guard (site onDestroy); deletion goes on
       }
     }
     for (const r of this.#edgeById.values()) r.cancel.abort(new NodeStoppedError(this.name));

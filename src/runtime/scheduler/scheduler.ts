@@ -5,6 +5,7 @@
  * labelled `tinysystems.io/execution-mode: durable` — src/runtime/durable/) and RPC calls to
  * agent-tool components (`x-mode: rpc`, rpc.ts).
  */
+import { isDeepStrictEqual } from "node:util";
 import { isComponentDefinition, type ComponentDefinition } from "../../sdk/component.ts";
 import type { ModuleClient } from "../../sdk/client.ts";
 import type { ComponentLogger } from "../../sdk/context.ts";
@@ -173,7 +174,8 @@ export class Scheduler implements RunnerHost, RpcHost {
 
   /**
    * Reconciles one node (runtime-spec §3.3): get or create its runner, adopt the spec, then call
-   * onIdentity → onClient → onNats → [new runner: onState → onEmitter] → onReconcile → settings.
+   * onIdentity → onClient → onNats → [until each succeeded once: onState → onEmitter] → onReconcile
+   * → settings. Every hook runs inside the runner's guard, so its error names node, component and hook.
    * A failing hook or settings rolls the runner back to its previous spec and is reported in the
    * returned status (`status` = error text, `error` = true) rather than thrown (runtime-spec §16 item 9).
    * @returns the status fields the runtime owns (status, error, ports, component).
@@ -193,14 +195,21 @@ export class Scheduler implements RunnerHost, RpcHost {
     }
     const r = runner!;
     const backup = r.node;
-    if (!isNew) r.setNode(node);
+    if (!isNew) {
+      // A fault outside a reconcile (timer, ports(), updater) shows until the node is edited: the
+      // runner's own status writes trigger reconciles of the same spec, which must not hide it.
+      if (!isDeepStrictEqual(backup.spec, node.spec)) r.clearFault();
+      r.setNode(node);
+    }
     try {
       await r.callHook("onIdentity", r.identity);
       if (this.#client !== undefined) await r.callHook("onClient", this.#client);
       await r.callHook("onNats", this.#jetstream);
-      if (isNew) {
-        await r.callHook("onState", r.state);
-        await r.callHook("onEmitter", r.emitter);
+      // First-reconcile hooks run until they succeed once, even when an earlier hook failed on the
+      // node's first reconcile (issue 21: they were skipped forever while the status read OK).
+      for (const hook of r.firstHooksDue) {
+        await r.callHook(hook, hook === "onState" ? r.state : r.emitter);
+        r.firstHooksDue.delete(hook);
       }
       await r.callHook("onReconcile", node);
       const settings = await r.deliverSettings();

@@ -1,0 +1,136 @@
+/**
+ * The fault guard (issue 21 item 2): every call the runtime makes into component code — handle,
+ * every hook, `ports()`, `_reconcile` updaters, and the SDK's timer/task/background-loop helpers —
+ * goes through a {@link NodeGuard}, so a throw becomes that node's fault: an error naming node,
+ * component and site, one structured log line with the node name, and a count in
+ * {@link componentFaults} (the `tinyhost_component_faults_total{site}` series). Nothing a component
+ * throws reaches the process; the process-level handlers (src/cli/last-resort.ts) are only for code
+ * that bypassed these helpers. docs/operations.md "Component faults" lists the sites.
+ */
+import type { ComponentLogger } from "../../sdk/context.ts";
+import { TinyError } from "../../sdk/errors.ts";
+import { toError } from "../../sdk/result.ts";
+
+/**
+ * Where component code threw. Hook names are the SDK's (runtime-spec §1.5); `ports()` is a re-read of
+ * the port list (§2.6); `_reconcile updater` a function emitted on `_reconcile` (§2.4); `timer`,
+ * `task`, `background loop` the SDK helpers of src/sdk/node-timers.ts and background-loop.ts.
+ */
+export type FaultSite =
+  | "handle"
+  | "onSettings"
+  | "onControl"
+  | "onIdentity"
+  | "onClient"
+  | "onNats"
+  | "onState"
+  | "onEmitter"
+  | "onReconcile"
+  | "onDestroy"
+  | "ports()"
+  | "_reconcile updater"
+  | "timer"
+  | "task"
+  | "background loop";
+
+/**
+ * A component threw (or rejected) at `site` of node `node`. code `"COMPONENT_FAULT"`; `cause` is
+ * what it threw. The message is what the node's `status.status` shows.
+ */
+export class ComponentFaultError extends TinyError<"COMPONENT_FAULT"> {
+  /**
+   * @param node - TinyNode name. @param component - component name (`info.name`).
+   * @param site - where it threw. @param cause - the thrown value.
+   */
+  constructor(
+    readonly node: string,
+    readonly component: string,
+    readonly site: FaultSite,
+    cause: unknown,
+  ) {
+    super("COMPONENT_FAULT", `node ${node} (component ${component}) failed in ${site}: ${toError(cause).message}`, { cause });
+  }
+}
+
+/**
+ * Process-wide fault counts (one module per process, so one set of series): per site, and the
+ * errors only the process-level last resort caught (`tinyhost_uncaught_errors_total`).
+ */
+export const componentFaults: { bySite: Partial<Record<FaultSite, number>>; uncaught: number } = { bySite: {}, uncaught: 0 };
+
+/** Sites whose throw answers a hop: the hop's caller gets the error (runtime-spec §2.2), the log line is debug. */
+const HOP_SITES: ReadonlySet<FaultSite> = new Set(["handle", "onControl"]);
+
+/** What a guard reports to: the node it belongs to. */
+export interface GuardTarget {
+  /** TinyNode name. */
+  readonly node: string;
+  /** Component name. */
+  readonly component: string;
+  /** The node's logger. */
+  readonly log: ComponentLogger;
+  /** The node's lifetime signal: the SDK helpers find this guard through it ({@link guardOf}). */
+  readonly lifetime: AbortSignal;
+  /** Called for a fault the node's status must show (timers, tasks, loops, ports(), updaters). */
+  onFault(err: ComponentFaultError): void;
+}
+
+const byLifetime = new WeakMap<AbortSignal, NodeGuard>();
+
+/** The guard of the node whose lifetime signal is `signal` (`ctx.nodeSignal`), if a runner owns it. */
+export function guardOf(signal: AbortSignal): NodeGuard | undefined {
+  return byLifetime.get(signal);
+}
+
+/** One node's guard. */
+export class NodeGuard {
+  constructor(readonly target: GuardTarget) {
+    byLifetime.set(target.lifetime, this);
+  }
+
+  /**
+   * Counts and logs a throw at `site` and wraps it. Does not touch the status: callers that answer
+   * (hooks in a reconcile, hops) carry the returned error themselves.
+   * @returns the {@link ComponentFaultError} naming node, component and site.
+   */
+  record(site: FaultSite, err: unknown): ComponentFaultError {
+    const fault = err instanceof ComponentFaultError ? err : new ComponentFaultError(this.target.node, this.target.component, site, err);
+    componentFaults.bySite[site] = (componentFaults.bySite[site] ?? 0) + 1;
+    const line = { node: this.target.node, component: this.target.component, site, err: toError(err).message };
+    if (HOP_SITES.has(site)) this.target.log.debug(line, fault.message);
+    else this.target.log.error(line, fault.message);
+    return fault;
+  }
+
+  /** {@link record}, then the node's status shows the fault until its spec changes. */
+  fault(site: FaultSite, err: unknown): ComponentFaultError {
+    const fault = this.record(site, err);
+    this.target.onFault(fault);
+    return fault;
+  }
+
+  /**
+   * Runs synchronous component code; a throw becomes a status fault and `fallback` is returned.
+   * @returns `fn()`'s value, or `fallback` after a throw.
+   */
+  call<T>(site: FaultSite, fn: () => T, fallback: T): T {
+    try {
+      return fn();
+    } catch (err) {
+      this.fault(site, err);
+      return fallback;
+    }
+  }
+
+  /**
+   * Runs a hook (sync or async) inside a reconcile or a stop.
+   * @throws ComponentFaultError (already counted and logged) when it throws or rejects.
+   */
+  async hook(site: FaultSite, fn: () => unknown): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      throw this.record(site, err);
+    }
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * Fault isolation (issue 21 item 2): a component that throws outside `handle` — a reconcile hook, a
+ * `_reconcile` updater, a `ports()` re-read, a timer or task it started through the SDK — faults only
+ * its node: the node's status turns to an error naming node, component and site, a log line names the
+ * node, the fault counter grows, and the other nodes keep answering. Hooks that failed are retried.
+ */
+import { describe, expect, test } from "bun:test";
+import { BackgroundLoop, defineComponent, nodeTask, nodeTimeout, ok, source, target, Type, type ComponentContext, type Emitter, type TinyNode } from "tinyhost";
+import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
+import { componentFaults } from "../../../src/runtime/runner/guard.ts";
+import { makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
+
+process.env.TINYHOST_LOG_LEVEL ??= "silent";
+
+interface Line {
+  level: string;
+  obj: Record<string, unknown>;
+  msg: string;
+}
+
+function recordingLog() {
+  const lines: Line[] = [];
+  const make = (bound: Record<string, unknown>) => {
+    const at = (level: string) => (obj: object | string, msg?: string) =>
+      lines.push({ level, obj: typeof obj === "string" ? { ...bound } : { ...bound, ...obj }, msg: typeof obj === "string" ? obj : (msg ?? "") });
+    const log: {
+      debug: ReturnType<typeof at>;
+      info: ReturnType<typeof at>;
+      warn: ReturnType<typeof at>;
+      error: ReturnType<typeof at>;
+      child(b: object): typeof log;
+    } = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), child: (b) => make({ ...bound, ...b }) };
+    return log;
+  };
+  return { log: make({}), lines };
+}
+
+/** What the faulty component does, per node (keyed by node name). */
+const faults = new Map<string, Set<string>>();
+const calls: string[] = [];
+const emitters = new Map<string, Emitter>();
+
+const faulty = defineComponent({
+  info: { name: "faulty", description: "Faulty", info: "throws where it is told to" },
+  state: () => ({ portsCalls: 0 }),
+  ports: (self) => {
+    self.portsCalls++;
+    if (self.portsCalls > 1 && [...faults.values()].some((s) => s.has("ports-throw-all"))) throw new Error("ports boom");
+    return [target("in", Type.Object({ text: Type.String() }), { default: { text: "" } }), source("out", Type.Any()), target("_reconcile", Type.Unknown())];
+  },
+  onIdentity: (ctx) => {
+    calls.push(`onIdentity ${ctx.node.nodeName}`);
+    if (faults.get(ctx.node.nodeName)?.has("onIdentity-once")) {
+      faults.get(ctx.node.nodeName)!.delete("onIdentity-once");
+      throw new Error("identity boom");
+    }
+  },
+  onState: (ctx) => {
+    calls.push(`onState ${ctx.node.nodeName}`);
+  },
+  onEmitter: (ctx, emit) => {
+    calls.push(`onEmitter ${ctx.node.nodeName}`);
+    emitters.set(ctx.node.nodeName, emit);
+  },
+  handle: (ctx: ComponentContext<{ portsCalls: number }>, _output, _port, data) => {
+    const f = faults.get(ctx.node.nodeName) ?? new Set();
+    if (data.text === "timer") nodeTimeout(ctx, 1, () => {
+      throw new Error("timer boom");
+    });
+    if (data.text === "task") nodeTask(ctx, Promise.reject(new Error("task boom")));
+    if (data.text === "loop") {
+      new BackgroundLoop().start({ lifetime: ctx.nodeSignal, body: async () => {
+        throw new Error("loop boom");
+      } });
+    }
+    void f;
+    return ok({ echo: data.text });
+  },
+});
+
+async function until(what: string, cond: () => boolean, ms = 2000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(5);
+  }
+}
+
+function setup(sink = true) {
+  const { log, lines } = recordingLog();
+  const written = new Map<string, TinyNode>();
+  const s = new Scheduler({
+    module: MODULE,
+    debounceMs: 5,
+    log,
+    ...(sink
+      ? {
+          statusSink: {
+            async patchStatus(name: string, mutate: (n: TinyNode) => void) {
+              const n = structuredClone(written.get(name) ?? makeNode(name.split(".")[2]!, "faulty"));
+              mutate(n);
+              written.set(name, n);
+            },
+          },
+        }
+      : {}),
+  });
+  s.install(faulty);
+  return { s, lines, written };
+}
+
+const hop = (s: Scheduler, id: string, text: string) => s.handle({ edgeId: "", from: "signal", to: `${nodeName(id)}:in`, data: { text }, depth: 0 });
+
+describe("fault isolation: a throw outside handle faults only its node", () => {
+  test("a throwing _reconcile updater turns the node's status to an error naming the site; the other updaters and the status are still written", async () => {
+    const { s, lines, written } = setup();
+    await s.update(makeNode("u1", "faulty"));
+    await s.update(makeNode("u2", "faulty"));
+    const before = componentFaults.bySite["_reconcile updater"] ?? 0;
+    const emit = emitters.get(nodeName("u1"))!;
+    await emit("_reconcile", (n: TinyNode) => {
+      n.metadata.labels = { ...n.metadata.labels, first: "yes" };
+    });
+    await emit("_reconcile", () => {
+      throw new Error("updater boom");
+    });
+    await emit("_reconcile", (n: TinyNode) => {
+      n.metadata.labels = { ...n.metadata.labels, third: "yes" };
+    });
+    await until("error status written", () => written.get(nodeName("u1"))?.status?.error === true);
+    const st = written.get(nodeName("u1"))!;
+    expect(st.status?.status).toContain(nodeName("u1"));
+    expect(st.status?.status).toContain("faulty");
+    expect(st.status?.status).toContain("_reconcile updater");
+    expect(st.status?.status).toContain("updater boom");
+    expect(st.metadata.labels).toMatchObject({ first: "yes", third: "yes" });
+    expect(componentFaults.bySite["_reconcile updater"]).toBe(before + 1);
+    const line = lines.find((l) => l.level === "error" && l.obj.site === "_reconcile updater");
+    expect(line?.obj.node).toBe(nodeName("u1"));
+    // the other node is untouched and answers
+    expect(s.readStatus(nodeName("u2"))?.status).toBe("OK");
+    expect((await hop(s, "u2", "hi")).kind).toBe("ok");
+  });
+
+  test("onIdentity failing on the first reconcile: the next reconcile still runs onState and onEmitter once", async () => {
+    const { s } = setup(false);
+    const name = nodeName("i1");
+    faults.set(name, new Set(["onIdentity-once"]));
+    calls.length = 0;
+    const first = await s.update(makeNode("i1", "faulty"));
+    expect(first.error).toBe(true);
+    expect(first.status).toContain("onIdentity");
+    expect(first.status).toContain(name);
+    expect(calls.filter((c) => c.startsWith("onState"))).toEqual([]);
+    const second = await s.update(makeNode("i1", "faulty"));
+    expect(second.status).toBe("OK");
+    expect(calls.filter((c) => c === `onState ${name}`)).toHaveLength(1);
+    expect(calls.filter((c) => c === `onEmitter ${name}`)).toHaveLength(1);
+    await s.update(makeNode("i1", "faulty"));
+    expect(calls.filter((c) => c === `onState ${name}`)).toHaveLength(1); // once it succeeded, never again
+  });
+
+  test("a timer started with nodeTimeout that throws faults the node (site timer), the process keeps serving", async () => {
+    const { s, lines } = setup(false);
+    await s.update(makeNode("t1", "faulty"));
+    await s.update(makeNode("t2", "faulty"));
+    expect((await hop(s, "t1", "timer")).kind).toBe("ok");
+    await until("timer fault", () => s.readStatus(nodeName("t1"))?.error === true);
+    expect(s.readStatus(nodeName("t1"))?.status).toContain("timer");
+    expect(s.readStatus(nodeName("t1"))?.status).toContain("timer boom");
+    expect(lines.some((l) => l.level === "error" && l.obj.site === "timer" && l.obj.node === nodeName("t1"))).toBe(true);
+    expect(s.readStatus(nodeName("t2"))?.status).toBe("OK");
+    expect((await hop(s, "t2", "x")).kind).toBe("ok");
+  });
+
+  test("a rejected promise handed to nodeTask and a BackgroundLoop body that throws fault the node", async () => {
+    const { s } = setup(false);
+    await s.update(makeNode("p1", "faulty"));
+    await s.update(makeNode("b1", "faulty"));
+    await hop(s, "p1", "task");
+    await hop(s, "b1", "loop");
+    await until("task fault", () => s.readStatus(nodeName("p1"))?.error === true);
+    await until("loop fault", () => s.readStatus(nodeName("b1"))?.error === true);
+    expect(s.readStatus(nodeName("p1"))?.status).toContain("task");
+    expect(s.readStatus(nodeName("b1"))?.status).toContain("background loop");
+  });
+
+  test("a fault stays on the status through reconciles of the same spec and clears when the spec changes", async () => {
+    const { s } = setup(false);
+    await s.update(makeNode("c1", "faulty"));
+    await hop(s, "c1", "timer");
+    await until("timer fault", () => s.readStatus(nodeName("c1"))?.error === true);
+    expect((await s.update(makeNode("c1", "faulty"))).error).toBe(true);
+    const changed = makeNode("c1", "faulty", { ports: [{ from: "", port: "in", config: { text: "new" } }] });
+    expect((await s.update(changed)).status).toBe("OK");
+  });
+
+  test("ports() throwing on a re-read keeps the last ports, faults the node (site ports()), and dispatch never throws", async () => {
+    const { s } = setup(false);
+    const name = nodeName("r1");
+    await s.update(makeNode("r1", "faulty"));
+    faults.set(name, new Set(["ports-throw-all"]));
+    try {
+      const st = s.readStatus(name)!;
+      expect(st.error).toBe(true);
+      expect(st.status).toContain("ports()");
+      expect(st.status).toContain("ports boom");
+      expect(st.ports?.map((p) => p.name)).toEqual(["in", "out"]);
+      expect((await hop(s, "r1", "still")).kind).toBe("ok");
+    } finally {
+      faults.delete(name);
+    }
+  });
+
+  test("stop aborts the node signal even when the last status write fails", async () => {
+    const s = new Scheduler({
+      module: MODULE,
+      debounceMs: 5,
+      statusSink: {
+        patchStatus: async () => {
+          throw new Error("apiserver down");
+        },
+      },
+    });
+    s.install(faulty);
+    await s.update(makeNode("s1", "faulty"));
+    const r = s.runner(nodeName("s1"))!;
+    await emitters.get(nodeName("s1"))!("_control");
+    await s.stopAll();
+    expect(r.nodeSignal.aborted).toBe(true);
+  });
+});
