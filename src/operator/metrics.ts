@@ -9,6 +9,7 @@ import type { Watcher } from "../k8s/runtime/watcher.ts";
 import type { KubeObject } from "../k8s/client/index.ts";
 import { MetricsRegistry, type Sample } from "../telemetry/metrics.ts";
 import type { HopStats } from "./hop-gate.ts";
+import { componentFaults } from "../runtime/runner/guard.ts";
 
 /** One controller and its watcher, named for the `controller` / `resource` labels. */
 export interface WatchedController {
@@ -73,6 +74,12 @@ export function moduleMetrics(s: ModuleMetricsSources): MetricsRegistry {
     r.collect("tinyhost_hops_in_flight", "Incoming hops running now.", "gauge", () => [{ labels: {}, value: hops.inFlight }]);
   }
   r.collect("tinyhost_runners", "Nodes with a running runner in this process.", "gauge", () => [{ labels: {}, value: s.runners() }]);
+  // Issue 21: throws of component code, per site (src/runtime/runner/guard.ts), and the errors that
+  // escaped every guard and only the process-level last resort caught (should stay 0).
+  r.collect("tinyhost_component_faults_total", "Throws of component code caught by the node guard, per site (handle, onSettings, ports(), _reconcile updater, timer, …).", "counter", () =>
+    Object.entries(componentFaults.bySite).map(([site, value]) => ({ labels: { site }, value: value ?? 0 })),
+  );
+  r.collect("tinyhost_uncaught_errors_total", "Uncaught exceptions and unhandled rejections the process-level last resort logged and survived.", "counter", () => [{ labels: {}, value: componentFaults.uncaught }]);
   // Memory against the container's limit (the chart's is 128Mi): the process collector's RSS name
   // (prometheus/client_golang `process_resident_memory_bytes`) and the JavaScript heap.
   r.collect("process_resident_memory_bytes", "Resident memory size in bytes.", "gauge", () => [{ labels: {}, value: process.memoryUsage.rss() }]);

@@ -25,6 +25,7 @@ import { logger } from "../../telemetry/log.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { TinyError } from "../../sdk/errors.ts";
+import { installLastResort } from "../last-resort.ts";
 
 /**
  * Text of `tinyhost run --help` (cluster flags). The `--components` default depends on how tinyhost
@@ -204,11 +205,15 @@ export async function runCluster(args: readonly string[], env: Record<string, st
     console.error(`tinyhost run: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   }
+  // Before any component loads: a throw that escaped every node guard is logged and counted, and
+  // the module keeps serving its other nodes (issue 21; src/cli/last-resort.ts).
+  const removeLastResort = installLastResort(logger);
   let module;
   try {
     module = await startModule(options);
   } catch (err) {
     logger.fatal({ err: err instanceof Error ? err.message : String(err) }, "tinyhost run: start-up failed");
+    removeLastResort();
     await flushTraces(tracing);
     return 1;
   }
@@ -231,6 +236,7 @@ export async function runCluster(args: readonly string[], env: Record<string, st
   } finally {
     process.off("SIGTERM", onTerm);
     process.off("SIGINT", onInt);
+    removeLastResort();
     await flushTraces(tracing);
   }
 }

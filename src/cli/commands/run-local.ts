@@ -12,6 +12,7 @@ import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { consoleOptions, type ConsoleFlag } from "../console-flag.ts";
 import { parseConsoleAddress } from "../../console/address.ts";
+import { installLastResort } from "../last-resort.ts";
 
 /** Default HTTP port of local mode when neither `--port` nor `PORT` is set. */
 export const DEFAULT_LOCAL_PORT = 8080;
@@ -185,6 +186,8 @@ export async function runLocal(args: readonly string[]): Promise<number> {
     console.error(`tinyhost run --local: ${(err as Error).message}`);
     return 1;
   }
+  // A throw that escaped every node guard is logged and counted; the other nodes keep serving (issue 21).
+  const removeLastResort = installLastResort(logger);
   let host: LocalHost;
   try {
     // The health server is the manager's first runnable: /healthz answers during start-up, /readyz
@@ -193,12 +196,14 @@ export async function runLocal(args: readonly string[]): Promise<number> {
   } catch (err) {
     const e = err as Error & { code?: string };
     console.error(`tinyhost run --local: ${e.message}${e.code ? ` [${e.code}]` : ""}`);
+    removeLastResort();
     await tracing.shutdown();
     return 1;
   }
   const sig = await untilSignal();
   host.report.line(`${sig}: stopping (state kept${host.statePath ? ` in ${host.statePath}` : " in memory only"})`);
   await host.stop();
+  removeLastResort();
   await tracing.shutdown(); // flushes buffered spans
   return 0;
 }

@@ -176,7 +176,7 @@ export class Runner implements HopSite {
   readonly #stop = new AbortController();
   #ports: Map<string, CachedPort> | undefined;
   /** The last port list `ports()` returned: kept when a re-read throws. */
-  #lastPorts: AnyPort[] = [];
+  #lastPorts: readonly AnyPort[] = [];
   /** A fault outside a reconcile (timer, task, loop, ports(), updater): shown until the spec changes. */
   #fault: ComponentFaultError | undefined;
   #portConfigs = new PortConfigTable();

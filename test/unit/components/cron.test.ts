@@ -248,7 +248,7 @@ describe("cron on the leader", () => {
     const pod = cluster(new VirtualClock(REF, false), { context: null, schedule: "61 * * * *" }).newPod({ leader: true });
     const st = await pod.reconcile();
     expect(st.error).toBe(true);
-    expect(st.status).toBe('settings field "schedule": invalid schedule "61 * * * *": minute field: end of range (61) above maximum (59): "61"');
+    expect(st.status).toBe('node test.harness.cron-0 (component cron) failed in onSettings: settings field "schedule": invalid schedule "61 * * * *": minute field: end of range (61) above maximum (59): "61"');
   });
 });
 

@@ -65,7 +65,7 @@ describe("runner", () => {
     expect(seen).toEqual([-1, -1]);
     expect(first.error).toBe(true);
     expect(second.error).toBe(true);
-    expect(second.status).toBe("level -1 is negative");
+    expect(second.status).toBe("node h.testmod.s (component settingsful) failed in onSettings: level -1 is negative"); // issue 21: node, component and site named
   });
 
   test("state set/get round-trips through node metadata as base64 under _state/", async () => {
