@@ -5,7 +5,7 @@
  * node, the fault counter grows, and the other nodes keep answering. Hooks that failed are retried.
  */
 import { describe, expect, test } from "bun:test";
-import { BackgroundLoop, defineComponent, nodeTask, nodeTimeout, ok, source, target, Type, type ComponentContext, type Emitter, type TinyNode } from "tinyhost";
+import { BackgroundLoop, defineComponent, nodeInterval, nodeTask, nodeTimeout, ok, source, target, Type, type ComponentContext, type Emitter, type TinyNode } from "tinyhost";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { componentFaults } from "../../../src/runtime/runner/guard.ts";
 import { makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
@@ -39,6 +39,7 @@ function recordingLog() {
 const faults = new Map<string, Set<string>>();
 const calls: string[] = [];
 const emitters = new Map<string, Emitter>();
+const intervalRuns = new Map<string, number>();
 
 const faulty = defineComponent({
   info: { name: "faulty", description: "Faulty", info: "throws where it is told to" },
@@ -63,7 +64,18 @@ const faulty = defineComponent({
     emitters.set(ctx.node.nodeName, emit);
   },
   handle: (ctx: ComponentContext<{ portsCalls: number }>, _output, _port, data) => {
-    const f = faults.get(ctx.node.nodeName) ?? new Set();
+    if (data.text === "throw") throw new TypeError("handle boom");
+    if (data.text === "interval") {
+      let n = 0;
+      nodeInterval(ctx, 2, () => {
+        n++;
+        intervalRuns.set(ctx.node.nodeName, n);
+        if (n === 1) throw new Error("interval boom");
+      });
+    }
+    if (data.text === "late") nodeTimeout(ctx, 30, () => {
+      throw new Error("late boom");
+    });
     if (data.text === "timer") nodeTimeout(ctx, 1, () => {
       throw new Error("timer boom");
     });
@@ -73,7 +85,6 @@ const faulty = defineComponent({
         throw new Error("loop boom");
       } });
     }
-    void f;
     return ok({ echo: data.text });
   },
 });
@@ -210,6 +221,35 @@ describe("fault isolation: a throw outside handle faults only its node", () => {
     } finally {
       faults.delete(name);
     }
+  });
+
+  test("a throw in handle fails only that hop with the thrown error, counted at site handle; the status stays OK", async () => {
+    const { s } = setup(false);
+    await s.update(makeNode("h1", "faulty"));
+    const before = componentFaults.bySite.handle ?? 0;
+    const r = await hop(s, "h1", "throw");
+    expect(r.kind).toBe("fail");
+    expect(r.kind === "fail" ? r.error : undefined).toBeInstanceOf(TypeError); // retry rules read the error as thrown
+    expect(componentFaults.bySite.handle).toBe(before + 1);
+    expect(s.readStatus(nodeName("h1"))?.status).toBe("OK");
+    expect((await hop(s, "h1", "after")).kind).toBe("ok");
+  });
+
+  test("nodeInterval keeps running after a call that threw, and every helper is cancelled when the node stops", async () => {
+    const { s } = setup(false);
+    await s.update(makeNode("n1", "faulty"));
+    await hop(s, "n1", "interval");
+    await until("three interval runs", () => (intervalRuns.get(nodeName("n1")) ?? 0) >= 3);
+    expect(s.readStatus(nodeName("n1"))?.status).toContain("interval boom");
+    await hop(s, "n1", "late");
+    const r = s.runner(nodeName("n1"))!;
+    const before = componentFaults.bySite.timer ?? 0;
+    await s.destroy(nodeName("n1"));
+    const runs = intervalRuns.get(nodeName("n1"));
+    await Bun.sleep(60);
+    expect(intervalRuns.get(nodeName("n1"))).toBe(runs); // the interval stopped with the node
+    expect(componentFaults.bySite.timer ?? 0).toBe(before); // the late timer never fired
+    expect(r.nodeSignal.aborted).toBe(true);
   });
 
   test("stop aborts the node signal even when the last status write fails", async () => {
