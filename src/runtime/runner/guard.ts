@@ -12,11 +12,13 @@ import { TinyError } from "../../sdk/errors.ts";
 import { toError } from "../../sdk/result.ts";
 
 /**
- * Where component code threw. Hook names are the SDK's (runtime-spec §1.5); `ports()` is a re-read of
+ * Where component code threw. `state()` is the per-node state factory (a new runner); hook names
+ * are the SDK's (runtime-spec §1.5); `ports()` is a re-read of
  * the port list (§2.6); `_reconcile updater` a function emitted on `_reconcile` (§2.4); `timer`,
  * `task`, `background loop` the SDK helpers of src/sdk/node-timers.ts and background-loop.ts.
  */
 export type FaultSite =
+  | "state()"
   | "handle"
   | "onSettings"
   | "onControl"
@@ -77,6 +79,20 @@ export interface GuardTarget {
 
 const byLifetime = new WeakMap<AbortSignal, NodeGuard>();
 
+/**
+ * Counts and logs a throw at `site` of `who` and wraps it — {@link NodeGuard.record}, also used
+ * before a node has a runner (its `state()` factory threw).
+ * @returns the {@link ComponentFaultError} naming node, component and site.
+ */
+export function recordFault(who: Pick<GuardTarget, "node" | "component" | "log">, site: FaultSite, err: unknown): ComponentFaultError {
+  const fault = err instanceof ComponentFaultError ? err : new ComponentFaultError(who.node, who.component, site, err);
+  componentFaults.bySite[site] = (componentFaults.bySite[site] ?? 0) + 1;
+  const line = { node: who.node, component: who.component, site, err: toError(err).message };
+  if (HOP_SITES.has(site)) who.log.debug(line, fault.message);
+  else who.log.error(line, fault.message);
+  return fault;
+}
+
 /** The guard of the node whose lifetime signal is `signal` (`ctx.nodeSignal`), if a runner owns it. */
 export function guardOf(signal: AbortSignal): NodeGuard | undefined {
   return byLifetime.get(signal);
@@ -94,12 +110,7 @@ export class NodeGuard {
    * @returns the {@link ComponentFaultError} naming node, component and site.
    */
   record(site: FaultSite, err: unknown): ComponentFaultError {
-    const fault = err instanceof ComponentFaultError ? err : new ComponentFaultError(this.target.node, this.target.component, site, err);
-    componentFaults.bySite[site] = (componentFaults.bySite[site] ?? 0) + 1;
-    const line = { node: this.target.node, component: this.target.component, site, err: toError(err).message };
-    if (HOP_SITES.has(site)) this.target.log.debug(line, fault.message);
-    else this.target.log.error(line, fault.message);
-    return fault;
+    return recordFault(this.target, site, err);
   }
 
   /** {@link record}, then the node's status shows the fault until its spec changes. */

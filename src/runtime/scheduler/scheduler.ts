@@ -23,6 +23,7 @@ import { SchedulerRuns } from "./runs.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
 import { HopCancelledError } from "../runner/errors.ts";
 import { Runner, type RunnerHost, type StatusSink } from "../runner/runner.ts";
+import { recordFault } from "../runner/guard.ts";
 import { describeCycle, HopScope, rootScope } from "../runner/scope.ts";
 import { otelTracer, type Tracer } from "../runner/tracer.ts";
 import { EXECUTION_MODE_DURABLE, EXECUTION_MODE_LABEL } from "../../k8s/api/constants.ts";
@@ -180,6 +181,7 @@ export class Scheduler implements RunnerHost, RpcHost {
    * returned status (`status` = error text, `error` = true) rather than thrown (runtime-spec §16 item 9).
    * @returns the status fields the runtime owns (status, error, ports, component).
    * @throws PermanentError wrapping {@link ComponentNotRegisteredError} when the component is unknown.
+   * @throws ComponentFaultError (site `state()`) when the component's state factory throws.
    */
   async update(node: TinyNode): Promise<TinyNodeStatus> {
     const name = node.metadata.name;
@@ -190,7 +192,15 @@ export class Scheduler implements RunnerHost, RpcHost {
     if (isNew) {
       if (runner) await runner.stop(false);
       const log = this.#log.child ? this.#log.child({ node: name }) : this.#log;
-      runner = new Runner(def.instance(), this, node, log);
+      let instance;
+      try {
+        instance = def.instance(); // runs the component's state() factory
+      } catch (err) {
+        // No runner without an instance: the reconcile fails (the reconciler writes the error and retries).
+        if (runner) this.#runners.delete(name);
+        throw recordFault({ node: name, component: def.info.name, log }, "state()", err);
+      }
+      runner = new Runner(instance, this, node, log);
       this.#runners.set(name, runner);
     }
     const r = runner!;

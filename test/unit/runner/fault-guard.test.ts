@@ -252,6 +252,28 @@ describe("fault isolation: a throw outside handle faults only its node", () => {
     expect(r.nodeSignal.aborted).toBe(true);
   });
 
+  test("a state() factory that throws fails that node's reconcile naming site state(); once it works, the node runs", async () => {
+    let throwing = true;
+    const fragile = defineComponent({
+      info: { name: "fragile", description: "Fragile", info: "state() throws while told to" },
+      state: () => {
+        if (throwing) throw new Error("state boom");
+        return {};
+      },
+      ports: () => [target("in", Type.Object({ text: Type.String() }))],
+      handle: () => ok(1),
+    });
+    const { s } = setup(false);
+    s.install(fragile);
+    await s.update(makeNode("g1", "faulty"));
+    const err = await s.update(makeNode("f1", "fragile")).then(() => undefined, (e: unknown) => e as Error);
+    expect(err?.message).toBe(`node ${nodeName("f1")} (component fragile) failed in state(): state boom`);
+    expect(s.runner(nodeName("f1"))).toBeUndefined();
+    expect((await hop(s, "g1", "x")).kind).toBe("ok");
+    throwing = false;
+    expect((await s.update(makeNode("f1", "fragile"))).status).toBe("OK");
+  });
+
   test("stop aborts the node signal even when the last status write fails", async () => {
     const s = new Scheduler({
       module: MODULE,
