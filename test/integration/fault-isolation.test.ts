@@ -167,7 +167,9 @@ describe("fault isolation: local mode", () => {
           return n?.error === true && n.status.includes(`failed in ${site}`);
         }, 30_000, 200);
         expect(nodeOf(await flow(), suffix)?.status).toContain(`node ${node} (component faulty) failed in ${site}: fixture fault in ${site}`);
-        await waitUntil(`log line of ${site}`, async () => faultLine(log, node, site) !== undefined, 10_000, 100);
+        // The terminal's human line names the node by its label (src/local/node-names.ts).
+        const human = `node "faulty ${suffix}": component faulty failed in ${site}: fixture fault in ${site}`;
+        await waitUntil(`terminal line of ${site}`, async () => existsSync(log) && readFileSync(log, "utf8").includes(human), 10_000, 100);
       }
       await waitUntil("two last-resort lines", async () => lastResortLines(log).length >= LAST_RESORT.length, 10_000, 100);
       const metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();

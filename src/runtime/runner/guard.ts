@@ -87,9 +87,11 @@ const byLifetime = new WeakMap<AbortSignal, NodeGuard>();
 export function recordFault(who: Pick<GuardTarget, "node" | "component" | "log">, site: FaultSite, err: unknown): ComponentFaultError {
   const fault = err instanceof ComponentFaultError ? err : new ComponentFaultError(who.node, who.component, site, err);
   componentFaults.bySite[site] = (componentFaults.bySite[site] ?? 0) + 1;
+  // The message leaves the error text to `err` (the local terminal prints both) and the node to `node`.
   const line = { node: who.node, component: who.component, site, err: toError(err).message };
-  if (HOP_SITES.has(site)) who.log.debug(line, fault.message);
-  else who.log.error(line, fault.message);
+  const msg = `component ${who.component} failed in ${site}`;
+  if (HOP_SITES.has(site)) who.log.debug(line, msg);
+  else who.log.error(line, msg);
   return fault;
 }
 
