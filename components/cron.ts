@@ -136,7 +136,6 @@ function startLoop(self: CronSelf, ctx: ComponentContext<CronSelf>): void {
       if (!self.loop.running) self.nextTick = undefined; // a restarted loop keeps its own
       void self.emit?.("_control");
     },
-    onError: (err) => ctx.log.error({ err: err instanceof Error ? err.message : String(err) }, "cron: loop failed"),
   });
 }
 

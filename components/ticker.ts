@@ -131,7 +131,6 @@ function startLoop(self: TickerSelf, ctx: ComponentContext<TickerSelf>): void {
     lifetime: ctx.nodeSignal,
     body: (signal) => tick(self, ctx, signal),
     onExit: () => void self.emit?.("_control"), // show "Not running"
-    onError: (err) => ctx.log.error({ err: err instanceof Error ? err.message : String(err) }, "ticker: loop failed"),
   });
 }
 

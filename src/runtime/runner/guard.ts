@@ -100,7 +100,12 @@ export function guardOf(signal: AbortSignal): NodeGuard | undefined {
   return byLifetime.get(signal);
 }
 
-/** One node's guard. */
+/**
+ * One node's guard, owned by its runner: {@link record} for throws the caller answers with
+ * (hooks of a reconcile, hops), {@link fault} for throws only the status can show, {@link call} and
+ * {@link hook} to run component code inside it. Registered under the node's lifetime signal so the
+ * SDK helpers find it ({@link guardOf}).
+ */
 export class NodeGuard {
   constructor(readonly target: GuardTarget) {
     byLifetime.set(target.lifetime, this);

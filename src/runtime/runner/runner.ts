@@ -666,7 +666,8 @@ export class Runner implements HopSite {
   /**
    * Stops the runner (runtime-spec §2.10): flush the pending patch, then (when `cleanup`, i.e. the
    * node was deleted) `onDestroy` with a copy of the last metadata, then abort the node signal so
-   * in-flight handlers see cancellation.
+   * in-flight handlers see cancellation. Never rejects: a failed last write or `onDestroy` is
+   * logged, and the node signal fires whatever happened.
    */
   async stop(cleanup: boolean): Promise<void> {
     if (this.#stop.signal.aborted) return;
