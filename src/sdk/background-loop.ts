@@ -27,6 +27,15 @@ interface Run {
   done: Promise<void>;
 }
 
+/** Calls the component's `onError`/`onExit`; a throw there is the node's fault too, never a rejection of `done`. */
+function callback(options: LoopOptions, fn: ((err?: unknown) => void) | undefined, err?: unknown): void {
+  try {
+    fn?.(err);
+  } catch (thrown) {
+    reportNodeFault({ nodeSignal: options.lifetime }, "background loop", thrown);
+  }
+}
+
 /**
  * At most one running loop. `running` flips to false the moment `stop()` is called (so a status
  * refresh right after a stop shows "Not running"), even while the old body is still unwinding; a
@@ -57,10 +66,10 @@ export class BackgroundLoop {
         // The node's fault when a runner owns the lifetime; without a runner an unhandled throw
         // still reaches the last resort (reportNodeFault), a handled one stays with onError.
         if (!signal.aborted && (guardOf(options.lifetime) || !options.onError)) reportNodeFault({ nodeSignal: options.lifetime }, "background loop", err);
-        options.onError?.(err);
+        callback(options, options.onError, err);
       } finally {
         if (this.#run === run) this.#run = undefined;
-        options.onExit?.();
+        callback(options, options.onExit);
       }
     })();
     return true;

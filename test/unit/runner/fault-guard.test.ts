@@ -76,6 +76,11 @@ const faulty = defineComponent({
     if (data.text === "late") nodeTimeout(ctx, 30, () => {
       throw new Error("late boom");
     });
+    if (data.text === "exit-throw") {
+      new BackgroundLoop().start({ lifetime: ctx.nodeSignal, body: async () => {}, onExit: () => {
+        throw new Error("onExit boom");
+      } });
+    }
     if (data.text === "timer") nodeTimeout(ctx, 1, () => {
       throw new Error("timer boom");
     });
@@ -194,6 +199,14 @@ describe("fault isolation: a throw outside handle faults only its node", () => {
     await until("loop fault", () => s.readStatus(nodeName("b1"))?.error === true);
     expect(s.readStatus(nodeName("p1"))?.status).toContain("task");
     expect(s.readStatus(nodeName("b1"))?.status).toContain("background loop");
+  });
+
+  test("a BackgroundLoop onExit that throws faults the node instead of rejecting the loop's promise", async () => {
+    const { s } = setup(false);
+    await s.update(makeNode("x1", "faulty"));
+    await hop(s, "x1", "exit-throw");
+    await until("onExit fault", () => s.readStatus(nodeName("x1"))?.error === true);
+    expect(s.readStatus(nodeName("x1"))?.status).toContain("failed in background loop: onExit boom");
   });
 
   test("a fault stays on the status through reconciles of the same spec and clears when the spec changes", async () => {
