@@ -8,7 +8,7 @@
  * naming node and site, its log line names the node, and the counters count them.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
@@ -20,7 +20,6 @@ import { exampleFiles } from "../../examples/generate.ts";
 import { nodeNameOf, type FlowDescription } from "../../src/cli/scaffold/flow-builder.ts";
 import { sendToConsole } from "../../src/console/client.ts";
 import type { FlowView } from "../../src/console/flow-view.ts";
-import { writeFileSync } from "node:fs";
 import type { ControlPlane } from "../support/control-plane.ts";
 import { openClusterFixture } from "../support/cluster-fixture.ts";
 import { startModuleProcess, type ModuleProcess } from "../support/module-process.ts";

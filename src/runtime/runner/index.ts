@@ -8,3 +8,4 @@ export { PortValidationError, PayloadDecodeError, EmptyPortError, NodeStoppedErr
 export { PortConfigError } from "./port-config.ts";
 export { statusPorts, statusComponent, redact, REDACTED } from "./status.ts";
 export { StatusWriter } from "./status-writer.ts";
+export { NodeGuard, ComponentFaultError, componentFaults, guardOf, recordFault, type FaultSite, type GuardTarget } from "./guard.ts";
