@@ -155,6 +155,16 @@ async function readBody(req: Request, declared: boolean, limit: number): Promise
  */
 const BUN_BODY_CAP = Number.MAX_SAFE_INTEGER;
 
+/** How long a close waits for the 503 answers of the requests it cancelled to be written, ms. */
+const FLUSH_MS = 250;
+
+/** Resolves when `p` settles or after `ms`, whichever is first. */
+async function settledWithin(p: Promise<unknown>, ms: number): Promise<void> {
+  let t: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([p.then(() => {}, () => {}), new Promise<void>((r) => (t = setTimeout(r, ms)))]);
+  clearTimeout(t);
+}
+
 /** A running listener. */
 export class HttpListener implements Drainable {
   readonly port: number;
@@ -262,10 +272,12 @@ export class HttpListener implements Drainable {
   close(graceful: boolean, graceMs = 30_000): Promise<void> {
     this.#closed ??= (async () => {
       if (!graceful) this.#cancelInFlight();
-      let t: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([this.#server.stop(false), new Promise<void>((r) => (t = setTimeout(r, graceMs)))]);
-      clearTimeout(t);
-      this.#cancelInFlight();
+      const stopped = this.#server.stop(false);
+      await settledWithin(stopped, graceMs);
+      if (this.#inFlight.size > 0) {
+        this.#cancelInFlight();
+        await settledWithin(stopped, FLUSH_MS); // the 503s are written before the connections close
+      }
       clearInterval(this.#sweep);
       await this.#server.stop(true);
       unregisterListener(this);
