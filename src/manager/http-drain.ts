@@ -13,7 +13,9 @@ export const DEFAULT_HTTP_DRAIN_MS = 4_000;
 
 /** The nodes whose listeners are drained: a scheduler's runners (`Scheduler.nodes()`/`runner()`). */
 export interface NodeLifetimes {
+  /** Names of the nodes that have a runner now. */
   nodes(): string[];
+  /** The runner of node `name`; its `nodeSignal` is what the node's listeners are owned by. */
   runner(name: string): { readonly nodeSignal: AbortSignal } | undefined;
 }
 
