@@ -289,6 +289,7 @@ function serve(self: ServerSelf, until: AbortSignal, nodeSignal: AbortSignal): P
       maxBodyBytes: () => maxBodyBytes(self),
       context: () => self.start.context ?? null,
       onRequest: (request, cancel) => (self.emit ? self.emit("request", request, cancel) : Promise.resolve(empty)),
+      owner: nodeSignal, // the host drains it on shutdown before the node stops: in-flight requests finish
     });
   } catch (err) {
     return Promise.reject(err);
@@ -314,7 +315,9 @@ function serve(self: ServerSelf, until: AbortSignal, nodeSignal: AbortSignal): P
         if (self.exposeError !== before) patch(self); // the dashboard shows the new expose outcome
       });
     }, REASSERT_INTERVAL_MS);
-    if (!stop.signal.aborted) await new Promise<void>((r) => stop.signal.addEventListener("abort", () => r(), { once: true }));
+    // Until stopped — or until the host's shutdown drain closed the listener (the `start` hop then
+    // ends, so the drain of in-flight hops does not wait for it).
+    if (!stop.signal.aborted) await Promise.race([aborted(stop.signal), listener.whenClosed]);
     clearInterval(reassert);
     until.removeEventListener("abort", onUntil);
     await listener.close(stop.signal.reason === "graceful");

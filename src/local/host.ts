@@ -24,7 +24,7 @@ import { DEFAULT_NODE_WORKERS, kubeStatusSink, LEADER_REQUEUE_MS, tinyNodeContro
 import type { KubeObject } from "../k8s/client/types.ts";
 import type { Controller } from "../k8s/runtime/controller.ts";
 import type { Watcher } from "../k8s/runtime/watcher.ts";
-import { Manager, ManagerStartError, onStop, task, type Runnable, type RunnableGroup } from "../manager/index.ts";
+import { httpDrain, Manager, ManagerStartError, onStop, task, type Runnable, type RunnableGroup } from "../manager/index.ts";
 import { healthServer, type HealthServer } from "../operator/health.ts";
 import { moduleMetrics } from "../operator/metrics.ts";
 import { isComponentFile } from "../runtime/registry/files.ts";
@@ -33,7 +33,7 @@ import type { ComponentDefinition } from "../sdk/component.ts";
 import type { TinyNodeStatus } from "../sdk/node.ts";
 import { SystemPort } from "../sdk/ports.ts";
 import { toError, type Result } from "../sdk/result.ts";
-import { logger } from "../telemetry/log.ts";
+import { logger, type Logger } from "../telemetry/log.ts";
 import { SDK_VERSION } from "../cli/version.ts";
 import { InProcessTransport } from "../transport/inprocess.ts";
 import { FROM_SIGNAL } from "../transport/types.ts";
@@ -298,8 +298,9 @@ export class LocalHost {
       owns: (name) => this.#controller.reconciler.owns(name),
       httpSeededNode: () => this.#httpSeededNode,
     });
-    this.#manager = new Manager({ log: process.env.TINYHOST_LOG_LEVEL ? logger.child({ component: "local" }) : withoutStartFailures(logger.child({ component: "local" }, { level: "warn" })) });
-    for (const [group, runnable] of this.#runnables()) this.#manager.add(group, runnable);
+    const managerLog = process.env.TINYHOST_LOG_LEVEL ? logger.child({ component: "local" }) : withoutStartFailures(logger.child({ component: "local" }, { level: "warn" }));
+    this.#manager = new Manager({ log: managerLog });
+    for (const [group, runnable] of this.#runnables(managerLog)) this.#manager.add(group, runnable);
   }
 
   /**
@@ -435,7 +436,7 @@ export class LocalHost {
 
   // ----- runnables --------------------------------------------------------------------------
 
-  #runnables(): [RunnableGroup, Runnable][] {
+  #runnables(log: Logger): [RunnableGroup, Runnable][] {
     const out: [RunnableGroup, Runnable][] = [];
     if (this.#health) out.push(["servers", this.#health]);
     out.push(["stores", onStop("state file", () => {
@@ -453,6 +454,7 @@ export class LocalHost {
     out.push(["controllers", this.#controller.runnable]);
     if (this.#o.watch !== false) out.push(["controllers", this.#watches()]);
     for (const [group, runnable] of this.#o.runnables?.(this) ?? []) out.push([group, runnable]);
+    out.push(["receivers", httpDrain(this.scheduler, log)]); // in-flight HTTP requests finish before the runners stop
     out.push(["receivers", {
       name: "start signals",
       start: async () => {

@@ -16,3 +16,4 @@ export {
   type StopContext,
 } from "./manager.ts";
 export { loop, earlyLoop, task, onStop, bounded, type EarlyLoop, type LoopOptions } from "./runnables.ts";
+export { httpDrain, DEFAULT_HTTP_DRAIN_MS, type NodeLifetimes } from "./http-drain.ts";

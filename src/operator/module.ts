@@ -46,7 +46,7 @@ import type { TinyNode } from "../k8s/api/index.ts";
 import type { Store } from "../k8s/runtime/store.ts";
 import { Controller, LeaderElector, resourceSource, Watcher } from "../k8s/runtime/index.ts";
 import { primedSource } from "../k8s/runtime/primed-source.ts";
-import { earlyLoop, loop, Manager, onStop, task, type Runnable } from "../manager/index.ts";
+import { earlyLoop, httpDrain, loop, Manager, onStop, task, type Runnable } from "../manager/index.ts";
 import { discoverComponents, type Registry } from "../runtime/registry/index.ts";
 import { ComponentCatalog } from "../runtime/registry/catalog.ts";
 import { watchComponentDir } from "../runtime/registry/runtime-files.ts";
@@ -389,7 +389,8 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
       .add("controllers", nodes.runnable)
       .add("controllers", loop("tinymodule controller", (signal) => moduleController.run(signal), { stopTimeoutMs: 2_000 }))
       .add("controllers", loop("tinycomponent controller", (signal) => componentController.run(signal), { stopTimeoutMs: 2_000 }))
-      .add("receivers", receivers);
+      .add("receivers", receivers)
+      .add("receivers", httpDrain(scheduler, log, drainMs)); // component HTTP listeners drain while the runners still run
     if (memoryLimit !== undefined) {
       const governor = new MemoryGovernor({ limitBytes: memoryLimit });
       log.info({ softLimitBytes: memoryLimit }, "memory governor on: a full collection when RSS is over the soft limit");

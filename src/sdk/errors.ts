@@ -106,6 +106,28 @@ export function shouldRetry(err: unknown): boolean {
 }
 
 /**
+ * Codes of the errors that mean "a deadline passed" (one list for the HTTP 504 answer and the
+ * runner's edge-timeout check): the edge's `retryPolicy.timeoutMs` (`EDGE_TIMEOUT`), http_server's
+ * write timeout (`FLOW_TIMEOUT`), the gRPC call deadline (`GRPC_DEADLINE_EXCEEDED`), the NATS request
+ * and RPC waits (`REQUEST_TIMEOUT`, `RPC_TIMEOUT`). Strings, not classes: those classes live in the
+ * runtime and the transports, which the SDK does not import.
+ */
+export const TIMEOUT_CODES: ReadonlySet<string> = new Set(["EDGE_TIMEOUT", "FLOW_TIMEOUT", "GRPC_DEADLINE_EXCEEDED", "REQUEST_TIMEOUT", "RPC_TIMEOUT"]);
+
+/**
+ * True when a deadline error is anywhere in the `cause` chain of `err`: a `code` in
+ * {@link TIMEOUT_CODES}, or a DOM `TimeoutError` (what `AbortSignal.timeout` aborts with).
+ */
+export function isTimeout(err: unknown): boolean {
+  for (const e of chain(err)) {
+    if (!(e instanceof Error)) return false;
+    const code = (e as { code?: unknown }).code;
+    if ((typeof code === "string" && TIMEOUT_CODES.has(code)) || e.name === "TimeoutError") return true;
+  }
+  return false;
+}
+
+/**
  * The canonical payload for a component's `error` source port: `{context?, error, retryable}`
  * (runtime-spec §1.6 `ErrorMessage`, components.md §0.5). `retryable` derives from {@link isRetryable}.
  */

@@ -25,6 +25,7 @@ export {
   isPermanent,
   errorCode,
   shouldRetry,
+  isTimeout,
   errorPayload,
 } from "./errors.ts";
 export type { ErrorPayload } from "./errors.ts";

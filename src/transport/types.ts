@@ -11,6 +11,13 @@ import type { ReplyInbox } from "../runtime/durable/replies.ts";
 export const FROM_SIGNAL = "signal";
 
 /**
+ * Deadline of a remote hop whose edge sets no `retryPolicy.timeoutMs`, ms: Go's request timeout
+ * when the context has no deadline (runtime-spec §4.3, §13.1: 5 min). The gRPC sender puts it on the
+ * call (docs/compatibility.md `## gRPC`: Go's gRPC client sends none).
+ */
+export const DEFAULT_REMOTE_HOP_TIMEOUT_MS = 5 * 60_000;
+
+/**
  * One hop (runtime-spec §2.1 `Msg`). Never serialized as a whole: wire transports map the fields to
  * headers/proto fields.
  */
@@ -40,6 +47,12 @@ export interface Msg {
   replyTarget?: string;
   /** Durable reply deadline, unix ms. */
   replyDeadlineUnixMs?: number;
+  /**
+   * When the sending edge's `retryPolicy.timeoutMs` runs out, unix ms (set by the runner; absent =
+   * no edge deadline). Wire transports send it as the call deadline (gRPC `grpc-timeout`); a hop
+   * without one gets {@link DEFAULT_REMOTE_HOP_TIMEOUT_MS} on the wire.
+   */
+  deadlineUnixMs?: number;
   /** Shape of the reply the sender expects (source port `ResponseConfiguration`); in-process only. */
   responseSchema?: TSchema;
 }

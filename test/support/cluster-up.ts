@@ -26,11 +26,16 @@ Run a module against it (HOSTNAME names the pod: the Lease identity), then apply
   kubectl --kubeconfig ${cp.tokenKubeconfig} apply -n ${NS} -f examples/tick-count/
 Press Ctrl-C to stop both.`);
 
+// Wait for Ctrl-C on one ref'd timer. Not on a promise that never settles: the servers' child
+// processes are unref'd (test/support/process.ts, so a test runner can exit past them), and with
+// nothing ref'd Bun 1.4 polls epoll with timeout 0 — one core at 100 % for as long as this runs
+// (issue 21). A timer keeps the event loop asleep in epoll until the signal comes, whatever stdin is.
+const keepAlive = setInterval(() => {}, 2 ** 31 - 1);
 const stop = async () => {
   console.log("\nstopping…");
   await servers.stop();
+  clearInterval(keepAlive);
   process.exit(0);
 };
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
-await new Promise(() => {});

@@ -49,10 +49,14 @@ export class NodeStoppedError extends TinyError {
   }
 }
 
-/** An edge's `retryPolicy.timeoutMs` elapsed across all attempts. code `"EDGE_TIMEOUT"` (runtime-spec §2.5). */
+/**
+ * An edge's `retryPolicy.timeoutMs` elapsed across all attempts. code `"EDGE_TIMEOUT"` (runtime-spec
+ * §2.5). `cause`: the wire's deadline error when the transport's timer fired first (e.g. gRPC
+ * `DEADLINE_EXCEEDED`), else none.
+ */
 export class EdgeTimeoutError extends TinyError {
-  constructor(edge: string, to: string, timeoutMs: number) {
-    super("EDGE_TIMEOUT", `edge ${edge || "(direct)"} to ${to}: timed out after ${timeoutMs} ms`);
+  constructor(edge: string, to: string, timeoutMs: number, cause?: Error) {
+    super("EDGE_TIMEOUT", `edge ${edge || "(direct)"} to ${to}: timed out after ${timeoutMs} ms`, cause ? { cause } : undefined);
   }
 }
 

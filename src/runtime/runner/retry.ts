@@ -2,7 +2,7 @@
  * Per-edge retry policy (runtime-spec §2.5): how many attempts, which errors qualify, and the delay
  * between attempts.
  */
-import { errorCode, shouldRetry } from "../../sdk/errors.ts";
+import { errorCode, isTimeout, shouldRetry } from "../../sdk/errors.ts";
 import type { RetryPolicy } from "../../sdk/node.ts";
 
 /** Attempts when a policy is absent or `maxAttempts <= 0` (runtime-spec §2.5 `defaultMaxAttempts`). */
@@ -65,4 +65,19 @@ export function mayRetry(policy: ResolvedRetryPolicy, attempt: number, err: Erro
   if (!shouldRetry(err)) return false;
   const code = errorCode(err);
   return !(code !== undefined && policy.nonRetryableCodes.has(code));
+}
+
+/**
+ * Whether `err` is a wire transport's deadline error for the deadline `deadlineUnixMs` (the edge's
+ * own, which the runner put on the hop): a timeout ({@link isTimeout}, e.g. gRPC
+ * `DEADLINE_EXCEEDED`) in the cause chain that carries that exact `deadlineUnixMs`. The runner then
+ * answers `EDGE_TIMEOUT`, the same as when its own timer fires first (runtime-spec §2.5: `timeoutMs`
+ * bounds the loop). A timeout with another deadline (a remote component's own, the 5-minute default)
+ * stays what it is.
+ */
+export function isDeadlineOf(err: Error, deadlineUnixMs: number): boolean {
+  for (let e: unknown = err, i = 0; e instanceof Error && i < 64; e = e.cause, i++) {
+    if ((e as { deadlineUnixMs?: unknown }).deadlineUnixMs === deadlineUnixMs && isTimeout(e)) return true;
+  }
+  return false;
 }

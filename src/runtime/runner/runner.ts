@@ -26,7 +26,7 @@ import { MetadataState } from "./metadata-state.ts";
 import { StatusWriter } from "./status-writer.ts";
 import { compilePortConfigs, decodeConfiguredPayload, evaluatePortConfig, PortConfigTable } from "./port-config.ts";
 import { orphanedKeys } from "./orphaned-keys.ts";
-import { backoffDelayMs, DEFAULT_RETRY_POLICY, mayRetry, resolveRetryPolicy, type ResolvedRetryPolicy } from "./retry.ts";
+import { backoffDelayMs, DEFAULT_RETRY_POLICY, isDeadlineOf, mayRetry, resolveRetryPolicy, type ResolvedRetryPolicy } from "./retry.ts";
 import { HopScope } from "./scope.ts";
 import { NodeGuard, type ComponentFaultError, type FaultSite } from "./guard.ts";
 import { statusComponent, statusPorts } from "./status.ts";
@@ -523,6 +523,7 @@ export class Runner implements HopSite {
   /** One edge send with its retry policy (runtime-spec §2.5). */
   #send(msg: Msg, policy: ResolvedRetryPolicy, scope: HopScope): Promise<Result> {
     if (policy.timeoutMs === 0) return this.#attempts(msg, policy, scope);
+    msg.deadlineUnixMs = Date.now() + policy.timeoutMs; // a wire transport sends it as the call deadline
     const deadline = new AbortController();
     const bounded = new HopScope(deadline.signal, "", scope);
     return new Promise<Result>((resolve) => {
@@ -533,7 +534,8 @@ export class Runner implements HopSite {
       }, policy.timeoutMs);
       void this.#attempts(msg, policy, bounded).then((r) => {
         clearTimeout(t);
-        resolve(r);
+        // The wire's deadline error for this very deadline is the edge timing out (whichever timer fired first).
+        resolve(r.kind === "fail" && isDeadlineOf(r.error, msg.deadlineUnixMs!) ? fail(new EdgeTimeoutError(msg.edgeId, msg.to, policy.timeoutMs, r.error)) : r);
       });
     });
   }

@@ -18,6 +18,7 @@ import { fail, type Result } from "../result.ts";
 import { TinyError } from "../errors.ts";
 import { LazyAbort } from "../lazy-abort.ts";
 import { answerFor, FlowTimeoutError, textResponse } from "./server-response.ts";
+import { registerListener, unregisterListener, type Drainable } from "./open-listeners.ts";
 import { buildServerRequest, scanHeaders, type HeaderScan, type ServerRequest } from "./server-request.ts";
 
 /** Bun's maximum `idleTimeout`, seconds. */
@@ -40,6 +41,12 @@ export interface ListenerOptions {
    * (a {@link LazyAbort}: its `signal` is built only when read — hand it to the emitter as is).
    */
   onRequest: (request: ServerRequest, cancel: LazyAbort) => Promise<Result>;
+  /**
+   * The node lifetime this listener belongs to (http_server passes `ctx.nodeSignal`): on shutdown
+   * the host drains the listeners of its nodes before it stops them, so in-flight requests finish
+   * (src/sdk/http/open-listeners.ts). Absent: only {@link HttpListener.close} closes it.
+   */
+  owner?: AbortSignal;
 }
 
 /** The listener could not bind (port in use, bad TLS material…). code `"HTTP_LISTEN"`. */
@@ -148,15 +155,29 @@ async function readBody(req: Request, declared: boolean, limit: number): Promise
  */
 const BUN_BODY_CAP = Number.MAX_SAFE_INTEGER;
 
+/** How long a close waits for the 503 answers of the requests it cancelled to be written, ms. */
+const FLUSH_MS = 250;
+
+/** Resolves when `p` settles or after `ms`, whichever is first. */
+async function settledWithin(p: Promise<unknown>, ms: number): Promise<void> {
+  let t: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([p.then(() => {}, () => {}), new Promise<void>((r) => (t = setTimeout(r, ms)))]);
+  clearTimeout(t);
+}
+
 /** A running listener. */
-export class HttpListener {
+export class HttpListener implements Drainable {
   readonly port: number;
+  /** See {@link ListenerOptions.owner}. */
+  readonly owner: AbortSignal | undefined;
+  #cancelledAtClose = 0;
   readonly #server: ReturnType<typeof Bun.serve>;
   /** The in-flight flows (close() without grace cancels them; the sweep enforces writeTimeout). */
   readonly #inFlight = new Set<InFlight>();
   /** Write-timeout and disconnect sweep: one timer for all requests instead of work per request. */
   readonly #sweep: ReturnType<typeof setInterval>;
   #closed: Promise<void> | undefined;
+  readonly #whenClosed = Promise.withResolvers<void>();
 
   /**
    * Binds and starts serving.
@@ -214,6 +235,8 @@ export class HttpListener {
       throw new ListenError(options.port, err);
     }
     this.port = this.#server.port ?? options.port;
+    this.owner = options.owner;
+    registerListener(this);
     const timeout = new FlowTimeoutError(options.writeTimeout);
     this.#sweep = setInterval(() => {
       if (inFlight.size === 0) return;
@@ -225,25 +248,46 @@ export class HttpListener {
     }, SWEEP_MS);
   }
 
+  /** Requests waiting for their flow now. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /** Requests the close answered 503 because they ran past its grace (or were cut by a non-graceful close). */
+  get cancelledAtClose(): number {
+    return this.#cancelledAtClose;
+  }
+
   #cancelInFlight(): void {
+    this.#cancelledAtClose += this.#inFlight.size;
     for (const f of [...this.#inFlight]) f.abort(STOPPED);
   }
 
   /**
-   * Stops the listener; idempotent. `graceful`: stop accepting and let in-flight requests finish
-   * (at most `graceMs`, Go's 30 s shutdown grace), then close what is left. Otherwise in-flight
-   * flows are cancelled first.
+   * Stops the listener; idempotent (a later call resolves with the first). `graceful`: stop
+   * accepting — new connections are refused — and let in-flight requests finish (Bun
+   * `server.stop(false)`, at most `graceMs`; default Go's 30 s shutdown grace), then answer what is
+   * left 503 and close every connection. Otherwise in-flight flows are cancelled first.
    */
   close(graceful: boolean, graceMs = 30_000): Promise<void> {
     this.#closed ??= (async () => {
       if (!graceful) this.#cancelInFlight();
-      let t: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([this.#server.stop(false), new Promise<void>((r) => (t = setTimeout(r, graceMs)))]);
-      clearTimeout(t);
-      this.#cancelInFlight();
+      const stopped = this.#server.stop(false);
+      await settledWithin(stopped, graceMs);
+      if (this.#inFlight.size > 0) {
+        this.#cancelInFlight();
+        await settledWithin(stopped, FLUSH_MS); // the 503s are written before the connections close
+      }
       clearInterval(this.#sweep);
       await this.#server.stop(true);
+      unregisterListener(this);
+      this.#whenClosed.resolve();
     })();
     return this.#closed;
+  }
+
+  /** Resolves once the listener closed, whoever closed it (its component, or the host's shutdown drain). */
+  get whenClosed(): Promise<void> {
+    return this.#whenClosed.promise;
   }
 }

@@ -3,7 +3,7 @@
  * response flow"): a valid Response is written as Go's `writeResponse` does; anything else is an
  * error answer naming what was wrong.
  */
-import { TinyError } from "../errors.ts";
+import { isTimeout, TinyError } from "../errors.ts";
 import type { Result } from "../result.ts";
 import type { Header } from "../fields.ts";
 
@@ -112,18 +112,10 @@ export class FlowTimeoutError extends TinyError {
   }
 }
 
-function isTimeout(err: unknown): boolean {
-  for (let e: unknown = err, i = 0; e instanceof Error && i < 32; e = e.cause, i++) {
-    const code = (e as { code?: unknown }).code;
-    if (code === "EDGE_TIMEOUT" || code === "FLOW_TIMEOUT" || e.name === "TimeoutError") return true;
-  }
-  return false;
-}
-
 /**
  * The HTTP answer for the flow's `result` (components.md §2.1; statuses: docs/compatibility.md
  * "Components"): a valid Response as written by {@link writeResponse}; a chain error → 500 with
- * the error text, or 504 when it was a timeout (edge `timeoutMs`, the write timeout); an invalid
+ * the error text, or 504 when it was a timeout ({@link isTimeout}: edge `timeoutMs`, the write timeout, a wire deadline); an invalid
  * or missing Response → 500 `invalid response: <problem>`.
  */
 export function answerFor(result: Result): Response {

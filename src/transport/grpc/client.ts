@@ -4,12 +4,13 @@
  * connection shared per address, and turns the reply into a {@link Result}.
  */
 import { Client, credentials, Metadata, status as grpcStatus, type ClientUnaryCall, type ServiceError } from "@grpc/grpc-js";
+import { isTimeout } from "../../sdk/errors.ts";
 import { fail, type Result } from "../../sdk/result.ts";
 import { logger, type Logger } from "../../telemetry/log.ts";
-import { moduleOfNode, parsePortAddress, type Msg, type Transport } from "../types.ts";
+import { DEFAULT_REMOTE_HOP_TIMEOUT_MS, moduleOfNode, parsePortAddress, type Msg, type Transport } from "../types.ts";
 import { AddressPool, type ConnectionLease } from "./address-pool.ts";
 import { decodeCallError, DEPTH_METADATA, requestFromMsg, resultFromReply } from "./codec.ts";
-import { GrpcCallError, GrpcRouteError } from "./errors.ts";
+import { GrpcCallError, GrpcDeadlineError, GrpcRouteError } from "./errors.ts";
 import { injectTrace } from "./metadata.ts";
 import { MESSAGE_METHOD, moduleServiceDefinition, type MessageRequestWire, type MessageResponseWire } from "./proto.ts";
 import { KEEPALIVE_TIME_MS, KEEPALIVE_TIMEOUT_MS } from "./server.ts";
@@ -53,13 +54,23 @@ export class GrpcTransport implements Transport {
    * to its reply (runtime-spec §4.7): empty `Data` → `empty`; else bytes (or the parsed JSON when
    * the sending port declared a response schema). Failures resolve as `fail(...)`:
    * {@link GrpcRouteError}, `ModuleAddressUnknownError`, `GrpcEncodeError`, the remote handler's
-   * error (`RemoteHandlerError` or `CodedError`), or {@link GrpcCallError} (`GRPC_CANCELLED` when
-   * `signal` aborts — the call is cancelled on the wire too).
+   * error (`RemoteHandlerError` or `CodedError`), {@link GrpcDeadlineError} when the deadline passes,
+   * or {@link GrpcCallError} (`GRPC_CANCELLED` when `signal` aborts — the call is cancelled on the
+   * wire too; a signal aborted by a timeout, such as the edge's, reads as the deadline error).
+   *
+   * Deadline: `msg.deadlineUnixMs` (the edge's `retryPolicy.timeoutMs`), else
+   * {@link DEFAULT_REMOTE_HOP_TIMEOUT_MS} from now; it goes on the wire as `grpc-timeout`, so the
+   * server's handler is bounded by it too (Go's gRPC client sends the caller context's deadline and
+   * none without one: docs/compatibility.md `## gRPC`).
    */
   send(msg: Msg, signal?: AbortSignal): Promise<Result> {
     const module = moduleOfNode(parsePortAddress(msg.to)[0]);
     if (!module) return Promise.resolve(fail(new GrpcRouteError(msg.to)));
-    if (signal?.aborted) return Promise.resolve(fail(cancelled(module, signal)));
+    const deadline = msg.deadlineUnixMs ?? Date.now() + DEFAULT_REMOTE_HOP_TIMEOUT_MS;
+    const timeoutMs = msg.deadlineUnixMs === undefined ? DEFAULT_REMOTE_HOP_TIMEOUT_MS : Math.max(0, Math.round(deadline - Date.now()));
+    if (signal?.aborted) return Promise.resolve(fail(aborted(module, signal, timeoutMs, deadline)));
+    // A deadline already behind us: grpc-js would fail the call at once too, without dialling.
+    if (deadline <= Date.now()) return Promise.resolve(fail(new GrpcDeadlineError(`module ${module}`, 0, deadline)));
     let req: Partial<MessageRequestWire>;
     let lease: ConnectionLease<Client>;
     try {
@@ -87,11 +98,12 @@ export class GrpcTransport implements Transport {
           method.responseDeserialize,
           req,
           md,
-          {},
+          { deadline },
           (err: ServiceError | null, res?: Partial<MessageResponseWire>) => {
             if (err) {
-              if (err.code === grpcStatus.CANCELLED && signal?.aborted) return done(fail(cancelled(module, signal)));
+              if (err.code === grpcStatus.CANCELLED && signal?.aborted) return done(fail(aborted(module, signal, timeoutMs, deadline)));
               this.#log.debug({ to: msg.to, address: lease.address, code: err.code, err: err.details }, "grpc hop failed");
+              if (err.code === grpcStatus.DEADLINE_EXCEEDED) return done(fail(new GrpcDeadlineError(`module ${module} (${lease.address})`, timeoutMs, deadline, { cause: err })));
               return done(fail(decodeCallError(err, module, lease.address)));
             }
             done(resultFromReply(res?.Data, msg));
@@ -122,7 +134,13 @@ function dial(address: string): Client {
   return c;
 }
 
-function cancelled(module: string, signal: AbortSignal): GrpcCallError {
+/**
+ * The error of a call its caller's signal ended: a timeout reason (the edge's `EDGE_TIMEOUT`, an
+ * enclosing hop's deadline, `AbortSignal.timeout`) is a deadline, as Go's context reports
+ * `DeadlineExceeded`; any other reason is a cancel.
+ */
+function aborted(module: string, signal: AbortSignal, timeoutMs: number, deadline: number): GrpcCallError {
+  if (isTimeout(signal.reason)) return new GrpcDeadlineError(`module ${module}`, timeoutMs, deadline, { cause: signal.reason });
   const why = signal.reason instanceof Error ? signal.reason.message : "aborted";
   return new GrpcCallError(grpcStatus.CANCELLED, "CANCELLED", `grpc call to module ${module} cancelled: ${why}`, { cause: signal.reason });
 }

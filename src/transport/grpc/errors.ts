@@ -63,6 +63,22 @@ export class GrpcCallError extends TinyError {
   }
 }
 
+/**
+ * The call's deadline passed before the reply came (gRPC status DEADLINE_EXCEEDED, from the
+ * client's own timer, the server's, or the caller's deadline aborting the call). The deadline is
+ * the edge's `retryPolicy.timeoutMs`, else `DEFAULT_REMOTE_HOP_TIMEOUT_MS` (5 min, src/transport/types.ts). code
+ * `"GRPC_DEADLINE_EXCEEDED"`, a timeout for `isTimeout` (HTTP 504, the runner's `EDGE_TIMEOUT`).
+ */
+export class GrpcDeadlineError extends GrpcCallError {
+  /** The deadline that passed, unix ms (the hop's `deadlineUnixMs` when it had one). */
+  readonly deadlineUnixMs: number;
+  /** @param target - `module m (host:port)` or `module m`. @param timeoutMs - the deadline's distance from the send, ms. */
+  constructor(target: string, timeoutMs: number, deadlineUnixMs: number, options?: { cause?: unknown }) {
+    super(4, "DEADLINE_EXCEEDED", `grpc call to ${target}: no answer within its deadline of ${timeoutMs} ms (DEADLINE_EXCEEDED)`, options);
+    this.deadlineUnixMs = deadlineUnixMs;
+  }
+}
+
 /** The server could not bind its listen address (bad format, port in use). code `"GRPC_BIND"`. */
 export class GrpcBindError extends TinyError {
   constructor(message: string, options?: { cause?: unknown }) {

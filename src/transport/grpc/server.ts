@@ -9,7 +9,7 @@ import { fail, type Result } from "../../sdk/result.ts";
 import { logger, type Logger } from "../../telemetry/log.ts";
 import type { MsgHandler } from "../types.ts";
 import { depthFromMetadata, ERROR_CODE_METADATA, errorStatus, msgFromRequest, replyFromResult } from "./codec.ts";
-import { GrpcBindError, GrpcCallError } from "./errors.ts";
+import { GrpcBindError, GrpcCallError, GrpcDeadlineError } from "./errors.ts";
 import { healthImplementation, healthServiceDefinition } from "./health.ts";
 import { extractTrace } from "./metadata.ts";
 import { moduleServiceDefinition, type MessageRequestWire, type MessageResponseWire } from "./proto.ts";
@@ -18,6 +18,8 @@ import { moduleServiceDefinition, type MessageRequestWire, type MessageResponseW
 export const KEEPALIVE_TIME_MS = 10_000;
 /** Ping ack timeout (runtime-spec §13.1). */
 export const KEEPALIVE_TIMEOUT_MS = 3_000;
+/** How early a cancel may come and still be the caller's deadline (timers fire on whole ms), ms. */
+const DEADLINE_SLACK_MS = 2;
 /** Default grace for in-flight calls on {@link GrpcServer.stop}, ms. */
 export const DEFAULT_STOP_GRACE_MS = 5_000;
 
@@ -135,7 +137,17 @@ export class GrpcServer {
 
   readonly #onMessage = (call: ServerUnaryCall<MessageRequestWire, MessageResponseWire>, callback: sendUnaryData<Partial<MessageResponseWire>>): void => {
     const hop = new AbortController();
-    const onCancelled = () => hop.abort(new GrpcCallError(grpcStatus.CANCELLED, "CANCELLED", "hop cancelled by the caller"));
+    // The caller's deadline (`grpc-timeout`) bounds the handler, as Go's handler context carries it:
+    // at the deadline grpc-js answers DEADLINE_EXCEEDED and reports the call cancelled, so a cancel
+    // at (or within a timer tick of) the deadline is the deadline.
+    const deadline = Number(call.getDeadline());
+    const receivedAt = Date.now();
+    const onCancelled = () =>
+      hop.abort(
+        Date.now() >= deadline - DEADLINE_SLACK_MS
+          ? new GrpcDeadlineError(`handler of ${call.request.To ?? "?"}`, Math.round(deadline - receivedAt), deadline)
+          : new GrpcCallError(grpcStatus.CANCELLED, "CANCELLED", "hop cancelled by the caller"),
+      );
     const onStopping = () => hop.abort(this.#stopping.signal.reason);
     call.once("cancelled", onCancelled);
     if (this.#stopping.signal.aborted) onStopping();

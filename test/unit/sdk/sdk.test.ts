@@ -6,6 +6,7 @@ import {
   errorPayload,
   fail,
   isComponentDefinition,
+  isTimeout,
   ok,
   permanent,
   retryable,
@@ -46,6 +47,16 @@ describe("errors", () => {
   });
   test("retryable(null) stays null", () => {
     expect(retryable(null)).toBeNull();
+  });
+  test("isTimeout: a timeout code or a DOM TimeoutError anywhere in the cause chain; a cancel is not one", () => {
+    const withCode = (code: string) => Object.assign(new Error(code), { code });
+    expect(isTimeout(withCode("GRPC_DEADLINE_EXCEEDED"))).toBe(true);
+    expect(isTimeout(withCode("EDGE_TIMEOUT"))).toBe(true);
+    expect(isTimeout(new Error("outer", { cause: withCode("REQUEST_TIMEOUT") }))).toBe(true);
+    expect(isTimeout(new DOMException("t", "TimeoutError"))).toBe(true);
+    expect(isTimeout(withCode("GRPC_CANCELLED"))).toBe(false);
+    expect(isTimeout(new Error("plain"))).toBe(false);
+    expect(isTimeout("EDGE_TIMEOUT")).toBe(false);
   });
   test("errorPayload builds the canonical {context, error, retryable}", () => {
     expect(errorPayload(retryable(new Error("down")), { id: 1 })).toEqual({ context: { id: 1 }, error: "down", retryable: true });
