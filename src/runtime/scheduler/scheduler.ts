@@ -22,6 +22,7 @@ import { SchedulerRuns } from "./runs.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
 import { HopCancelledError } from "../runner/errors.ts";
 import { Runner, type RunnerHost, type StatusSink } from "../runner/runner.ts";
+import type { WriteRetry } from "../runner/status-writer.ts";
 import { describeCycle, HopScope, rootScope } from "../runner/scope.ts";
 import { otelTracer, type Tracer } from "../runner/tracer.ts";
 import { EXECUTION_MODE_DURABLE, EXECUTION_MODE_LABEL } from "../../k8s/api/constants.ts";
@@ -47,6 +48,8 @@ export interface SchedulerOptions {
   log?: ComponentLogger & { child?(bindings: object): ComponentLogger };
   /** Status-patch debounce window, ms; default 1000 (runtime-spec §2.9). */
   debounceMs?: number;
+  /** Backoff of failed status writes, ms; default 1 s ×2 capped at 30 s (status-writer.ts `DEFAULT_WRITE_RETRY`). */
+  statusRetry?: WriteRetry;
   /** Bound on waiting for a missing node/port before failing a hop, ms; default 5000. */
   readyTimeoutMs?: number;
   /** Cluster client handed to `onClient` each reconcile (runtime-spec §1.5); absent → hook not called. */
@@ -73,6 +76,7 @@ export class Scheduler implements RunnerHost, RpcHost {
   readonly tracer: Tracer;
   readonly statusSink: StatusSink | undefined;
   readonly debounceMs: number;
+  readonly statusRetry: WriteRetry | undefined;
   readonly readyTimeoutMs: number;
   /** Live leader flag read by every runner (runtime-spec §6); set by the leader elector. */
   isLeader = false;
@@ -101,6 +105,7 @@ export class Scheduler implements RunnerHost, RpcHost {
     this.tracer = options.tracer ?? otelTracer;
     this.#log = options.log ?? rootLogger.child({ component: "scheduler" });
     this.debounceMs = options.debounceMs ?? 1000;
+    this.statusRetry = options.statusRetry;
     this.readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
     this.#client = options.client;
     this.#jetstream = options.jetstream ?? null;
@@ -186,9 +191,12 @@ export class Scheduler implements RunnerHost, RpcHost {
     let runner = this.#runners.get(name);
     const isNew = !runner || runner.instance.definition !== def;
     if (isNew) {
-      if (runner) await runner.stop(false);
+      const previous = runner;
+      if (previous) await previous.stop(false); // flushes its status: its state writes are stored first
       const log = this.#log.child ? this.#log.child({ node: name }) : this.#log;
       runner = new Runner(def.instance(), this, node, log);
+      // `node` was read before that flush: the writes just made may not be in it yet (issue 21).
+      if (previous) runner.state.adopt(previous.state);
       this.#runners.set(name, runner);
     }
     const r = runner!;
@@ -246,11 +254,15 @@ export class Scheduler implements RunnerHost, RpcHost {
     this.#notify();
   }
 
-  /** Pod shutdown: stop every runner without onDestroy (runtime-spec §2.10 `StopWithoutCleanup`). */
-  async stopAll(): Promise<void> {
+  /**
+   * Pod shutdown: stop every runner without onDestroy (runtime-spec §2.10 `StopWithoutCleanup`),
+   * each flushing its status write first — a failing one retried with backoff until `deadline`
+   * aborts (the manager's shutdown budget; default the runner's own, `DEFAULT_STOP_FLUSH_MS`).
+   */
+  async stopAll(deadline?: AbortSignal): Promise<void> {
     const all = [...this.#runners.values()];
     this.#runners.clear();
-    await Promise.all(all.map((r) => r.stop(false)));
+    await Promise.all(all.map((r) => r.stop(false, deadline)));
     this.#notify();
   }
 
