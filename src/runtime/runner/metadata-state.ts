@@ -11,13 +11,14 @@
  * What a write promises (issue 21; Go's `Set` returns once the updater is queued, docs/compatibility.md):
  * - the value is readable at once (a pending overlay, read-your-writes) and stays readable while it
  *   is not persisted — the overlay's 5 s TTL (Go's) only starts once a write carried it;
- * - the promise of {@link MetadataState.set} resolves when the status write carrying the value (or a
- *   later value of the same key) succeeded, and rejects with {@link StateWriteError} when that write
- *   failed — the entry is then NOT dropped: it goes back into the next write, which the writer
- *   retries with backoff, until it is written, replaced by a later set, or the node is gone;
- * - a stopping node flushes first; what still could not be written is rejected and logged by name.
- * At most two promises per key are alive (the write in flight and the next), so a long outage does
- * not grow anything but the keys themselves.
+ * - the promise of {@link MetadataState.set} resolves when a status write carrying the value (or a
+ *   later value of the same key) succeeded. A failed write drops nothing: its entries go back into
+ *   the next write, which the writer retries with backoff, and their sets keep waiting;
+ * - it rejects with {@link StateWriteError} only when the value can no longer be written: the node
+ *   was deleted, or it stopped and its flush could not write it in time (logged by name too).
+ * The entries are bounded by the keys however often writes fail; the promises are shared by every
+ * set of a key made before the same write, so there are about as many as there are distinct writes
+ * still waiting for a retry — what their callers hold anyway.
  */
 import { TinyError } from "../../sdk/errors.ts";
 import type { NodeUpdater } from "../../sdk/node.ts";
@@ -38,20 +39,18 @@ export class StateTooLargeError extends TinyError {
 }
 
 /**
- * State keys were not persisted. code `"STATE_WRITE_FAILED"`. `kept` = true: the status write that
- * carried them failed and they are retried with the next write (nothing is lost unless the node
- * goes); false: they are dropped (the node was deleted, or it stopped and its flush could not write them).
+ * State keys that will not be persisted: the node was deleted, or it stopped and its last status
+ * write did not succeed in time. code `"STATE_WRITE_FAILED"`. (A write that merely failed is
+ * retried; its sets keep waiting.)
  */
 export class StateWriteError extends TinyError {
   constructor(
     readonly node: string,
     readonly keys: readonly string[],
-    readonly kept: boolean,
     reason: string,
-    cause?: unknown,
   ) {
     const list = keys.map((k) => JSON.stringify(k)).join(", ");
-    super("STATE_WRITE_FAILED", `node ${node}: state key${keys.length === 1 ? "" : "s"} ${list} not persisted: ${reason}${kept ? "; kept and retried with the next status write" : "; dropped"}`, cause === undefined ? undefined : { cause });
+    super("STATE_WRITE_FAILED", `node ${node}: state key${keys.length === 1 ? "" : "s"} ${list} not persisted: ${reason}`);
   }
 }
 
@@ -76,25 +75,39 @@ export interface StateWrites {
   /** The write succeeded: resolve the waiting sets, start the overlay TTL. */
   done(): void;
   /**
-   * The write failed with `cause`: reject the waiting sets with a `kept` {@link StateWriteError} and
-   * put back the entries not set again since, so the next (retried) write sends them.
+   * The write failed: put the entries back for the next (retried) write — an entry set again
+   * since keeps its newer value, and its sets wait for that one — with their sets still waiting.
    */
-  failed(cause: unknown): void;
+  failed(): void;
   /** The entries can never be written (node deleted): reject the waiting sets, drop the entries. */
   dropped(reason: string): void;
 }
 
-/** The promise a set hands out, and how to settle it. Pre-handled: a set nobody awaits never becomes an unhandled rejection. */
+/**
+ * The promise the sets of one key before one write share, and how to settle it; `followers` are the
+ * promises of earlier writes of the key that failed after it was set again (settled with this one).
+ * Pre-handled: a set nobody awaits never becomes an unhandled rejection.
+ */
 interface Waiter {
   readonly promise: Promise<void>;
   resolve(): void;
   reject(err: Error): void;
+  followers: Waiter[];
 }
 
 function waiter(): Waiter {
   const w = Promise.withResolvers<void>();
   w.promise.catch(() => {});
-  return w;
+  return { ...w, followers: [] };
+}
+
+function settle(w: Waiter | undefined, err?: Error): void {
+  if (!w) return;
+  for (const x of [w, ...w.followers]) {
+    if (err) x.reject(err);
+    else x.resolve();
+  }
+  w.followers = [];
 }
 
 function rejected(err: unknown): Promise<void> {
@@ -199,7 +212,7 @@ export class MetadataState implements State {
   }
 
   #refuseClosed(key: string): void {
-    if (this.#closed !== undefined) throw new StateWriteError(this.store.nodeName, [key], false, this.#closed);
+    if (this.#closed !== undefined) throw new StateWriteError(this.store.nodeName, [key], this.#closed);
   }
 
   #stage(key: string, value: string | null): Promise<void> {
@@ -245,22 +258,28 @@ export class MetadataState implements State {
       done: () => {
         const at = this.now();
         for (const [key, e] of taken) {
-          e.waiter?.resolve();
+          settle(e.waiter);
           const p = this.#pending.get(key);
           if (p && p.at === undefined && p.value === e.value && !this.#unwritten.has(key)) p.at = at;
         }
       },
-      failed: (cause) => {
-        const err = new StateWriteError(node, [...taken.keys()], true, `status write failed: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
+      failed: () => {
         for (const [key, e] of taken) {
-          e.waiter?.reject(err);
-          if (!this.#unwritten.has(key)) this.#unwritten.set(key, { value: e.value, waiter: undefined });
+          const newer = this.#unwritten.get(key);
+          if (!newer) {
+            this.#unwritten.set(key, e); // the same entry and promise: a retry adds nothing
+            continue;
+          }
+          if (!e.waiter) continue;
+          newer.waiter ??= waiter();
+          newer.waiter.followers.push(e.waiter, ...e.waiter.followers);
+          e.waiter.followers = [];
         }
       },
       dropped: (reason) => {
-        const err = new StateWriteError(node, [...taken.keys()], false, reason);
+        const err = new StateWriteError(node, [...taken.keys()], reason);
         for (const [key, e] of taken) {
-          e.waiter?.reject(err);
+          settle(e.waiter, err);
           this.#forget(key, e.value);
         }
       },
@@ -277,9 +296,9 @@ export class MetadataState implements State {
     const left = this.#unwritten;
     this.#unwritten = new Map();
     if (left.size === 0) return [];
-    const err = new StateWriteError(this.store.nodeName, [...left.keys()], false, reason);
+    const err = new StateWriteError(this.store.nodeName, [...left.keys()], reason);
     for (const [key, e] of left) {
-      e.waiter?.reject(err);
+      settle(e.waiter, err);
       this.#forget(key, e.value);
     }
     return [...left.keys()];

@@ -623,8 +623,8 @@ export class Runner implements HopSite {
    * changed ({@link #carried}), the `_reconcile` updaters emitted so far, the state keys set since
    * the last write (latest values), then the runtime-owned status fields. A failure rejects (the
    * writer retries with backoff, status-writer.ts): the state entries go back for the next write
-   * (later sets win) and the updaters' metadata changes are carried; nothing is dropped unless the
-   * node is gone (`"gone"`: state sets rejected, nothing retried).
+   * (later sets win; their sets keep waiting) and the updaters' metadata changes are carried;
+   * nothing is dropped unless the node is gone (`"gone"`: state sets rejected, nothing retried).
    */
   async #patch(): Promise<WriteOutcome> {
     const updaters = this.#updaters;
@@ -654,7 +654,7 @@ export class Runner implements HopSite {
     try {
       outcome = await this.host.statusSink.patchStatus(this.name, apply);
     } catch (err) {
-      stateWrites?.failed(err);
+      stateWrites?.failed();
       // What this write's updaters changed, after what earlier failed writes carried (already in `before`).
       const changed = new Map([...(carried ?? []), ...metadataChanges(before, local.status?.metadata ?? {}, stateWrites?.keys)]);
       if (changed.size) this.#carried = changed;
