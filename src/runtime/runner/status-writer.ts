@@ -52,6 +52,14 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** Waits for `p` unless `signal` aborts first (no timer; the listener is removed either way). */
+async function untilSettledOrAborted(p: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return;
+  let onAbort: (() => void) | undefined;
+  await Promise.race([p, new Promise<void>((resolve) => signal.addEventListener("abort", (onAbort = () => resolve()), { once: true }))]);
+  if (onAbort) signal.removeEventListener("abort", onAbort);
+}
+
 /** One node's status writer (see the file comment). */
 export class StatusWriter {
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -119,22 +127,24 @@ export class StatusWriter {
   /**
    * A stopping node: waits for the running write, then writes what is pending now, retrying a
    * failure with the backoff until it is written, the node is gone, or `signal` aborts (the
-   * shutdown budget). New requests made meanwhile are written too.
+   * shutdown budget) — also while a write hangs, and while requests keep coming (each is written
+   * until then). `"failed"` = something is still unwritten.
    */
   async flush(signal: AbortSignal): Promise<FlushOutcome> {
     for (;;) {
       this.#disarm();
-      if (this.#inFlight) await this.#inFlight;
+      if (this.#inFlight) await untilSettledOrAborted(this.#inFlight, signal);
+      if (this.#inFlight) return "failed"; // the deadline came while a write still hangs
       this.#disarm(); // the write that just ended may have re-armed
       if (this.#gone) return "gone";
       if (!this.#dirty) return this.#failures > 0 ? "failed" : "written";
+      if (signal.aborted) return "failed";
       if (this.#failures > 0) {
-        if (signal.aborted) return "failed";
         await pause(this.retryDelayMs(this.#failures), signal);
         if (signal.aborted) return "failed";
         if (this.#inFlight) continue;
       }
-      await this.#start();
+      void this.#start(); // awaited at the top of the loop, against the deadline
     }
   }
 

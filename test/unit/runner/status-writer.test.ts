@@ -255,3 +255,22 @@ describe("runner status writes under a burst (issue 19 memory)", () => {
     await s.stopAll();
   });
 });
+
+describe("StatusWriter flush deadline", () => {
+  test("a flush ends at its deadline while a write hangs, and while requests keep coming", async () => {
+    const hang = new StatusWriter(1_000, () => new Promise<void>(() => {}));
+    hang.request();
+    const t0 = performance.now();
+    expect(await hang.flush(AbortSignal.timeout(30))).toBe("failed");
+    expect(performance.now() - t0).toBeLessThan(500);
+    let writes = 0;
+    const busy: StatusWriter = new StatusWriter(1_000, async () => {
+      writes++;
+      await Bun.sleep(2);
+      busy.request(); // a component that keeps writing while it stops
+    });
+    busy.request();
+    expect(await busy.flush(AbortSignal.timeout(40))).toBe("failed");
+    expect(writes).toBeGreaterThan(1); // each pending write was made until the deadline
+  });
+});
