@@ -644,14 +644,14 @@ export class Runner implements HopSite {
     // nothing to send.
     const local = structuredClone(this.#node);
     const before = { ...local.status?.metadata };
-    apply(local);
-    this.#node = local;
-    if (!this.host.statusSink) {
-      stateWrites?.done();
-      return;
-    }
     let outcome: WriteOutcome;
     try {
+      apply(local); // inside the try: whatever throws here, what this write took is put back
+      this.#node = local;
+      if (!this.host.statusSink) {
+        stateWrites?.done();
+        return;
+      }
       outcome = await this.host.statusSink.patchStatus(this.name, apply);
     } catch (err) {
       stateWrites?.failed();
