@@ -76,6 +76,7 @@ export class Scheduler implements RunnerHost, RpcHost {
   readonly tracer: Tracer;
   readonly statusSink: StatusSink | undefined;
   readonly debounceMs: number;
+  /** Backoff of failed status writes ({@link SchedulerOptions.statusRetry}); undefined = the writer's default. */
   readonly statusRetry: WriteRetry | undefined;
   readonly readyTimeoutMs: number;
   /** Live leader flag read by every runner (runtime-spec §6); set by the leader elector. */
