@@ -193,6 +193,8 @@ export class Runner implements HopSite {
    * writes fail, where keeping the updater functions would grow with every emit.
    */
   #carried: Map<string, string | null> | undefined;
+  /** The stop in progress or done ({@link stop}). */
+  #stopping: Promise<void> | undefined;
   /** Credential field names authored in the node's `spec.ports[].schema` (runtime-spec §2.6); lazy. */
   #nodeCredentialKeys: Set<string> | undefined;
 
@@ -678,8 +680,12 @@ export class Runner implements HopSite {
    * naming the keys), then (when `cleanup`, i.e. the node was deleted) `onDestroy` with a copy of
    * the last metadata, then abort the node signal so in-flight handlers see cancellation.
    */
-  async stop(cleanup: boolean, deadline?: AbortSignal): Promise<void> {
-    if (this.#stop.signal.aborted) return;
+  stop(cleanup: boolean, deadline?: AbortSignal): Promise<void> {
+    // A second caller (a shutdown during a reload's stop) waits for the same stop, flush included.
+    return (this.#stopping ??= this.#stopOnce(cleanup, deadline));
+  }
+
+  async #stopOnce(cleanup: boolean, deadline: AbortSignal | undefined): Promise<void> {
     const flushed = await this.#writer.flush(deadline ?? AbortSignal.timeout(DEFAULT_STOP_FLUSH_MS));
     const failure = this.#writer.lastError;
     this.#writer.stop();

@@ -179,6 +179,25 @@ describe("stop flushes state first (issue 21)", () => {
   });
 });
 
+describe("a second stop waits for the first (issue 21)", () => {
+  test("a shutdown during a reload's stop resolves only once that stop's flush wrote the set", async () => {
+    const { s, live, api, kept, runner } = await start({ debounceMs: 1000 });
+    let release!: () => void;
+    api.gate = new Promise<void>((r) => (release = r));
+    void kept.state!.set("k", "mid-reload");
+    const first = runner.stop(false); // the reload's stop: its flush blocks in the apiserver
+    let shutdownDone = false;
+    const shutdown = s.stopAll().then(() => (shutdownDone = true));
+    await Bun.sleep(20);
+    expect(shutdownDone).toBe(false);
+    api.gate = undefined;
+    release();
+    await shutdown;
+    await first;
+    expect(stored(live, "k")).toBe("mid-reload");
+  });
+});
+
 describe("a reloaded component keeps its state (issue 21)", () => {
   test("the new runner reads what the old one set just before, though the node it is given predates the write", async () => {
     const live = makeNode("k", "keeper");
