@@ -102,7 +102,7 @@ export default defineComponent({
     if (!ctx.isLeader || (control as { reset?: unknown }).reset !== true) return;
     const self = ctx.self;
     await self.serial.run(async () => {
-      await self.state?.delete(COUNT_KEY);
+      void self.state?.delete(COUNT_KEY); // readable at once; persisted as the count below
       self.count = undefined;
     });
     void output("_control");
@@ -114,7 +114,10 @@ export default defineComponent({
     const count = await self.serial.run(async () => {
       const current = (await readCount(state)) ?? self.settings.initial;
       const next = current + (data.by ? data.by : self.settings.step);
-      await state.set(COUNT_KEY, String(next));
+      // Readable at once; persisted by the node's next status write (≤ 1 s), which is retried when it
+      // fails and flushed when the node stops (docs/authoring.md "State"). Awaiting it would hold
+      // every message for that write; a failure shows on the node's status.
+      void state.set(COUNT_KEY, String(next));
       self.count = next;
       return next;
     });

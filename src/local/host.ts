@@ -449,7 +449,7 @@ export class LocalHost {
       this.#p.lock?.release();
     })]);
     out.push(["runners", task("components", () => this.#loadComponents())]);
-    out.push(["runners", onStop("runners", () => this.scheduler.stopAll())]);
+    out.push(["runners", onStop("runners", (ctx) => this.scheduler.stopAll(ctx.signal))]);
     out.push(["controllers", task("manifests", () => this.#firstRead())]);
     out.push(["controllers", this.#controller.runnable]);
     if (this.#o.watch !== false) out.push(["controllers", this.#watches()]);

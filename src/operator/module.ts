@@ -384,7 +384,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
       .add("servers", health)
       .add("stores", connection)
       .add("election", election.runnable)
-      .add("runners", onStop("runners", () => scheduler.stopAll()))
+      .add("runners", onStop("runners", (ctx) => scheduler.stopAll(ctx.signal)))
       .add("controllers", task("own TinyModule", async () => log.info({ tinymodule: moduleName, result: await registration() }, "own TinyModule registered")))
       .add("controllers", nodes.runnable)
       .add("controllers", loop("tinymodule controller", (signal) => moduleController.run(signal), { stopTimeoutMs: 2_000 }))

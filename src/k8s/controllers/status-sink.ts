@@ -5,7 +5,8 @@
  * subresource, on 409 read and retry. "Newest known" is the TinyNode informer's copy when the sink
  * has one ({@link NodeLookup}): one request per write instead of GET + PATCH (issue 19: under
  * traffic the GETs were half the apiserver requests). Any replica writes, as in Go. A node deleted
- * meanwhile is not an error.
+ * meanwhile (404) is not an error: the sink answers `"gone"`, so the runner stops writing instead of
+ * retrying forever (issue 21); any other failure rejects and is retried by the runner.
  */
 import { isNotFound } from "../client/index.ts";
 import type { TinyNode } from "../api/index.ts";
@@ -28,6 +29,7 @@ export function kubeStatusSink(patch: NodePatcher, lookup?: NodeLookup): StatusS
         await patch(nodeName, (node) => mutate(node as TinyNode), lookup?.(nodeName));
       } catch (err) {
         if (!isNotFound(err)) throw err;
+        return "gone";
       }
     },
   };

@@ -7,6 +7,7 @@
  *   metadata of the node that ran the step, as `_state/step/<stepKey>` (runtime-spec §4.6).
  */
 import type { State } from "../../sdk/state.ts";
+import { MetadataState } from "../runner/metadata-state.ts";
 import type { StepRecord } from "./run.ts";
 
 /** Where step records are kept. Every method may reject (the store is unreachable). */
@@ -76,7 +77,7 @@ export class MetadataLedger implements StepLedger {
     const state = this.nodes.state(record.node);
     if (!state) throw new Error(`step ledger: node ${record.node} has no runner here to keep step ${stepKey}`);
     await this.#prune(state, stepKey);
-    await state.set(STEP_STATE_PREFIX + stepKey, JSON.stringify(record));
+    await stage(state, STEP_STATE_PREFIX + stepKey, JSON.stringify(record));
   }
 
   async readRun(runId: string): Promise<Map<string, StepRecord>> {
@@ -98,12 +99,28 @@ export class MetadataLedger implements StepLedger {
     const dated: { key: string; at: number }[] = [];
     for (const key of keys) {
       const at = Date.parse(parseStepRecord(await state.get(key))?.completedAt ?? "") || 0;
-      if (at < cutoff) await state.delete(key);
+      if (at < cutoff) await stage(state, key, null);
       else dated.push({ key, at });
     }
     const over = dated.length - (METADATA_LEDGER_MAX_STEPS - 1);
     if (over <= 0) return;
     dated.sort((a, b) => a.at - b.at);
-    for (const { key } of dated.slice(0, over)) await state.delete(key);
+    for (const { key } of dated.slice(0, over)) await stage(state, key, null);
   }
+}
+
+/**
+ * Writes `key` (`null` = deletes it) without waiting for the node's status write: Go's ledger write
+ * returns once staged, and a step would otherwise wait up to the 1 s status window. Staged metadata
+ * state is readable at once, persisted by the next status write (retried when it fails, flushed
+ * when the node stops; runner/metadata-state.ts); a refusal (the 900 KiB cap) is thrown now. Any
+ * other State (a test's) is awaited.
+ */
+async function stage(state: State, key: string, value: string | null): Promise<void> {
+  if (state instanceof MetadataState) {
+    if (value === null) void state.remove(key);
+    else void state.write(key, value);
+    return;
+  }
+  await (value === null ? state.delete(key) : state.set(key, value));
 }

@@ -66,3 +66,14 @@ export class HopCancelledError extends TinyError {
     super("CANCELLED", `hop to ${to} cancelled${reason instanceof Error ? `: ${reason.message}` : reason !== undefined ? `: ${String(reason)}` : ""}`);
   }
 }
+
+/**
+ * The node's status writes are failing (issue 21): shown as the node's status while they do (the
+ * TinyNode reconciler publishes it), cleared by the next write that succeeds. code `"STATUS_WRITE_FAILED"`.
+ */
+export class StatusWriteError extends TinyError {
+  constructor(node: string, failures: number, retryInMs: number, unwrittenKeys: readonly string[], cause: unknown) {
+    const keys = unwrittenKeys.length ? `; state not persisted yet: ${unwrittenKeys.map((k) => JSON.stringify(k)).join(", ")}` : "";
+    super("STATUS_WRITE_FAILED", `node ${node}: status write failed ${failures} time${failures === 1 ? "" : "s"} in a row (${cause instanceof Error ? cause.message : String(cause)})${keys}; retrying in ${retryInMs} ms`, { cause });
+  }
+}

@@ -21,9 +21,9 @@ import {
 import { FROM_SIGNAL, parsePortAddress, type Msg } from "../../transport/types.ts";
 import { compilePortDecoder, type PortDecoder } from "../schema/index.ts";
 import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
-import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, PayloadDecodeError, PortValidationError } from "./errors.ts";
-import { MetadataState } from "./metadata-state.ts";
-import { StatusWriter } from "./status-writer.ts";
+import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, PayloadDecodeError, PortValidationError, StatusWriteError } from "./errors.ts";
+import { MetadataState, STATE_PREFIX } from "./metadata-state.ts";
+import { StatusWriter, type WriteOutcome, type WriteRetry, type FlushOutcome } from "./status-writer.ts";
 import { compilePortConfigs, decodeConfiguredPayload, evaluatePortConfig, PortConfigTable } from "./port-config.ts";
 import { orphanedKeys } from "./orphaned-keys.ts";
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, isDeadlineOf, mayRetry, resolveRetryPolicy, type ResolvedRetryPolicy } from "./retry.ts";
@@ -38,9 +38,14 @@ export interface StatusSink {
   /**
    * Applies `mutate` (metadata updaters, then the runner's status) to the live TinyNode named
    * `nodeName` and persists its status (runtime-spec §2.4: read live object, apply, patch status).
+   * Resolves once written (nothing), or `"gone"` when the node no longer exists (nothing to write,
+   * never retried); rejects when the write failed (the runner retries it with backoff).
    */
-  patchStatus(nodeName: string, mutate: (node: TinyNode) => void): Promise<void>;
+  patchStatus(nodeName: string, mutate: (node: TinyNode) => void): Promise<void | "gone">;
 }
+
+/** How long a stopping runner keeps retrying its last status write when its caller gives no deadline, ms (a reload, a deleted node). */
+export const DEFAULT_STOP_FLUSH_MS = 5000;
 
 /** What a runner needs from its scheduler. */
 export interface RunnerHost {
@@ -54,6 +59,8 @@ export interface RunnerHost {
   readonly statusSink: StatusSink | undefined;
   /** Status-patch debounce window, ms (runtime-spec §2.9: 1000). */
   readonly debounceMs: number;
+  /** Backoff of failed status writes, ms; default `DEFAULT_WRITE_RETRY` of status-writer.ts (1 s ×2, ≤ 30 s). */
+  readonly statusRetry?: WriteRetry;
   /** Durable-run services behind the SDK's run functions (src/sdk/durable.ts). */
   readonly runs?: RunRuntime;
 }
@@ -189,6 +196,14 @@ export class Runner implements HopSite {
   readonly #writer: StatusWriter;
   /** `_reconcile` updaters emitted since the last write started (state writes coalesce in {@link state}). */
   #updaters: NodeUpdater[] = [];
+  /**
+   * What failed writes' `_reconcile` updaters did to `status.metadata` (key → value, `null` =
+   * removed), sent again first by the next write: bounded by the metadata keys however long the
+   * writes fail, where keeping the updater functions would grow with every emit.
+   */
+  #carried: Map<string, string | null> | undefined;
+  /** The stop in progress or done ({@link stop}). */
+  #stopping: Promise<void> | undefined;
   /** Credential field names authored in the node's `spec.ports[].schema` (runtime-spec §2.6); lazy. */
   #nodeCredentialKeys: Set<string> | undefined;
 
@@ -202,7 +217,7 @@ export class Runner implements HopSite {
     this.log = log;
     this.#node = node;
     this.identity = identityOf(node);
-    this.#writer = new StatusWriter(host.debounceMs, () => this.#patch());
+    this.#writer = new StatusWriter(host.debounceMs, () => this.#patch(), host.statusRetry);
     this.guard = new NodeGuard({ node: this.name, component: instance.definition.info.name, log, lifetime: this.#stop.signal, onFault: (e) => this.#onFault(e) });
     this.state = new MetadataState({
       nodeName: this.name,
@@ -610,11 +625,16 @@ export class Runner implements HopSite {
     return this.handle({ edgeId: "", from: "", to: `${this.name}:${SystemPort.settings}`, data: {}, depth: 0 }, new HopScope(undefined, "", undefined));
   }
 
-  /** The status fields the runtime owns (runtime-spec §2.6): status, error, ports, component. */
-  readStatus(): TinyNodeStatus {
+  /**
+   * The status fields the runtime owns (runtime-spec §2.6): status, error, ports, component. A
+   * failed reconcile shows first, then an edge configuration that does not compile, then failing
+   * status writes ({@link StatusWriteError}) — the last only when `withWriteFailure` (the
+   * reconciler's write; the runner's own write leaves it out, since if it succeeds the failure is over).
+   */
+  readStatus(withWriteFailure = true): TinyNodeStatus {
     this.invalidatePorts(); // ReadStatus always calls Ports() fresh
     const ports = this.ports(); // first: a throwing ports() is a fault this status must show
-    const problem = this.lastError ?? this.#fault ?? this.#portConfigs.problem; // an edge configuration that does not compile shows too
+    const problem = this.lastError ?? this.#fault ?? this.#portConfigs.problem ?? (withWriteFailure ? this.writeFailure : undefined);
     return {
       status: problem ? problem.message : "OK",
       error: problem !== undefined,
@@ -628,24 +648,37 @@ export class Runner implements HopSite {
     this.#writer.request();
   }
 
-  /** Status writes waiting or running for this node: `{ dirty, inFlight, updaters, stateKeys }` (tests, diagnostics). */
-  get pendingWrites(): { dirty: boolean; inFlight: boolean; writes: number; updaters: number; stateKeys: number } {
-    return { dirty: this.#writer.dirty, inFlight: this.#writer.inFlight, writes: this.#writer.writes, updaters: this.#updaters.length, stateKeys: this.state.unwrittenKeys };
+  /** Status writes waiting or running for this node (tests, diagnostics); `failures` = failed writes in a row, `carried` = metadata keys of failed `_reconcile` updaters. */
+  get pendingWrites(): { dirty: boolean; inFlight: boolean; writes: number; failures: number; updaters: number; carried: number; stateKeys: number } {
+    const w = this.#writer;
+    return { dirty: w.dirty, inFlight: w.inFlight, writes: w.writes, failures: w.failures, updaters: this.#updaters.length, carried: this.#carried?.size ?? 0, stateKeys: this.state.unwrittenKeys };
+  }
+
+  /** The failing status writes as an error (node, failures in a row, cause, unwritten state keys), or undefined while they succeed. */
+  get writeFailure(): StatusWriteError | undefined {
+    const w = this.#writer;
+    if (w.failures === 0) return undefined;
+    return new StatusWriteError(this.name, w.failures, w.retryDelayMs(w.failures), this.state.unwritten(), w.lastError);
   }
 
   /**
-   * One status write (runtime-spec §2.4, §2.9), its content read now: the `_reconcile` updaters
-   * emitted so far, the state keys set since the last write (latest values), then the runtime-owned
-   * status fields. A failed write puts the state entries back for the next write (later sets win);
-   * `_reconcile` updaters are not retried (one that throws would fail every write after it).
+   * One status write (runtime-spec §2.4, §2.9), its content read now: what failed writes' updaters
+   * changed ({@link #carried}), the `_reconcile` updaters emitted so far, the state keys set since
+   * the last write (latest values), then the runtime-owned status fields. A failure rejects (the
+   * writer retries with backoff, status-writer.ts): the state entries go back for the next write
+   * (later sets win; their sets keep waiting) and the updaters' metadata changes are carried;
+   * nothing is dropped unless the node is gone (`"gone"`: state sets rejected, nothing retried).
    */
-  async #patch(): Promise<void> {
+  async #patch(): Promise<WriteOutcome> {
     const updaters = this.#updaters;
     this.#updaters = [];
+    const carried = this.#carried;
+    this.#carried = undefined;
     const stateWrites = this.state.takeWrites();
-    const status = this.readStatus();
+    const status = this.readStatus(false);
     let live = updaters; // a throwing updater faults the node and is dropped; the rest still apply
     const apply = (node: TinyNode) => {
+      if (carried) applyMetadata(node, carried);
       live = live.filter((u) => this.guard.call("_reconcile updater", () => (u(node), true), false));
       stateWrites?.apply(node);
       node.status = { ...node.status, ...status };
@@ -654,33 +687,63 @@ export class Runner implements HopSite {
     // and the sink starts its write from that object — changed in place, the write would find
     // nothing to send.
     const local = structuredClone(this.#node);
-    apply(local);
-    this.#node = local;
-    if (!this.host.statusSink) return;
+    const before = { ...local.status?.metadata };
+    let outcome: WriteOutcome;
     try {
-      await this.host.statusSink.patchStatus(this.name, apply);
+      apply(local); // inside the try: whatever throws here, what this write took is put back
+      this.#node = local;
+      if (!this.host.statusSink) {
+        stateWrites?.done();
+        return;
+      }
+      outcome = await this.host.statusSink.patchStatus(this.name, apply);
     } catch (err) {
-      stateWrites?.restore();
-      this.log.warn({ node: this.name, err: toError(err).message }, "status patch failed");
+      stateWrites?.failed();
+      // What this write's updaters changed, after what earlier failed writes carried (already in `before`).
+      const changed = new Map([...(carried ?? []), ...metadataChanges(before, local.status?.metadata ?? {}, stateWrites?.keys)]);
+      if (changed.size) this.#carried = changed;
+      const failures = this.#writer.failures + 1;
+      this.log.warn({ node: this.name, err: toError(err).message, failures, retryInMs: this.#writer.retryDelayMs(failures), stateKeys: this.state.unwritten() }, "status write failed; retrying with backoff");
+      throw err;
     }
+    if (outcome === "gone") {
+      stateWrites?.dropped("the node was deleted");
+      this.state.close("the node was deleted");
+      this.log.debug({ node: this.name }, "status write: node gone");
+      return "gone";
+    }
+    stateWrites?.done();
   }
 
   /**
-   * Stops the runner (runtime-spec §2.10): flush the pending patch, then (when `cleanup`, i.e. the
-   * node was deleted) `onDestroy` with a copy of the last metadata, then abort the node signal so
-   * in-flight handlers see cancellation. Never rejects: a failed last write or `onDestroy` is
-   * logged, and the node signal fires whatever happened.
+   * Stops the runner (runtime-spec §2.10): flush the pending patch — a failing write retried with
+   * backoff until `deadline` aborts (default {@link DEFAULT_STOP_FLUSH_MS}) — then refuse further
+   * state writes (what could not be written is rejected to its waiters and logged as an error
+   * naming the keys), then (when `cleanup`, i.e. the node was deleted) `onDestroy` with a copy of
+   * the last metadata, then abort the node signal so in-flight handlers see cancellation. Never
+   * rejects: the scheduler already dropped this runner, so whatever fails here, the node signal must
+   * still fire or the component's background loops would run on (issue 21).
    */
-  async stop(cleanup: boolean): Promise<void> {
-    if (this.#stop.signal.aborted) return;
-    // Never rejects: the scheduler already dropped this runner, so whatever fails here, the node
-    // signal must still fire or the component's background loops would run on (issue 21).
+  stop(cleanup: boolean, deadline?: AbortSignal): Promise<void> {
+    // A second caller (a shutdown during a reload's stop) waits for the same stop, flush included.
+    return (this.#stopping ??= this.#stopOnce(cleanup, deadline));
+  }
+
+  async #stopOnce(cleanup: boolean, deadline: AbortSignal | undefined): Promise<void> {
+    let flushed: FlushOutcome;
     try {
-      await this.#writer.flush();
+      flushed = await this.#writer.flush(deadline ?? AbortSignal.timeout(DEFAULT_STOP_FLUSH_MS));
     } catch (err) {
       this.log.warn({ node: this.name, err: toError(err).message }, "last status write failed");
+      flushed = "failed";
     }
+    const failure = this.#writer.lastError;
     this.#writer.stop();
+    const dropped = this.state.close(flushed === "gone" ? "the node was deleted" : `node ${this.name} stopped before its status write succeeded`);
+    if (flushed === "failed") {
+      const lost = { stateKeys: dropped, metadataKeys: [...(this.#carried?.keys() ?? [])], updaters: this.#updaters.length };
+      this.log.error({ node: this.name, ...lost, err: toError(failure).message }, `node ${this.name} stopped with its status not persisted: state keys ${dropped.join(", ") || "none"} and ${lost.metadataKeys.length + lost.updaters} _reconcile change(s) lost`);
+    }
     if (cleanup) {
       try {
         await this.callHook("onDestroy", { ...(this.#node.status?.metadata ?? {}) });
@@ -702,4 +765,22 @@ export function identityOf(node: TinyNode): NodeIdentity {
     flowName: labels[LABEL_FLOW_NAME] ?? "",
     projectName: labels[LABEL_PROJECT_NAME] ?? "",
   };
+}
+
+/** Sets (or, for `null`, removes) each entry in `node.status.metadata`. */
+function applyMetadata(node: TinyNode, entries: ReadonlyMap<string, string | null>): void {
+  const status = (node.status ??= {});
+  for (const [k, v] of entries) {
+    if (v !== null) (status.metadata ??= {})[k] = v;
+    else if (status.metadata) delete status.metadata[k];
+  }
+}
+
+/** The metadata keys whose value differs between `before` and `after` (`null` = removed), except the given state keys (their entries are restored on their own). */
+function metadataChanges(before: Readonly<Record<string, string>>, after: Readonly<Record<string, string>>, stateKeys: readonly string[] = []): Map<string, string | null> {
+  const skip = new Set(stateKeys.map((k) => STATE_PREFIX + k));
+  const out = new Map<string, string | null>();
+  for (const [k, v] of Object.entries(after)) if (before[k] !== v && !skip.has(k)) out.set(k, v);
+  for (const k of Object.keys(before)) if (!(k in after) && !skip.has(k)) out.set(k, null);
+  return out;
 }

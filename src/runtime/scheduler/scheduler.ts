@@ -24,6 +24,7 @@ import { logger as rootLogger } from "../../telemetry/log.ts";
 import { HopCancelledError } from "../runner/errors.ts";
 import { Runner, type RunnerHost, type StatusSink } from "../runner/runner.ts";
 import { recordFault } from "../runner/guard.ts";
+import type { WriteRetry } from "../runner/status-writer.ts";
 import { describeCycle, HopScope, rootScope } from "../runner/scope.ts";
 import { otelTracer, type Tracer } from "../runner/tracer.ts";
 import { EXECUTION_MODE_DURABLE, EXECUTION_MODE_LABEL } from "../../k8s/api/constants.ts";
@@ -49,6 +50,8 @@ export interface SchedulerOptions {
   log?: ComponentLogger & { child?(bindings: object): ComponentLogger };
   /** Status-patch debounce window, ms; default 1000 (runtime-spec §2.9). */
   debounceMs?: number;
+  /** Backoff of failed status writes, ms; default 1 s ×2 capped at 30 s (status-writer.ts `DEFAULT_WRITE_RETRY`). */
+  statusRetry?: WriteRetry;
   /** Bound on waiting for a missing node/port before failing a hop, ms; default 5000. */
   readyTimeoutMs?: number;
   /** Cluster client handed to `onClient` each reconcile (runtime-spec §1.5); absent → hook not called. */
@@ -75,6 +78,8 @@ export class Scheduler implements RunnerHost, RpcHost {
   readonly tracer: Tracer;
   readonly statusSink: StatusSink | undefined;
   readonly debounceMs: number;
+  /** Backoff of failed status writes ({@link SchedulerOptions.statusRetry}); undefined = the writer's default. */
+  readonly statusRetry: WriteRetry | undefined;
   readonly readyTimeoutMs: number;
   /** Live leader flag read by every runner (runtime-spec §6); set by the leader elector. */
   isLeader = false;
@@ -103,6 +108,7 @@ export class Scheduler implements RunnerHost, RpcHost {
     this.tracer = options.tracer ?? otelTracer;
     this.#log = options.log ?? rootLogger.child({ component: "scheduler" });
     this.debounceMs = options.debounceMs ?? 1000;
+    this.statusRetry = options.statusRetry;
     this.readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
     this.#client = options.client;
     this.#jetstream = options.jetstream ?? null;
@@ -190,17 +196,20 @@ export class Scheduler implements RunnerHost, RpcHost {
     let runner = this.#runners.get(name);
     const isNew = !runner || runner.instance.definition !== def;
     if (isNew) {
-      if (runner) await runner.stop(false);
+      const previous = runner;
+      if (previous) await previous.stop(false); // flushes its status: its state writes are stored first
       const log = this.#log.child ? this.#log.child({ node: name }) : this.#log;
       let instance;
       try {
         instance = def.instance(); // runs the component's state() factory
       } catch (err) {
         // No runner without an instance: the reconcile fails (the reconciler writes the error and retries).
-        if (runner) this.#runners.delete(name);
+        if (previous) this.#runners.delete(name);
         throw recordFault({ node: name, component: def.info.name, log }, "state()", err);
       }
       runner = new Runner(instance, this, node, log);
+      // `node` was read before that flush: the writes just made may not be in it yet (issue 21).
+      if (previous) runner.state.adopt(previous.state);
       this.#runners.set(name, runner);
     }
     const r = runner!;
@@ -265,11 +274,15 @@ export class Scheduler implements RunnerHost, RpcHost {
     this.#notify();
   }
 
-  /** Pod shutdown: stop every runner without onDestroy (runtime-spec §2.10 `StopWithoutCleanup`). */
-  async stopAll(): Promise<void> {
+  /**
+   * Pod shutdown: stop every runner without onDestroy (runtime-spec §2.10 `StopWithoutCleanup`),
+   * each flushing its status write first — a failing one retried with backoff until `deadline`
+   * aborts (the manager's shutdown budget; default the runner's own, `DEFAULT_STOP_FLUSH_MS`).
+   */
+  async stopAll(deadline?: AbortSignal): Promise<void> {
     const all = [...this.#runners.values()];
     this.#runners.clear();
-    await Promise.all(all.map((r) => r.stop(false)));
+    await Promise.all(all.map((r) => r.stop(false, deadline)));
     this.#notify();
   }
 

@@ -6,6 +6,15 @@ import { makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 
+/** Polls `cond` every 2 ms until it holds; fails naming `what` after `ms`. */
+async function until(what: string, cond: () => boolean, ms = 3000): Promise<void> {
+  const end = performance.now() + ms;
+  while (!cond()) {
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(2);
+  }
+}
+
 /** A write that blocks until released; counts how many run at once. */
 function gatedWrites() {
   let running = 0;
@@ -43,38 +52,102 @@ describe("StatusWriter", () => {
     expect(w.inFlight).toBe(false);
   });
 
-  test("requests inside one window are one write; a failing write does not stop the writer", async () => {
+  test("requests inside one window are one write; a failing write is retried with doubling, capped backoff and no new request", async () => {
+    const starts: number[] = [];
+    let failing = true;
+    const w = new StatusWriter(5, async () => {
+      starts.push(performance.now());
+      if (failing) throw new Error("apiserver down");
+    }, { initialMs: 20, maxMs: 40 });
+    for (let i = 0; i < 100; i++) w.request();
+    await until("the first write to fail", () => w.failures === 1);
+    expect(starts.length).toBe(1); // 100 requests, one write
+    expect(w.dirty).toBe(true); // what it carried is pending again
+    await until("three retries without any request", () => starts.length >= 4); // at +20, +40, +40 (capped)
+    expect([1, 2, 3, 4].map((n) => w.retryDelayMs(n))).toEqual([20, 40, 40, 40]);
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    expect(gaps[0]!).toBeGreaterThanOrEqual(18); // a timer never fires early: the backoff was waited
+    expect(gaps[1]!).toBeGreaterThanOrEqual(38);
+    failing = false;
+    await until("a retry to succeed", () => w.failures === 0 && !w.inFlight);
+    const n = starts.length;
+    expect(w.dirty).toBe(false);
+    await Bun.sleep(60);
+    expect(starts.length).toBe(n); // written: no more retries
+  });
+
+  test("during an outage a burst of requests still makes one write in flight at a time", async () => {
+    let running = 0;
+    let maxRunning = 0;
+    let started = 0;
+    const w = new StatusWriter(1, async () => {
+      started++;
+      running++;
+      maxRunning = Math.max(maxRunning, running);
+      await Bun.sleep(3);
+      running--;
+      throw new Error("apiserver down");
+    }, { initialMs: 5, maxMs: 10 });
+    for (let i = 0; i < 200; i++) {
+      w.request();
+      await Bun.sleep(0.5);
+    }
+    await Bun.sleep(30);
+    expect(maxRunning).toBe(1);
+    expect(started).toBeLessThan(40); // ~one per backoff window (≤ 10 ms + 3 ms), not one per request
+    w.stop();
+  });
+
+  test("a write that answers gone ends the writer: no retry, requests refused", async () => {
     let calls = 0;
     const w = new StatusWriter(5, async () => {
       calls++;
-      throw new Error("apiserver down");
-    });
-    for (let i = 0; i < 100; i++) w.request();
-    await Bun.sleep(20);
-    expect(calls).toBe(1);
+      return "gone" as const;
+    }, { initialMs: 5, maxMs: 5 });
     w.request();
     await Bun.sleep(20);
-    expect(calls).toBe(2);
+    expect(calls).toBe(1);
+    expect(w.gone).toBe(true);
+    expect(w.request()).toBe(false);
+    await Bun.sleep(20);
+    expect(calls).toBe(1);
+    expect(await w.flush(new AbortController().signal)).toBe("gone");
   });
 
-  test("flush waits for the running write and runs a pending one; stop drops what is pending", async () => {
+  test("flush retries a failing write until it succeeds, or gives up when its deadline aborts", async () => {
+    let fails = 2;
+    let calls = 0;
+    const w = new StatusWriter(1_000, async () => {
+      calls++;
+      if (fails-- > 0) throw new Error("503");
+    }, { initialMs: 5, maxMs: 5 });
+    w.request();
+    expect(await w.flush(new AbortController().signal)).toBe("written");
+    expect(calls).toBe(3);
+    const down = new StatusWriter(1_000, async () => {
+      throw new Error("503");
+    }, { initialMs: 5, maxMs: 5 });
+    down.request();
+    const t0 = performance.now();
+    expect(await down.flush(AbortSignal.timeout(40))).toBe("failed");
+    expect(performance.now() - t0).toBeLessThan(2000); // it gave up instead of retrying forever
+    expect(down.writes).toBeGreaterThan(1);
+  });
+
+  test("flush waits for the running write and runs what is pending, also what was requested meanwhile; stop drops what is pending", async () => {
     const g = gatedWrites();
     const w = new StatusWriter(1_000, g.write);
     w.request();
-    const flushed = w.flush(); // runs now, not after the window
+    const flushed = w.flush(new AbortController().signal); // runs now, not after the window
     await Bun.sleep(1);
     expect(g.stats().started).toBe(1);
     w.request();
     g.releaseAll();
     await Bun.sleep(1);
-    g.releaseAll();
-    await flushed;
-    expect(g.stats().started).toBe(1); // flush ran what was pending when it was called
-    const again = w.flush(); // the request made during write 1 runs now, not after its window
-    await Bun.sleep(1);
     expect(g.stats().started).toBe(2);
     g.releaseAll();
-    await again;
+    await flushed;
+    expect(g.stats().started).toBe(2); // the request made during write 1 was written too, not after its window
     w.request();
     w.stop();
     await Bun.sleep(5);
@@ -112,24 +185,29 @@ describe("runner status writes under a burst (issue 19 memory)", () => {
     s.install(def);
     await s.update(makeNode("s", "stateful"));
     const runner = s.runner(nodeName("s"))!;
-    await kept.state!.set("count", "0");
+    const first = kept.state!.set("count", "0");
     await Bun.sleep(20);
     expect(patches).toBe(1); // blocked in the apiserver
-    for (let i = 1; i <= 10_000; i++) await kept.state!.set("count", String(i));
+    const burst = new Set<Promise<void>>();
+    for (let i = 1; i <= 10_000; i++) burst.add(kept.state!.set("count", String(i)));
+    expect(burst.size).toBe(1); // one shared promise for the key's next write, not 10,000
+    expect(new TextDecoder().decode(await kept.state!.get("count"))).toBe("10000"); // readable at once
     await Bun.sleep(30);
     expect(patches).toBe(1);
     expect(runner.pendingWrites).toMatchObject({ dirty: true, inFlight: true, updaters: 0, stateKeys: 1 });
     gates.splice(0).forEach((g) => g());
+    await first; // resolves once its write succeeded
     await Bun.sleep(20);
     expect(patches).toBe(2);
     gates.splice(0).forEach((g) => g());
-    await Bun.sleep(5);
+    await [...burst][0];
+    await Bun.sleep(1); // the writer's own bookkeeping ends after the write's promises settle
     expect(Buffer.from(live.status!.metadata!["_state/count"]!, "base64").toString()).toBe("10000");
     expect(runner.pendingWrites).toMatchObject({ dirty: false, inFlight: false, stateKeys: 0 });
     await s.stopAll();
   });
 
-  test("a failed write puts its state entries back; a later set of the same key wins", async () => {
+  test("a failed write keeps its sets waiting, puts the entries back and retries them; a later set of the same key wins", async () => {
     const { def, kept } = stateful();
     const live: TinyNode = makeNode("s", "stateful");
     let fail = true;
@@ -139,17 +217,22 @@ describe("runner status writes under a burst (issue 19 memory)", () => {
         mutate(live);
       },
     };
-    const s = new Scheduler({ module: MODULE, debounceMs: 5, statusSink: sink });
+    const s = new Scheduler({ module: MODULE, debounceMs: 5, statusRetry: { initialMs: 30, maxMs: 30 }, statusSink: sink });
     s.install(def);
     await s.update(makeNode("s", "stateful"));
     const runner = s.runner(nodeName("s"))!;
-    await kept.state!.set("a", "1");
-    await kept.state!.set("b", "1");
-    await Bun.sleep(20);
-    expect(runner.pendingWrites.stateKeys).toBe(2); // restored after the failure
+    let aDone = false;
+    const a = kept.state!.set("a", "1").then(() => (aDone = true));
+    void kept.state!.set("b", "1");
+    await Bun.sleep(15);
+    expect(runner.pendingWrites).toMatchObject({ stateKeys: 2, failures: 1 }); // restored after the failure
+    expect(aDone).toBe(false); // still waiting: not rejected, not dropped
+    expect(new TextDecoder().decode(await kept.state!.get("a"))).toBe("1");
     fail = false;
-    await kept.state!.set("b", "2");
-    await Bun.sleep(20);
+    await kept.state!.set("b", "2"); // joins the retry
+    await a;
+    await Bun.sleep(1);
+    expect(runner.pendingWrites.failures).toBe(0);
     const md = live.status!.metadata!;
     expect(Buffer.from(md["_state/a"]!, "base64").toString()).toBe("1");
     expect(Buffer.from(md["_state/b"]!, "base64").toString()).toBe("2");
@@ -176,5 +259,24 @@ describe("runner status writes under a burst (issue 19 memory)", () => {
     expect(given).toEqual(before);
     expect(Buffer.from(sent!.status!.metadata!["_state/count"]!, "base64").toString()).toBe("7");
     await s.stopAll();
+  });
+});
+
+describe("StatusWriter flush deadline", () => {
+  test("a flush ends at its deadline while a write hangs, and while requests keep coming", async () => {
+    const hang = new StatusWriter(1_000, () => new Promise<void>(() => {}));
+    hang.request();
+    const t0 = performance.now();
+    expect(await hang.flush(AbortSignal.timeout(30))).toBe("failed");
+    expect(performance.now() - t0).toBeLessThan(2000); // it did not wait for the write that never ends
+    let writes = 0;
+    const busy: StatusWriter = new StatusWriter(1_000, async () => {
+      writes++;
+      await Bun.sleep(2);
+      busy.request(); // a component that keeps writing while it stops
+    });
+    busy.request();
+    expect(await busy.flush(AbortSignal.timeout(40))).toBe("failed");
+    expect(writes).toBeGreaterThan(1); // each pending write was made until the deadline
   });
 });
