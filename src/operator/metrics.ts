@@ -10,6 +10,7 @@ import type { KubeObject } from "../k8s/client/index.ts";
 import { MetricsRegistry, type Sample } from "../telemetry/metrics.ts";
 import type { HopStats } from "./hop-gate.ts";
 import { componentFaults } from "../runtime/runner/guard.ts";
+import { statusWriteFailures } from "../runtime/runner/status-writer.ts";
 
 /** One controller and its watcher, named for the `controller` / `resource` labels. */
 export interface WatchedController {
@@ -79,6 +80,7 @@ export function moduleMetrics(s: ModuleMetricsSources): MetricsRegistry {
   r.collect("tinyhost_component_faults_total", "Throws of component code caught by the node guard, per site (handle, onSettings, ports(), _reconcile updater, timer, …).", "counter", () =>
     Object.entries(componentFaults.bySite).map(([site, value]) => ({ labels: { site }, value: value ?? 0 })),
   );
+  r.collect("tinyhost_node_status_write_failures_total", "Node status writes of the runners that failed (each is retried with backoff; issue 21).", "counter", () => [{ labels: {}, value: statusWriteFailures.count }]);
   r.collect("tinyhost_uncaught_errors_total", "Uncaught exceptions and unhandled rejections the process-level last resort logged and survived.", "counter", () => [{ labels: {}, value: componentFaults.uncaught }]);
   // Memory against the container's limit (the chart's is 128Mi): the process collector's RSS name
   // (prometheus/client_golang `process_resident_memory_bytes`) and the JavaScript heap.

@@ -60,6 +60,12 @@ async function untilSettledOrAborted(p: Promise<void>, signal: AbortSignal): Pro
   if (onAbort) signal.removeEventListener("abort", onAbort);
 }
 
+/**
+ * Failed node status writes in this process, every runner together (each is retried;
+ * `/metrics` `tinyhost_node_status_write_failures_total`, docs/operations.md §11).
+ */
+export const statusWriteFailures = { count: 0 };
+
 /** One node's status writer (see the file comment). */
 export class StatusWriter {
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -182,6 +188,7 @@ export class StatusWriter {
         }
       } catch (err) {
         // The write logs its own failure; what it carried is pending again, so the node is dirty.
+        statusWriteFailures.count++;
         this.#failures++;
         this.#lastError = err;
         this.#dirty = true;

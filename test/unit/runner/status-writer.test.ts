@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { defineComponent, Type, target, type State, type TinyNode } from "tinyhost";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { StatusWriter, type StatusSink } from "../../../src/runtime/runner/index.ts";
+import { statusWriteFailures } from "../../../src/runtime/runner/status-writer.ts";
 import { makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
@@ -59,9 +60,11 @@ describe("StatusWriter", () => {
       starts.push(performance.now());
       if (failing) throw new Error("apiserver down");
     }, { initialMs: 20, maxMs: 40 });
+    const failedBefore = statusWriteFailures.count;
     for (let i = 0; i < 100; i++) w.request();
     await until("the first write to fail", () => w.failures === 1);
     expect(starts.length).toBe(1); // 100 requests, one write
+    expect(statusWriteFailures.count - failedBefore).toBe(1); // the /metrics counter saw it
     expect(w.dirty).toBe(true); // what it carried is pending again
     await until("three retries without any request", () => starts.length >= 4); // at +20, +40, +40 (capped)
     expect([1, 2, 3, 4].map((n) => w.retryDelayMs(n))).toEqual([20, 40, 40, 40]);
