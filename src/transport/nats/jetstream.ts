@@ -28,6 +28,7 @@ import { checkPayloadSize, DEFAULT_REQUEST_TIMEOUT_MS } from "./request.ts";
 import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
 import { businessConsumerConfig, ensureConsumer, ensureStream, ensureStreams, edgeStreamConfig, sysmsgStreamConfig, systemConsumerConfig } from "./streams.ts";
 import { ROOT_STEP_SUFFIX } from "../../runtime/durable/run.ts";
+import { settle } from "./settle.ts";
 import { ConsumerSupervisor } from "./supervisor.ts";
 import { injectTrace } from "./trace.ts";
 import { decodeReply, encodeHop, encodePayload, H_REPLY_INBOX, type EncodedReply } from "./wire.ts";
@@ -250,11 +251,11 @@ export class JetStreamTransport implements Transport, RunCarrier {
       this.#log.warn({ subject: m.subject, err: decoded.error.message }, "malformed message terminated");
       const inbox = m.headers?.get(H_REPLY_INBOX);
       if (inbox) this.#reply(inbox, decoded.reply);
-      m.term(decoded.error.message);
+      settle(this.nc, m, "term", this.#log, decoded.error.message);
       return;
     }
     const hop = decoded.hop;
-    const heartbeat = setInterval(() => m.working(), this.#heartbeatMs);
+    const heartbeat = setInterval(() => settle(this.nc, m, "working", this.#log), this.#heartbeatMs);
     let result: Result;
     try {
       result = await runHop(hop, handle);
@@ -263,9 +264,9 @@ export class JetStreamTransport implements Transport, RunCarrier {
     }
     if (hop.replyInbox) this.#reply(hop.replyInbox, replyFor(result));
     if (result.kind === "fail") {
-      if (!hop.replyInbox && shouldRetry(result.error)) m.nak();
-      else m.term(result.error.message.slice(0, 200));
-    } else m.ack();
+      if (!hop.replyInbox && shouldRetry(result.error)) settle(this.nc, m, "nak", this.#log);
+      else settle(this.nc, m, "term", this.#log, result.error.message);
+    } else settle(this.nc, m, "ack", this.#log);
   }
 
   #reply(inbox: string, reply: EncodedReply): void {
