@@ -197,7 +197,7 @@ describe("JetStream transport", () => {
     const nc = await conn();
     const inbox = `_INBOX.term-${seq}`;
     const replies: string[] = [];
-    nc.subscribe(inbox, { callback: (_e, m) => replies.push(m.headers?.get("x-error") ?? "") });
+    nc.subscribe(inbox, { callback: (_e, m) => void replies.push(m.headers?.get("x-error") ?? "") });
     await nc.flush();
     const h = headers();
     h.set("x-to", `h.${mod}.y:in`);

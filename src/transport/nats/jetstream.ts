@@ -7,7 +7,8 @@
  * `Nats-Msg-Id`, §16 item 17); durable hop (the scheduler stamped a run on it) → publish with the
  * run headers and `Nats-Msg-Id` = step key, fire-and-forget; reply hop → core publish to the reply
  * subject.
- * Receiver: one concurrent task per message, in-progress heartbeat while it runs; the handler
+ * Receiver: pulls bounded by the module's hop slots (src/transport/slots.ts), one concurrent task
+ * per message, in-progress heartbeat while it runs; the handler
  * (the scheduler) runs a durable hop as a step — ledger consulted before, record written after
  * (src/runtime/durable/steps.ts) — so an ack always follows the record; on error: no inbox and
  * retryable (a step whose record could not be written is) → nak, else term.
@@ -29,7 +30,8 @@ import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve
 import { businessConsumerConfig, ensureConsumer, ensureStream, ensureStreams, edgeStreamConfig, sysmsgStreamConfig, systemConsumerConfig } from "./streams.ts";
 import { ROOT_STEP_SUFFIX } from "../../runtime/durable/run.ts";
 import { settle } from "./settle.ts";
-import { ConsumerSupervisor } from "./supervisor.ts";
+import { ConsumerSupervisor, PULL_EXPIRES_MS } from "./supervisor.ts";
+import { DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../slots.ts";
 import { injectTrace } from "./trace.ts";
 import { decodeReply, encodeHop, encodePayload, H_REPLY_INBOX, type EncodedReply } from "./wire.ts";
 
@@ -54,6 +56,8 @@ export interface JetStreamTransportOptions {
   rebuildPauseMs?: number;
   /** Consumer AckWait, ms; default 30 s (runtime-spec §4.4). Tests shorten it. */
   ackWaitMs?: number;
+  /** The module's bound on concurrent incoming hops; default {@link DEFAULT_MAX_CONCURRENT_HOPS} slots. */
+  slots?: HopSlots;
   log?: Logger;
 }
 
@@ -70,7 +74,10 @@ export class JetStreamTransport implements Transport, RunCarrier {
   readonly #supervisors: ConsumerSupervisor[] = [];
   readonly #inflight = new Set<Promise<void>>();
   readonly #stop = new AbortController();
+  #stopping: Promise<void> | undefined;
   readonly #heartbeatMs: number;
+  /** The bound on concurrently running incoming hops (both consumers share it). */
+  readonly slots: HopSlots;
 
   private constructor(o: JetStreamTransportOptions, jsm: JetStreamManager) {
     this.#o = o;
@@ -79,6 +86,7 @@ export class JetStreamTransport implements Transport, RunCarrier {
     this.js = jetstream(o.nc);
     this.module = o.module;
     this.#log = o.log ?? rootLogger.child({ component: "nats-jetstream", module: o.module });
+    this.slots = o.slots ?? new HopSlots({ limit: DEFAULT_MAX_CONCURRENT_HOPS });
     // A long handler must tell the server it is alive well inside AckWait, or its hop is redelivered.
     this.#heartbeatMs = o.heartbeatMs ?? (o.ackWaitMs ? Math.min(IN_PROGRESS_MS, Math.floor(o.ackWaitMs / 3)) : IN_PROGRESS_MS);
   }
@@ -233,11 +241,14 @@ export class JetStreamTransport implements Transport, RunCarrier {
       consumer,
       ensure,
       log: this.#log,
-      onMessage: (m) => {
-        const p = this.#onMessage(m, handle);
+      slots: this.slots,
+      onMessage: (m, release) => {
+        const p = this.#onMessage(m, handle).finally(release);
         this.#inflight.add(p);
         void p.finally(() => this.#inflight.delete(p));
       },
+      // Pulled but not started (the receivers stop): back to the stream for another replica now.
+      onLate: (m) => void settle(this.nc, m, "nak", this.#log),
       ...(this.#o.healthCheckMs ? { healthCheckMs: this.#o.healthCheckMs } : {}),
       ...(this.#o.rebuildPauseMs ? { pauseMs: this.#o.rebuildPauseMs } : {}),
     });
@@ -277,9 +288,23 @@ export class JetStreamTransport implements Transport, RunCarrier {
     }
   }
 
-  /** Stops consuming, waits up to `graceMs` for in-flight handlers, then aborts their signal. */
+  /**
+   * Stops taking new work: no new pull; messages the last pulls still deliver are `nak`'d (another
+   * replica gets them at once). Resolves within {@link PULL_EXPIRES_MS} plus a round trip;
+   * in-flight handlers keep running. Idempotent.
+   */
+  stopReceiving(): Promise<void> {
+    return (this.#stopping ??= Promise.allSettled(this.#supervisors.map((s) => s.stop())).then(() => undefined));
+  }
+
+  /** Hops running now (handed to a handler, not yet settled). */
+  get inFlight(): number {
+    return this.#inflight.size;
+  }
+
+  /** {@link stopReceiving}, waits up to `graceMs` for in-flight handlers, then aborts their signal. */
   async close(graceMs = 10_000): Promise<void> {
-    await Promise.allSettled(this.#supervisors.map((s) => s.stop()));
+    await this.stopReceiving();
     if (this.#inflight.size > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([Promise.allSettled([...this.#inflight]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);

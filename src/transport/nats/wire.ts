@@ -4,7 +4,7 @@
  * connection, so the unit tests cover every header without a server.
  */
 import { headers as newHeaders, Match, MsgHdrsImpl, type MsgHdrs } from "@nats-io/transport-node";
-import { errorCode } from "../../sdk/errors.ts";
+import { errorCode, retryable } from "../../sdk/errors.ts";
 import { empty, fail, ok, type Result } from "../../sdk/result.ts";
 import { payloadBytes, type Msg } from "../types.ts";
 import { RemoteCodedError, RemoteError, WireDecodeError } from "./errors.ts";
@@ -261,17 +261,27 @@ function oneLine(s: string): string {
 }
 
 /**
+ * Error codes a receiver sends when the hop itself is fine and only that replica could not take it
+ * now (src/transport/slots.ts `BusyError`, src/operator/hop-gate.ts `ShuttingDownError`): their
+ * {@link RemoteCodedError} arrives marked retryable, so the caller's edge retry policy re-sends.
+ * Go has no retryable marking on the wire (its sender sees a plain error; docs/compatibility.md).
+ */
+export const RETRYABLE_REMOTE_CODES: ReadonlySet<string> = new Set(["BUSY", "SHUTTING_DOWN"]);
+
+/**
  * The Result a reply carries (runtime-spec §4.2, receiver side): `x-error` → fail with
- * {@link RemoteCodedError} when `x-error-code` is present (message not prefixed twice), else
- * {@link RemoteError}; `x-empty` or an empty body → empty; else `ok(bytes)` — raw JSON, decoded
- * lazily by whoever consumes it.
+ * {@link RemoteCodedError} when `x-error-code` is present (message not prefixed twice; retryable
+ * for {@link RETRYABLE_REMOTE_CODES}), else {@link RemoteError}; `x-empty` or an empty body →
+ * empty; else `ok(bytes)` — raw JSON, decoded lazily by whoever consumes it.
  */
 export function decodeReply(h: MsgHdrs | undefined, body: Uint8Array): Result {
   const header = headerView(h);
   const text = header(H_ERROR);
   if (text !== "") {
     const code = header(H_ERROR_CODE);
-    return fail(code ? new RemoteCodedError(code, text) : new RemoteError(text));
+    if (!code) return fail(new RemoteError(text));
+    const err = new RemoteCodedError(code, text);
+    return fail(RETRYABLE_REMOTE_CODES.has(code) ? retryable(err) : err);
   }
   if (header(H_EMPTY) !== "" || body.byteLength === 0) return empty;
   return ok(body);

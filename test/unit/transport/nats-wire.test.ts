@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { headers } from "@nats-io/transport-node";
-import { coded, CodedError, errorCode, permanent } from "../../../src/sdk/errors.ts";
+import { coded, CodedError, errorCode, permanent, shouldRetry } from "../../../src/sdk/errors.ts";
 import { empty, fail, ok } from "../../../src/sdk/result.ts";
 import { RemoteCodedError, RemoteError, WireDecodeError } from "../../../src/transport/nats/errors.ts";
 import { execKey, msgSubject, stepRecordKey, subjectFor, sysConsumerName, sysmsgSubject } from "../../../src/transport/nats/names.ts";
@@ -168,6 +168,20 @@ describe("reply encoding", () => {
     const n = headers();
     n.set("X-Empty", "1");
     expect(decodeReply(n, te.encode("ignored")).kind).toBe("empty");
+  });
+
+  test("BUSY and SHUTTING_DOWN replies arrive retryable (the replica, not the hop, refused); other codes do not (issue 21)", () => {
+    const reply = (code: string) => {
+      const h = headers();
+      h.set("x-error", `${code}: refused`);
+      h.set("x-error-code", code);
+      const r = decodeReply(h, new Uint8Array());
+      if (r.kind !== "fail") throw new Error(`expected fail, got ${r.kind}`);
+      return [errorCode(r.error), shouldRetry(r.error), r.error.message];
+    };
+    expect(reply("BUSY")).toEqual(["BUSY", true, "BUSY: refused"]);
+    expect(reply("SHUTTING_DOWN")).toEqual(["SHUTTING_DOWN", true, "SHUTTING_DOWN: refused"]);
+    expect(reply("E_LIMIT")).toEqual(["E_LIMIT", false, "E_LIMIT: refused"]);
   });
 
   test("a plain error is a header-only x-error reply", () => {
