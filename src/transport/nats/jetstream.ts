@@ -38,6 +38,16 @@ import { decodeReply, encodeHop, encodePayload, H_REPLY_INBOX, type EncodedReply
 /** In-progress heartbeat interval while a handler runs, ms (runtime-spec §13.1: 10 s). */
 export const IN_PROGRESS_MS = 10_000;
 
+/**
+ * Slots of the system consumer (`module-sysmsgs`), apart from the module's hop slots: a pull holds
+ * its reservation until the pull ends, so one shared pool would let the (mostly idle) system pull
+ * starve the business one. System messages are rare control messages (settings, leader-only).
+ */
+export const SYSTEM_SLOTS = 8;
+
+/** Redelivery delay of a message pulled while the receivers stop, ms: outlasts the last pull ({@link PULL_EXPIRES_MS}). */
+export const LATE_NAK_DELAY_MS = PULL_EXPIRES_MS + 500;
+
 /** Construction options of {@link JetStreamTransport}. */
 export interface JetStreamTransportOptions {
   /** An open connection; the transport never closes it. */
@@ -215,14 +225,14 @@ export class JetStreamTransport implements Transport, RunCarrier {
     const business = this.#supervise(EDGE_STREAM, this.module, async () => {
       await ensureStream(this.jsm, edgeStreamConfig());
       await ensureConsumer(this.jsm, EDGE_STREAM, withAck(businessConsumerConfig(this.module)));
-    }, (msg) => opts.handler(msg, signal));
+    }, (msg) => opts.handler(msg, signal), this.slots);
     const started = [business.start()];
     if (this.#o.pod) {
       const pod = this.#o.pod;
       const sys = this.#supervise(SYSMSG_STREAM, sysConsumerName(this.module, pod), async () => {
         await ensureStream(this.jsm, sysmsgStreamConfig());
         await ensureConsumer(this.jsm, SYSMSG_STREAM, withAck(systemConsumerConfig(this.module, pod)));
-      }, (msg) => system(msg, signal, isLeader()));
+      }, (msg) => system(msg, signal, isLeader()), new HopSlots({ limit: SYSTEM_SLOTS }));
       started.push(sys.start());
     }
     await Promise.all(started);
@@ -233,7 +243,7 @@ export class JetStreamTransport implements Transport, RunCarrier {
     return this.#supervisors;
   }
 
-  #supervise(stream: string, consumer: string, ensure: () => Promise<void>, handle: (msg: Msg) => Promise<Result>): ConsumerSupervisor {
+  #supervise(stream: string, consumer: string, ensure: () => Promise<void>, handle: (msg: Msg) => Promise<Result>, slots: HopSlots): ConsumerSupervisor {
     const s = new ConsumerSupervisor({
       js: this.js,
       jsm: this.jsm,
@@ -241,14 +251,17 @@ export class JetStreamTransport implements Transport, RunCarrier {
       consumer,
       ensure,
       log: this.#log,
-      slots: this.slots,
+      slots,
       onMessage: (m, release) => {
         const p = this.#onMessage(m, handle).finally(release);
         this.#inflight.add(p);
         void p.finally(() => this.#inflight.delete(p));
       },
-      // Pulled but not started (the receivers stop): back to the stream for another replica now.
-      onLate: (m) => void settle(this.nc, m, "nak", this.#log),
+      // Pulled but not started (the receivers stop): back to the stream for another replica. Our
+      // last pull request stays open on the server until it expires, and a plain nak would be
+      // redelivered into it at once — nak'd again, until MaxDeliver (3) drops the message. The
+      // delay outlasts that pull, so the redelivery goes to a replica that still pulls.
+      onLate: (m) => void settle(this.nc, m, "nak", this.#log, undefined, LATE_NAK_DELAY_MS),
       ...(this.#o.healthCheckMs ? { healthCheckMs: this.#o.healthCheckMs } : {}),
       ...(this.#o.rebuildPauseMs ? { pauseMs: this.#o.rebuildPauseMs } : {}),
     });
@@ -276,7 +289,11 @@ export class JetStreamTransport implements Transport, RunCarrier {
     if (hop.replyInbox) this.#reply(hop.replyInbox, replyFor(result));
     if (result.kind === "fail") {
       if (!hop.replyInbox && shouldRetry(result.error)) settle(this.nc, m, "nak", this.#log);
-      else settle(this.nc, m, "term", this.#log, result.error.message);
+      else {
+        // Without an inbox nobody else hears of this failure: say it once here.
+        if (!hop.replyInbox) this.#log.info({ to: hop.msg.to, runId: hop.msg.runId, err: result.error.message }, "hop failed; message terminated");
+        settle(this.nc, m, "term", this.#log, result.error.message);
+      }
     } else settle(this.nc, m, "ack", this.#log);
   }
 

@@ -22,17 +22,18 @@ export type SettleKind = "ack" | "nak" | "term" | "working";
 /**
  * Settles `m` as `kind`. Never throws.
  * @param reason - for `term`: logged (not sent, see the module comment).
+ * @param nakDelayMs - for `nak`: redeliver no sooner than this, ms (`-NAK {"delay"}`, nats-server ≥ 2.7).
  * @returns true when the settle was handed to the connection, false when it was skipped (closed
  *   connection) or the client threw.
  */
-export function settle(nc: NatsConnection, m: JsMsg, kind: SettleKind, log: Logger, reason?: string): boolean {
+export function settle(nc: NatsConnection, m: JsMsg, kind: SettleKind, log: Logger, reason?: string, nakDelayMs?: number): boolean {
   if (nc.isClosed()) {
     log.debug({ subject: m.subject, seq: m.seq, kind }, "connection closed: message left unsettled (redelivered after AckWait)");
     return false;
   }
   try {
     if (kind === "ack") m.ack();
-    else if (kind === "nak") m.nak();
+    else if (kind === "nak") m.nak(nakDelayMs);
     else if (kind === "working") m.working();
     else {
       if (reason) log.debug({ subject: m.subject, seq: m.seq, reason }, "message terminated");
