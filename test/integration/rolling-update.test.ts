@@ -9,11 +9,13 @@
  * - Core NATS request/reply: callers keep requesting the module through the rolling update; none
  *   sees an error (the stopping replica leaves the queue group first and finishes what it has).
  * Printed: hops sent, completed, duplicated, lost; each replica's time from SIGTERM to exit.
+ * `ROLLING_KEEP_LOGS=<dir>` copies the module logs and the journal there (the suite removes its temp dir).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { jetstreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { buildFlow } from "../../src/cli/scaffold/flow-builder.ts";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
 import { mintRun } from "../../src/runtime/durable/run.ts";
@@ -26,7 +28,7 @@ import { parseStepRecord } from "../../src/runtime/durable/ledger.ts";
 import type { StepRecord } from "../../src/runtime/durable/run.ts";
 import { openClusterFixture } from "../support/cluster-fixture.ts";
 import type { ControlPlane } from "../support/control-plane.ts";
-import { readJournal } from "../support/durable-journal.ts";
+import { readJournal, type JournalEvent } from "../support/durable-journal.ts";
 import { applyObjects, flowObjects, waitForReconciled } from "../support/flows.ts";
 import { startModuleProcess, type ModuleProcess } from "../support/module-process.ts";
 import { waitUntil } from "../support/process.ts";
@@ -125,29 +127,12 @@ describe("a rolling update of a module with two replicas", () => {
 
     const expected = RUNS * 3;
     const done = () => readJournal(journalFile).filter((e) => e.event === "done");
-    try {
-      await waitUntil(`${expected} hops done`, async () => new Set(done().map((e) => `${e.node}/${e.runId}`)).size >= expected, 90_000, 500);
-    } catch (err) {
-      // What the failure needs to be read: progress per node and pod, the consumer, the logs' warnings.
-      const byNode = new Map<string, number>();
-      const byPod = new Map<string, number>();
-      for (const e of done()) byNode.set(e.node, (byNode.get(e.node) ?? 0) + 1), byPod.set(e.pod, (byPod.get(e.pod) ?? 0) + 1);
-      const ci = await (await jetstreamManager(nc)).consumers.info("module-edges", "back").catch((e: Error) => e.message);
-      const warnings = (await Promise.all(procs.map(async (p) => (await Bun.file(p.logFile).text()).split("\n").filter((l) => /"level":(40|50)/.test(l)).slice(-5).join("\n")))).join("\n");
-      if (process.env.ROLLING_KEEP_LOGS) cpSync(logDir, process.env.ROLLING_KEEP_LOGS, { recursive: true });
-      const seen = new Set(done().map((e) => `${e.node}/${e.runId}`));
-      const missing = runs.flatMap((r) => Object.values(names).filter((n) => !seen.has(`${n}/${r}`)).map((n) => ({ n, r })));
-      const ledger = await RunLedger.open(nc);
-      for (const { n, r } of missing.slice(0, 4)) {
-        const recs = await ledger.readRun(r);
-        console.log(`[rolling-update] missing ${n} of run ${r}: ledger ${JSON.stringify([...recs.values()].map((x) => [x.node, x.status, x.startedAt]))}`);
-      }
-      console.log(`[rolling-update] stalled: by node ${JSON.stringify([...byNode])}, by pod ${JSON.stringify([...byPod])}, consumer ${JSON.stringify(ci)}\n${warnings}`);
-      throw err;
-    }
+    // A stall is not thrown here: the figures below say what was lost, the diagnosis says why.
+    const stalled = await waitUntil(`${expected} hops done`, async () => new Set(done().map((e) => `${e.node}/${e.runId}`)).size >= expected, 90_000, 500).then(() => false, () => true);
+    if (process.env.ROLLING_KEEP_LOGS) cpSync(logDir, process.env.ROLLING_KEEP_LOGS, { recursive: true });
+    if (stalled) await diagnose(nc, done(), runs, Object.values(names));
     await Bun.sleep(2000); // a late duplicate would show now
 
-    if (process.env.ROLLING_KEEP_LOGS) cpSync(logDir, process.env.ROLLING_KEEP_LOGS, { recursive: true });
     const counts = new Map<string, number>();
     for (const e of done()) counts.set(`${e.node}/${e.runId}`, (counts.get(`${e.node}/${e.runId}`) ?? 0) + 1);
     const mine = new Set(runs);
@@ -178,6 +163,8 @@ describe("a rolling update of a module with two replicas", () => {
       `[rolling-update] jetstream: hops by pod ${JSON.stringify(Object.fromEntries(byPod))}; hops sent ${expected}, completed ${completed}, duplicated ${duplicated}, lost ${lost}; ledger done records ${ledgerDone}; left in stream ${left}; redeliveries ${redeliveries}; SIGTERM→exit ${stops.map((s) => `${s.pod} ${s.ms} ms (code ${s.code})`).join(", ")}`,
     );
     expect({ completed, duplicated, lost, ledgerDone, left }).toEqual({ completed: expected, duplicated: 0, lost: 0, ledgerDone: expected, left: 0 });
+    // Both original replicas took their share before their SIGTERM (one pull starving the other would not).
+    expect({ "back-0": (byPod.get("back-0") ?? 0) > 0, "back-1": (byPod.get("back-1") ?? 0) > 0 }).toEqual({ "back-0": true, "back-1": true });
     expect(stops.map((s) => s.code)).toEqual([0, 0]);
     await sender.close(100);
     await nc.close();
@@ -224,3 +211,19 @@ function chunk<T>(xs: T[], n: number): T[][] {
   return out;
 }
 
+
+/** Prints what a stalled run needs to be read: progress per node and pod, the consumer, the ledger of a few missing steps. */
+async function diagnose(nc: NatsConnection, done: JournalEvent[], runs: string[], nodes: string[]): Promise<void> {
+  const byNode = new Map<string, number>();
+  const byPod = new Map<string, number>();
+  for (const e of done) byNode.set(e.node, (byNode.get(e.node) ?? 0) + 1), byPod.set(e.pod, (byPod.get(e.pod) ?? 0) + 1);
+  const ci = await (await jetstreamManager(nc)).consumers.info("module-edges", "back").then((i) => ({ delivered: i.delivered, ackFloor: i.ack_floor, pending: i.num_ack_pending, redelivered: i.num_redelivered }), (e: Error) => e.message);
+  console.log(`[rolling-update] stalled: by node ${JSON.stringify([...byNode])}, by pod ${JSON.stringify([...byPod])}, consumer ${JSON.stringify(ci)}`);
+  const seen = new Set(done.map((e) => `${e.node}/${e.runId}`));
+  const missing = runs.flatMap((r) => nodes.filter((n) => !seen.has(`${n}/${r}`)).map((n) => ({ n, r })));
+  const ledger = await RunLedger.open(nc);
+  for (const { n, r } of missing.slice(0, 4)) {
+    const recs = await ledger.readRun(r);
+    console.log(`[rolling-update] missing ${n} of run ${r}: ledger ${JSON.stringify([...recs.values()].map((x) => [x.node, x.status, x.startedAt]))}`);
+  }
+}
