@@ -9,14 +9,16 @@
  * a JetStream hop is `nak`'d to another replica, a caller's edge retries (issue 21).
  */
 import { fail, type Result } from "../sdk/result.ts";
-import { CodedError, retryable } from "../sdk/errors.ts";
+import { retryable } from "../sdk/errors.ts";
+import { HopRefusedError } from "../transport/refusal.ts";
 import type { Msg, MsgHandler } from "../transport/types.ts";
 
 /**
- * A hop that arrived after shutdown began. code `"SHUTTING_DOWN"` (a coded error: the NATS wire
- * carries it as `x-error-code`); the gate returns it wrapped as retryable.
+ * A hop that arrived after shutdown began. code `"SHUTTING_DOWN"`; a refusal
+ * (src/transport/refusal.ts): the NATS reply says so and a tinyhost sender retries it. The gate
+ * returns it wrapped as retryable (a JetStream hop without an inbox is then `nak`'d).
  */
-export class ShuttingDownError extends CodedError {
+export class ShuttingDownError extends HopRefusedError {
   /** @param to - the hop's destination `node:port`. */
   constructor(to: string) {
     super("SHUTTING_DOWN", new Error(`module is shutting down: hop to ${JSON.stringify(to)} refused; another replica may take it`));

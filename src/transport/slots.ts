@@ -10,19 +10,25 @@
  *   (at most `queueLimit` of them, each at most `queueWaitMs`), else it is refused with the
  *   retryable {@link BusyError}. docs/operations.md §9 says why.
  */
-import { CodedError } from "../sdk/errors.ts";
+import { HopRefusedError } from "./refusal.ts";
 
-/** Default concurrent transport hops per module process (`TINYHOST_MAX_CONCURRENT_HOPS`). */
-export const DEFAULT_MAX_CONCURRENT_HOPS = 128;
+/**
+ * Default concurrent transport hops per module process (`TINYHOST_MAX_CONCURRENT_HOPS`): the
+ * hop-depth guard (256, runtime-spec §3.2). One chain of blocking requests, however it cycles
+ * between modules, holds at most that many slots in one module before the guard stops it, so a
+ * single cycle is never refused by the limit (Go peer test "a cycle across both modules is stopped
+ * by the hop-depth guard"); several deep cycles at once can be, and unwind with `BUSY`.
+ */
+export const DEFAULT_MAX_CONCURRENT_HOPS = 256;
 /** Default longest wait of a core NATS hop for a slot, ms (`TINYHOST_HOP_QUEUE_WAIT_MS`). */
 export const DEFAULT_HOP_QUEUE_WAIT_MS = 2_000;
 
 /**
  * A hop refused because the module runs its limit of hops and its queue is full or the wait ran
- * out. code `"BUSY"`; the NATS wire carries the code, and a tinyhost sender treats it as retryable
- * (src/transport/nats/wire.ts `decodeReply`).
+ * out. code `"BUSY"`; a refusal (src/transport/refusal.ts): the NATS reply says so and a tinyhost
+ * sender retries it.
  */
-export class BusyError extends CodedError {
+export class BusyError extends HopRefusedError {
   /** @param to - the hop's destination. @param limit - the concurrency limit. @param why - "queue full" or the wait. */
   constructor(to: string, limit: number, why: string) {
     super("BUSY", new Error(`module busy: ${limit} hops running, hop to ${JSON.stringify(to)} refused (${why}); retry`));

@@ -174,7 +174,7 @@ describe("a rolling update of a module with two replicas", () => {
     const ns = await cp.newNamespace("rolling-core");
     const logDir = join(dir, ns);
     mkdirSync(logDir);
-    const env = { TINY_NATS_URL: core.url };
+    const env = { TINY_NATS_URL: core.url, TINYHOST_MAX_CONCURRENT_HOPS: "64" };
     const start = (hostname: string) => startModuleProcess({ hostname, name: "back", namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "test/fixtures/rolling-components", env, logDir });
     const first = await Promise.all([start("back-0"), start("back-1")]);
     procs.push(...first);
@@ -201,6 +201,10 @@ describe("a rolling update of a module with two replicas", () => {
     expect(errors.slice(0, 5)).toEqual([]);
     expect(sent).toBeGreaterThan(100);
     expect(stops.map((s) => s.code)).toEqual([0, 0]);
+    // The hop limit of the env, on /metrics of a replacement replica.
+    const last = procs.at(-1)!;
+    expect(await last.metric("tinyhost_hop_slots_limit")).toBe(64);
+    expect(await last.metric("tinyhost_hop_slots_taken")).toBe(0);
     await nc.close();
   }, 240_000);
 });

@@ -134,6 +134,11 @@ export class ConsumerSupervisor {
             slots.release();
           });
         }
+      } catch (err) {
+        // Missed idle heartbeats (a busy event loop, a broker hiccup) end only this pull: pull
+        // again at once, as nats.js `consume()` does; anything else rebuilds the consumer.
+        if (!isMissedHeartbeats(err)) throw err;
+        o.log.debug({ stream: o.stream, consumer: o.consumer }, "pull heartbeats missed; pulling again");
       } finally {
         this.#current = undefined;
         if (reserved > used) slots.release(reserved - used);
@@ -164,4 +169,9 @@ export class ConsumerSupervisor {
     this.#ready.resolve();
     await this.#loop;
   }
+}
+
+/** True for the error nats.js ends a fetch with when two idle heartbeats did not arrive. */
+function isMissedHeartbeats(err: unknown): boolean {
+  return err instanceof Error && /heartbeats missed/i.test(err.message);
 }

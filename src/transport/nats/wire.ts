@@ -9,6 +9,9 @@ import { empty, fail, ok, type Result } from "../../sdk/result.ts";
 import { payloadBytes, type Msg } from "../types.ts";
 import { RemoteCodedError, RemoteError, WireDecodeError } from "./errors.ts";
 import { EDGE_STREAM, SYSMSG_STREAM } from "./names.ts";
+import { isLocalRefusal } from "../refusal.ts";
+
+const REFUSED_FLAG = "1";
 
 /** Sender node:port (runtime-spec §4.2). */
 export const H_FROM = "x-from";
@@ -22,6 +25,8 @@ export const H_DEPTH = "x-message-depth";
 export const H_ERROR = "x-error";
 /** Reply: code of a CodedError. */
 export const H_ERROR_CODE = "x-error-code";
+/** Reply (tinyhost only; Go ignores it): `1` = the receiving replica refused the hop before running it (src/transport/refusal.ts). */
+export const H_REFUSED = "x-refused";
 /** Reply: `"1"` for a nil result. */
 export const H_EMPTY = "x-empty";
 /** Core-inbox the JetStream receiver replies to (JetStream classic hops, wire.Publish). */
@@ -246,13 +251,17 @@ export function encodeReply(result: Result): EncodedReply {
   return { headers: undefined, data: encodePayload(result.value) };
 }
 
-/** A header-only `x-error` reply for `err` (+ `x-error-code` when coded). */
+/**
+ * A header-only `x-error` reply for `err` (+ `x-error-code` when coded, + `x-refused: 1` when this
+ * process refused the hop — never for a refusal relayed from further down, src/transport/refusal.ts).
+ */
 export function encodeErrorReply(err: Error): EncodedReply {
   const h = newHeaders();
   // A header value cannot hold CR/LF: multi-line messages travel on one line.
   h.set(H_ERROR, oneLine(err.message || err.name || "error"));
   const code = errorCode(err);
   if (code) h.set(H_ERROR_CODE, oneLine(code));
+  if (isLocalRefusal(err)) h.set(H_REFUSED, REFUSED_FLAG);
   return { headers: h, data: EMPTY_BYTES };
 }
 
@@ -261,17 +270,10 @@ function oneLine(s: string): string {
 }
 
 /**
- * Error codes a receiver sends when the hop itself is fine and only that replica could not take it
- * now (src/transport/slots.ts `BusyError`, src/operator/hop-gate.ts `ShuttingDownError`): their
- * {@link RemoteCodedError} arrives marked retryable, so the caller's edge retry policy re-sends.
- * Go has no retryable marking on the wire (its sender sees a plain error; docs/compatibility.md).
- */
-export const RETRYABLE_REMOTE_CODES: ReadonlySet<string> = new Set(["BUSY", "SHUTTING_DOWN"]);
-
-/**
  * The Result a reply carries (runtime-spec §4.2, receiver side): `x-error` → fail with
- * {@link RemoteCodedError} when `x-error-code` is present (message not prefixed twice; retryable
- * for {@link RETRYABLE_REMOTE_CODES}), else {@link RemoteError}; `x-empty` or an empty body →
+ * {@link RemoteCodedError} when `x-error-code` is present (message not prefixed twice; marked
+ * retryable when `x-refused` says the replica refused it unrun), else {@link RemoteError};
+ * `x-empty` or an empty body →
  * empty; else `ok(bytes)` — raw JSON, decoded lazily by whoever consumes it.
  */
 export function decodeReply(h: MsgHdrs | undefined, body: Uint8Array): Result {
@@ -281,7 +283,7 @@ export function decodeReply(h: MsgHdrs | undefined, body: Uint8Array): Result {
     const code = header(H_ERROR_CODE);
     if (!code) return fail(new RemoteError(text));
     const err = new RemoteCodedError(code, text);
-    return fail(RETRYABLE_REMOTE_CODES.has(code) ? retryable(err) : err);
+    return fail(header(H_REFUSED) !== "" ? retryable(err) : err);
   }
   if (header(H_EMPTY) !== "" || body.byteLength === 0) return empty;
   return ok(body);
