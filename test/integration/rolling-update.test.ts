@@ -36,8 +36,8 @@ import { startNats, type NatsServer } from "../support/nats.ts";
 
 /** Durable runs sent; each is three hops (s1, s2, s3): 10 002 hops, the issue's 10 000. */
 const RUNS = 3334;
-/** Work per step, ms: hops are in flight when SIGTERM comes. */
-const HOLD_MS = 20;
+/** Work per step, ms: hops are in flight when SIGTERM comes, and the drain waits for them. */
+const HOLD_MS = 100;
 
 let cp: ControlPlane;
 let kube: KubeClient;
@@ -106,6 +106,10 @@ describe("a rolling update of a module with two replicas", () => {
     const names = await applyFlow(ns);
 
     const nc = await connectNats(js.url);
+    // The server's advisory for every message a consumer terminated: none may come from a shutdown.
+    const terminated: string[] = [];
+    nc.subscribe("$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED.module-edges.back", { callback: (_e, m) => void terminated.push(new TextDecoder().decode(m.data)) });
+    await nc.flush();
     const sender = await JetStreamTransport.create({ nc, module: "loadgen" });
     const runs: string[] = [];
     const sendFailures: string[] = [];
@@ -160,9 +164,9 @@ describe("a rolling update of a module with two replicas", () => {
     const byPod = new Map<string, number>();
     for (const e of done()) byPod.set(e.pod, (byPod.get(e.pod) ?? 0) + 1);
     console.log(
-      `[rolling-update] jetstream: hops by pod ${JSON.stringify(Object.fromEntries(byPod))}; hops sent ${expected}, completed ${completed}, duplicated ${duplicated}, lost ${lost}; ledger done records ${ledgerDone}; left in stream ${left}; redeliveries ${redeliveries}; SIGTERM→exit ${stops.map((s) => `${s.pod} ${s.ms} ms (code ${s.code})`).join(", ")}`,
+      `[rolling-update] jetstream: hops by pod ${JSON.stringify(Object.fromEntries(byPod))}; hops sent ${expected}, completed ${completed}, duplicated ${duplicated}, lost ${lost}; ledger done records ${ledgerDone}; left in stream ${left}; terminated ${terminated.length}; redeliveries ${redeliveries}; SIGTERM→exit ${stops.map((s) => `${s.pod} ${s.ms} ms (code ${s.code})`).join(", ")}`,
     );
-    expect({ completed, duplicated, lost, ledgerDone, left }).toEqual({ completed: expected, duplicated: 0, lost: 0, ledgerDone: expected, left: 0 });
+    expect({ completed, duplicated, lost, ledgerDone, left, terminated: terminated.length }).toEqual({ completed: expected, duplicated: 0, lost: 0, ledgerDone: expected, left: 0, terminated: 0 });
     // Both original replicas took their share before their SIGTERM (one pull starving the other would not).
     expect({ "back-0": (byPod.get("back-0") ?? 0) > 0, "back-1": (byPod.get("back-1") ?? 0) > 0 }).toEqual({ "back-0": true, "back-1": true });
     expect(stops.map((s) => s.code)).toEqual([0, 0]);

@@ -106,7 +106,7 @@ export class ConsumerSupervisor {
   /**
    * Pulls while `signal` is live: waits for free slots, reserves them, asks for that many messages,
    * hands each to `onMessage` with its slot and gives back what the pull did not fill.
-   * @throws the pull's error (consumer deleted, heartbeats missed): the caller rebuilds.
+   * @throws the pull's error other than missed heartbeats (consumer deleted, no responders): the caller rebuilds.
    */
   async #pull(c: Consumer, signal: AbortSignal): Promise<void> {
     const o = this.#o;
