@@ -10,7 +10,7 @@
  * Stopping (shutdown) sends no new pull and `nak`s whatever the last pull still delivers, so another
  * replica gets it at once instead of after AckWait.
  */
-import type { Consumer, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from "@nats-io/jetstream";
+import type { Consumer, ConsumerMessages, FetchMessages, JetStreamClient, JetStreamManager, JsMsg } from "@nats-io/jetstream";
 import type { Logger } from "../../telemetry/log.ts";
 import type { HopSlots } from "../slots.ts";
 import { isMissingResource } from "./streams.ts";
@@ -119,13 +119,8 @@ export class ConsumerSupervisor {
       if (reserved === 0) continue;
       let used = 0;
       try {
-        const msgs = await c.fetch({ max_messages: reserved, expires: PULL_EXPIRES_MS });
-        this.#current = msgs;
-        for await (const m of msgs) {
-          if (signal.aborted) {
-            o.onLate(m);
-            continue;
-          }
+        const onMessage = (m: JsMsg) => {
+          if (signal.aborted) return o.onLate(m);
           used++;
           let released = false;
           o.onMessage(m, () => {
@@ -133,7 +128,13 @@ export class ConsumerSupervisor {
             released = true;
             slots.release();
           });
-        }
+        };
+        // The callback form (nats.js takes it for fetch as for consume, though FetchOptions does not
+        // declare it): no promise per message, as the consume() it replaces (bench/durable.ts).
+        const msgs = await c.fetch({ max_messages: reserved, expires: PULL_EXPIRES_MS, callback: onMessage } as FetchMessages);
+        this.#current = msgs;
+        const ended = await msgs.closed();
+        if (ended instanceof Error) throw ended;
       } catch (err) {
         // Missed idle heartbeats (a busy event loop, a broker hiccup) end only this pull: pull
         // again at once, as nats.js `consume()` does; anything else rebuilds the consumer.
