@@ -1,18 +1,27 @@
 /**
  * Admission of incoming hops during shutdown: counts hops in flight, refuses new ones once draining
- * started (the hop fails with {@link ShuttingDownError}, which a NATS/gRPC caller sees as an error
- * reply), and lets shutdown wait, bounded, until the in-flight ones finished. Also counts hops for
+ * started, and lets shutdown wait, bounded, until the in-flight ones finished. Also counts hops for
  * /metrics.
+ *
+ * Shutdown stops the transport receivers before it drains the gate (src/operator/module.ts), so
+ * a refusal is rare: a hop that slipped in after the receivers stopped (a gRPC call in flight, a
+ * core message already buffered). It is retryable — the hop is fine, only this replica is leaving:
+ * a JetStream hop is `nak`'d to another replica, a caller's edge retries (issue 21).
  */
 import { fail, type Result } from "../sdk/result.ts";
-import { TinyError } from "../sdk/errors.ts";
+import { retryable } from "../sdk/errors.ts";
+import { HopRefusedError } from "../transport/refusal.ts";
 import type { Msg, MsgHandler } from "../transport/types.ts";
 
-/** A hop that arrived after shutdown began. code `"SHUTTING_DOWN"`. */
-export class ShuttingDownError extends TinyError {
+/**
+ * A hop that arrived after shutdown began. code `"SHUTTING_DOWN"`; a refusal
+ * (src/transport/refusal.ts): the NATS reply says so and a tinyhost sender retries it. The gate
+ * returns it wrapped as retryable (a JetStream hop without an inbox is then `nak`'d).
+ */
+export class ShuttingDownError extends HopRefusedError {
   /** @param to - the hop's destination `node:port`. */
   constructor(to: string) {
-    super("SHUTTING_DOWN", `module is shutting down: hop to ${JSON.stringify(to)} refused`);
+    super("SHUTTING_DOWN", new Error(`module is shutting down: hop to ${JSON.stringify(to)} refused; another replica may take it`));
   }
 }
 
@@ -45,7 +54,7 @@ export class HopGate {
   readonly handle: MsgHandler = async (msg: Msg, signal?: AbortSignal): Promise<Result> => {
     if (this.#draining) {
       this.stats.refused++;
-      return fail(new ShuttingDownError(msg.to));
+      return fail(retryable(new ShuttingDownError(msg.to)));
     }
     this.stats.started++;
     this.stats.inFlight++;

@@ -11,6 +11,7 @@ import { MetricsRegistry, type Sample } from "../telemetry/metrics.ts";
 import type { HopStats } from "./hop-gate.ts";
 import { componentFaults } from "../runtime/runner/guard.ts";
 import { statusWriteFailures } from "../runtime/runner/status-writer.ts";
+import type { HopSlotStats } from "../transport/slots.ts";
 
 /** One controller and its watcher, named for the `controller` / `resource` labels. */
 export interface WatchedController {
@@ -30,6 +31,8 @@ export interface ModuleMetricsSources {
   isLeader: () => boolean;
   /** Incoming hop counters (the hop gate); absent (local mode: every hop is in-process) → no `tinyhost_hops_*` series. */
   hops?: HopStats;
+  /** The transport's bound on concurrent incoming hops (NATS wires); absent → no `tinyhost_hop_slots_*` series. */
+  hopSlots?: HopSlotStats;
   runners: () => number;
   /** Requests this process sent to the apiserver, per verb (`KubeClient.stats`); absent → no series. */
   apiserverRequests?: Readonly<Record<string, number>>;
@@ -73,6 +76,14 @@ export function moduleMetrics(s: ModuleMetricsSources): MetricsRegistry {
     r.collect("tinyhost_hops_failed_total", "Incoming hops that resolved with a failure.", "counter", () => [{ labels: {}, value: hops.failed }]);
     r.collect("tinyhost_hops_refused_total", "Incoming hops refused during shutdown.", "counter", () => [{ labels: {}, value: hops.refused }]);
     r.collect("tinyhost_hops_in_flight", "Incoming hops running now.", "gauge", () => [{ labels: {}, value: hops.inFlight }]);
+  }
+  const slots = s.hopSlots;
+  if (slots) {
+    // The concurrency bound (docs/operations.md §10): limit, use, the core NATS queue, refusals.
+    r.collect("tinyhost_hop_slots_limit", "Incoming NATS hops that may run at once (TINYHOST_MAX_CONCURRENT_HOPS).", "gauge", () => [{ labels: {}, value: slots.limit }]);
+    r.collect("tinyhost_hop_slots_taken", "Hop slots taken now (running hops and JetStream pull reservations).", "gauge", () => [{ labels: {}, value: slots.taken }]);
+    r.collect("tinyhost_hop_slots_queued", "Core NATS hops waiting for a slot now.", "gauge", () => [{ labels: {}, value: slots.queued }]);
+    r.collect("tinyhost_hops_busy_total", "Incoming hops refused with the retryable BUSY (no slot within the queue wait).", "counter", () => [{ labels: {}, value: slots.busy }]);
   }
   r.collect("tinyhost_runners", "Nodes with a running runner in this process.", "gauge", () => [{ labels: {}, value: s.runners() }]);
   // Issue 21: throws of component code, per site (src/runtime/runner/guard.ts), and the errors that

@@ -19,8 +19,9 @@
  *                TinyComponent controller (§5.3), started at once (the registration's round trips
  *                no longer delay the TinyNode list); the component-file watch (`--components`) is
  *                in runners, so file components exist before the first node reconcile
- *   receivers    transport receivers behind the hop gate; on stop: refuse and drain in-flight hops
- *                (bounded), stop receiving — first, so queue-group peers take over
+ *   receivers    transport receivers behind the hop gate; on stop, first: stop receiving (leave the
+ *                queue group, stop pulls, nak what was pulled but not started) so peers take
+ *                over, then wait for in-flight hops (bounded), then refuse stragglers (retryable)
  * runtime-spec §9 (start-up order, adapted), §12 (the chart's 10 s grace period).
  */
 import { existsSync } from "node:fs";
@@ -326,7 +327,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
       { name: "tinymodule", controller: moduleController as unknown as Controller<KubeObject>, watcher: moduleWatcher as unknown as Watcher<KubeObject>, writes: moduleReconciler.stats },
       { name: "tinycomponent", ...asWatched(componentController), writes: { ...componentController.reconciler.stats, conflicts: 0 } },
     ];
-    const metrics = moduleMetrics({ controllers, leaseName, isLeader, hops: gate.stats, runners: () => scheduler.nodes().length, apiserverRequests: kube.stats, build: { version: tinyhostVersion, sdkVersion: SDK_VERSION } });
+    const metrics = moduleMetrics({ controllers, leaseName, isLeader, hops: gate.stats, ...(transport.slots ? { hopSlots: transport.slots } : {}), runners: () => scheduler.nodes().length, apiserverRequests: kube.stats, build: { version: tinyhostVersion, sdkVersion: SDK_VERSION } });
     const health = await stage("health server", () =>
       healthServer({
         probeAddress: o.healthProbeBindAddress,
@@ -356,9 +357,17 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
         await transport.serve(gate.handle);
         moduleController.enqueue(ownModuleKey); // the TinyModule status now carries the bound address
       },
+      // Shutdown order (issue 21): stop taking work first — leave the core queue group, stop
+      // JetStream pulls and nak what they still deliver — so peers take over at once; then wait,
+      // bounded, for the hops already running (the controllers and runners still run); only then
+      // does the gate refuse stragglers (retryable) and the connection close.
       async stop(ctx) {
-        const left = await gate.drain(Math.min(drainMs, ctx.remainingMs()));
+        const bound = Math.min(drainMs, ctx.remainingMs());
+        const t0 = performance.now();
+        await transport.stopReceiving();
+        const left = await gate.drain(Math.max(0, bound - (performance.now() - t0)));
         if (left > 0) log.warn({ inFlight: left }, "hops still running after the drain bound; cancelling them");
+        log.info({ drainMs: Math.round(performance.now() - t0), stats: gate.stats }, "transport receivers stopped");
         await transport.close(500);
       },
     };

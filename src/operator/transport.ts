@@ -9,6 +9,9 @@
  *   AckWait is Go's 30 s unless `TINYHOST_JETSTREAM_ACK_WAIT_MS` says otherwise (tests/ops: it
  *   bounds how long a hop held by a dead replica waits before another replica gets it).
  * Opening gives the sender (the scheduler needs it first); `serve` then starts receiving.
+ * Incoming NATS hops run at most `TINYHOST_MAX_CONCURRENT_HOPS` at once (the hop slots,
+ * src/transport/slots.ts; a core hop beyond them waits ≤ `TINYHOST_HOP_QUEUE_WAIT_MS` in a queue
+ * of as many, else gets the retryable `BUSY`; docs/operations.md §10).
  *
  * Each wire's code loads only when that wire is opened: a NATS module never evaluates grpc-js and
  * protobufjs (~0.8 MB of bundled code), a core NATS or gRPC module never evaluates the JetStream and
@@ -23,9 +26,14 @@ import { selectTransport, type TransportSelection } from "../transport/select.ts
 import type { MsgHandler, Transport } from "../transport/types.ts";
 import type { ModuleAddressBook } from "../k8s/controllers/index.ts";
 import type { StepLedger } from "../runtime/durable/ledger.ts";
+import { DEFAULT_HOP_QUEUE_WAIT_MS, DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../transport/slots.ts";
 
 /** Env variable overriding the JetStream business consumer's AckWait, ms (default Go's 30 000). */
 export const ENV_JETSTREAM_ACK_WAIT_MS = "TINYHOST_JETSTREAM_ACK_WAIT_MS";
+/** Env variable: incoming NATS hops running at once per process (default {@link DEFAULT_MAX_CONCURRENT_HOPS}). */
+export const ENV_MAX_CONCURRENT_HOPS = "TINYHOST_MAX_CONCURRENT_HOPS";
+/** Env variable: longest wait of a core NATS hop for a slot, ms (default {@link DEFAULT_HOP_QUEUE_WAIT_MS}; 0 = refuse at once). */
+export const ENV_HOP_QUEUE_WAIT_MS = "TINYHOST_HOP_QUEUE_WAIT_MS";
 
 /** Options of {@link openTransport}. */
 export interface OpenTransportOptions {
@@ -54,6 +62,14 @@ export interface ModuleTransport {
   readonly ledger?: StepLedger;
   /** Starts receiving hops. Call once. @throws when the gRPC bind or a JetStream consumer fails. */
   serve(handler: MsgHandler): Promise<void>;
+  /**
+   * Stops taking new work, first thing on shutdown: core NATS leaves the queue group (peers get the
+   * next requests), JetStream sends no new pull and `nak`s what its last pull still delivers.
+   * In-flight hops keep running. gRPC: nothing here (its server stops in `close`). Idempotent.
+   */
+  stopReceiving(): Promise<void>;
+  /** The bound on concurrent incoming hops (NATS wires; /metrics gauges); undefined for gRPC. */
+  readonly slots?: HopSlots;
   /** `TinyModule.status.addr`: the advertised gRPC address, or `nats://tinymodule.<module>.msg`. */
   address(): string;
   /** True when connected (NATS) or listening (gRPC); else the reason. */
@@ -100,6 +116,7 @@ async function openGrpc(o: OpenTransportOptions): Promise<ModuleTransport> {
       server = new GrpcServer({ handler, address: o.grpcAddress, env: o.env, log: o.log.child({ component: "grpc-server" }) });
       await server.start();
     },
+    stopReceiving: async () => {},
     address: () => server?.advertisedAddress ?? "",
     ready: () => (stopped ? "grpc server stopped" : server && server.port > 0 ? true : "grpc server not listening yet"),
     async close(graceMs) {
@@ -144,15 +161,18 @@ class NatsHealth {
 }
 
 function openCore(o: OpenTransportOptions, nc: NatsConnection): ModuleTransport {
-  const transport = new CoreNatsTransport({ nc, module: o.module, log: o.log.child({ component: "nats-core" }) });
+  const slots = slotsFromEnv(o.env);
+  const transport = new CoreNatsTransport({ nc, module: o.module, slots, queueWaitMs: intFromEnv(o.env, ENV_HOP_QUEUE_WAIT_MS, 0) ?? DEFAULT_HOP_QUEUE_WAIT_MS, log: o.log.child({ component: "nats-core" }) });
   const health = new NatsHealth(nc, o.log);
   return {
     kind: "core",
     remote: transport,
     addresses: undefined,
+    slots,
     async serve(handler) {
       transport.serve({ handler, isLeader: o.isLeader });
     },
+    stopReceiving: () => transport.stopReceiving(),
     address: () => `nats://tinymodule.${o.module}.msg`,
     ready: health.ready,
     async close(graceMs) {
@@ -172,17 +192,20 @@ async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promi
   const health = new NatsHealth(nc, o.log);
   const ledger = await RunLedger.open(nc);
   const ackWaitMs = ackWaitFromEnv(o.env);
-  const transport = await JetStreamTransport.create({ nc, module: o.module, pod: o.pod, ...(ackWaitMs ? { ackWaitMs } : {}), log: o.log.child({ component: "nats-jetstream" }) });
+  const slots = slotsFromEnv(o.env);
+  const transport = await JetStreamTransport.create({ nc, module: o.module, pod: o.pod, slots, ...(ackWaitMs ? { ackWaitMs } : {}), log: o.log.child({ component: "nats-jetstream" }) });
   const reconciler = new RunReconciler({ ledger, republish: (msg) => transport.send(msg), isLeader: o.isLeader, log: o.log.child({ component: "run-reconciler" }) });
   return {
     kind: "jetstream",
     remote: transport,
     addresses: undefined,
     ledger,
+    slots,
     async serve(handler) {
       await transport.serve({ handler, isLeader: o.isLeader });
       reconciler.start();
     },
+    stopReceiving: () => transport.stopReceiving(),
     address: () => `nats://tinymodule.${o.module}.msg`,
     ready: health.ready,
     async close(graceMs) {
@@ -199,10 +222,27 @@ async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promi
  * @throws Error naming the variable and value when it is not an integer ≥ 1000.
  */
 function ackWaitFromEnv(env: Record<string, string | undefined>): number | undefined {
-  const raw = env[ENV_JETSTREAM_ACK_WAIT_MS];
+  return intFromEnv(env, ENV_JETSTREAM_ACK_WAIT_MS, 1000, "number of ms ");
+}
+
+/**
+ * The hop slots of `TINYHOST_MAX_CONCURRENT_HOPS` (queue as long as the limit).
+ * @throws Error naming the variable and value when it is not an integer ≥ 1.
+ */
+function slotsFromEnv(env: Record<string, string | undefined>): HopSlots {
+  const limit = intFromEnv(env, ENV_MAX_CONCURRENT_HOPS, 1) ?? DEFAULT_MAX_CONCURRENT_HOPS;
+  return new HopSlots({ limit });
+}
+
+/**
+ * An integer env variable ≥ `min`, or undefined when unset.
+ * @throws Error naming the variable and value otherwise.
+ */
+function intFromEnv(env: Record<string, string | undefined>, name: string, min: number, unit = ""): number | undefined {
+  const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1000) throw new Error(`${ENV_JETSTREAM_ACK_WAIT_MS} = ${JSON.stringify(raw)} must be an integer number of ms ≥ 1000`);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} = ${JSON.stringify(raw)} must be an integer ${unit}≥ ${min}`);
   return n;
 }
 

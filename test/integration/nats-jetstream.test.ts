@@ -186,6 +186,33 @@ describe("JetStream transport", () => {
     expect(attempts.get(`h.${mod}.y:plain`)).toBe(1);
   });
 
+  test("a failed hop is terminated once: one handler run, one error reply, the message leaves the stream (issue 21)", async () => {
+    // nats-server < 2.10 ignores `+TERM <reason>` (exact match on `+TERM`): such a hop was
+    // redelivered after every AckWait, up to MaxDeliver, its error reply re-sent each time.
+    const version = Bun.spawnSync(["nats-server", "--version"]).stdout.toString().trim();
+    const mod = modName("term");
+    const t = await transport(mod, { ackWaitMs: 1000, heartbeatMs: 300 });
+    let runs = 0;
+    await t.serve({ handler: async () => (runs++, fail(new Error("handler failed"))) });
+    const nc = await conn();
+    const inbox = `_INBOX.term-${seq}`;
+    const replies: string[] = [];
+    nc.subscribe(inbox, { callback: (_e, m) => void replies.push(m.headers?.get("x-error") ?? "") });
+    await nc.flush();
+    const h = headers();
+    h.set("x-to", `h.${mod}.y:in`);
+    h.set("x-reply-inbox", inbox);
+    await jetstream(nc).publish(`tinymodule.${mod}.msg`, te.encode("{}"), { headers: h });
+    await until("the first run", () => runs === 1 && replies.length === 1);
+    await Bun.sleep(3500); // > 3 AckWaits: an ignored term would have been redelivered by now
+    expect({ version, runs, replies }).toEqual({ version, runs: 1, replies: ["handler failed"] });
+    const jsm = await jetstreamManager(nc);
+    const info = await jsm.streams.info("module-edges", { subjects_filter: `tinymodule.${mod}.msg` });
+    expect(info.state.subjects?.[`tinymodule.${mod}.msg`] ?? 0).toBe(0);
+    const ci = await jsm.consumers.info("module-edges", mod);
+    expect({ pending: ci.num_ack_pending, redelivered: ci.num_redelivered }).toEqual({ pending: 0, redelivered: 0 });
+  });
+
   test("a consumer deleted under load is recreated and no hop is lost", async () => {
     const mod = modName("del");
     const t = await transport(mod);

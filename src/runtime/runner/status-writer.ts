@@ -62,7 +62,7 @@ async function untilSettledOrAborted(p: Promise<void>, signal: AbortSignal): Pro
 
 /**
  * Failed node status writes in this process, every runner together (each is retried;
- * `/metrics` `tinyhost_node_status_write_failures_total`, docs/operations.md §11).
+ * `/metrics` `tinyhost_node_status_write_failures_total`, docs/operations.md §12).
  */
 export const statusWriteFailures = { count: 0 };
 

@@ -4,19 +4,26 @@
  * Sender: request to `tinymodule.<targetModule>.msg` with the §4.2 headers, `Nats-Msg-Id` = edge id
  * (as Go's core sender), durable run headers NOT sent (Go core drops them, §4.3).
  * Receiver: queue subscription (queue = own module) on `.msg` — replicas share the load — and a plain
- * subscription on `.sysmsg` on every pod, whose handler gets the leader flag. Every message runs
- * concurrently, so a handler may request its own module without deadlock (Go `TestNestedRequestNoDeadlock`).
+ * subscription on `.sysmsg` on every pod, whose handler gets the leader flag. Business messages run
+ * concurrently up to the module's hop slots (src/transport/slots.ts); beyond them a message waits
+ * in the bounded slot queue, else is answered with the retryable `BUSY` (the caller's edge retries;
+ * docs/operations.md §10). A handler requesting its own module is routed in-process by the
+ * scheduler and takes no slot (Go `TestNestedRequestNoDeadlock`); a cycle through another module
+ * that fills the slots unwinds with `BUSY` after the queue wait instead of deadlocking.
+ * System messages (`.sysmsg`: settings, leader-only control, rare) take no slot.
  */
 import type { Msg as NatsMsg, NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "../../telemetry/log.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
 import { fail, type Result } from "../../sdk/result.ts";
 import type { Msg, MsgHandler, Transport } from "../types.ts";
+import { retryable } from "../../sdk/errors.ts";
+import { BusyError, DEFAULT_HOP_QUEUE_WAIT_MS, DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../slots.ts";
 import { msgSubject, subjectFor, sysmsgSubject } from "./names.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS, request } from "./request.ts";
 import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
 import { injectTrace } from "./trace.ts";
-import { encodeHop, encodePayload, H_REPLY_INBOX, type EncodedReply } from "./wire.ts";
+import { encodeErrorReply, encodeHop, encodePayload, H_REPLY_INBOX, H_TO, type EncodedReply } from "./wire.ts";
 
 /** Construction options of {@link CoreNatsTransport}. */
 export interface CoreNatsOptions {
@@ -26,6 +33,10 @@ export interface CoreNatsOptions {
   module: string;
   /** Reply wait when the caller's signal sets no earlier end, ms; default 5 min (runtime-spec §4.3). */
   requestTimeoutMs?: number;
+  /** The module's bound on concurrent incoming hops; default {@link DEFAULT_MAX_CONCURRENT_HOPS} slots. */
+  slots?: HopSlots;
+  /** Longest a business message waits for a slot before `BUSY`, ms; default {@link DEFAULT_HOP_QUEUE_WAIT_MS}. */
+  queueWaitMs?: number;
   /** Logger; default a child of the root logger. */
   log?: Logger;
 }
@@ -45,16 +56,22 @@ export class CoreNatsTransport implements Transport {
   readonly nc: NatsConnection;
   readonly module: string;
   readonly requestTimeoutMs: number;
+  /** The bound on concurrently running business hops. */
+  readonly slots: HopSlots;
+  readonly #queueWaitMs: number;
   readonly #log: Logger;
   readonly #subs: Subscription[] = [];
   readonly #inflight = new Set<Promise<void>>();
   readonly #stop = new AbortController();
+  #stopping: Promise<void> | undefined;
 
   constructor(opts: CoreNatsOptions) {
     this.nc = opts.nc;
     this.module = opts.module;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.#log = opts.log ?? rootLogger.child({ component: "nats-core", module: opts.module });
+    this.slots = opts.slots ?? new HopSlots({ limit: DEFAULT_MAX_CONCURRENT_HOPS });
+    this.#queueWaitMs = opts.queueWaitMs ?? DEFAULT_HOP_QUEUE_WAIT_MS;
   }
 
   /**
@@ -82,22 +99,37 @@ export class CoreNatsTransport implements Transport {
     this.#subs.push(
       this.nc.subscribe(msgSubject(this.module), {
         queue: this.module,
-        callback: (err, m) => this.#onMessage(err, m, (msg) => opts.handler(msg, signal)),
+        callback: (err, m) => this.#onMessage(err, m, (msg) => opts.handler(msg, signal), true),
       }),
       this.nc.subscribe(sysmsgSubject(this.module), {
-        callback: (err, m) => this.#onMessage(err, m, (msg) => system(msg, signal, isLeader())),
+        callback: (err, m) => this.#onMessage(err, m, (msg) => system(msg, signal, isLeader()), false),
       }),
     );
   }
 
-  #onMessage(err: Error | null, m: NatsMsg, handle: (msg: Msg) => Promise<Result>): void {
+  #onMessage(err: Error | null, m: NatsMsg, handle: (msg: Msg) => Promise<Result>, bounded: boolean): void {
     if (err) {
       this.#log.warn({ err: err.message }, "subscription error");
       return;
     }
-    const p = this.#handle(m, handle);
+    const p = bounded ? this.#admit(m, handle) : this.#handle(m, handle);
     this.#inflight.add(p);
     void p.finally(() => this.#inflight.delete(p));
+  }
+
+  /** Runs `m` in a slot, or answers `BUSY` (retryable) when none frees within the queue wait. */
+  async #admit(m: NatsMsg, handle: (msg: Msg) => Promise<Result>): Promise<void> {
+    if (!(await this.slots.acquire(this.#queueWaitMs))) {
+      const to = m.headers?.get(H_TO) ?? m.subject;
+      const why = this.slots.queued >= this.slots.queueLimit ? `queue of ${this.slots.queueLimit} full` : `no slot within ${this.#queueWaitMs} ms`;
+      this.#respond(m, m.reply || m.headers?.get(H_REPLY_INBOX), encodeErrorReply(retryable(new BusyError(to, this.slots.limit, why))));
+      return;
+    }
+    try {
+      await this.#handle(m, handle);
+    } finally {
+      this.slots.release();
+    }
   }
 
   async #handle(m: NatsMsg, handle: (msg: Msg) => Promise<Result>): Promise<void> {
@@ -112,8 +144,15 @@ export class CoreNatsTransport implements Transport {
     // A request has a native reply subject. Without one, a sender waiting on `x-reply-inbox` (Go's
     // `PublishRPC`, runtime-spec §4.5) gets its answer there — Go's core receiver never answers it
     // (§16 item 17); a plain fire-and-forget publish has neither and gets nothing.
-    const inbox = m.reply || (decoded.ok ? decoded.hop.replyInbox : m.headers?.get(H_REPLY_INBOX));
+    this.#respond(m, m.reply || (decoded.ok ? decoded.hop.replyInbox : m.headers?.get(H_REPLY_INBOX)), reply);
+  }
+
+  #respond(m: NatsMsg, inbox: string | undefined, reply: EncodedReply): void {
     if (!inbox) return;
+    if (this.nc.isClosed()) {
+      this.#log.warn({ subject: m.subject }, "reply not sent: connection closed");
+      return;
+    }
     try {
       this.nc.publish(inbox, reply.data, reply.headers ? { headers: reply.headers } : undefined);
     } catch (e) {
@@ -122,13 +161,27 @@ export class CoreNatsTransport implements Transport {
   }
 
   /**
-   * Graceful stop (runtime-spec §4.3 "drain on shutdown"): drains both subscriptions (queued
-   * messages are still handled), waits up to `graceMs` for in-flight handlers to reply, then aborts
-   * the signal handed to the remaining ones. The connection stays open (its owner drains it).
+   * Stops taking new work (runtime-spec §4.3 "drain on shutdown"): drains both subscriptions — the
+   * server stops routing to this member of the queue group, so the other replicas get the next
+   * requests, and what this client already received is still handled. In-flight handlers keep
+   * running. Idempotent.
+   */
+  stopReceiving(): Promise<void> {
+    return (this.#stopping ??= Promise.allSettled(this.#subs.map((s) => s.drain())).then(() => undefined));
+  }
+
+  /** Hops running or waiting for a slot now. */
+  get inFlight(): number {
+    return this.#inflight.size;
+  }
+
+  /**
+   * Graceful stop: {@link stopReceiving}, waits up to `graceMs` for in-flight handlers to reply,
+   * then aborts the signal handed to the remaining ones. The connection stays open (its owner
+   * drains it).
    */
   async close(graceMs = 10_000): Promise<void> {
-    await Promise.allSettled(this.#subs.map((s) => s.drain()));
-    this.#subs.length = 0;
+    await this.stopReceiving();
     if (this.#inflight.size > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([Promise.allSettled([...this.#inflight]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);

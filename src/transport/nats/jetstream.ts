@@ -7,7 +7,8 @@
  * `Nats-Msg-Id`, §16 item 17); durable hop (the scheduler stamped a run on it) → publish with the
  * run headers and `Nats-Msg-Id` = step key, fire-and-forget; reply hop → core publish to the reply
  * subject.
- * Receiver: one concurrent task per message, in-progress heartbeat while it runs; the handler
+ * Receiver: pulls bounded by the module's hop slots (src/transport/slots.ts), one concurrent task
+ * per message, in-progress heartbeat while it runs; the handler
  * (the scheduler) runs a durable hop as a step — ledger consulted before, record written after
  * (src/runtime/durable/steps.ts) — so an ack always follows the record; on error: no inbox and
  * retryable (a step whose record could not be written is) → nak, else term.
@@ -28,12 +29,24 @@ import { checkPayloadSize, DEFAULT_REQUEST_TIMEOUT_MS } from "./request.ts";
 import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
 import { businessConsumerConfig, ensureConsumer, ensureStream, ensureStreams, edgeStreamConfig, sysmsgStreamConfig, systemConsumerConfig } from "./streams.ts";
 import { ROOT_STEP_SUFFIX } from "../../runtime/durable/run.ts";
-import { ConsumerSupervisor } from "./supervisor.ts";
+import { settle } from "./settle.ts";
+import { ConsumerSupervisor, PULL_EXPIRES_MS } from "./supervisor.ts";
+import { DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../slots.ts";
 import { injectTrace } from "./trace.ts";
 import { decodeReply, encodeHop, encodePayload, H_REPLY_INBOX, type EncodedReply } from "./wire.ts";
 
 /** In-progress heartbeat interval while a handler runs, ms (runtime-spec §13.1: 10 s). */
 export const IN_PROGRESS_MS = 10_000;
+
+/**
+ * Slots of the system consumer (`module-sysmsgs`), apart from the module's hop slots: a pull holds
+ * its reservation until the pull ends, so one shared pool would let the (mostly idle) system pull
+ * starve the business one. System messages are rare control messages (settings, leader-only).
+ */
+export const SYSTEM_SLOTS = 8;
+
+/** Redelivery delay of a message pulled while the receivers stop, ms: outlasts the last pull ({@link PULL_EXPIRES_MS}). */
+export const LATE_NAK_DELAY_MS = PULL_EXPIRES_MS + 500;
 
 /** Construction options of {@link JetStreamTransport}. */
 export interface JetStreamTransportOptions {
@@ -53,6 +66,8 @@ export interface JetStreamTransportOptions {
   rebuildPauseMs?: number;
   /** Consumer AckWait, ms; default 30 s (runtime-spec §4.4). Tests shorten it. */
   ackWaitMs?: number;
+  /** The module's bound on concurrent incoming hops; default {@link DEFAULT_MAX_CONCURRENT_HOPS} slots. */
+  slots?: HopSlots;
   log?: Logger;
 }
 
@@ -69,7 +84,10 @@ export class JetStreamTransport implements Transport, RunCarrier {
   readonly #supervisors: ConsumerSupervisor[] = [];
   readonly #inflight = new Set<Promise<void>>();
   readonly #stop = new AbortController();
+  #stopping: Promise<void> | undefined;
   readonly #heartbeatMs: number;
+  /** The bound on concurrently running incoming hops (both consumers share it). */
+  readonly slots: HopSlots;
 
   private constructor(o: JetStreamTransportOptions, jsm: JetStreamManager) {
     this.#o = o;
@@ -78,6 +96,7 @@ export class JetStreamTransport implements Transport, RunCarrier {
     this.js = jetstream(o.nc);
     this.module = o.module;
     this.#log = o.log ?? rootLogger.child({ component: "nats-jetstream", module: o.module });
+    this.slots = o.slots ?? new HopSlots({ limit: DEFAULT_MAX_CONCURRENT_HOPS });
     // A long handler must tell the server it is alive well inside AckWait, or its hop is redelivered.
     this.#heartbeatMs = o.heartbeatMs ?? (o.ackWaitMs ? Math.min(IN_PROGRESS_MS, Math.floor(o.ackWaitMs / 3)) : IN_PROGRESS_MS);
   }
@@ -206,14 +225,14 @@ export class JetStreamTransport implements Transport, RunCarrier {
     const business = this.#supervise(EDGE_STREAM, this.module, async () => {
       await ensureStream(this.jsm, edgeStreamConfig());
       await ensureConsumer(this.jsm, EDGE_STREAM, withAck(businessConsumerConfig(this.module)));
-    }, (msg) => opts.handler(msg, signal));
+    }, (msg) => opts.handler(msg, signal), this.slots);
     const started = [business.start()];
     if (this.#o.pod) {
       const pod = this.#o.pod;
       const sys = this.#supervise(SYSMSG_STREAM, sysConsumerName(this.module, pod), async () => {
         await ensureStream(this.jsm, sysmsgStreamConfig());
         await ensureConsumer(this.jsm, SYSMSG_STREAM, withAck(systemConsumerConfig(this.module, pod)));
-      }, (msg) => system(msg, signal, isLeader()));
+      }, (msg) => system(msg, signal, isLeader()), new HopSlots({ limit: SYSTEM_SLOTS }));
       started.push(sys.start());
     }
     await Promise.all(started);
@@ -224,7 +243,7 @@ export class JetStreamTransport implements Transport, RunCarrier {
     return this.#supervisors;
   }
 
-  #supervise(stream: string, consumer: string, ensure: () => Promise<void>, handle: (msg: Msg) => Promise<Result>): ConsumerSupervisor {
+  #supervise(stream: string, consumer: string, ensure: () => Promise<void>, handle: (msg: Msg) => Promise<Result>, slots: HopSlots): ConsumerSupervisor {
     const s = new ConsumerSupervisor({
       js: this.js,
       jsm: this.jsm,
@@ -232,11 +251,17 @@ export class JetStreamTransport implements Transport, RunCarrier {
       consumer,
       ensure,
       log: this.#log,
-      onMessage: (m) => {
-        const p = this.#onMessage(m, handle);
+      slots,
+      onMessage: (m, release) => {
+        const p = this.#onMessage(m, handle).finally(release);
         this.#inflight.add(p);
         void p.finally(() => this.#inflight.delete(p));
       },
+      // Pulled but not started (the receivers stop): back to the stream for another replica. Our
+      // last pull request stays open on the server until it expires, and a plain nak would be
+      // redelivered into it at once — nak'd again, until MaxDeliver (3) drops the message. The
+      // delay outlasts that pull, so the redelivery goes to a replica that still pulls.
+      onLate: (m) => void settle(this.nc, m, "nak", this.#log, undefined, LATE_NAK_DELAY_MS),
       ...(this.#o.healthCheckMs ? { healthCheckMs: this.#o.healthCheckMs } : {}),
       ...(this.#o.rebuildPauseMs ? { pauseMs: this.#o.rebuildPauseMs } : {}),
     });
@@ -250,11 +275,11 @@ export class JetStreamTransport implements Transport, RunCarrier {
       this.#log.warn({ subject: m.subject, err: decoded.error.message }, "malformed message terminated");
       const inbox = m.headers?.get(H_REPLY_INBOX);
       if (inbox) this.#reply(inbox, decoded.reply);
-      m.term(decoded.error.message);
+      settle(this.nc, m, "term", this.#log, decoded.error.message);
       return;
     }
     const hop = decoded.hop;
-    const heartbeat = setInterval(() => m.working(), this.#heartbeatMs);
+    const heartbeat = setInterval(() => settle(this.nc, m, "working", this.#log), this.#heartbeatMs);
     let result: Result;
     try {
       result = await runHop(hop, handle);
@@ -263,9 +288,13 @@ export class JetStreamTransport implements Transport, RunCarrier {
     }
     if (hop.replyInbox) this.#reply(hop.replyInbox, replyFor(result));
     if (result.kind === "fail") {
-      if (!hop.replyInbox && shouldRetry(result.error)) m.nak();
-      else m.term(result.error.message.slice(0, 200));
-    } else m.ack();
+      if (!hop.replyInbox && shouldRetry(result.error)) settle(this.nc, m, "nak", this.#log);
+      else {
+        // Without an inbox nobody else hears of this failure: say it once here.
+        if (!hop.replyInbox) this.#log.info({ to: hop.msg.to, runId: hop.msg.runId, err: result.error.message }, "hop failed; message terminated");
+        settle(this.nc, m, "term", this.#log, result.error.message);
+      }
+    } else settle(this.nc, m, "ack", this.#log);
   }
 
   #reply(inbox: string, reply: EncodedReply): void {
@@ -276,9 +305,23 @@ export class JetStreamTransport implements Transport, RunCarrier {
     }
   }
 
-  /** Stops consuming, waits up to `graceMs` for in-flight handlers, then aborts their signal. */
+  /**
+   * Stops taking new work: no new pull; messages the last pulls still deliver are `nak`'d (another
+   * replica gets them at once). Resolves within {@link PULL_EXPIRES_MS} plus a round trip;
+   * in-flight handlers keep running. Idempotent.
+   */
+  stopReceiving(): Promise<void> {
+    return (this.#stopping ??= Promise.allSettled(this.#supervisors.map((s) => s.stop())).then(() => undefined));
+  }
+
+  /** Hops running now (handed to a handler, not yet settled). */
+  get inFlight(): number {
+    return this.#inflight.size;
+  }
+
+  /** {@link stopReceiving}, waits up to `graceMs` for in-flight handlers, then aborts their signal. */
   async close(graceMs = 10_000): Promise<void> {
-    await Promise.allSettled(this.#supervisors.map((s) => s.stop()));
+    await this.stopReceiving();
     if (this.#inflight.size > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([Promise.allSettled([...this.#inflight]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);

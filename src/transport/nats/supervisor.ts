@@ -1,10 +1,18 @@
 /**
  * Keeps one durable pull consumer consuming (runtime-spec §4.4 `superviseConsumer`): ensure the
- * stream and consumer → consume → rebuild when the consume ends or a periodic health check finds the
+ * stream and consumer → pull → rebuild when a pull fails or a periodic health check finds the
  * consumer or its stream gone, pausing between attempts. The process never restarts for it.
+ *
+ * Pulls are bounded by the module's hop slots (issue 21 item 4): each pull asks for as many
+ * messages as slots it could reserve, so nothing waits in this process's memory — what exceeds the
+ * limit stays in the stream for any replica. Go's `Consume` prefetches instead (nats.go default 500
+ * messages); the messages are the same, only fewer sit unstarted here.
+ * Stopping (shutdown) sends no new pull and `nak`s whatever the last pull still delivers, so another
+ * replica gets it at once instead of after AckWait.
  */
-import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from "@nats-io/jetstream";
+import type { Consumer, ConsumerMessages, FetchMessages, JetStreamClient, JetStreamManager, JsMsg } from "@nats-io/jetstream";
 import type { Logger } from "../../telemetry/log.ts";
+import type { HopSlots } from "../slots.ts";
 import { isMissingResource } from "./streams.ts";
 import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
 
@@ -12,6 +20,13 @@ import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
 export const HEALTH_CHECK_MS = 20_000;
 /** Pause between rebuild attempts, ms (runtime-spec §13.1: 2 s). */
 export const REBUILD_PAUSE_MS = 2_000;
+/**
+ * How long one pull request waits on the server for messages, ms. It also bounds how long a
+ * stopping receiver waits for its last pull to end (nats.js accepts ≥ 1000).
+ */
+export const PULL_EXPIRES_MS = 2_000;
+/** Longest a pull waits to batch more free slots once one is free, ms. */
+export const PULL_BATCH_WAIT_MS = 5;
 
 /** What a {@link ConsumerSupervisor} keeps alive. */
 export interface SupervisorOptions {
@@ -22,8 +37,15 @@ export interface SupervisorOptions {
   consumer: string;
   /** Creates or updates the stream(s) and the consumer (idempotent). */
   ensure: () => Promise<void>;
-  /** Called for every message; must not block (the handler runs concurrently). */
-  onMessage: (m: JsMsg) => void;
+  /**
+   * Called for every message with one hop slot taken for it; must not block (the handler runs
+   * concurrently) and must call `release` once the message is settled.
+   */
+  onMessage: (m: JsMsg, release: () => void) => void;
+  /** Called for a message delivered after stop began, with no slot: typically `nak` it. */
+  onLate: (m: JsMsg) => void;
+  /** The module's hop slots; pulls never ask for more messages than slots are free. */
+  slots: HopSlots;
   /** Health-check interval, ms; default {@link HEALTH_CHECK_MS}. */
   healthCheckMs?: number;
   /** Pause between rebuilds, ms; default {@link REBUILD_PAUSE_MS}. */
@@ -55,22 +77,73 @@ export class ConsumerSupervisor {
     const o = this.#o;
     const signal = this.#stop.signal;
     while (!signal.aborted) {
+      const cycle = new AbortController();
+      const stopCycle = () => cycle.abort();
+      signal.addEventListener("abort", stopCycle, { once: true });
       try {
         await o.ensure();
         const c = await o.js.consumers.get(o.stream, o.consumer);
-        const msgs = await c.consume({ callback: o.onMessage });
-        this.#current = msgs;
         this.starts++;
         this.#ready.resolve();
-        const why = await Promise.race([msgs.closed().then(() => "consume ended"), this.#watch(signal)]);
+        const pulling = this.#pull(c, cycle.signal);
+        const why = await Promise.race([pulling.then(() => "stopped"), this.#watch(cycle.signal)]);
         if (!signal.aborted) o.log.warn({ stream: o.stream, consumer: o.consumer, why }, "rebuilding consumer");
-        await msgs.close().catch(() => undefined);
-        this.#current = undefined;
+        cycle.abort();
+        // The consumer is gone: its last pull cannot deliver; on stop the pull runs out by itself.
+        if (!signal.aborted) await this.#current?.close().catch(() => undefined);
+        await pulling.catch(() => undefined);
       } catch (err) {
         if (signal.aborted) break;
-        o.log.warn({ stream: o.stream, consumer: o.consumer, err: err instanceof Error ? err.message : String(err) }, "consumer setup failed; retrying");
+        o.log.warn({ stream: o.stream, consumer: o.consumer, err: err instanceof Error ? err.message : String(err) }, "consumer pull failed; rebuilding");
+      } finally {
+        cycle.abort();
+        signal.removeEventListener("abort", stopCycle);
       }
       if (!signal.aborted) await sleepUnlessAborted(o.pauseMs ?? REBUILD_PAUSE_MS, signal);
+    }
+  }
+
+  /**
+   * Pulls while `signal` is live: waits for free slots, reserves them, asks for that many messages,
+   * hands each to `onMessage` with its slot and gives back what the pull did not fill.
+   * @throws the pull's error other than missed heartbeats (consumer deleted, no responders): the caller rebuilds.
+   */
+  async #pull(c: Consumer, signal: AbortSignal): Promise<void> {
+    const o = this.#o;
+    const slots = o.slots;
+    const batchMin = Math.max(1, Math.ceil(slots.limit / 4));
+    while (!signal.aborted) {
+      await slots.whenFree(batchMin, PULL_BATCH_WAIT_MS, signal);
+      if (signal.aborted) return;
+      const reserved = slots.reserve(slots.limit);
+      if (reserved === 0) continue;
+      let used = 0;
+      try {
+        const onMessage = (m: JsMsg) => {
+          if (signal.aborted) return o.onLate(m);
+          used++;
+          let released = false;
+          o.onMessage(m, () => {
+            if (released) return;
+            released = true;
+            slots.release();
+          });
+        };
+        // The callback form (nats.js takes it for fetch as for consume, though FetchOptions does not
+        // declare it): no promise per message, as the consume() it replaces (bench/durable.ts).
+        const msgs = await c.fetch({ max_messages: reserved, expires: PULL_EXPIRES_MS, callback: onMessage } as FetchMessages);
+        this.#current = msgs;
+        const ended = await msgs.closed();
+        if (ended instanceof Error) throw ended;
+      } catch (err) {
+        // Missed idle heartbeats (a busy event loop, a broker hiccup) end only this pull: pull
+        // again at once, as nats.js `consume()` does; anything else rebuilds the consumer.
+        if (!isMissedHeartbeats(err)) throw err;
+        o.log.debug({ stream: o.stream, consumer: o.consumer }, "pull heartbeats missed; pulling again");
+      } finally {
+        this.#current = undefined;
+        if (reserved > used) slots.release(reserved - used);
+      }
     }
   }
 
@@ -88,11 +161,18 @@ export class ConsumerSupervisor {
     }
   }
 
-  /** Stops consuming (messages already delivered keep being handled by their callbacks). */
+  /**
+   * Stops pulling: no new pull request; the last one runs out (≤ {@link PULL_EXPIRES_MS}) and what
+   * it still delivers goes to `onLate`. Messages already handed to `onMessage` keep running.
+   */
   async stop(): Promise<void> {
     this.#stop.abort();
     this.#ready.resolve();
-    await this.#current?.close().catch(() => undefined);
     await this.#loop;
   }
+}
+
+/** True for the error nats.js ends a fetch with when two idle heartbeats did not arrive. */
+function isMissedHeartbeats(err: unknown): boolean {
+  return err instanceof Error && /heartbeats missed/i.test(err.message);
 }

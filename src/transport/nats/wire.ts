@@ -4,11 +4,14 @@
  * connection, so the unit tests cover every header without a server.
  */
 import { headers as newHeaders, Match, MsgHdrsImpl, type MsgHdrs } from "@nats-io/transport-node";
-import { errorCode } from "../../sdk/errors.ts";
+import { errorCode, retryable } from "../../sdk/errors.ts";
 import { empty, fail, ok, type Result } from "../../sdk/result.ts";
 import { payloadBytes, type Msg } from "../types.ts";
 import { RemoteCodedError, RemoteError, WireDecodeError } from "./errors.ts";
 import { EDGE_STREAM, SYSMSG_STREAM } from "./names.ts";
+import { isLocalRefusal } from "../refusal.ts";
+
+const REFUSED_FLAG = "1";
 
 /** Sender node:port (runtime-spec §4.2). */
 export const H_FROM = "x-from";
@@ -22,6 +25,8 @@ export const H_DEPTH = "x-message-depth";
 export const H_ERROR = "x-error";
 /** Reply: code of a CodedError. */
 export const H_ERROR_CODE = "x-error-code";
+/** Reply (tinyhost only; Go ignores it): `1` = the receiving replica refused the hop before running it (src/transport/refusal.ts). */
+export const H_REFUSED = "x-refused";
 /** Reply: `"1"` for a nil result. */
 export const H_EMPTY = "x-empty";
 /** Core-inbox the JetStream receiver replies to (JetStream classic hops, wire.Publish). */
@@ -246,13 +251,17 @@ export function encodeReply(result: Result): EncodedReply {
   return { headers: undefined, data: encodePayload(result.value) };
 }
 
-/** A header-only `x-error` reply for `err` (+ `x-error-code` when coded). */
+/**
+ * A header-only `x-error` reply for `err` (+ `x-error-code` when coded, + `x-refused: 1` when this
+ * process refused the hop — never for a refusal relayed from further down, src/transport/refusal.ts).
+ */
 export function encodeErrorReply(err: Error): EncodedReply {
   const h = newHeaders();
   // A header value cannot hold CR/LF: multi-line messages travel on one line.
   h.set(H_ERROR, oneLine(err.message || err.name || "error"));
   const code = errorCode(err);
   if (code) h.set(H_ERROR_CODE, oneLine(code));
+  if (isLocalRefusal(err)) h.set(H_REFUSED, REFUSED_FLAG);
   return { headers: h, data: EMPTY_BYTES };
 }
 
@@ -262,16 +271,19 @@ function oneLine(s: string): string {
 
 /**
  * The Result a reply carries (runtime-spec §4.2, receiver side): `x-error` → fail with
- * {@link RemoteCodedError} when `x-error-code` is present (message not prefixed twice), else
- * {@link RemoteError}; `x-empty` or an empty body → empty; else `ok(bytes)` — raw JSON, decoded
- * lazily by whoever consumes it.
+ * {@link RemoteCodedError} when `x-error-code` is present (message not prefixed twice; marked
+ * retryable when `x-refused` says the replica refused it unrun), else {@link RemoteError};
+ * `x-empty` or an empty body →
+ * empty; else `ok(bytes)` — raw JSON, decoded lazily by whoever consumes it.
  */
 export function decodeReply(h: MsgHdrs | undefined, body: Uint8Array): Result {
   const header = headerView(h);
   const text = header(H_ERROR);
   if (text !== "") {
     const code = header(H_ERROR_CODE);
-    return fail(code ? new RemoteCodedError(code, text) : new RemoteError(text));
+    if (!code) return fail(new RemoteError(text));
+    const err = new RemoteCodedError(code, text);
+    return fail(header(H_REFUSED) !== "" ? retryable(err) : err);
   }
   if (header(H_EMPTY) !== "" || body.byteLength === 0) return empty;
   return ok(body);

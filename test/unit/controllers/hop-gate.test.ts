@@ -1,12 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { HopGate } from "../../../src/operator/hop-gate.ts";
 import { ok, type Result } from "../../../src/sdk/result.ts";
+import { errorCode, shouldRetry } from "../../../src/sdk/errors.ts";
 import type { Msg } from "../../../src/transport/types.ts";
 
 const msg: Msg = { edgeId: "", from: "", to: "h.m.c-1:in", data: {}, depth: 0 };
 
 describe("hop gate (shutdown drain)", () => {
-  test("drain waits for in-flight hops and refuses new ones with SHUTTING_DOWN", async () => {
+  test("drain waits for in-flight hops and refuses new ones with a retryable SHUTTING_DOWN", async () => {
     const release = Promise.withResolvers<Result>();
     const gate = new HopGate(() => release.promise);
     const inflight = gate.handle(msg);
@@ -14,7 +15,7 @@ describe("hop gate (shutdown drain)", () => {
     const drained = gate.drain(5_000);
     const refused = await gate.handle(msg);
     expect(refused.kind).toBe("fail");
-    expect(refused.kind === "fail" && (refused.error as { code?: string }).code).toBe("SHUTTING_DOWN");
+    expect(refused.kind === "fail" && [errorCode(refused.error), shouldRetry(refused.error)]).toEqual(["SHUTTING_DOWN", true]);
     release.resolve(ok(1));
     expect(await inflight).toEqual(ok(1));
     expect(await drained).toBe(0);

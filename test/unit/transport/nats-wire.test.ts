@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { headers } from "@nats-io/transport-node";
-import { coded, CodedError, errorCode, permanent } from "../../../src/sdk/errors.ts";
+import { coded, CodedError, errorCode, permanent, retryable, shouldRetry } from "../../../src/sdk/errors.ts";
+import { BusyError } from "../../../src/transport/slots.ts";
+import { ShuttingDownError } from "../../../src/operator/hop-gate.ts";
 import { empty, fail, ok } from "../../../src/sdk/result.ts";
 import { RemoteCodedError, RemoteError, WireDecodeError } from "../../../src/transport/nats/errors.ts";
 import { execKey, msgSubject, stepRecordKey, subjectFor, sysConsumerName, sysmsgSubject } from "../../../src/transport/nats/names.ts";
@@ -168,6 +170,22 @@ describe("reply encoding", () => {
     const n = headers();
     n.set("X-Empty", "1");
     expect(decodeReply(n, te.encode("ignored")).kind).toBe("empty");
+  });
+
+  test("a refusal (BUSY, SHUTTING_DOWN) is marked x-refused and arrives retryable; relayed further up it is not (issue 21)", () => {
+    const busy = encodeReply(fail(retryable(new BusyError("h.m.n-1:in", 4, "queue of 4 full"))));
+    expect([busy.headers?.get("x-error-code"), busy.headers?.get("x-refused")]).toEqual(["BUSY", "1"]);
+    const down = encodeReply(fail(retryable(new ShuttingDownError("h.m.n-1:in"))));
+    expect([down.headers?.get("x-error-code"), down.headers?.get("x-refused")]).toEqual(["SHUTTING_DOWN", "1"]);
+    const got = decodeReply(busy.headers, busy.data);
+    if (got.kind !== "fail") throw new Error(`expected fail, got ${got.kind}`);
+    expect([errorCode(got.error), shouldRetry(got.error)]).toEqual(["BUSY", true]);
+    // A module relaying that error upstream keeps the code and text, not the mark: only the edge
+    // next to the refusal retries, not every level of a chain.
+    const relayed = encodeReply(got);
+    expect([relayed.headers?.get("x-error-code"), relayed.headers?.has("x-refused")]).toEqual(["BUSY", false]);
+    const upstream = decodeReply(relayed.headers, relayed.data);
+    expect(upstream.kind === "fail" && [errorCode(upstream.error), shouldRetry(upstream.error)]).toEqual(["BUSY", false]);
   });
 
   test("a plain error is a header-only x-error reply", () => {

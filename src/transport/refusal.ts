@@ -1,0 +1,18 @@
+/**
+ * A hop the receiving replica refused before running it — it is busy (src/transport/slots.ts) or
+ * shutting down (src/operator/hop-gate.ts). The hop itself is fine, so sending it again (to this
+ * or another replica) is safe: the NATS wire marks such a reply with `x-refused: 1`, and a tinyhost
+ * sender reads only that mark as retryable (src/transport/nats/wire.ts `decodeReply`). A module
+ * that relays the error from further down does not repeat the mark, so only the edge next to the
+ * refusal retries — never every level of a chain (a retry storm; issue 21).
+ */
+import { CodedError } from "../sdk/errors.ts";
+
+/** Base of the refusals. A coded error: `code` travels as `x-error-code`. */
+export class HopRefusedError extends CodedError {}
+
+/** True when a {@link HopRefusedError} raised in this process is anywhere in the `cause` chain of `err`. */
+export function isLocalRefusal(err: unknown): boolean {
+  for (let cur: unknown = err; cur instanceof Error; cur = cur.cause) if (cur instanceof HopRefusedError) return true;
+  return false;
+}
