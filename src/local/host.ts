@@ -454,7 +454,7 @@ export class LocalHost {
     out.push(["controllers", this.#controller.runnable]);
     if (this.#o.watch !== false) out.push(["controllers", this.#watches()]);
     for (const [group, runnable] of this.#o.runnables?.(this) ?? []) out.push([group, runnable]);
-    out.push(["receivers", httpDrain(this.scheduler, log)]); // in-flight HTTP requests finish before the runners stop
+    out.push(["listeners", httpDrain(this.scheduler, log)]); // in-flight HTTP requests finish before the runners stop
     out.push(["receivers", {
       name: "start signals",
       start: async () => {

@@ -20,6 +20,10 @@
  *   handles it runs, and it is the first thing to stop on shutdown — queue-group peers and other
  *   JetStream pullers take over, in-flight hops finish while the controllers still run (a hop
  *   waiting for its node can still get it).
+ * - `listeners` (component HTTP listeners' drain, stop-only): stops before the receivers, so an
+ *   in-flight HTTP request's flow can still take its hops back from the wire — the platform's usual
+ *   shape, http_server in one module, the work in another, the answer back on `response` (issue 21).
+ *   With no request in flight it ends at once and the receivers stop right after.
  *
  * A runnable that dies on its own reports it through {@link RunContext.fatal}: the manager logs
  * it, stops everything, and {@link Manager.done} resolves with exit code 1 ("a module that dies
@@ -29,7 +33,7 @@ import { TinyError } from "../sdk/errors.ts";
 import type { Logger } from "../telemetry/log.ts";
 
 /** The groups, in start order (stop order is the reverse). See the module comment for why. */
-export const RUNNABLE_GROUPS = ["servers", "stores", "election", "runners", "controllers", "receivers"] as const;
+export const RUNNABLE_GROUPS = ["servers", "stores", "election", "runners", "controllers", "receivers", "listeners"] as const;
 
 /** One of {@link RUNNABLE_GROUPS}. */
 export type RunnableGroup = (typeof RUNNABLE_GROUPS)[number];

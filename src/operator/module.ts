@@ -22,6 +22,8 @@
  *   receivers    transport receivers behind the hop gate; on stop, first: stop receiving (leave the
  *                queue group, stop pulls, nak what was pulled but not started) so peers take
  *                over, then wait for in-flight hops (bounded), then refuse stragglers (retryable)
+ *   listeners    stop-only, first: component HTTP listeners refuse new connections and their
+ *                in-flight requests finish (bounded) while the receivers still serve their hops
  * runtime-spec §9 (start-up order, adapted), §12 (the chart's 10 s grace period).
  */
 import { existsSync } from "node:fs";
@@ -79,6 +81,12 @@ export { DEFAULT_NODE_WORKERS };
 
 /** Default bound on draining in-flight hops at shutdown, ms (inside the manager's shutdown budget). */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 4_000;
+
+/**
+ * Part of the shutdown budget the hop drain leaves to what stops after it — runners flushing their
+ * status, the Lease release — ms (issue 21: the HTTP drain before it may have used up to 4 s).
+ */
+export const STOP_RESERVE_MS = 1_500;
 
 /** Everything {@link startModule} needs; the CLI fills it from flags and env (runtime-spec §9). */
 export interface ModuleOptions {
@@ -349,7 +357,9 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     const connection: Runnable = {
       name: "transport connection",
       start: (ctx) => void transport.failed.catch((err) => ctx.fatal(new Error(`${transport.kind} transport: ${err instanceof Error ? err.message : String(err)}`))),
-      stop: () => transport.close(500), // idempotent: usually already closed by the receivers
+      // Closed in group `stores`, after the runners and the Lease: the receivers only stopped serving,
+      // so a flow still running in the HTTP or hop drain could send to other modules until here.
+      stop: () => transport.close(500),
     };
     const receivers: Runnable = {
       name: "transport receivers",
@@ -360,15 +370,18 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
       // Shutdown order (issue 21): stop taking work first — leave the core queue group, stop
       // JetStream pulls and nak what they still deliver — so peers take over at once; then wait,
       // bounded, for the hops already running (the controllers and runners still run); only then
-      // does the gate refuse stragglers (retryable) and the connection close.
+      // does the gate refuse stragglers (retryable) and the serving half stop (the connection stays
+      // open for sends until group `stores`).
       async stop(ctx) {
-        const bound = Math.min(drainMs, ctx.remainingMs());
+        // The HTTP drain (group `listeners`) may have used part of the budget: keep a reserve for the
+        // runners' last status writes and the Lease release that follow.
+        const bound = Math.min(drainMs, Math.max(0, ctx.remainingMs() - STOP_RESERVE_MS));
         const t0 = performance.now();
         await transport.stopReceiving();
         const left = await gate.drain(Math.max(0, bound - (performance.now() - t0)));
         if (left > 0) log.warn({ inFlight: left }, "hops still running after the drain bound; cancelling them");
         log.info({ drainMs: Math.round(performance.now() - t0), stats: gate.stats }, "transport receivers stopped");
-        await transport.close(500);
+        await transport.stopServing(500);
       },
     };
 
@@ -399,7 +412,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
       .add("controllers", loop("tinymodule controller", (signal) => moduleController.run(signal), { stopTimeoutMs: 2_000 }))
       .add("controllers", loop("tinycomponent controller", (signal) => componentController.run(signal), { stopTimeoutMs: 2_000 }))
       .add("receivers", receivers)
-      .add("receivers", httpDrain(scheduler, log, drainMs)); // component HTTP listeners drain while the runners still run
+      .add("listeners", httpDrain(scheduler, log, drainMs)); // first on stop: a request's flow can still hop back over the wire
     if (memoryLimit !== undefined) {
       const governor = new MemoryGovernor({ limitBytes: memoryLimit });
       log.info({ softLimitBytes: memoryLimit }, "memory governor on: a full collection when RSS is over the soft limit");

@@ -74,7 +74,14 @@ export interface ModuleTransport {
   address(): string;
   /** True when connected (NATS) or listening (gRPC); else the reason. */
   ready(): true | string;
-  /** Stops receiving (in-flight hops get up to `graceMs`) and closes connections. Idempotent: later calls join the first. */
+  /**
+   * Ends the serving half after {@link stopReceiving}: NATS stops its subscriptions/consumers (and
+   * the run reconciler), in-flight hops get up to `graceMs`, then their signal aborts; gRPC stops its
+   * server. Sending still works — a flow still running at shutdown (an HTTP request, issue 21) can
+   * reach other modules until {@link close}. Idempotent: later calls join the first.
+   */
+  stopServing(graceMs: number): Promise<void>;
+  /** {@link stopServing}, then closes the connections (the sending half too). Idempotent: later calls join the first. */
   close(graceMs: number): Promise<void>;
   /** Rejects when the wire dies for good (a closed NATS connection); never resolves otherwise. */
   readonly failed: Promise<never>;
@@ -86,8 +93,10 @@ export interface ModuleTransport {
  */
 export async function openTransport(o: OpenTransportOptions): Promise<ModuleTransport> {
   const t = await openSelected(o);
+  let serving: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
-  return { ...t, close: (graceMs) => (closing ??= t.close(graceMs)) };
+  const stopServing = (graceMs: number) => (serving ??= t.stopServing(graceMs));
+  return { ...t, stopServing, close: (graceMs) => (closing ??= stopServing(graceMs).then(() => t.close(graceMs))) };
 }
 
 async function openSelected(o: OpenTransportOptions): Promise<ModuleTransport> {
@@ -119,9 +128,11 @@ async function openGrpc(o: OpenTransportOptions): Promise<ModuleTransport> {
     stopReceiving: async () => {},
     address: () => server?.advertisedAddress ?? "",
     ready: () => (stopped ? "grpc server stopped" : server && server.port > 0 ? true : "grpc server not listening yet"),
-    async close(graceMs) {
+    async stopServing(graceMs) {
       stopped = true;
       await server?.stop(graceMs);
+    },
+    async close() {
       client.close();
     },
     failed: new Promise<never>(() => {}),
@@ -175,10 +186,8 @@ function openCore(o: OpenTransportOptions, nc: NatsConnection): ModuleTransport 
     stopReceiving: () => transport.stopReceiving(),
     address: () => `nats://tinymodule.${o.module}.msg`,
     ready: health.ready,
-    async close(graceMs) {
-      await transport.close(graceMs);
-      await health.close();
-    },
+    stopServing: (graceMs) => transport.close(graceMs), // the subscriptions; the connection stays for sends
+    close: () => health.close(),
     failed: health.failed,
   };
 }
@@ -208,11 +217,11 @@ async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promi
     stopReceiving: () => transport.stopReceiving(),
     address: () => `nats://tinymodule.${o.module}.msg`,
     ready: health.ready,
-    async close(graceMs) {
+    async stopServing(graceMs) {
       await reconciler.stop();
-      await transport.close(graceMs);
-      await health.close();
+      await transport.close(graceMs); // the consumers; the connection stays for sends
     },
+    close: () => health.close(),
     failed: health.failed,
   };
 }

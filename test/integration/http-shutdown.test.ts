@@ -3,7 +3,9 @@
  * nodes' HTTP listeners before it stops the runners), a new connection is refused, and the
  * process exits 0. Local mode (`run --local`) and cluster mode (`run` on the real control plane
  * and NATS). The flow: signal → http_server.start; request → delay (1.5 s) → http_server.response.
- * Each run prints the time from SIGTERM to exit.
+ * In the third test the delay runs in another module, so each request's answer comes back over
+ * the wire while the http_server's process is stopping: the HTTP drain must end before that
+ * process stops receiving hops. Each run prints the time from SIGTERM to exit.
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -12,7 +14,7 @@ import { join, resolve } from "node:path";
 import { exampleFiles } from "../../examples/generate.ts";
 import { buildFlow, type FlowDescription } from "../../src/cli/scaffold/flow-builder.ts";
 import { openClusterFixture } from "../support/cluster-fixture.ts";
-import { applyObjects, createRelease, flowObjects, nodesByComponent, sendSignal, waitForMetadata, waitForReconciled } from "../support/flows.ts";
+import { applyObjects, createRelease, flowObjects, moveNodeToModule, nodesByComponent, sendSignal, waitForMetadata, waitForReconciled } from "../support/flows.ts";
 import { startModuleProcess } from "../support/module-process.ts";
 import { freePort, startProcess, tail, waitUntil, type ManagedProcess } from "../support/process.ts";
 
@@ -121,6 +123,35 @@ describe("SIGTERM with in-flight HTTP requests", () => {
       const log = readFileSync(proc.logFile, "utf8");
       expect(log).toContain('"msg":"http listeners drained"');
       console.log(`[http-shutdown cluster] ${REQUESTS} requests in flight (${SLOW_MS} ms each, SIGTERM ~400 ms in): SIGTERM → exit ${ms} ms`);
+    },
+    120_000,
+  );
+
+  test(
+    "cluster mode, the flow's slow step in another module: the answers still come back over NATS while the server's process stops",
+    async () => {
+      const natsUrl = process.env.TINYHOST_TEST_NATS_URL;
+      if (!natsUrl) throw new Error("TINYHOST_TEST_NATS_URL is not set: run through test/support/run-integration.ts");
+      const { cp, kube, dir } = await openClusterFixture("http-shutdown");
+      const ns = await cp.newNamespace("http-shutdown-x");
+      await createRelease(kube, ns, { release: "front", pods: ["front-0"] });
+      const logDir = join(dir, ns);
+      mkdirSync(logDir);
+      const start = (hostname: string, name: string) => startModuleProcess({ hostname, name, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env: { TINY_NATS_URL: natsUrl }, logDir });
+      const [front, back] = await Promise.all([start("front-0", "front"), start("back-0", "back")]);
+      procs.push(front, back);
+      const manifests = buildFlow(slowApi("front"));
+      moveNodeToModule(manifests, "wait", "back"); // request → back (delay) → front (response): both hops on the wire
+      const objects = flowObjects(manifests, ns);
+      await applyObjects(kube, ns, objects);
+      const names = nodesByComponent(objects);
+      await waitForReconciled(kube, ns, Object.values(names));
+      await sendSignal(natsUrl, names.signal!, "_control", { send: true });
+      const port = Number(await waitForMetadata(kube, ns, names.http_server!, "port"));
+      const base = `http://127.0.0.1:${port}`;
+      await waitUntil("the server answers", async () => (await fetch(`${base}/warm`).catch(() => undefined))?.status === 200, 15_000);
+      const ms = await sigtermWithRequestsInFlight(front, base, front.logFile);
+      console.log(`[http-shutdown cross-module] ${REQUESTS} requests in flight through another module: SIGTERM → exit ${ms} ms`);
     },
     120_000,
   );
