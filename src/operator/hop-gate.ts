@@ -10,20 +10,11 @@
  */
 import { fail, type Result } from "../sdk/result.ts";
 import { retryable } from "../sdk/errors.ts";
-import { HopRefusedError } from "../transport/refusal.ts";
+import { ShuttingDownError } from "../transport/refusal.ts";
 import type { Msg, MsgHandler } from "../transport/types.ts";
 
-/**
- * A hop that arrived after shutdown began. code `"SHUTTING_DOWN"`; a refusal
- * (src/transport/refusal.ts): the NATS reply says so and a tinyhost sender retries it. The gate
- * returns it wrapped as retryable (a JetStream hop without an inbox is then `nak`'d).
- */
-export class ShuttingDownError extends HopRefusedError {
-  /** @param to - the hop's destination `node:port`. */
-  constructor(to: string) {
-    super("SHUTTING_DOWN", new Error(`module is shutting down: hop to ${JSON.stringify(to)} refused; another replica may take it`));
-  }
-}
+/** The refusal of a hop arriving while draining; its home is src/transport/refusal.ts (the gRPC server refuses with it too). */
+export { ShuttingDownError };
 
 /** Hop counters (monotonic except `inFlight`). */
 export interface HopStats {
