@@ -4,8 +4,9 @@
  * /metrics.
  *
  * Shutdown stops the transport receivers before it drains the gate (src/operator/module.ts), so
- * a refusal is rare: a hop that slipped in after the receivers stopped (a gRPC call in flight, a
- * core message already buffered). It is retryable — the hop is fine, only this replica is leaving:
+ * a refusal is rare: a hop that slipped in after the receivers stopped (a core message already
+ * buffered; the gRPC server refuses queued and new calls itself once it stops receiving,
+ * src/transport/grpc/admission.ts). It is retryable — the hop is fine, only this replica is leaving:
  * a JetStream hop is `nak`'d to another replica, a caller's edge retries (issue 21).
  */
 import { fail, type Result } from "../sdk/result.ts";
