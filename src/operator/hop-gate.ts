@@ -4,26 +4,18 @@
  * /metrics.
  *
  * Shutdown stops the transport receivers before it drains the gate (src/operator/module.ts), so
- * a refusal is rare: a hop that slipped in after the receivers stopped (a gRPC call in flight, a
- * core message already buffered). It is retryable — the hop is fine, only this replica is leaving:
+ * a refusal is rare: a hop that slipped in after the receivers stopped (a core message already
+ * buffered; the gRPC server refuses queued and new calls itself once it stops receiving,
+ * src/transport/grpc/admission.ts). It is retryable — the hop is fine, only this replica is leaving:
  * a JetStream hop is `nak`'d to another replica, a caller's edge retries (issue 21).
  */
 import { fail, type Result } from "../sdk/result.ts";
 import { retryable } from "../sdk/errors.ts";
-import { HopRefusedError } from "../transport/refusal.ts";
+import { ShuttingDownError } from "../transport/refusal.ts";
 import type { Msg, MsgHandler } from "../transport/types.ts";
 
-/**
- * A hop that arrived after shutdown began. code `"SHUTTING_DOWN"`; a refusal
- * (src/transport/refusal.ts): the NATS reply says so and a tinyhost sender retries it. The gate
- * returns it wrapped as retryable (a JetStream hop without an inbox is then `nak`'d).
- */
-export class ShuttingDownError extends HopRefusedError {
-  /** @param to - the hop's destination `node:port`. */
-  constructor(to: string) {
-    super("SHUTTING_DOWN", new Error(`module is shutting down: hop to ${JSON.stringify(to)} refused; another replica may take it`));
-  }
-}
+/** The refusal of a hop arriving while draining; its home is src/transport/refusal.ts (the gRPC server refuses with it too). */
+export { ShuttingDownError };
 
 /** Hop counters (monotonic except `inFlight`). */
 export interface HopStats {

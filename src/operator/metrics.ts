@@ -31,7 +31,7 @@ export interface ModuleMetricsSources {
   isLeader: () => boolean;
   /** Incoming hop counters (the hop gate); absent (local mode: every hop is in-process) → no `tinyhost_hops_*` series. */
   hops?: HopStats;
-  /** The transport's bound on concurrent incoming hops (NATS wires); absent → no `tinyhost_hop_slots_*` series. */
+  /** The transport's bound on concurrent incoming hops (every wire); absent (local mode) → no `tinyhost_hop_slots_*` series. */
   hopSlots?: HopSlotStats;
   runners: () => number;
   /** Requests this process sent to the apiserver, per verb (`KubeClient.stats`); absent → no series. */
@@ -79,10 +79,10 @@ export function moduleMetrics(s: ModuleMetricsSources): MetricsRegistry {
   }
   const slots = s.hopSlots;
   if (slots) {
-    // The concurrency bound (docs/operations.md §10): limit, use, the core NATS queue, refusals.
-    r.collect("tinyhost_hop_slots_limit", "Incoming NATS hops that may run at once (TINYHOST_MAX_CONCURRENT_HOPS).", "gauge", () => [{ labels: {}, value: slots.limit }]);
+    // The concurrency bound (docs/operations.md §10): limit, use, the core NATS / gRPC queue, refusals.
+    r.collect("tinyhost_hop_slots_limit", "Incoming hops (NATS messages, gRPC calls) that may run at once (TINYHOST_MAX_CONCURRENT_HOPS).", "gauge", () => [{ labels: {}, value: slots.limit }]);
     r.collect("tinyhost_hop_slots_taken", "Hop slots taken now (running hops and JetStream pull reservations).", "gauge", () => [{ labels: {}, value: slots.taken }]);
-    r.collect("tinyhost_hop_slots_queued", "Core NATS hops waiting for a slot now.", "gauge", () => [{ labels: {}, value: slots.queued }]);
+    r.collect("tinyhost_hop_slots_queued", "Core NATS hops and gRPC calls waiting for a slot now.", "gauge", () => [{ labels: {}, value: slots.queued }]);
     r.collect("tinyhost_hops_busy_total", "Incoming hops refused with the retryable BUSY (no slot within the queue wait).", "counter", () => [{ labels: {}, value: slots.busy }]);
   }
   r.collect("tinyhost_runners", "Nodes with a running runner in this process.", "gauge", () => [{ labels: {}, value: s.runners() }]);

@@ -9,9 +9,10 @@
  *   AckWait is Go's 30 s unless `TINYHOST_JETSTREAM_ACK_WAIT_MS` says otherwise (tests/ops: it
  *   bounds how long a hop held by a dead replica waits before another replica gets it).
  * Opening gives the sender (the scheduler needs it first); `serve` then starts receiving.
- * Incoming NATS hops run at most `TINYHOST_MAX_CONCURRENT_HOPS` at once (the hop slots,
- * src/transport/slots.ts; a core hop beyond them waits ≤ `TINYHOST_HOP_QUEUE_WAIT_MS` in a queue
- * of as many, else gets the retryable `BUSY`; docs/operations.md §10).
+ * Incoming hops run at most `TINYHOST_MAX_CONCURRENT_HOPS` at once on every wire (the hop slots,
+ * src/transport/slots.ts; a core NATS hop or gRPC call beyond them waits ≤
+ * `TINYHOST_HOP_QUEUE_WAIT_MS` in a queue of as many, else gets the retryable `BUSY`;
+ * docs/operations.md §10).
  *
  * Each wire's code loads only when that wire is opened: a NATS module never evaluates grpc-js and
  * protobufjs (~0.8 MB of bundled code), a core NATS or gRPC module never evaluates the JetStream and
@@ -30,9 +31,9 @@ import { DEFAULT_HOP_QUEUE_WAIT_MS, DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from
 
 /** Env variable overriding the JetStream business consumer's AckWait, ms (default Go's 30 000). */
 export const ENV_JETSTREAM_ACK_WAIT_MS = "TINYHOST_JETSTREAM_ACK_WAIT_MS";
-/** Env variable: incoming NATS hops running at once per process (default {@link DEFAULT_MAX_CONCURRENT_HOPS}). */
+/** Env variable: incoming hops (NATS messages, gRPC calls) running at once per process (default {@link DEFAULT_MAX_CONCURRENT_HOPS}). */
 export const ENV_MAX_CONCURRENT_HOPS = "TINYHOST_MAX_CONCURRENT_HOPS";
-/** Env variable: longest wait of a core NATS hop for a slot, ms (default {@link DEFAULT_HOP_QUEUE_WAIT_MS}; 0 = refuse at once). */
+/** Env variable: longest wait of a core NATS hop or gRPC call for a slot, ms (default {@link DEFAULT_HOP_QUEUE_WAIT_MS}; 0 = refuse at once). */
 export const ENV_HOP_QUEUE_WAIT_MS = "TINYHOST_HOP_QUEUE_WAIT_MS";
 
 /** Options of {@link openTransport}. */
@@ -65,10 +66,12 @@ export interface ModuleTransport {
   /**
    * Stops taking new work, first thing on shutdown: core NATS leaves the queue group (peers get the
    * next requests), JetStream sends no new pull and `nak`s what its last pull still delivers.
-   * In-flight hops keep running. gRPC: nothing here (its server stops in `close`). Idempotent.
+   * gRPC answers calls still queued for a slot, and every later call, with the retryable
+   * `SHUTTING_DOWN` (the listener stays open until `stopServing`). In-flight hops keep running.
+   * Idempotent.
    */
   stopReceiving(): Promise<void>;
-  /** The bound on concurrent incoming hops (NATS wires; /metrics gauges); undefined for gRPC. */
+  /** The bound on concurrent incoming hops (/metrics `tinyhost_hop_slots_*`); set by every wire {@link openTransport} opens. */
   readonly slots?: HopSlots;
   /** `TinyModule.status.addr`: the advertised gRPC address, or `nats://tinymodule.<module>.msg`. */
   address(): string;
@@ -115,17 +118,20 @@ async function openSelected(o: OpenTransportOptions): Promise<ModuleTransport> {
 async function openGrpc(o: OpenTransportOptions): Promise<ModuleTransport> {
   const { GrpcServer, GrpcTransport } = await import("../transport/grpc/index.ts");
   const client = new GrpcTransport({ log: o.log.child({ component: "grpc-client" }) });
+  const slots = slotsFromEnv(o.env);
+  const queueWaitMs = queueWaitFromEnv(o.env);
   let server: GrpcServer | undefined;
   let stopped = false;
   return {
     kind: "grpc",
     remote: client,
     addresses: client,
+    slots,
     async serve(handler) {
-      server = new GrpcServer({ handler, address: o.grpcAddress, env: o.env, log: o.log.child({ component: "grpc-server" }) });
+      server = new GrpcServer({ handler, address: o.grpcAddress, env: o.env, slots, queueWaitMs, log: o.log.child({ component: "grpc-server" }) });
       await server.start();
     },
-    stopReceiving: async () => {},
+    stopReceiving: async () => server?.stopReceiving(),
     address: () => server?.advertisedAddress ?? "",
     ready: () => (stopped ? "grpc server stopped" : server && server.port > 0 ? true : "grpc server not listening yet"),
     async stopServing(graceMs) {
@@ -173,7 +179,7 @@ class NatsHealth {
 
 function openCore(o: OpenTransportOptions, nc: NatsConnection): ModuleTransport {
   const slots = slotsFromEnv(o.env);
-  const transport = new CoreNatsTransport({ nc, module: o.module, slots, queueWaitMs: intFromEnv(o.env, ENV_HOP_QUEUE_WAIT_MS, 0) ?? DEFAULT_HOP_QUEUE_WAIT_MS, log: o.log.child({ component: "nats-core" }) });
+  const transport = new CoreNatsTransport({ nc, module: o.module, slots, queueWaitMs: queueWaitFromEnv(o.env), log: o.log.child({ component: "nats-core" }) });
   const health = new NatsHealth(nc, o.log);
   return {
     kind: "core",
@@ -241,6 +247,14 @@ function ackWaitFromEnv(env: Record<string, string | undefined>): number | undef
 function slotsFromEnv(env: Record<string, string | undefined>): HopSlots {
   const limit = intFromEnv(env, ENV_MAX_CONCURRENT_HOPS, 1) ?? DEFAULT_MAX_CONCURRENT_HOPS;
   return new HopSlots({ limit });
+}
+
+/**
+ * `TINYHOST_HOP_QUEUE_WAIT_MS`, else {@link DEFAULT_HOP_QUEUE_WAIT_MS}.
+ * @throws Error naming the variable and value when it is not an integer ≥ 0.
+ */
+function queueWaitFromEnv(env: Record<string, string | undefined>): number {
+  return intFromEnv(env, ENV_HOP_QUEUE_WAIT_MS, 0) ?? DEFAULT_HOP_QUEUE_WAIT_MS;
 }
 
 /**

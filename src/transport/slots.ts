@@ -6,9 +6,10 @@
  *
  * - JetStream pulls only as many messages as it has {@link HopSlots.reserve reserved} slots for:
  *   what waits beyond the limit stays in the stream, where any replica may take it.
- * - Core NATS has no pull: a message beyond the limit {@link HopSlots.acquire waits} in the queue
- *   (at most `queueLimit` of them, each at most `queueWaitMs`), else it is refused with the
- *   retryable {@link BusyError}. docs/operations.md §10 says why.
+ * - Core NATS and gRPC have no pull: a message or call beyond the limit
+ *   {@link HopSlots.acquire waits} in the queue (at most `queueLimit` of them, each at most
+ *   `queueWaitMs`), else it is refused with the retryable {@link BusyError}. docs/operations.md §10
+ *   says why.
  */
 import { HopRefusedError } from "./refusal.ts";
 
@@ -20,13 +21,13 @@ import { HopRefusedError } from "./refusal.ts";
  * by the hop-depth guard"); several deep cycles at once can be, and unwind with `BUSY`.
  */
 export const DEFAULT_MAX_CONCURRENT_HOPS = 256;
-/** Default longest wait of a core NATS hop for a slot, ms (`TINYHOST_HOP_QUEUE_WAIT_MS`). */
+/** Default longest wait of a core NATS hop or gRPC call for a slot, ms (`TINYHOST_HOP_QUEUE_WAIT_MS`). */
 export const DEFAULT_HOP_QUEUE_WAIT_MS = 2_000;
 
 /**
  * A hop refused because the module runs its limit of hops and its queue is full or the wait ran
- * out. code `"BUSY"`; a refusal (src/transport/refusal.ts): the NATS reply says so and a tinyhost
- * sender retries it.
+ * out. code `"BUSY"`; a refusal (src/transport/refusal.ts): the NATS reply or gRPC trailer says so
+ * and a tinyhost sender retries it.
  */
 export class BusyError extends HopRefusedError {
   /** @param to - the hop's destination. @param limit - the concurrency limit. @param why - "queue full" or the wait. */
@@ -41,7 +42,7 @@ export interface HopSlotStats {
   readonly limit: number;
   /** Slots taken now (running hops plus JetStream reservations). */
   readonly taken: number;
-  /** Core NATS hops waiting for a slot now. */
+  /** Core NATS hops and gRPC calls waiting for a slot now. */
   readonly queued: number;
   /** Hops refused with {@link BusyError} so far. */
   readonly busy: number;
@@ -102,24 +103,40 @@ export class HopSlots implements HopSlotStats {
   /**
    * Takes a slot, waiting in the queue at most `waitMs`. Resolves false (and counts a refusal) when
    * the queue is full or the wait ran out; the caller refuses the hop with {@link BusyError}.
+   * When `signal` aborts first (the caller went away, the receiver stops) the waiter leaves the
+   * queue and it resolves false without counting a refusal: the caller says what happened.
    */
-  acquire(waitMs: number): Promise<boolean> {
+  acquire(waitMs: number, signal?: AbortSignal): Promise<boolean> {
+    if (signal?.aborted) return Promise.resolve(false);
     if (this.tryAcquire()) return Promise.resolve(true);
     if (this.#queue.length >= this.queueLimit || waitMs <= 0) {
       this.#busy++;
       return Promise.resolve(false);
     }
     return new Promise<boolean>((resolve) => {
+      const leave = () => {
+        const i = this.#queue.indexOf(w);
+        if (i >= 0) this.#queue.splice(i, 1);
+      };
+      const onAbort = () => {
+        clearTimeout(w.timer);
+        leave();
+        resolve(false);
+      };
       const w: Waiter = {
-        resolve,
+        resolve: (ok) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(ok);
+        },
         timer: setTimeout(() => {
-          const i = this.#queue.indexOf(w);
-          if (i >= 0) this.#queue.splice(i, 1);
+          signal?.removeEventListener("abort", onAbort);
+          leave();
           this.#busy++;
           resolve(false);
         }, waitMs),
       };
       this.#queue.push(w);
+      signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 

@@ -44,6 +44,8 @@ export interface SpawnOptions {
   name: string;
   hostname: string;
   wire?: Wire;
+  /** More environment for this process only (after the bed's), e.g. a low `TINYHOST_MAX_CONCURRENT_HOPS`. */
+  env?: Record<string, string>;
 }
 
 /** A running bed. */
@@ -132,10 +134,10 @@ export async function openMixedBed(wire: Wire, tag: string, options: MixedBedOpt
   const thRecords = recordFile(dir, thName);
   const common = { namespace: ns, kubeconfig: cp.tokenKubeconfig, logDir: dir };
   const envFor = (w: Wire) => ({ ...wireEnv(w, natsUrl), OTLP_DSN: otlp.dsn, ...options.env });
-  const startGo = (name = goName, hostname = `${goName}-0`, records = goRecords, w = wire) =>
-    startGoPeer({ ...common, hostname, name, env: { ...envFor(w), PEER_RECORD_FILE: records, OTEL_RESOURCE_ATTRIBUTES: `service.name=${name}` } });
-  const startTh = (name = thName, hostname = `${thName}-0`, records = thRecords, w = wire) =>
-    startTinyhostBeside({ ...common, hostname, name, env: { ...envFor(w), PEER_RECORD_FILE: records } });
+  const startGo = (name = goName, hostname = `${goName}-0`, records = goRecords, w = wire, env: Record<string, string> = {}) =>
+    startGoPeer({ ...common, hostname, name, env: { ...envFor(w), ...env, PEER_RECORD_FILE: records, OTEL_RESOURCE_ATTRIBUTES: `service.name=${name}` } });
+  const startTh = (name = thName, hostname = `${thName}-0`, records = thRecords, w = wire, env: Record<string, string> = {}) =>
+    startTinyhostBeside({ ...common, hostname, name, env: { ...envFor(w), ...env, PEER_RECORD_FILE: records } });
   const [goProc, thProc] = await Promise.all([startGo(), startTh()]);
   const mod = (name: string, pod: string, records: string): BedModule => ({
     name,
@@ -163,8 +165,8 @@ export async function openMixedBed(wire: Wire, tag: string, options: MixedBedOpt
     extras.push(proc);
     return { ...mod(o.name, o.hostname, records), proc };
   };
-  const spawnGo = (o: SpawnOptions) => spawned(o, (records) => startGo(o.name, o.hostname, records, o.wire));
-  const spawnTinyhost = (o: SpawnOptions) => spawned(o, (records) => startTh(o.name, o.hostname, records, o.wire));
+  const spawnGo = (o: SpawnOptions) => spawned(o, (records) => startGo(o.name, o.hostname, records, o.wire, o.env));
+  const spawnTinyhost = (o: SpawnOptions) => spawned(o, (records) => startTh(o.name, o.hostname, records, o.wire, o.env));
 
   let grpc: GrpcTransport | undefined;
   const grpcTo = async (module: string): Promise<GrpcTransport> => {

@@ -1,12 +1,14 @@
 /**
  * Mapping between a hop ({@link Msg}/{@link Result}) and the gRPC wire (runtime-spec §4.7):
  * `MessageRequest{From, To, Payload, EdgeID}` + metadata `x-message-depth`, and
- * `MessageResponse{Data}` or a gRPC status carrying the error text (+ `x-error-code`).
+ * `MessageResponse{Data}` or a gRPC status carrying the error text (+ `x-error-code`, + `x-refused`
+ * when this server refused the hop unrun).
  * Pure functions: no I/O, unit-tested without a network.
  */
 import { status as grpcStatus, type Metadata, type MetadataValue } from "@grpc/grpc-js";
-import { CodedError, errorCode } from "../../sdk/errors.ts";
+import { CodedError, errorCode, retryable } from "../../sdk/errors.ts";
 import { empty, fail, ok, type Result } from "../../sdk/result.ts";
+import { isLocalRefusal } from "../refusal.ts";
 import type { Msg } from "../types.ts";
 import { GrpcCallError, GrpcDecodeError, GrpcEncodeError, RemoteHandlerError } from "./errors.ts";
 import type { MessageRequestWire } from "./proto.ts";
@@ -15,6 +17,15 @@ import type { MessageRequestWire } from "./proto.ts";
 export const DEPTH_METADATA = "x-message-depth";
 /** Trailer key carrying a coded error's code (tinyhost addition; docs/compatibility.md `## gRPC`). */
 export const ERROR_CODE_METADATA = "x-error-code";
+/**
+ * Trailer key marking a reply this server refused before running the hop (busy, shutting down):
+ * value `"1"`, the name and value the NATS wire uses (src/transport/refusal.ts). Only the refusing
+ * server sets it, so only the edge next to the refusal retries (tinyhost addition;
+ * docs/compatibility.md `## gRPC`).
+ */
+export const REFUSED_METADATA = "x-refused";
+/** Value of {@link REFUSED_METADATA}. */
+export const REFUSED_FLAG = "1";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -104,9 +115,14 @@ export function replyFromResult(result: Result): WireReply {
   }
 }
 
-/** The gRPC status fields sent for a handler error: UNKNOWN + text, and the code trailer when coded. */
-export function errorStatus(err: Error): { code: number; details: string; errorCode: string | undefined } {
-  return { code: grpcStatus.UNKNOWN, details: err.message, errorCode: errorCode(err) };
+/**
+ * The gRPC status fields sent for a handler error: UNKNOWN + text, the code trailer when coded, and
+ * `refused` when this process refused the hop unrun (a {@link isLocalRefusal local refusal}, never
+ * one relayed from further down) — the server then adds the {@link REFUSED_METADATA} trailer.
+ * A refusal keeps status UNKNOWN, as every handler error: a Go client reads it as any other error.
+ */
+export function errorStatus(err: Error): { code: number; details: string; errorCode: string | undefined; refused: boolean } {
+  return { code: grpcStatus.UNKNOWN, details: err.message, errorCode: errorCode(err), refused: isLocalRefusal(err) };
 }
 
 /**
@@ -148,21 +164,28 @@ export interface CallErrorLike {
  * The error a failed call resolves to on the sender: status UNKNOWN is the remote handler's error
  * (Go returns handler errors as plain errors) → the text as is, as a `CodedError` when the trailer
  * `x-error-code` is present (message kept equal to the remote text: no doubled `"<code>: "`
- * prefix, runtime-spec §16 item 18); any other status → {@link GrpcCallError} naming the module
- * and address.
+ * prefix, runtime-spec §16 item 18), wrapped as retryable when the trailer `x-refused` says the
+ * server refused the hop unrun (busy, shutting down: the edge retry policy may send it again); any
+ * other status → {@link GrpcCallError} naming the module and address.
  */
 export function decodeCallError(err: CallErrorLike, module: string, address: string): Error {
   const code = err.code ?? grpcStatus.UNKNOWN;
   const details = err.details ?? err.message ?? "";
   if (code === grpcStatus.UNKNOWN) {
-    const v = err.metadata?.get(ERROR_CODE_METADATA)[0];
-    const remoteCode = typeof v === "string" ? v : v === undefined ? "" : dec.decode(v);
-    if (remoteCode === "") return new RemoteHandlerError(details);
+    const remoteCode = trailer(err.metadata, ERROR_CODE_METADATA);
+    const refused = trailer(err.metadata, REFUSED_METADATA) !== "";
+    if (remoteCode === "") return refused ? retryable(new RemoteHandlerError(details)) : new RemoteHandlerError(details);
     const prefix = `${remoteCode}: `;
     const coded = new CodedError(remoteCode, new Error(details.startsWith(prefix) ? details.slice(prefix.length) : details));
     coded.message = details;
-    return coded;
+    return refused ? retryable(coded) : coded;
   }
   const name = statusName(code);
   return new GrpcCallError(code, name, `grpc call to module ${module} (${address}): ${name}: ${details}`);
+}
+
+/** The first value of trailer `key` as text, `""` when absent. */
+function trailer(md: Metadata | undefined, key: string): string {
+  const v = md?.get(key)[0];
+  return typeof v === "string" ? v : v === undefined ? "" : dec.decode(v);
 }

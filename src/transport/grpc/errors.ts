@@ -1,6 +1,8 @@
 /**
  * Errors of the gRPC fallback transport (runtime-spec §4.7). Each has a `code`; none is marked
- * retryable, because retry markings never survive a wire (runtime-spec §4.2, §16 item 13).
+ * retryable, because retry markings never survive a wire (runtime-spec §4.2, §16 item 13) — the
+ * one exception is a refusal of the receiving server (`x-refused` trailer, src/transport/refusal.ts),
+ * which `decodeCallError` marks retryable.
  */
 import { TinyError } from "../../sdk/errors.ts";
 

@@ -1,8 +1,10 @@
 /**
  * gRPC fallback transport (runtime-spec §4.7): used when `TINY_NATS_URL` is unset (§4.1).
- * Server: {@link GrpcServer}; sender: {@link GrpcTransport} with its {@link AddressPool}.
+ * Server: {@link GrpcServer} (calls admitted to the hop slots by {@link CallAdmission}); sender:
+ * {@link GrpcTransport} with its {@link AddressPool}.
  */
 export { AddressPool, type AddressPoolOptions, type Closable, type ConnectionLease } from "./address-pool.ts";
+export { CallAdmission, type Admission, type CallAdmissionOptions } from "./admission.ts";
 export { GrpcTransport, type GrpcTransportOptions } from "./client.ts";
 export {
   decodeCallError,
@@ -11,6 +13,7 @@ export {
   encodePayload,
   ERROR_CODE_METADATA,
   msgFromRequest,
+  REFUSED_METADATA,
   replyFromResult,
   requestFromMsg,
   resultFromReply,

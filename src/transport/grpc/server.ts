@@ -2,13 +2,18 @@
  * The gRPC server of the fallback transport (runtime-spec §4.7): serves
  * `/module.ModuleService/Message` by handing each request to the module's {@link MsgHandler}, plus
  * the standard health service. Started only when NATS is not configured (runtime-spec §4.1).
+ * Every Message call takes one of the module's hop slots first (src/transport/grpc/admission.ts):
+ * beyond the limit it waits in the bounded queue, else it is answered with the retryable `BUSY`
+ * (status UNKNOWN + trailers `x-error-code: BUSY`, `x-refused: 1`; docs/operations.md §10).
  */
 import { Metadata, Server, ServerCredentials, status as grpcStatus, type sendUnaryData, type ServerUnaryCall, type ServerErrorResponse } from "@grpc/grpc-js";
 import { context } from "@opentelemetry/api";
 import { fail, type Result } from "../../sdk/result.ts";
 import { logger, type Logger } from "../../telemetry/log.ts";
 import type { MsgHandler } from "../types.ts";
-import { depthFromMetadata, ERROR_CODE_METADATA, errorStatus, msgFromRequest, replyFromResult } from "./codec.ts";
+import { DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../slots.ts";
+import { CallAdmission } from "./admission.ts";
+import { depthFromMetadata, ERROR_CODE_METADATA, errorStatus, msgFromRequest, REFUSED_FLAG, REFUSED_METADATA, replyFromResult } from "./codec.ts";
 import { GrpcBindError, GrpcCallError, GrpcDeadlineError } from "./errors.ts";
 import { healthImplementation, healthServiceDefinition } from "./health.ts";
 import { extractTrace } from "./metadata.ts";
@@ -36,6 +41,10 @@ export interface GrpcServerOptions {
   env?: Record<string, string | undefined>;
   /** Logger; default the root logger's `grpc` child. */
   log?: Logger;
+  /** The module's bound on concurrently running calls; default {@link DEFAULT_MAX_CONCURRENT_HOPS} slots (queue as long). */
+  slots?: HopSlots;
+  /** Longest a call waits for a slot before `BUSY`, ms; default `DEFAULT_HOP_QUEUE_WAIT_MS` (2000); 0 = refuse at once. */
+  queueWaitMs?: number;
 }
 
 /**
@@ -69,14 +78,27 @@ export class GrpcServer {
   readonly #log: Logger;
   /** Aborted on stop: cancels every in-flight handler (Go merges the server ctx into each call). */
   readonly #stopping = new AbortController();
+  readonly #admission: CallAdmission;
   #server: Server | undefined;
   #port = 0;
 
+  /** @throws RangeError naming `queueWaitMs` when it is not an integer ≥ 0. */
   constructor(options: GrpcServerOptions) {
+    this.#admission = new CallAdmission({ slots: options.slots ?? new HopSlots({ limit: DEFAULT_MAX_CONCURRENT_HOPS }), ...(options.queueWaitMs !== undefined ? { queueWaitMs: options.queueWaitMs } : {}) });
     this.#handler = options.handler;
     this.#address = options.address ?? ":0";
     this.#env = options.env ?? process.env;
     this.#log = options.log ?? logger.child({ component: "grpc-server" });
+  }
+
+  /** The bound on concurrently running calls (/metrics `tinyhost_hop_slots_*`). */
+  get slots(): HopSlots {
+    return this.#admission.slots;
+  }
+
+  /** Calls refused with `SHUTTING_DOWN` since {@link stopReceiving}. */
+  get refusedWhileStopping(): number {
+    return this.#admission.refusedClosed;
   }
 
   /** The bound port (0 before {@link start}). */
@@ -115,11 +137,24 @@ export class GrpcServer {
   }
 
   /**
-   * Graceful stop (runtime-spec §4.7): cancels in-flight handlers, refuses new calls, waits up to
-   * `graceMs` (default 5000 ms) for calls to finish, then closes every connection.
+   * Stops taking work, first thing on shutdown (as core NATS leaves its queue group): calls queued
+   * for a slot and every later call are answered with the retryable `SHUTTING_DOWN` refusal, so the
+   * caller's edge re-sends them (to another replica once this one's address is gone). Running calls
+   * go on. The listener stays open: a refusal is an answer, a closed port is a connection error.
+   * Idempotent.
+   */
+  stopReceiving(): void {
+    this.#admission.close();
+  }
+
+  /**
+   * Graceful stop (runtime-spec §4.7): {@link stopReceiving}, cancels in-flight handlers, refuses
+   * new calls, waits up to `graceMs` (default 5000 ms) for calls to finish, then closes every
+   * connection.
    */
   async stop(graceMs: number = DEFAULT_STOP_GRACE_MS): Promise<void> {
     const server = this.#server;
+    this.stopReceiving();
     if (!server || this.#stopping.signal.aborted) return;
     this.#stopping.abort(new GrpcCallError(grpcStatus.CANCELLED, "CANCELLED", "grpc server shutting down"));
     await new Promise<void>((resolve) => {
@@ -155,32 +190,52 @@ export class GrpcServer {
 
     const msg = msgFromRequest(call.request, depthFromMetadata(call.metadata));
     this.#log.debug({ to: msg.to, from: msg.from, edgeId: msg.edgeId, bytes: (msg.data as Uint8Array).byteLength, depth: msg.depth }, "grpc hop received");
-    let pending: Promise<Result>;
-    try {
-      pending = context.with(extractTrace(call.metadata), () => this.#handler(msg, hop.signal));
-    } catch (err) {
-      pending = Promise.resolve(fail(err));
-    }
-    pending
-      .catch((err: unknown) => fail(err))
-      .then((result) => {
-        call.removeListener("cancelled", onCancelled);
-        this.#stopping.signal.removeEventListener("abort", onStopping);
-        // As Go: a hop whose context ended (caller gone, server stopping) answers with that error.
-        const reply = hop.signal.aborted ? { error: abortError(hop.signal) } : replyFromResult(result);
-        if ("data" in reply) {
-          // An empty Data is left out, so the response bytes equal Go's (proto3 omits defaults).
-          callback(null, reply.data.byteLength === 0 ? {} : { Data: reply.data });
-          return;
-        }
-        const s = hop.signal.aborted ? { code: grpcStatus.CANCELLED, details: reply.error.message, errorCode: undefined } : errorStatus(reply.error);
-        const trailer = new Metadata();
-        if (s.errorCode !== undefined) trailer.set(ERROR_CODE_METADATA, s.errorCode);
-        const err: ServerErrorResponse = Object.assign(new Error(s.details), { code: s.code, details: s.details, metadata: trailer });
-        this.#log.debug({ to: msg.to, err: s.details, code: s.errorCode }, "grpc hop failed");
-        callback(err);
-      });
+    const settle = () => {
+      call.removeListener("cancelled", onCancelled);
+      this.#stopping.signal.removeEventListener("abort", onStopping);
+    };
+    void this.#admission.admit(msg.to, hop.signal).then((admission) => {
+      if (!admission.admitted) {
+        settle();
+        if (admission.refusal) this.#log.debug({ to: msg.to, err: admission.refusal.message }, "grpc hop refused");
+        return this.#fail(callback, admission.refusal ?? abortError(hop.signal), !admission.refusal);
+      }
+      let pending: Promise<Result>;
+      try {
+        pending = context.with(extractTrace(call.metadata), () => this.#handler(msg, hop.signal));
+      } catch (err) {
+        pending = Promise.resolve(fail(err));
+      }
+      return pending
+        .catch((err: unknown) => fail(err))
+        .then((result) => {
+          admission.release();
+          settle();
+          // As Go: a hop whose context ended (caller gone, server stopping) answers with that error.
+          if (hop.signal.aborted) return this.#fail(callback, abortError(hop.signal), true);
+          const reply = replyFromResult(result);
+          if ("data" in reply) {
+            // An empty Data is left out, so the response bytes equal Go's (proto3 omits defaults).
+            callback(null, reply.data.byteLength === 0 ? {} : { Data: reply.data });
+            return;
+          }
+          this.#fail(callback, reply.error, false);
+        });
+    });
   };
+
+  /**
+   * Answers the call with `err`: status CANCELLED when the hop's context ended (`cancelled`), else
+   * the handler-error status with its `x-error-code` and, for a refusal of this server, `x-refused`.
+   */
+  #fail(callback: sendUnaryData<Partial<MessageResponseWire>>, err: Error, cancelled: boolean): void {
+    const s = cancelled ? { code: grpcStatus.CANCELLED, details: err.message, errorCode: undefined, refused: false } : errorStatus(err);
+    const trailer = new Metadata();
+    if (s.errorCode !== undefined) trailer.set(ERROR_CODE_METADATA, s.errorCode);
+    if (s.refused) trailer.set(REFUSED_METADATA, REFUSED_FLAG);
+    this.#log.debug({ err: s.details, code: s.errorCode, refused: s.refused }, "grpc hop failed");
+    callback(Object.assign(new Error(s.details), { code: s.code, details: s.details, metadata: trailer }) as ServerErrorResponse);
+  }
 }
 
 function abortError(signal: AbortSignal): Error {

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { Metadata, status } from "@grpc/grpc-js";
 import { Type } from "typebox";
-import { CodedError, coded, errorCode } from "../../../src/sdk/errors.ts";
+import { CodedError, coded, errorCode, retryable, shouldRetry } from "../../../src/sdk/errors.ts";
+import { ShuttingDownError } from "../../../src/transport/refusal.ts";
+import { BusyError } from "../../../src/transport/slots.ts";
 import { empty, fail, ok } from "../../../src/sdk/result.ts";
 import {
   decodeCallError,
@@ -18,6 +20,13 @@ import { advertisedAddress, bindTarget } from "../../../src/transport/grpc/serve
 
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 const bytes = (s: string) => new TextEncoder().encode(s);
+/** Trailers as a server sends them: `x-error-code` when coded, `x-refused: 1` for a refusal. */
+const trailer = (code?: string, refused = false) => {
+  const m = new Metadata();
+  if (code) m.set("x-error-code", code);
+  if (refused) m.set("x-refused", "1");
+  return m;
+};
 
 describe("Msg → MessageRequest", () => {
   test("maps from, to, edge id and the JSON payload", () => {
@@ -81,9 +90,19 @@ describe("Result → MessageResponse", () => {
 
   test("a failure becomes status UNKNOWN with its text, plus the code when coded", () => {
     const plain = replyFromResult(fail(new Error("boom")));
-    expect(errorStatus((plain as { error: Error }).error)).toEqual({ code: status.UNKNOWN, details: "boom", errorCode: undefined });
+    expect(errorStatus((plain as { error: Error }).error)).toEqual({ code: status.UNKNOWN, details: "boom", errorCode: undefined, refused: false });
     const c = replyFromResult(fail(coded("E_X", new Error("bad"))));
-    expect(errorStatus((c as { error: Error }).error)).toEqual({ code: status.UNKNOWN, details: "E_X: bad", errorCode: "E_X" });
+    expect(errorStatus((c as { error: Error }).error)).toEqual({ code: status.UNKNOWN, details: "E_X: bad", errorCode: "E_X", refused: false });
+  });
+
+  test("a refusal of this server is marked refused; the same code relayed from further down is not", () => {
+    const busy = errorStatus(retryable(new BusyError("h.m.n-1:in", 4, "queue of 4 full")));
+    expect(busy).toMatchObject({ code: status.UNKNOWN, errorCode: "BUSY", refused: true });
+    expect(busy.details).toStartWith("BUSY: module busy: 4 hops running");
+    expect(errorStatus(retryable(new ShuttingDownError("h.m.n-1:in")))).toMatchObject({ errorCode: "SHUTTING_DOWN", refused: true });
+    // What a sender decoded from a refusing module further down: a retryable CodedError, not a local refusal.
+    const relayed = decodeCallError({ code: status.UNKNOWN, details: busy.details, metadata: trailer("BUSY", true) }, "m", "h:1");
+    expect(errorStatus(relayed)).toMatchObject({ errorCode: "BUSY", refused: false });
   });
 
   test("a reply value with no JSON form becomes an ENCODE error", () => {
@@ -112,11 +131,6 @@ describe("MessageResponse → Result", () => {
 });
 
 describe("call errors", () => {
-  const trailer = (code?: string) => {
-    const m = new Metadata();
-    if (code) m.set("x-error-code", code);
-    return m;
-  };
 
   test("UNKNOWN without a code is the remote handler's text", () => {
     const e = decodeCallError({ code: status.UNKNOWN, details: "boom", metadata: trailer() }, "m", "h:1");
@@ -130,6 +144,15 @@ describe("call errors", () => {
     expect(e).toBeInstanceOf(CodedError);
     expect(errorCode(e)).toBe("E_X");
     expect(e.message).toBe("E_X: bad");
+  });
+
+  test("x-refused makes the error retryable for the edge retry policy, keeping code and text", () => {
+    const e = decodeCallError({ code: status.UNKNOWN, details: "BUSY: module busy", metadata: trailer("BUSY", true) }, "m", "h:1");
+    expect({ retry: shouldRetry(e), code: errorCode(e), message: e.message }).toEqual({ retry: true, code: "BUSY", message: "BUSY: module busy" });
+    const uncoded = decodeCallError({ code: status.UNKNOWN, details: "refused", metadata: trailer(undefined, true) }, "m", "h:1");
+    expect(shouldRetry(uncoded)).toBe(true);
+    // Without the mark the same code is an ordinary (not retried) coded error.
+    expect(shouldRetry(decodeCallError({ code: status.UNKNOWN, details: "BUSY: module busy", metadata: trailer("BUSY") }, "m", "h:1"))).toBe(false);
   });
 
   test("another status is a GrpcCallError named GRPC_<status> with module and address", () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { headers } from "@nats-io/transport-node";
 import { coded, CodedError, errorCode, permanent, retryable, shouldRetry } from "../../../src/sdk/errors.ts";
 import { BusyError } from "../../../src/transport/slots.ts";
-import { ShuttingDownError } from "../../../src/operator/hop-gate.ts";
+import { ShuttingDownError } from "../../../src/transport/refusal.ts";
 import { empty, fail, ok } from "../../../src/sdk/result.ts";
 import { RemoteCodedError, RemoteError, WireDecodeError } from "../../../src/transport/nats/errors.ts";
 import { execKey, msgSubject, stepRecordKey, subjectFor, sysConsumerName, sysmsgSubject } from "../../../src/transport/nats/names.ts";

@@ -36,6 +36,23 @@ describe("hop slots (bounded concurrency, issue 21)", () => {
     expect({ busy: s.busy, queued: s.queued, taken: s.taken }).toEqual({ busy: 2, queued: 0, taken: 1 });
   });
 
+  test("an aborted waiter leaves the queue uncounted, and a release then skips it", async () => {
+    const s = new HopSlots({ limit: 1, queueLimit: 2 });
+    s.tryAcquire();
+    const gone = new AbortController();
+    const a = s.acquire(1000, gone.signal);
+    const b = s.acquire(1000);
+    expect(s.queued).toBe(2);
+    gone.abort();
+    expect(await a).toBe(false);
+    expect({ queued: s.queued, busy: s.busy }).toEqual({ queued: 1, busy: 0 });
+    s.release(); // passes to b, not to the aborted a
+    expect(await b).toBe(true);
+    expect(s.taken).toBe(1);
+    expect(await s.acquire(1000, AbortSignal.abort())).toBe(false); // aborted before: no wait
+    expect(s.queued).toBe(0);
+  });
+
   test("reserve takes up to the free slots; whenFree waits for a release", async () => {
     const s = new HopSlots({ limit: 4 });
     expect(s.reserve(10)).toBe(4);
