@@ -301,7 +301,8 @@ describe("fault isolation: a throw outside handle faults only its node", () => {
     await s.update(makeNode("s1", "faulty"));
     const r = s.runner(nodeName("s1"))!;
     await emitters.get(nodeName("s1"))!("_control");
-    await s.stopAll();
+    // The flush retries the failing write until its deadline (state-persistence); a short one here.
+    await s.stopAll(AbortSignal.timeout(100));
     expect(r.nodeSignal.aborted).toBe(true);
   });
 });
