@@ -5,7 +5,7 @@
  * - compiled binary (`Bun.isStandaloneExecutable`): the set compiled in by `npm run build`
  *   (src/runtime/registry/static.ts); a directory flag loads that directory instead;
  * - from source: `./components` under the working directory; cluster mode alone falls back to the
- *   bundled set when there is none (src/operator/module.ts `loadRegistry`), while local mode and
+ *   bundled set when there is none (src/operator/stages.ts `loadRegistry`), while local mode and
  *   `tinyhost components` report the missing directory.
  */
 

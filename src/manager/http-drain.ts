@@ -9,7 +9,7 @@ import { drainListeners } from "../sdk/http/open-listeners.ts";
 import type { Logger } from "../telemetry/log.ts";
 import type { Runnable } from "./manager.ts";
 
-/** Default bound on the HTTP drain, ms: the same as the hop drain (`DEFAULT_DRAIN_TIMEOUT_MS`, src/operator/module.ts). */
+/** Default bound on the HTTP drain, ms: the same as the hop drain (`DEFAULT_DRAIN_TIMEOUT_MS`, src/operator/receivers.ts). */
 export const DEFAULT_HTTP_DRAIN_MS = 4_000;
 
 /** The nodes whose listeners are drained: a scheduler's runners (`Scheduler.nodes()`/`runner()`). */

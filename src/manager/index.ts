@@ -1,6 +1,6 @@
 /**
  * The manager of runnables (controller-runtime `pkg/manager`): one process shape for cluster and
- * local mode. `src/operator/module.ts` and `src/local/host.ts` add their runnables to it.
+ * local mode. `src/operator/module.ts` (parts built in src/operator/) and `src/local/host.ts` add their runnables to it.
  */
 export {
   Manager,

@@ -1,7 +1,8 @@
 /**
  * The health/metrics listeners as a runnable (group `servers`), shared by cluster and local mode:
  * `/healthz`, `/readyz` (the given checks) and `/metrics` on the probe address, and `/metrics`
- * alone on an optional extra address (runtime-spec §12; src/server).
+ * alone on an optional extra address (runtime-spec §12; src/server); and cluster mode's readiness
+ * checks ({@link moduleReadiness}).
  */
 import type { Runnable } from "../manager/index.ts";
 import { healthApp, listen, parseBindAddress, type HttpListener, type ReadinessCheck } from "../server/index.ts";
@@ -43,6 +44,44 @@ export function healthServer(o: HealthServerOptions): HealthServer {
     },
     async stop() {
       for (const l of listeners.splice(0)) await l.stop();
+    },
+  };
+}
+
+/** What cluster mode's /readyz looks at ({@link moduleReadiness}). */
+export interface ModuleReadinessSources {
+  /** The TinyNode informer's store: ready once its first list synced. */
+  nodeStore: { readonly synced: boolean };
+  /** The wire: connected (NATS) or listening (gRPC), else the reason. */
+  transport: { ready(): true | string };
+  /** Ready once any holder of the Lease was observed. */
+  leadership: { readonly leaderKnown: boolean };
+}
+
+/** Cluster mode's readiness checks and the switch for the `started` one. */
+export interface ModuleReadiness {
+  /** The checks for {@link HealthServerOptions.readiness}. */
+  readonly checks: Record<string, ReadinessCheck>;
+  /** Every runnable started (the transport receivers start last): the `started` check passes from now on. */
+  markStarted(): void;
+}
+
+/**
+ * /readyz of cluster mode: every part started, the TinyNode cache synced, the transport up and a
+ * leader known. Go starts probes only once its manager runs and a leader is observed (runtime-spec
+ * §16 item 24); the cache and transport checks are ours (a pod that cannot serve hops yet is not ready).
+ */
+export function moduleReadiness(o: ModuleReadinessSources): ModuleReadiness {
+  let started = false;
+  return {
+    checks: {
+      started: () => (started ? true : "not every part has started yet (transport receivers last)"),
+      "node-cache": () => (o.nodeStore.synced ? true : "TinyNode cache not synced yet"),
+      transport: () => o.transport.ready(),
+      leader: () => (o.leadership.leaderKnown ? true : "no leader observed on the Lease yet"),
+    },
+    markStarted() {
+      started = true;
     },
   };
 }

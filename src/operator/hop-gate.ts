@@ -3,7 +3,7 @@
  * started, and lets shutdown wait, bounded, until the in-flight ones finished. Also counts hops for
  * /metrics.
  *
- * Shutdown stops the transport receivers before it drains the gate (src/operator/module.ts), so
+ * Shutdown stops the transport receivers before it drains the gate (src/operator/receivers.ts), so
  * a refusal is rare: a hop that slipped in after the receivers stopped (a core message already
  * buffered; the gRPC server refuses queued and new calls itself once it stops receiving,
  * src/transport/grpc/admission.ts). It is retryable — the hop is fine, only this replica is leaving:

@@ -7,11 +7,16 @@
  * The object also carries the annotation {@link TINYHOST_VERSION_ANNOTATION}: `status.sdkVersion`
  * holds the Go SDK version whose behaviour we implement (as a Go module writes its SDK version,
  * src/cli/version.ts `SDK_VERSION`), so tinyhost's own version goes where a human sees it.
+ *
+ * At start-up the request is sent as soon as the kube client exists and the manager waits for it
+ * in group `controllers` ({@link ownModuleRegistration}).
  */
 import { sanitizeResourceName } from "../k8s/api/index.ts";
 import type { KubeClient } from "../k8s/client/index.ts";
 import { tinyModules } from "../k8s/controllers/index.ts";
-import type { ModuleIdentity } from "../k8s/resources/index.ts";
+import { createResourceManager, type ModuleIdentity } from "../k8s/resources/index.ts";
+import { task, type Runnable } from "../manager/index.ts";
+import type { Logger } from "../telemetry/log.ts";
 
 /** Annotation on the own TinyModule with the tinyhost version that runs it (e.g. `0.1.0`). Ours; Go writes none. */
 export const TINYHOST_VERSION_ANNOTATION = "tinyhost.io/version";
@@ -46,4 +51,32 @@ export async function ensureTinyModule(
   if (imageStale) patch.spec = { image };
   await kube.mergePatch(tinyModules, name, patch, { namespace });
   return "updated";
+}
+
+/** Options of {@link ownModuleRegistration}. */
+export interface OwnModuleRegistrationOptions {
+  kube: KubeClient;
+  /** Namespace of the TinyModule. */
+  namespace: string;
+  /** Unsanitized name and version (`--name`, `--version`). */
+  module: ModuleIdentity;
+  /** Pod name and env for the resource manager that creates the object. */
+  podName: string;
+  env: Record<string, string | undefined>;
+  /** The tinyhost version to annotate. */
+  runtimeVersion: string;
+  log: Logger;
+}
+
+/**
+ * Sends the registration ({@link ensureTinyModule}) now — at start-up it leaves with the Lease get
+ * and the TinyNode list (issue 19) — and returns a runnable (group `controllers`) whose start waits
+ * for its outcome, so a failure still fails start-up (named by the manager); until then a rejection
+ * is held, not unhandled.
+ */
+export function ownModuleRegistration(o: OwnModuleRegistrationOptions): Runnable {
+  const create = (m: ModuleIdentity, annotations?: Record<string, string>) => createResourceManager({ kube: o.kube, namespace: o.namespace, podName: o.podName, env: o.env }).createModule(m, annotations);
+  const registered = ensureTinyModule(o.kube, o.namespace, o.module, create, o.runtimeVersion);
+  registered.catch(() => {});
+  return task("own TinyModule", async () => o.log.info({ tinymodule: sanitizeResourceName(o.module.name), result: await registered }, "own TinyModule registered"));
 }

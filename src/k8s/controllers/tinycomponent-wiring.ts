@@ -1,6 +1,6 @@
 /**
  * The TinyComponent controller of a running module: watch → reconcile (tinycomponent.ts) over the
- * module's component catalog. Kept apart from src/operator/module.ts so the module manager needs
+ * module's component catalog. Kept apart from src/operator/controllers.ts so the module's wiring needs
  * only a few lines to run it.
  */
 import type { KubeClient, KubeObject } from "../client/index.ts";

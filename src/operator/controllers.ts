@@ -1,0 +1,141 @@
+/**
+ * The module's controllers (group `controllers`, started at once): TinyNode (runners per owned
+ * node, status by the leader), TinyModule (own status: address and component list; other modules'
+ * gRPC addresses) and TinyComponent (runtime-spec §5.3). Wired to what changes their answers: a
+ * component-set change requeues the nodes of those components and the own TinyModule; a
+ * leadership change requeues everything this replica owns (the new leader writes what the old one
+ * left, a follower stops writing).
+ */
+import type { KubeClient, KubeObject } from "../k8s/client/index.ts";
+import {
+  componentStatuses,
+  CONTROLLER_STOP_TIMEOUT_MS,
+  DEFAULT_NODE_WORKERS,
+  kubeModuleApi,
+  kubeNodeApi,
+  moduleStatus,
+  tinyModuleReconciler,
+  tinyModules,
+  tinyNodeController,
+  type TinyNodeController,
+  type WatchedModule,
+} from "../k8s/controllers/index.ts";
+import { asWatched, tinyComponentController } from "../k8s/controllers/tinycomponent-wiring.ts";
+import type { TinyNode } from "../k8s/api/index.ts";
+import { Controller, resourceSource, Watcher, type WatchSource } from "../k8s/runtime/index.ts";
+import { loop, type Runnable } from "../manager/index.ts";
+import type { ComponentCatalog } from "../runtime/registry/catalog.ts";
+import type { Scheduler } from "../runtime/scheduler/index.ts";
+import { reconcileSpan } from "../telemetry/reconcile.ts";
+import type { Logger } from "../telemetry/log.ts";
+import type { Leadership } from "./leadership.ts";
+import type { WatchedController } from "./metrics.ts";
+import type { ModuleTransport } from "./transport.ts";
+
+/** Options of {@link moduleControllers}. */
+export interface ModuleControllersOptions {
+  kube: KubeClient;
+  /** Namespace of the nodes and TinyModules. */
+  namespace: string;
+  /** Unsanitized module name, version and the Go SDK version we implement (the TinyModule status). */
+  module: { name: string; version: string; sdkVersion: string };
+  /** Sanitized module name: the own TinyModule's name. */
+  moduleName: string;
+  scheduler: Scheduler;
+  /** The live component set (the TinyModule status lists it; TinyComponents add to it). */
+  catalog: ComponentCatalog;
+  /** The own address for the status, other modules' addresses (gRPC). */
+  transport: Pick<ModuleTransport, "address" | "addresses">;
+  leadership: Leadership;
+  /** The TinyNode list/watch source (primed at start-up: its first page is already on the wire). */
+  nodeSource: WatchSource<TinyNode>;
+  /** Concurrent TinyNode reconciles ({@link nodeWorkers}). */
+  workers: number;
+  log: Logger;
+}
+
+/** The built controllers. */
+export interface ModuleControllers {
+  /** The TinyNode controller (its store feeds /readyz and the runners' status writes). */
+  readonly nodes: TinyNodeController;
+  /** Runnables for group `controllers`, in start order. */
+  readonly runnables: readonly Runnable[];
+  /** The three controllers as /metrics sees them. */
+  readonly watched: readonly WatchedController[];
+  /** Requeues the own TinyModule (its status changed outside a watch event, e.g. the address bound). */
+  requeueOwnModule(): void;
+}
+
+/**
+ * Builds the three controllers and subscribes them to component-set and leadership changes; a
+ * leadership already won is acted on now.
+ */
+export function moduleControllers(o: ModuleControllersOptions): ModuleControllers {
+  const { kube, namespace, scheduler, catalog, transport, leadership, log } = o;
+  const isLeader = leadership.isLeader;
+  const nodes = tinyNodeController({ module: o.module, scheduler, api: kubeNodeApi(kube, namespace), isLeader, source: o.nodeSource, workers: o.workers, log });
+
+  // The status's component list, rebuilt only when the catalog changed.
+  let components = { version: -1, list: componentStatuses([]) };
+  const listed = () => (components.version === catalog.version ? components : (components = { version: catalog.version, list: componentStatuses(catalog.list()) })).list;
+  const moduleReconciler = tinyModuleReconciler({
+    ownName: o.moduleName,
+    desiredStatus: () => {
+      const addr = transport.address(); // "" until the gRPC receiver bound its port
+      return addr === "" ? undefined : moduleStatus({ addr, ...o.module, components: listed() });
+    },
+    api: kubeModuleApi(kube, namespace),
+    isLeader,
+    ...(transport.addresses ? { addresses: transport.addresses } : {}),
+  });
+  const moduleWatcher = new Watcher<WatchedModule>(resourceSource(kube, tinyModules, { namespace }), { onError: (err) => log.warn({ err: String(err) }, "tinymodule watch error") });
+  const moduleController = new Controller<WatchedModule>({
+    name: "tinymodule",
+    watcher: moduleWatcher,
+    reconcile: (key, obj, ctx) => reconcileSpan(`TinyModule ${key}`, () => moduleReconciler.reconcile(key, obj, ctx)),
+    onError: (key, err) => log.warn({ controller: "tinymodule", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
+  });
+  const ownModuleKey = `${namespace}/${o.moduleName}`;
+  const requeueOwnModule = () => moduleController.enqueue(ownModuleKey);
+  const componentController = tinyComponentController({ kube, namespace, module: o.module.name, catalog, isLeader, log });
+
+  catalog.onChange((names) => {
+    nodes.controller.enqueueAll((n) => names.includes(n.spec.component) && nodes.reconciler.owns(n.metadata.name ?? ""));
+    requeueOwnModule();
+  });
+  const requeueOwned = () => {
+    nodes.controller.enqueueAll((n) => nodes.reconciler.owns(n.metadata.name ?? ""));
+    requeueOwnModule();
+    componentController.requeueAll();
+  };
+  leadership.onChange(requeueOwned);
+  if (leadership.leading) requeueOwned(); // the campaign won before the controllers existed
+
+  return {
+    nodes,
+    runnables: [
+      nodes.runnable,
+      loop("tinymodule controller", (signal) => moduleController.run(signal), { stopTimeoutMs: CONTROLLER_STOP_TIMEOUT_MS }),
+      loop("tinycomponent controller", (signal) => componentController.run(signal), { stopTimeoutMs: CONTROLLER_STOP_TIMEOUT_MS }),
+    ],
+    watched: [
+      { name: "tinynode", controller: nodes.controller as unknown as Controller<KubeObject>, watcher: nodes.watcher as unknown as Watcher<KubeObject>, writes: nodes.reconciler.stats },
+      { name: "tinymodule", controller: moduleController as unknown as Controller<KubeObject>, watcher: moduleWatcher as unknown as Watcher<KubeObject>, writes: moduleReconciler.stats },
+      { name: "tinycomponent", ...asWatched(componentController), writes: { ...componentController.reconciler.stats, conflicts: 0 } },
+    ],
+    requeueOwnModule,
+  };
+}
+
+/**
+ * TinyNode reconcile workers: `TINYHOST_NODE_WORKERS` (a positive integer), else
+ * `DEFAULT_NODE_WORKERS` (src/k8s/controllers).
+ * @throws Error naming the variable and value when it is not a positive integer.
+ */
+export function nodeWorkers(env: Record<string, string | undefined>): number {
+  const raw = env.TINYHOST_NODE_WORKERS;
+  if (raw === undefined || raw === "") return DEFAULT_NODE_WORKERS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`TINYHOST_NODE_WORKERS = ${JSON.stringify(raw)} must be a positive integer`);
+  return n;
+}
