@@ -242,9 +242,9 @@ function ackWaitFromEnv(env: Record<string, string | undefined>): number | undef
 
 /**
  * The hop slots of `TINYHOST_MAX_CONCURRENT_HOPS` (queue as long as the limit).
- * @throws Error naming the variable and value when it is not an integer ≥ 1.
+ * @throws Error naming the variable and value when it is not a decimal integer ≥ 1 (docs/operations.md §10).
  */
-function slotsFromEnv(env: Record<string, string | undefined>): HopSlots {
+export function slotsFromEnv(env: Record<string, string | undefined>): HopSlots {
   const limit = intFromEnv(env, ENV_MAX_CONCURRENT_HOPS, 1) ?? DEFAULT_MAX_CONCURRENT_HOPS;
   return new HopSlots({ limit });
 }
@@ -264,8 +264,9 @@ function queueWaitFromEnv(env: Record<string, string | undefined>): number {
 function intFromEnv(env: Record<string, string | undefined>, name: string, min: number, unit = ""): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} = ${JSON.stringify(raw)} must be an integer ${unit}≥ ${min}`);
+  // Decimal digits only: Number() would also take "0x10", "1e3" and " 8 ".
+  const n = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} = ${JSON.stringify(raw)} must be a decimal integer ${unit}≥ ${min} (at most 9 digits)`);
   return n;
 }
 

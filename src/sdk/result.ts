@@ -71,6 +71,7 @@ export function resultValue(r: Result): unknown {
 export function toError(x: unknown): Error {
   if (x instanceof Error) return x;
   if (typeof x === "string") return new Error(x);
+  if (x === undefined) return new Error("undefined"); // JSON.stringify gives no text for it
   try {
     return new Error(JSON.stringify(x));
   } catch {

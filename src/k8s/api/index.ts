@@ -4,3 +4,4 @@
  */
 export * from "./v1alpha1.ts";
 export * from "./naming.ts";
+export * from "./status-text.ts";

@@ -7,7 +7,7 @@
  * we keep that heartbeat but skip the no-op writes in between — docs/compatibility.md).
  */
 import { isDeepStrictEqual } from "node:util";
-import type { TinyNode, TinyNodeStatus } from "../api/index.ts";
+import { statusText, type TinyNode, type TinyNodeStatus } from "../api/index.ts";
 
 /** The module identity written to `status.module` (runtime-spec §5.1 step 5). */
 export interface ModuleInfo {
@@ -64,8 +64,9 @@ export function ownedNodeStatus(node: TinyNode, module: ModuleInfo, fromSchedule
   };
 }
 
+/** The failure's text, bounded (status-text.ts says why). */
 function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return statusText(err instanceof Error ? err.message : String(err));
 }
 
 /** True when an owned field other than `lastUpdateTime` differs from `current`. */

@@ -10,6 +10,7 @@
 import type { ComponentLogger } from "../../sdk/context.ts";
 import { TinyError } from "../../sdk/errors.ts";
 import { toError } from "../../sdk/result.ts";
+import { statusText } from "../../k8s/api/status-text.ts";
 
 /**
  * Where component code threw. `state()` is the per-node state factory (a new runner); hook names
@@ -50,7 +51,8 @@ export class ComponentFaultError extends TinyError<"COMPONENT_FAULT"> {
     readonly site: FaultSite,
     cause: unknown,
   ) {
-    super("COMPONENT_FAULT", `node ${node} (component ${component}) failed in ${site}: ${toError(cause).message}`, { cause });
+    // The cause keeps the whole text; the message (status, log lines) is bounded (status-text.ts).
+    super("COMPONENT_FAULT", `node ${node} (component ${component}) failed in ${site}: ${statusText(toError(cause).message)}`, { cause });
   }
 }
 
@@ -69,7 +71,7 @@ export interface GuardTarget {
   readonly node: string;
   /** Component name. */
   readonly component: string;
-  /** The node's logger. */
+  /** The node's logger; it binds `node` (the scheduler's child logger per node), the guard's lines rely on that. */
   readonly log: ComponentLogger;
   /** The node's lifetime signal: the SDK helpers find this guard through it ({@link guardOf}). */
   readonly lifetime: AbortSignal;
@@ -87,8 +89,10 @@ const byLifetime = new WeakMap<AbortSignal, NodeGuard>();
 export function recordFault(who: Pick<GuardTarget, "node" | "component" | "log">, site: FaultSite, err: unknown): ComponentFaultError {
   const fault = err instanceof ComponentFaultError ? err : new ComponentFaultError(who.node, who.component, site, err);
   componentFaults.bySite[site] = (componentFaults.bySite[site] ?? 0) + 1;
-  // The message leaves the error text to `err` (the local terminal prints both) and the node to `node`.
-  const line = { node: who.node, component: who.component, site, err: toError(err).message };
+  // The message leaves the error text to `err` (the local terminal prints both). The node's logger
+  // already binds `node`, and `component` names the subsystem in every log line: repeating either
+  // key here gave lines with duplicate JSON keys, so the component goes as `componentName`.
+  const line = { componentName: who.component, site, err: statusText(toError(err).message) };
   const msg = `component ${who.component} failed in ${site}`;
   if (HOP_SITES.has(site)) who.log.debug(line, msg);
   else who.log.error(line, msg);

@@ -23,6 +23,7 @@ import { compilePortDecoder, type PortDecoder } from "../schema/index.ts";
 import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
 import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, PayloadDecodeError, PortValidationError, StatusWriteError } from "./errors.ts";
 import { MetadataState, STATE_PREFIX } from "./metadata-state.ts";
+import { statusText } from "../../k8s/api/status-text.ts";
 import { StatusWriter, type WriteOutcome, type WriteRetry, type FlushOutcome } from "./status-writer.ts";
 import { compilePortConfigs, decodeConfiguredPayload, evaluatePortConfig, PortConfigTable } from "./port-config.ts";
 import { orphanedKeys } from "./orphaned-keys.ts";
@@ -420,7 +421,9 @@ export class Runner implements HopSite {
   #thrown(port: string, err: unknown): unknown {
     const site: FaultSite = port === SystemPort.settings ? "onSettings" : port === SystemPort.control ? "onControl" : "handle";
     const fault = this.guard.record(site, err);
-    return site === "onSettings" ? fault : err;
+    // `throw undefined` / `throw null` is still a throw: it must fail the hop, not read as a
+    // handler that returned nothing (`fail(undefined)` is success, as Go's nil error).
+    return site === "onSettings" ? fault : (err ?? new Error(`${site} threw ${String(err)}`));
   }
 
   /** The end of a hop: a successful `_settings` is cached (then ports re-read), the span ends. */
@@ -636,7 +639,7 @@ export class Runner implements HopSite {
     const ports = this.ports(); // first: a throwing ports() is a fault this status must show
     const problem = this.lastError ?? this.#fault ?? this.#portConfigs.problem ?? (withWriteFailure ? this.writeFailure : undefined);
     return {
-      status: problem ? problem.message : "OK",
+      status: problem ? statusText(problem.message) : "OK", // bounded: a huge message must not break the write
       error: problem !== undefined,
       ports: statusPorts(ports),
       component: statusComponent(this.instance.definition.info),

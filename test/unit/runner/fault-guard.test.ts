@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { BackgroundLoop, defineComponent, nodeInterval, nodeTask, nodeTimeout, ok, source, target, Type, type ComponentContext, type Emitter, type TinyNode } from "tinyhost";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { componentFaults } from "../../../src/runtime/runner/guard.ts";
+import { STATUS_TEXT_MAX, statusText } from "../../../src/k8s/api/status-text.ts";
 import { makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
@@ -65,6 +66,11 @@ const faulty = defineComponent({
   },
   handle: (ctx: ComponentContext<{ portsCalls: number }>, _output, _port, data) => {
     if (data.text === "throw") throw new TypeError("handle boom");
+    if (data.text === "throw-undefined") throw undefined;
+    if (data.text === "throw-null") throw null;
+    if (data.text === "huge") nodeTimeout(ctx, 0, () => {
+      throw new Error("x".repeat(2_000_000));
+    });
     if (data.text === "interval") {
       let n = 0;
       nodeInterval(ctx, 2, () => {
@@ -248,6 +254,28 @@ describe("fault isolation: a throw outside handle faults only its node", () => {
     expect((await hop(s, "h1", "after")).kind).toBe("ok");
   });
 
+  test("throw undefined / throw null in handle fail the hop (not a success with no result), with a message that says so", async () => {
+    const { s } = setup(false);
+    await s.update(makeNode("u1", "faulty"));
+    for (const [text, shown] of [["throw-undefined", "handle threw undefined"], ["throw-null", "handle threw null"]] as const) {
+      const r = await hop(s, "u1", text);
+      expect(r.kind).toBe("fail");
+      expect(r.kind === "fail" ? r.error.message : "").toBe(shown);
+    }
+  });
+
+  test("a 2 MB error message is cut to STATUS_TEXT_MAX in the status and the log line (it broke the status write)", async () => {
+    const { s, lines } = setup(false);
+    await s.update(makeNode("big", "faulty"));
+    await hop(s, "big", "huge");
+    await until("the timer fault on the status", () => (s.readStatus(nodeName("big"))?.status ?? "").includes("failed in timer"));
+    const status = s.readStatus(nodeName("big"))!.status!;
+    expect(status.length).toBeLessThanOrEqual(STATUS_TEXT_MAX);
+    expect(status).toMatch(/… \(\d+ more characters\)$/);
+    const line = lines.find((l) => l.obj.site === "timer" && l.obj.node === nodeName("big"))!;
+    expect(String(line.obj.err).length).toBeLessThanOrEqual(STATUS_TEXT_MAX);
+  });
+
   test("nodeInterval keeps running after a call that threw, and every helper is cancelled when the node stops", async () => {
     const { s } = setup(false);
     await s.update(makeNode("n1", "faulty"));
@@ -304,5 +332,17 @@ describe("fault isolation: a throw outside handle faults only its node", () => {
     // The flush retries the failing write until its deadline (state-persistence); a short one here.
     await s.stopAll(AbortSignal.timeout(100));
     expect(r.nodeSignal.aborted).toBe(true);
+  });
+});
+
+describe("statusText", () => {
+  test("keeps short text, cuts long text to the bound with a note of how much was cut, never splits a surrogate pair", () => {
+    expect(statusText("short")).toBe("short");
+    const cut = statusText("a".repeat(5_000));
+    expect(cut.length).toBeLessThanOrEqual(STATUS_TEXT_MAX);
+    expect(cut).toEndWith(`… (${5_000 - cut.indexOf("…")} more characters)`);
+    const emoji = statusText("😀".repeat(40), 41);
+    expect(emoji.length).toBeLessThanOrEqual(41);
+    expect(/[\uD800-\uDBFF]…/.test(emoji)).toBe(false);
   });
 });
