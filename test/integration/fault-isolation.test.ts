@@ -8,7 +8,7 @@
  * naming node and site, its log line names the node, and the counters count them.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
@@ -32,7 +32,9 @@ const MODULE = "tinysystems/fault-test";
 const SANITIZED = sanitizeResourceName(MODULE);
 const HEALTHY = "00000";
 /** Suffixes whose fault the guard catches and the status shows, with the site it names. */
-const GUARDED = Object.entries(FAULT_SUFFIX).filter(([s, site]) => s !== HEALTHY && site !== "bare timer" && site !== "forgotten promise");
+const GUARDED = Object.entries(FAULT_SUFFIX).filter(([s, site]) => s !== HEALTHY && site !== "bare timer" && site !== "forgotten promise" && site !== "huge onSettings");
+/** The node whose onSettings throws a 2 MB message. */
+const HUGE = Object.entries(FAULT_SUFFIX).find(([, site]) => site === "huge onSettings")![0];
 const LAST_RESORT = Object.entries(FAULT_SUFFIX).filter(([, site]) => site === "bare timer" || site === "forgotten promise");
 
 /** JSON log lines of a file (pino): the ones that parse. */
@@ -91,6 +93,14 @@ describe("fault isolation: a module on the real control plane and NATS", () => {
         expect(st?.status).toContain(`node ${name(suffix)} (component faulty) failed in ${site}: fixture fault in ${site}`);
         await waitUntil(`log line of ${site}`, async () => faultLine(proc!.logFile, name(suffix), site) !== undefined, 10_000, 100);
       }
+      // A 2 MB message still shows: the status text is cut to 4,096 characters, so its write fits
+      // etcd's request limit; the log does not carry the 2 MB either (it grew 58 MB in 40 s before).
+      await waitUntil(`the huge fault on ${name(HUGE)}'s status`, async () => (await statusOf(HUGE))?.error === true, 30_000, 200);
+      const huge = (await statusOf(HUGE))!.status!;
+      expect(huge).toStartWith(`node ${name(HUGE)} (component faulty) failed in onSettings: huge fixture fault xxx`);
+      expect(huge.length).toBeLessThanOrEqual(4_096);
+      expect(huge).toMatch(/… \(\d+ more characters\)$/);
+      expect(statSync(proc.logFile).size).toBeLessThan(1_000_000);
       // The bare timer and the forgotten promise reached only the last resort: logged with the fixture's frame, counted.
       await waitUntil("two last-resort lines", async () => lastResortLines(proc!.logFile).length >= LAST_RESORT.length, 10_000, 100);
       expect(new Set(lastResortLines(proc.logFile).map((l) => l.kind))).toEqual(new Set(["uncaught exception", "unhandled rejection"]));
