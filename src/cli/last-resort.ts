@@ -51,7 +51,8 @@ export function installLastResort(log: ComponentLogger): () => void {
   const handle = (kind: "uncaught exception" | "unhandled rejection") => (err: unknown) => {
     componentFaults.uncaught++;
     const e = toError(err);
-    log.error({ ...attribute(err), err: e.message, stack: e.stack, kind }, `${kind} caught by the last resort (no node guard saw it); serving on: ${e.message}`);
+    // The error text goes in `err` only: local mode's terminal line prints `<msg>: <err>`.
+    log.error({ ...attribute(err), err: e.message, stack: e.stack, kind }, `${kind} caught by the last resort (no node guard saw it); serving on`);
   };
   const onException = handle("uncaught exception");
   const onRejection = handle("unhandled rejection");

@@ -17,6 +17,7 @@
  * runners (components, then the scheduler's runners) → controllers (manifests, the TinyNode
  * controller, the file watches) → receivers (start signals, once every node was reconciled).
  */
+import type { ComponentLogger } from "../sdk/context.ts";
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
@@ -166,6 +167,11 @@ export class LocalHost {
 
   readonly #o: LocalHostOptions;
   readonly #p: Prepared;
+  /**
+   * The host's logger: warnings and errors become human terminal lines (src/local/human-log.ts).
+   * `run --local` hands it to the process-level last resort once the host exists.
+   */
+  readonly log: ComponentLogger;
   readonly #manager: Manager;
   readonly #source: DirectorySource;
   readonly #controller: TinyNodeController;
@@ -242,6 +248,7 @@ export class LocalHost {
     this.#events = events;
     // Warnings and errors of the runtime and components become human lines, or are dropped as repeats.
     const log = new HumanLogger(logger.child({ component: "local" }), (e) => events.log(e));
+    this.log = log;
     const transport = new InProcessTransport();
     this.scheduler = new LocalScheduler(
       {

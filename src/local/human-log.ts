@@ -76,7 +76,7 @@ export class HumanLogger implements ComponentLogger {
 }
 
 /** Fields a human line shows as `(k=v, …)`: all but those already in the line. */
-const SHOWN_ELSEWHERE = new Set(["node", "err", "component", "msg"]);
+const SHOWN_ELSEWHERE = new Set(["node", "err", "component", "msg", "stack"]); // a stack cut at 60 characters says nothing; `at` names the line
 
 /**
  * The text of a human line for `event`: `<msg>: <err> (k=v, …)`, the extra fields' values as JSON

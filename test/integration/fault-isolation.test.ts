@@ -182,7 +182,10 @@ describe("fault isolation: local mode", () => {
         const human = `node "faulty ${suffix}": component faulty failed in ${site}: fixture fault in ${site}`;
         await waitUntil(`terminal line of ${site}`, async () => existsSync(log) && readFileSync(log, "utf8").includes(human), 10_000, 100);
       }
-      await waitUntil("two last-resort lines", async () => lastResortLines(log).length >= LAST_RESORT.length, 10_000, 100);
+      // Local mode prints them as terminal lines, with the component's file and line.
+      const humanLastResort = () => readFileSync(log, "utf8").split("\n").filter((l) => l.includes("caught by the last resort") && l.includes("faulty.ts:"));
+      await waitUntil("two last-resort lines", async () => humanLastResort().length >= LAST_RESORT.length, 10_000, 100);
+      expect(humanLastResort().some((l) => l.includes("serving on: fixture fault in bare timer (at="))).toBe(true);
       const metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
       expect(metrics).toMatch(/^tinyhost_component_faults_total\{site="background loop"\} [1-9]/m);
       expect(metrics).toMatch(/^tinyhost_uncaught_errors_total [2-9]/m);

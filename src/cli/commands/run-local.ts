@@ -3,6 +3,7 @@
  * this process — no cluster, no NATS (src/local). Runs until SIGINT/SIGTERM, then stops every node
  * without onDestroy and writes the state file, so the next run resumes.
  */
+import type { ComponentLogger } from "../../sdk/context.ts";
 import { setupTracing, type TracingHandle } from "../../telemetry/tracing.ts";
 import { resolve } from "node:path";
 import { LocalHost, type LocalHostOptions } from "../../local/host.ts";
@@ -187,12 +188,21 @@ export async function runLocal(args: readonly string[]): Promise<number> {
     return 1;
   }
   // A throw that escaped every node guard is logged and counted; the other nodes keep serving (issue 21).
-  const removeLastResort = installLastResort(logger);
+  // Until the host exists its lines go to the JSON logger; from then on through the host's
+  // logger, so they read as terminal lines like every other error of local mode.
+  let lastResortLog: ComponentLogger = logger;
+  const removeLastResort = installLastResort({
+    debug: (o, m) => lastResortLog.debug(o, m),
+    info: (o, m) => lastResortLog.info(o, m),
+    warn: (o, m) => lastResortLog.warn(o, m),
+    error: (o, m) => lastResortLog.error(o, m),
+  });
   let host: LocalHost;
   try {
     // The health server is the manager's first runnable: /healthz answers during start-up, /readyz
     // turns 200 once every node of the first read was reconciled and signalled.
     host = await LocalHost.start(await localOptions(flags));
+    lastResortLog = host.log;
   } catch (err) {
     const e = err as Error & { code?: string };
     console.error(`tinyhost run --local: ${e.message}${e.code ? ` [${e.code}]` : ""}`);

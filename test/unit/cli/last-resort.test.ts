@@ -44,7 +44,7 @@ describe("last resort", () => {
     process.emit("unhandledRejection", new Error("forgotten"), Promise.resolve());
     expect(componentFaults.uncaught).toBe(before + 2);
     expect(lines.map((l) => l.obj.kind)).toEqual(["uncaught exception", "unhandled rejection"]);
-    expect(lines[0]!.msg).toContain("timer threw");
+    expect(lines[0]!.obj.err).toBe("timer threw"); // the text in `err` only: the terminal line prints `<msg>: <err>`
     expect(String(lines[1]!.obj.at)).toContain("last-resort.test.ts");
   });
 
