@@ -31,6 +31,7 @@ import type { Logger } from "../telemetry/log.ts";
 import type { Leadership } from "./leadership.ts";
 import type { WatchedController } from "./metrics.ts";
 import type { ModuleTransport } from "./transport.ts";
+import { envInteger } from "./env-integer.ts";
 
 /** Options of {@link moduleControllers}. */
 export interface ModuleControllersOptions {
@@ -130,12 +131,8 @@ export function moduleControllers(o: ModuleControllersOptions): ModuleController
 /**
  * TinyNode reconcile workers: `TINYHOST_NODE_WORKERS` (a positive integer), else
  * `DEFAULT_NODE_WORKERS` (src/k8s/controllers).
- * @throws Error naming the variable and value when it is not a positive integer.
+ * @throws Error naming the variable and value when it is not a decimal integer ≥ 1 (env-integer.ts).
  */
 export function nodeWorkers(env: Record<string, string | undefined>): number {
-  const raw = env.TINYHOST_NODE_WORKERS;
-  if (raw === undefined || raw === "") return DEFAULT_NODE_WORKERS;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`TINYHOST_NODE_WORKERS = ${JSON.stringify(raw)} must be a positive integer`);
-  return n;
+  return envInteger(env, "TINYHOST_NODE_WORKERS", 1) ?? DEFAULT_NODE_WORKERS;
 }

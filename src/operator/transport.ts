@@ -27,6 +27,7 @@ import { selectTransport, type TransportSelection } from "../transport/select.ts
 import type { MsgHandler, Transport } from "../transport/types.ts";
 import type { ModuleAddressBook } from "../k8s/controllers/index.ts";
 import type { StepLedger } from "../runtime/durable/ledger.ts";
+import { envInteger } from "./env-integer.ts";
 import { DEFAULT_HOP_QUEUE_WAIT_MS, DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../transport/slots.ts";
 
 /** Env variable overriding the JetStream business consumer's AckWait, ms (default Go's 30 000). */
@@ -237,7 +238,7 @@ async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promi
  * @throws Error naming the variable and value when it is not an integer ≥ 1000.
  */
 function ackWaitFromEnv(env: Record<string, string | undefined>): number | undefined {
-  return intFromEnv(env, ENV_JETSTREAM_ACK_WAIT_MS, 1000, "number of ms ");
+  return envInteger(env, ENV_JETSTREAM_ACK_WAIT_MS, 1000, "number of ms ");
 }
 
 /**
@@ -245,7 +246,7 @@ function ackWaitFromEnv(env: Record<string, string | undefined>): number | undef
  * @throws Error naming the variable and value when it is not a decimal integer ≥ 1 (docs/operations.md §10).
  */
 export function slotsFromEnv(env: Record<string, string | undefined>): HopSlots {
-  const limit = intFromEnv(env, ENV_MAX_CONCURRENT_HOPS, 1) ?? DEFAULT_MAX_CONCURRENT_HOPS;
+  const limit = envInteger(env, ENV_MAX_CONCURRENT_HOPS, 1) ?? DEFAULT_MAX_CONCURRENT_HOPS;
   return new HopSlots({ limit });
 }
 
@@ -254,21 +255,9 @@ export function slotsFromEnv(env: Record<string, string | undefined>): HopSlots 
  * @throws Error naming the variable and value when it is not an integer ≥ 0.
  */
 function queueWaitFromEnv(env: Record<string, string | undefined>): number {
-  return intFromEnv(env, ENV_HOP_QUEUE_WAIT_MS, 0) ?? DEFAULT_HOP_QUEUE_WAIT_MS;
+  return envInteger(env, ENV_HOP_QUEUE_WAIT_MS, 0) ?? DEFAULT_HOP_QUEUE_WAIT_MS;
 }
 
-/**
- * An integer env variable ≥ `min`, or undefined when unset.
- * @throws Error naming the variable and value otherwise.
- */
-function intFromEnv(env: Record<string, string | undefined>, name: string, min: number, unit = ""): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return undefined;
-  // Decimal digits only: Number() would also take "0x10", "1e3" and " 8 ".
-  const n = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} = ${JSON.stringify(raw)} must be a decimal integer ${unit}≥ ${min} (at most 9 digits)`);
-  return n;
-}
 
 /** The URL without credentials, for logs. */
 function redactUrl(url: string): string {

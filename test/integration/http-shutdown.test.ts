@@ -78,6 +78,36 @@ async function sigtermWithRequestsInFlight(proc: ManagedProcess, base: string, l
   return ms;
 }
 
+/**
+ * Runs {@link slowApi} on the real control plane and NATS: module `front` (pod `front-0`) hosts it,
+ * the nodes named in `elsewhere` move to module `back` (its own process, started only then); the
+ * flow is started and its server answers.
+ * @returns the front module's process and the server's base URL.
+ */
+async function slowApiOnCluster(prefix: string, elsewhere: readonly string[]): Promise<{ server: ManagedProcess & { logFile: string }; base: string }> {
+  const natsUrl = process.env.TINYHOST_TEST_NATS_URL;
+  if (!natsUrl) throw new Error("TINYHOST_TEST_NATS_URL is not set: run through test/support/run-integration.ts");
+  const { cp, kube, dir } = await openClusterFixture("http-shutdown");
+  const ns = await cp.newNamespace(prefix);
+  await createRelease(kube, ns, { release: "front", pods: ["front-0"] });
+  const logDir = join(dir, ns);
+  mkdirSync(logDir);
+  const start = (hostname: string, name: string) => startModuleProcess({ hostname, name, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env: { TINY_NATS_URL: natsUrl }, logDir });
+  const started = await Promise.all([start("front-0", "front"), ...(elsewhere.length ? [start("back-0", "back")] : [])]);
+  procs.push(...started);
+  const manifests = buildFlow(slowApi("front"));
+  for (const key of elsewhere) moveNodeToModule(manifests, key, "back");
+  const objects = flowObjects(manifests, ns);
+  await applyObjects(kube, ns, objects);
+  const names = nodesByComponent(objects);
+  await waitForReconciled(kube, ns, Object.values(names));
+  await sendSignal(natsUrl, names.signal!, "_control", { send: true });
+  const port = Number(await waitForMetadata(kube, ns, names.http_server!, "port"));
+  const base = `http://127.0.0.1:${port}`;
+  await waitUntil("the server answers", async () => (await fetch(`${base}/warm`).catch(() => undefined))?.status === 200, 15_000);
+  return { server: started[0]!, base };
+}
+
 describe("SIGTERM with in-flight HTTP requests", () => {
   test(
     "local mode: every in-flight request completes, a new connection is refused, the process exits 0",
@@ -102,25 +132,9 @@ describe("SIGTERM with in-flight HTTP requests", () => {
   test(
     "cluster mode: every in-flight request completes, a new connection is refused, the process exits 0",
     async () => {
-      const natsUrl = process.env.TINYHOST_TEST_NATS_URL;
-      if (!natsUrl) throw new Error("TINYHOST_TEST_NATS_URL is not set: run through test/support/run-integration.ts");
-      const { cp, kube, dir } = await openClusterFixture("http-shutdown");
-      const ns = await cp.newNamespace("http-shutdown");
-      await createRelease(kube, ns, { pods: ["pod-0"] });
-      const logDir = join(dir, ns);
-      mkdirSync(logDir);
-      const proc = await startModuleProcess({ hostname: "pod-0", name: "tinyhost", namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env: { TINY_NATS_URL: natsUrl }, logDir });
-      procs.push(proc);
-      const objects = flowObjects(buildFlow(slowApi("tinyhost")), ns);
-      await applyObjects(kube, ns, objects);
-      const names = nodesByComponent(objects);
-      await waitForReconciled(kube, ns, Object.values(names));
-      await sendSignal(natsUrl, names.signal!, "_control", { send: true });
-      const port = Number(await waitForMetadata(kube, ns, names.http_server!, "port"));
-      const base = `http://127.0.0.1:${port}`;
-      await waitUntil("the server answers", async () => (await fetch(`${base}/warm`).catch(() => undefined))?.status === 200, 15_000);
-      const ms = await sigtermWithRequestsInFlight(proc, base, proc.logFile);
-      const log = readFileSync(proc.logFile, "utf8");
+      const { server, base } = await slowApiOnCluster("http-shutdown", []);
+      const ms = await sigtermWithRequestsInFlight(server, base, server.logFile);
+      const log = readFileSync(server.logFile, "utf8");
       expect(log).toContain('"msg":"http listeners drained"');
       console.log(`[http-shutdown cluster] ${REQUESTS} requests in flight (${SLOW_MS} ms each, SIGTERM ~400 ms in): SIGTERM → exit ${ms} ms`);
     },
@@ -130,27 +144,9 @@ describe("SIGTERM with in-flight HTTP requests", () => {
   test(
     "cluster mode, the flow's slow step in another module: the answers still come back over NATS while the server's process stops",
     async () => {
-      const natsUrl = process.env.TINYHOST_TEST_NATS_URL;
-      if (!natsUrl) throw new Error("TINYHOST_TEST_NATS_URL is not set: run through test/support/run-integration.ts");
-      const { cp, kube, dir } = await openClusterFixture("http-shutdown");
-      const ns = await cp.newNamespace("http-shutdown-x");
-      await createRelease(kube, ns, { release: "front", pods: ["front-0"] });
-      const logDir = join(dir, ns);
-      mkdirSync(logDir);
-      const start = (hostname: string, name: string) => startModuleProcess({ hostname, name, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env: { TINY_NATS_URL: natsUrl }, logDir });
-      const [front, back] = await Promise.all([start("front-0", "front"), start("back-0", "back")]);
-      procs.push(front, back);
-      const manifests = buildFlow(slowApi("front"));
-      moveNodeToModule(manifests, "wait", "back"); // request → back (delay) → front (response): both hops on the wire
-      const objects = flowObjects(manifests, ns);
-      await applyObjects(kube, ns, objects);
-      const names = nodesByComponent(objects);
-      await waitForReconciled(kube, ns, Object.values(names));
-      await sendSignal(natsUrl, names.signal!, "_control", { send: true });
-      const port = Number(await waitForMetadata(kube, ns, names.http_server!, "port"));
-      const base = `http://127.0.0.1:${port}`;
-      await waitUntil("the server answers", async () => (await fetch(`${base}/warm`).catch(() => undefined))?.status === 200, 15_000);
-      const ms = await sigtermWithRequestsInFlight(front, base, front.logFile);
+      // request → back (delay) → front (response): both hops on the wire
+      const { server, base } = await slowApiOnCluster("http-shutdown-x", ["wait"]);
+      const ms = await sigtermWithRequestsInFlight(server, base, server.logFile);
       console.log(`[http-shutdown cross-module] ${REQUESTS} requests in flight through another module: SIGTERM → exit ${ms} ms`);
     },
     120_000,
