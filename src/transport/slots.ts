@@ -11,6 +11,7 @@
  *   `queueWaitMs`), else it is refused with the retryable {@link BusyError}. docs/operations.md §10
  *   says why.
  */
+import { retryable, type RetryableError } from "../sdk/errors.ts";
 import { HopRefusedError } from "./refusal.ts";
 
 /**
@@ -146,6 +147,15 @@ export class HopSlots implements HopSlotStats {
     const n = Math.max(0, Math.min(max, this.limit - this.#taken));
     this.#taken += n;
     return n;
+  }
+
+  /**
+   * The retryable {@link BusyError} for a hop to `to` that {@link acquire} refused after waiting at
+   * most `waitMs`: it says whether the queue was full or the wait ran out.
+   */
+  busyRefusal(to: string, waitMs: number): RetryableError {
+    const why = this.#queue.length >= this.queueLimit ? `queue of ${this.queueLimit} full` : `no slot within ${waitMs} ms`;
+    return retryable(new BusyError(to, this.limit, why));
   }
 
   /** Counts a refusal decided by the caller (e.g. a message arriving while the receivers stop). */

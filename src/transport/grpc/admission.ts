@@ -2,14 +2,14 @@
  * Admission of incoming gRPC calls to the module's hop slots (issue 21 item 4; the NATS wires'
  * bound, src/transport/slots.ts). gRPC has no pull, as core NATS: a call beyond the limit waits in
  * the bounded slot queue for at most the queue wait, else it is refused with the retryable
- * {@link BusyError}. Once the server stops taking work ({@link CallAdmission.close}), queued and new
+ * `BUSY` (`BusyError`, src/transport/slots.ts). Once the server stops taking work ({@link CallAdmission.close}), queued and new
  * calls are refused with the retryable {@link ShuttingDownError} — the caller's edge re-sends them,
  * as a core NATS hop refused by the hop gate (docs/operations.md §10). A call whose caller went
  * away (cancel, deadline) while queued leaves the queue without a refusal.
  */
 import { retryable, type RetryableError } from "../../sdk/errors.ts";
 import { ShuttingDownError } from "../refusal.ts";
-import { BusyError, DEFAULT_HOP_QUEUE_WAIT_MS, type HopSlots } from "../slots.ts";
+import { DEFAULT_HOP_QUEUE_WAIT_MS, type HopSlots } from "../slots.ts";
 
 /** The outcome of {@link CallAdmission.admit}. */
 export type Admission =
@@ -64,9 +64,7 @@ export class CallAdmission {
         // Closing wins over the caller's abort: the stop aborts in-flight calls right after.
         if (this.closed) return this.#refuseClosed(to);
         if (callerGone.aborted) return { admitted: false, refusal: undefined };
-        const s = this.slots;
-        const why = s.queued >= s.queueLimit ? `queue of ${s.queueLimit} full` : `no slot within ${this.queueWaitMs} ms`;
-        return { admitted: false, refusal: retryable(new BusyError(to, s.limit, why)) };
+        return { admitted: false, refusal: this.slots.busyRefusal(to, this.queueWaitMs) };
       }
     }
     let held = true;

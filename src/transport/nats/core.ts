@@ -17,8 +17,7 @@ import type { Logger } from "../../telemetry/log.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
 import { fail, type Result } from "../../sdk/result.ts";
 import type { Msg, MsgHandler, Transport } from "../types.ts";
-import { retryable } from "../../sdk/errors.ts";
-import { BusyError, DEFAULT_HOP_QUEUE_WAIT_MS, DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../slots.ts";
+import { DEFAULT_HOP_QUEUE_WAIT_MS, DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../slots.ts";
 import { msgSubject, subjectFor, sysmsgSubject } from "./names.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS, request } from "./request.ts";
 import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
@@ -120,9 +119,8 @@ export class CoreNatsTransport implements Transport {
   /** Runs `m` in a slot, or answers `BUSY` (retryable) when none frees within the queue wait. */
   async #admit(m: NatsMsg, handle: (msg: Msg) => Promise<Result>): Promise<void> {
     if (!(await this.slots.acquire(this.#queueWaitMs))) {
-      const to = m.headers?.get(H_TO) ?? m.subject;
-      const why = this.slots.queued >= this.slots.queueLimit ? `queue of ${this.slots.queueLimit} full` : `no slot within ${this.#queueWaitMs} ms`;
-      this.#respond(m, m.reply || m.headers?.get(H_REPLY_INBOX), encodeErrorReply(retryable(new BusyError(to, this.slots.limit, why))));
+      const refusal = this.slots.busyRefusal(m.headers?.get(H_TO) ?? m.subject, this.#queueWaitMs);
+      this.#respond(m, m.reply || m.headers?.get(H_REPLY_INBOX), encodeErrorReply(refusal));
       return;
     }
     try {
