@@ -27,11 +27,7 @@
  * runtime-spec §9 (start-up order, adapted), §12 (the chart's 10 s grace period).
  */
 import { sanitizeResourceName } from "../k8s/api/index.ts";
-import { createKubeClient } from "../k8s/client/index.ts";
-import { tinyNodes } from "../k8s/controllers/index.ts";
 import { createResourceManager } from "../k8s/resources/index.ts";
-import { resourceSource } from "../k8s/runtime/index.ts";
-import { primedSource } from "../k8s/runtime/primed-source.ts";
 import { httpDrain, loop, Manager } from "../manager/index.ts";
 import { ComponentCatalog } from "../runtime/registry/catalog.ts";
 import type { ModuleClient } from "../sdk/client.ts";
@@ -40,11 +36,11 @@ import { SDK_VERSION, version as tinyhostVersion } from "../cli/version.ts";
 import { moduleControllers, nodeWorkers } from "./controllers.ts";
 import { healthServer, moduleReadiness } from "./health.ts";
 import { HopGate } from "./hop-gate.ts";
-import { DEFAULT_LEASE_TIMINGS, Leadership, leaseCampaign, leaseName, type LeaseTimings } from "./leadership.ts";
+import { beginStart, type EarlyStart } from "./early.ts";
+import { DEFAULT_LEASE_TIMINGS, leaseName, type LeaseTimings } from "./leadership.ts";
 import { MemoryGovernor, softMemoryLimit } from "./memory-governor.ts";
 import { moduleMetrics } from "./metrics.ts";
 import { DEFAULT_DRAIN_TIMEOUT_MS, TRANSPORT_GRACE_MS, transportConnection, transportReceivers } from "./receivers.ts";
-import { ownModuleRegistration } from "./register.ts";
 import { componentFiles, moduleScheduler, runnersStop, type NodeCache } from "./runners.ts";
 import { allStages, checked, loadRegistry, ModuleStartError, stages } from "./stages.ts";
 import { openTransport } from "./transport.ts";
@@ -110,7 +106,7 @@ export interface RunningModule {
  * @throws ModuleStartError naming the stage before the manager that failed; ManagerStartError
  *   naming the runnable that failed (what already started is stopped first).
  */
-export async function startModule(o: ModuleOptions): Promise<RunningModule> {
+export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise<RunningModule> {
   const base = o.log ?? rootLogger;
   const log = base.child({ component: "module" });
   const moduleName = sanitizeResourceName(o.name);
@@ -120,33 +116,31 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   const workers = checked("controllers", () => nodeWorkers(o.env));
   const memoryLimit = checked("memory", () => softMemoryLimit(o.env));
   const stage = stages(log);
-  const leadership = new Leadership();
 
   // ---- stages before the manager (issue 19: this order and overlap are measured, bench/vs-go.ts)
-  const kubeReady = stage("kubeconfig", () => createKubeClient({ ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}), env: o.env }));
-  // The three requests /readyz waits on need only the API client: they leave at once, in this
-  // order, while the wire connects and the components load. The manager adopts the campaign
-  // (group election) and waits for the registration (group controllers).
-  const early = kubeReady.then((kube) => ({
-    election: leaseCampaign({ kube, namespace, moduleName, hostname: o.hostname, timings: o.lease ?? DEFAULT_LEASE_TIMINGS, leadership, log }),
-    nodeSource: primedSource(resourceSource(kube, tinyNodes, { namespace })),
-    registration: ownModuleRegistration({ kube, namespace, module: { name: o.name, version: o.version }, podName: o.hostname, env: o.env, runtimeVersion: tinyhostVersion, log }),
-  }));
-  early.catch(() => {}); // a kubeconfig failure is reported below, as the stage's
+  // The kubeconfig and the three requests /readyz waits on (early.ts): sent by the CLI before it
+  // loaded this file, or here.
+  const begun = early ?? beginStart(o, log);
+  const { leadership } = begun;
+  const kubeReady = begun.parts.then(
+    (p) => {
+      log.info({ stage: "kubeconfig", ms: Math.round(p.kubeconfigMs) }, "start: kubeconfig");
+      return p.kube;
+    },
+    (err: unknown) => {
+      log.error({ stage: "kubeconfig", err: err instanceof Error ? err.message : String(err) }, "start failed: kubeconfig");
+      throw err;
+    },
+  );
   // The wire and the components only once those requests are on the wire: both stages evaluate
   // modules synchronously (the static registry, the NATS client) for 15–35 ms, and started at the
   // same time they held the kubeconfig stage's file reads behind them (measured). Bun's fetch does
-  // its TLS handshakes on its own thread, so they overlap with the loading that follows.
-  // setImmediate: after the microtasks that carry the requests down to fetch(). The dial goes
-  // first: its TCP handshake and the server's INFO arrive while the components evaluate.
-  const afterEarly = early.then(
-    () => new Promise<void>((r) => setImmediate(r)),
-    () => undefined,
-  );
-  const transportReady = afterEarly.then(() => stage("transport", () => openTransport({ module: moduleName, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader: leadership.isLeader, log: base })));
-  const componentsReady = afterEarly.then(() => stage("components", () => loadRegistry(o.componentsDir === undefined ? undefined : null)));
+  // its TLS handshakes on its own thread, so they overlap with the loading that follows. The dial
+  // goes first: its TCP handshake and the server's INFO arrive while the components evaluate.
+  const transportReady = begun.sent.then(() => stage("transport", () => openTransport({ module: moduleName, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader: leadership.isLeader, log: base })));
+  const componentsReady = begun.sent.then(() => stage("components", () => loadRegistry(o.componentsDir === undefined ? undefined : null)));
   // Start-up failed before the manager took the campaign over: end it (the Lease is released).
-  const cancelCampaign = () => early.then((e) => e.election.cancel(), () => {});
+  const cancelCampaign = () => begun.cancel();
   const [kube, registry, transport] = await allStages([kubeReady, componentsReady, transportReady] as const, async ([, , opened]) => {
     await opened?.close(TRANSPORT_GRACE_MS); // the first failing stage is reported; a wire that opened closes
     await cancelCampaign();
@@ -154,7 +148,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
 
   try {
     // ---- parts
-    const { election, nodeSource, registration } = await early;
+    const { election, nodeSource, registration } = await begun.parts;
     const nodeCache: NodeCache = {}; // the TinyNode informer's store, once the controllers exist
     const client: ModuleClient = { ...createResourceManager({ kube, namespace, podName: o.hostname, env: o.env }), mode: "cluster" };
     const scheduler = await stage("scheduler", () => moduleScheduler({ moduleName, kube, namespace, transport, client, leadership, nodeCache, log: base }));

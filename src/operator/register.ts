@@ -13,8 +13,9 @@
  */
 import { sanitizeResourceName } from "../k8s/api/index.ts";
 import type { KubeClient } from "../k8s/client/index.ts";
-import { tinyModules } from "../k8s/controllers/index.ts";
-import { createResourceManager, type ModuleIdentity } from "../k8s/resources/index.ts";
+import { tinyModules } from "../k8s/controllers/types.ts";
+import { bindKinds } from "../k8s/resources/kinds.ts";
+import { createModule, type ModuleIdentity } from "../k8s/resources/modules.ts";
 import { task, type Runnable } from "../manager/index.ts";
 import type { Logger } from "../telemetry/log.ts";
 
@@ -60,9 +61,6 @@ export interface OwnModuleRegistrationOptions {
   namespace: string;
   /** Unsanitized name and version (`--name`, `--version`). */
   module: ModuleIdentity;
-  /** Pod name and env for the resource manager that creates the object. */
-  podName: string;
-  env: Record<string, string | undefined>;
   /** The tinyhost version to annotate. */
   runtimeVersion: string;
   log: Logger;
@@ -75,7 +73,9 @@ export interface OwnModuleRegistrationOptions {
  * is held, not unhandled.
  */
 export function ownModuleRegistration(o: OwnModuleRegistrationOptions): Runnable {
-  const create = (m: ModuleIdentity, annotations?: Record<string, string>) => createResourceManager({ kube: o.kube, namespace: o.namespace, podName: o.podName, env: o.env }).createModule(m, annotations);
+  // createModule straight from its file, not through the resource manager: this runs before the
+  // rest of the module is loaded (src/operator/early.ts), and the manager's module graph holds the logger.
+  const create = (m: ModuleIdentity, annotations?: Record<string, string>) => createModule(bindKinds(o.kube), o.namespace, m, annotations);
   const registered = ensureTinyModule(o.kube, o.namespace, o.module, create, o.runtimeVersion);
   registered.catch(() => {});
   return task("own TinyModule", async () => o.log.info({ tinymodule: sanitizeResourceName(o.module.name), result: await registered }, "own TinyModule registered"));

@@ -6,23 +6,10 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { discoverComponents, type Registry } from "../runtime/registry/index.ts";
-import { TinyError } from "../sdk/errors.ts";
 import type { Logger } from "../telemetry/log.ts";
+import { ModuleStartError } from "./start-error.ts";
 
-/**
- * A stage before the manager failed (kubeconfig, components, transport, scheduler, a flag); names
- * the stage. A runnable that fails to start is a `ManagerStartError` with the same message shape.
- * code `"MODULE_START"`.
- */
-export class ModuleStartError extends TinyError {
-  /** The stage, e.g. `kubeconfig`. */
-  readonly stage: string;
-  /** @param stage - the failing stage. @param cause - its error. */
-  constructor(stage: string, cause: unknown) {
-    super("MODULE_START", `start-up failed at stage "${stage}": ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-    this.stage = stage;
-  }
-}
+export { ModuleStartError };
 
 /** Runs one named stage: logs its time (`start: <name>`) or its failure. */
 export type Stage = <T>(name: string, fn: () => Promise<T> | T) => Promise<T>;

@@ -18,14 +18,14 @@
  * RELEASE_NAMESPACE, KUBERNETES_CLUSTER_DOMAIN, STORAGE_PATH are left to components, as in Go. Test/ops knobs (ms): TINYHOST_LEASE_DURATION_MS,
  * TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS, TINYHOST_DRAIN_TIMEOUT_MS.
  */
-import { setupTracing, type TracingHandle } from "../../telemetry/tracing.ts";
 import { version as tinyhostVersion } from "../version.ts";
-import { DEFAULT_LEASE_TIMINGS, startModule, type ModuleOptions } from "../../operator/index.ts";
-import { logger } from "../../telemetry/log.ts";
+import { beginStart } from "../../operator/early.ts";
+import { DEFAULT_LEASE_TIMINGS } from "../../operator/leadership.ts";
+import type { ModuleOptions } from "../../operator/module.ts";
+import { lazyChildLogger } from "../../telemetry/lazy-logger.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { TinyError } from "../../sdk/errors.ts";
-import { installLastResort } from "../last-resort.ts";
 
 /**
  * Text of `tinyhost run --help` (cluster flags). The `--components` default depends on how tinyhost
@@ -174,11 +174,11 @@ export function moduleOptionsFrom(flags: RunClusterFlags, env: Record<string, st
   };
 }
 
-/** Hard bound on shutdown, ms: inside the chart's 10 s termination grace period (runtime-spec §12). */
-export const SHUTDOWN_LIMIT_MS = 9_000;
-
 /**
- * Runs the module until SIGTERM/SIGINT (exit 0) or a fatal error (exit 1).
+ * Runs the module until SIGTERM/SIGINT (exit 0) or a fatal error (exit 1). The first start-up
+ * stage (the kubeconfig and the three requests /readyz waits on, src/operator/early.ts) begins
+ * before the runtime is loaded: loading it (./run-module.ts and what it imports) overlaps with
+ * those round trips (issue 19).
  * @returns the exit code: 0 stopped, 1 start-up or fatal error, 2 usage error.
  */
 export async function runCluster(args: readonly string[], env: Record<string, string | undefined> = process.env): Promise<number> {
@@ -197,61 +197,11 @@ export async function runCluster(args: readonly string[], env: Record<string, st
     }
     throw err;
   }
-  let tracing: TracingHandle;
-  try {
-    // Before the transports exist, so every hop they send carries traceparent (runtime-spec §9.1).
-    tracing = await setupTracing({ serviceName: options.name, serviceVersion: options.version, env });
-  } catch (err) {
-    console.error(`tinyhost run: ${err instanceof Error ? err.message : String(err)}`);
-    return 1;
-  }
-  // Before any component loads: a throw that escaped every node guard is logged and counted, and
-  // the module keeps serving its other nodes (issue 21; src/cli/last-resort.ts).
-  const removeLastResort = installLastResort(logger);
-  let module;
-  try {
-    module = await startModule(options);
-  } catch (err) {
-    logger.fatal({ err: err instanceof Error ? err.message : String(err) }, "tinyhost run: start-up failed");
-    removeLastResort();
-    await flushTraces(tracing);
-    return 1;
-  }
-  const running = module;
-  const onSignal = (signal: string) => () => {
-    logger.info({ signal }, "signal received");
-    // The kubelet kills us after the grace period anyway; leave before it does, saying so.
-    setTimeout(() => {
-      logger.error({ limitMs: SHUTDOWN_LIMIT_MS }, "shutdown exceeded its time limit; exiting");
-      process.exit(1);
-    }, SHUTDOWN_LIMIT_MS).unref();
-    void running.stop(signal);
-  };
-  const onTerm = onSignal("SIGTERM");
-  const onInt = onSignal("SIGINT");
-  process.once("SIGTERM", onTerm);
-  process.once("SIGINT", onInt);
-  try {
-    return await running.done;
-  } finally {
-    process.off("SIGTERM", onTerm);
-    process.off("SIGINT", onInt);
-    removeLastResort();
-    await flushTraces(tracing);
-  }
-}
-
-/**
- * Flushes buffered spans at exit. A collector that cannot be reached (the chart's default
- * `OTLP_DSN` names `tinysystems-otel-collector`, which may not be installed) makes the last export
- * fail: that is logged, and never turns a clean stop into exit code 1.
- */
-async function flushTraces(tracing: TracingHandle): Promise<void> {
-  try {
-    await tracing.shutdown();
-  } catch (err) {
-    logger.warn({ err: err instanceof Error ? err.message : String(err) }, "tinyhost run: the last trace export failed");
-  }
+  const log = lazyChildLogger({ component: "module" });
+  const early = beginStart(options, log);
+  await early.sent;
+  const { runModule } = await import("./run-module.ts");
+  return runModule(options, early);
 }
 
 if (import.meta.main) process.exit(await runCluster(process.argv.slice(2)));
