@@ -6,7 +6,8 @@
  * Stages before the manager (src/operator/stages.ts: a failure is a `ModuleStartError` naming the
  * stage). The order is deliberate (issue 19): the kubeconfig first; then at once the three requests
  * readiness waits on — the Lease get (leadership.ts), the TinyNode cache's first list page
- * (src/k8s/runtime/primed-source.ts) and the own TinyModule create (register.ts); only once those
+ * (src/k8s/runtime/primed-source.ts) and the own TinyModule create (register.ts), sent by
+ * early.ts (the CLI begins it before this file is even loaded: `startModule(o, early)`); only once those
  * are on the wire the transport dial (its handshake overlaps what follows), then the components
  * load; then the scheduler (runners.ts) and the health server with its readiness checks
  * (health.ts). A failure before the manager took the campaign over ends it (the Lease is released);
@@ -103,6 +104,8 @@ export interface RunningModule {
 
 /**
  * Starts the module; resolves once every runnable started (the module may still be unready: see /readyz).
+ * @param early - the first stage, begun with these options by the caller (src/operator/early.ts
+ *   `beginStart`); absent → begun here.
  * @throws ModuleStartError naming the stage before the manager that failed; ManagerStartError
  *   naming the runnable that failed (what already started is stopped first).
  */
