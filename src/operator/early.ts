@@ -3,7 +3,7 @@
  * /readyz waits on — the Lease get (leadership.ts), the TinyNode cache's first list page
  * (src/k8s/runtime/primed-source.ts) and the own TinyModule create (register.ts) — sent before the
  * rest of the module is loaded. The CLI calls {@link beginStart} and only then imports the runtime
- * (src/cli/commands/run-cluster.ts), so evaluating pino, the NATS client and the runtime (~14 ms in
+ * (src/cli/commands/run-cluster.ts), so evaluating pino, the NATS client and the runtime (~12 ms in
  * the compiled binary, bench/start-imports.ts) overlaps with those round trips instead of coming
  * before them.
  *

@@ -1,6 +1,6 @@
 /**
  * A {@link Logger} whose real logger is made on first use. The logging module costs ~8 ms to
- * evaluate in the compiled binary (pino and its redaction, measured with bench/start-imports.ts);
+ * evaluate in the compiled binary (pino and its redaction; bench/start-imports.ts measures the runtime it belongs to);
  * the cluster start's first stage (src/operator/early.ts) hands a logger to parts that only log
  * from callbacks, after their first response, so it gets this one and sends its requests first.
  */
