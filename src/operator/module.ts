@@ -41,7 +41,7 @@ import { moduleControllers, nodeWorkers } from "./controllers.ts";
 import { healthServer, moduleReadiness } from "./health.ts";
 import { HopGate } from "./hop-gate.ts";
 import { DEFAULT_LEASE_TIMINGS, Leadership, leaseCampaign, leaseName, type LeaseTimings } from "./leadership.ts";
-import { MemoryGovernor, softMemoryLimit } from "./memory-governor.ts";
+import { gaugeReader, memoryGauge, MemoryGovernor, softMemoryLimit } from "./memory-governor.ts";
 import { moduleMetrics } from "./metrics.ts";
 import { DEFAULT_DRAIN_TIMEOUT_MS, TRANSPORT_GRACE_MS, transportConnection, transportReceivers } from "./receivers.ts";
 import { ownModuleRegistration } from "./register.ts";
@@ -119,6 +119,7 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
   // Flags and env first: a bad value stops nothing half-way.
   const workers = checked("controllers", () => nodeWorkers(o.env));
   const memoryLimit = checked("memory", () => softMemoryLimit(o.env));
+  const gauge = checked("memory", () => memoryGauge(o.env));
   const stage = stages(log);
   const leadership = new Leadership();
 
@@ -165,7 +166,8 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     const controllers = moduleControllers({ kube, namespace, module: { name: o.name, version: o.version, sdkVersion: SDK_VERSION }, moduleName, scheduler, catalog, transport, leadership, nodeSource, workers, log });
     nodeCache.store = controllers.nodes.controller.store;
     const readiness = moduleReadiness({ nodeStore: controllers.nodes.controller.store, transport, leadership });
-    const metrics = moduleMetrics({ controllers: [...controllers.watched], leaseName: leaseName(moduleName), isLeader: leadership.isLeader, hops: gate.stats, ...(transport.slots ? { hopSlots: transport.slots } : {}), runners: () => scheduler.nodes().length, apiserverRequests: kube.stats, build: { version: tinyhostVersion, sdkVersion: SDK_VERSION } });
+    const governor = memoryLimit === undefined ? undefined : new MemoryGovernor({ limitBytes: memoryLimit, gauge: gaugeReader(gauge) });
+    const metrics = moduleMetrics({ controllers: [...controllers.watched], leaseName: leaseName(moduleName), isLeader: leadership.isLeader, hops: gate.stats, ...(transport.slots ? { hopSlots: transport.slots } : {}), runners: () => scheduler.nodes().length, ...(governor ? { memoryGovernor: governor } : {}), apiserverRequests: kube.stats, build: { version: tinyhostVersion, sdkVersion: SDK_VERSION } });
     const health = await stage("health server", () => healthServer({ probeAddress: o.healthProbeBindAddress, ...(o.metricsBindAddress ? { metricsAddress: o.metricsBindAddress } : {}), readiness: readiness.checks, metrics }));
 
     // ---- the manager
@@ -180,9 +182,8 @@ export async function startModule(o: ModuleOptions): Promise<RunningModule> {
     manager
       .add("receivers", transportReceivers({ transport, gate, drainMs, onServing: controllers.requeueOwnModule, log }))
       .add("listeners", httpDrain(scheduler, log, drainMs)); // first on stop: a request's flow can still hop back over the wire
-    if (memoryLimit !== undefined) {
-      const governor = new MemoryGovernor({ limitBytes: memoryLimit });
-      log.info({ softLimitBytes: memoryLimit }, "memory governor on: a full collection when RSS is over the soft limit");
+    if (governor) {
+      log.info({ softLimitBytes: governor.limitBytes, gauge }, `memory governor on: a full collection when ${gauge === "anon" ? "RssAnon" : "VmRSS"} is over the soft limit`);
       manager.add("servers", loop("memory governor", (signal) => governor.run(signal)));
     }
     if (o.componentsDir !== undefined) manager.add("runners", componentFiles(o.componentsDir, catalog, log)); // before the controllers: nodes of file components reconcile once
