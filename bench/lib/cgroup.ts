@@ -27,6 +27,10 @@ export interface CgroupStats {
   anon: number;
   /** Page cache: `memory.stat` v1 `cache`, v2 `file`. */
   file: number;
+  /** Page cache mapped into a process (the binary's code among it): `memory.stat` v1 `mapped_file`, v2 `file_mapped`. */
+  mappedFile: number;
+  /** Shared memory and tmpfs pages (counted as page cache, but not reclaimable without swap): `memory.stat` `shmem`. */
+  shmem: number;
   /** Times the usage hit the limit: v1 `memory.failcnt`, v2 `memory.events` `max`. */
   limitHits: number;
   /** Processes the kernel killed for this cgroup: v1 `memory.oom_control` `oom_kill`, v2 `memory.events` `oom_kill`. */
@@ -147,6 +151,8 @@ export function createMemoryCgroup(s: { version: 1 | 2; parent: string }, name: 
         peak: num(f(v1 ? "memory.max_usage_in_bytes" : "memory.peak")),
         anon: (v1 ? stat.rss : stat.anon) ?? Number.NaN,
         file: (v1 ? stat.cache : stat.file) ?? Number.NaN,
+        mappedFile: (v1 ? stat.mapped_file : stat.file_mapped) ?? Number.NaN,
+        shmem: stat.shmem ?? Number.NaN,
         limitHits: v1 ? num(f("memory.failcnt")) : (events.max ?? Number.NaN),
         oomKills: (v1 ? keyed(f("memory.oom_control")).oom_kill : events.oom_kill) ?? Number.NaN,
       };
