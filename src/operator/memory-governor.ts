@@ -18,6 +18,12 @@
  * every `minGapMs` under traffic for nothing (docs/operations.md §8 has the measurement). Where
  * `/proc` is missing (macOS, local mode) both read `process.memoryUsage.rss()`.
  *
+ * What it does not do: keep a pod out of page-cache thrash. A pod slows to a crawl, with no OOM
+ * kill, once anon leaves too little room under the limit for the binary's ~40 MiB of pages in use.
+ * Under 128Mi that happens at ~85 MiB of anon, below the 96Mi soft limit, and collections run
+ * late there. JavaScriptCore's own cadence (`BUN_JSC_forceRAMSize`) is what keeps anon low enough
+ * (docs/operations.md §8, "In a pod").
+ *
  * The limit: `TINYHOST_MEMORY_SOFT_LIMIT` (bytes, or a Kubernetes quantity such as `96Mi`; `0` or
  * `off` disables), else 75 % of the process's own cgroup memory limit (v2 `memory.max`, v1
  * `memory.limit_in_bytes`; the least of its cgroup and their ancestors, found through
