@@ -36,6 +36,8 @@ export interface ModuleMetricsSources {
   runners: () => number;
   /** Requests this process sent to the apiserver, per verb (`KubeClient.stats`); absent → no series. */
   apiserverRequests?: Readonly<Record<string, number>>;
+  /** The memory governor when it is on (src/operator/memory-governor.ts); absent → no `tinyhost_memory_*` series. */
+  memoryGovernor?: { readonly limitBytes: number; readonly collections: number };
   /** tinyhost's version and the Go SDK version it implements (`tinyhost_build_info` labels); absent → no series. */
   build?: { version: string; sdkVersion: string };
 }
@@ -100,6 +102,12 @@ export function moduleMetrics(s: ModuleMetricsSources): MetricsRegistry {
   // Memory JS objects hold outside the heap (ArrayBuffers, Buffers): with the heap, what RSS is
   // made of beyond garbage not yet collected (docs/operations.md §8).
   r.collect("tinyhost_js_external_bytes", "Memory held outside the JavaScript heap by JS objects, bytes (process.memoryUsage().external, ArrayBuffers included).", "gauge", () => [{ labels: {}, value: process.memoryUsage().external }]);
+  const governor = s.memoryGovernor;
+  if (governor) {
+    // The soft limit the governor found (env, or 75 % of the cgroup limit) and what it cost.
+    r.collect("tinyhost_memory_soft_limit_bytes", "Soft memory limit of the memory governor, bytes (TINYHOST_MEMORY_SOFT_LIMIT, else 75 % of the cgroup limit).", "gauge", () => [{ labels: {}, value: governor.limitBytes }]);
+    r.collect("tinyhost_memory_governor_collections_total", "Full collections the memory governor ran because memory was over the soft limit.", "counter", () => [{ labels: {}, value: governor.collections }]);
+  }
   const requests = s.apiserverRequests;
   if (requests) {
     r.collect("tinyhost_apiserver_requests_total", "Requests sent to the Kubernetes apiserver, per verb (each HTTP attempt).", "counter", () =>

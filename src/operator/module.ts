@@ -39,7 +39,7 @@ import { healthServer, moduleReadiness } from "./health.ts";
 import { HopGate } from "./hop-gate.ts";
 import { beginStart, type EarlyStart } from "./early.ts";
 import { DEFAULT_LEASE_TIMINGS, leaseName, type LeaseTimings } from "./leadership.ts";
-import { MemoryGovernor, softMemoryLimit } from "./memory-governor.ts";
+import { gaugeReader, memoryGauge, MemoryGovernor, softMemoryLimit } from "./memory-governor.ts";
 import { moduleMetrics } from "./metrics.ts";
 import { DEFAULT_DRAIN_TIMEOUT_MS, TRANSPORT_GRACE_MS, transportConnection, transportReceivers } from "./receivers.ts";
 import { componentFiles, moduleScheduler, runnersStop, type NodeCache } from "./runners.ts";
@@ -118,6 +118,7 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
   // Flags and env first: a bad value stops nothing half-way.
   const workers = checked("controllers", () => nodeWorkers(o.env));
   const memoryLimit = checked("memory", () => softMemoryLimit(o.env));
+  const gauge = checked("memory", () => memoryGauge(o.env));
   const stage = stages(log);
 
   // ---- stages before the manager (issue 19: this order and overlap are measured, bench/vs-go.ts)
@@ -162,7 +163,8 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
     const controllers = moduleControllers({ kube, namespace, module: { name: o.name, version: o.version, sdkVersion: SDK_VERSION }, moduleName, scheduler, catalog, transport, leadership, nodeSource, workers, log });
     nodeCache.store = controllers.nodes.controller.store;
     const readiness = moduleReadiness({ nodeStore: controllers.nodes.controller.store, transport, leadership });
-    const metrics = moduleMetrics({ controllers: [...controllers.watched], leaseName: leaseName(moduleName), isLeader: leadership.isLeader, hops: gate.stats, ...(transport.slots ? { hopSlots: transport.slots } : {}), runners: () => scheduler.nodes().length, apiserverRequests: kube.stats, build: { version: tinyhostVersion, sdkVersion: SDK_VERSION } });
+    const governor = memoryLimit === undefined ? undefined : new MemoryGovernor({ limitBytes: memoryLimit, gauge: gaugeReader(gauge) });
+    const metrics = moduleMetrics({ controllers: [...controllers.watched], leaseName: leaseName(moduleName), isLeader: leadership.isLeader, hops: gate.stats, ...(transport.slots ? { hopSlots: transport.slots } : {}), runners: () => scheduler.nodes().length, ...(governor ? { memoryGovernor: governor } : {}), apiserverRequests: kube.stats, build: { version: tinyhostVersion, sdkVersion: SDK_VERSION } });
     const health = await stage("health server", () => healthServer({ probeAddress: o.healthProbeBindAddress, ...(o.metricsBindAddress ? { metricsAddress: o.metricsBindAddress } : {}), readiness: readiness.checks, metrics }));
 
     // ---- the manager
@@ -177,9 +179,8 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
     manager
       .add("receivers", transportReceivers({ transport, gate, drainMs, onServing: controllers.requeueOwnModule, log }))
       .add("listeners", httpDrain(scheduler, log, drainMs)); // first on stop: a request's flow can still hop back over the wire
-    if (memoryLimit !== undefined) {
-      const governor = new MemoryGovernor({ limitBytes: memoryLimit });
-      log.info({ softLimitBytes: memoryLimit }, "memory governor on: a full collection when RSS is over the soft limit");
+    if (governor) {
+      log.info({ softLimitBytes: governor.limitBytes, gauge }, `memory governor on: a full collection when ${gauge === "anon" ? "RssAnon" : "VmRSS"} is over the soft limit`);
       manager.add("servers", loop("memory governor", (signal) => governor.run(signal)));
     }
     if (o.componentsDir !== undefined) manager.add("runners", componentFiles(o.componentsDir, catalog, log)); // before the controllers: nodes of file components reconcile once

@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { MODULE_BINARY, MODULE_UID } from "../../src/provision/index.ts";
+import { imageEnv } from "../../bench/lib/image-env.ts";
 
 /** One instruction: keyword (upper case), raw arguments (continuations joined), 1-based line. */
 interface Instruction {
@@ -159,5 +160,19 @@ describe("Dockerfile parser (used by the checks above)", () => {
       ["FROM", "b:2.0", 6],
     ]);
     expect(parseStages(ins).map((s) => [s.image, s.name])).toEqual([["a:1.0", "one"], ["b:2.0", undefined]]);
+  });
+});
+
+describe("the image's ENV as bench/memory.ts reads it (bench/lib/image-env.ts)", () => {
+  test("is the final stage's ENV of this Dockerfile", () => {
+    expect(imageEnv()).toEqual(Object.fromEntries(FINAL.instructions.filter((i) => i.keyword === "ENV").map((i) => i.args.split("=", 2) as [string, string])));
+    expect(imageEnv().BUN_JSC_forceRAMSize).toBe(String(128 * 1024 * 1024));
+  });
+
+  test("reads both ENV forms, quotes and continuations; earlier stages do not count", () => {
+    const text = 'FROM a\nENV X=1\nFROM b\nENV A="x y" B=2 \\\n  # inner\n  C=3\nENV D some value\nENV B=3\n';
+    expect(imageEnv(text)).toEqual({ A: "x y", B: "3", C: "3", D: "some value" });
+    expect(() => imageEnv("FROM b\nENV P=$HOME/x\n")).toThrow(/line 2: ENV P=\$HOME\/x: variable references/);
+    expect(() => imageEnv("FROM b\nENV LONELY\n")).toThrow(/ENV LONELY: no value/);
   });
 });

@@ -65,8 +65,9 @@ Environment:
   TINYHOST_JETSTREAM_ACK_WAIT_MS  JetStream AckWait: how long a hop held by a dead replica waits
                        before another replica gets it (default 30000, as Go)
   TINYHOST_NODE_WORKERS  concurrent TinyNode reconciles (default 64)
-  TINYHOST_MEMORY_SOFT_LIMIT  RSS above which the module runs a full collection (bytes or 96Mi;
+  TINYHOST_MEMORY_SOFT_LIMIT  memory above which the module runs a full collection (bytes or 96Mi;
                        "off"); default 75 % of the container's cgroup memory limit, none without one
+  TINYHOST_MEMORY_GAUGE  what the soft limit is compared with: "anon" (RssAnon, default) or "rss" (VmRSS)
 `;
 }
 
