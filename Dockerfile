@@ -25,11 +25,14 @@ COPY --from=build /src/dist/tinyhost /manager
 # The health probes (8081) and the gRPC fallback (8483), as the Deployment declares them.
 EXPOSE 8081 8483
 # JavaScriptCore sizes its collection cadence to the RAM it sees (the node's, not the pod's limit),
-# so under traffic garbage piled up to ~120 MiB RssAnon at 1,000 nodes; told 128Mi (the chart's
-# limit) it collects often enough to stay at ~75 MiB (docs/operations.md §8, bench/memory.ts).
-# JSC reads its options at start-up, before the binary runs any code, hence ENV here; a pod with a
-# larger limit may override it with extraEnv.
-ENV BUN_JSC_forceRAMSize=134217728
+# so under traffic garbage piled up to ~120 MiB RssAnon at 1,000 nodes. It is told half the chart's
+# 128Mi limit: the other half is for the binary's own code pages (~40 MiB in use), which the
+# pod's memory cgroup charges too. Told 128Mi, anon reached ~85-95 MiB and a 128Mi pod thrashed on
+# its code pages (throughput 0.06-0.45x, no OOM kill); told 64Mi it stays at ~70 MiB and serves at
+# 0.68-1.11x (docs/operations.md §8 "In a pod", bench/memory.ts). JSC reads its options at
+# start-up, before the binary runs any code, hence ENV here; a pod with a larger limit may raise it
+# with extraEnv (bytes).
+ENV BUN_JSC_forceRAMSize=67108864
 USER 65532:65532
 # The chart replaces this with `command: [/manager]` + `args: [run, ...]` (or pre-install,
 # pre-delete); `docker run <image> --name ... --version ...` gets the same `run`, and

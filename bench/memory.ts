@@ -23,8 +23,8 @@
  * Variants, all with the image's ENV: "pod 128Mi" (the chart's limit; TINYHOST_MEMORY_SOFT_LIMIT
  * unset, so the governor must find 75 % of it in the cgroup), "pod 128Mi, gauge VmRSS" (the same
  * with `TINYHOST_MEMORY_GAUGE=rss`, the governor's gauge before it read RssAnon), "pod 100Mi"
- * (does the working set fit in issue 19's 100 MiB), "pod 128Mi, BUN_JSC_forceRAMSize=64Mi" (JSC told
- * half the limit, so anon leaves the binary's hot pages room), "no cgroup" (soft limit 96Mi from the env, as
+ * (does the working set fit in issue 19's 100 MiB), "pod 128Mi, BUN_JSC_forceRAMSize=128Mi" (JSC told
+ * the whole limit, the image's setting before it was halved: anon crowds out the binary's hot pages), "no cgroup" (soft limit 96Mi from the env, as
  * the pod's would be), "governor off" (no cgroup; unless --baked-only), each `--try K=V,…` (no
  * cgroup, soft limit 96Mi unless the list sets one, plus that environment) and with --smol the
  * `--smol` build (no cgroup, governor off). Without a writable cgroup the bench says so and runs
@@ -119,8 +119,8 @@ const pods: Variant[] = "reason" in cgroups ? [] : [
   { label: "pod 128Mi", binary: shipped, env: {}, cgroupBytes: 128 * MiB },
   { label: "pod 100Mi", binary: shipped, env: {}, cgroupBytes: 100 * MiB },
   { label: "pod 128Mi, gauge VmRSS", binary: shipped, env: { TINYHOST_MEMORY_GAUGE: "rss" }, cgroupBytes: 128 * MiB },
-  // JavaScriptCore told half the limit: anon stays low enough for the binary's hot pages to stay resident (docs/operations.md §8).
-  { label: "pod 128Mi, BUN_JSC_forceRAMSize=64Mi", binary: shipped, env: { BUN_JSC_forceRAMSize: String(64 * MiB) }, cgroupBytes: 128 * MiB },
+  // The image's setting before it told JavaScriptCore half the limit: anon leaves the binary's hot pages too little room (docs/operations.md §8).
+  { label: "pod 128Mi, BUN_JSC_forceRAMSize=128Mi", binary: shipped, env: { BUN_JSC_forceRAMSize: String(128 * MiB) }, cgroupBytes: 128 * MiB },
 ];
 const variants: Variant[] = [
   ...pods,
@@ -190,7 +190,7 @@ ratio("memory_throughput_ratio[pod 100Mi / pod 128Mi]", "pod 100Mi", "pod 128Mi"
 // The chart's limit against no limit: a pod whose anon memory leaves too little room for the
 // binary's hot pages re-reads them from disk (major faults) and slows to a crawl without an OOM kill.
 ratio("memory_throughput_ratio[pod 128Mi / no cgroup]", "pod 128Mi", "no cgroup", { minRatio: 0.9 }, "the shipped image under the chart's limit keeps its throughput (< 10 % lost to reclaim)");
-ratio("memory_throughput_ratio[pod 128Mi, BUN_JSC_forceRAMSize=64Mi / no cgroup]", "pod 128Mi, BUN_JSC_forceRAMSize=64Mi", "no cgroup", {}, "JavaScriptCore told 64Mi in the chart's limit against the image's defaults without a limit");
+ratio("memory_throughput_ratio[pod 128Mi, BUN_JSC_forceRAMSize=128Mi / no cgroup]", "pod 128Mi, BUN_JSC_forceRAMSize=128Mi", "no cgroup", {}, "JavaScriptCore told the whole 128Mi (the image's setting before it was halved) in the chart's limit against the image without a limit");
 ratio("memory_throughput_ratio[gauge RssAnon / gauge VmRSS]", "pod 128Mi", "pod 128Mi, gauge VmRSS", {}, "the governor reading RssAnon (default) against VmRSS under the chart's limit");
 // bench/run.ts refuses a row without a finite value (a file v2 kernels before 5.19 lack, a process
 // killed before its last sample): such a figure is named on stderr instead.

@@ -122,9 +122,9 @@ describe("Dockerfile", () => {
     expect(users.at(-1)!.args.split(":")[0]).toBe(String(MODULE_UID));
   });
 
-  test("tells JavaScriptCore the chart's 128Mi as its RAM size (docs/operations.md §8)", () => {
+  test("tells JavaScriptCore half the chart's 128Mi as its RAM size, leaving room for the binary's pages (docs/operations.md §8)", () => {
     const env = FINAL.instructions.filter((i) => i.keyword === "ENV").map((i) => i.args);
-    expect(env).toContain(`BUN_JSC_forceRAMSize=${128 * 1024 * 1024}`);
+    expect(env).toContain(`BUN_JSC_forceRAMSize=${64 * 1024 * 1024}`);
   });
 
   test("enters `tinyhost run` in exec form (DL3025)", () => {
@@ -166,7 +166,7 @@ describe("Dockerfile parser (used by the checks above)", () => {
 describe("the image's ENV as bench/memory.ts reads it (bench/lib/image-env.ts)", () => {
   test("is the final stage's ENV of this Dockerfile", () => {
     expect(imageEnv()).toEqual(Object.fromEntries(FINAL.instructions.filter((i) => i.keyword === "ENV").map((i) => i.args.split("=", 2) as [string, string])));
-    expect(imageEnv().BUN_JSC_forceRAMSize).toBe(String(128 * 1024 * 1024));
+    expect(imageEnv().BUN_JSC_forceRAMSize).toBe(String(64 * 1024 * 1024));
   });
 
   test("reads both ENV forms, quotes and continuations; earlier stages do not count", () => {
