@@ -2,6 +2,7 @@
  * Command dispatch for `tinyhost`. Each sub-command is a small module exporting a {@link Command};
  * adding one means adding a {@link lazy} entry to {@link commands}.
  */
+import { LogLevelError, logLevelFrom } from "../telemetry/log-level.ts";
 import { SDK_VERSION, version } from "./version.ts";
 
 /** One sub-command of the CLI. `run` returns the process exit code. */
@@ -91,6 +92,13 @@ export async function runCli(argv: string[]): Promise<number> {
   const command = commands.find((c) => c.name === name);
   if (!command) {
     console.error(`tinyhost: unknown command "${name}"\n\n${helpText()}`);
+    return 2;
+  }
+  try {
+    logLevelFrom(process.env); // before a command loads the logger, which would fail on it less clearly
+  } catch (err) {
+    if (!(err instanceof LogLevelError)) throw err;
+    console.error(`tinyhost: ${err.message}`);
     return 2;
   }
   return command.run(rest);

@@ -11,6 +11,7 @@
  */
 import { trace } from "@opentelemetry/api";
 import pino from "pino";
+import { logLevelFrom } from "./log-level.ts";
 import { REDACTED, redactValue } from "./redact.ts";
 
 /** The pino logger type used across tinyhost. */
@@ -54,5 +55,6 @@ export function loggerOptions(level: string): pino.LoggerOptions {
 /**
  * The root logger. JSON to stdout; level from `TINYHOST_LOG_LEVEL` (trace|debug|info|warn|error|fatal|silent).
  * Tests set `TINYHOST_LOG_LEVEL=silent` to keep output readable.
+ * @throws LogLevelError (./log-level.ts) at import for another value; the CLI checks it first.
  */
-export const logger: Logger = pino(loggerOptions(process.env.TINYHOST_LOG_LEVEL ?? "info"));
+export const logger: Logger = pino(loggerOptions(logLevelFrom(process.env)));
