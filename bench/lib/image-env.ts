@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "./binary.ts";
+import { parseInstructions, parseStages } from "./dockerfile.ts";
 
 /** The repository's Dockerfile. */
 export const DOCKERFILE = join(ROOT, "Dockerfile");
@@ -26,38 +27,22 @@ function tokens(args: string): string[] {
  * @throws Error naming the line for a value with a `$` reference or an ENV without a value.
  */
 export function imageEnv(text = readFileSync(DOCKERFILE, "utf8")): Record<string, string> {
-  let env: Record<string, string> = {};
-  let pending = "";
-  let start = 0;
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = raw.trimEnd();
-    // Comments and blank lines, also inside a continuation (the Dockerfile reference drops both).
-    if (line.trim() === "" || line.trimStart().startsWith("#")) return;
-    if (pending === "") start = i + 1;
-    if (line.endsWith("\\")) {
-      pending += `${line.slice(0, -1)} `;
-      return;
-    }
-    const full = (pending + line).trim();
-    pending = "";
-    const m = /^(\S+)\s*(.*)$/.exec(full)!;
-    const keyword = m[1]!.toUpperCase();
-    if (keyword === "FROM") env = {}; // a new stage: the image is the last one
-    if (keyword !== "ENV") return;
-    const args = m[2]!;
-    const where = `Dockerfile line ${start}: ENV ${args}`;
-    if (args.includes("$")) throw new Error(`${where}: variable references are not expanded here`);
-    const t = tokens(args);
+  const env: Record<string, string> = {};
+  for (const ins of parseStages(parseInstructions(text)).at(-1)?.instructions ?? []) {
+    if (ins.keyword !== "ENV") continue;
+    const where = `Dockerfile line ${ins.line}: ENV ${ins.args}`;
+    if (ins.args.includes("$")) throw new Error(`${where}: variable references are not expanded here`);
+    const t = tokens(ins.args);
     if (t.length && !t[0]!.includes("=")) {
       if (t.length < 2) throw new Error(`${where}: no value`);
       env[t[0]!] = t.slice(1).join(" ");
-      return;
+      continue;
     }
     for (const kv of t) {
       const eq = kv.indexOf("=");
       if (eq <= 0) throw new Error(`${where}: "${kv}" is not K=V`);
       env[kv.slice(0, eq)] = kv.slice(eq + 1);
     }
-  });
+  }
   return env;
 }

@@ -12,59 +12,8 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { MODULE_BINARY, MODULE_UID } from "../../src/provision/index.ts";
+import { parseInstructions, parseStages } from "../../bench/lib/dockerfile.ts";
 import { imageEnv } from "../../bench/lib/image-env.ts";
-
-/** One instruction: keyword (upper case), raw arguments (continuations joined), 1-based line. */
-interface Instruction {
-  keyword: string;
-  args: string;
-  line: number;
-}
-
-/** A build stage: its FROM image, optional name, and instructions after the FROM. */
-interface Stage {
-  image: string;
-  name?: string;
-  instructions: Instruction[];
-}
-
-/** Splits a Dockerfile into instructions: drops comments and blank lines, joins `\` continuations. */
-function parseInstructions(text: string): Instruction[] {
-  const out: Instruction[] = [];
-  let pending = "";
-  let start = 0;
-  text.split("\n").forEach((raw, i) => {
-    const line = raw.trimEnd();
-    if (pending === "" && (line.trim() === "" || line.trimStart().startsWith("#"))) return;
-    if (pending !== "" && line.trimStart().startsWith("#")) return; // comment inside a continuation
-    if (pending === "") start = i + 1;
-    if (line.endsWith("\\")) {
-      pending += `${line.slice(0, -1)} `;
-      return;
-    }
-    const full = (pending + line).trim();
-    pending = "";
-    const match = /^(\S+)\s*(.*)$/.exec(full)!;
-    out.push({ keyword: match[1]!.toUpperCase(), args: match[2]!, line: start });
-  });
-  if (pending !== "") throw new Error("Dockerfile ends inside a line continuation");
-  return out;
-}
-
-/** Groups instructions by FROM. Instructions before the first FROM (ARG) are ignored. */
-function parseStages(instructions: Instruction[]): Stage[] {
-  const stages: Stage[] = [];
-  for (const ins of instructions) {
-    if (ins.keyword === "FROM") {
-      const parts = ins.args.split(/\s+/).filter((p) => !p.startsWith("--platform"));
-      const as = parts.findIndex((p) => p.toUpperCase() === "AS");
-      stages.push({ image: parts[0]!, ...(as > 0 ? { name: parts[as + 1]! } : {}), instructions: [] });
-    } else if (stages.length > 0) {
-      stages.at(-1)!.instructions.push(ins);
-    }
-  }
-  return stages;
-}
 
 const TEXT = readFileSync(resolve(import.meta.dir, "../../Dockerfile"), "utf8");
 const INSTRUCTIONS = parseInstructions(TEXT);
