@@ -80,6 +80,21 @@ describe("tinyhost run: leader election between two module processes", () => {
     expect((await lease(ns)).spec?.holderIdentity).toBe(follower === a ? "pod-a" : "pod-b");
   }, 120_000);
 
+  test("SIGTERM the moment the Lease is ours, before start-up ends: the process exits 0 and the Lease is released, so the next replica need not wait 15 s", async () => {
+    const ns = await cp.newNamespace("op-early");
+    const p = await startModuleProcess({ hostname: "pod-e", name: MODULE, namespace: ns, kubeconfig: cp.tokenKubeconfig, logDir: dir, waitReady: false });
+    procs.push(p);
+    await waitUntil("pod-e holds the Lease", async () => (await lease(ns).catch(() => undefined))?.spec?.holderIdentity === "pod-e", 30_000, 2);
+    const readyAtSignal = (await p.readyz())?.status === 200;
+    process.kill(p.pid, "SIGTERM");
+    expect(await p.exited).toBe(0);
+    const released = (await lease(ns)).spec;
+    console.log(`[op-early] SIGTERM with the Lease held, ${readyAtSignal ? "after" : "before"} /readyz 200: holder now ${JSON.stringify(released?.holderIdentity ?? "")}`);
+    // Released as a Go elector releases it (ReleaseOnCancel): no holder, a 1 s duration.
+    expect(released?.holderIdentity ?? "").toBe("");
+    expect(released?.leaseDurationSeconds).toBe(1);
+  }, 60_000);
+
   test("SIGKILL of the leader: the other leads after the lease duration (not before), within lease + 2 retry periods; a deleted node then runs onDestroy on the survivor", async () => {
     const ns = await cp.newNamespace("op-kill");
     const rec = join(dir, `${ns}.jsonl`);

@@ -23,6 +23,7 @@ import { beginStart } from "../../operator/early.ts";
 import { DEFAULT_LEASE_TIMINGS } from "../../operator/leadership.ts";
 import type { ModuleOptions } from "../../operator/module.ts";
 import { lazyChildLogger } from "../../telemetry/lazy-logger.ts";
+import { StopSignals } from "./stop-signals.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { TinyError } from "../../sdk/errors.ts";
@@ -199,10 +200,16 @@ export async function runCluster(args: readonly string[], env: Record<string, st
     throw err;
   }
   const log = lazyChildLogger({ component: "module" });
+  // Before the first request: the Lease may be ours within ~30–50 ms (./stop-signals.ts).
+  const signals = new StopSignals();
   const early = beginStart(options, log);
+  signals.onSignal((signal) => {
+    log.info({ signal }, "signal received during start-up: releasing the Lease and exiting");
+    void early.cancel().finally(() => process.exit(0));
+  });
   await early.sent;
   const { runModule } = await import("./run-module.ts");
-  return runModule(options, early);
+  return runModule(options, early, signals);
 }
 
 if (import.meta.main) process.exit(await runCluster(process.argv.slice(2)));

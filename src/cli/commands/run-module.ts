@@ -9,6 +9,7 @@ import { startModule, type ModuleOptions } from "../../operator/index.ts";
 import { logger } from "../../telemetry/log.ts";
 import { setupTracing, type TracingHandle } from "../../telemetry/tracing.ts";
 import { installLastResort } from "../last-resort.ts";
+import type { StopSignals } from "./stop-signals.ts";
 
 /** Hard bound on shutdown, ms: inside the chart's 10 s termination grace period (runtime-spec §12). */
 export const SHUTDOWN_LIMIT_MS = 9_000;
@@ -17,9 +18,11 @@ export const SHUTDOWN_LIMIT_MS = 9_000;
  * Sets up tracing, starts the module on the begun first stage and runs it until SIGTERM/SIGINT
  * (exit 0) or a fatal error (exit 1).
  * @param early - the first stage, begun by the caller with `options`.
+ * @param signals - SIGTERM/SIGINT, caught since the caller's first line; until the module runs,
+ *   the caller's handler ends start-up, then this function's orderly stop takes over.
  * @returns the exit code: 0 stopped, 1 start-up or fatal error.
  */
-export async function runModule(options: ModuleOptions, early: EarlyStart, env: Record<string, string | undefined> = options.env): Promise<number> {
+export async function runModule(options: ModuleOptions, early: EarlyStart, signals: StopSignals, env: Record<string, string | undefined> = options.env): Promise<number> {
   let tracing: TracingHandle;
   try {
     // Before the transports exist, so every hop they send carries traceparent (runtime-spec §9.1).
@@ -42,7 +45,7 @@ export async function runModule(options: ModuleOptions, early: EarlyStart, env: 
     return 1;
   }
   const running = module;
-  const onSignal = (signal: string) => () => {
+  const onSignal = (signal: string) => {
     logger.info({ signal }, "signal received");
     // The kubelet kills us after the grace period anyway; leave before it does, saying so.
     setTimeout(() => {
@@ -51,15 +54,11 @@ export async function runModule(options: ModuleOptions, early: EarlyStart, env: 
     }, SHUTDOWN_LIMIT_MS).unref();
     void running.stop(signal);
   };
-  const onTerm = onSignal("SIGTERM");
-  const onInt = onSignal("SIGINT");
-  process.once("SIGTERM", onTerm);
-  process.once("SIGINT", onInt);
+  signals.onSignal(onSignal); // a signal that came while startModule ran stops the module now
   try {
     return await running.done;
   } finally {
-    process.off("SIGTERM", onTerm);
-    process.off("SIGINT", onInt);
+    signals.dispose();
     removeLastResort();
     await flushTraces(tracing);
   }
