@@ -30,8 +30,8 @@ EXPOSE 8081 8483
 # pod's memory cgroup charges too. Told 128Mi, anon reached ~85-95 MiB and a 128Mi pod thrashed on
 # its code pages (throughput 0.06-0.45x, no OOM kill); told 64Mi it stays at ~70 MiB and serves at
 # 0.68-1.11x (docs/operations.md §8 "In a pod", bench/memory.ts). JSC reads its options at
-# start-up, before the binary runs any code, hence ENV here; a pod with a larger limit may raise it
-# with extraEnv (bytes).
+# start-up, before the binary runs any code, hence ENV here. The rule for another pod limit: half of
+# it, in bytes (256Mi -> 134217728), set with the chart's controllerManager.manager.extraEnv.
 ENV BUN_JSC_forceRAMSize=67108864
 USER 65532:65532
 # The chart replaces this with `command: [/manager]` + `args: [run, ...]` (or pre-install,

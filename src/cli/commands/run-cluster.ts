@@ -68,6 +68,7 @@ Environment:
   TINYHOST_NODE_WORKERS  concurrent TinyNode reconciles (default 64)
   TINYHOST_MEMORY_SOFT_LIMIT  memory above which the module runs a full collection (bytes or 96Mi;
                        "off"); default 75 % of the container's cgroup memory limit, none without one
+  TINYHOST_LOG_LEVEL   trace, debug, info (default), warn, error, fatal or silent
   TINYHOST_MEMORY_GAUGE  what the soft limit is compared with: "anon" (RssAnon, default) or "rss" (VmRSS)
 `;
 }
