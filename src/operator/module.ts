@@ -179,9 +179,13 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
     manager
       .add("receivers", transportReceivers({ transport, gate, drainMs, onServing: controllers.requeueOwnModule, log }))
       .add("listeners", httpDrain(scheduler, log, drainMs)); // first on stop: a request's flow can still hop back over the wire
+    // Where the limit came from is logged too: the same bytes from the env and from the cgroup look alike.
+    const limitFrom = o.env.TINYHOST_MEMORY_SOFT_LIMIT?.trim() ? "TINYHOST_MEMORY_SOFT_LIMIT" : "75 % of the cgroup memory limit";
     if (governor) {
-      log.info({ softLimitBytes: governor.limitBytes, gauge }, `memory governor on: a full collection when ${gauge === "anon" ? "RssAnon" : "VmRSS"} is over the soft limit`);
+      log.info({ softLimitBytes: governor.limitBytes, gauge, from: limitFrom }, `memory governor on: a full collection when ${gauge === "anon" ? "RssAnon" : "VmRSS"} is over the soft limit`);
       manager.add("servers", loop("memory governor", (signal) => governor.run(signal)));
+    } else {
+      log.info({ from: limitFrom === "TINYHOST_MEMORY_SOFT_LIMIT" ? "TINYHOST_MEMORY_SOFT_LIMIT" : "no cgroup memory limit found" }, "memory governor off");
     }
     if (o.componentsDir !== undefined) manager.add("runners", componentFiles(o.componentsDir, catalog, log)); // before the controllers: nodes of file components reconcile once
 
