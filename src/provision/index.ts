@@ -56,6 +56,7 @@ export {
   NATS_TOKEN_ENV,
   MODULE_TMP_DIR,
   MODULE_MEMORY_LIMIT,
+  MODULE_JSC_RAM_BYTES,
   type EnvVar,
   type ReleaseInputs,
 } from "./release.ts";

@@ -9,6 +9,7 @@
  * label (provision.md §8); `tinyhost uninstall` does the pre-delete step.
  */
 import { sanitizeResourceName } from "../k8s/api/index.ts";
+import { parseMemoryQuantity } from "../operator/memory-governor.ts";
 import {
   deployments,
   ingresses,
@@ -57,6 +58,14 @@ export const MODULE_TMP_DIR = "/tmp";
  * over 128Mi, so tinyhost's own install keeps 256Mi.
  */
 export const MODULE_MEMORY_LIMIT = "256Mi";
+
+/**
+ * `BUN_JSC_forceRAMSize` for the module container: half of {@link MODULE_MEMORY_LIMIT}, in bytes.
+ * The image's own value (64Mi) is half the platform chart's 128Mi; the other half of a limit is room
+ * for the binary's code pages, which the pod's memory cgroup charges too (docs/operations.md §8
+ * "In a pod": told the whole limit, a pod thrashed on them).
+ */
+export const MODULE_JSC_RAM_BYTES = parseMemoryQuantity(MODULE_MEMORY_LIMIT) / 2;
 
 /** What the release objects depend on besides the options. */
 export interface ReleaseInputs {
@@ -114,6 +123,7 @@ export function managerEnv(o: ProvisionOptions, inputs: ReleaseInputs): EnvVar[]
     { name: "RELEASE_NAMESPACE", value: o.namespace },
     { name: "KUBERNETES_CLUSTER_DOMAIN", value: "cluster.local" },
     { name: "SELF_SERVICE_HOST", value: `${names.service}:${GRPC_PORT}` },
+    { name: "BUN_JSC_forceRAMSize", value: String(MODULE_JSC_RAM_BYTES) },
   );
   if (inputs.nats) {
     env.push(
