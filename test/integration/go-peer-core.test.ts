@@ -12,7 +12,7 @@ import { sanitizeResourceName } from "../../src/k8s/api/index.ts";
 import { tinyModules, tinyNodes } from "../../src/k8s/controllers/index.ts";
 import { TINYHOST_VERSION_ANNOTATION } from "../../src/operator/index.ts";
 import { mixedFlow } from "../support/go-peer.ts";
-import { flowPrefix, nameOf } from "../support/go-peer-bed.ts";
+import { busyRefusalThroughGo, flowPrefix, nameOf } from "../support/go-peer-bed.ts";
 import { mixedModuleTests } from "../support/go-peer-suite.ts";
 
 /** The SDK version the Go peer is built with (test/go/go.mod), as Go reports it: no leading `v`. */
@@ -54,23 +54,15 @@ mixedModuleTests(
 
     test("tinyhost's BUSY refusal reaches a Go sender as a plain coded error (the x-refused mark is ignored); the refused hop never runs (docs/compatibility.md, core NATS)", async () => {
       const b = bed();
-      // One slot, no queue: the trigger's hop holds the slot while the chain comes back to the module.
-      const busy = await b.spawnTinyhost({ name: "th-busy", hostname: "th-busy-0", env: { TINYHOST_MAX_CONCURRENT_HOPS: "1", TINYHOST_HOP_QUEUE_WAIT_MS: "0" } });
-      const p = flowPrefix();
-      const first = busy.node("relay", "1");
-      const middle = b.go.node("relay", "2");
-      const echo = busy.node("echo", "3");
-      await b.apply(mixedFlow(b.ns, p, [first, middle, echo], [{ from: first, to: middle }, { from: middle, to: echo }]));
-      await b.trigger(nameOf(p, first), "in", { data: { q: "busy" } });
-      const mid = await b.waitForRecord("go relay got the refusal", (r) => r.node === nameOf(p, middle));
+      const { first, echo, mid } = await busyRefusalThroughGo(b);
       expect(mid.runtime).toBe("go");
       expect(mid.code).toBe("BUSY");
       // Go rebuilds a coded error from `x-error-code` + `x-error`, whose text already starts with the
       // code, so the code shows twice — what Go does for every coded error (runtime-spec §16 item 18).
-      expect(mid.error).toStartWith(`BUSY: BUSY: module busy: 1 hops running, hop to "${nameOf(p, echo)}:in" refused`);
-      const top = await b.waitForRecord("tinyhost relay got Go's error", (r) => r.node === nameOf(p, first));
+      expect(mid.error).toStartWith(`BUSY: BUSY: module busy: 1 hops running, hop to "${echo}:in" refused`);
+      const top = await b.waitForRecord("tinyhost relay got Go's error", (r) => r.node === first);
       expect(top.error).toContain("module busy");
-      expect(b.records().filter((r) => r.node === nameOf(p, echo))).toEqual([]); // the refused hop never ran
+      expect(b.records().filter((r) => r.node === echo)).toEqual([]); // the refused hop never ran
     }, 120_000);
   },
 );

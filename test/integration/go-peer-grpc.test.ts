@@ -6,7 +6,7 @@
  */
 import { expect, test } from "bun:test";
 import { mixedFlow } from "../support/go-peer.ts";
-import { flowPrefix, nameOf } from "../support/go-peer-bed.ts";
+import { busyRefusalThroughGo, flowPrefix, nameOf } from "../support/go-peer-bed.ts";
 import { mixedModuleTests } from "../support/go-peer-suite.ts";
 
 mixedModuleTests(
@@ -46,24 +46,16 @@ mixedModuleTests(
 
     test("tinyhost's BUSY refusal reaches a Go sender as a plain error; relayed back by Go it is no longer a refusal (docs/compatibility.md ## gRPC)", async () => {
       const b = bed();
-      // One slot, no queue: the trigger's call holds the slot while the chain comes back to the module.
-      const busy = await b.spawnTinyhost({ name: "th-busy", hostname: "th-busy-0", env: { TINYHOST_MAX_CONCURRENT_HOPS: "1", TINYHOST_HOP_QUEUE_WAIT_MS: "0" } });
-      const p = flowPrefix();
-      const first = busy.node("relay", "1");
-      const middle = b.go.node("relay", "2");
-      const echo = busy.node("echo", "3");
-      await b.apply(mixedFlow(b.ns, p, [first, middle, echo], [{ from: first, to: middle }, { from: middle, to: echo }]));
-      await b.trigger(nameOf(p, first), "in", { data: { q: "busy" } });
-      const mid = await b.waitForRecord("go relay got the refusal", (r) => r.node === nameOf(p, middle));
+      const { first, echo, mid } = await busyRefusalThroughGo(b);
       // Go's client hands the status error on as is and ignores the x-error-code / x-refused trailers.
       expect(mid.runtime).toBe("go");
-      expect(mid.error).toStartWith(`rpc error: code = Unknown desc = BUSY: module busy: 1 hops running, hop to "${nameOf(p, echo)}:in" refused`);
+      expect(mid.error).toStartWith(`rpc error: code = Unknown desc = BUSY: module busy: 1 hops running, hop to "${echo}:in" refused`);
       expect(mid.code).toBeUndefined();
       // Go's server passes the status of the error its handler returned on (desc only, no trailers):
       // tinyhost's relay gets the refusal text without code or mark — a plain error, not retried.
-      const top = await b.waitForRecord("tinyhost relay got Go's error", (r) => r.node === nameOf(p, first));
+      const top = await b.waitForRecord("tinyhost relay got Go's error", (r) => r.node === first);
       expect({ runtime: top.runtime, error: top.error, code: top.code }).toEqual({ runtime: "tinyhost", error: mid.error!.replace("rpc error: code = Unknown desc = ", ""), code: undefined });
-      expect(b.records().filter((r) => r.node === nameOf(p, echo))).toEqual([]); // the refused hop never ran
+      expect(b.records().filter((r) => r.node === echo)).toEqual([]); // the refused hop never ran
     }, 120_000);
   },
 );

@@ -18,7 +18,7 @@ import { H_FROM, H_TO } from "../../src/transport/nats/wire.ts";
 import { openClusterFixture } from "./cluster-fixture.ts";
 import type { ControlPlane } from "./control-plane.ts";
 import { waitForReconciled } from "./flows.ts";
-import { recordFile, startGoPeer, startTinyhostBeside, wireEnv, type GoPeer, type MixedNodeSpec, type PeerRecord, type Wire, readRecords, waitForRecord, mixedNodeName } from "./go-peer.ts";
+import { recordFile, startGoPeer, startTinyhostBeside, wireEnv, type GoPeer, type MixedNodeSpec, type PeerRecord, type Wire, readRecords, waitForRecord, mixedNodeName, mixedFlow } from "./go-peer.ts";
 import type { ModuleProcess } from "./module-process.ts";
 import { startNats, type NatsServer } from "./nats.ts";
 import { startOtlpReceiver, type OtlpReceiver } from "./otlp-receiver.ts";
@@ -235,4 +235,29 @@ export async function openMixedBed(wire: Wire, tag: string, options: MixedBedOpt
 /** The node name of `spec` in flow `prefix`. */
 export function nameOf(prefix: string, spec: MixedNodeSpec): string {
   return mixedNodeName(prefix, spec);
+}
+
+/** What {@link busyRefusalThroughGo} set up and saw. */
+export interface BusyRefusal {
+  /** Node names: the tinyhost relay the trigger reaches, the Go relay, the tinyhost echo that is refused. */
+  readonly first: string;
+  readonly middle: string;
+  readonly echo: string;
+  /** The Go relay's record of the refusal its hop to `echo` got. */
+  readonly mid: PeerRecord;
+}
+
+/**
+ * A tinyhost module with one hop slot and no queue (`th-busy`), and the chain tinyhost relay → Go
+ * relay → tinyhost echo: the trigger's hop holds the slot while the chain comes back to the
+ * module, so the Go relay's hop to the echo is refused BUSY. Waits for the Go relay's record.
+ */
+export async function busyRefusalThroughGo(b: MixedBed): Promise<BusyRefusal> {
+  const busy = await b.spawnTinyhost({ name: "th-busy", hostname: "th-busy-0", env: { TINYHOST_MAX_CONCURRENT_HOPS: "1", TINYHOST_HOP_QUEUE_WAIT_MS: "0" } });
+  const p = flowPrefix();
+  const [first, middle, echo] = [busy.node("relay", "1"), b.go.node("relay", "2"), busy.node("echo", "3")];
+  await b.apply(mixedFlow(b.ns, p, [first, middle, echo], [{ from: first, to: middle }, { from: middle, to: echo }]));
+  await b.trigger(nameOf(p, first), "in", { data: { q: "busy" } });
+  const mid = await b.waitForRecord("go relay got the refusal", (r) => r.node === nameOf(p, middle));
+  return { first: nameOf(p, first), middle: nameOf(p, middle), echo: nameOf(p, echo), mid };
 }
