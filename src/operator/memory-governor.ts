@@ -143,11 +143,21 @@ export function cgroupMemoryLimit(read: ReadText = readText, root = CGROUP_ROOT)
  * @throws MemoryLimitError for an unreadable `TINYHOST_MEMORY_SOFT_LIMIT`.
  */
 export function softMemoryLimit(env: Record<string, string | undefined>, cgroup: () => number | undefined = cgroupMemoryLimit): number | undefined {
-  const v = env.TINYHOST_MEMORY_SOFT_LIMIT?.trim();
-  if (v === "off" || v === "0") return undefined;
-  if (v) return parseMemoryQuantity(v);
+  if (softLimitSource(env) === "env") {
+    const v = env.TINYHOST_MEMORY_SOFT_LIMIT!.trim();
+    return v === "off" || v === "0" ? undefined : parseMemoryQuantity(v);
+  }
   const limit = cgroup();
   return limit === undefined ? undefined : Math.floor(limit * CGROUP_SHARE);
+}
+
+/**
+ * Which rule {@link softMemoryLimit} follows: `env` when `TINYHOST_MEMORY_SOFT_LIMIT` is set (to a
+ * quantity, `off` or `0`), else `cgroup` (75 % of the cgroup's limit, or none). Logged at start-up,
+ * since the same bytes from either look alike.
+ */
+export function softLimitSource(env: Record<string, string | undefined>): "env" | "cgroup" {
+  return env.TINYHOST_MEMORY_SOFT_LIMIT?.trim() ? "env" : "cgroup";
 }
 
 /** What the governor compares with the soft limit (see the file comment). */

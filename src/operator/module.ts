@@ -39,7 +39,7 @@ import { healthServer, moduleReadiness } from "./health.ts";
 import { HopGate } from "./hop-gate.ts";
 import { beginStart, type EarlyStart } from "./early.ts";
 import { DEFAULT_LEASE_TIMINGS, leaseName, type LeaseTimings } from "./leadership.ts";
-import { gaugeReader, memoryGauge, MemoryGovernor, softMemoryLimit } from "./memory-governor.ts";
+import { gaugeReader, memoryGauge, MemoryGovernor, softLimitSource, softMemoryLimit } from "./memory-governor.ts";
 import { moduleMetrics } from "./metrics.ts";
 import { DEFAULT_DRAIN_TIMEOUT_MS, TRANSPORT_GRACE_MS, transportConnection, transportReceivers } from "./receivers.ts";
 import { componentFiles, moduleScheduler, runnersStop, type NodeCache } from "./runners.ts";
@@ -179,13 +179,12 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
     manager
       .add("receivers", transportReceivers({ transport, gate, drainMs, onServing: controllers.requeueOwnModule, log }))
       .add("listeners", httpDrain(scheduler, log, drainMs)); // first on stop: a request's flow can still hop back over the wire
-    // Where the limit came from is logged too: the same bytes from the env and from the cgroup look alike.
-    const limitFrom = o.env.TINYHOST_MEMORY_SOFT_LIMIT?.trim() ? "TINYHOST_MEMORY_SOFT_LIMIT" : "75 % of the cgroup memory limit";
+    const fromEnv = softLimitSource(o.env) === "env";
     if (governor) {
-      log.info({ softLimitBytes: governor.limitBytes, gauge, from: limitFrom }, `memory governor on: a full collection when ${gauge === "anon" ? "RssAnon" : "VmRSS"} is over the soft limit`);
+      log.info({ softLimitBytes: governor.limitBytes, gauge, from: fromEnv ? "TINYHOST_MEMORY_SOFT_LIMIT" : "75 % of the cgroup memory limit" }, `memory governor on: a full collection when ${gauge === "anon" ? "RssAnon" : "VmRSS"} is over the soft limit`);
       manager.add("servers", loop("memory governor", (signal) => governor.run(signal)));
     } else {
-      log.info({ from: limitFrom === "TINYHOST_MEMORY_SOFT_LIMIT" ? "TINYHOST_MEMORY_SOFT_LIMIT" : "no cgroup memory limit found" }, "memory governor off");
+      log.info({ from: fromEnv ? "TINYHOST_MEMORY_SOFT_LIMIT" : "no cgroup memory limit found" }, "memory governor off");
     }
     if (o.componentsDir !== undefined) manager.add("runners", componentFiles(o.componentsDir, catalog, log)); // before the controllers: nodes of file components reconcile once
 

@@ -6,7 +6,7 @@ import {
   MemoryGovernor,
   ownCgroupPaths,
   parseMemoryQuantity,
-  softMemoryLimit,
+  softLimitSource, softMemoryLimit,
 } from "../../../src/operator/memory-governor.ts";
 import { moduleMetrics } from "../../../src/operator/metrics.ts";
 
@@ -46,6 +46,7 @@ describe("memory governor", () => {
     expect(softMemoryLimit({}, () => 128 * Mi)).toBe(96 * Mi);
     expect(softMemoryLimit({}, () => undefined)).toBeUndefined();
     expect(() => softMemoryLimit({ TINYHOST_MEMORY_SOFT_LIMIT: "lots" })).toThrow(/TINYHOST_MEMORY_SOFT_LIMIT="lots"/);
+    expect([{ TINYHOST_MEMORY_SOFT_LIMIT: "96Mi" }, { TINYHOST_MEMORY_SOFT_LIMIT: "off" }, { TINYHOST_MEMORY_SOFT_LIMIT: " " }, {}].map(softLimitSource)).toEqual(["env", "env", "cgroup", "cgroup"]);
     expect(parseMemoryQuantity("1.5Gi")).toBe(1.5 * 1024 * Mi);
   });
 
