@@ -30,6 +30,7 @@ export async function runModule(options: ModuleOptions, early: EarlyStart, signa
   } catch (err) {
     console.error(`tinyhost run: ${err instanceof Error ? err.message : String(err)}`);
     await early.cancel(); // the campaign began before this: release the Lease
+    signals.dispose();
     return 1;
   }
   // Before any component loads: a throw that escaped every node guard is logged and counted, and
@@ -41,6 +42,7 @@ export async function runModule(options: ModuleOptions, early: EarlyStart, signa
   } catch (err) {
     logger.fatal({ err: err instanceof Error ? err.message : String(err) }, "tinyhost run: start-up failed");
     removeLastResort();
+    signals.dispose();
     await flushTraces(tracing);
     return 1;
   }
