@@ -27,7 +27,8 @@ import { DEFAULT_NODE_WORKERS } from "../src/k8s/controllers/tinynode-controller
 import { startControlPlane } from "../test/support/control-plane.ts";
 import { ensureBinary } from "./lib/binary.ts";
 import { benchNodes, forEachBounded, warmUpApiserver, moduleLaunch, startBenchModule, waitAllReady, type BenchModule } from "./lib/cluster.ts";
-import { metricSum, rssBytes, scrapeMetrics, until200 } from "./lib/process.ts";
+import { metricSum, pidsWithArg, rssBytes, scrapeMetrics, until200 } from "./lib/process.ts";
+import { cpuMs } from "./lib/peer.ts";
 import { emit, progress, quick, row, type BenchRow } from "./lib/result.ts";
 
 const MODULE = "bench";
@@ -49,6 +50,9 @@ log(`control plane up in ${Math.round(performance.now() - t0)} ms`);
 const logDir = mkdtempSync(join(tmpdir(), "tinyhost-scale-"));
 const kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
 const rows: BenchRow[] = [];
+/** kube-apiserver and etcd: both are started with arguments inside the run directory. */
+const controlPlanePids = pidsWithArg(cp.dir).filter((pid) => pid !== process.pid);
+const controlPlaneCpuMs = () => controlPlanePids.reduce((sum, pid) => sum + cpuMs(pid), 0);
 await warmUpApiserver(kube, await cp.newNamespace("scale-warm"));
 const modules: BenchModule[] = [];
 
@@ -75,6 +79,7 @@ try {
     const baseNodes = benchNodes(MODULE, nsBase, n);
     const created: TinyNode[] = [];
     await forEachBounded(baseNodes, CREATE_PARALLEL, async (node) => created.push(await kube.create(tinyNodes, node, { namespace: nsBase })));
+    const baseCp0 = controlPlaneCpuMs();
     const baseMs = await forEachBounded(created, WRITE_PARALLEL, async (node) => {
       const name = node.metadata.name!;
       const withFinalizer = await kube.mergePatch(tinyNodes, name, { metadata: { resourceVersion: node.metadata.resourceVersion!, finalizers: [NODE_FINALIZER] } }, { namespace: nsBase });
@@ -89,6 +94,7 @@ try {
       );
     });
     const baseRate = (2 * n) / (baseMs / 1000);
+    const baseCpPerWrite = (controlPlaneCpuMs() - baseCp0) / (2 * n);
     log(`${n}: plain client loop: ${2 * n} writes in ${Math.round(baseMs)} ms = ${Math.round(baseRate)} writes/s (${WRITE_PARALLEL} in flight)`);
 
     // The module's namespace.
@@ -100,9 +106,12 @@ try {
 
     const m = startBenchModule({ launch, hostname: `scale-${n}-0`, module: MODULE, namespace: ns, kubeconfig: cp.tokenKubeconfig, logDir });
     modules.push(m);
+    const cp0 = controlPlaneCpuMs();
     const readyzP = until200(`${m.healthUrl}/readyz`, m.spawnedAt, 60_000, 5);
     const readyMs = await waitAllReady(kube, ns, MODULE, n, m.spawnedAt, Math.max(120_000, (targetMs[n] ?? n * 10) * 3));
     const readyzMs = await readyzP;
+    const moduleCpu = cpuMs(m.pid);
+    const cpCpu = controlPlaneCpuMs() - cp0;
     const rssAfter = rssBytes(m.pid);
     const metrics = await scrapeMetrics(m.healthUrl);
     const req = (verb: string) => metricSum(metrics, "tinyhost_apiserver_requests_total", { verb });
@@ -117,7 +126,8 @@ try {
     log(
       `${n}: all ready ${Math.round(readyMs)} ms after spawn (/readyz ${Math.round(readyzMs)} ms, list ${(listS * 1000).toFixed(0)} ms); ` +
         `requests ${totalReq} (get ${req("get")}, list ${req("list")}, watch ${req("watch")}, patch ${req("patch")}, update ${req("update")}, create ${req("create")}); ` +
-        `reconciles ${reconciles}, status writes ${statusWrites}; RSS ${(rssAfter / MiB).toFixed(1)} MiB`,
+        `reconciles ${reconciles}, status writes ${statusWrites}; RSS ${(rssAfter / MiB).toFixed(1)} MiB; ` +
+        `CPU: module ${Math.round(moduleCpu)} ms, apiserver + etcd ${Math.round(cpCpu)} ms (${(cpCpu / writes).toFixed(2)} ms/write, plain loop ${baseCpPerWrite.toFixed(2)})`,
     );
     const rssTarget = 120 + (n * 20) / 1024;
     rows.push(
@@ -128,6 +138,8 @@ try {
       row({ name: `scale_${n}_rss_per_node`, value: ((rssAfter - rssIdle) / n) / 1024, unit: "KiB/node", digits: 1, note: "(RSS after − idle RSS) / nodes: the slope behind the 20 KB/node budget" }),
       row({ name: `scale_${n}_apiserver_requests`, value: totalReq, unit: "requests", note: `get ${req("get")}, list ${req("list")}, watch ${req("watch")}, patch ${req("patch")}, update ${req("update")}, create ${req("create")}; ${(totalReq / n).toFixed(2)}/node` }),
       row({ name: `scale_${n}_module_write_rate`, value: moduleRate, unit: "writes/s", baseline: baseRate, note: `module writes between /readyz and all-ready vs a plain client loop (${WRITE_PARALLEL} in flight) doing the same 2 writes per node` }),
+      row({ name: `scale_${n}_module_cpu_per_node`, value: moduleCpu / n, unit: "CPU ms/node", digits: 2, note: "module process utime + stime (/proc/<pid>/stat) from spawn to all-ready, per node: on 2 shared cores it is taken from the apiserver" }),
+      row({ name: `scale_${n}_controlplane_cpu_per_write`, value: cpCpu / writes, unit: "CPU ms/write", baseline: baseCpPerWrite, digits: 2, note: "kube-apiserver + etcd utime + stime while the module ran, per module write, vs the same during the plain client loop (its writes carry an empty ports list)" }),
       row({ name: `scale_${n}_create_rate`, value: createRate, unit: "creates/s", note: `bench client, ${CREATE_PARALLEL} in flight (the apiserver's write ceiling here)` }),
     );
     await stopModule(m);

@@ -83,7 +83,7 @@ export interface ModuleLaunch {
 export function moduleLaunch(binary: string | undefined): ModuleLaunch {
   return binary
     ? { argv: [binary], label: "compiled dist/tinyhost" }
-    : { argv: [process.execPath, join(ROOT, "src/cli/main.ts")], label: "dev: bun src/cli/main.ts" };
+    : { argv: [process.execPath, ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF] : []), join(ROOT, "src/cli/main.ts")], label: "dev: bun src/cli/main.ts" };
 }
 
 /** A started module process. */

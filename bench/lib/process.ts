@@ -3,7 +3,7 @@
  * `/proc/<pid>/status` (Linux `proc(5)`, field `VmRSS`), Prometheus text from /metrics, and the
  * time until an HTTP probe answers 200.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** Resident set size of `pid` in bytes (`VmRSS`), or NaN when the process is gone. */
 export function rssBytes(pid: number): number {
@@ -90,4 +90,21 @@ export async function until200(url: string, since: number, timeoutMs: number, in
     if (performance.now() > deadline) throw new Error(`${url}: no 200 within ${timeoutMs} ms`);
     await Bun.sleep(intervalMs);
   }
+}
+
+/**
+ * Pids of the processes whose command line contains `needle` (read from `/proc/<pid>/cmdline`),
+ * e.g. a control plane's run directory, which its kube-apiserver and etcd are started with.
+ */
+export function pidsWithArg(needle: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(needle)) out.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
 }

@@ -3,6 +3,7 @@
  * `_reconcile`, `_client`, `_identity`, sorted by name, with base64 JSON schema and configuration;
  * credential-looking configuration values masked; and the component info.
  */
+import { LRUCache } from "lru-cache";
 import type { ComponentInfo } from "../../sdk/component.ts";
 import type { TinyNodePortStatus } from "../../sdk/node.ts";
 import { POSITION_WIRE, SystemPort, type AnyPort } from "../../sdk/ports.ts";
@@ -31,20 +32,82 @@ function b64(text: string): string {
   return Buffer.from(text, "utf8").toString("base64");
 }
 
-/** The `status.ports` list for `ports` (runtime-spec §2.6). Never emits null schema/configuration (§16 item 27). */
+/** A port's published byte fields: base64 of the platform schema's JSON and of the masked configuration's JSON. */
+interface PublishedBytes {
+  schema: string;
+  configuration: string;
+}
+
+/** Published forms kept per schema object (least recently used dropped first). */
+export const PUBLISHED_PER_SCHEMA = 256;
+
+/**
+ * Published byte fields memoized by the port's schema object (its identity: components declare
+ * their TypeBox schemas once, at module level, and never change them) and by the port's name and
+ * configuration JSON. Building the platform schema is the costliest part of a status read, and a
+ * status is read on every reconcile and every status write: at 10,000 nodes of a handful of
+ * components it was 14 % of the module's CPU to all-ready (bench/scale.ts profile, issue 19), nearly
+ * all of it rebuilding identical schemas. Weak keys: a schema nobody holds any more frees its entries.
+ */
+const published = new WeakMap<object, LRUCache<string, PublishedBytes>>();
+
+/**
+ * The memo key of a configuration: its JSON, or undefined when the value holds anything JSON
+ * does not carry exactly (undefined, a function, a symbol, a bigint, a non-finite number, an
+ * object that is not a plain object or array, a `toJSON`), since the schema inferred from such a
+ * value can differ between values with the same JSON. Those are built every time, as before.
+ */
+export function configurationKey(value: unknown): string | undefined {
+  let exact = true;
+  const text = JSON.stringify(value ?? null, function (this: Record<string, unknown>, key, v: unknown) {
+    const original = this[key];
+    if (original !== v) exact = false; // toJSON replaced it
+    if (v === undefined || typeof v === "function" || typeof v === "symbol" || typeof v === "bigint") {
+      exact = false;
+      return null;
+    }
+    if (typeof v === "number" && !Number.isFinite(v)) exact = false;
+    if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+      const proto = Object.getPrototypeOf(v) as unknown;
+      if (proto !== Object.prototype && proto !== null) exact = false;
+    }
+    return v;
+  });
+  return exact ? text : undefined;
+}
+
+function buildPublished(p: AnyPort): PublishedBytes {
+  return { schema: schemaToBase64(portPlatformSchema(p)), configuration: b64(JSON.stringify(redact(p.configuration ?? null))) };
+}
+
+/** {@link buildPublished}, memoized (see {@link published}) when the port has a schema object and an exact configuration key. */
+function publishedBytes(p: AnyPort): PublishedBytes {
+  const owner = (p.rawSchema ?? p.schema) as unknown;
+  if (owner === null || typeof owner !== "object") return buildPublished(p);
+  const config = configurationKey(p.configuration);
+  if (config === undefined) return buildPublished(p);
+  let forSchema = published.get(owner);
+  if (!forSchema) published.set(owner, (forSchema = new LRUCache<string, PublishedBytes>({ max: PUBLISHED_PER_SCHEMA })));
+  const key = `${p.name}\u0000${config}`;
+  let out = forSchema.get(key);
+  if (!out) forSchema.set(key, (out = buildPublished(p)));
+  return out;
+}
+
+/**
+ * The `status.ports` list for `ports` (runtime-spec §2.6). Never emits null schema/configuration
+ * (§16 item 27). The byte fields are memoized ({@link published}); the result is a fresh array of
+ * fresh objects each call.
+ */
 export function statusPorts(ports: readonly AnyPort[]): TinyNodePortStatus[] {
   return ports
     .filter((p) => !HIDDEN.has(p.name))
     .slice()
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map((p) => ({
-      name: p.name,
-      label: p.label,
-      position: POSITION_WIRE[p.position],
-      source: p.source,
-      schema: schemaToBase64(portPlatformSchema(p)),
-      configuration: b64(JSON.stringify(redact(p.configuration ?? null))),
-    }));
+    .map((p) => {
+      const bytes = publishedBytes(p);
+      return { name: p.name, label: p.label, position: POSITION_WIRE[p.position], source: p.source, schema: bytes.schema, configuration: bytes.configuration };
+    });
 }
 
 /** `status.component` from component info (runtime-spec §2.6). */

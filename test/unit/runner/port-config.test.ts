@@ -28,6 +28,30 @@ function recorder(seen: unknown[]) {
 }
 
 describe("port configuration", () => {
+  test("nodes with the same mapping bytes share one compiled template, and each node's problem names that node", () => {
+    const bytes = b64({ a: "{{$.x +}}", b: "{{$.y}}" });
+    const one = compilePortConfigs("node-one", [{ from: "a:out", port: "in", configuration: bytes }], new PortConfigTable());
+    const two = compilePortConfigs("node-two", [{ from: "a:out", port: "in", configuration: bytes }], new PortConfigTable());
+    const p1 = one.get("a:out", "in")!;
+    const p2 = two.get("a:out", "in")!;
+    expect(p2.template).toBe(p1.template!);
+    expect(one.problem?.message).toContain("node-one");
+    expect(two.problem?.message).toContain("node-two");
+    expect(two.problem?.message).not.toContain("node-one");
+    // The shared template still hands each hop its own containers.
+    const first = evaluatePortConfig(p1, { y: [1] }) as { b: number[] };
+    const second = evaluatePortConfig(p2, { y: [2] }) as { b: number[] };
+    expect(first).not.toBe(second);
+    expect(second.b).toEqual([2]);
+  });
+
+  test("changed mapping bytes compile anew, not from the template kept for the old bytes", () => {
+    const { pc: before } = compileOne({ v: "{{$.a}}" });
+    const { pc: after } = compileOne({ v: "{{$.b}}" });
+    expect(after.template).not.toBe(before.template!);
+    expect(evaluatePortConfig(after, { a: 1, b: 2 })).toEqual({ v: 2 });
+  });
+
   test("a field whose expression does not compile evaluates to null and the other fields still evaluate", () => {
     const { pc } = compileOne({ bad: "{{$.a +}}", text: "x={{foo}}", good: "{{$.a}}" });
     const errors: string[] = [];
