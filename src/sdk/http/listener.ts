@@ -17,6 +17,7 @@ import { startHttpServerSpan, type HttpServerSpan } from "../../telemetry/http.t
 import { fail, type Result } from "../result.ts";
 import { TinyError } from "../errors.ts";
 import { LazyAbort } from "../lazy-abort.ts";
+import { fulfilledValue, NOT_FULFILLED } from "../settled.ts";
 import { answerFor, FlowTimeoutError, textResponse } from "./server-response.ts";
 import { registerListener, unregisterListener, type Drainable } from "./open-listeners.ts";
 import { buildServerRequest, scanHeaders, type HeaderScan, type ServerRequest } from "./server-request.ts";
@@ -199,21 +200,31 @@ export class HttpListener implements Drainable {
       }
       return run(req, server, scan, "");
     };
-    /** Runs the flow for one request and resolves to its HTTP answer (not async: no extra promise per request). */
-    const run = (req: Request, server: ReturnType<typeof Bun.serve>, scan: HeaderScan, body: string): Promise<Response> => {
+    /**
+     * Runs the flow for one request: its HTTP answer, synchronously when the flow answered before
+     * returning (the common case, src/sdk/settled.ts) — no promise, and nothing registered in flight.
+     */
+    const run = (req: Request, server: ReturnType<typeof Bun.serve>, scan: HeaderScan, body: string): Response | Promise<Response> => {
       if (beyondBun) server.timeout(req, 0);
       const request = buildServerRequest(req, scan, body, () => server.requestIP(req)?.address, tls, options.context());
       // One server span per request (continues the caller's traceparent); the flow runs inside it.
       const span = startHttpServerSpan(req);
       const flow = new LazyAbort();
+      const deadline = writeMs > 0 ? Date.now() + writeMs : Infinity; // from the request's start
+      let answered: Promise<Result>;
+      try {
+        answered = span.recording ? span.run(() => options.onRequest(request, flow)) : options.onRequest(request, flow);
+      } catch (err) {
+        answered = Promise.resolve(fail(err));
+      }
+      const now = fulfilledValue(answered);
+      if (now !== NOT_FULFILLED) {
+        const response = answerFor(now);
+        span.end(response.status);
+        return response;
+      }
       return new Promise<Response>((resolve) => {
-        const pending = new InFlight(inFlight, flow, req, writeMs > 0 ? Date.now() + writeMs : Infinity, span, resolve);
-        let answered: Promise<Result>;
-        try {
-          answered = span.recording ? span.run(() => options.onRequest(request, flow)) : options.onRequest(request, flow);
-        } catch (err) {
-          answered = Promise.resolve(fail(err));
-        }
+        const pending = new InFlight(inFlight, flow, req, deadline, span, resolve);
         answered.then(
           (result) => pending.finish(result),
           (err: unknown) => pending.finish(fail(err)),
