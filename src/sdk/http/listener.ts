@@ -231,16 +231,18 @@ export class HttpListener implements Drainable {
         );
       });
     };
-    // One catch-all route: skip Hono's URL parsing for routing (getPath), it is the same for every request.
-    const app = new Hono<{ Bindings: ReturnType<typeof Bun.serve> }>({ getPath: () => "/" });
-    app.all("*", (c) => handle(c.req.raw, c.env));
+    // One catch-all route: skip Hono's URL parsing for routing (getPath), it is the same for every
+    // request. The request rides in as Hono's env binding: reading `c.req.raw` would build a
+    // HonoRequest wrapper per request that nothing else uses; the server is this listener's own.
+    const app = new Hono<{ Bindings: Request }>({ getPath: () => "/" });
+    app.all("*", (c) => handle(c.env, this.#server));
     try {
       this.#server = Bun.serve({
         port: options.port,
         idleTimeout: idle,
         maxRequestBodySize: BUN_BODY_CAP,
         ...(options.tls ? { tls: { cert: options.tls.cert, key: options.tls.key } } : {}),
-        fetch: (req, server) => app.fetch(req, server),
+        fetch: (req) => app.fetch(req, req),
       });
     } catch (err) {
       throw new ListenError(options.port, err);
