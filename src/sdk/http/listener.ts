@@ -231,11 +231,13 @@ export class HttpListener implements Drainable {
         );
       });
     };
-    // One catch-all route: skip Hono's URL parsing for routing (getPath), it is the same for every
-    // request. The request rides in as Hono's env binding: reading `c.req.raw` would build a
-    // HonoRequest wrapper per request that nothing else uses; the server is this listener's own.
+    // One catch-all route: Hono's path for routing (getPath) is "/" for every request, so the URL is
+    // not parsed for it, and the route is that static "/" (a table hit; a "*" route would run the
+    // router's regular expression on every request). The request rides in as Hono's env binding:
+    // reading `c.req.raw` would build a HonoRequest wrapper per request that nothing else uses; the
+    // server is this listener's own.
     const app = new Hono<{ Bindings: Request }>({ getPath: () => "/" });
-    app.all("*", (c) => handle(c.env, this.#server));
+    app.all("/", (c) => handle(c.env, this.#server));
     try {
       this.#server = Bun.serve({
         port: options.port,

@@ -46,6 +46,21 @@ describe("HttpListener answers", () => {
     expect(l.inFlight).toBe(0);
   });
 
+  test("every method and path reaches the flow (one catch-all route); HEAD gets the status and headers without the body", async () => {
+    const seen: string[] = [];
+    const l = listener((req) => {
+      seen.push(`${req.method} ${req.requestURI}`);
+      return Promise.resolve(answer(req.path));
+    });
+    for (const [method, path] of [["GET", "/"], ["POST", "/a/b/c?x=1"], ["PROPFIND", "/dav/"], ["DELETE", "/*"], ["OPTIONS", "/x"]] as const) {
+      const r = await fetch(`http://127.0.0.1:${l.port}${path}`, { method });
+      expect(`${r.status} ${await r.text()}`).toBe(`201 {"path":"${new URL(path, "http://h").pathname}"}`);
+    }
+    const head = await fetch(`http://127.0.0.1:${l.port}/h`, { method: "HEAD" });
+    expect([head.status, head.headers.get("content-type"), await head.text()]).toEqual([201, "application/json", ""]);
+    expect(seen).toEqual(["GET /", "POST /a/b/c?x=1", "PROPFIND /dav/", "DELETE /*", "OPTIONS /x", "HEAD /h"]);
+  });
+
   test("a rejected flow, an already-rejected one and a throwing one answer 500 with the error text", async () => {
     const late = listener(async () => {
       await Bun.sleep(1);
