@@ -34,8 +34,10 @@
  *   now Hono's env binding), and the "*" route ran the router's regular expression (the route is
  *   the static "/", getPath being "/").
  * Together: the Flow A handler called in process 3.9–5.0 → 2.7–3.7 µs CPU per request (min of
- * rounds); live, same process, 8 pairs of 2 s under load: flow 27.7 → 22.1 µs per request against
- * raw 15.0 (rate ratio 0.76 → 0.85 in that run; the busy machine starved wrk).
+ * rounds); live, old and new tree in one process, 8 rounds of 2 s: flow 29.7 → 26.1 µs per
+ * request against raw 17.4, rate ratio 0.56 → 0.65. This bench after the work, two full runs on the
+ * shared machine: 45,083 vs 67,216 req/s = 0.63× (CPU 22.0 vs 14.6 µs), and 21,587 vs 32,243 =
+ * 0.66× (26.2 vs 16.3 µs); behind an ingress 0.68× and 0.81×.
  *
  * What bounds it now, from a live profile of the JS thread inside the handler: `server.requestIP`
  * (realIP without X-Forwarded-For) ≈ 24 % — ≈ 2.5 µs per call measured in a handler on the busy
