@@ -2,8 +2,11 @@
  * The HTTP listener of http_server: Hono on `Bun.serve`, one catch-all route, every request handed
  * to the flow and answered from its Result (components.md §2.1 "Request → response flow"). Hono
  * stays although calling the handler straight from Bun.serve measured ≈ 0.7 µs less CPU per request
- * (of ≈ 11 µs for the whole flow, bench/http.ts): its HEAD handling and error answers are what a
- * hand-written copy would re-implement (DESIGN.md: Hono for component HTTP servers).
+ * (of ≈ 11 µs for the whole flow, bench/http.ts; measured before its route became a static table
+ * hit and the request its env binding, which took part of that back): its HEAD handling and error
+ * answers are what a hand-written copy would re-implement (DESIGN.md: Hono for component HTTP
+ * servers). A flow that has answered by the time it returns is answered synchronously, with a
+ * Response rather than a promise (src/sdk/settled.ts).
  *
  * Timeouts: Bun closes a connection idle for `idleTimeout` seconds (default 10, max 255), and a
  * request waiting for its flow counts as idle, so `idleTimeout` is set from the Start config
