@@ -12,16 +12,41 @@
  * user + system; wrk is another process) — on a shared machine a steadier view of the cost than
  * the rate, which swings with what else runs. Target: ≥ 0.6× raw requests/s (issue 19).
  *
- * What bounds the flow (issue 19 profile, Bun 1.4.4, 2 shared cores): per request, raw Bun.serve
- * costs ≈ 5 µs of server CPU (parse, write, two syscalls); the flow ≈ 11 µs. The difference, from
- * in-process runs of the same handler (CPU µs per request, min of 9 rounds) and strace: two
- * in-process hops ≈ 1.8 µs (scopes, contexts, template evaluation, Go-style decode of each port
- * message), the listener ≈ 1.2 µs (header scan, Request message, in-flight bookkeeping, Response),
- * a `getpeername` syscall per request for realIP without X-Forwarded-For (Bun's `requestIP` has
- * no per-connection cache), ≈ 0.4 µs for answering with a pending promise instead of a Response,
- * and the rest on the JS thread too (per-thread CPU from /proc: JSC's helper threads ≈ 0.2 µs):
- * the native objects Bun builds on demand for the handler (URL, headers as JS strings) and the
- * collection of the garbage each request leaves.
+ * What bounds the flow (issue 19 profiles, Bun 1.4.4, 2 shared cores). Per request, raw Bun.serve
+ * costs ≈ 5 µs of server CPU on a quiet machine (parse, write, two syscalls); before the work below
+ * the flow cost ≈ 11 µs (full run: 21.9 vs 11.5 µs on a busy one, 0.53× the rate).
+ *
+ * Removed (figures from same-process A/B runs of the old and new tree, interleaved, since the
+ * machine's other tenants swing absolute numbers by 2×):
+ * - Answering with a pending promise. Every hop's promise was chained with `.then` (runner hop,
+ *   each send's attempt, the listener's InFlight promise, Hono's then/catch around a promise
+ *   answer): ≈ 7 promises and their microtasks per request. The runner and the listener now read a
+ *   promise that has already fulfilled with `Bun.peek` (src/sdk/settled.ts) and go on at once, so
+ *   Flow A answers with a Response from inside the handler and registers nothing in flight.
+ * - Decoding each port message through one shared interpreter: its property reads and writes saw
+ *   every struct shape of the process (megamorphic). A function is generated per struct for data
+ *   using exact field names (src/runtime/schema/decode-fast.ts; anything else goes to the general
+ *   decoder): router input 364 → 72 ns, http_server response 254 → 34 ns. Likewise an object
+ *   configuration is built by a literal generated for its keys (template.ts `objectBuild`): both
+ *   Flow A templates 203 → 143 ns. The two-hop chain (request emit → router → response) went from
+ *   ≈ 2.3 to ≈ 1.1 µs in process.
+ * - Per-request objects of the Hono route: `c.req.raw` built a HonoRequest wrapper (the request is
+ *   now Hono's env binding), and the "*" route ran the router's regular expression (the route is
+ *   the static "/", getPath being "/").
+ * Together: the Flow A handler called in process 3.9–5.0 → 2.7–3.7 µs CPU per request (min of
+ * rounds); live, old and new tree in one process, 8 rounds of 2 s: flow 29.7 → 26.1 µs per
+ * request against raw 17.4, rate ratio 0.56 → 0.65. This bench after the work, two full runs on the
+ * shared machine: 45,083 vs 67,216 req/s = 0.63× (CPU 22.0 vs 14.6 µs), and 21,587 vs 32,243 =
+ * 0.66× (26.2 vs 16.3 µs); behind an ingress 0.68× and 0.81×.
+ *
+ * What bounds it now, from a live profile of the JS thread inside the handler: `server.requestIP`
+ * (realIP without X-Forwarded-For) ≈ 24 % — ≈ 2.5 µs per call measured in a handler on the busy
+ * machine, ≈ 1 µs in `getpeername` and ≈ 1.5 µs building the SocketAddress object; Bun has no
+ * per-connection cache and returns null once the response is written, so it cannot be deferred
+ * (behind an ingress, X-Forwarded-For decides and it is never called: the second figure). Then
+ * creating the Response ≈ 13 %, building the request message (URL, headers as JS strings, query,
+ * segments) ≈ 15 %, the two hops ≈ 25 % (scopes, contexts, template evaluation, decode, address
+ * look-ups), Hono ≈ 3 %; and the garbage each request leaves.
  *
  * Prints JSON on its last stdout line: [{name, value, unit, baseline, ratio, target, met}].
  *   ./node_modules/.bin/bun bench/http.ts [--quick]

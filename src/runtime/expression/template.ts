@@ -223,17 +223,13 @@ class TemplateCompiler {
         return constantNode(snap);
       }
       const builds = items.map((c) => c.build);
-      const plainKeys = !names.includes("__proto__");
+      if (!names.includes("__proto__")) return { constant: false, value: undefined, build: objectBuild(names, builds) };
       return {
         constant: false,
         value: undefined,
         build: (payload, onError) => {
           const out: JsonObject = {};
-          for (let i = 0; i < names.length; i++) {
-            const v = builds[i]!(payload, onError);
-            if (plainKeys) out[names[i]!] = v;
-            else setKey(out, names[i]!, v);
-          }
+          for (let i = 0; i < names.length; i++) setKey(out, names[i]!, builds[i]!(payload, onError));
           return out;
         },
       };
@@ -243,6 +239,19 @@ class TemplateCompiler {
     }
     return constantNode(value === undefined ? null : value);
   }
+}
+
+/**
+ * The build of an object configuration: a function generated for its keys, `{"k0": b0(…), …}`.
+ * Why generated: one shared loop writing `out[name]` sees the keys of every configuration of the
+ * process, and the engine's property caches give up on it (bench/http.ts); a literal per
+ * configuration builds its object with one shape. Keys are embedded as JSON string literals and
+ * evaluated in their order, as the loop did. `__proto__` is not allowed here (a literal key would
+ * set the prototype): the caller builds such objects with `setKey`.
+ */
+function objectBuild(names: readonly string[], builds: readonly Build[]): Build {
+  const fields = names.map((n, i) => `${JSON.stringify(n)}: builds[${i}](payload, onError)`).join(", ");
+  return new Function("builds", `return function buildObject(payload, onError) { return {${fields}}; };`)(builds) as Build;
 }
 
 function compiles(text: string): boolean {

@@ -21,6 +21,7 @@ import {
 import { FROM_SIGNAL, parsePortAddress, type Msg } from "../../transport/types.ts";
 import { compilePortDecoder, type PortDecoder } from "../schema/index.ts";
 import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
+import { fulfilledValue, NOT_FULFILLED } from "../../sdk/settled.ts";
 import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, PayloadDecodeError, PortValidationError, StatusWriteError } from "./errors.ts";
 import { MetadataState, STATE_PREFIX } from "./metadata-state.ts";
 import { statusText } from "../../k8s/api/status-text.ts";
@@ -407,6 +408,10 @@ export class Runner implements HopSite {
       return Promise.resolve(this.#finish(port, data, span, fail(this.#thrown(port, err))));
     }
     if (!isThenable(returned)) return Promise.resolve(this.#finish(port, data, span, toResult(returned)));
+    // A handler that returned a promise already fulfilled (a router returning its downstream
+    // hop's answer) finishes now, not a microtask later (src/sdk/settled.ts says why).
+    const now = fulfilledValue(returned);
+    if (now !== NOT_FULFILLED) return Promise.resolve(this.#finish(port, data, span, toResult(now)));
     return Promise.resolve(returned).then(
       (v) => this.#finish(port, data, span, toResult(v)),
       (err: unknown) => this.#finish(port, data, span, fail(this.#thrown(port, err))),
@@ -570,6 +575,9 @@ export class Runner implements HopSite {
     } catch (err) {
       first = Promise.resolve(fail(err));
     }
+    // Already answered and nothing to retry: the attempt's own promise is the send's answer.
+    const now = fulfilledValue(first);
+    if (now !== NOT_FULFILLED && (now.kind !== "fail" || policy.maxAttempts <= 1 || !mayRetry(policy, 1, now.error))) return first;
     if (policy.maxAttempts <= 1) return first.catch((err: unknown) => fail(err));
     return first.then(
       (r) => (r.kind !== "fail" || !mayRetry(policy, 1, r.error) ? r : this.#retry(msg, policy, scope, r)),

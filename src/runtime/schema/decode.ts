@@ -17,6 +17,7 @@
 import type { TSchema } from "typebox";
 import { isPlainObject, type JsonSchemaObject } from "./json.ts";
 import { checkSchemaKeywords, SchemaCompileError } from "./strict.ts";
+import { compileFastDecoder, type GeneralDecoder } from "./decode-fast.ts";
 
 /** One reason data does not decode into a port's type. */
 export interface ValidationIssue {
@@ -52,8 +53,8 @@ interface Field {
   node: DecodeNode;
 }
 
-/** A Go kind the decoder emulates, compiled from a schema. */
-type DecodeNode =
+/** A Go kind the decoder emulates, compiled from a schema (exported for decode-fast.ts). */
+export type DecodeNode =
   | { readonly k: "any" }
   | { readonly k: "null" }
   | { readonly k: "scalar"; readonly type: Scalar; readonly nullable: boolean }
@@ -90,9 +91,16 @@ export function compilePortDecoder(schema: TSchema | object): PortDecoder {
   if (hit) return hit;
   checkSchemaKeywords(schema);
   const root = new Compiler(schema as JsonSchemaObject).compile();
+  const fast = compileFastDecoder(root, GENERAL);
   const decoder: PortDecoder = (data, options) => {
+    const sorted = options?.keyOrder === "sorted";
     try {
-      return { ok: true, value: decode(root, data, undefined, options?.keyOrder === "sorted") };
+      return { ok: true, value: fast(data, sorted) };
+    } catch {
+      // A mismatch (or anything else) on the fast path: the general decoder decides, error included.
+    }
+    try {
+      return { ok: true, value: decode(root, data, undefined, sorted) };
     } catch (err) {
       if (err instanceof Mismatch) return { ok: false, issues: [err.issue()] };
       throw err;
@@ -100,6 +108,24 @@ export function compilePortDecoder(schema: TSchema | object): PortDecoder {
   };
   cache.set(schema, decoder);
   return decoder;
+}
+
+/**
+ * {@link compilePortDecoder} without its fast path (decode-fast.ts): only the general decoder.
+ * Not cached. For tests that hold the two to the same outcome; the runtime uses compilePortDecoder.
+ * @throws SchemaCompileError as compilePortDecoder does
+ */
+export function compileGeneralDecoder(schema: TSchema | object): PortDecoder {
+  checkSchemaKeywords(schema);
+  const root = new Compiler(schema as JsonSchemaObject).compile();
+  return (data, options) => {
+    try {
+      return { ok: true, value: decode(root, data, undefined, options?.keyOrder === "sorted") };
+    } catch (err) {
+      if (err instanceof Mismatch) return { ok: false, issues: [err.issue()] };
+      throw err;
+    }
+  };
 }
 
 /** The zero value of a compiled node: what Go's fresh `reflect.New(T).Elem()` encodes as. */
@@ -166,6 +192,14 @@ class Mismatch {
 function mismatch(expected: string, value: unknown): never {
   throw new Mismatch(expected, value);
 }
+
+/** The general decoder as the fast path (decode-fast.ts) calls it. */
+const GENERAL: GeneralDecoder = {
+  decode: (node, value, sorted) => decode(node, value, undefined, sorted),
+  zero: (node) => zero(node),
+  nullSetsNil: (node) => nullSetsNil(node),
+  mismatch,
+};
 
 /** Runs `fn`, adding `segment` to the path of a mismatch thrown inside. */
 function at<T>(segment: string | number, fn: () => T): T {

@@ -2,8 +2,11 @@
  * The HTTP listener of http_server: Hono on `Bun.serve`, one catch-all route, every request handed
  * to the flow and answered from its Result (components.md §2.1 "Request → response flow"). Hono
  * stays although calling the handler straight from Bun.serve measured ≈ 0.7 µs less CPU per request
- * (of ≈ 11 µs for the whole flow, bench/http.ts): its HEAD handling and error answers are what a
- * hand-written copy would re-implement (DESIGN.md: Hono for component HTTP servers).
+ * (of ≈ 11 µs for the whole flow, bench/http.ts; measured before its route became a static table
+ * hit and the request its env binding, which took part of that back): its HEAD handling and error
+ * answers are what a hand-written copy would re-implement (DESIGN.md: Hono for component HTTP
+ * servers). A flow that has answered by the time it returns is answered synchronously, with a
+ * Response rather than a promise (src/sdk/settled.ts).
  *
  * Timeouts: Bun closes a connection idle for `idleTimeout` seconds (default 10, max 255), and a
  * request waiting for its flow counts as idle, so `idleTimeout` is set from the Start config
@@ -17,6 +20,7 @@ import { startHttpServerSpan, type HttpServerSpan } from "../../telemetry/http.t
 import { fail, type Result } from "../result.ts";
 import { TinyError } from "../errors.ts";
 import { LazyAbort } from "../lazy-abort.ts";
+import { fulfilledValue, NOT_FULFILLED } from "../settled.ts";
 import { answerFor, FlowTimeoutError, textResponse } from "./server-response.ts";
 import { registerListener, unregisterListener, type Drainable } from "./open-listeners.ts";
 import { buildServerRequest, scanHeaders, type HeaderScan, type ServerRequest } from "./server-request.ts";
@@ -199,37 +203,51 @@ export class HttpListener implements Drainable {
       }
       return run(req, server, scan, "");
     };
-    /** Runs the flow for one request and resolves to its HTTP answer (not async: no extra promise per request). */
-    const run = (req: Request, server: ReturnType<typeof Bun.serve>, scan: HeaderScan, body: string): Promise<Response> => {
+    /**
+     * Runs the flow for one request: its HTTP answer, synchronously when the flow answered before
+     * returning (the common case, src/sdk/settled.ts) — no promise, and nothing registered in flight.
+     */
+    const run = (req: Request, server: ReturnType<typeof Bun.serve>, scan: HeaderScan, body: string): Response | Promise<Response> => {
       if (beyondBun) server.timeout(req, 0);
       const request = buildServerRequest(req, scan, body, () => server.requestIP(req)?.address, tls, options.context());
       // One server span per request (continues the caller's traceparent); the flow runs inside it.
       const span = startHttpServerSpan(req);
       const flow = new LazyAbort();
+      const deadline = writeMs > 0 ? Date.now() + writeMs : Infinity; // from the request's start
+      let answered: Promise<Result>;
+      try {
+        answered = span.recording ? span.run(() => options.onRequest(request, flow)) : options.onRequest(request, flow);
+      } catch (err) {
+        answered = Promise.resolve(fail(err));
+      }
+      const now = fulfilledValue(answered);
+      if (now !== NOT_FULFILLED) {
+        const response = answerFor(now);
+        span.end(response.status);
+        return response;
+      }
       return new Promise<Response>((resolve) => {
-        const pending = new InFlight(inFlight, flow, req, writeMs > 0 ? Date.now() + writeMs : Infinity, span, resolve);
-        let answered: Promise<Result>;
-        try {
-          answered = span.recording ? span.run(() => options.onRequest(request, flow)) : options.onRequest(request, flow);
-        } catch (err) {
-          answered = Promise.resolve(fail(err));
-        }
+        const pending = new InFlight(inFlight, flow, req, deadline, span, resolve);
         answered.then(
           (result) => pending.finish(result),
           (err: unknown) => pending.finish(fail(err)),
         );
       });
     };
-    // One catch-all route: skip Hono's URL parsing for routing (getPath), it is the same for every request.
-    const app = new Hono<{ Bindings: ReturnType<typeof Bun.serve> }>({ getPath: () => "/" });
-    app.all("*", (c) => handle(c.req.raw, c.env));
+    // One catch-all route: Hono's path for routing (getPath) is "/" for every request, so the URL is
+    // not parsed for it, and the route is that static "/" (a table hit; a "*" route would run the
+    // router's regular expression on every request). The request rides in as Hono's env binding:
+    // reading `c.req.raw` would build a HonoRequest wrapper per request that nothing else uses; the
+    // server is this listener's own.
+    const app = new Hono<{ Bindings: Request }>({ getPath: () => "/" });
+    app.all("/", (c) => handle(c.env, this.#server));
     try {
       this.#server = Bun.serve({
         port: options.port,
         idleTimeout: idle,
         maxRequestBodySize: BUN_BODY_CAP,
         ...(options.tls ? { tls: { cert: options.tls.cert, key: options.tls.key } } : {}),
-        fetch: (req, server) => app.fetch(req, server),
+        fetch: (req) => app.fetch(req, req),
       });
     } catch (err) {
       throw new ListenError(options.port, err);

@@ -83,6 +83,13 @@ describe("compile once, evaluate many", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  test("an evaluated object keeps the configuration's keys, their order and awkward names (quotes, backslashes, line breaks, numbers)", () => {
+    const config = JSON.parse('{"z": "{{$.x}}", "a\\"b": 1, "c\\\\d": "{{$.x}}", "e\\nf": "k", "10": "{{$.x}}", "2": 2, "": "{{$.x}}"}') as Record<string, unknown>;
+    const out = compileTemplate(config).evaluate({ x: 7 }) as Record<string, unknown>;
+    expect(Object.keys(out)).toEqual(Object.keys(config));
+    expect(JSON.stringify(out)).toBe(JSON.stringify({ ...config, z: 7, "c\\d": 7, "10": 7, "": 7 }));
+  });
+
   test("now($) returns the current unix time in seconds", () => {
     const before = Math.floor(Date.now() / 1000);
     const v = compileExpression("now($)").evaluate({}) as number;
