@@ -692,7 +692,13 @@ export class Runner implements HopSite {
       if (carried) applyMetadata(node, carried);
       live = live.filter((u) => this.guard.call("_reconcile updater", () => (u(node), true), false));
       stateWrites?.apply(node);
-      node.status = { ...node.status, ...status };
+      const { error, ...owned } = status;
+      node.status = { ...node.status, ...owned };
+      // Go's `error,omitempty` (node-status.ts): a node without an error has no `error` field, as
+      // the reconciler's write leaves it. Writing `false` here made every runner write after a
+      // reconciler's a real request (issue 19: ~1 extra write per counter node at 10,000 nodes).
+      if (error) node.status.error = true;
+      else delete node.status.error;
     };
     // On a copy: `#node` may be the TinyNode informer's own object (the reconciler hands it over),
     // and the sink starts its write from that object — changed in place, the write would find

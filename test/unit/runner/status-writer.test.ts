@@ -283,3 +283,47 @@ describe("StatusWriter flush deadline", () => {
     expect(writes).toBeGreaterThan(1); // each pending write was made until the deadline
   });
 });
+
+describe("runner status writes after the reconciler's (issue 19 scale)", () => {
+  test("a `_control` re-publish whose ports the reconciler already wrote sends no request, and the stored status gets no `error: false`", async () => {
+    const { kubeStatusSink } = await import("../../../src/k8s/controllers/status-sink.ts");
+    const { patchNode } = await import("../../../src/k8s/resources/patch-node.ts");
+    const { nodeStatusPatch, ownedNodeStatus } = await import("../../../src/k8s/controllers/node-status.ts");
+    let emit: ((port: string) => Promise<unknown>) | undefined;
+    const def = defineComponent({
+      info: { name: "announcer", description: "A", info: "" },
+      ports: () => [target("in", Type.Object({ v: Type.Number() }))],
+      onEmitter: (_ctx, e) => void (emit = e),
+      handle: () => undefined,
+    });
+    const stored = makeNode("a", "announcer");
+    const patches: unknown[] = [];
+    const nodes = {
+      get: async () => structuredClone(stored),
+      mergePatch: async (_name: string, _ns: string, patch: { status: Record<string, unknown> }) => {
+        patches.push(patch);
+        Object.assign(stored.status!, patch.status);
+        for (const [k, v] of Object.entries(patch.status)) if (v === null) delete (stored.status as Record<string, unknown>)[k];
+        return structuredClone(stored);
+      },
+    };
+    const sink = kubeStatusSink((name, updater, current) => patchNode(nodes as never, name, "ns", updater, current), () => stored);
+    const s = new Scheduler({ module: MODULE, debounceMs: 5, statusSink: sink });
+    s.install(def);
+    const reported = await s.update(makeNode("a", "announcer"));
+    // The reconciler's write, as node-status.ts builds it: no error → `error: null` (field absent).
+    const owned = ownedNodeStatus(stored, { name: MODULE, version: "1.0.0", sdkVersion: "0" }, reported, undefined);
+    const written = nodeStatusPatch(owned, new Date());
+    Object.assign(stored.status!, written);
+    delete (stored.status as Record<string, unknown>).error;
+    await emit!("_control");
+    await Bun.sleep(30);
+    expect(patches).toEqual([]);
+    // A real change still writes, and still leaves `error` out.
+    s.runner(nodeName("a"))!.state.set("k", "v");
+    await Bun.sleep(30);
+    expect(patches).toHaveLength(1);
+    expect("error" in stored.status!).toBe(false);
+    await s.stopAll();
+  });
+});
