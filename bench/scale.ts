@@ -10,7 +10,10 @@
  * - its write rate vs a plain client loop doing the same writes (finalizer merge patch + status
  *   merge patch, resourceVersion-guarded, same parallelism as the module's reconcile workers) on
  *   an identical node set in another namespace, in the same run;
- * - RSS (`/proc/<pid>/status` VmRSS) idle after start (empty namespace) and after all ready.
+ * - RSS (`/proc/<pid>/status` VmRSS) idle after start (empty namespace) and after all ready;
+ * - CPU (`/proc/<pid>/stat` utime + stime): the module's from spawn to all-ready, per node, and
+ *   kube-apiserver + etcd's per write while the module ran vs during the plain loop — on 2 cores
+ *   the control plane's CPU per write is what bounds the time (issue 19).
  * Targets: 1,000 ready ≤ 10 s, 5,000 ≤ 45 s, 10,000 ≤ 60 s (issue 19); RSS ≤ 120 MB + 20 KB per node.
  *
  * Prints JSON rows on its last stdout line (bench/run.ts contract).

@@ -79,7 +79,11 @@ export interface ModuleLaunch {
   label: string;
 }
 
-/** Dev mode (`bun src/cli/main.ts`) or a compiled binary. */
+/**
+ * Dev mode (`bun src/cli/main.ts`) or a compiled binary. In dev mode, `BENCH_CPU_PROF=<dir>` runs
+ * the module under Bun's sampling profiler (`--cpu-prof`): a `.cpuprofile` per module process is
+ * written to `<dir>` when it exits (how the issue 19 scale profile was taken).
+ */
 export function moduleLaunch(binary: string | undefined): ModuleLaunch {
   return binary
     ? { argv: [binary], label: "compiled dist/tinyhost" }
