@@ -8,8 +8,9 @@
  *   observedGeneration == generation, no error), seen through a watch;
  * - apiserver requests the module made (`tinyhost_apiserver_requests_total{verb}` from /metrics);
  * - its write rate vs a plain client loop doing the same writes (finalizer merge patch + status
- *   merge patch, resourceVersion-guarded, same parallelism as the module's reconcile workers) on
- *   an identical node set in another namespace, in the same run;
+ *   merge patch, resourceVersion-guarded, same parallelism as the module's reconcile workers, the
+ *   status bodies the module's reconciler sends, computed in-process beforehand, and the same
+ *   readiness watch open) on an identical node set in another namespace, in the same run;
  * - RSS (`/proc/<pid>/status` VmRSS) idle after start (empty namespace) and after all ready;
  * - CPU (`/proc/<pid>/stat` utime + stime): the module's from spawn to all-ready, per node, and
  *   kube-apiserver + etcd's per write while the module ran vs during the plain loop — on 2 cores
@@ -26,6 +27,10 @@ import { join } from "node:path";
 import { createKubeClient } from "../src/k8s/client/index.ts";
 import { NODE_FINALIZER, type TinyNode } from "../src/k8s/api/index.ts";
 import { tinyNodes } from "../src/k8s/controllers/types.ts";
+import { nodeStatusPatch, ownedNodeStatus, type NodeStatusPatch } from "../src/k8s/controllers/node-status.ts";
+import { loadStaticRegistry } from "../src/runtime/registry/static.ts";
+import { Scheduler } from "../src/runtime/scheduler/index.ts";
+import { SDK_VERSION } from "../src/cli/version.ts";
 import { DEFAULT_NODE_WORKERS } from "../src/k8s/controllers/tinynode-controller.ts";
 import { startControlPlane } from "../test/support/control-plane.ts";
 import { ensureBinary } from "./lib/binary.ts";
@@ -59,6 +64,24 @@ const controlPlaneCpuMs = () => controlPlanePids.reduce((sum, pid) => sum + cpuM
 await warmUpApiserver(kube, await cp.newNamespace("scale-warm"));
 const modules: BenchModule[] = [];
 
+/**
+ * The status patch the module's reconciler sends for each node (same components, same code:
+ * Scheduler.update → ownedNodeStatus → nodeStatusPatch), computed before the plain loop's clock
+ * starts, so the baseline's writes carry the same port schemas as the module's, not an empty list.
+ */
+async function moduleStatuses(nodes: readonly TinyNode[]): Promise<Map<string, NodeStatusPatch>> {
+  const scheduler = new Scheduler({ module: MODULE });
+  for (const def of loadStaticRegistry().list()) scheduler.install(def);
+  const out = new Map<string, NodeStatusPatch>();
+  const at = new Date();
+  for (const node of nodes) {
+    const reported = await scheduler.update(structuredClone(node));
+    out.set(node.metadata.name!, nodeStatusPatch(ownedNodeStatus(node, { name: MODULE, version: "1.0.0", sdkVersion: SDK_VERSION }, reported, undefined), at));
+  }
+  await scheduler.stopAll();
+  return out;
+}
+
 async function stopModule(m: BenchModule): Promise<void> {
   await m.stop(10_000);
 }
@@ -82,20 +105,16 @@ try {
     const baseNodes = benchNodes(MODULE, nsBase, n);
     const created: TinyNode[] = [];
     await forEachBounded(baseNodes, CREATE_PARALLEL, async (node) => created.push(await kube.create(tinyNodes, node, { namespace: nsBase })));
+    const statuses = await moduleStatuses(created);
+    // The same instrument as the module's run: a watch that sees every node become ready.
+    const baseWatch = waitAllReady(kube, nsBase, MODULE, n, performance.now(), 600_000);
     const baseCp0 = controlPlaneCpuMs();
     const baseMs = await forEachBounded(created, WRITE_PARALLEL, async (node) => {
       const name = node.metadata.name!;
       const withFinalizer = await kube.mergePatch(tinyNodes, name, { metadata: { resourceVersion: node.metadata.resourceVersion!, finalizers: [NODE_FINALIZER] } }, { namespace: nsBase });
-      await kube.mergePatch(
-        tinyNodes,
-        name,
-        {
-          metadata: { resourceVersion: withFinalizer.metadata.resourceVersion! },
-          status: { module: { name: MODULE, version: "1.0.0", sdkVersion: "0" }, component: { description: "x", info: "" }, ports: [], status: "OK", error: false, observedGeneration: 1, lastUpdateTime: new Date().toISOString().replace(/\.\d{3}Z$/, "Z") },
-        },
-        { namespace: nsBase, subresource: "status" },
-      );
+      await kube.mergePatch(tinyNodes, name, { metadata: { resourceVersion: withFinalizer.metadata.resourceVersion! }, status: statuses.get(name)! }, { namespace: nsBase, subresource: "status" });
     });
+    await baseWatch;
     const baseRate = (2 * n) / (baseMs / 1000);
     const baseCpPerWrite = (controlPlaneCpuMs() - baseCp0) / (2 * n);
     log(`${n}: plain client loop: ${2 * n} writes in ${Math.round(baseMs)} ms = ${Math.round(baseRate)} writes/s (${WRITE_PARALLEL} in flight)`);
