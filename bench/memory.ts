@@ -49,6 +49,7 @@ import { benchNodes, forEachBounded, moduleLaunch, startBenchModule, waitAllRead
 import { cgroupSupport, createMemoryCgroup, dropPageCache, type CgroupStats, type MemoryCgroup } from "./lib/cgroup.ts";
 import { imageEnv } from "./lib/image-env.ts";
 import { parseMemoryQuantity, softMemoryLimit } from "../src/operator/memory-governor.ts";
+import { processRssParts, rssPartsLine } from "./lib/smaps.ts";
 import { metricSum, rssAnonBytes, rssBytes, scrapeMetrics, until200, type MetricSample } from "./lib/process.ts";
 import { emit, progress, quick, row, type BenchRow } from "./lib/result.ts";
 
@@ -208,6 +209,8 @@ async function measure(v: Variant, m: BenchModule, namespace: string, cg: Memory
   const idleHeap = gauge(before, "tinyhost_js_heap_bytes");
   // No series in an answered scrape: the governor is off (0); no answer at all: unknown (NaN, row left out).
   const softLimit = before.length ? metricSum(before, "tinyhost_memory_soft_limit_bytes") : Number.NaN;
+  const idleParts = processRssParts(m.pid);
+  if (idleParts) log(`${v.label}: idle RSS by mapping: ${rssPartsLine(idleParts)}`);
   log(`${v.label}: ${NODES} nodes ready in ${Math.round(readyMs)} ms; idle VmRSS ${mib(idleRss)}, RssAnon ${mib(idleAnon)}, heap ${mib(idleHeap)}${cg ? `, cgroup ${cgLine(cg.stats())}` : ""}; governor soft limit ${softLimit ? mib(softLimit) : "none"}${before.length ? "" : " (no /metrics answer in 30 s)"}`);
 
   const requestsBefore = gauge(before, "tinyhost_apiserver_requests_total");
@@ -257,6 +260,8 @@ async function measure(v: Variant, m: BenchModule, namespace: string, cg: Memory
   );
   const elapsed = (performance.now() - t0) / 1_000;
   clearInterval(sampler);
+  const trafficParts = processRssParts(m.pid);
+  if (trafficParts) log(`${v.label}: RSS by mapping at the end of the traffic: ${rssPartsLine(trafficParts)}`);
   await nc.close();
   const faults = majorFaults(m.pid) - faultsBefore;
   const endRss = rssBytes(m.pid);
