@@ -18,6 +18,9 @@
  *   `memory.oom_control`, v2 `memory.events` `oom_kill`), the process's major page faults during
  *   the traffic (`/proc/<pid>/stat` majflt: the binary's code read back after reclaim), the
  *   governor's soft limit and collections/s (`/metrics`), throughput = replies/s.
+ * - RSS by mapping, idle and at the end of the traffic (bench/lib/smaps.ts, progress lines only):
+ *   the binary's code, read-only data, data + embedded bundle, other files, mimalloc's arena, JIT
+ *   code, other anonymous memory — what VmRSS is made of (docs/operations.md §8).
  *   ./node_modules/.bin/bun bench/memory.ts [--seconds N] [--concurrency N] [--nodes N] [--stateless]
  *     [--baked-only] [--smol] [--env K=V,…] [--try K=V,… …] [--pod-try [POD_LIMIT=Q,]K=V,… …] [--only label …]
  * Variants, all with the image's ENV: "pod 128Mi" (the chart's limit; TINYHOST_MEMORY_SOFT_LIMIT
