@@ -33,6 +33,16 @@ EXPOSE 8081 8483
 # start-up, before the binary runs any code, hence ENV here. The rule for another pod limit: half of
 # it, in bytes (256Mi -> 134217728), set with the chart's controllerManager.manager.extraEnv.
 ENV BUN_JSC_forceRAMSize=67108864
+# JavaScriptCore's optimizing JIT tiers (DFG, and FTL above it) are off: at 1,000 nodes under steady
+# traffic they held ~17 MiB of RSS (~5 MiB of the binary's compiler code, ~11 MiB of the allocator's
+# arena for compiled code and compile-time data, ~1.5 MiB of JIT code) and took VmRSS from ~96 to
+# ~115 MiB (issue 19's target: <= 100). Inside a 128Mi pod the module served as many requests/s
+# without them (bench/memory.ts, 5 pairs, median 1.08x) and its code pages kept their room; without
+# a limit, turning them off gave 0.25-1.2x the requests/s (median 0.56x, 9 pairs on a shared 2-core
+# machine). The baseline JIT stays. A pod
+# with a larger limit may set BUN_JSC_useDFGJIT=1 through the chart's
+# controllerManager.manager.extraEnv (docs/operations.md §8).
+ENV BUN_JSC_useDFGJIT=0
 USER 65532:65532
 # The chart replaces this with `command: [/manager]` + `args: [run, ...]` (or pre-install,
 # pre-delete); `docker run <image> --name ... --version ...` gets the same `run`, and

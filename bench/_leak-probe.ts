@@ -61,13 +61,13 @@ await waitAllReady(kube, ns, MODULE, NODES, t0, 120_000);
 await Bun.sleep(3000);
 Bun.gc(true);
 const before = heapStats();
-console.error(`idle: heap ${(before.heapSize / MiB).toFixed(1)} MiB, objects ${before.objectCount}, rss ${(process.memoryUsage().rss / MiB).toFixed(1)}`);
+console.error(`idle: heap ${(before.heapSize / MiB).toFixed(1)} MiB (capacity ${(before.heapCapacity / MiB).toFixed(1)}), objects ${before.objectCount}, rss ${(process.memoryUsage().rss / MiB).toFixed(1)}`);
 const nc = await connectNats(nats.url, { name: "probe" });
 let ok = 0;
 const deadline = performance.now() + SECONDS * 1000;
 const sampler = setInterval(() => {
   const h = heapStats();
-  console.error(`  rss ${(process.memoryUsage.rss() / MiB).toFixed(0)} MiB extra ${((h.extraMemorySize ?? 0) / MiB).toFixed(1)} MiB heap ${(h.heapSize / MiB).toFixed(1)} MiB objects ${h.objectCount} promises ${h.objectTypeCounts.Promise ?? 0} ok ${ok} inflight ${JSON.stringify(inflight)}`);
+  console.error(`  rss ${(process.memoryUsage.rss() / MiB).toFixed(0)} MiB extra ${((h.extraMemorySize ?? 0) / MiB).toFixed(1)} MiB heap ${(h.heapSize / MiB).toFixed(1)} MiB (capacity ${(h.heapCapacity / MiB).toFixed(1)}) external ${(process.memoryUsage().external / MiB).toFixed(1)} MiB objects ${h.objectCount} promises ${h.objectTypeCounts.Promise ?? 0} ok ${ok} inflight ${JSON.stringify(inflight)}`);
 }, 2000);
 await Promise.all(Array.from({ length: 16 }, async (_, w) => {
   for (let i = w; performance.now() < deadline; i += 16) {

@@ -18,12 +18,17 @@
  *   `memory.oom_control`, v2 `memory.events` `oom_kill`), the process's major page faults during
  *   the traffic (`/proc/<pid>/stat` majflt: the binary's code read back after reclaim), the
  *   governor's soft limit and collections/s (`/metrics`), throughput = replies/s.
+ * - RSS by mapping, idle and at the end of the traffic (bench/lib/smaps.ts, progress lines only):
+ *   the binary's code, read-only data, data + embedded bundle, other files, mimalloc's arena, JIT
+ *   code, other anonymous memory — what VmRSS is made of (docs/operations.md §8).
  *   ./node_modules/.bin/bun bench/memory.ts [--seconds N] [--concurrency N] [--nodes N] [--stateless]
  *     [--baked-only] [--smol] [--env K=V,…] [--try K=V,… …] [--pod-try [POD_LIMIT=Q,]K=V,… …] [--only label …]
  * Variants, all with the image's ENV: "pod 128Mi" (the chart's limit; TINYHOST_MEMORY_SOFT_LIMIT
  * unset, so the governor must find 75 % of it in the cgroup), "pod 128Mi, gauge VmRSS" (the same
  * with `TINYHOST_MEMORY_GAUGE=rss`, the governor's gauge before it read RssAnon), "pod 100Mi"
- * (does the working set fit in issue 19's 100 MiB), "pod 128Mi, BUN_JSC_forceRAMSize=128Mi" (JSC told
+ * (does the working set fit in issue 19's 100 MiB), "pod 128Mi, BUN_JSC_useDFGJIT=1" and (unless --baked-only)
+ * "no cgroup, BUN_JSC_useDFGJIT=1" (JavaScriptCore's optimizing JIT tiers back on, which the image turns
+ * off: what that costs in RSS and buys in throughput, with and without the limit), "pod 128Mi, BUN_JSC_forceRAMSize=128Mi" (JSC told
  * the whole limit, the image's setting before it was halved: anon crowds out the binary's hot pages), "no cgroup" (soft limit 96Mi from the env, as
  * the pod's would be), "governor off" (no cgroup; unless --baked-only), each `--try K=V,…` (no
  * cgroup, soft limit 96Mi unless the list sets one, plus that environment) and with --smol the
@@ -49,6 +54,7 @@ import { benchNodes, forEachBounded, moduleLaunch, startBenchModule, waitAllRead
 import { cgroupSupport, createMemoryCgroup, dropPageCache, type CgroupStats, type MemoryCgroup } from "./lib/cgroup.ts";
 import { imageEnv } from "./lib/image-env.ts";
 import { parseMemoryQuantity, softMemoryLimit } from "../src/operator/memory-governor.ts";
+import { processRssParts, rssPartsLine } from "./lib/smaps.ts";
 import { metricSum, rssAnonBytes, rssBytes, scrapeMetrics, until200, type MetricSample } from "./lib/process.ts";
 import { emit, progress, quick, row, type BenchRow } from "./lib/result.ts";
 
@@ -121,12 +127,16 @@ const pods: Variant[] = "reason" in cgroups ? [] : [
   { label: "pod 128Mi, gauge VmRSS", binary: shipped, env: { TINYHOST_MEMORY_GAUGE: "rss" }, cgroupBytes: 128 * MiB },
   // The image's setting before it told JavaScriptCore half the limit: anon leaves the binary's hot pages too little room (docs/operations.md §8).
   { label: "pod 128Mi, BUN_JSC_forceRAMSize=128Mi", binary: shipped, env: { BUN_JSC_forceRAMSize: String(128 * MiB) }, cgroupBytes: 128 * MiB },
+  // JavaScriptCore's optimizing JIT tiers back on (the image turns them off: ~17 MiB of RSS at 1,000 nodes under traffic).
+  { label: "pod 128Mi, BUN_JSC_useDFGJIT=1", binary: shipped, env: { BUN_JSC_useDFGJIT: "1" }, cgroupBytes: 128 * MiB },
 ];
 const variants: Variant[] = [
   ...pods,
   // No cgroup: nothing for the governor to find, so the env gives it what a pod under 128Mi gets.
   { label: "no cgroup", binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "96Mi" } },
   ...(process.argv.includes("--baked-only") ? [] : [{ label: "governor off", binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "off" } }]),
+  // What the image's `BUN_JSC_useDFGJIT=0` costs where no limit applies (the optimizing tiers back on).
+  ...(process.argv.includes("--baked-only") ? [] : [{ label: "no cgroup, BUN_JSC_useDFGJIT=1", binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "96Mi", BUN_JSC_useDFGJIT: "1" } }]),
   // `--try K=V,K=V` (repeatable): the shipped binary, soft limit 96Mi unless the list sets
   // TINYHOST_MEMORY_SOFT_LIMIT, plus that environment (allocator / JSC options under test), so
   // variants run against the same control plane, interleaved. Labelled by the list alone.
@@ -191,6 +201,10 @@ ratio("memory_throughput_ratio[pod 100Mi / pod 128Mi]", "pod 100Mi", "pod 128Mi"
 // binary's hot pages re-reads them from disk (major faults) and slows to a crawl without an OOM kill.
 ratio("memory_throughput_ratio[pod 128Mi / no cgroup]", "pod 128Mi", "no cgroup", { minRatio: 0.9 }, "the shipped image under the chart's limit keeps its throughput (< 10 % lost to reclaim)");
 ratio("memory_throughput_ratio[pod 128Mi, BUN_JSC_forceRAMSize=128Mi / no cgroup]", "pod 128Mi, BUN_JSC_forceRAMSize=128Mi", "no cgroup", {}, "JavaScriptCore told the whole 128Mi (the image's setting before it was halved) in the chart's limit against the image without a limit");
+// The image's JIT choice (docs/operations.md §8, "What the ~115 MiB is made of"): no target, the
+// machine's noise spreads single pairs 0.25–3.3×; the medians over runs are what the docs quote.
+ratio("memory_throughput_ratio[no cgroup / no cgroup, BUN_JSC_useDFGJIT=1]", "no cgroup", "no cgroup, BUN_JSC_useDFGJIT=1", {}, "the image's JIT tiers off against on, without a limit (what turning them off costs where nothing is squeezed)");
+ratio("memory_throughput_ratio[pod 128Mi / pod 128Mi, BUN_JSC_useDFGJIT=1]", "pod 128Mi", "pod 128Mi, BUN_JSC_useDFGJIT=1", {}, "the image's JIT tiers off against on, under the chart's limit");
 ratio("memory_throughput_ratio[gauge RssAnon / gauge VmRSS]", "pod 128Mi", "pod 128Mi, gauge VmRSS", {}, "the governor reading RssAnon (default) against VmRSS under the chart's limit");
 // bench/run.ts refuses a row without a finite value (a file v2 kernels before 5.19 lack, a process
 // killed before its last sample): such a figure is named on stderr instead.
@@ -208,6 +222,8 @@ async function measure(v: Variant, m: BenchModule, namespace: string, cg: Memory
   const idleHeap = gauge(before, "tinyhost_js_heap_bytes");
   // No series in an answered scrape: the governor is off (0); no answer at all: unknown (NaN, row left out).
   const softLimit = before.length ? metricSum(before, "tinyhost_memory_soft_limit_bytes") : Number.NaN;
+  const idleParts = processRssParts(m.pid);
+  if (idleParts) log(`${v.label}: idle RSS by mapping: ${rssPartsLine(idleParts)}`);
   log(`${v.label}: ${NODES} nodes ready in ${Math.round(readyMs)} ms; idle VmRSS ${mib(idleRss)}, RssAnon ${mib(idleAnon)}, heap ${mib(idleHeap)}${cg ? `, cgroup ${cgLine(cg.stats())}` : ""}; governor soft limit ${softLimit ? mib(softLimit) : "none"}${before.length ? "" : " (no /metrics answer in 30 s)"}`);
 
   const requestsBefore = gauge(before, "tinyhost_apiserver_requests_total");
@@ -257,6 +273,8 @@ async function measure(v: Variant, m: BenchModule, namespace: string, cg: Memory
   );
   const elapsed = (performance.now() - t0) / 1_000;
   clearInterval(sampler);
+  const trafficParts = processRssParts(m.pid);
+  if (trafficParts) log(`${v.label}: RSS by mapping at the end of the traffic: ${rssPartsLine(trafficParts)}`);
   await nc.close();
   const faults = majorFaults(m.pid) - faultsBefore;
   const endRss = rssBytes(m.pid);

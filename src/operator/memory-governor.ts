@@ -13,13 +13,14 @@
  * What it reads (`TINYHOST_MEMORY_GAUGE`): `anon` (default) — resident anonymous memory,
  * `/proc/self/status` `RssAnon`: what a collection can shrink and what a cgroup limit cannot take
  * back (no swap in a pod), so what an OOM kill counts. `rss` — VmRSS, which also counts the mapped
- * binary's file pages (~46 MiB of the compiled binary); under a cgroup limit the kernel reclaims
+ * binary's file pages (~37 MiB of the compiled binary under the image's env, ~46 MiB with JSC's
+ * optimizing JIT tiers on); under a cgroup limit the kernel reclaims
  * those before it kills anything, and a collection cannot shrink them, so a VmRSS gauge collects
  * every `minGapMs` under traffic for nothing (docs/operations.md §8 has the measurement). Where
  * `/proc` is missing (macOS, local mode) both read `process.memoryUsage.rss()`.
  *
  * What it does not do: keep a pod out of page-cache thrash. A pod slows to a crawl, with no OOM
- * kill, once anon leaves too little room under the limit for the binary's ~40 MiB of pages in use.
+ * kill, once anon leaves too little room under the limit for the binary's ~35–40 MiB of pages in use.
  * Under 128Mi that happens at ~85 MiB of anon, below the 96Mi soft limit, and collections run
  * late there. JavaScriptCore's own cadence (`BUN_JSC_forceRAMSize`) is what keeps anon low enough
  * (docs/operations.md §8, "In a pod").

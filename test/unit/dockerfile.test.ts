@@ -76,6 +76,12 @@ describe("Dockerfile", () => {
     expect(env).toContain(`BUN_JSC_forceRAMSize=${64 * 1024 * 1024}`);
   });
 
+  test("turns JavaScriptCore's optimizing JIT tiers off, which kept VmRSS over 100 MiB at 1,000 nodes (docs/operations.md §8)", () => {
+    const env = FINAL.instructions.filter((i) => i.keyword === "ENV").map((i) => i.args);
+    expect(env).toContain("BUN_JSC_useDFGJIT=0");
+    expect(imageEnv().BUN_JSC_useDFGJIT).toBe("0");
+  });
+
   test("enters `tinyhost run` in exec form (DL3025)", () => {
     const entry = FINAL.instructions.filter((i) => i.keyword === "ENTRYPOINT");
     expect(entry.length).toBe(1);
