@@ -127,6 +127,7 @@ describe("dry-run plan", () => {
       { name: "KUBERNETES_CLUSTER_DOMAIN", value: "cluster.local" },
       { name: "SELF_SERVICE_HOST", value: "shop-manager-service:8483" },
       { name: "BUN_JSC_forceRAMSize", value: "134217728" },
+      { name: "BUN_JSC_useDFGJIT", value: "1" },
       { name: "NATS_TOKEN", valueFrom: { secretKeyRef: { name: "tinysystems-nats-auth", key: "token" } } },
       { name: "TINY_NATS_URL", value: "nats://$(NATS_TOKEN)@tinysystems-nats.prod.svc:4222" },
     ]);
@@ -137,7 +138,7 @@ describe("dry-run plan", () => {
   test("leaves out OTLP_DSN and the NATS env and objects when both add-ons are off", () => {
     const list = objects({ ...INPUT, nats: false, otel: false });
     const names = podSpec(find(list, "Deployment", "shop-controller-manager")).containers[0]!.env!.map((e) => e.name);
-    expect(names).toEqual(["RELEASE_NAME", "RELEASE_NAMESPACE", "KUBERNETES_CLUSTER_DOMAIN", "SELF_SERVICE_HOST", "BUN_JSC_forceRAMSize"]);
+    expect(names).toEqual(["RELEASE_NAME", "RELEASE_NAMESPACE", "KUBERNETES_CLUSTER_DOMAIN", "SELF_SERVICE_HOST", "BUN_JSC_forceRAMSize", "BUN_JSC_useDFGJIT"]);
     expect(list.some((o) => o.metadata.name.startsWith("tinysystems-nats") || o.metadata.name.startsWith("tinysystems-otel"))).toBe(false);
   });
 
