@@ -85,7 +85,10 @@ export function queryValues(search: string): Record<string, string[]> {
       const eq = search.indexOf("=", from);
       const k = decodeQueryPart(eq < 0 || eq > end ? search.slice(from, end) : search.slice(from, eq));
       const v = eq < 0 || eq > end ? "" : decodeQueryPart(search.slice(eq + 1, end));
-      (out[k] ??= []).push(v);
+      // Own keys only: `constructor`, `toString` or `__proto__` as a parameter name must not reach
+      // Object.prototype (a `?constructor=1` made every flow answer 500).
+      if (Object.hasOwn(out, k)) out[k]!.push(v);
+      else Object.defineProperty(out, k, { value: [v], enumerable: true, writable: true, configurable: true });
     }
     from = end + 1;
   }

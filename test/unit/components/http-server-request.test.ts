@@ -80,3 +80,13 @@ describe("pathSegments", () => {
     expect(pathSegments("a/b")).toEqual(["a", "b"]);
   });
 });
+
+describe("http_server request: query parameters named like Object.prototype members", () => {
+  test("constructor, toString, hasOwnProperty and __proto__ are ordinary parameters, repeated values kept in order", async () => {
+    const { queryValues } = await import("../../../src/sdk/http/server-request.ts");
+    const q = queryValues("?constructor=1&toString=2&hasOwnProperty=3&__proto__=4&constructor=5");
+    expect(JSON.parse(JSON.stringify(q))).toEqual({ constructor: ["1", "5"], toString: ["2"], hasOwnProperty: ["3"], ["__proto__"]: ["4"] });
+    expect(Object.getPrototypeOf(q)).toBe(Object.prototype);
+    expect(Object.keys(q)).toEqual(["constructor", "toString", "hasOwnProperty", "__proto__"]);
+  });
+});
