@@ -4,7 +4,7 @@
  * components and serves the demo flow in local mode.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, cpSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { freePort, startProcess, waitUntil, type ManagedProcess } from "../support/process.ts";
@@ -50,6 +50,41 @@ describe("the compiled binary", () => {
     const crds = r.out.split("\n").filter((l) => l.startsWith("kind: CustomResourceDefinition"));
     expect(crds.length).toBe(7);
   });
+
+  test("a js_eval node starts its script sandbox (the worker is found inside the binary)", async () => {
+    const dir = join(work, "js-eval");
+    mkdirSync(dir, { recursive: true });
+    const settings = { enableErrorPort: false, script: { name: "main.js", content: "export default function main(input) { return input; }" }, modules: [] };
+    writeFileSync(
+      join(dir, "node.yaml"),
+      [
+        "apiVersion: operator.tinysystems.io/v1alpha1",
+        "kind: TinyNode",
+        "metadata:",
+        "  name: e3a9c97e.tinyhost.js-eval-75646",
+        "  namespace: tinysystems",
+        "  annotations:",
+        "    tinysystems.io/node-label: Script",
+        "spec:",
+        "  module: tinyhost",
+        "  component: js_eval",
+        "  ports:",
+        "    - port: _settings",
+        `      configuration: ${Buffer.from(JSON.stringify(settings)).toString("base64")}`,
+        "",
+      ].join("\n"),
+    );
+    const log = join(work, "js-eval.log");
+    const proc = startProcess({ name: "tinyhost binary js_eval", cmd: [BINARY, "run", "--local", dir, "--no-state", "--no-console"], logFile: log, cwd: work });
+    try {
+      await waitUntil("the js_eval node's status line", async () => /node "Script"\s+js_eval\s+(OK|error)/.test(readFileSync(log, "utf8")), 30_000, 100);
+      const text = readFileSync(log, "utf8");
+      expect(text).not.toContain("sandbox failed");
+      expect(text).toMatch(/node "Script"\s+js_eval\s+OK/);
+    } finally {
+      await proc.stop();
+    }
+  }, 60_000);
 
   describe("`run --local examples/hello-api` serves the demo", () => {
     let proc: ManagedProcess;

@@ -13,8 +13,15 @@ import { ScriptError } from "./errors.ts";
 import { memoryCapBytes } from "./limits.ts";
 import { memoryWatchdog, type MemoryWatchdog } from "./memory-watchdog.ts";
 
-/** The worker entry; `scripts/build.ts` adds it to the compiled binary as a second entrypoint. */
-const WORKER_URL = new URL("./sandbox-worker.ts", import.meta.url).href;
+/**
+ * The worker entry; `scripts/build.ts` adds it to the compiled binary as a second entrypoint. In
+ * the binary the main bundle is `/$bunfs/root/tinyhost` and the worker keeps its path under the
+ * entrypoints' common folder (`src/`) with its output name: `runtime/script/sandbox-worker.js`
+ * (asked for by its source name, it was not found: js_eval failed in every image).
+ */
+const WORKER_URL = import.meta.url.includes("$bunfs")
+  ? new URL("./runtime/script/sandbox-worker.js", import.meta.url).href
+  : new URL("./sandbox-worker.ts", import.meta.url).href;
 
 /** Longest wait for a worker to come up before its script starts loading, ms. */
 const WORKER_BOOT_MS = 30_000;
