@@ -6,9 +6,11 @@
  * - bench/RESULTS.md: the machine (cores, memory, OS, Bun/Node versions, date), the same table, and
  *   the Go comparison rows of bench/vs-go.ts again as tinyhost | Go | ratio.
  * `--quick` is passed on to each benchmark (short runs; scale does 1,000 nodes only). `--only a,b`
- * runs the named files only (e.g. `--only scale,cold-start`). Exit code 1 when a benchmark failed.
+ * runs the named files only (e.g. `--only scale,cold-start`); with `--merge`, the rows of the other
+ * benchmarks are kept from the existing results.json (a re-run of a few on a quieter machine), and
+ * RESULTS.md says which were re-run. Exit code 1 when a benchmark failed.
  */
-import { readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { machineInfo } from "./lib/machine.ts";
 
@@ -74,6 +76,12 @@ for (const file of files) {
   for (const raw of rows) results.push(normalize(file, raw));
 }
 const totalS = Math.round((performance.now() - started) / 1000);
+const merge = process.argv.includes("--merge") && only !== undefined;
+if (merge && existsSync(resolve(dir, "results.json"))) {
+  const ran = new Set(files);
+  const kept = (JSON.parse(readFileSync(resolve(dir, "results.json"), "utf8")) as ResultRow[]).filter((r) => !ran.has(r.bench));
+  results.unshift(...kept);
+}
 writeFileSync(resolve(dir, "results.json"), JSON.stringify(results.map(({ bench: _b, note: _n, ...r }) => ({ ...r, bench: _b, ...(_n ? { note: _n } : {}) })), null, 2) + "\n");
 writeFileSync(resolve(dir, "RESULTS.md"), markdown());
 console.table(results.map(({ note: _n, ...r }) => r));
@@ -132,7 +140,7 @@ function markdown(): string {
     `| Node | ${machine.node} |`,
     `| nats-server | ${machine.nats} |`,
     `| load average at start (1/5/15 min) | ${machine.loadAverage.join(" / ")} |`,
-    `| mode | ${quick ? "--quick" : "full"}; ${totalS} s in all (${Object.entries(durations).map(([f, s]) => `${f} ${s} s`).join(", ")}) |`,
+    `| mode | ${quick ? "--quick" : "full"}${merge ? `; re-run of ${files.join(", ")} merged into the previous full run's other rows` : ""}; ${totalS} s in all (${Object.entries(durations).map(([f, s]) => `${f} ${s} s`).join(", ")}) |`,
     "",
     "## Figures",
     "",
