@@ -295,12 +295,15 @@ async function measure(v: Variant, m: BenchModule, namespace: string, cg: Memory
   log(`${v.label}: traffic ${rps.toFixed(0)} req/s (${failed} failed); VmRSS max ${mib(maxRss)}, end ${mib(endRss)}, RssAnon max ${mib(maxAnon)}, heap ${mib(endHeap)}`);
   if (cgEnd) log(`${v.label}: cgroup peak ${mib(cgEnd.peak)}, end anon ${mib(cgEnd.anon)} file ${mib(cgEnd.file)} (mapped ${mib(cgEnd.mappedFile)}, shmem ${mib(cgEnd.shmem)}), limit hits ${cgEnd.limitHits}, OOM kills ${cgEnd.oomKills}`);
   const pod = cg !== undefined;
+  const shippedSettings = !Object.keys(v.env).some((k) => k in IMAGE_ENV);
   const out = [
     row({ name: `memory_rss_idle[${v.label}]`, value: idleRss / MiB, unit: "MiB", max: 128, digits: 1, note: `${note}, 5 s after all ready` }),
     row({ name: `memory_rss_anon_idle[${v.label}]`, value: idleAnon / MiB, unit: "MiB", digits: 1, note: `${note}: RssAnon (VmRSS without the mapped binary and files)` }),
     // Issue 19's target is on VmRSS outside a cgroup; inside one VmRSS is bounded by the limit and
     // its file pages are the kernel's to reclaim, so the cgroup rows below carry the pod's targets.
-    row({ name: `memory_rss_traffic_last10s[${v.label}]`, value: median(lastRss) / MiB, unit: "MiB", ...(pod ? {} : { max: 100 }), digits: 1, note: `${note}: median VmRSS over the last 10 s of ${SECONDS} s of traffic (issue 19: ≤ 100 MiB${pod ? "; no target in a cgroup: see memory_cgroup_*" : ""})` }),
+    // A variant that overrides one of the image's settings (the JIT tiers back on) is a
+    // comparison: the ≤ 100 MiB target is on the shipped image's settings only.
+    row({ name: `memory_rss_traffic_last10s[${v.label}]`, value: median(lastRss) / MiB, unit: "MiB", ...(pod || !shippedSettings ? {} : { max: 100 }), digits: 1, note: `${note}: median VmRSS over the last 10 s of ${SECONDS} s of traffic (issue 19: ≤ 100 MiB${pod ? "; no target in a cgroup: see memory_cgroup_*" : ""})` }),
     row({ name: `memory_rss_anon_traffic_max[${v.label}]`, value: maxAnon / MiB, unit: "MiB", max: 100, digits: 1, note: `${note}: max RssAnon during the traffic (what a limit cannot reclaim; ≤ issue 19's 100 MiB)` }),
     row({ name: `memory_heap_idle[${v.label}]`, value: idleHeap / MiB, unit: "MiB", digits: 1, note }),
     row({ name: `memory_rss_traffic_max[${v.label}]`, value: maxRss / MiB, unit: "MiB", max: 128, digits: 1, note: `${note}, ${CONCURRENCY} in flight for ${SECONDS} s` }),
