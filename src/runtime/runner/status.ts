@@ -17,15 +17,52 @@ export const CREDENTIAL_KEY = /(api[_-]?key|secret|token|passw|authorization|bea
 /** The mask written instead of a credential value (runtime-spec §2.6). */
 export const REDACTED = "<redacted>";
 
-/** Copy of `value` with credential-looking string values (non-empty, not `{{…}}`) replaced by {@link REDACTED}. */
+/** True when `value`, held under `key`, is a credential to mask: a non-empty string, not a `{{…}}` expression, under a credential-looking key. */
+function isCredential(key: string, value: unknown): boolean {
+  return typeof value === "string" && value !== "" && !value.startsWith("{{") && CREDENTIAL_KEY.test(key);
+}
+
+/**
+ * Copy of `value` with credential-looking string values (non-empty, not `{{…}}`) replaced by
+ * {@link REDACTED}. A key named `__proto__` (JSON.parse makes it an own key) stays an own key of
+ * the copy: it is defined, not assigned, since assigning would set the copy's prototype instead.
+ */
 export function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact);
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = typeof v === "string" && v !== "" && !v.startsWith("{{") && CREDENTIAL_KEY.test(k) ? REDACTED : redact(v);
+    const masked = isCredential(k, v) ? REDACTED : redact(v);
+    if (k === "__proto__") Object.defineProperty(out, k, { value: masked, enumerable: true, writable: true, configurable: true });
+    else out[k] = masked;
   }
   return out;
+}
+
+/**
+ * The configuration the published schema is inferred from, with credentials masked as in
+ * {@link redact}: an untyped field's observed keys become properties whose `default` is the
+ * observed value (runtime-spec §8), which would publish a credential the configuration masks.
+ * Only arrays and plain objects are descended — the only values inference reads keys from — and
+ * what holds no credential is returned as is (same object), so every other schema is unchanged.
+ * Go publishes those defaults in clear (docs/compatibility.md, "Credentials in inferred schema defaults").
+ */
+export function maskSchemaSource(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(maskSchemaSource);
+    return items.some((v, i) => v !== value[i]) ? items : value;
+  }
+  if (value === null || typeof value !== "object") return value;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return value;
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const masked = isCredential(k, v) ? REDACTED : maskSchemaSource(v);
+    if (masked === v) continue;
+    out ??= { ...value }; // spread defines keys, so an own `__proto__` key is copied as a key
+    out[k] = masked; // every key is already own here: a plain write, even for `__proto__`
+  }
+  return out ?? value;
 }
 
 function b64(text: string): string {
@@ -77,7 +114,9 @@ export function configurationKey(value: unknown): string | undefined {
 }
 
 function buildPublished(p: AnyPort): PublishedBytes {
-  return { schema: schemaToBase64(portPlatformSchema(p)), configuration: b64(JSON.stringify(redact(p.configuration ?? null))) };
+  const source = maskSchemaSource(p.configuration);
+  const schema = portPlatformSchema(source === p.configuration ? p : { ...p, configuration: source });
+  return { schema: schemaToBase64(schema), configuration: b64(JSON.stringify(redact(p.configuration ?? null))) };
 }
 
 /** {@link buildPublished}, memoized (see {@link published}) when the port has a schema object and an exact configuration key. */

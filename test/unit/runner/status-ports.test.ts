@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { source, target, Type } from "tinyhost";
-import { configurationKey, PUBLISHED_PER_SCHEMA, redact, statusPorts } from "../../../src/runtime/runner/status.ts";
+import { configurationKey, maskSchemaSource, PUBLISHED_PER_SCHEMA, redact, statusPorts } from "../../../src/runtime/runner/status.ts";
 import { portPlatformSchema, schemaToBase64 } from "../../../src/runtime/schema/index.ts";
 import type { AnyPort } from "../../../src/sdk/ports.ts";
 
@@ -15,7 +15,7 @@ const decode = (s: string) => JSON.parse(Buffer.from(s, "base64").toString("utf8
 
 /** The byte fields built from scratch, as statusPorts did before the memo. */
 function fresh(p: AnyPort) {
-  return { schema: schemaToBase64(portPlatformSchema(p)), configuration: b64(redact(p.configuration ?? null)) };
+  return { schema: schemaToBase64(portPlatformSchema({ ...p, configuration: maskSchemaSource(p.configuration) })), configuration: b64(redact(p.configuration ?? null)) };
 }
 
 describe("status ports", () => {
@@ -64,5 +64,34 @@ describe("status ports", () => {
     const ports = Array.from({ length: PUBLISHED_PER_SCHEMA + 10 }, (_, i) => target("_settings", Settings, { default: { context: { i }, apiKey: "" } }) as AnyPort);
     for (const p of ports) statusPorts([p]);
     for (const p of [ports[0]!, ports.at(-1)!]) expect(statusPorts([p])[0]).toMatchObject(fresh(p));
+  });
+
+  test("a credential held in an untyped field is masked in the schema's inferred defaults too, not only in the configuration", () => {
+    const settings = { context: { apiKey: "sk-live-123456", url: "https://api.example.com", headers: [{ authorization: "Bearer tok-987654" }] }, apiKey: "" };
+    const [p] = statusPorts([target("_settings", Settings, { default: settings }) as AnyPort]);
+    const schemaText = Buffer.from(p!.schema, "base64").toString("utf8");
+    const configText = Buffer.from(p!.configuration, "base64").toString("utf8");
+    for (const secret of ["sk-live-123456", "tok-987654"]) {
+      expect(schemaText).not.toContain(secret);
+      expect(configText).not.toContain(secret);
+    }
+    // Masked, not dropped: the property is still published, with the mask as its default.
+    expect(schemaText).toContain('"apiKey":{"type":"string","default":"<redacted>"');
+    expect(schemaText).toContain("https://api.example.com");
+    expect(settings.context.apiKey).toBe("sk-live-123456"); // the component's own value is untouched
+  });
+
+  test("a configuration without credentials infers its schema from the very same object", () => {
+    const config = { context: { n: 1, list: [{ word: "x" }] }, apiKey: "{{$.key}}" };
+    expect(maskSchemaSource(config)).toBe(config);
+    const p = target("_settings", Settings, { default: config }) as AnyPort;
+    expect(statusPorts([p])[0]!.schema).toBe(schemaToBase64(portPlatformSchema(p)));
+  });
+
+  test("a key named __proto__ is published as a key, masked inside like any other", () => {
+    const parsed = JSON.parse('{"__proto__":{"token":"abc","n":1},"a":1}') as unknown;
+    expect(JSON.stringify(redact(parsed))).toBe('{"__proto__":{"token":"<redacted>","n":1},"a":1}');
+    expect(Object.getPrototypeOf(redact(parsed))).toBe(Object.prototype);
+    expect(JSON.stringify(maskSchemaSource(parsed))).toBe('{"__proto__":{"token":"<redacted>","n":1},"a":1}');
   });
 });
