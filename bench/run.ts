@@ -78,7 +78,8 @@ for (const file of files) {
 const totalS = Math.round((performance.now() - started) / 1000);
 const merge = process.argv.includes("--merge") && only !== undefined;
 if (merge && existsSync(resolve(dir, "results.json"))) {
-  const ran = new Set(files);
+  // Rows name their bench without the ".ts" (normalize); compare on that, or every re-run row doubles.
+  const ran = new Set(files.map((f) => f.replace(/\.ts$/, "")));
   const kept = (JSON.parse(readFileSync(resolve(dir, "results.json"), "utf8")) as ResultRow[]).filter((r) => !ran.has(r.bench));
   results.unshift(...kept);
 }
