@@ -35,6 +35,34 @@ export class PayloadDecodeError extends TinyError {
   }
 }
 
+/**
+ * A component's `ports()` declared two ports with one name. code `"DUPLICATE_PORT"`. The runner
+ * treats it as a throw of `ports()` (a fault of that node, its last good list kept): Go's runner
+ * lists both in the status and feeds hops to the first, so half the declaration is silently
+ * ignored (docs/compatibility.md).
+ */
+export class DuplicatePortError extends TinyError {
+  constructor(
+    readonly node: string,
+    readonly port: string,
+  ) {
+    super("DUPLICATE_PORT", `node ${node}: ports() declares port ${JSON.stringify(port)} twice; port names must be unique on a node`);
+  }
+}
+
+/**
+ * The list `ports()` returned, checked for names declared twice.
+ * @throws DuplicatePortError naming the first repeated name.
+ */
+export function uniquePorts<P extends { name: string }>(node: string, ports: readonly P[]): readonly P[] {
+  const seen = new Set<string>();
+  for (const p of ports) {
+    if (seen.has(p.name)) throw new DuplicatePortError(node, p.name);
+    seen.add(p.name);
+  }
+  return ports;
+}
+
 /** A hop without a port in `to`. code `"NO_PORT"` (runtime-spec §2.2 step 1: "input port is empty"). */
 export class EmptyPortError extends TinyError {
   constructor(to: string) {

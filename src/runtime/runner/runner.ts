@@ -22,7 +22,7 @@ import { FROM_SIGNAL, parsePortAddress, type Msg } from "../../transport/types.t
 import { compilePortDecoder, type PortDecoder } from "../schema/index.ts";
 import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
 import { fulfilledValue, NOT_FULFILLED } from "../../sdk/settled.ts";
-import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, PayloadDecodeError, PortValidationError, StatusWriteError } from "./errors.ts";
+import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, PayloadDecodeError, PortValidationError, StatusWriteError, uniquePorts } from "./errors.ts";
 import { MetadataState, STATE_PREFIX } from "./metadata-state.ts";
 import { statusText } from "../../k8s/api/status-text.ts";
 import { StatusWriter, type WriteOutcome, type WriteRetry, type FlushOutcome } from "./status-writer.ts";
@@ -288,7 +288,7 @@ export class Runner implements HopSite {
   #portMap(): Map<string, CachedPort> {
     if (this.#ports) return this.#ports;
     const m = new Map<string, CachedPort>();
-    const list = this.guard.call("ports()", () => this.instance.ports(), this.#lastPorts); // a throw keeps the last list (cached until the next re-read)
+    const list = this.guard.call("ports()", () => uniquePorts(this.name, this.instance.ports()), this.#lastPorts); // a throw keeps the last list (cached until the next re-read)
     this.#lastPorts = list;
     for (const p of list) m.set(p.name, { spec: p, decoder: undefined, credentialKeys: undefined });
     this.#ports = m;

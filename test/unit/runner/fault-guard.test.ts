@@ -242,6 +242,25 @@ describe("fault isolation: a throw outside handle faults only its node", () => {
     }
   });
 
+  test("ports() declaring one name twice faults the node (DUPLICATE_PORT, naming the port); hops to it fail instead of decoding with either schema", async () => {
+    const twice = defineComponent({
+      info: { name: "twice", description: "Twice", info: "declares in twice" },
+      ports: () => [target("in", Type.Object({ n: Type.Number() })), target("in", Type.Object({ s: Type.String() })), source("out", Type.Any())],
+      handle: (_ctx, _output, _port, data) => ok(data),
+    });
+    const s = new Scheduler({ module: MODULE, debounceMs: 5, readyTimeoutMs: 50, log: recordingLog().log });
+    s.install(twice);
+    const st = await s.update(makeNode("d1", "twice"));
+    expect(st.error).toBe(true);
+    expect(st.status).toContain("failed in ports()");
+    expect(st.status).toContain('declares port "in" twice');
+    expect(st.ports ?? []).toEqual([]);
+    const r = await s.handle({ edgeId: "", from: "signal", to: `${nodeName("d1")}:in`, data: { n: 1 }, depth: 0 });
+    expect(r.kind).toBe("fail");
+    expect(r.kind === "fail" ? (r.error as { code?: string }).code : "").toBe("PORT_NOT_READY");
+    await s.stopAll();
+  });
+
   test("a throw in handle fails only that hop with the thrown error, counted at site handle; the status stays OK", async () => {
     const { s } = setup(false);
     await s.update(makeNode("h1", "faulty"));
