@@ -163,7 +163,7 @@ async function moduleRun(n: number, rssIdle: number, base: PlainRun, { cp, kube,
   const writeWindowS = Math.max(0.001, (readyMs - readyzMs) / 1000);
   const moduleRate = writes / writeWindowS;
   log(
-    `${n}: all ready ${Math.round(readyMs)} ms after spawn (/readyz ${Math.round(readyzMs)} ms, list ${(listS * 1000).toFixed(0)} ms); ` +
+    `${n}: all ready ${Math.round(readyMs)} ms after spawn (${(readyMs / base.readyMs).toFixed(2)}× the plain client loop's ${Math.round(base.readyMs)} ms; /readyz ${Math.round(readyzMs)} ms, list ${(listS * 1000).toFixed(0)} ms); ` +
       `requests ${totalReq} (get ${req("get")}, list ${req("list")}, watch ${req("watch")}, patch ${req("patch")}, update ${req("update")}, create ${req("create")}); ` +
       `reconciles ${reconciles}, status writes ${statusWrites}; RSS ${(rssAfter / MiB).toFixed(1)} MiB; ` +
       `CPU: module ${Math.round(moduleCpu)} ms, apiserver + etcd ${Math.round(cpCpu)} ms (${(cpCpu / writes).toFixed(2)} ms/write, plain loop ${base.cpPerWrite.toFixed(2)})`,

@@ -39,7 +39,7 @@ export function ensureBinary(log: (line: string) => void = () => {}): BinaryInfo
   const stale = !existsSync(BINARY) || statSync(BINARY).mtimeMs < Math.max(newestMtime(join(ROOT, "src")), newestMtime(join(ROOT, "components")));
   let buildMs = 0;
   if (stale) {
-    log("dist/tinyhost is missing or older than src/ or components/: bun scripts/build.ts");
+    log("dist/tinyhost is missing or older than src/ or components/: building it (npm run build)");
     const t0 = performance.now();
     const r = Bun.spawnSync([process.execPath, "scripts/build.ts"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
     buildMs = performance.now() - t0;
