@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { BackgroundLoop, defineComponent, nodeInterval, nodeTask, nodeTimeout, ok, source, target, Type, type ComponentContext, type Emitter, type TinyNode } from "tinyhost";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { componentFaults } from "../../../src/runtime/runner/guard.ts";
+import { uniquePorts } from "../../../src/runtime/runner/errors.ts";
 import { STATUS_TEXT_MAX, statusText } from "../../../src/k8s/api/status-text.ts";
 import { makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
 
@@ -250,6 +251,8 @@ describe("fault isolation: a throw outside handle faults only its node", () => {
     });
     const s = new Scheduler({ module: MODULE, debounceMs: 5, readyTimeoutMs: 50, log: recordingLog().log });
     s.install(twice);
+    s.install(faulty);
+    await s.update(makeNode("ok1", "faulty"));
     const st = await s.update(makeNode("d1", "twice"));
     expect(st.error).toBe(true);
     expect(st.status).toContain("failed in ports()");
@@ -258,6 +261,8 @@ describe("fault isolation: a throw outside handle faults only its node", () => {
     const r = await s.handle({ edgeId: "", from: "signal", to: `${nodeName("d1")}:in`, data: { n: 1 }, depth: 0 });
     expect(r.kind).toBe("fail");
     expect(r.kind === "fail" ? (r.error as { code?: string }).code : "").toBe("PORT_NOT_READY");
+    expect(() => uniquePorts("n", [{ name: "a" }, { name: "in" }, { name: "in" }])).toThrow(expect.objectContaining({ code: "DUPLICATE_PORT", port: "in" }));
+    expect((await hop(s, "ok1", "fine")).kind).toBe("ok"); // the other node runs on
     await s.stopAll();
   });
 
