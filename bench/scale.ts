@@ -211,7 +211,7 @@ try {
     await onFreshControlPlane((bed) => moduleRun(n, rssIdle, base, bed));
   }
 } finally {
-  for (const m of modules) await m.kill().catch(() => {});
+  // Modules are killed with their control plane (onFreshControlPlane).
   if (process.env.TINYHOST_BENCH_KEEP) log(`logs kept in ${logDir}`);
   else rmSync(logDir, { recursive: true, force: true });
 }
