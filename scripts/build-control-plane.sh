@@ -20,6 +20,16 @@ if [ -x "$OUT/kube-apiserver" ] && [ -x "$OUT/etcd" ]; then
   exit 0
 fi
 
+# One build at a time per cache dir: a second suite (another worktree, CI beside a developer)
+# waits here and then finds the binaries, instead of compiling them again and racing on the .tmp files.
+mkdir -p "$OUT"
+exec 9>"$OUT/.build.lock"
+flock -n 9 || { echo "build-control-plane: waiting for another build into $OUT to finish" >&2; flock 9; }
+if [ -x "$OUT/kube-apiserver" ] && [ -x "$OUT/etcd" ]; then
+  echo "$OUT"
+  exit 0
+fi
+
 command -v go >/dev/null 2>&1 || die "Go is not installed: install Go 1.26 (https://go.dev/doc/install) and run again."
 mkdir -p "$OUT"
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod

@@ -17,6 +17,14 @@ die() { echo "build-go-tools: $*" >&2; exit 1; }
 
 if [ "${1:-}" = "--print-dir" ]; then echo "$OUT"; exit 0; fi
 
+# One build at a time per cache (two worktrees' suites, or CI beside a developer, would otherwise
+# compile the same tools twice on 2 cores and race on the same .tmp files); the checks below run
+# after the lock, so a waiter finds the other's binaries and builds nothing.
+LOCK_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/tinyhost/go-tools
+mkdir -p "$LOCK_DIR"
+exec 9>"$LOCK_DIR/.build.lock"
+flock -n 9 || { echo "build-go-tools: waiting for another build of the Go tools to finish" >&2; flock 9; }
+
 # helm itself, for the tests that render the platform's tinysystems-operator chart with
 # `helm template`: built from the Go module proxy at an exact version into its own cache dir (it
 # does not change with test/go, and takes minutes on 2 cores), then linked into $OUT as `helm`.
