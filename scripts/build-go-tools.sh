@@ -17,14 +17,6 @@ die() { echo "build-go-tools: $*" >&2; exit 1; }
 
 if [ "${1:-}" = "--print-dir" ]; then echo "$OUT"; exit 0; fi
 
-# One build at a time per cache (two worktrees' suites, or CI beside a developer, would otherwise
-# compile the same tools twice on 2 cores and race on the same .tmp files); the checks below run
-# after the lock, so a waiter finds the other's binaries and builds nothing.
-LOCK_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/tinyhost/go-tools
-mkdir -p "$LOCK_DIR"
-exec 9>"$LOCK_DIR/.build.lock"
-flock -n 9 || { echo "build-go-tools: waiting for another build of the Go tools to finish" >&2; flock 9; }
-
 # helm itself, for the tests that render the platform's tinysystems-operator chart with
 # `helm template`: built from the Go module proxy at an exact version into its own cache dir (it
 # does not change with test/go, and takes minutes on 2 cores), then linked into $OUT as `helm`.
@@ -45,6 +37,18 @@ link_helm() {
 }
 
 TOOLS=$(cd "$SRC" && for d in */; do [ -f "$d/main.go" ] && echo "${d%/}"; done)
+missing=0
+for t in $TOOLS; do [ -x "$OUT/$t" ] || missing=1; done
+if [ $missing -eq 0 ] && [ -x "$HELM_DIR/helm" ]; then link_helm; echo "$OUT"; exit 0; fi
+
+# One build at a time per cache (two worktrees' suites, or CI beside a developer, would otherwise
+# compile the same tools twice on 2 cores and race on the same .tmp files); the check below runs
+# again after the lock, so a waiter finds the other's binaries and builds nothing.
+LOCK_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/tinyhost/go-tools
+mkdir -p "$LOCK_DIR"
+exec 9>"$LOCK_DIR/.build.lock"
+flock -n 9 || { echo "build-go-tools: waiting for another build of the Go tools to finish" >&2; flock 9; }
+
 missing=0
 for t in $TOOLS; do [ -x "$OUT/$t" ] || missing=1; done
 if [ $missing -eq 0 ]; then link_helm; echo "$OUT"; exit 0; fi
