@@ -51,7 +51,7 @@ export type {
 } from "./component.ts";
 export { beginRun, beginRunWithReply, runId, readRun, DEFAULT_RUN_REPLY_TIMEOUT_MS } from "./durable.ts";
 export type { RunStart, RunReplyOptions, RunView, StepView, StepRecord, EmitRecord, StepStatus } from "./durable.ts";
-export { AGENT_TOOL_TAG } from "./agent-tool.ts";
+export { AGENT_TOOL_TAG, SYNC_RPC_TAG } from "./agent-tool.ts";
 export type { AgentToolSpec, AgentToolInfo } from "./agent-tool.ts";
 export { testComponent } from "./testing.ts";
 export type { ComponentHarness, Emitted, TestComponentOptions } from "./testing.ts";
@@ -64,6 +64,8 @@ export type { PlatformOptions } from "../runtime/schema/keywords.ts";
 export { contextField, stringEnum, contentTypeField, HeaderSchema, HTTP_METHODS, CONTENT_TYPES } from "./fields.ts";
 export type { ContextFieldOptions, Header } from "./fields.ts";
 export { redact } from "../runtime/runner/status.ts";
+export { omitEmpty } from "./go-json.ts";
+export type { OmitEmptyFields } from "./go-json.ts";
 
 // Waiting, background work, ordering, control messages.
 export { sleepUnlessAborted, WaitCancelledError } from "./abortable-sleep.ts";
