@@ -5,7 +5,7 @@
  * steps of this module's nodes are seen) and answers whether the run is known, complete or failed,
  * how many emitted hops have no record yet, and each recorded step.
  */
-import { defineComponent, fail, mark, omitEmpty, readRun, source, target, Type, type RunView } from "tinyhost";
+import { defineComponent, fail, formatRfc3339Nano, mark, omitEmpty, readRun, source, target, Type, type RunView } from "tinyhost";
 
 const context = () => mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context" });
 
@@ -41,15 +41,10 @@ const Response = Type.Object(
   { $id: "Response" },
 );
 
-/** The step's time as Go's `time.Time` marshals it (RFC 3339 with the fraction's trailing zeros cut). */
-function goTime(rfc3339: string): string {
-  return rfc3339.replace(/\.(\d*?)0+(?=Z$|[+-]\d\d:\d\d$)/, (_m, digits: string) => (digits ? `.${digits}` : ""));
-}
-
 /** The `response` payload for run `runId` as its ledger records it (`view` undefined: no record). */
 export function runStatus(runId: string, view: RunView | undefined, context: unknown) {
   const steps = (view?.steps ?? []).map((s) =>
-    omitEmpty({ stepKey: s.stepKey, node: s.node, status: s.status, error: s.error ?? "", completedAt: goTime(s.completedAt) }, { values: ["error"] }),
+    omitEmpty({ stepKey: s.stepKey, node: s.node, status: s.status, error: s.error ?? "", completedAt: formatRfc3339Nano(s.completedAt) }, { values: ["error"] }),
   );
   const found = view !== undefined;
   const failed = view?.status === "failed";

@@ -86,7 +86,7 @@ export { systemClock, MAX_TIMER_MS } from "./wall-clock.ts";
 export type { WallClock } from "./wall-clock.ts";
 export { parseCron, CronSchedule, CronParseError } from "./cron-schedule.ts";
 export type { CronZone } from "./cron-schedule.ts";
-export { formatRfc3339 } from "./rfc3339.ts";
+export { formatRfc3339, formatRfc3339Nano } from "./rfc3339.ts";
 
 // HTTP: a listener that hands each request to a flow, and a client (the http-module's shapes).
 export { HttpListener, ListenError, idleTimeoutFor } from "./http/listener.ts";
