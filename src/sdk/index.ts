@@ -61,7 +61,7 @@ export type { ModuleClient, ExposePortRequest } from "./client.ts";
 // Schemas: the platform keywords and the fields the Go modules share (components.md §0.5).
 export { mark, configurable, shared } from "../runtime/schema/keywords.ts";
 export type { PlatformOptions } from "../runtime/schema/keywords.ts";
-export { contextField, stringEnum, contentTypeField, HeaderSchema, HTTP_METHODS, CONTENT_TYPES } from "./fields.ts";
+export { contextField, stringEnum, contentTypeField, HeaderSchema, ErrorMessageSchema, HTTP_METHODS, CONTENT_TYPES } from "./fields.ts";
 export type { ContextFieldOptions, Header } from "./fields.ts";
 export { redact } from "../runtime/runner/status.ts";
 export { omitEmpty } from "./go-json.ts";

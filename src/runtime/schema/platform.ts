@@ -25,6 +25,7 @@
 import type { TSchema } from "typebox";
 import { inferProperties, inferSchema } from "./infer.ts";
 import { isPlainObject, type JsonSchemaObject } from "./json.ts";
+import { GO_UNNAMED } from "./keywords.ts";
 import { definitionName } from "./naming.ts";
 
 /**
@@ -200,6 +201,7 @@ function sameBody(a: JsonSchemaObject, b: JsonSchemaObject): boolean {
  */
 function movesToDefs(shaped: JsonSchemaObject, authored: JsonSchemaObject): boolean {
   if (typeof shaped.$ref === "string") return false; // already a reference
+  if ((authored as { [GO_UNNAMED]?: unknown })[GO_UNNAMED] === true) return false; // Go unnamed `any`: inline
   if (hasType(shaped, "array")) return idOf(authored) !== undefined || isUntyped(authored);
   if (flag(shaped, "configurable") || flag(shaped, "shared")) return true;
   // An unnamed map type (Go `map[string]T` field) stays inline, live keys and all; a named one

@@ -223,6 +223,13 @@ describe("toPlatformSchema", () => {
     expect(Object.keys(mixed.values!.properties as object)).toEqual(["a", "n"]);
   });
 
+  test("ErrorMessageSchema publishes Go's module.ErrorMessage: its unnamed configurable context stays inline", async () => {
+    const { ErrorMessageSchema } = await import("../../../src/sdk/fields.ts");
+    const out = toPlatformSchema(ErrorMessageSchema, { error: "", retryable: false });
+    expect(Object.keys(out.$defs!)).toEqual(["ErrorMessage"]);
+    expect((out.$defs!.ErrorMessage!.properties as Record<string, unknown>).context).toMatchObject({ configurable: true, title: "Context", propertyOrder: 1 });
+  });
+
   test("null is never a published type, and a null default is dropped (Go pointers and slices)", () => {
     const schema = Type.Object({
       list: Type.Union([Type.Array(Type.String()), Type.Null()], { title: "L", default: null }),
