@@ -226,8 +226,8 @@ describe("toPlatformSchema", () => {
   test("ErrorMessageSchema publishes Go's module.ErrorMessage: its unnamed configurable context stays inline", async () => {
     const { ErrorMessageSchema } = await import("../../../src/sdk/fields.ts");
     const out = toPlatformSchema(ErrorMessageSchema, { error: "", retryable: false });
-    expect(Object.keys(out.$defs!)).toEqual(["ErrorMessage"]);
-    expect((out.$defs!.ErrorMessage!.properties as Record<string, unknown>).context).toMatchObject({ configurable: true, title: "Context", propertyOrder: 1 });
+    expect(Object.keys(out.$defs!)).toEqual(["Errormessage"]); // Go's def name casing
+    expect((out.$defs!.Errormessage!.properties as Record<string, unknown>).context).toMatchObject({ configurable: true, title: "Context", propertyOrder: 1 });
   });
 
   test("null is never a published type, and a null default is dropped (Go pointers and slices)", () => {
