@@ -18,23 +18,21 @@
  * documented API responses from a recorded fixture (test/integration/promql-logql.test.ts).
  */
 import {
+  callQueryApi,
+  checkQueryApiSettings,
   defineComponent,
   ErrorMessageSchema,
   errorPayload,
   fail,
   formatRfc3339,
-  HeaderSchema,
-  HttpStatusError,
   mark,
   omitEmpty,
-  performRequest,
   permanent,
-  retryable,
+  queryApiSettingsSchema,
   source,
   target,
-  TransportError,
   Type,
-  type Header,
+  type QueryApiSettings,
 } from "tinyhost";
 
 const MAX_ENTRIES = 500;
@@ -42,19 +40,10 @@ const DEFAULT_RANGE_MINUTES = 60;
 /** Cap on the response body, bytes. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-const Settings = Type.Object(
-  {
-    baseURL: Type.String({
-      title: "Base URL",
-      description: "Root of the Loki API, e.g. http://loki.monitoring.svc.cluster.local:3100 or https://logs-prod-01.grafana.net. The /loki/api/v1 path is appended.",
-    }),
-    orgID: Type.Optional(Type.String({ title: "Tenant (X-Scope-OrgID)", description: "Tenant header for multi-tenant Loki. Leave empty for single-tenant." })),
-    headers: Type.Optional(Type.Union([Type.Array(HeaderSchema), Type.Null()], { title: "Extra Headers", description: "Sent with every request, for backends that authenticate with a custom header." })),
-    timeoutSeconds: Type.Integer({ title: "Timeout (seconds)" }),
-    enableErrorPort: Type.Optional(Type.Boolean({ title: "Enable Error Port", description: "Emit failures on the error port instead of failing the flow." })),
-  },
-  { $id: "Settings" },
-);
+const Settings = queryApiSettingsSchema({
+  baseURL: "Root of the Loki API, e.g. http://loki.monitoring.svc.cluster.local:3100 or https://logs-prod-01.grafana.net. The /loki/api/v1 path is appended.",
+  orgID: "Tenant header for multi-tenant Loki. Leave empty for single-tenant.",
+});
 
 const Request = Type.Object(
   {
@@ -96,14 +85,6 @@ export interface EntryOut {
   labels: Record<string, string>;
 }
 
-interface LokiSettings {
-  baseURL: string;
-  orgID: string;
-  headers: Header[];
-  timeoutSeconds: number;
-  enableErrorPort: boolean;
-}
-
 /** Nanoseconds since the epoch (decimal text) as RFC 3339 in UTC, whole seconds (Go `nanosToRFC3339`). */
 function nanosToRfc3339(ns: string): string {
   if (!/^-?\d+$/.test(ns)) return "";
@@ -138,12 +119,6 @@ export function parseEntries(body: string): EntryOut[] {
   return lines.slice(0, MAX_ENTRIES).map((l) => l.entry);
 }
 
-/** The error `performRequest` reported, under its retryable marking. */
-function exchangeError(err: Error): HttpStatusError | TransportError | Error {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) if (e instanceof HttpStatusError || e instanceof TransportError) return e;
-  return err;
-}
-
 /** The `query_range` URL for a request ending at `nowMs` (keys in Go's `url.Values.Encode` order). */
 export function queryRangeUrl(baseURL: string, query: string, rangeMinutes: number, limit: number, nowMs: number): string {
   const base = baseURL.endsWith("/") ? baseURL.slice(0, -1) : baseURL;
@@ -170,9 +145,9 @@ export default defineComponent({
       "Give the credential per request from the trigger widget rather than storing it in the flow. Check truncated before concluding anything — a capped sample is not the whole picture.",
     tags: ["Observability", "Logs", "Agent"],
   },
-  state: (): { settings: LokiSettings } => ({ settings: { baseURL: "", orgID: "", headers: [], timeoutSeconds: 30, enableErrorPort: false } }),
+  state: (): { settings: QueryApiSettings } => ({ settings: { baseURL: "", orgID: "", headers: [], timeoutSeconds: 30, enableErrorPort: false } }),
   ports: (self) => [
-    target("_settings", Settings, { label: "Settings", position: "top", default: omitEmpty(self.settings, { values: ["orgID", "headers"] }) as LokiSettings }),
+    target("_settings", Settings, { label: "Settings", position: "top", default: omitEmpty(self.settings, { values: ["orgID", "headers"] }) as QueryApiSettings }),
     target("request", Request, { label: "Request", position: "left", default: { query: "" } }),
     // A concrete example, so an edge reading $.entries[0].line checks when the flow is built.
     source("result", Result, {
@@ -183,10 +158,7 @@ export default defineComponent({
     ...(self.settings.enableErrorPort ? [source("error", ErrorMessageSchema, { label: "Error", position: "bottom", default: { error: "", retryable: false } })] : []),
   ],
   onSettings(ctx, s) {
-    const base = s.baseURL.trim();
-    if (base === "") throw new Error('base URL is required: settings field "baseURL" is empty');
-    if (!base.startsWith("http://") && !base.startsWith("https://")) throw new Error(`base URL must be http:// or https://, got ${JSON.stringify(base)}`);
-    ctx.self.settings = { baseURL: s.baseURL, orgID: s.orgID ?? "", headers: s.headers ?? [], timeoutSeconds: s.timeoutSeconds, enableErrorPort: s.enableErrorPort ?? false };
+    ctx.self.settings = checkQueryApiSettings(s);
   },
   async handle(ctx, output, _port, data) {
     const set = ctx.self.settings;
@@ -196,33 +168,9 @@ export default defineComponent({
     const limit = (data.limit ?? 0) <= 0 || data.limit! > MAX_ENTRIES ? MAX_ENTRIES : data.limit!;
     const range = (data.rangeMinutes ?? 0) > 0 ? data.rangeMinutes! : DEFAULT_RANGE_MINUTES;
     const url = queryRangeUrl(set.baseURL, data.query, range, limit, Date.now());
-    const token = data.token ?? "";
-    const useBasic = token !== "" && (data.username ?? "") !== "";
-    const { response, error } = await performRequest(
-      {
-        method: "GET",
-        timeout: set.timeoutSeconds > 0 ? set.timeoutSeconds : 30,
-        url,
-        bearerToken: useBasic ? "" : token,
-        basicAuthUser: useBasic ? data.username! : "",
-        basicAuthPassword: useBasic ? token : "",
-        headers: [...(set.orgID ? [{ key: "X-Scope-OrgID", value: set.orgID }] : []), ...set.headers.filter((h) => h.key !== "")],
-        contentType: "",
-        body: "",
-      },
-      MAX_BODY_BYTES,
-      ctx.signal,
-    );
-    const cause = error && exchangeError(error);
-    if (cause instanceof HttpStatusError) {
-      // A malformed selector answers 400 every time; a 429 or a 5xx is Loki asking for time.
-      const e = new Error(`loki ${response.statusCode}: ${response.body.trim().slice(0, 400)}`);
-      return toErrorPort(response.statusCode === 429 || response.statusCode >= 500 ? retryable(e) : permanent(e));
-    }
-    if (error) return toErrorPort(cause instanceof TransportError ? retryable(new Error(`query loki: ${error.message}`, { cause: error })) : permanent(error));
     let entries: EntryOut[];
     try {
-      entries = parseEntries(response.body);
+      entries = parseEntries(await callQueryApi(set, { method: "GET", url, token: data.token ?? "", username: data.username ?? "", backend: "loki", transportPrefix: "query loki", maxBodyBytes: MAX_BODY_BYTES }, ctx.signal));
     } catch (err) {
       return toErrorPort(err as Error);
     }

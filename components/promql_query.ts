@@ -18,23 +18,21 @@
  * (test/integration/promql-logql.test.ts).
  */
 import {
+  callQueryApi,
+  checkQueryApiSettings,
   defineComponent,
   ErrorMessageSchema,
   errorPayload,
   fail,
   formatRfc3339,
-  HeaderSchema,
-  HttpStatusError,
   mark,
   omitEmpty,
-  performRequest,
   permanent,
-  retryable,
+  queryApiSettingsSchema,
   source,
   target,
-  TransportError,
   Type,
-  type Header,
+  type QueryApiSettings,
 } from "tinyhost";
 
 const MAX_SERIES = 500;
@@ -42,19 +40,10 @@ const MAX_POINTS = 500;
 /** Cap on the response body, bytes (a careless query can match a lot). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-const Settings = Type.Object(
-  {
-    baseURL: Type.String({
-      title: "Base URL",
-      description: "Root of the metrics API, e.g. http://prometheus-server.monitoring.svc.cluster.local or https://prometheus-prod-01.grafana.net/api/prom. The /api/v1 path is appended.",
-    }),
-    orgID: Type.Optional(Type.String({ title: "Tenant (X-Scope-OrgID)", description: "Tenant header for multi-tenant backends (Mimir, Grafana Cloud, Cortex). Leave empty for a single-tenant Prometheus." })),
-    headers: Type.Optional(Type.Union([Type.Array(HeaderSchema), Type.Null()], { title: "Extra Headers", description: "Sent with every request, for backends that authenticate with a custom header." })),
-    timeoutSeconds: Type.Integer({ title: "Timeout (seconds)" }),
-    enableErrorPort: Type.Optional(Type.Boolean({ title: "Enable Error Port", description: "Emit failures on the error port instead of failing the flow." })),
-  },
-  { $id: "Settings" },
-);
+const Settings = queryApiSettingsSchema({
+  baseURL: "Root of the metrics API, e.g. http://prometheus-server.monitoring.svc.cluster.local or https://prometheus-prod-01.grafana.net/api/prom. The /api/v1 path is appended.",
+  orgID: "Tenant header for multi-tenant backends (Mimir, Grafana Cloud, Cortex). Leave empty for a single-tenant Prometheus.",
+});
 
 const Request = Type.Object(
   {
@@ -100,14 +89,6 @@ export interface SeriesOut {
   labels: Record<string, string>;
   value: number | null;
   points?: { at: string; value: number | null }[];
-}
-
-interface PromSettings {
-  baseURL: string;
-  orgID: string;
-  headers: Header[];
-  timeoutSeconds: number;
-  enableErrorPort: boolean;
 }
 
 /** A sample value as the API encodes it (a string, to carry NaN and ±Inf); non-finite → null, unreadable → 0 (Go). */
@@ -182,18 +163,6 @@ export function buildQuery(baseURL: string, req: { query: string; rangeMinutes: 
   return { url: `${base}/api/v1/query_range`, form };
 }
 
-/** The error `performRequest` reported, under its retryable marking. */
-function exchangeError(err: Error): HttpStatusError | TransportError | Error {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) if (e instanceof HttpStatusError || e instanceof TransportError) return e;
-  return err;
-}
-
-/** An HTTP status ≥ 400 as an error: a 429 or a 5xx is the backend asking for time, anything else repeats. */
-function statusError(status: number, body: string): Error {
-  const e = new Error(`metrics API ${status}: ${body.trim().slice(0, 400)}`);
-  return status === 429 || status >= 500 ? retryable(e) : permanent(e);
-}
-
 export default defineComponent({
   info: {
     name: "promql_query",
@@ -204,9 +173,9 @@ export default defineComponent({
       "Give the credential per request from the trigger widget rather than storing it in the flow. A malformed query is permanent and will not be retried; an unreachable or overloaded backend is retryable.",
     tags: ["Observability", "Metrics", "Agent"],
   },
-  state: (): { settings: PromSettings } => ({ settings: { baseURL: "", orgID: "", headers: [], timeoutSeconds: 30, enableErrorPort: false } }),
+  state: (): { settings: QueryApiSettings } => ({ settings: { baseURL: "", orgID: "", headers: [], timeoutSeconds: 30, enableErrorPort: false } }),
   ports: (self) => [
-    target("_settings", Settings, { label: "Settings", position: "top", default: omitEmpty(self.settings, { values: ["orgID", "headers"] }) as PromSettings }),
+    target("_settings", Settings, { label: "Settings", position: "top", default: omitEmpty(self.settings, { values: ["orgID", "headers"] }) as QueryApiSettings }),
     target("request", Request, { label: "Request", position: "left", default: { query: "" } }),
     // A concrete example, so an edge reading $.series[0].value checks when the flow is built.
     source("result", Result, {
@@ -217,10 +186,7 @@ export default defineComponent({
     ...(self.settings.enableErrorPort ? [source("error", ErrorMessageSchema, { label: "Error", position: "bottom", default: { error: "", retryable: false } })] : []),
   ],
   onSettings(ctx, s) {
-    const base = s.baseURL.trim();
-    if (base === "") throw new Error('base URL is required: settings field "baseURL" is empty');
-    if (!base.startsWith("http://") && !base.startsWith("https://")) throw new Error(`base URL must be http:// or https://, got ${JSON.stringify(base)}`);
-    ctx.self.settings = { baseURL: s.baseURL, orgID: s.orgID ?? "", headers: s.headers ?? [], timeoutSeconds: s.timeoutSeconds, enableErrorPort: s.enableErrorPort ?? false };
+    ctx.self.settings = checkQueryApiSettings(s);
   },
   async handle(ctx, output, _port, data) {
     const set = ctx.self.settings;
@@ -228,31 +194,11 @@ export default defineComponent({
     if (data.query.trim() === "") return failWith(permanent(new Error('query is required: field "query" is empty')));
     if (set.baseURL.trim() === "") return failWith(permanent(new Error('base URL is required: settings field "baseURL" is empty')));
     const { url, form } = buildQuery(set.baseURL, { query: data.query, rangeMinutes: data.rangeMinutes ?? 0, stepSeconds: data.stepSeconds ?? 0 }, Date.now());
-    const token = data.token ?? "";
-    const basic = token !== "" && (data.username ?? "") !== ""; // Grafana Cloud: instance id as user, token as password
-    const headers = [...(set.orgID ? [{ key: "X-Scope-OrgID", value: set.orgID }] : []), ...set.headers.filter((h) => h.key !== "")];
-    const { response, error } = await performRequest(
-      {
-        // POST: a real expression easily outgrows what some proxies allow in a URL; the API takes both.
-        method: "POST",
-        timeout: set.timeoutSeconds > 0 ? set.timeoutSeconds : 30,
-        url,
-        bearerToken: basic ? "" : token,
-        basicAuthUser: basic ? data.username! : "",
-        basicAuthPassword: basic ? token : "",
-        headers,
-        contentType: "application/x-www-form-urlencoded",
-        body: form.toString(),
-      },
-      MAX_BODY_BYTES,
-      ctx.signal,
-    );
-    const cause = error && exchangeError(error);
-    if (cause instanceof HttpStatusError) return failWith(statusError(response.statusCode, response.body));
-    if (error) return failWith(cause instanceof TransportError ? retryable(new Error(`query ${url}: ${error.message}`, { cause: error })) : permanent(error));
     let parsed: ReturnType<typeof parseSeries>;
     try {
-      parsed = parseSeries(response.body);
+      // POST: a real expression easily outgrows what some proxies allow in a URL; the API takes both.
+      const call = { method: "POST", url, form, token: data.token ?? "", username: data.username ?? "", backend: "metrics API", transportPrefix: `query ${url}`, maxBodyBytes: MAX_BODY_BYTES } as const;
+      parsed = parseSeries(await callQueryApi(set, call, ctx.signal));
     } catch (err) {
       return failWith(err as Error);
     }
