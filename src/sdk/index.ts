@@ -97,6 +97,8 @@ export type { ServerResponse, ResponseCheck } from "./http/server-response.ts";
 export { performRequest, emptyResponse, BadRequestError, ResponseTooLargeError, HttpStatusError, TransportError } from "./http/fetch.ts";
 export type { OutboundRequest, InboundResponse, ExchangeOutcome } from "./http/fetch.ts";
 export { callQueryApi, checkQueryApiSettings, queryApiSettingsSchema } from "./http/query-api.ts";
+export { TraceStatsClient, TraceStatsError } from "./otel/trace-stats.ts";
+export type { TraceSummary, TracesPage, TraceSpan } from "./otel/trace-stats.ts";
 export type { QueryApiSettings, QueryApiSettingsText, QueryApiCall } from "./http/query-api.ts";
 
 // Scripts: a user's JavaScript in a sandbox of its own, with a time limit and a memory cap (docs/security.md).
