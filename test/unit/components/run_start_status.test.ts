@@ -52,6 +52,17 @@ describe("run_status over ledger records (Go runstatus_test.go)", () => {
     expect(r.steps).toHaveLength(2);
   });
 
+  test("steps are listed oldest completion first, with Go's time format (deliberate: Go lists them in step-key order)", () => {
+    const r = status([
+      ["r1.zz", { ...rec("b", "done"), completedAt: "2026-07-30T00:00:02.500Z" }],
+      ["r1.root", { ...rec("a", "done", ["r1.zz"]), completedAt: "2026-07-30T00:00:01.000Z" }],
+    ]);
+    expect(r.steps!.map((x) => [x.stepKey, x.completedAt])).toEqual([
+      ["r1.root", "2026-07-30T00:00:01Z"],
+      ["r1.zz", "2026-07-30T00:00:02.5Z"],
+    ]);
+  });
+
   test("a failed step makes the run failed, not complete, and surfaces its error", () => {
     const r = status([
       ["r1.root", rec("a", "done", ["SK1"])],
