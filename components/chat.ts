@@ -368,7 +368,7 @@ async function sweep(ctx: ComponentContext<ChatSelf>): Promise<boolean> {
   const self = ctx.self;
   const state = self.state;
   if (!state) return false;
-  const now = new Date(self.clock.now());
+  const now = self.clock.now();
   const expired = await self.serial.run(async () => {
     const { kept, expired } = sweepExpired(await loadList<PendingQuestion>(state, QUEUE_KEY), now, self.settings.timeoutSeconds);
     if (expired.length > 0) {
@@ -389,7 +389,7 @@ async function armExpiry(ctx: ComponentContext<ChatSelf>): Promise<void> {
   if (!ctx.isLeader || !self.state || self.settings.timeoutSeconds <= 0) return;
   const head = (await loadList<PendingQuestion>(self.state, QUEUE_KEY))[0];
   if (!head) return;
-  const due = Date.parse(head.askedAt) + self.settings.timeoutSeconds * 1000 + 1 - self.clock.now();
+  const due = Date.parse(head.askedAt) + self.settings.timeoutSeconds * 1000 + 1 - self.clock.now().getTime();
   self.cancelExpiry = nodeTimeout(ctx, Math.max(0, due), async () => {
     self.cancelExpiry = undefined;
     if (await sweep(ctx)) await republish(self);
@@ -399,7 +399,7 @@ async function armExpiry(ctx: ComponentContext<ChatSelf>): Promise<void> {
 async function handleSay(ctx: ComponentContext<ChatSelf>, data: { requestId?: string; role?: string; text?: string }): Promise<void> {
   const self = ctx.self;
   const state = requireState(self);
-  const now = new Date(self.clock.now());
+  const now = self.clock.now();
   await self.serial.run(async () => {
     const thread = await loadList<ThreadEntry>(state, THREAD_KEY);
     // A matching request id closes the "working…" state of the message it answers; unknown or
@@ -414,7 +414,7 @@ async function handleAsk(ctx: ComponentContext<ChatSelf>, data: { context?: unkn
   const self = ctx.self;
   const state = requireState(self);
   if (data.form && !isJson(data.form)) throw new Error(`ask form is not valid JSON: ${JSON.stringify(data.form.slice(0, 80))}`);
-  const now = new Date(self.clock.now());
+  const now = self.clock.now();
   const form = JSON.parse(data.form ? data.form : formText(self.settings)) as unknown;
   const expired = await self.serial.run(async () => {
     const { kept, expired } = sweepExpired(await loadList<PendingQuestion>(state, QUEUE_KEY), now, self.settings.timeoutSeconds);
@@ -445,7 +445,7 @@ async function controlMessage(ctx: ComponentContext<ChatSelf>, values: Record<st
   const text = typeof values.text === "string" ? values.text : "";
   if (text === "" || !self.state) return;
   const state = self.state;
-  const now = new Date(self.clock.now());
+  const now = self.clock.now();
   const rid = newId("m", now);
   await self.serial.run(async () => {
     const entry: ThreadEntry = { id: rid, kind: "message", text, at: formatRfc3339Nano(now), pending: true };
@@ -461,7 +461,7 @@ async function controlAnswer(ctx: ComponentContext<ChatSelf>, values: Record<str
   const self = ctx.self;
   if (!self.state) return;
   const state = self.state;
-  const now = new Date(self.clock.now());
+  const now = self.clock.now();
   const outcome = await self.serial.run(async () => {
     let queue = await loadList<PendingQuestion>(state, QUEUE_KEY);
     if (queue.length === 0) return undefined;

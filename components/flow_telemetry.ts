@@ -25,7 +25,7 @@ import {
   target,
   TraceStatsClient,
   Type,
-  type ComponentContext,
+  type TraceSpan,
   type TraceSummary,
 } from "tinyhost";
 
@@ -206,7 +206,15 @@ export default defineComponent({
     if (data.project.trim() === "") return onError(permanent(new Error('project is required: field "project" is empty')));
     const client = new TraceStatsClient(self.address(self.settings, resolveNamespace(self)));
     try {
-      if (data.traceId) return await detail(ctx, client, data, output, onError);
+      if (data.traceId) {
+        let spans: TraceSpan[];
+        try {
+          spans = await client.getTrace({ project: data.project, traceId: data.traceId }, CALL_DEADLINE_MS, ctx.signal);
+        } catch (err) {
+          return onError(retryable(new Error(`get trace ${data.traceId}: ${(err as Error).message}`, { cause: err })));
+        }
+        return output("result", omitEmpty({ context: data.context, traces: [], spans: hops(spans), total: 0, errorTraces: 0, scanned: 0, truncated: false }, { interfaces: ["context"], values: ["spans"] }));
+      }
       const lookback = (data.lookbackMinutes ?? 0) > 0 ? data.lookbackMinutes! : DEFAULT_LOOKBACK_MINUTES;
       const end = new Date();
       const start = new Date(end.getTime() - lookback * 60_000);
@@ -224,22 +232,9 @@ export default defineComponent({
   },
 });
 
-/** One run's hops (Go `detail`): which port sent each, which received it. */
-async function detail(
-  ctx: ComponentContext<TelemetrySelf>,
-  client: TraceStatsClient,
-  data: { context?: unknown; project: string; traceId?: string },
-  output: (port: "result", value: unknown) => unknown,
-  onError: (err: Error) => unknown,
-): Promise<unknown> {
-  let spans: Awaited<ReturnType<TraceStatsClient["getTrace"]>>;
-  try {
-    spans = await client.getTrace({ project: data.project, traceId: data.traceId! }, CALL_DEADLINE_MS, ctx.signal);
-  } catch (err) {
-    return onError(retryable(new Error(`get trace ${data.traceId}: ${(err as Error).message}`, { cause: err })));
-  }
-  const hops = spans.map((s) =>
+/** One run's hops (Go `detail`): which port sent each, which received it (span attributes `from`, `to`). */
+function hops(spans: readonly TraceSpan[]) {
+  return spans.map((s) =>
     omitEmpty({ id: s.spanId, name: s.name, from: s.attributes.from ?? "", to: s.attributes.to ?? "", durationMs: Number((s.endNs - s.startNs) / 1_000_000n) }, { values: ["from", "to"] }),
   );
-  return output("result", omitEmpty({ context: data.context, traces: [], spans: hops, total: 0, errorTraces: 0, scanned: 0, truncated: false }, { interfaces: ["context"], values: ["spans"] }));
 }

@@ -126,7 +126,7 @@ describe("promql_query against VictoriaMetrics (Prometheus query API)", () => {
 // ---- logql_query over the recorded Loki API fixture ---------------------------------------------
 
 const FIXTURE = resolve(import.meta.dir, "../fixtures/loki-api");
-const seen: Request[] = [];
+const seen: { url: string; method: string; headers: Headers }[] = [];
 let loki: ReturnType<typeof Bun.serve> | undefined;
 
 beforeAll(() => {
@@ -134,7 +134,7 @@ beforeAll(() => {
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
-      seen.push(req.clone());
+      seen.push({ url: req.url, method: req.method, headers: req.headers });
       const q = new URL(req.url).searchParams.get("query") ?? "";
       if (q.startsWith("count_over_time")) return new Response(Bun.file(join(FIXTURE, "matrix.json")), { headers: { "content-type": "application/json" } });
       if (!q.startsWith("{")) return new Response(Bun.file(join(FIXTURE, "parse-error.txt")), { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });

@@ -17,7 +17,7 @@ afterEach(async () => {
 
 /** A fake clock every new instance uses (the Go tests' `c.now` seam). */
 const clock = { t: Date.parse("2026-07-30T10:00:00Z") };
-const fakeClock = { now: () => clock.t, sleepUntil: async () => true };
+const fakeClock = { now: () => new Date(clock.t), sleepUntil: async () => true };
 
 async function leaderPod(settings?: unknown): Promise<Pod> {
   const c = new FakeCluster(chat, settings, (self) => void ((self as ChatSelf).clock = fakeClock as unknown as ChatSelf["clock"]));
@@ -151,7 +151,7 @@ describe("chat: questions", () => {
 
   test("an idle question expires on its own on the leader (a timer, not only the next message)", async () => {
     const pod = await leaderPod({ timeoutSeconds: 1, enableErrorPort: true });
-    const real = { now: () => Date.now(), sleepUntil: async () => true };
+    const real = { now: () => new Date(), sleepUntil: async () => true };
     (pod.scheduler.runner(pod.cluster.node.metadata.name)!.instance.self as ChatSelf).clock = real as unknown as ChatSelf["clock"];
     await pod.send("ask", { context: "idle" });
     await waitFor("expiry by timer", () => pod.on("error").length === 1, 5000);
