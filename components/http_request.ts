@@ -111,9 +111,10 @@ export default defineComponent({
     name: "http_request",
     description: "HTTP Client",
     info:
-      "Outbound HTTP request maker. Request port receives: context, method, timeout (s), URL, bearerToken, basicAuthUser/basicAuthPassword, headers, contentType, body. " +
-      "Bearer wins over basic auth; an explicit Authorization header overrides both. Blocks until the response arrives. Bodies are capped by maxResponseBytes (default 10MB). " +
-      "Status < 400: emits context + response on Response. Failure or status >= 400: returns an error, or with enableErrorPort emits on Error instead.",
+      "Outbound HTTP request maker. Request port receives: context, method, timeout, URL, bearerToken, basicAuthUser/basicAuthPassword, headers, contentType, body. " +
+      "Auth fields set the Authorization header (bearer wins over basic; an explicit Authorization header overrides both). Blocks until HTTP response received. " +
+      "Response bodies are capped by maxResponseBytes in settings (default 10MB); larger responses fail rather than OOM the pod. " +
+      "On success (status < 400): emits context + response on Response port. On failure or status >= 400: returns error, or if enableErrorPort=true in settings, emits on Error port instead.",
     tags: ["HTTP", "Client"],
   },
   state: () => ({ settings: { enableErrorPort: false, maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES } as Settings }),

@@ -365,12 +365,15 @@ export default defineComponent({
     name: "http_server",
     description: "HTTP Server",
     info:
-      "HTTP request handler. The server does NOT run until a message arrives on the Start port — wire a signal into Start to launch it. " +
-      "On start it exposes a public URL; read it from the _control port's listenAddr (or enable the status port). Each incoming HTTP request emits on the Request port; " +
-      "wire Request to processing logic and its result to the Response port with statusCode (required), contentType (required), headers, body. " +
-      "To stop the server, enable the Stop port in settings and send it any message.",
+      "HTTP request handler. The server does NOT run until a message arrives on the Start port — wire a signal (or cron) into Start to launch it (a cron would re-launch on every tick, so prefer signal for a long-running server). " +
+      "On start it exposes a public URL; read that URL from the _control port's ListenAddr (or enable the status port) — never guess the address. Each incoming HTTP request emits on Request port. " +
+      "Wire Request to processing logic, then wire result to Response port with statusCode (required), contentType (required), headers, body. " +
+      "To stop the server, enable the Stop port in settings and send it any message (context cancellation alone will NOT stop it — the runtime is distributed and durable).",
     tags: ["HTTP", "Server"],
   },
+  // It holds a live HTTP connection until the flow answers on `response`: the platform keeps the
+  // subgraph around it on classic request/reply (Go module.SyncRPC; listed with the tag sync_rpc).
+  syncRpc: true,
   state: (): ServerSelf => ({
     settings: { enableStatusPort: false, enableStopPort: false, maxBodySize: 0 },
     start: defaultStart(),

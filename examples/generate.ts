@@ -134,9 +134,101 @@ export function uptimeProbe(o: UptimeProbeOptions = {}): FlowDescription {
   };
 }
 
+/**
+ * "runs-api": a durable-run front door behind Basic auth. `POST /runs` (user `ops`, password
+ * `demo`) starts a run (run_start) whose steps (a delay, then a debug sink) go on after the answer
+ * `{"runID": …}`; `GET /runs/<id>` answers what run_status reads from the step ledger. Anything
+ * else gets 401. Without JetStream (local mode) the run's hops are blocking, so the POST answers
+ * once the run's steps are done; on JetStream at once.
+ */
+export function runsApi(o: ExampleOptions = {}): FlowDescription {
+  const authorized = "$.found && $.user == 'ops' && $.password == 'demo'";
+  return {
+    project: EXAMPLES_PROJECT,
+    projectTitle: "tinyhost examples",
+    flow: "runs-api",
+    description: "POST /runs starts a durable run and answers its id; GET /runs/<id> answers the run's status; Basic auth (ops/demo) in front.",
+    module: o.module ?? EXAMPLES_MODULE,
+    nodes: {
+      start: { component: "signal", label: "Start server", startSignal: { send: true }, position: [40, 200] },
+      server: { component: "http_server", label: "HTTP server", settings: { enableStatusPort: false, enableStopPort: false, maxBodySize: 1 }, position: [280, 200] },
+      auth: { component: "http_auth_parse", label: "Basic auth", position: [520, 200] },
+      router: { component: "router", label: "Route", settings: { routes: ["START", "STATUS"], enableDefaultPort: true }, position: [760, 200] },
+      runs: { component: "run_start", label: "Start run", position: [1000, 80] },
+      work: { component: "delay", label: "Work", position: [1240, 40] },
+      done: { component: "debug", label: "Run finished", position: [1480, 40] },
+      status: { component: "run_status", label: "Run status", position: [1000, 300] },
+    },
+    edges: [
+      { from: "start:out", to: "server:start", configuration: { autoHostName: true, readTimeout: 60, writeTimeout: 30 } },
+      { from: "server:request", to: "auth:in", configuration: { context: "{{$}}", headers: "{{$.headers}}" } },
+      {
+        from: "auth:out",
+        to: "router:input",
+        configuration: {
+          context: "{{$.context}}",
+          conditions: [
+            { route: "START", condition: `{{${authorized} && $.context.method == 'POST' && $.context.path == '/runs'}}` },
+            { route: "STATUS", condition: `{{${authorized} && $.context.method == 'GET' && $.context.pathSegments[0] == 'runs'}}` },
+          ],
+        },
+      },
+      { from: "router:out_start", to: "runs:in", configuration: { context: { order: "{{$.context.body}}" } } },
+      { from: "runs:out", to: "work:in", configuration: { context: "{{$.context}}", delay: 1000 } },
+      { from: "work:out", to: "done:in", configuration: { order: "{{$.context.order}}" } },
+      { from: "runs:started", to: "server:response", configuration: { statusCode: 202, contentType: "application/json", body: '{"runID":"{{$.runID}}"}' } },
+      { from: "router:out_status", to: "status:request", configuration: { runID: "{{$.context.pathSegments[1]}}" } },
+      { from: "status:response", to: "server:response", configuration: { statusCode: 200, contentType: "application/json", body: "{{string($)}}" } },
+      { from: "router:default", to: "server:response", configuration: { statusCode: 401, contentType: "text/plain", body: "POST /runs or GET /runs/<id>, with Basic credentials ops:demo" } },
+    ],
+  };
+}
+
+/**
+ * "agent-loop": a bounded loop on the dashboard. The form's Submit (sent once at start) enters a
+ * budget_guard; each pass it allows waits (the "model call") and comes back with its token usage,
+ * and says so in the chat widget; when a ceiling is reached the chat gets a system note and the
+ * form shows the outcome under its button.
+ */
+export function agentLoop(o: ExampleOptions = {}): FlowDescription {
+  return {
+    project: EXAMPLES_PROJECT,
+    projectTitle: "tinyhost examples",
+    flow: "agent-loop",
+    description: "A form starts a loop that budget_guard cuts off after 5 passes or 600 tokens; progress goes to a chat widget and the outcome back to the form.",
+    module: o.module ?? EXAMPLES_MODULE,
+    nodes: {
+      ask: { component: "form", label: "Task", settings: { context: { task: "summarise last night's errors" } }, startSignal: { submit: true }, position: [40, 160] },
+      guard: { component: "budget_guard", label: "Budget", settings: { maxIterations: 5, maxTokens: 600 }, position: [300, 160] },
+      model: { component: "delay", label: "Model call", position: [560, 80] },
+      chat: { component: "chat", label: "Progress", settings: { enableErrorPort: false, historyLimit: 50, placeholder: "Ask the agent…" }, position: [820, 240] },
+    },
+    edges: [
+      { from: "ask:out", to: "guard:request", configuration: { context: "{{$}}" } },
+      { from: "guard:proceed", to: "model:in", configuration: { context: "{{$}}", delay: 300 } },
+      {
+        from: "model:out",
+        to: "guard:request",
+        configuration: {
+          context: "{{$.context.context}}",
+          iteration: "{{$.context.iteration}}",
+          spentTokens: "{{$.context.spentTokens}}",
+          spentUSD: "{{$.context.spentUSD}}",
+          inputTokens: 100,
+          outputTokens: 50,
+          costUSD: 0.002,
+        },
+      },
+      { from: "guard:proceed", to: "chat:say", configuration: { text: "pass {{$.iteration}}: {{$.spentTokens}} tokens so far, {{$.remainingIterations}} passes left" } },
+      { from: "guard:exceeded", to: "chat:say", configuration: { role: "system", text: "stopped: {{$.reason}}" } },
+      { from: "guard:exceeded", to: "ask:result", configuration: { text: "stopped at pass {{$.iteration}}: {{$.reason}}" } },
+    ],
+  };
+}
+
 /** The committed examples: directory name → description. */
 export function examples(): Record<string, FlowDescription> {
-  return { "hello-api": helloApi(), "tick-count": tickCount(), "uptime-probe": uptimeProbe() };
+  return { "hello-api": helloApi(), "tick-count": tickCount(), "uptime-probe": uptimeProbe(), "runs-api": runsApi(), "agent-loop": agentLoop() };
 }
 
 /** Header comment of every generated file. */

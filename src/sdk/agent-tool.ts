@@ -30,6 +30,9 @@ export interface AgentToolInfo {
 /** Tag the platform's MCP layer looks for (Go cli/components.go `AgentToolTag`). */
 export const AGENT_TOOL_TAG = "agent_tool";
 
+/** Tag of a component that blocks on a downstream reply (Go cli/components.go `SyncRPCTag`). */
+export const SYNC_RPC_TAG = "sync_rpc";
+
 /**
  * Resolves `agentTool` of a component spec (`true` = every default).
  * @returns the info, or a problem text naming the field and value.

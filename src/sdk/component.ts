@@ -106,6 +106,12 @@ export interface ComponentSpec<S, P extends readonly AnyPort[]> {
    * a fresh instance — `state()` only, no hooks, no settings — so only stateless components opt in.
    */
   agentTool?: true | AgentToolSpec;
+  /**
+   * The component blocks on a downstream reply (runtime-spec §1.5 SyncRPC, Go module/sync_rpc.go:
+   * e.g. http_server holding a live connection). `tinyhost components` tags it `sync_rpc`, which the
+   * platform reads to keep the subgraph around it on classic request/reply delivery.
+   */
+  syncRpc?: true;
 }
 
 /** Capability hook names in the order the scheduler calls them on reconcile (runtime-spec §1.5). */
@@ -159,6 +165,8 @@ export interface ComponentDefinition<P extends readonly AnyPort[] = readonly Any
   readonly info: Readonly<ComponentInfo>;
   /** Set when the component is an agent tool (runtime-spec §3.4), with defaults applied. */
   readonly agentTool?: AgentToolInfo;
+  /** True when the component declared `syncRpc` (runtime-spec §1.5 SyncRPC). */
+  readonly syncRpc?: true;
   instance(): ComponentInstance;
   ports(): readonly AnyPort[];
   /** Phantom (always undefined): the author's port tuple type. */
@@ -200,6 +208,7 @@ export function defineComponent<S = Record<string, never>, const P extends reado
   if (typeof spec.ports !== "function") throw new InvalidComponentError(`component ${name}: ports must be a function returning the port list`);
   const agentTool = spec.agentTool === undefined ? undefined : resolveAgentTool(spec.agentTool);
   if (typeof agentTool === "string") throw new InvalidComponentError(`component ${name}: ${agentTool}`);
+  if (spec.syncRpc !== undefined && spec.syncRpc !== true) throw new InvalidComponentError(`component ${name}: syncRpc must be true or absent, got ${JSON.stringify(spec.syncRpc)}`);
   const info: ComponentInfo = Object.freeze({ ...spec.info, tags: spec.info.tags ? [...spec.info.tags] : [] });
   const erased = spec as unknown as ComponentSpec<unknown, readonly AnyPort[]> & Partial<ErasedHooks>;
   const hooks: Partial<ErasedHooks> = {};
@@ -213,6 +222,7 @@ export function defineComponent<S = Record<string, never>, const P extends reado
     [COMPONENT_BRAND]: true,
     info,
     ...(agentTool ? { agentTool } : {}),
+    ...(spec.syncRpc === true ? { syncRpc: true as const } : {}),
     instance(): ComponentInstance {
       const self: unknown = spec.state ? spec.state() : {};
       return {

@@ -3,7 +3,7 @@
  * and platform keywords (components.md §0.5, §2; Go `etc.Header`, `etc.ContentType`).
  */
 import { Type, type TUnknown, type TUnsafe } from "typebox";
-import { mark } from "../runtime/schema/keywords.ts";
+import { mark, unnamed } from "../runtime/schema/keywords.ts";
 
 /** Options of {@link contextField}. */
 export interface ContextFieldOptions {
@@ -62,3 +62,30 @@ export const CONTENT_TYPES = [
 export function contentTypeField(title = "Content Type"): TUnsafe<string> {
   return stringEnum(CONTENT_TYPES, { title, description: "Content type of the response" });
 }
+
+/**
+ * The SDK's canonical error-port payload (Go `module.ErrorMessage`, runtime-spec §1.6): `{context,
+ * error, retryable}` with Go's titles and descriptions, `context` an unnamed configurable `any`
+ * (published inline, as Go does). Build the value with `errorPayload(err, context)`.
+ */
+export const ErrorMessageSchema = Type.Object(
+  {
+    context: Type.Optional(
+      unnamed(
+        mark(Type.Unknown(), {
+          configurable: true,
+          title: "Context",
+          description: "Original request payload — passed through unchanged so a recovery flow, or the retry component, can re-invoke the upstream.",
+        }),
+      ),
+    ),
+    error: Type.Optional(Type.String({ title: "Error", description: "Human-readable failure message." })),
+    retryable: Type.Optional(
+      Type.Boolean({
+        title: "Retryable",
+        description: "True when a backoff retry could clear the failure (transient: 5xx, 429, dropped connection, timeout). Derived from the error via module.Retryable / module.IsRetryable.",
+      }),
+    ),
+  },
+  { $id: "ErrorMessage" },
+);

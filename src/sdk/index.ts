@@ -51,7 +51,7 @@ export type {
 } from "./component.ts";
 export { beginRun, beginRunWithReply, runId, readRun, DEFAULT_RUN_REPLY_TIMEOUT_MS } from "./durable.ts";
 export type { RunStart, RunReplyOptions, RunView, StepView, StepRecord, EmitRecord, StepStatus } from "./durable.ts";
-export { AGENT_TOOL_TAG } from "./agent-tool.ts";
+export { AGENT_TOOL_TAG, SYNC_RPC_TAG } from "./agent-tool.ts";
 export type { AgentToolSpec, AgentToolInfo } from "./agent-tool.ts";
 export { testComponent } from "./testing.ts";
 export type { ComponentHarness, Emitted, TestComponentOptions } from "./testing.ts";
@@ -61,9 +61,11 @@ export type { ModuleClient, ExposePortRequest } from "./client.ts";
 // Schemas: the platform keywords and the fields the Go modules share (components.md §0.5).
 export { mark, configurable, shared } from "../runtime/schema/keywords.ts";
 export type { PlatformOptions } from "../runtime/schema/keywords.ts";
-export { contextField, stringEnum, contentTypeField, HeaderSchema, HTTP_METHODS, CONTENT_TYPES } from "./fields.ts";
+export { contextField, stringEnum, contentTypeField, HeaderSchema, ErrorMessageSchema, HTTP_METHODS, CONTENT_TYPES } from "./fields.ts";
 export type { ContextFieldOptions, Header } from "./fields.ts";
 export { redact } from "../runtime/runner/status.ts";
+export { omitEmpty } from "./go-json.ts";
+export type { OmitEmptyFields } from "./go-json.ts";
 
 // Waiting, background work, ordering, control messages.
 export { sleepUnlessAborted, WaitCancelledError } from "./abortable-sleep.ts";
@@ -84,7 +86,7 @@ export { systemClock, MAX_TIMER_MS } from "./wall-clock.ts";
 export type { WallClock } from "./wall-clock.ts";
 export { parseCron, CronSchedule, CronParseError } from "./cron-schedule.ts";
 export type { CronZone } from "./cron-schedule.ts";
-export { formatRfc3339 } from "./rfc3339.ts";
+export { formatRfc3339, formatRfc3339Nano } from "./rfc3339.ts";
 
 // HTTP: a listener that hands each request to a flow, and a client (the http-module's shapes).
 export { HttpListener, ListenError, idleTimeoutFor } from "./http/listener.ts";
@@ -94,6 +96,10 @@ export { checkResponse, FlowTimeoutError } from "./http/server-response.ts";
 export type { ServerResponse, ResponseCheck } from "./http/server-response.ts";
 export { performRequest, emptyResponse, BadRequestError, ResponseTooLargeError, HttpStatusError, TransportError } from "./http/fetch.ts";
 export type { OutboundRequest, InboundResponse, ExchangeOutcome } from "./http/fetch.ts";
+export { callQueryApi, checkQueryApiSettings, queryApiSettingsSchema } from "./http/query-api.ts";
+export { TraceStatsClient, TraceStatsError } from "./otel/trace-stats.ts";
+export type { TraceSummary, TracesPage, TraceSpan } from "./otel/trace-stats.ts";
+export type { QueryApiSettings, QueryApiSettingsText, QueryApiCall } from "./http/query-api.ts";
 
 // Scripts: a user's JavaScript in a sandbox of its own, with a time limit and a memory cap (docs/security.md).
 export { startScript } from "../runtime/script/start.ts";

@@ -19,3 +19,14 @@ export function formatRfc3339(date: Date, zone: CronZone = "local"): string {
   const sign = offset >= 0 ? "+" : "-";
   return `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}${sign}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`;
 }
+
+/**
+ * RFC 3339 with nanosecond precision as Go's `time.Time` marshals to JSON (`time.RFC3339Nano`,
+ * `2006-01-02T15:04:05.999999999Z07:00`: the fraction's trailing zeros cut, no fraction when
+ * whole), in UTC. `date` is a `Date` or an RFC 3339 text to re-format (its zone and digits kept;
+ * only the trailing zeros are cut). Used by state and payload timestamps of chat and run_status.
+ */
+export function formatRfc3339Nano(date: Date | string): string {
+  const text = typeof date === "string" ? date : date.toISOString();
+  return text.replace(/\.(\d*?)0+(?=Z$|[+-]\d\d:\d\d$)/, (_m, digits: string) => (digits ? `.${digits}` : ""));
+}

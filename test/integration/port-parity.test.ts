@@ -25,7 +25,10 @@ import { goTool } from "../support/go-tools.ts";
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 
 const registry = await discoverComponents(resolve(import.meta.dir, "../../components"));
-const BUNDLED = ["async", "delay", "transform", "array_split", "signal", "ticker", "cron", "debug", "counter", "router", "http_server", "http_request", "js_eval"];
+const BUNDLED = [
+  ...["async", "delay", "transform", "array_split", "signal", "ticker", "cron", "debug", "counter", "router", "http_server", "http_request", "js_eval"],
+  ...["budget_guard", "run_start", "run_status", "chat", "form", "flow_telemetry", "http_auth_parse", "promql_query", "logql_query"],
+];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type GoPorts = Record<string, { schema: Json; configuration: Json }>;
@@ -98,6 +101,18 @@ const JS_EVAL_EXAMPLES = {
   timeoutSeconds: 5,
 };
 
+/** chat settings of cases_agents_ops.go chatFormMode: an authored form, a timeout with the error port, form mode. */
+const CHAT_FORM_MODE = {
+  form: '{"type":"object","properties":{"replicas":{"type":"number","title":"Replicas"},"reason":{"type":"string"},"ok":{"type":"boolean","format":"button"}}}',
+  timeoutSeconds: 30,
+  enableErrorPort: true,
+  historyLimit: 20,
+  placeholder: "Ask the agent…",
+  hideComposer: true,
+};
+/** promql_query/logql_query settings of the error-port cases (tenant, an extra header). */
+const QUERY_ERROR_PORT = { orgID: "tenant-1", timeoutSeconds: 10, enableErrorPort: true, headers: [{ key: "X-Api-Key", value: "k" }] };
+
 const STATES: Record<string, StateRecipe> = {
   "async/default": {},
   "delay/default": {},
@@ -125,13 +140,29 @@ const STATES: Record<string, StateRecipe> = {
   "js_eval/default": {},
   "js_eval/error-port": { settings: JS_EVAL_ERROR_PORT },
   "js_eval/examples": { settings: JS_EVAL_EXAMPLES },
+  // test/go/schemas/cases_agents_ops.go
+  "budget_guard/default": {},
+  "budget_guard/ceilings": { settings: { maxIterations: 3, maxTokens: 1000, maxCostUSD: 0.5 } },
+  "run_start/default": {},
+  "run_status/default": {},
+  "chat/default": {},
+  "chat/form-mode": { settings: CHAT_FORM_MODE },
+  "form/default": {},
+  "form/fields": { settings: { context: { apiKey: "", label: "prod" } } },
+  "flow_telemetry/default": {},
+  "flow_telemetry/error-port": { settings: { otelService: "tinysystems-otel-collector", otelPort: 2345, enableErrorPort: true } },
+  "http_auth_parse/default": {},
+  "promql_query/default": {},
+  "promql_query/error-port": { settings: { ...QUERY_ERROR_PORT, baseURL: "http://prometheus.monitoring:9090" } },
+  "logql_query/default": {},
+  "logql_query/error-port": { settings: { ...QUERY_ERROR_PORT, baseURL: "http://loki.monitoring:3100" } },
 };
 
 /**
  * Deliberate differences from Go's published schema (docs/compatibility.md "Schemas"). Each is a
  * Go bug on valid input; the test checks Go still shows it, then compares without it.
  */
-const SCHEMA_DIFFERENCES: { cases: string[]; ports: string[]; def: string; key: string; why: string; ours?: unknown }[] = [
+const SCHEMA_DIFFERENCES: { cases: string[]; ports: string[]; def: string; property?: string; key: string; why: string; ours?: unknown }[] = [
   {
     cases: ["signal/context"],
     ports: ["_settings", "_control"],
@@ -155,6 +186,21 @@ const SCHEMA_DIFFERENCES: { cases: string[]; ports: string[]; def: string; key: 
     ours: "$.context",
   },
   {
+    cases: ["form/fields"],
+    ports: ["_settings", "_control"],
+    def: "Context",
+    key: "additionalProperties",
+    why: "the same reflection of one random member of the form's fields",
+  },
+  {
+    cases: ["chat/form-mode"],
+    ports: ["answer"],
+    def: "Answer",
+    property: "values",
+    key: "additionalProperties",
+    why: "Go types the sample answer values (a map of a boolean, a string and a number) after one random member; ours publishes no value schema for members of several types",
+  },
+  {
     cases: ["js_eval/examples"],
     ports: ["request", "_settings"],
     def: "Inputdata",
@@ -175,8 +221,11 @@ function goSchemaAsOurs(caseName: string, port: string, schema: Json): Json {
   const copy = JSON.parse(JSON.stringify(schema)) as { $defs?: Record<string, Record<string, Json>> };
   for (const d of SCHEMA_DIFFERENCES) {
     if (!d.cases.includes(caseName) || !d.ports.includes(port)) continue;
-    const def = copy.$defs?.[d.def];
-    expect(def && d.key in def ? `${d.def}.${d.key} present` : `${d.def}.${d.key} missing`).toBe(`${d.def}.${d.key} present`);
+    const inDef = copy.$defs?.[d.def];
+    // an inline property of the def (an unnamed map field), or the def itself
+    const def = (d.property ? (inDef?.properties as Record<string, Record<string, Json>> | undefined)?.[d.property] : inDef) as Record<string, Json> | undefined;
+    const where = d.property ? `${d.def}.${d.property}.${d.key}` : `${d.def}.${d.key}`;
+    expect(def && d.key in def ? `${where} present` : `${where} missing`).toBe(`${where} present`);
     if (d.ours === undefined) delete def![d.key];
     else def![d.key] = d.ours as Json;
   }
@@ -361,6 +410,26 @@ const PROBES: Probe[] = [
   { id: "counter-in-fraction", component: "counter", port: "in", data: { by: 2.5 } },
   { id: "counter-in-key-case", component: "counter", port: "in", data: { By: 3, context: "x" } },
   { id: "counter-control-reset", component: "counter", port: "_control", data: { reset: true } },
+  // budget_guard, run_start, run_status, chat, form, flow_telemetry, http_auth_parse, promql_query, logql_query
+  { id: "guard-settings-empty", component: "budget_guard", port: "_settings", data: {} },
+  { id: "guard-request-fraction", component: "budget_guard", port: "request", data: { iteration: 1.5 } },
+  { id: "guard-request-counters", component: "budget_guard", port: "request", data: { context: [1], costUSD: 0.25, SpentTokens: 7 } },
+  { id: "runstart-in-empty", component: "run_start", port: "in", data: {} },
+  { id: "runstatus-request-number-id", component: "run_status", port: "request", data: { runID: 5 } },
+  { id: "runstatus-request-key-case", component: "run_status", port: "request", data: { RunId: "r1", context: null } },
+  { id: "chat-say-enum-not-enforced", component: "chat", port: "say", data: { role: "bogus", text: "x", extra: 1 } },
+  { id: "chat-control-map", component: "chat", port: "_control", data: { _kind: "message", text: "hi", n: 1 } },
+  { id: "chat-settings-history-string", component: "chat", port: "_settings", data: { historyLimit: "10" } },
+  { id: "form-control-submit-only", component: "form", port: "_control", data: { submit: true } },
+  { id: "form-result-prefill-list", component: "form", port: "result", data: { text: "ok", prefill: [1, "a"] } },
+  { id: "telemetry-request-lookback-string", component: "flow_telemetry", port: "request", data: { project: "p", lookbackMinutes: "60" } },
+  { id: "telemetry-settings-empty", component: "flow_telemetry", port: "_settings", data: {} },
+  { id: "authparse-in-header-key-case", component: "http_auth_parse", port: "in", data: { headers: [{ KEY: "Authorization", Value: "Basic dTpw" }] } },
+  { id: "authparse-in-headers-object", component: "http_auth_parse", port: "in", data: { headers: { key: "a" } } },
+  { id: "promql-request-nulls", component: "promql_query", port: "request", data: { query: "up", rangeMinutes: 5, token: null, username: null } },
+  { id: "promql-settings-timeout-string", component: "promql_query", port: "_settings", data: { baseURL: "http://x", timeoutSeconds: "30" } },
+  { id: "logql-request-limit-fraction", component: "logql_query", port: "request", data: { query: '{a="b"}', limit: 10.5 } },
+  { id: "logql-settings-headers", component: "logql_query", port: "_settings", data: { baseURL: "http://x", timeoutSeconds: 5, headers: [{ key: "a", value: "b" }], orgID: null } },
 ];
 
 /**

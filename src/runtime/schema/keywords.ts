@@ -85,3 +85,18 @@ export function configurable<T extends TSchema>(schema: T): T {
 export function shared<T extends TSchema>(schema: T): T {
   return mark(schema, { shared: true });
 }
+
+/**
+ * Marks a field whose Go type is an unnamed `any` (`interface{}` written in place, as in the SDK's
+ * `module.ErrorMessage.Context`): Go's reflector keeps such a field inline even when it is
+ * `configurable`, where a named type (`type Context any`) becomes a `$defs` entry. An enumerable
+ * symbol key: spreads keep it, JSON and the published schema never show it.
+ */
+export const GO_UNNAMED: unique symbol = Symbol.for("tinyhost.schema.goUnnamed");
+
+/** `schema` marked {@link GO_UNNAMED}: published inline, as Go publishes an unnamed `any` field. */
+export function unnamed<T extends TSchema>(schema: T): T {
+  const copy = Object.create(Object.getPrototypeOf(schema), Object.getOwnPropertyDescriptors(schema)) as T;
+  Object.defineProperty(copy, GO_UNNAMED, { value: true, enumerable: true });
+  return copy;
+}

@@ -7,7 +7,8 @@
  * - every property gets `propertyOrder` = its 1-based position among its siblings;
  * - a `configurable`, `shared`, object or untyped property moves to `$defs`, replaced by
  *   `{"$ref", "propertyOrder"}`; the def is named after the property schema's `$id` (Go: the
- *   field's type name), else after the property (`context` → `Context`);
+ *   field's type name), else after the property (`context` → `Context`) — except a map without
+ *   `$id` (an unnamed Go `map[string]T`), which stays inline;
  * - an array property stays inline (an unnamed Go slice) unless it has an `$id` (a named slice
  *   type); its items move to a def named after the items' `$id`, or `String`/`Int`/`Float64`/`Bool`
  *   for scalar items (Go's element type names), else `<Property>Item` for object items; untyped
@@ -24,6 +25,7 @@
 import type { TSchema } from "typebox";
 import { inferProperties, inferSchema } from "./infer.ts";
 import { isPlainObject, type JsonSchemaObject } from "./json.ts";
+import { GO_UNNAMED } from "./keywords.ts";
 import { definitionName } from "./naming.ts";
 
 /**
@@ -146,8 +148,13 @@ class DefsBuilder {
       out = { ...out, properties: inferProperties(value) }; // Go enriches a bare map def with the live keys
     }
     if (isPlainObject(out.additionalProperties)) {
-      const first = isPlainObject(value) ? Object.values(value)[0] : undefined;
-      out = { ...out, additionalProperties: this.shape(out.additionalProperties, `${name}Value`, path, first) };
+      const members = isPlainObject(value) ? Object.values(value) : [];
+      if (isUntyped(out.additionalProperties) && new Set(members.map((m) => inferSchema(m).type)).size > 1) {
+        // Members of several types: Go types the map's values after ONE member (random map order),
+        // which forbids the others; an untyped map value publishes no value schema here.
+        const { additionalProperties: _dropped, ...rest } = out;
+        out = rest;
+      } else out = { ...out, additionalProperties: this.shape(out.additionalProperties, `${name}Value`, path, members[0]) };
     }
     if (isPlainObject(out.items)) {
       // Go def's the items of struct fields only; the items of a map value or of a list inside a
@@ -194,8 +201,13 @@ function sameBody(a: JsonSchemaObject, b: JsonSchemaObject): boolean {
  */
 function movesToDefs(shaped: JsonSchemaObject, authored: JsonSchemaObject): boolean {
   if (typeof shaped.$ref === "string") return false; // already a reference
+  if ((authored as { [GO_UNNAMED]?: unknown })[GO_UNNAMED] === true) return false; // Go unnamed `any`: inline
   if (hasType(shaped, "array")) return idOf(authored) !== undefined || isUntyped(authored);
-  return flag(shaped, "configurable") || flag(shaped, "shared") || hasType(shaped, "object") || isUntyped(shaped);
+  if (flag(shaped, "configurable") || flag(shaped, "shared")) return true;
+  // An unnamed map type (Go `map[string]T` field) stays inline, live keys and all; a named one
+  // (`url.Values`, an `$id`) is a def like any named type.
+  if (idOf(authored) === undefined && isMap(normalize(clean(authored)))) return false;
+  return hasType(shaped, "object") || isUntyped(shaped);
 }
 
 /** The def name of an array's items, or `undefined` when Go keeps them inline (`[]any`, anonymous structs … see module doc). */

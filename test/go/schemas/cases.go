@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"reflect"
 
 	"tinyhost.test/gotools/schemas/shapes/async"
@@ -19,10 +20,26 @@ import (
 	"tinyhost.test/gotools/schemas/shapes/ticker"
 )
 
-// port is one port as a component's Ports() returns it: the name and its Configuration value.
+// port is one port as a component's Ports() returns it: the name and its Configuration value
+// (an authored value for a port that also carries a Schema).
 type port struct {
 	Name          string
 	Configuration interface{}
+}
+
+// authored is the Configuration of a port whose shape is known only at runtime: its value and
+// the Schema the component sets on the port (module.Port.Schema, published verbatim).
+type authored struct {
+	Value  interface{}
+	Schema json.RawMessage
+}
+
+// configuration is a port's Configuration value and its authored Schema (nil when reflected).
+func (p port) configuration() (interface{}, json.RawMessage) {
+	if a, ok := p.Configuration.(authored); ok {
+		return a.Value, a.Schema
+	}
+	return p.Configuration, nil
 }
 
 // schemaCase is one component in one state: the ports its Ports() returns then, with the values
@@ -229,7 +246,8 @@ func portType(component, portName string) (reflect.Type, bool) {
 		}
 		for _, p := range c.Ports {
 			if p.Name == portName {
-				return reflect.TypeOf(p.Configuration), true
+				v, _ := p.configuration()
+				return reflect.TypeOf(v), true
 			}
 		}
 	}

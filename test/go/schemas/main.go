@@ -3,7 +3,8 @@
 //
 //	schemas schemas   prints {"<case>": {"<port>": {"schema": …, "configuration": …}}} for every
 //	                  case of cases.go, the schema made by the SDK's own pkg/schema.CreateSchema and
-//	                  marshalled as the runner's ReadStatus fills TinyNode.status.ports.
+//	                  marshalled as the runner's ReadStatus fills TinyNode.status.ports (a port's
+//	                  authored Schema, when it has one, verbatim).
 //	schemas decode    reads one JSON object a line on stdin, {"id", "component", "port", "data",
 //	                  "path"}; decodes data into a fresh zero value of the port's Go type as the
 //	                  runner does (path "edge", the default: the configuration is evaluated by
@@ -29,15 +30,19 @@ func printSchemas() error {
 	for _, c := range cases {
 		ports := map[string]map[string]json.RawMessage{}
 		for _, p := range c.Ports {
-			sh, err := schema.CreateSchema(p.Configuration)
-			if err != nil {
-				return fmt.Errorf("%s %s: create schema: %w", c.Name, p.Name, err)
+			// An authored schema is published verbatim (the runner's ReadStatus: Port.Schema wins).
+			value, authoredSchema := p.configuration()
+			schemaJSON := []byte(authoredSchema)
+			if authoredSchema == nil {
+				sh, err := schema.CreateSchema(value)
+				if err != nil {
+					return fmt.Errorf("%s %s: create schema: %w", c.Name, p.Name, err)
+				}
+				if schemaJSON, err = sh.MarshalJSON(); err != nil {
+					return fmt.Errorf("%s %s: marshal schema: %w", c.Name, p.Name, err)
+				}
 			}
-			schemaJSON, err := sh.MarshalJSON()
-			if err != nil {
-				return fmt.Errorf("%s %s: marshal schema: %w", c.Name, p.Name, err)
-			}
-			confJSON, err := json.Marshal(p.Configuration)
+			confJSON, err := json.Marshal(value)
 			if err != nil {
 				return fmt.Errorf("%s %s: marshal configuration: %w", c.Name, p.Name, err)
 			}

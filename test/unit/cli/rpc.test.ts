@@ -55,6 +55,21 @@ describe("agent tool listings", () => {
     expect(platformListing(plain)).toMatchObject({ info: "i", tags: ["SDK"] });
   });
 
+  test("tinyhost components tags a syncRpc component sync_rpc after agent_tool, as Go's components-info; TinyModule status does not", () => {
+    const both = defineComponent({
+      info: { name: "door", description: "Door", info: "i", tags: ["HTTP"] },
+      agentTool: true,
+      syncRpc: true,
+      ports: () => [target("in", Type.Any()), source("out", Type.Any())],
+      handle: () => ok(1),
+    });
+    const sync = defineComponent({ info: { name: "srv", description: "Srv", info: "i", tags: ["HTTP", "Server"] }, syncRpc: true, ports: () => [target("in", Type.Any())], handle: () => ok(1) });
+    expect(platformListing(both)).toMatchObject({ info: "i", tags: ["HTTP", "agent_tool", "sync_rpc"] });
+    expect(platformListing(sync)).toMatchObject({ tags: ["HTTP", "Server", "sync_rpc"] });
+    expect(componentStatuses([sync])[0]).toMatchObject({ tags: ["HTTP", "Server"] });
+    expect(() => defineComponent({ info: { name: "bad", description: "", info: "" }, syncRpc: 1 as unknown as true, ports: () => [], handle: () => ok(1) })).toThrow("syncRpc must be true or absent, got 1");
+  });
+
   test("TinyModule status lists an agent tool's authored info and tags, as Go's TinyModule controller", () => {
     const [s] = componentStatuses([tool]);
     expect(s).toMatchObject({ name: "lookup", description: "Lookup", info: "looks things up", tags: ["SDK"] });

@@ -58,6 +58,24 @@ async function harness(settings?: unknown): Promise<{ h: ComponentHarness; base:
   return { h, base: `http://127.0.0.1:${new URL(addr!).port}` };
 }
 
+describe("http_server and http_request listings (Go http-module server.go, client.go GetInfo)", () => {
+  test("http_server is listed as Go's components-info lists it: tags HTTP, Server and the derived sync_rpc, Go's info", async () => {
+    const { platformListing } = await import("../../../src/cli/platform-listing.ts");
+    const listed = platformListing(httpServer);
+    expect(listed.tags).toEqual(["HTTP", "Server", "sync_rpc"]);
+    expect(httpServer.info.tags).toEqual(["HTTP", "Server"]); // TinyModule status: the authored tags, as Go's controller
+    expect(listed.info).toStartWith("HTTP request handler. The server does NOT run until a message arrives on the Start port — wire a signal (or cron) into Start");
+    expect(listed.info).toEndWith("(context cancellation alone will NOT stop it — the runtime is distributed and durable).");
+  });
+
+  test("http_request keeps tags HTTP, Client (no sync_rpc) and Go's info", async () => {
+    const { platformListing } = await import("../../../src/cli/platform-listing.ts");
+    const client = (await import("../../../components/http_request.ts")).default;
+    expect(platformListing(client).tags).toEqual(["HTTP", "Client"]);
+    expect(client.info.info).toContain("Auth fields set the Authorization header (bearer wins over basic; an explicit Authorization header overrides both). Blocks until HTTP response received.");
+  });
+});
+
 describe("http_server ports", () => {
   test("declares the Go ports with labels, positions and directions", async () => {
     const h = await testComponent(httpServer);

@@ -202,6 +202,34 @@ describe("toPlatformSchema", () => {
     expect(full.Values?.properties).toEqual({ q: { type: "array", default: ["1"], items: { type: "string", default: "1" }, propertyOrder: 1 } });
   });
 
+  test("an unnamed map field (Go map[string]T) stays inline with its live keys; a configurable one is a def", () => {
+    const schema = Type.Object({
+      labels: Type.Record(Type.String(), Type.String(), { title: "Labels" }),
+      ctx: Type.Record(Type.String(), Type.Unknown(), { configurable: true }),
+    });
+    const out = toPlatformSchema(schema, { labels: { pod: "p" }, ctx: {} }, "R").$defs!;
+    expect(out.R!.properties).toEqual({
+      labels: { title: "Labels", type: "object", additionalProperties: { type: "string" }, properties: { pod: { type: "string", default: "p", propertyOrder: 1 } }, propertyOrder: 1 },
+      ctx: { $ref: "#/$defs/Ctx", propertyOrder: 2 },
+    });
+  });
+
+  test("an untyped map's values are typed after its live members when they agree, and not at all when they do not", () => {
+    const schema = Type.Object({ values: Type.Record(Type.String(), Type.Unknown()) });
+    const same = toPlatformSchema(schema, { values: { a: false, b: true } }, "R").$defs!.R!.properties as Record<string, Record<string, unknown>>;
+    expect(same.values!.additionalProperties).toEqual({ type: "boolean" });
+    const mixed = toPlatformSchema(schema, { values: { a: false, n: 0 } }, "R").$defs!.R!.properties as Record<string, Record<string, unknown>>;
+    expect("additionalProperties" in mixed.values!).toBe(false);
+    expect(Object.keys(mixed.values!.properties as object)).toEqual(["a", "n"]);
+  });
+
+  test("ErrorMessageSchema publishes Go's module.ErrorMessage: its unnamed configurable context stays inline", async () => {
+    const { ErrorMessageSchema } = await import("../../../src/sdk/fields.ts");
+    const out = toPlatformSchema(ErrorMessageSchema, { error: "", retryable: false });
+    expect(Object.keys(out.$defs!)).toEqual(["Errormessage"]); // Go's def name casing
+    expect((out.$defs!.Errormessage!.properties as Record<string, unknown>).context).toMatchObject({ configurable: true, title: "Context", propertyOrder: 1 });
+  });
+
   test("null is never a published type, and a null default is dropped (Go pointers and slices)", () => {
     const schema = Type.Object({
       list: Type.Union([Type.Array(Type.String()), Type.Null()], { title: "L", default: null }),
