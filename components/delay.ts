@@ -16,16 +16,21 @@ export class InvalidDelayError extends TinyError<"INVALID_DELAY"> {
 // Go `delay` port types (common-module `Request`, `OutMessage`); `$id`s are the Go type names.
 const In = Type.Object(
   {
-    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Message passed on after the wait" })),
-    delay: Type.Integer({ title: "Delay (ms)", description: "How long to wait before passing the message on, in milliseconds" }),
+    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Arbitrary message to be delayed" })),
+    delay: Type.Integer({ title: "Delay (ms)" }),
   },
   { $id: "Request" },
 );
 
-const Out = Type.Object({ context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context" })) }, { $id: "OutMessage" });
+const Out = Type.Object({ context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Passthrough — the message, unchanged" })) }, { $id: "OutMessage" });
 
 export default defineComponent({
-  info: { name: "delay", description: "Delay", info: "Waits the given number of milliseconds, then passes the context on to Out and returns what Out returned.", tags: ["SDK"] },
+  info: {
+    name: "delay",
+    description: "Delay",
+    info: "Timed pause. Receives context + delay (ms) on In, sleeps for specified duration (blocking upstream), then emits context on Out. Use for rate limiting or adding pauses between operations.",
+    tags: ["SDK"],
+  },
   ports: () => [
     target("in", In, { label: "In", position: "left", default: { context: null, delay: 1000 } }),
     source("out", Out, { label: "Out", position: "right", default: { context: null } }),
