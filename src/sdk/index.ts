@@ -79,6 +79,7 @@ export { SerialQueue } from "./serial-queue.ts";
 export { LazyAbort } from "./lazy-abort.ts";
 export type { Cancellation } from "./lazy-abort.ts";
 export { readControl } from "./control-message.ts";
+export { rejectedNow } from "./settled.ts";
 export type { ControlMessage } from "./control-message.ts";
 
 // Time: a wall clock to wait on (replaceable in tests), cron schedules, RFC 3339 text.
@@ -87,6 +88,11 @@ export type { WallClock } from "./wall-clock.ts";
 export { parseCron, CronSchedule, CronParseError } from "./cron-schedule.ts";
 export type { CronZone } from "./cron-schedule.ts";
 export { formatRfc3339, formatRfc3339Nano } from "./rfc3339.ts";
+
+// Go's forms of JSON values (fmt %v/%T, json.Marshal) and queries in the expression dialect.
+export { formatGoValue, goTypeName, marshalGoJson } from "./go-format.ts";
+export { compileQuery } from "./query.ts";
+export type { Query } from "./query.ts";
 
 // HTTP: a listener that hands each request to a flow, and a client (the http-module's shapes).
 export { HttpListener, ListenError, idleTimeoutFor } from "./http/listener.ts";
