@@ -28,6 +28,7 @@ const registry = await discoverComponents(resolve(import.meta.dir, "../../compon
 const BUNDLED = [
   ...["async", "delay", "transform", "array_split", "signal", "ticker", "cron", "debug", "counter", "router", "http_server", "http_request", "js_eval"],
   ...["budget_guard", "run_start", "run_status", "chat", "form", "flow_telemetry", "http_auth_parse", "promql_query", "logql_query"],
+  ...["array_get"],
 ];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -156,6 +157,8 @@ const STATES: Record<string, StateRecipe> = {
   "promql_query/error-port": { settings: { ...QUERY_ERROR_PORT, baseURL: "http://prometheus.monitoring:9090" } },
   "logql_query/default": {},
   "logql_query/error-port": { settings: { ...QUERY_ERROR_PORT, baseURL: "http://loki.monitoring:3100" } },
+  "array_get/default": {},
+  "array_get/error-port": { settings: { enableErrorPort: true } },
 };
 
 /**
@@ -430,6 +433,14 @@ const PROBES: Probe[] = [
   { id: "promql-settings-timeout-string", component: "promql_query", port: "_settings", data: { baseURL: "http://x", timeoutSeconds: "30" } },
   { id: "logql-request-limit-fraction", component: "logql_query", port: "request", data: { query: '{a="b"}', limit: 10.5 } },
   { id: "logql-settings-headers", component: "logql_query", port: "_settings", data: { baseURL: "http://x", timeoutSeconds: 5, headers: [{ key: "a", value: "b" }], orgID: null } },
+  // array_get
+  { id: "arrayget-settings-empty", component: "array_get", port: "_settings", data: {} },
+  { id: "arrayget-request-empty", component: "array_get", port: "request", data: {} },
+  { id: "arrayget-request-full", component: "array_get", port: "request", data: { context: { k: 1 }, array: ["a", { b: null }, 3], index: 2 } },
+  { id: "arrayget-request-index-string", component: "array_get", port: "request", data: { array: [1], index: "1" } },
+  { id: "arrayget-request-index-fraction", component: "array_get", port: "request", data: { array: [1], index: 1.5 } },
+  { id: "arrayget-request-array-object", component: "array_get", port: "request", data: { array: { a: 1 }, index: 1 } },
+  { id: "arrayget-request-key-case", component: "array_get", port: "request", data: { Array: ["x"], INDEX: 1 } },
 ];
 
 /**

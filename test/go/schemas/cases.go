@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 
+	"tinyhost.test/gotools/schemas/shapes/arrayget"
 	"tinyhost.test/gotools/schemas/shapes/async"
 	"tinyhost.test/gotools/schemas/shapes/client"
 	"tinyhost.test/gotools/schemas/shapes/counter"
@@ -156,6 +157,20 @@ func jsEvalExamples() jseval.Settings {
 	}
 }
 
+// arrayGetPorts is array_get's Ports(): its _settings port always publishes Settings{} (Go), the
+// error port exists only with enableErrorPort.
+func arrayGetPorts(errorPort bool) []port {
+	ports := []port{
+		{"_settings", arrayget.Settings{}},
+		{"request", arrayget.Request{Array: []arrayget.Item{"first", "second", "third"}, Index: 1}},
+		{"result", arrayget.Result{Item: "first", Index: 1}},
+	}
+	if errorPort {
+		ports = append(ports, port{"error", arrayget.Error{}})
+	}
+	return ports
+}
+
 // cases lists every component state the parity test compares. Names are `<component>/<state>`.
 var cases = []schemaCase{
 	{"async/default", "async", []port{
@@ -235,6 +250,8 @@ var cases = []schemaCase{
 	{"js_eval/default", "js_eval", jsEvalPorts(jsEvalDefaults())},
 	{"js_eval/error-port", "js_eval", jsEvalPorts(jsEvalErrorPort())},
 	{"js_eval/examples", "js_eval", jsEvalPorts(jsEvalExamples())},
+	{"array_get/default", "array_get", arrayGetPorts(false)},
+	{"array_get/error-port", "array_get", arrayGetPorts(true)},
 }
 
 // portType is the Go type a port's data decodes into (reflect.TypeOf of its Configuration, as the
