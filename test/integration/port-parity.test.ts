@@ -28,7 +28,7 @@ const registry = await discoverComponents(resolve(import.meta.dir, "../../compon
 const BUNDLED = [
   ...["async", "delay", "transform", "array_split", "signal", "ticker", "cron", "debug", "counter", "router", "http_server", "http_request", "js_eval"],
   ...["budget_guard", "run_start", "run_status", "chat", "form", "flow_telemetry", "http_auth_parse", "promql_query", "logql_query"],
-  ...["array_get"],
+  ...["array_get", "array_filter"],
 ];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -159,6 +159,8 @@ const STATES: Record<string, StateRecipe> = {
   "logql_query/error-port": { settings: { ...QUERY_ERROR_PORT, baseURL: "http://loki.monitoring:3100" } },
   "array_get/default": {},
   "array_get/error-port": { settings: { enableErrorPort: true } },
+  "array_filter/default": {},
+  "array_filter/error-port": { settings: { enableErrorPort: true, skipUnevaluable: true } },
 };
 
 /**
@@ -441,6 +443,13 @@ const PROBES: Probe[] = [
   { id: "arrayget-request-index-fraction", component: "array_get", port: "request", data: { array: [1], index: 1.5 } },
   { id: "arrayget-request-array-object", component: "array_get", port: "request", data: { array: { a: 1 }, index: 1 } },
   { id: "arrayget-request-key-case", component: "array_get", port: "request", data: { Array: ["x"], INDEX: 1 } },
+  // array_filter
+  { id: "arrayfilter-settings-empty", component: "array_filter", port: "_settings", data: {} },
+  { id: "arrayfilter-settings-string-bool", component: "array_filter", port: "_settings", data: { skipUnevaluable: "true" } },
+  { id: "arrayfilter-request-empty", component: "array_filter", port: "request", data: {} },
+  { id: "arrayfilter-request-full", component: "array_filter", port: "request", data: { context: "c", array: [{ a: 1 }, null, "x"], query: "$.a > 0" } },
+  { id: "arrayfilter-request-query-number", component: "array_filter", port: "request", data: { array: [], query: 5 } },
+  { id: "arrayfilter-request-array-string", component: "array_filter", port: "request", data: { array: "abc", query: "$.a" } },
 ];
 
 /**

@@ -3,6 +3,7 @@
 
 /** Every component file found at generation time, sorted by path. */
 export const staticComponents: ReadonlyArray<{ readonly source: string; readonly load: () => Record<string, unknown> }> = [
+  { source: "components/array_filter.ts", load: () => require("../../../components/array_filter.ts") as Record<string, unknown> },
   { source: "components/array_get.ts", load: () => require("../../../components/array_get.ts") as Record<string, unknown> },
   { source: "components/array_split.ts", load: () => require("../../../components/array_split.ts") as Record<string, unknown> },
   { source: "components/async.ts", load: () => require("../../../components/async.ts") as Record<string, unknown> },

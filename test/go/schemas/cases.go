@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 
+	"tinyhost.test/gotools/schemas/shapes/arrayfilter"
 	"tinyhost.test/gotools/schemas/shapes/arrayget"
 	"tinyhost.test/gotools/schemas/shapes/async"
 	"tinyhost.test/gotools/schemas/shapes/client"
@@ -171,6 +172,18 @@ func arrayGetPorts(errorPort bool) []port {
 	return ports
 }
 
+func arrayFilterPorts(s arrayfilter.Settings) []port {
+	ports := []port{
+		{"request", arrayfilter.Request{}},
+		{"result", arrayfilter.Result{}},
+		{"_settings", s},
+	}
+	if s.EnableErrorPort {
+		ports = append(ports, port{"error", arrayfilter.Error{}})
+	}
+	return ports
+}
+
 // cases lists every component state the parity test compares. Names are `<component>/<state>`.
 var cases = []schemaCase{
 	{"async/default", "async", []port{
@@ -252,6 +265,8 @@ var cases = []schemaCase{
 	{"js_eval/examples", "js_eval", jsEvalPorts(jsEvalExamples())},
 	{"array_get/default", "array_get", arrayGetPorts(false)},
 	{"array_get/error-port", "array_get", arrayGetPorts(true)},
+	{"array_filter/default", "array_filter", arrayFilterPorts(arrayfilter.Settings{})},
+	{"array_filter/error-port", "array_filter", arrayFilterPorts(arrayfilter.Settings{EnableErrorPort: true, SkipUnevaluable: true})},
 }
 
 // portType is the Go type a port's data decodes into (reflect.TypeOf of its Configuration, as the
