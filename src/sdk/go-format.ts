@@ -28,6 +28,9 @@ export function formatGoValue(v: unknown): string {
   throw new TypeError(`formatGoValue: ${typeof v} is not JSON data`);
 }
 
+/** Go's order of strings (`<`, `sort.Strings`): UTF-8 byte order, which JS's default sort is not above U+FFFF. */
+export const compareGoStrings: (a: string, b: string) => number = compareStrings;
+
 /** Go's `fmt.Sprintf("%T", v)` of a JSON value decoded into `any` (`float64`, `map[string]interface {}`, `<nil>`, …). */
 export function goTypeName(v: unknown): string {
   if (v === null || v === undefined) return "<nil>";

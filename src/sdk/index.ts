@@ -90,7 +90,7 @@ export type { CronZone } from "./cron-schedule.ts";
 export { formatRfc3339, formatRfc3339Nano } from "./rfc3339.ts";
 
 // Go's forms of JSON values (fmt %v/%T, json.Marshal) and queries in the expression dialect.
-export { formatGoValue, goTypeName, marshalGoJson } from "./go-format.ts";
+export { compareGoStrings, formatGoValue, goTypeName, marshalGoJson } from "./go-format.ts";
 export { compileQuery } from "./query.ts";
 export type { Query } from "./query.ts";
 

@@ -1,7 +1,7 @@
 // Go's text forms of decoded JSON values (src/sdk/go-format.ts): fmt %v / %T and json.Marshal.
 // Expected strings are what Go 1.25 prints for the same values decoded by encoding/json into any.
 import { describe, expect, test } from "bun:test";
-import { formatGoValue, goTypeName, marshalGoJson } from "../../../src/sdk/go-format.ts";
+import { compareGoStrings, formatGoValue, goTypeName, marshalGoJson } from "../../../src/sdk/go-format.ts";
 
 describe("formatGoValue (fmt %v)", () => {
   test("scalars: numbers in %g shortest form, strings unquoted, nil", () => {
@@ -46,5 +46,11 @@ describe("marshalGoJson (json.Marshal)", () => {
   test("refuses values JSON cannot hold", () => {
     expect(() => marshalGoJson(Number.NaN)).toThrow("unsupported value");
     expect(() => marshalGoJson(() => 1)).toThrow("unsupported type");
+  });
+});
+
+describe("compareGoStrings (sort.Strings)", () => {
+  test("byte order: upper case before lower, U+FFFF before U+1F600", () => {
+    expect(["b", "B", "a", "\u{1F600}", "\uFFFF", ""].sort(compareGoStrings)).toEqual(["", "B", "a", "b", "\uFFFF", "\u{1F600}"]);
   });
 });
