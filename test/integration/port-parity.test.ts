@@ -28,7 +28,7 @@ const registry = await discoverComponents(resolve(import.meta.dir, "../../compon
 const BUNDLED = [
   ...["async", "delay", "transform", "array_split", "signal", "ticker", "cron", "debug", "counter", "router", "http_server", "http_request", "js_eval"],
   ...["budget_guard", "run_start", "run_status", "chat", "form", "flow_telemetry", "http_auth_parse", "promql_query", "logql_query"],
-  ...["array_get", "array_filter"],
+  ...["array_get", "array_filter", "group_by"],
 ];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -161,6 +161,7 @@ const STATES: Record<string, StateRecipe> = {
   "array_get/error-port": { settings: { enableErrorPort: true } },
   "array_filter/default": {},
   "array_filter/error-port": { settings: { enableErrorPort: true, skipUnevaluable: true } },
+  "group_by/default": {},
 };
 
 /**
@@ -450,6 +451,12 @@ const PROBES: Probe[] = [
   { id: "arrayfilter-request-full", component: "array_filter", port: "request", data: { context: "c", array: [{ a: 1 }, null, "x"], query: "$.a > 0" } },
   { id: "arrayfilter-request-query-number", component: "array_filter", port: "request", data: { array: [], query: 5 } },
   { id: "arrayfilter-request-array-string", component: "array_filter", port: "request", data: { array: "abc", query: "$.a" } },
+  // group_by
+  { id: "groupby-in-empty", component: "group_by", port: "in", data: {} },
+  { id: "groupby-in-full", component: "group_by", port: "in", data: { context: [1], items: [{ a: 1 }, "x", null], groupByPath: "a" } },
+  { id: "groupby-in-path-number", component: "group_by", port: "in", data: { items: [], groupByPath: 3 } },
+  { id: "groupby-in-items-object", component: "group_by", port: "in", data: { items: { a: 1 }, groupByPath: "a" } },
+  { id: "groupby-in-key-case", component: "group_by", port: "in", data: { ITEMS: [1], GroupByPath: "x" } },
 ];
 
 /**

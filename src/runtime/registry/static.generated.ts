@@ -15,6 +15,7 @@ export const staticComponents: ReadonlyArray<{ readonly source: string; readonly
   { source: "components/delay.ts", load: () => require("../../../components/delay.ts") as Record<string, unknown> },
   { source: "components/flow_telemetry.ts", load: () => require("../../../components/flow_telemetry.ts") as Record<string, unknown> },
   { source: "components/form.ts", load: () => require("../../../components/form.ts") as Record<string, unknown> },
+  { source: "components/group_by.ts", load: () => require("../../../components/group_by.ts") as Record<string, unknown> },
   { source: "components/http_auth_parse.ts", load: () => require("../../../components/http_auth_parse.ts") as Record<string, unknown> },
   { source: "components/http_request.ts", load: () => require("../../../components/http_request.ts") as Record<string, unknown> },
   { source: "components/http_server.ts", load: () => require("../../../components/http_server.ts") as Record<string, unknown> },

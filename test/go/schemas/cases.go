@@ -13,6 +13,7 @@ import (
 	"tinyhost.test/gotools/schemas/shapes/debug"
 	"tinyhost.test/gotools/schemas/shapes/delay"
 	"tinyhost.test/gotools/schemas/shapes/etc"
+	"tinyhost.test/gotools/schemas/shapes/groupby"
 	"tinyhost.test/gotools/schemas/shapes/jseval"
 	"tinyhost.test/gotools/schemas/shapes/modify"
 	"tinyhost.test/gotools/schemas/shapes/router"
@@ -267,6 +268,10 @@ var cases = []schemaCase{
 	{"array_get/error-port", "array_get", arrayGetPorts(true)},
 	{"array_filter/default", "array_filter", arrayFilterPorts(arrayfilter.Settings{})},
 	{"array_filter/error-port", "array_filter", arrayFilterPorts(arrayfilter.Settings{EnableErrorPort: true, SkipUnevaluable: true})},
+	{"group_by/default", "group_by", []port{
+		{"in", groupby.InMessage{}},
+		{"out", groupby.OutMessage{Groups: []groupby.Group{{Key: "group-a", Count: 2, Items: []groupby.Item{}}, {Key: "group-b", Count: 1, Items: []groupby.Item{}}}, Total: 3}},
+	}},
 }
 
 // portType is the Go type a port's data decodes into (reflect.TypeOf of its Configuration, as the
