@@ -3,7 +3,7 @@
  * returns the downstream result, so the caller is blocked for the wait plus the downstream time.
  * The wait ends early with a `CANCELLED` failure when the hop is cancelled (`ctx.signal`).
  */
-import { defineComponent, fail, sleepUnlessAborted, source, target, TinyError, Type, WaitCancelledError } from "tinyhost";
+import { defineComponent, fail, source, systemClock, target, TinyError, Type, WaitCancelledError } from "tinyhost";
 
 /** `delay` got a wait ≤ 0 ms (components.md §1.3: fails "invalid delay"). code `"INVALID_DELAY"`. */
 export class InvalidDelayError extends TinyError<"INVALID_DELAY"> {
@@ -38,7 +38,8 @@ export default defineComponent({
   async handle(ctx, output, _port, data) {
     if (data.delay <= 0) return fail(new InvalidDelayError(data.delay));
     const signal = ctx.signal;
-    if (!(await sleepUnlessAborted(data.delay, signal))) return fail(new WaitCancelledError("delay", signal.reason));
+    // systemClock chains timers past setTimeout's 2^31−1 ms limit (a longer one would fire at once).
+    if (!(await systemClock.sleepUntil(new Date(Date.now() + data.delay), signal))) return fail(new WaitCancelledError("delay", signal.reason));
     return output("out", { context: data.context ?? null });
   },
 });
