@@ -28,7 +28,7 @@ const registry = await discoverComponents(resolve(import.meta.dir, "../../compon
 const BUNDLED = [
   ...["async", "delay", "transform", "array_split", "signal", "ticker", "cron", "debug", "counter", "router", "http_server", "http_request", "js_eval"],
   ...["budget_guard", "run_start", "run_status", "chat", "form", "flow_telemetry", "http_auth_parse", "promql_query", "logql_query"],
-  ...["array_get", "array_filter", "group_by"],
+  ...["array_get", "array_filter", "group_by", "retry"],
 ];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -162,6 +162,8 @@ const STATES: Record<string, StateRecipe> = {
   "array_filter/default": {},
   "array_filter/error-port": { settings: { enableErrorPort: true, skipUnevaluable: true } },
   "group_by/default": {},
+  "retry/default": {},
+  "retry/settings": { settings: { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 100, backoff: "linear" } },
 };
 
 /**
@@ -457,6 +459,14 @@ const PROBES: Probe[] = [
   { id: "groupby-in-path-number", component: "group_by", port: "in", data: { items: [], groupByPath: 3 } },
   { id: "groupby-in-items-object", component: "group_by", port: "in", data: { items: { a: 1 }, groupByPath: "a" } },
   { id: "groupby-in-key-case", component: "group_by", port: "in", data: { ITEMS: [1], GroupByPath: "x" } },
+  // retry
+  { id: "retry-settings-empty", component: "retry", port: "_settings", data: {} },
+  { id: "retry-settings-backoff-unknown", component: "retry", port: "_settings", data: { backoff: "fibonacci", maxAttempts: 2 } },
+  { id: "retry-settings-attempts-string", component: "retry", port: "_settings", data: { maxAttempts: "5" } },
+  { id: "retry-request-empty", component: "retry", port: "request", data: {} },
+  { id: "retry-request-error-payload", component: "retry", port: "request", data: { context: { q: 1 }, error: "boom", retryable: true, response: {} } },
+  { id: "retry-request-attempt-fraction", component: "retry", port: "request", data: { attempt: 1.5 } },
+  { id: "retry-request-retryable-string", component: "retry", port: "request", data: { retryable: "true" } },
 ];
 
 /**

@@ -22,6 +22,7 @@ export const staticComponents: ReadonlyArray<{ readonly source: string; readonly
   { source: "components/js_eval.ts", load: () => require("../../../components/js_eval.ts") as Record<string, unknown> },
   { source: "components/logql_query.ts", load: () => require("../../../components/logql_query.ts") as Record<string, unknown> },
   { source: "components/promql_query.ts", load: () => require("../../../components/promql_query.ts") as Record<string, unknown> },
+  { source: "components/retry.ts", load: () => require("../../../components/retry.ts") as Record<string, unknown> },
   { source: "components/router.ts", load: () => require("../../../components/router.ts") as Record<string, unknown> },
   { source: "components/run_start.ts", load: () => require("../../../components/run_start.ts") as Record<string, unknown> },
   { source: "components/run_status.ts", load: () => require("../../../components/run_status.ts") as Record<string, unknown> },

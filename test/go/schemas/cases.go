@@ -16,6 +16,7 @@ import (
 	"tinyhost.test/gotools/schemas/shapes/groupby"
 	"tinyhost.test/gotools/schemas/shapes/jseval"
 	"tinyhost.test/gotools/schemas/shapes/modify"
+	"tinyhost.test/gotools/schemas/shapes/retry"
 	"tinyhost.test/gotools/schemas/shapes/router"
 	"tinyhost.test/gotools/schemas/shapes/server"
 	"tinyhost.test/gotools/schemas/shapes/signal"
@@ -185,6 +186,15 @@ func arrayFilterPorts(s arrayfilter.Settings) []port {
 	return ports
 }
 
+func retryPorts(s retry.Settings) []port {
+	return []port{
+		{"_settings", s},
+		{"request", retry.Request{}},
+		{"retry", retry.Retry{}},
+		{"failed", retry.Failed{}},
+	}
+}
+
 // cases lists every component state the parity test compares. Names are `<component>/<state>`.
 var cases = []schemaCase{
 	{"async/default", "async", []port{
@@ -272,6 +282,8 @@ var cases = []schemaCase{
 		{"in", groupby.InMessage{}},
 		{"out", groupby.OutMessage{Groups: []groupby.Group{{Key: "group-a", Count: 2, Items: []groupby.Item{}}, {Key: "group-b", Count: 1, Items: []groupby.Item{}}}, Total: 3}},
 	}},
+	{"retry/default", "retry", retryPorts(retry.Settings{MaxAttempts: 5, InitialDelayMs: 500, MaxDelayMs: 30000, Backoff: "exponential", Jitter: true})},
+	{"retry/settings", "retry", retryPorts(retry.Settings{MaxAttempts: 3, InitialDelayMs: 10, MaxDelayMs: 100, Backoff: "linear"})},
 }
 
 // portType is the Go type a port's data decodes into (reflect.TypeOf of its Configuration, as the
