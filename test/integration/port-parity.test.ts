@@ -28,7 +28,7 @@ const registry = await discoverComponents(resolve(import.meta.dir, "../../compon
 const BUNDLED = [
   ...["async", "delay", "transform", "array_split", "signal", "ticker", "cron", "debug", "counter", "router", "http_server", "http_request", "js_eval"],
   ...["budget_guard", "run_start", "run_status", "chat", "form", "flow_telemetry", "http_auth_parse", "promql_query", "logql_query"],
-  ...["array_get", "array_filter", "group_by", "retry"],
+  ...["array_get", "array_filter", "group_by", "retry", "display"],
 ];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -79,6 +79,8 @@ interface StateRecipe {
   /** Messages on `_control` after start, then a wait until `ready` holds for the status. */
   control?: unknown;
   ready?: (ports: Map<string, { configuration: unknown }>) => boolean;
+  /** Messages on business ports after start (and after `control`), each expected not to fail. */
+  sends?: { port: string; data: unknown }[];
   /** Configuration keys whose values are times of this run (compared by presence only). */
   volatile?: string[];
 }
@@ -164,6 +166,9 @@ const STATES: Record<string, StateRecipe> = {
   "group_by/default": {},
   "retry/default": {},
   "retry/settings": { settings: { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 100, backoff: "linear" } },
+  "display/default": {},
+  "display/authored": { settings: { text: "### Pod Watch\n\nWhat this agent does." } },
+  "display/shown": { settings: { text: "placeholder" }, sends: [{ port: "in", data: { text: "3 pods unhealthy" } }] },
 };
 
 /**
@@ -281,6 +286,7 @@ describe("published port schemas equal the Go SDK's", () => {
           expect(r.kind).not.toBe("fail");
           await poll(`${caseName} to be ready`, () => recipe.ready!(read()));
         }
+        for (const m of recipe.sends ?? []) expect((await h.send(m.port, m.data)).kind).not.toBe("fail");
         const ours = read();
         expect([...ours.keys()].sort()).toEqual(Object.keys(go!).sort());
         for (const [port, theirs] of Object.entries(go!)) {
@@ -467,6 +473,11 @@ const PROBES: Probe[] = [
   { id: "retry-request-error-payload", component: "retry", port: "request", data: { context: { q: 1 }, error: "boom", retryable: true, response: {} } },
   { id: "retry-request-attempt-fraction", component: "retry", port: "request", data: { attempt: 1.5 } },
   { id: "retry-request-retryable-string", component: "retry", port: "request", data: { retryable: "true" } },
+  // display
+  { id: "display-settings-empty", component: "display", port: "_settings", data: {} },
+  { id: "display-in-empty", component: "display", port: "in", data: {} },
+  { id: "display-in-number", component: "display", port: "in", data: { text: 42 } },
+  { id: "display-in-markdown-and-unknown", component: "display", port: "in", data: { TEXT: "# Title\n\n*ok*", extra: true } },
 ];
 
 /**

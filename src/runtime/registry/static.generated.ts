@@ -13,6 +13,7 @@ export const staticComponents: ReadonlyArray<{ readonly source: string; readonly
   { source: "components/cron.ts", load: () => require("../../../components/cron.ts") as Record<string, unknown> },
   { source: "components/debug.ts", load: () => require("../../../components/debug.ts") as Record<string, unknown> },
   { source: "components/delay.ts", load: () => require("../../../components/delay.ts") as Record<string, unknown> },
+  { source: "components/display.ts", load: () => require("../../../components/display.ts") as Record<string, unknown> },
   { source: "components/flow_telemetry.ts", load: () => require("../../../components/flow_telemetry.ts") as Record<string, unknown> },
   { source: "components/form.ts", load: () => require("../../../components/form.ts") as Record<string, unknown> },
   { source: "components/group_by.ts", load: () => require("../../../components/group_by.ts") as Record<string, unknown> },

@@ -12,6 +12,7 @@ import (
 	"tinyhost.test/gotools/schemas/shapes/cron"
 	"tinyhost.test/gotools/schemas/shapes/debug"
 	"tinyhost.test/gotools/schemas/shapes/delay"
+	"tinyhost.test/gotools/schemas/shapes/display"
 	"tinyhost.test/gotools/schemas/shapes/etc"
 	"tinyhost.test/gotools/schemas/shapes/groupby"
 	"tinyhost.test/gotools/schemas/shapes/jseval"
@@ -195,6 +196,14 @@ func retryPorts(s retry.Settings) []port {
 	}
 }
 
+func displayPorts(settings, shown string) []port {
+	return []port{
+		{"in", display.InMessage{}},
+		{"_control", display.Control{Text: shown}},
+		{"_settings", display.Settings{Text: settings}},
+	}
+}
+
 // cases lists every component state the parity test compares. Names are `<component>/<state>`.
 var cases = []schemaCase{
 	{"async/default", "async", []port{
@@ -284,6 +293,9 @@ var cases = []schemaCase{
 	}},
 	{"retry/default", "retry", retryPorts(retry.Settings{MaxAttempts: 5, InitialDelayMs: 500, MaxDelayMs: 30000, Backoff: "exponential", Jitter: true})},
 	{"retry/settings", "retry", retryPorts(retry.Settings{MaxAttempts: 3, InitialDelayMs: 10, MaxDelayMs: 100, Backoff: "linear"})},
+	{"display/default", "display", displayPorts("", "")},
+	{"display/authored", "display", displayPorts("### Pod Watch\n\nWhat this agent does.", "### Pod Watch\n\nWhat this agent does.")},
+	{"display/shown", "display", displayPorts("placeholder", "3 pods unhealthy")},
 }
 
 // portType is the Go type a port's data decodes into (reflect.TypeOf of its Configuration, as the
