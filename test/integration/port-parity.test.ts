@@ -28,7 +28,7 @@ const registry = await discoverComponents(resolve(import.meta.dir, "../../compon
 const BUNDLED = [
   ...["async", "delay", "transform", "array_split", "signal", "ticker", "cron", "debug", "counter", "router", "http_server", "http_request", "js_eval"],
   ...["budget_guard", "run_start", "run_status", "chat", "form", "flow_telemetry", "http_auth_parse", "promql_query", "logql_query"],
-  ...["array_get", "array_filter", "group_by", "retry", "display"],
+  ...["array_get", "array_filter", "group_by", "retry", "display", "inject"],
 ];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -169,6 +169,8 @@ const STATES: Record<string, StateRecipe> = {
   "display/default": {},
   "display/authored": { settings: { text: "### Pod Watch\n\nWhat this agent does." } },
   "display/shown": { settings: { text: "placeholder" }, sends: [{ port: "in", data: { text: "3 pods unhealthy" } }] },
+  "inject/default": {},
+  "inject/config-required": { settings: { configRequired: true } },
 };
 
 /**
@@ -478,6 +480,13 @@ const PROBES: Probe[] = [
   { id: "display-in-empty", component: "display", port: "in", data: {} },
   { id: "display-in-number", component: "display", port: "in", data: { text: 42 } },
   { id: "display-in-markdown-and-unknown", component: "display", port: "in", data: { TEXT: "# Title\n\n*ok*", extra: true } },
+  // inject
+  { id: "inject-settings-empty", component: "inject", port: "_settings", data: {} },
+  { id: "inject-config-empty", component: "inject", port: "config", data: {} },
+  { id: "inject-config-nested", component: "inject", port: "config", data: { data: { ns: "prod", list: [1, null, { a: "b" }] } } },
+  { id: "inject-config-scalar-and-case", component: "inject", port: "config", data: { DATA: 5 } },
+  { id: "inject-message-empty", component: "inject", port: "message", data: {} },
+  { id: "inject-message-context", component: "inject", port: "message", data: { context: "tick-1", config: "ignored" } },
 ];
 
 /**

@@ -20,6 +20,7 @@ export const staticComponents: ReadonlyArray<{ readonly source: string; readonly
   { source: "components/http_auth_parse.ts", load: () => require("../../../components/http_auth_parse.ts") as Record<string, unknown> },
   { source: "components/http_request.ts", load: () => require("../../../components/http_request.ts") as Record<string, unknown> },
   { source: "components/http_server.ts", load: () => require("../../../components/http_server.ts") as Record<string, unknown> },
+  { source: "components/inject.ts", load: () => require("../../../components/inject.ts") as Record<string, unknown> },
   { source: "components/js_eval.ts", load: () => require("../../../components/js_eval.ts") as Record<string, unknown> },
   { source: "components/logql_query.ts", load: () => require("../../../components/logql_query.ts") as Record<string, unknown> },
   { source: "components/promql_query.ts", load: () => require("../../../components/promql_query.ts") as Record<string, unknown> },

@@ -15,6 +15,7 @@ import (
 	"tinyhost.test/gotools/schemas/shapes/display"
 	"tinyhost.test/gotools/schemas/shapes/etc"
 	"tinyhost.test/gotools/schemas/shapes/groupby"
+	"tinyhost.test/gotools/schemas/shapes/inject"
 	"tinyhost.test/gotools/schemas/shapes/jseval"
 	"tinyhost.test/gotools/schemas/shapes/modify"
 	"tinyhost.test/gotools/schemas/shapes/retry"
@@ -204,6 +205,19 @@ func displayPorts(settings, shown string) []port {
 	}
 }
 
+func injectPorts(s inject.Settings) []port {
+	ports := []port{
+		{"_settings", s},
+		{"config", inject.Config{}},
+		{"message", inject.Message{}},
+		{"output", inject.Output{}},
+	}
+	if s.ConfigRequired {
+		ports = append(ports, port{"error", inject.ErrorOutput{}})
+	}
+	return ports
+}
+
 // cases lists every component state the parity test compares. Names are `<component>/<state>`.
 var cases = []schemaCase{
 	{"async/default", "async", []port{
@@ -296,6 +310,8 @@ var cases = []schemaCase{
 	{"display/default", "display", displayPorts("", "")},
 	{"display/authored", "display", displayPorts("### Pod Watch\n\nWhat this agent does.", "### Pod Watch\n\nWhat this agent does.")},
 	{"display/shown", "display", displayPorts("placeholder", "3 pods unhealthy")},
+	{"inject/default", "inject", injectPorts(inject.Settings{})},
+	{"inject/config-required", "inject", injectPorts(inject.Settings{ConfigRequired: true})},
 }
 
 // portType is the Go type a port's data decodes into (reflect.TypeOf of its Configuration, as the
