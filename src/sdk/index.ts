@@ -61,6 +61,11 @@ export type { ModuleClient, ExposePortRequest } from "./client.ts";
 // Schemas: the platform keywords and the fields the Go modules share (components.md §0.5).
 export { mark, configurable, shared } from "../runtime/schema/keywords.ts";
 export type { PlatformOptions } from "../runtime/schema/keywords.ts";
+// The published form of a port schema (Go CreateSchema rules), for a port whose Go type adjusts its
+// schema after reflection (a `PrepareJSONSchema`): build it here, adjust it, publish it as `rawSchema`.
+export { toPlatformSchema } from "../runtime/schema/platform.ts";
+export type { PlatformSchema } from "../runtime/schema/platform.ts";
+export type { JsonSchemaObject } from "../runtime/schema/json.ts";
 export { contextField, stringEnum, contentTypeField, HeaderSchema, ErrorMessageSchema, HTTP_METHODS, CONTENT_TYPES } from "./fields.ts";
 export type { ContextFieldOptions, Header } from "./fields.ts";
 export { redact } from "../runtime/runner/status.ts";
