@@ -28,7 +28,7 @@ const registry = await discoverComponents(resolve(import.meta.dir, "../../compon
 const BUNDLED = [
   ...["async", "delay", "transform", "array_split", "signal", "ticker", "cron", "debug", "counter", "router", "http_server", "http_request", "js_eval"],
   ...["budget_guard", "run_start", "run_status", "chat", "form", "flow_telemetry", "http_auth_parse", "promql_query", "logql_query"],
-  ...["array_get", "array_filter", "group_by", "retry", "display", "inject"],
+  ...["array_get", "array_filter", "group_by", "retry", "display", "inject", "kv"],
 ];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -171,6 +171,9 @@ const STATES: Record<string, StateRecipe> = {
   "display/shown": { settings: { text: "placeholder" }, sends: [{ port: "in", data: { text: "3 pods unhealthy" } }] },
   "inject/default": {},
   "inject/config-required": { settings: { configRequired: true } },
+  "kv/default": {},
+  "kv/document": { settings: { primaryKey: "url", maxRecords: 100, enableStoreAckPort: true, document: { url: "", status: "UP" } } },
+  "kv/records": { sends: [{ port: "store", data: { operation: "store", document: { id: "a" } } }, { port: "store", data: { operation: "store", document: { id: "b", status: "DOWN" } } }] },
 };
 
 /**
@@ -487,6 +490,17 @@ const PROBES: Probe[] = [
   { id: "inject-config-scalar-and-case", component: "inject", port: "config", data: { DATA: 5 } },
   { id: "inject-message-empty", component: "inject", port: "message", data: {} },
   { id: "inject-message-context", component: "inject", port: "message", data: { context: "tick-1", config: "ignored" } },
+  // kv
+  { id: "kv-settings-empty", component: "kv", port: "_settings", data: { document: { id: "" }, primaryKey: "id" } },
+  { id: "kv-settings-doc-mixed", component: "kv", port: "_settings", data: { document: { id: "", n: 1, tags: ["a"] }, primaryKey: "id", maxRecords: 5, enableStoreAckPort: true } },
+  { id: "kv-settings-maxrecords-string", component: "kv", port: "_settings", data: { maxRecords: "5" } },
+  { id: "kv-store-empty", component: "kv", port: "store", data: {} },
+  { id: "kv-store-doc-keys-kept", component: "kv", port: "store", data: { operation: "store", document: { ID: "x", Id: "y", id: "z" } } },
+  { id: "kv-store-doc-array", component: "kv", port: "store", data: { document: [1] } },
+  { id: "kv-store-op-other", component: "kv", port: "store", data: { operation: "upsert", document: { id: "a" } } },
+  { id: "kv-query-empty", component: "kv", port: "query", data: {} },
+  { id: "kv-query-number", component: "kv", port: "query", data: { query: 1 } },
+  { id: "kv-control-reset", component: "kv", port: "_control", data: { reset: true, records: 3 } },
 ];
 
 /**

@@ -22,6 +22,7 @@ export const staticComponents: ReadonlyArray<{ readonly source: string; readonly
   { source: "components/http_server.ts", load: () => require("../../../components/http_server.ts") as Record<string, unknown> },
   { source: "components/inject.ts", load: () => require("../../../components/inject.ts") as Record<string, unknown> },
   { source: "components/js_eval.ts", load: () => require("../../../components/js_eval.ts") as Record<string, unknown> },
+  { source: "components/kv.ts", load: () => require("../../../components/kv.ts") as Record<string, unknown> },
   { source: "components/logql_query.ts", load: () => require("../../../components/logql_query.ts") as Record<string, unknown> },
   { source: "components/promql_query.ts", load: () => require("../../../components/promql_query.ts") as Record<string, unknown> },
   { source: "components/retry.ts", load: () => require("../../../components/retry.ts") as Record<string, unknown> },

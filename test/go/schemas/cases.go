@@ -17,6 +17,7 @@ import (
 	"tinyhost.test/gotools/schemas/shapes/groupby"
 	"tinyhost.test/gotools/schemas/shapes/inject"
 	"tinyhost.test/gotools/schemas/shapes/jseval"
+	"tinyhost.test/gotools/schemas/shapes/kv"
 	"tinyhost.test/gotools/schemas/shapes/modify"
 	"tinyhost.test/gotools/schemas/shapes/retry"
 	"tinyhost.test/gotools/schemas/shapes/router"
@@ -218,6 +219,25 @@ func injectPorts(s inject.Settings) []port {
 	return ports
 }
 
+// kvPorts is kv's Ports() with settings s and `records` keys in its State.
+func kvPorts(s kv.Settings, records int) []port {
+	ports := []port{
+		{"_settings", s},
+		{"_control", kv.Control{Records: records}},
+		{"store", kv.StoreRequest{Operation: "store", Document: s.Document}},
+		{"query", kv.QueryRequest{Query: "$.status == 'DOWN'"}},
+		{"query_result", kv.QueryResult{Results: []kv.QueryResultItem{{Document: s.Document}}}},
+	}
+	if s.EnableStoreAck {
+		ports = append(ports, port{"store_ack", kv.StoreAck{Request: kv.StoreRequest{Document: s.Document}}})
+	}
+	return ports
+}
+
+func kvDefaults() kv.Settings {
+	return kv.Settings{PrimaryKey: "id", MaxRecords: 100, Document: kv.Document{"id": "ID"}}
+}
+
 // cases lists every component state the parity test compares. Names are `<component>/<state>`.
 var cases = []schemaCase{
 	{"async/default", "async", []port{
@@ -312,6 +332,9 @@ var cases = []schemaCase{
 	{"display/shown", "display", displayPorts("placeholder", "3 pods unhealthy")},
 	{"inject/default", "inject", injectPorts(inject.Settings{})},
 	{"inject/config-required", "inject", injectPorts(inject.Settings{ConfigRequired: true})},
+	{"kv/default", "kv", kvPorts(kvDefaults(), 0)},
+	{"kv/document", "kv", kvPorts(kv.Settings{PrimaryKey: "url", MaxRecords: 100, EnableStoreAck: true, Document: kv.Document{"url": "", "status": "UP"}}, 0)},
+	{"kv/records", "kv", kvPorts(kvDefaults(), 2)},
 }
 
 // portType is the Go type a port's data decodes into (reflect.TypeOf of its Configuration, as the
