@@ -28,7 +28,7 @@ const registry = await discoverComponents(resolve(import.meta.dir, "../../compon
 const BUNDLED = [
   ...["async", "delay", "transform", "array_split", "signal", "ticker", "cron", "debug", "counter", "router", "http_server", "http_request", "js_eval"],
   ...["budget_guard", "run_start", "run_status", "chat", "form", "flow_telemetry", "http_auth_parse", "promql_query", "logql_query"],
-  ...["array_get", "array_filter", "group_by", "retry", "display", "inject", "kv"],
+  ...["array_get", "array_filter", "group_by", "retry", "display", "inject", "kv", "collect"],
 ];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -174,6 +174,8 @@ const STATES: Record<string, StateRecipe> = {
   "kv/default": {},
   "kv/document": { settings: { primaryKey: "url", maxRecords: 100, enableStoreAckPort: true, document: { url: "", status: "UP" } } },
   "kv/records": { sends: [{ port: "store", data: { operation: "store", document: { id: "a" } } }, { port: "store", data: { operation: "store", document: { id: "b", status: "DOWN" } } }] },
+  "collect/default": {},
+  "collect/error-port": { settings: { enableErrorPort: true, timeoutSeconds: 60 } },
 };
 
 /**
@@ -509,6 +511,14 @@ const PROBES: Probe[] = [
   { id: "kv-query-empty", component: "kv", port: "query", data: {} },
   { id: "kv-query-number", component: "kv", port: "query", data: { query: 1 } },
   { id: "kv-control-reset", component: "kv", port: "_control", data: { reset: true, records: 3 } },
+  // collect
+  { id: "collect-settings-empty", component: "collect", port: "_settings", data: {} },
+  { id: "collect-settings-negative", component: "collect", port: "_settings", data: { enableErrorPort: true, timeoutSeconds: -1, maxGroups: 0 } },
+  { id: "collect-item-empty", component: "collect", port: "item", data: {} },
+  { id: "collect-item-full", component: "collect", port: "item", data: { context: { runId: "r" }, groupKey: "g", index: 1, total: 2, item: { id: 5 } } },
+  { id: "collect-item-total-string", component: "collect", port: "item", data: { groupKey: "g", total: "2" } },
+  { id: "collect-item-index-fraction", component: "collect", port: "item", data: { groupKey: "g", index: 0.5, total: 2 } },
+  { id: "collect-item-key-case", component: "collect", port: "item", data: { GroupKey: "g", TOTAL: 3, Item: [1] } },
 ];
 
 /**

@@ -9,6 +9,7 @@ export const staticComponents: ReadonlyArray<{ readonly source: string; readonly
   { source: "components/async.ts", load: () => require("../../../components/async.ts") as Record<string, unknown> },
   { source: "components/budget_guard.ts", load: () => require("../../../components/budget_guard.ts") as Record<string, unknown> },
   { source: "components/chat.ts", load: () => require("../../../components/chat.ts") as Record<string, unknown> },
+  { source: "components/collect.ts", load: () => require("../../../components/collect.ts") as Record<string, unknown> },
   { source: "components/counter.ts", load: () => require("../../../components/counter.ts") as Record<string, unknown> },
   { source: "components/cron.ts", load: () => require("../../../components/cron.ts") as Record<string, unknown> },
   { source: "components/debug.ts", load: () => require("../../../components/debug.ts") as Record<string, unknown> },

@@ -8,6 +8,7 @@ import (
 	"tinyhost.test/gotools/schemas/shapes/arrayget"
 	"tinyhost.test/gotools/schemas/shapes/async"
 	"tinyhost.test/gotools/schemas/shapes/client"
+	"tinyhost.test/gotools/schemas/shapes/collect"
 	"tinyhost.test/gotools/schemas/shapes/counter"
 	"tinyhost.test/gotools/schemas/shapes/cron"
 	"tinyhost.test/gotools/schemas/shapes/debug"
@@ -238,6 +239,18 @@ func kvDefaults() kv.Settings {
 	return kv.Settings{PrimaryKey: "id", MaxRecords: 100, Document: kv.Document{"id": "ID"}}
 }
 
+func collectPorts(s collect.Settings) []port {
+	ports := []port{
+		{"_settings", s},
+		{"item", collect.InMessage{Total: 1}},
+		{"response", collect.OutMessage{Items: []any{}}},
+	}
+	if s.EnableErrorPort {
+		ports = append(ports, port{"error", collect.ErrorMessage{}})
+	}
+	return ports
+}
+
 // cases lists every component state the parity test compares. Names are `<component>/<state>`.
 var cases = []schemaCase{
 	{"async/default", "async", []port{
@@ -335,6 +348,8 @@ var cases = []schemaCase{
 	{"kv/default", "kv", kvPorts(kvDefaults(), 0)},
 	{"kv/document", "kv", kvPorts(kv.Settings{PrimaryKey: "url", MaxRecords: 100, EnableStoreAck: true, Document: kv.Document{"url": "", "status": "UP"}}, 0)},
 	{"kv/records", "kv", kvPorts(kvDefaults(), 2)},
+	{"collect/default", "collect", collectPorts(collect.Settings{TimeoutSeconds: 300, MaxGroups: 100})},
+	{"collect/error-port", "collect", collectPorts(collect.Settings{EnableErrorPort: true, TimeoutSeconds: 60, MaxGroups: 100})},
 }
 
 // portType is the Go type a port's data decodes into (reflect.TypeOf of its Configuration, as the
