@@ -12,7 +12,10 @@
  * Go tags the component `agent_tool` without implementing `AgentTool()`, so the platform lists it as
  * a tool whose calls Go refuses; this port serves the calls (request → result, docs/compatibility.md).
  */
-import { compileQuery, defineComponent, fail, formatGoValue, goTypeName, source, target, TinyError, Type, type Query } from "tinyhost";
+import { compileQuery, defineComponent, fail, formatGoValue, goTypeName, omitEmpty, source, target, TinyError, Type, type Query } from "tinyhost";
+
+/** Go writes `context` with `omitempty`: a null context is left out of the output. */
+const OMIT_CONTEXT = { interfaces: ["context" as const] };
 
 /** A query missing, or not answerable for an item (the messages are Go's). code `"ARRAY_FILTER_QUERY"`. */
 export class ArrayFilterQueryError extends TinyError<"ARRAY_FILTER_QUERY"> {
@@ -73,10 +76,6 @@ interface FilterSettings {
   enableErrorPort: boolean;
 }
 
-/** `{context, ...rest}` with `context` left out when null, as Go's `json:"context,omitempty"` writes it. */
-function withContext<T extends object>(context: unknown, rest: T): T & { context?: unknown } {
-  return context === null || context === undefined ? rest : { context, ...rest };
-}
 
 /**
  * Whether `query` keeps `item`: only a boolean answer counts (Go `matches`).
@@ -117,7 +116,7 @@ export default defineComponent({
   handle(ctx, output, _port, data) {
     const self = ctx.self;
     const failWith = (message: string) =>
-      self.enableErrorPort ? output("error", withContext(data.context, { error: message })) : fail(new ArrayFilterQueryError(message));
+      self.enableErrorPort ? output("error", omitEmpty({ context: data.context, error: message }, OMIT_CONTEXT)) : fail(new ArrayFilterQueryError(message));
     if (data.query === "") return failWith("query is required — a filter with no predicate is the array it was given");
     const array = data.array ?? [];
     // Go evaluates the text per item, so a query that does not parse fails at the first item (or
@@ -144,6 +143,6 @@ export default defineComponent({
       }
       if (kept) items.push(item);
     }
-    return output("result", withContext(data.context, { items, count: items.length, total: array.length }));
+    return output("result", omitEmpty({ context: data.context, items, count: items.length, total: array.length }, OMIT_CONTEXT));
   },
 });

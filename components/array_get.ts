@@ -5,7 +5,10 @@
  * with `enableErrorPort`, emits `{context, error}` on `error` and returns its result. An agent tool
  * (input `request`, output `result`), as Go's `AgentTool()` declares it.
  */
-import { defineComponent, fail, source, target, TinyError, Type } from "tinyhost";
+import { defineComponent, fail, omitEmpty, source, target, TinyError, Type } from "tinyhost";
+
+/** Go writes `context` with `omitempty`: a null context is left out of the output. */
+const OMIT_CONTEXT = { interfaces: ["context" as const] };
 
 /** The index does not address an element (the message is Go's). code `"ARRAY_GET_INDEX"`. */
 export class ArrayGetIndexError extends TinyError<"ARRAY_GET_INDEX"> {
@@ -47,10 +50,6 @@ const ErrorOut = Type.Object(
   { $id: "Error" },
 );
 
-/** `{context, ...rest}` with `context` left out when null, as Go's `json:"context,omitempty"` writes it. */
-function withContext<T extends object>(context: unknown, rest: T): T & { context?: unknown } {
-  return context === null || context === undefined ? rest : { context, ...rest };
-}
 
 /** Why `index` does not address an element of `array` (Go's texts), or undefined when it does. */
 function indexProblem(array: readonly unknown[], index: number): string | undefined {
@@ -86,8 +85,8 @@ export default defineComponent({
   handle(ctx, output, _port, data) {
     const array = data.array ?? [];
     const problem = indexProblem(array, data.index);
-    if (problem === undefined) return output("result", withContext(data.context, { item: array[data.index - 1] ?? null, index: data.index }));
-    if (ctx.self.enableErrorPort) return output("error", withContext(data.context, { error: problem }));
+    if (problem === undefined) return output("result", omitEmpty({ context: data.context, item: array[data.index - 1] ?? null, index: data.index }, OMIT_CONTEXT));
+    if (ctx.self.enableErrorPort) return output("error", omitEmpty({ context: data.context, error: problem }, OMIT_CONTEXT));
     return fail(new ArrayGetIndexError(problem));
   },
 });

@@ -18,6 +18,7 @@ import {
   defineComponent,
   fail,
   marshalGoJson,
+  omitEmpty,
   rejectedNow,
   SerialQueue,
   source,
@@ -29,6 +30,9 @@ import {
   type JsonSchemaObject,
   type State,
 } from "tinyhost";
+
+/** Go writes `context` with `omitempty`: a null context is left out of the output. */
+const OMIT_CONTEXT = { interfaces: ["context" as const] };
 
 const DEFAULT_TIMEOUT_SECONDS = 300;
 const DEFAULT_MAX_GROUPS = 100;
@@ -191,13 +195,9 @@ function decodeGroup(bytes: Uint8Array): Group | undefined {
   return { firstSeen, total, context: o.context ?? null, items };
 }
 
-/** `{context, ...rest}` with `context` left out when null, as Go's `json:"context,omitempty"` writes it. */
-function withContext<T extends object>(context: unknown, rest: T): T & { context?: unknown } {
-  return context === null || context === undefined ? rest : { context, ...rest };
-}
 
 function timeoutError(groupKey: string, g: Group): TimeoutError {
-  return withContext(g.context, { groupKey, received: g.items.size, total: g.total, error: `collect timeout: got ${g.items.size} of ${g.total}` });
+  return omitEmpty({ context: g.context, groupKey, received: g.items.size, total: g.total, error: `collect timeout: got ${g.items.size} of ${g.total}` }, OMIT_CONTEXT) as TimeoutError; // only context may go
 }
 
 /** What one item decides under the lock; emits happen after it (Go `outcome`). */
@@ -262,7 +262,7 @@ async function process(self: CollectSelf, state: State, msg: Item): Promise<Outc
   if (g.items.size >= g.total) {
     // Complete (also a straggler finishing an expired group: late success beats failure).
     void state.delete(msg.groupKey);
-    o.response = withContext(g.context, { items: Array.from({ length: g.total }, (_, i) => g.items.get(i) ?? null) });
+    o.response = omitEmpty({ context: g.context, items: Array.from({ length: g.total }, (_, i) => g.items.get(i) ?? null) }, OMIT_CONTEXT) as Outcome["response"];
     return o;
   }
   if (now - g.firstSeen > timeoutMs) {

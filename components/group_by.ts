@@ -6,7 +6,10 @@
  * `true`, `map[a:1]`); a missing path, a `null`, or a path through anything but an object groups
  * under `""`. An empty `groupByPath` fails the hop.
  */
-import { compareGoStrings, defineComponent, fail, formatGoValue, source, target, TinyError, Type } from "tinyhost";
+import { compareGoStrings, defineComponent, fail, formatGoValue, omitEmpty, source, target, TinyError, Type } from "tinyhost";
+
+/** Go writes `context` with `omitempty`: a null context is left out of the output. */
+const OMIT_CONTEXT = { interfaces: ["context" as const] };
 
 /** `groupByPath` is empty (Go: "groupByPath is required"). code `"GROUP_BY_PATH"`. */
 export class GroupByPathError extends TinyError<"GROUP_BY_PATH"> {
@@ -55,10 +58,6 @@ function keyOf(item: unknown, path: readonly string[]): string {
   return current === null || current === undefined ? "" : formatGoValue(current);
 }
 
-/** `{context, ...rest}` with `context` left out when null, as Go's `json:"context,omitempty"` writes it. */
-function withContext<T extends object>(context: unknown, rest: T): T & { context?: unknown } {
-  return context === null || context === undefined ? rest : { context, ...rest };
-}
 
 export default defineComponent({
   info: {
@@ -93,12 +92,7 @@ export default defineComponent({
       else groups.set(key, [item]);
     }
     const keys = [...groups.keys()].sort(compareGoStrings);
-    return output(
-      "out",
-      withContext(data.context, {
-        groups: keys.map((key) => ({ key, items: groups.get(key)!, count: groups.get(key)!.length })),
-        total: items.length,
-      }),
-    );
+    const out = { context: data.context, groups: keys.map((key) => ({ key, items: groups.get(key)!, count: groups.get(key)!.length })), total: items.length };
+    return output("out", omitEmpty(out, OMIT_CONTEXT));
   },
 });

@@ -21,6 +21,7 @@ import {
   fail,
   goTypeName,
   marshalGoJson,
+  omitEmpty,
   rejectedNow,
   SerialQueue,
   source,
@@ -36,6 +37,9 @@ import {
   type State,
   type TSchema,
 } from "tinyhost";
+
+/** Go writes `context` with `omitempty`: a null context is left out of the output. */
+const OMIT_CONTEXT = { interfaces: ["context" as const] };
 
 const DEFAULT_MAX_RECORDS = 100;
 /** Largest stored document, bytes of JSON (Go `maxRecordSizeBytes`). */
@@ -176,10 +180,6 @@ function publish(port: string, schema: TSchema, value: unknown, document: Docume
   return out;
 }
 
-/** `{context, ...rest}` with `context` left out when null, as Go's `json:"context,omitempty"` writes it. */
-function withContext<T extends object>(context: unknown, rest: T): T & { context?: unknown } {
-  return context === null || context === undefined ? rest : { context, ...rest };
-}
 
 const dec = new TextDecoder();
 
@@ -306,7 +306,7 @@ export default defineComponent({
         const document = asDocument(value);
         if (document) results.push({ key, document });
       }
-      return output("query_result", withContext(data.context, { results, count: results.length, query: data.query }));
+      return output("query_result", omitEmpty({ context: data.context, results, count: results.length, query: data.query }, OMIT_CONTEXT));
     }
 
     const { primaryKey: pk, maxRecords, enableStoreAckPort } = self.settings;
@@ -342,6 +342,6 @@ export default defineComponent({
     self.records = await countRecords(state);
     void output("_control");
     if (!enableStoreAckPort) return;
-    return output("store_ack", withContext(data.context, { request: withContext(data.context, { operation: data.operation, document }) }));
+    return output("store_ack", omitEmpty({ context: data.context, request: omitEmpty({ context: data.context, operation: data.operation, document }, OMIT_CONTEXT) as typeof data }, OMIT_CONTEXT));
   },
 });

@@ -12,7 +12,12 @@
  * then with `jitter` scaled by a random factor in [0.75, 1.25) and capped again; whole ms. A
  * negative `initialDelayMs` means 500, a `maxDelayMs` ≤ 0 means 30000, a `maxAttempts` ≤ 0 means 5.
  */
-import { defineComponent, fail, source, stringEnum, systemClock, target, Type, WaitCancelledError, type WallClock } from "tinyhost";
+import { defineComponent, fail, omitEmpty, source, stringEnum, systemClock, target, Type, WaitCancelledError, type WallClock } from "tinyhost";
+
+/** Go writes `context` with `omitempty`: a null context is left out of the output. */
+const OMIT_CONTEXT = { interfaces: ["context" as const] };
+/** `failed` also omits an empty `error` (Go `json:"error,omitempty"`). */
+const OMIT_CONTEXT_ERROR = { interfaces: ["context" as const], values: ["error" as const] };
 
 const DEFAULT_MAX_ATTEMPTS = 5;
 const DEFAULT_INITIAL_MS = 500;
@@ -109,10 +114,6 @@ export function computeDelay(s: RetrySettings, prevAttempt: number, random: () =
   return Math.trunc(raw);
 }
 
-/** `{context, ...rest}` with `context` left out when null, as Go's `json:"context,omitempty"` writes it. */
-function withContext<T extends object>(context: unknown, rest: T): T & { context?: unknown } {
-  return context === null || context === undefined ? rest : { context, ...rest };
-}
 
 export default defineComponent({
   info: {
@@ -139,14 +140,14 @@ export default defineComponent({
   async handle(ctx, output, _port, data) {
     const self = ctx.self;
     const attempt = data.attempt ?? 0;
-    const error = data.error ? { error: data.error } : {}; // Go `json:"error,omitempty"`
-    if (data.retryable !== true) return output("failed", withContext(data.context, { attempt, ...error, reason: "not_retryable" }));
+    const failed = (n: number, reason: string) => output("failed", omitEmpty({ context: data.context, attempt: n, error: data.error, reason }, OMIT_CONTEXT_ERROR));
+    if (data.retryable !== true) return failed(attempt, "not_retryable");
     const maxAttempts = self.settings.maxAttempts <= 0 ? DEFAULT_MAX_ATTEMPTS : self.settings.maxAttempts;
     const next = attempt + 1;
-    if (next >= maxAttempts) return output("failed", withContext(data.context, { attempt: next, ...error, reason: "max_attempts" }));
+    if (next >= maxAttempts) return failed(next, "max_attempts");
     const delayMs = computeDelay(self.settings, attempt, self.random);
     const signal = ctx.signal;
     if (!(await self.clock.sleepUntil(new Date(self.clock.now().getTime() + delayMs), signal))) return fail(new WaitCancelledError("retry", signal.reason));
-    return output("retry", withContext(data.context, { attempt: next, nextDelayMs: delayMs }));
+    return output("retry", omitEmpty({ context: data.context, attempt: next, nextDelayMs: delayMs }, OMIT_CONTEXT));
   },
 });
