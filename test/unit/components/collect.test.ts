@@ -5,31 +5,17 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { ok, testComponent, type Result } from "tinyhost";
 import arraySplit from "../../../components/array_split.ts";
 import collect from "../../../components/collect.ts";
-import { FakeCluster, waitFor, type Pod } from "./leader-pods.ts";
+import { clusterFactory, runningPod, waitFor, type FakeCluster, type Pod } from "./leader-pods.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 
 /** The clock every new instance reads; tests move it instead of sleeping (Go's `now` seam). */
 let clock = Date.parse("2026-08-22T10:00:00.000Z");
 
-const clusters: FakeCluster[] = [];
-function cluster(settings?: unknown): FakeCluster {
-  const c = new FakeCluster(collect, settings, (self) => void ((self as { now: () => number }).now = () => clock));
-  // The cluster wires the ports of default settings; `error` exists only with enableErrorPort.
-  c.node.spec.edges!.push({ id: "capture-error", port: "error", to: "test.capture.sink-0:error" });
-  clusters.push(c);
-  return c;
-}
-afterEach(async () => {
-  await Promise.all(clusters.splice(0).map((c) => c.shutdown()));
+const cluster = clusterFactory(collect, { capture: ["error"], prepare: (self) => void ((self as { now: () => number }).now = () => clock) });
+afterEach(() => {
   clock = Date.parse("2026-08-22T10:00:00.000Z");
 });
-
-async function pod(c: FakeCluster, leader = true): Promise<Pod> {
-  const p = c.newPod({ leader });
-  await p.reconcile();
-  return p;
-}
 
 const item = (groupKey: string, index: number, total: number, payload: unknown, context?: unknown) => ({ context, groupKey, index, total, item: payload });
 const errorOf = (r: Result) => (r.kind === "fail" ? (r.error as Error & { code?: string }) : undefined);
@@ -54,7 +40,7 @@ describe("collect ports", () => {
       ["item", "Item", false, "left", { groupKey: "", index: 0, total: 1, item: null }],
       ["response", "Response", true, "right", { items: [] }],
     ]);
-    const p = await pod(cluster({ enableErrorPort: true, timeoutSeconds: 0, maxGroups: -1 }));
+    const p = await runningPod(cluster({ enableErrorPort: true, timeoutSeconds: 0, maxGroups: -1 }));
     expect(p.portValue("error")).toEqual({ groupKey: "", received: 0, total: 0, error: "" });
     expect(p.portValue("_settings")).toEqual({ enableErrorPort: true, timeoutSeconds: 300, maxGroups: 100 }); // 0 and below mean the defaults
   });
@@ -83,7 +69,7 @@ describe("collect assembly (TestAssembly)", () => {
   for (const [name, sends, want] of cases) {
     test(name, async () => {
       const c = cluster();
-      const p = await pod(c);
+      const p = await runningPod(c);
       for (const m of sends) await mustSend(p, m);
       expect(p.on("response")).toEqual(want);
       await waitFor("buffers removed", () => stateKeys(c).length === 0); // completed groups must not leak state
@@ -91,7 +77,7 @@ describe("collect assembly (TestAssembly)", () => {
   }
 
   test("the completing item returns the response's downstream result; the others return nothing", async () => {
-    const p = await pod(cluster());
+    const p = await runningPod(cluster());
     p.respond("response", () => ok("reduced"));
     expect(await p.send("item", item("g", 0, 2, "a"))).toEqual({ kind: "empty" });
     expect(await p.send("item", item("g", 1, 2, "b"))).toEqual(ok("reduced"));
@@ -101,7 +87,7 @@ describe("collect assembly (TestAssembly)", () => {
 describe("collect", () => {
   test("a partial group is buffered in _state/<groupKey> as Go's JSON (TestPartialGroupPersistsInState)", async () => {
     const c = cluster();
-    const p = await pod(c);
+    const p = await runningPod(c);
     await mustSend(p, item("g1", 0, 3, { z: 1, a: "<x>" }, { runId: "r1" }));
     expect(p.on("response")).toEqual([]);
     await waitFor("buffered", () => stateKeys(c).length === 1);
@@ -113,14 +99,14 @@ describe("collect", () => {
   test("a group buffered by Go (nanosecond firstSeen, index keys in string order) completes here", async () => {
     const c = cluster();
     c.metadata["_state/go-group"] = Buffer.from('{"firstSeen":"2026-08-22T09:59:59.123456789Z","total":12,"context":null,"items":{"0":"a","10":"k","2":"c"}}').toString("base64");
-    const p = await pod(c);
+    const p = await runningPod(c);
     for (const i of [1, 3, 4, 5, 6, 7, 8, 9, 11]) await mustSend(p, item("go-group", i, 12, String.fromCharCode(97 + i)));
     expect(p.on("response")).toEqual([{ items: "abcdefghijkl".split("") }]);
   });
 
   test("traffic on another group sweeps an expired group onto the error port (TestTimeoutExpiryOnTraffic)", async () => {
     const c = cluster({ enableErrorPort: true, timeoutSeconds: 10, maxGroups: 100 });
-    const p = await pod(c);
+    const p = await runningPod(c);
     await mustSend(p, item("late", 0, 3, "a", "run-a"));
     await mustSend(p, item("late", 1, 3, "b", "run-b"));
     clock += 11_000;
@@ -132,7 +118,7 @@ describe("collect", () => {
 
   test("without the error port an expired group is dropped (logged), not emitted", async () => {
     const c = cluster({ timeoutSeconds: 10 });
-    const p = await pod(c);
+    const p = await runningPod(c);
     await mustSend(p, item("late", 0, 2, "a"));
     clock += 11_000;
     await mustSend(p, item("other", 0, 2, "x"));
@@ -141,7 +127,7 @@ describe("collect", () => {
   });
 
   test("a straggler completing an expired group is a success (TestStragglerCompletesExpiredGroup)", async () => {
-    const p = await pod(cluster({ enableErrorPort: true, timeoutSeconds: 10, maxGroups: 100 }));
+    const p = await runningPod(cluster({ enableErrorPort: true, timeoutSeconds: 10, maxGroups: 100 }));
     await mustSend(p, item("g", 0, 2, "a", "c0"));
     clock += 11_000;
     await mustSend(p, item("g", 1, 2, "b", "c1"));
@@ -151,7 +137,7 @@ describe("collect", () => {
 
   test("a straggler that cannot save its group fails it now, counting itself (TestStragglerCannotSaveGroupFailsImmediately)", async () => {
     const c = cluster({ enableErrorPort: true, timeoutSeconds: 10, maxGroups: 100 });
-    const p = await pod(c);
+    const p = await runningPod(c);
     p.respond("error", () => ok("handled"));
     await mustSend(p, item("g", 0, 3, "a", "c0"));
     clock += 11_000;
@@ -161,14 +147,14 @@ describe("collect", () => {
   });
 
   test("without the error port that straggler fails the hop (TestTimeoutWithoutErrorPortFailsTheMessage)", async () => {
-    const p = await pod(cluster({ timeoutSeconds: 10, maxGroups: 100 }));
+    const p = await runningPod(cluster({ timeoutSeconds: 10, maxGroups: 100 }));
     await mustSend(p, item("g", 0, 3, "a", "c0"));
     clock += 11_000;
     expect(errorOf(await p.send("item", item("g", 1, 3, "b", "c1")))?.message).toBe("collect timeout: got 2 of 3");
   });
 
   test("maxGroups refuses a new group but not an item of an existing one (TestMaxGroupsGuard)", async () => {
-    const p = await pod(cluster({ timeoutSeconds: 300, maxGroups: 2 }));
+    const p = await runningPod(cluster({ timeoutSeconds: 300, maxGroups: 2 }));
     await mustSend(p, item("g1", 0, 2, "a"));
     await mustSend(p, item("g2", 0, 2, "a"));
     expect(errorOf(await p.send("item", item("g3", 0, 2, "a")))?.message).toBe(
@@ -179,7 +165,7 @@ describe("collect", () => {
   });
 
   test("expired groups free their maxGroups slots (TestExpiredGroupsFreeMaxGroupsSlots)", async () => {
-    const p = await pod(cluster({ enableErrorPort: true, timeoutSeconds: 10, maxGroups: 1 }));
+    const p = await runningPod(cluster({ enableErrorPort: true, timeoutSeconds: 10, maxGroups: 1 }));
     await mustSend(p, item("old", 0, 2, "a"));
     clock += 11_000;
     await mustSend(p, item("new", 0, 2, "a"));
@@ -188,7 +174,7 @@ describe("collect", () => {
 
   test("items are validated before anything is stored (TestValidation)", async () => {
     const c = cluster();
-    const p = await pod(c);
+    const p = await runningPod(c);
     const cases: [unknown, string][] = [
       [item("", 0, 2, "a"), "groupKey is required: map something unique per fan-out (e.g. $.context.runId)"],
       [item("g", 0, 0, "a"), "total must be >= 1, got 0: map array_split's total"],
@@ -201,7 +187,7 @@ describe("collect", () => {
   });
 
   test("items of one group must carry the same total (TestTotalMismatchFails)", async () => {
-    const p = await pod(cluster());
+    const p = await runningPod(cluster());
     await mustSend(p, item("g", 0, 2, "a"));
     expect(errorOf(await p.send("item", item("g", 1, 3, "b")))?.message).toBe(
       'total mismatch for group "g": got 3, group started with 2 — every item of a group must carry the same total',
@@ -209,7 +195,7 @@ describe("collect", () => {
   });
 
   test("an item its buffer cannot hold within the 900 KiB budget fails naming it (TestStateTooLargeMessage)", async () => {
-    const p = await pod(cluster());
+    const p = await runningPod(cluster());
     const err = errorOf(await p.send("item", item("g", 0, 2, "x".repeat(900 * 1024))));
     expect(err?.message).toStartWith('state budget exhausted: the node\'s total state is capped at ~900KB and group "g" no longer fits; collect smaller items (carry IDs, not payloads) or lower maxGroups: ');
     expect(err?.message).toContain("900KB");
@@ -217,19 +203,19 @@ describe("collect", () => {
 
   test("a restarted pod completes a group the previous one started (TestPodRestartKeepsPartialGroup)", async () => {
     const c = cluster();
-    const pod1 = await pod(c);
+    const pod1 = await runningPod(c);
     await mustSend(pod1, item("g", 0, 2, "a", "c0"));
     await waitFor("buffered", () => stateKeys(c).length === 1);
     await pod1.shutdown();
-    const pod2 = await pod(c);
+    const pod2 = await runningPod(c);
     await mustSend(pod2, item("g", 1, 2, "b", "c1"));
     expect(pod2.on("response")).toEqual([{ context: "c1", items: ["a", "b"] }]);
   });
 
   test("items handled by two replicas assemble once the node carries the first one's buffer", async () => {
     const c = cluster();
-    const a = await pod(c);
-    const b = await pod(c, false);
+    const a = await runningPod(c);
+    const b = await runningPod(c, false);
     await mustSend(a, item("g", 0, 2, "from-a"));
     await waitFor("buffered", () => stateKeys(c).length === 1);
     await b.reconcile(); // the watch delivers the status change
@@ -238,7 +224,7 @@ describe("collect", () => {
   });
 
   test("concurrent items of one group are all kept (one read-modify-write at a time)", async () => {
-    const p = await pod(cluster());
+    const p = await runningPod(cluster());
     await Promise.all(Array.from({ length: 20 }, (_, i) => p.send("item", item("g", i, 20, i))));
     expect(p.on("response")).toEqual([{ items: Array.from({ length: 20 }, (_, i) => i) }]);
   });
@@ -247,7 +233,7 @@ describe("collect", () => {
     const c = cluster();
     c.metadata["_state/broken"] = Buffer.from("not json").toString("base64");
     c.metadata["_state/mine"] = Buffer.from('{"firstSeen":"2026-08-22T10:00:00Z","total":2,"items":null}').toString("base64");
-    const p = await pod(c);
+    const p = await runningPod(c);
     await mustSend(p, item("mine", 1, 2, "b")); // items null in a Go buffer: treated as empty (Go would panic)
     await mustSend(p, item("mine", 0, 2, "a"));
     expect(p.on("response")).toEqual([{ items: ["a", "b"] }]);

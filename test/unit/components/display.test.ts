@@ -1,22 +1,14 @@
 // display: the cases of Go's common-module components/display/display_test.go (markdown control,
 // verbatim text, survives a recreate, authored text first, runtime text wins), plus what the
 // dashboard reads across pods and the state budget.
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { testComponent } from "tinyhost";
 import display from "../../../components/display.ts";
-import { FakeCluster, waitFor } from "./leader-pods.ts";
+import { clusterFactory, waitFor } from "./leader-pods.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 
-const clusters: FakeCluster[] = [];
-function cluster(settings?: unknown): FakeCluster {
-  const c = new FakeCluster(display, settings);
-  clusters.push(c);
-  return c;
-}
-afterEach(async () => {
-  await Promise.all(clusters.splice(0).map((c) => c.shutdown()));
-});
+const cluster = clusterFactory(display);
 
 const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
 const control = (pod: { portValue(p: string): unknown }) => (pod.portValue("_control") as { text: string }).text;

@@ -1,30 +1,14 @@
 // kv: the cases of Go's common-module components/kv/kv_test.go (store/query/delete, metadata form,
 // pod restarts, stale reconcile, max records, size limits, ack port, reset), plus replicas, Go's
 // error texts and settings validation.
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { ok } from "tinyhost";
 import kv from "../../../components/kv.ts";
-import { FakeCluster, waitFor, type Pod } from "./leader-pods.ts";
+import { clusterFactory, runningPod, waitFor, type FakeCluster, type Pod } from "./leader-pods.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 
-const clusters: FakeCluster[] = [];
-function cluster(settings?: unknown): FakeCluster {
-  const c = new FakeCluster(kv, settings);
-  // The cluster wires the ports of default settings; store_ack exists only with enableStoreAckPort.
-  c.node.spec.edges!.push({ id: "capture-store_ack", port: "store_ack", to: "test.capture.sink-0:store_ack" });
-  clusters.push(c);
-  return c;
-}
-afterEach(async () => {
-  await Promise.all(clusters.splice(0).map((c) => c.shutdown()));
-});
-
-async function pod(c: FakeCluster, leader = true): Promise<Pod> {
-  const p = c.newPod({ leader });
-  await p.reconcile();
-  return p;
-}
+const cluster = clusterFactory(kv, { capture: ["store_ack"] });
 
 const store = (p: Pod, document: unknown, extra: object = {}) => p.send("store", { operation: "store", document, ...extra });
 
@@ -57,7 +41,7 @@ describe("kv ports", () => {
       ["query", "Query", false, "left", { query: "$.status == 'DOWN'" }],
       ["query_result", "Query Result", true, "right", { results: [{ key: "", document: { id: "ID" } }], count: 0, query: "" }],
     ]); // TestStoreAckPortHiddenByDefault
-    const p = await pod(cluster({ document: { id: "" }, primaryKey: "id", enableStoreAckPort: true }));
+    const p = await runningPod(cluster({ document: { id: "" }, primaryKey: "id", enableStoreAckPort: true }));
     expect(p.portValue("store_ack")).toEqual({ request: { operation: "", document: { id: "" } } });
   });
 
@@ -70,14 +54,14 @@ describe("kv ports", () => {
 
 describe("kv", () => {
   test("store then query all (TestStoreAndQueryAll)", async () => {
-    const p = await pod(cluster());
+    const p = await runningPod(cluster());
     expect(await store(p, { id: "ep1", url: "https://example.com", status: "UP" })).toEqual({ kind: "empty" });
     const qr = await queryAll(p);
     expect(qr).toEqual({ results: [{ key: "ep1", document: { id: "ep1", url: "https://example.com", status: "UP" } }], count: 1, query: "" });
   });
 
   test("a JSONPath query keeps the records it answers true for (TestQueryByJSONPath)", async () => {
-    const p = await pod(cluster());
+    const p = await runningPod(cluster());
     await store(p, { id: "ep1", status: "UP" });
     await store(p, { id: "ep2", status: "DOWN" });
     await store(p, { id: "ep3" }); // no status: the predicate answers false
@@ -87,7 +71,7 @@ describe("kv", () => {
   });
 
   test("a query answering anything but true, or that does not parse, matches nothing", async () => {
-    const p = await pod(cluster());
+    const p = await runningPod(cluster());
     await store(p, { id: "a", status: "UP" });
     expect((await queryAll(p, "$.status")).count).toBe(0);
     expect((await queryAll(p, "$.status ==")).count).toBe(0);
@@ -96,7 +80,7 @@ describe("kv", () => {
 
   test("delete removes the record and its metadata key (TestDelete, TestDeleteRemovesMetadata)", async () => {
     const c = cluster();
-    const p = await pod(c);
+    const p = await runningPod(c);
     await store(p, { id: "ep1", status: "UP" });
     await waitFor("stored", () => decoded(c, "ep1") !== undefined);
     expect(await p.send("store", { operation: "delete", document: { id: "ep1" } })).toEqual({ kind: "empty" });
@@ -106,7 +90,7 @@ describe("kv", () => {
 
   test("a record is stored under _state/<primary key> as Go's json.Marshal bytes (TestMetadataPersistence)", async () => {
     const c = cluster();
-    const p = await pod(c);
+    const p = await runningPod(c);
     await store(p, { status: "UP", id: "ep1", note: "<ok> & fine" });
     await waitFor("stored", () => decoded(c, "ep1") !== undefined);
     expect(decoded(c, "ep1")).toBe('{"id":"ep1","note":"\\u003cok\\u003e \\u0026 fine","status":"UP"}');
@@ -114,13 +98,13 @@ describe("kv", () => {
 
   test("a restarted pod sees every record (TestPodRestart, TestPodRestartMultipleKeys)", async () => {
     const c = cluster();
-    const pod1 = await pod(c);
+    const pod1 = await runningPod(c);
     await store(pod1, { id: "ep1", status: "UP" });
     await store(pod1, { id: "ep2", status: "DOWN" });
     await store(pod1, { id: "ep3", status: "UP" });
     await waitFor("stored", () => decoded(c, "ep3") !== undefined);
     await pod1.shutdown();
-    const pod2 = await pod(c);
+    const pod2 = await runningPod(c);
     expect(records(pod2)).toBe(3);
     const qr = await queryAll(pod2);
     expect(qr.results.map((r) => [r.key, r.document.status])).toEqual([
@@ -132,7 +116,7 @@ describe("kv", () => {
 
   test("metadata keys that are not State keys are not records (TestStaleReconcileDoesNotOverwrite)", async () => {
     const c = cluster();
-    const p = await pod(c);
+    const p = await runningPod(c);
     await store(p, { id: "ep1", status: "UP" });
     c.metadata["kv-ep1"] = '{"id":"ep1","status":"STALE"}';
     await p.reconcile();
@@ -141,7 +125,7 @@ describe("kv", () => {
   });
 
   test("maxRecords refuses a new key but not an update (TestMaxRecords)", async () => {
-    const p = await pod(cluster({ document: { id: "" }, primaryKey: "id", maxRecords: 2 }));
+    const p = await runningPod(cluster({ document: { id: "" }, primaryKey: "id", maxRecords: 2 }));
     await store(p, { id: "a" });
     await store(p, { id: "b" });
     const err = errorOf(await store(p, { id: "c" }));
@@ -150,27 +134,27 @@ describe("kv", () => {
   });
 
   test("concurrent stores of new keys never pass maxRecords", async () => {
-    const p = await pod(cluster({ document: { id: "" }, primaryKey: "id", maxRecords: 3 }));
+    const p = await runningPod(cluster({ document: { id: "" }, primaryKey: "id", maxRecords: 3 }));
     const results = await Promise.all(["a", "b", "c", "d", "e"].map((id) => store(p, { id })));
     expect(results.filter((r) => r.kind === "fail").length).toBe(2);
     expect((await queryAll(p)).count).toBe(3);
   });
 
   test("a document over 32 KiB of JSON is refused (TestDocumentTooLarge)", async () => {
-    const p = await pod(cluster());
+    const p = await runningPod(cluster());
     const err = errorOf(await store(p, { id: "big", data: "x".repeat(33 * 1024) }));
     expect(err?.message).toBe(`document too large: ${33 * 1024 + '{"data":"","id":"big"}'.length} bytes (max 32768)`);
   });
 
   test("records that fit 32 KiB each but not the node's 900 KiB budget are refused naming the budget", async () => {
-    const p = await pod(cluster());
+    const p = await runningPod(cluster());
     let refused: Error | undefined;
     for (let i = 0; i < 40 && !refused; i++) refused = errorOf(await store(p, { id: `r${i}`, data: "x".repeat(30 * 1024) }));
     expect(refused?.message).toStartWith("state budget exhausted: the node's total state is capped at ~900KB; store smaller records or lower maxRecords: ");
   });
 
   test("the primary key must be present, a string and not empty (TestEmptyPrimaryKey, TestMissingPrimaryKey)", async () => {
-    const p = await pod(cluster());
+    const p = await runningPod(cluster());
     expect(errorOf(await store(p, { id: "" }))?.message).toBe("primary key cannot be empty");
     expect(errorOf(await store(p, { name: "no-pk" }))?.message).toBe('primary key "id" not found in document');
     expect(errorOf(await store(p, { ID: "x" }))?.message).toBe('primary key "id" not found in document'); // map keys are exact
@@ -179,24 +163,24 @@ describe("kv", () => {
   });
 
   test("an operation other than store or delete fails, as in Go (an empty one too)", async () => {
-    const p = await pod(cluster());
+    const p = await runningPod(cluster());
     expect(errorOf(await p.send("store", { operation: "upsert", document: { id: "a" } }))?.message).toBe("unknown operation: upsert");
     expect(errorOf(await p.send("store", { document: { id: "a" } }))?.message).toBe("unknown operation: ");
   });
 
   test("storing an existing key replaces it (TestUpdateExistingKey)", async () => {
-    const p = await pod(cluster());
+    const p = await runningPod(cluster());
     await store(p, { id: "ep1", status: "UP" });
     await store(p, { id: "ep1", status: "DOWN" });
     expect((await queryAll(p)).results).toEqual([{ key: "ep1", document: { id: "ep1", status: "DOWN" } }]);
   });
 
   test("an empty store answers an empty list (TestQueryEmptyStore)", async () => {
-    expect(await queryAll(await pod(cluster()))).toEqual({ results: [], count: 0, query: "" });
+    expect(await queryAll(await runningPod(cluster()))).toEqual({ results: [], count: 0, query: "" });
   });
 
   test("store_ack echoes the request with its context and returns the ack's result (TestStoreAckPort)", async () => {
-    const p = await pod(cluster({ document: { id: "" }, primaryKey: "id", maxRecords: 100, enableStoreAckPort: true }));
+    const p = await runningPod(cluster({ document: { id: "" }, primaryKey: "id", maxRecords: 100, enableStoreAckPort: true }));
     p.respond("store_ack", () => ok("acked"));
     expect(await store(p, { id: "ep1", status: "UP" }, { context: "c1" })).toEqual(ok("acked"));
     await p.send("store", { operation: "delete", document: { id: "ep1" } });
@@ -207,14 +191,14 @@ describe("kv", () => {
   });
 
   test("the query's own context comes back on query_result (TestContextPassthrough)", async () => {
-    const p = await pod(cluster());
+    const p = await runningPod(cluster());
     await store(p, { id: "ep1" }, { context: "my-ctx" });
     expect((await queryAll(p, "", "query-ctx")).context).toBe("query-ctx");
   });
 
   test("_control shows the record count; Reset deletes every record, and a stale reconcile brings none back (TestResetThenReconcileDoesNotRestore)", async () => {
     const c = cluster();
-    const p = await pod(c);
+    const p = await runningPod(c);
     await store(p, { id: "ep1", status: "UP" });
     await store(p, { id: "ep2", status: "DOWN" });
     expect(records(p)).toBe(2);
@@ -230,8 +214,8 @@ describe("kv", () => {
 
   test("a record stored on one replica is queried on another once its node copy carries it", async () => {
     const c = cluster();
-    const a = await pod(c);
-    const b = await pod(c, false);
+    const a = await runningPod(c);
+    const b = await runningPod(c, false);
     await store(a, { id: "ep1", status: "DOWN" });
     await waitFor("stored", () => decoded(c, "ep1") !== undefined);
     await b.reconcile(); // the watch delivers the status change
@@ -241,7 +225,7 @@ describe("kv", () => {
 
   test("settings are validated with Go's texts; refused settings keep the previous ones", async () => {
     const c = cluster({ document: { url: "" }, primaryKey: "url" });
-    const p = await pod(c);
+    const p = await runningPod(c);
     expect((p.portValue("_settings") as { primaryKey: string }).primaryKey).toBe("url");
     for (const [bad, message] of [
       [{ document: {}, primaryKey: "id" }, "document must have at least one field"],
