@@ -69,7 +69,7 @@ export type { JsonSchemaObject } from "../runtime/schema/json.ts";
 export { contextField, stringEnum, contentTypeField, HeaderSchema, ErrorMessageSchema, HTTP_METHODS, CONTENT_TYPES } from "./fields.ts";
 export type { ContextFieldOptions, Header } from "./fields.ts";
 export { redact } from "../runtime/runner/status.ts";
-export { omitEmpty } from "./go-json.ts";
+export { omitEmpty, marshalGoJson } from "./go-json.ts";
 export type { OmitEmptyFields } from "./go-json.ts";
 
 // Waiting, background work, ordering, control messages.
@@ -95,7 +95,7 @@ export type { CronZone } from "./cron-schedule.ts";
 export { formatRfc3339, formatRfc3339Nano } from "./rfc3339.ts";
 
 // Go's forms of JSON values (fmt %v/%T, json.Marshal) and queries in the expression dialect.
-export { compareGoStrings, formatGoValue, goTypeName, marshalGoJson } from "./go-format.ts";
+export { compareGoStrings, formatGoValue, goTypeName } from "./go-format.ts";
 export { compileQuery } from "./query.ts";
 export type { Query } from "./query.ts";
 

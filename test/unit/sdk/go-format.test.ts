@@ -1,7 +1,8 @@
-// Go's text forms of decoded JSON values (src/sdk/go-format.ts): fmt %v / %T and json.Marshal.
+// Go's text forms of decoded JSON values: fmt %v / %T (src/sdk/go-format.ts) and json.Marshal (src/sdk/go-json.ts).
 // Expected strings are what Go 1.25 prints for the same values decoded by encoding/json into any.
 import { describe, expect, test } from "bun:test";
-import { compareGoStrings, formatGoValue, goTypeName, marshalGoJson } from "../../../src/sdk/go-format.ts";
+import { compareGoStrings, formatGoValue, goTypeName } from "../../../src/sdk/go-format.ts";
+import { marshalGoJson } from "../../../src/sdk/go-json.ts";
 
 describe("formatGoValue (fmt %v)", () => {
   test("scalars: numbers in %g shortest form, strings unquoted, nil", () => {
