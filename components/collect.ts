@@ -17,6 +17,7 @@
 import {
   defineComponent,
   fail,
+  formatRfc3339Nano,
   marshalGoJson,
   omitEmpty,
   rejectedNow,
@@ -24,10 +25,9 @@ import {
   source,
   target,
   TinyError,
-  toPlatformSchema,
   Type,
+  unnamed,
   type Emitter,
-  type JsonSchemaObject,
   type State,
 } from "tinyhost";
 
@@ -86,25 +86,11 @@ const In = Type.Object(
       title: "Total",
       description: "Number of items the group expects — map array_split's total. Must be >= 1 and identical for every item of the group.",
     }),
-    item: Type.Optional(Type.Unknown({ title: "Item", description: "The per-item payload to reassemble." })),
+    // Go `Item any`: an unnamed `any`, published inline (a named `type X any` would be a def).
+    item: Type.Optional(unnamed(Type.Unknown({ title: "Item", description: "The per-item payload to reassemble." }))),
   },
   { $id: "InMessage" },
 );
-
-const ITEM_DEFAULT = { groupKey: "", index: 0, total: 1, item: null };
-
-/**
- * `item`'s schema as Go publishes it: `Item any` is Go's unnamed `any`, which stays inline in its
- * struct (a named `type X any` becomes a def, which is what an untyped TypeBox field publishes as).
- */
-const IN_PUBLISHED = (() => {
-  const out = toPlatformSchema(In, ITEM_DEFAULT);
-  const defs = out.$defs!;
-  const { path: _path, ...item } = defs.Item!;
-  delete defs.Item;
-  (defs.Inmessage!.properties as Record<string, JsonSchemaObject>).item = { ...item, propertyOrder: 5 };
-  return out;
-})();
 
 const Out = Type.Object(
   {
@@ -158,17 +144,11 @@ interface CollectSelf {
 
 const dec = new TextDecoder();
 
-/** Go's `time.Time` JSON (RFC 3339 with the fraction's trailing zeros trimmed), in UTC. */
-function timeJson(ms: number): string {
-  const iso = new Date(ms).toISOString(); // …T19:52:42.120Z
-  return iso.replace(/\.?0+Z$/, "Z");
-}
-
 /** The stored form of a group: Go's `json.Marshal(groupState)` (fields in declaration order). */
 function encodeGroup(g: Group): string {
   const items: Record<string, unknown> = {};
   for (const [i, v] of g.items) items[String(i)] = v;
-  return `{"firstSeen":${JSON.stringify(timeJson(g.firstSeen))},"total":${g.total},"context":${marshalGoJson(g.context)},"items":${marshalGoJson(items)}}`;
+  return `{"firstSeen":${JSON.stringify(formatRfc3339Nano(new Date(g.firstSeen)))},"total":${g.total},"context":${marshalGoJson(g.context)},"items":${marshalGoJson(items)}}`;
 }
 
 /** A stored group, or undefined when it is not readable (Go: Unmarshal fails → the buffer can never complete). */
@@ -302,7 +282,7 @@ export default defineComponent({
   ports: (self) => [
     target("_reconcile", Type.Unknown(), { label: "", position: "top" }),
     target("_settings", Settings, { label: "Settings", position: "top", default: { ...self.settings } }),
-    target("item", In, { label: "Item", position: "left", default: ITEM_DEFAULT, rawSchema: IN_PUBLISHED }),
+    target("item", In, { label: "Item", position: "left", default: { groupKey: "", index: 0, total: 1, item: null } }),
     source("response", Out, { label: "Response", position: "right", default: { items: [] } }),
     ...(self.settings.enableErrorPort ? [source("error", ErrorOut, { label: "Error", position: "bottom", default: { groupKey: "", received: 0, total: 0, error: "" } })] : []),
   ],

@@ -59,7 +59,7 @@ export { isModuleClient } from "./client.ts";
 export type { ModuleClient, ExposePortRequest } from "./client.ts";
 
 // Schemas: the platform keywords and the fields the Go modules share (components.md §0.5).
-export { mark, configurable, shared } from "../runtime/schema/keywords.ts";
+export { mark, configurable, shared, unnamed } from "../runtime/schema/keywords.ts";
 export type { PlatformOptions } from "../runtime/schema/keywords.ts";
 // The published form of a port schema (Go CreateSchema rules), for a port whose Go type adjusts its
 // schema after reflection (a `PrepareJSONSchema`): build it here, adjust it, publish it as `rawSchema`.
