@@ -151,26 +151,23 @@ interface KvSelf {
 
 /**
  * Go's `Document` def: its `PrepareJSONSchema` gives a map without properties an `id` property
- * (required, a string, no `propertyOrder`), and the SDK reflects the live map's member type into
- * `additionalProperties` — one member, picked by Go's random map order; here only when every member
- * has the same JSON type, so the schema never forbids members the document has.
+ * (required, a string, no `propertyOrder`); the live map's member type stays in
+ * `additionalProperties` as the SDK reflects it (src/runtime/schema/platform.ts: Go types it after
+ * one member, so members of several types publish none).
  */
-function goDocument(def: JsonSchemaObject, document: Document | null): JsonSchemaObject {
-  const { properties: _p, additionalProperties: _a, required: _r, ...rest } = def;
-  const types = new Set(Object.values(document ?? {}).map((v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? "number" : typeof v)));
-  const only = types.size === 1 ? [...types][0]! : undefined;
-  const scalar = only === "string" || only === "number" || only === "boolean" ? only : undefined;
-  return { ...rest, required: ["id"], properties: { id: { title: "ID", type: "string" } }, ...(scalar ? { additionalProperties: { type: scalar } } : {}) };
+function goDocument(def: JsonSchemaObject): JsonSchemaObject {
+  const { properties: _p, required: _r, ...rest } = def;
+  return { ...rest, required: ["id"], properties: { id: { title: "ID", type: "string" } } };
 }
 
 /**
  * The port's schema as Go publishes it: the SDK's reflection, then Go's Document def; `store_ack`'s
  * two StoreContext fields share one def in Go (the request's, configurable, at the ack's path).
  */
-function publish(port: string, schema: TSchema, value: unknown, document: Document): PlatformSchema {
+function publish(port: string, schema: TSchema, value: unknown): PlatformSchema {
   const out = toPlatformSchema(schema, value);
   const defs = out.$defs ?? {};
-  for (const [name, def] of Object.entries(defs)) if (/^Document\d*$/.test(name)) defs[name] = goDocument(def, document);
+  for (const [name, def] of Object.entries(defs)) if (/^Document\d*$/.test(name)) defs[name] = goDocument(def);
   if (port === "store_ack" && defs.Storecontext2) {
     defs.Storecontext = { ...defs.Storecontext, configurable: true };
     delete defs.Storecontext2;
@@ -219,10 +216,10 @@ export default defineComponent({
     };
     if (self.published?.settings !== s) {
       const schemas = new Map<string, PlatformSchema>();
-      schemas.set("_settings", publish("_settings", Settings, defaults._settings, doc));
-      schemas.set("store", publish("store", StoreRequest, defaults.store, doc));
-      schemas.set("query_result", publish("query_result", QueryResult, defaults.query_result, doc));
-      schemas.set("store_ack", publish("store_ack", StoreAck, defaults.store_ack, doc));
+      schemas.set("_settings", publish("_settings", Settings, defaults._settings));
+      schemas.set("store", publish("store", StoreRequest, defaults.store));
+      schemas.set("query_result", publish("query_result", QueryResult, defaults.query_result));
+      schemas.set("store_ack", publish("store_ack", StoreAck, defaults.store_ack));
       self.published = { settings: s, schemas };
     }
     const raw = (port: string) => self.published!.schemas.get(port)!;

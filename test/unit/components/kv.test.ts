@@ -50,6 +50,15 @@ describe("kv ports", () => {
     const doc = (settings.rawSchema as { $defs: Record<string, unknown> }).$defs.Document;
     expect(doc).toMatchObject({ type: "object", required: ["id"], properties: { id: { title: "ID", type: "string" } }, additionalProperties: { type: "string" }, configurable: true });
   });
+
+  test("a settings document whose members differ in type publishes no value schema (Go types it after one random member)", async () => {
+    const c = cluster({ document: { id: "", count: 0, tags: [] }, primaryKey: "id" });
+    const pod = await runningPod(c);
+    const settings = pod.scheduler.readStatus(c.node.metadata.name)!.ports!.find((p) => p.name === "_settings")!;
+    const doc = JSON.parse(Buffer.from(settings.schema, "base64").toString()).$defs.Document;
+    expect(doc.properties).toEqual({ id: { title: "ID", type: "string" } });
+    expect(doc.additionalProperties).toBeUndefined();
+  });
 });
 
 describe("kv", () => {
