@@ -10,9 +10,9 @@ import { defineComponent, empty, source, target, Type } from "tinyhost";
 // Go `split` port types (common-module `InMessage`, `OutMessage`); `$id`s are the Go type names.
 const In = Type.Object(
   {
-    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Passed on unchanged with every item" })),
+    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Message to be send further with each item" })),
     // Go `[]ItemContext`: a missing or null array decodes as a nil slice (null), split into nothing.
-    array: Type.Union([Type.Array(Type.Unknown({ $id: "ItemContext" })), Type.Null()], { shared: true, title: "Array", description: "Items to emit one by one" }),
+    array: Type.Union([Type.Array(Type.Unknown({ $id: "ItemContext" })), Type.Null()], { shared: true, title: "Array", description: "Array of items to be split" }),
   },
   { $id: "InMessage" },
 );
@@ -21,8 +21,8 @@ const Out = Type.Object(
   {
     context: Type.Optional(Type.Unknown({ $id: "Context" })),
     item: Type.Optional(Type.Unknown({ $id: "ItemContext", shared: true })),
-    index: Type.Optional(Type.Integer({ title: "Index", description: "0-based position of this item in the array" })),
-    total: Type.Optional(Type.Integer({ title: "Total", description: "Number of items in the array" })),
+    index: Type.Optional(Type.Integer({ title: "Index", description: "0-based position of this item in the source array" })),
+    total: Type.Optional(Type.Integer({ title: "Total", description: "Number of items in the source array" })),
   },
   { $id: "OutMessage" },
 );
@@ -31,7 +31,8 @@ export default defineComponent({
   info: {
     name: "array_split",
     description: "Split Array",
-    info: "Emits one message per array element on Out: {context, item, index, total}. Items go one at a time, the next after the previous Out returned; the first failure stops the iteration and is returned.",
+    info:
+      "Array iterator. Input: context + array. Emits one message per array element on Out, each containing {context, item, index, total} — index is the element's 0-based position, total the array length, context the incoming message's context passed through unchanged per item. Elements are processed sequentially - next item sent after previous Out completes. Use to process lists item by item. For map-reduce, pair with `collect`: route each item through the per-item work, map index/total (and a group key unique per source message) into collect, and it reassembles the array once all items arrive.",
     tags: ["SDK", "ARRAY"],
   },
   ports: () => [

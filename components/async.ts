@@ -13,21 +13,21 @@ const DEFAULT_MAX_CONCURRENCY = 100;
 // are named as the Go module names them; no `required`/`default` beyond Go's tags.
 const Settings = Type.Object(
   {
-    maxConcurrency: Type.Optional(Type.Integer({ title: "Max concurrency", description: "Background emits in flight before new messages are passed on synchronously; 0 means 100" })),
+    maxConcurrency: Type.Optional(Type.Integer({ title: "Max Concurrency", description: "Maximum number of concurrent async operations. 0 means use default (100)." })),
   },
   { $id: "Settings" },
 );
 
 const In = Type.Object(
   {
-    context: Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Passed on to Out in the background" }),
+    context: Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Arbitrary message to be modified" }),
   },
   { $id: "InMessage" },
 );
 
 const Out = Type.Object(
   {
-    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context" })),
+    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Passthrough — the message, unchanged" })),
   },
   { $id: "OutMessage" },
 );
@@ -42,7 +42,7 @@ export default defineComponent({
   info: {
     name: "async",
     description: "Async",
-    info: "Passes the context on to Out in the background and returns at once, so the sender does not wait for the rest of the flow. When Max concurrency background sends are running, it sends synchronously instead.",
+    info: "Non-blocking pass-through. Returns immediately (unblocks sender), then emits context on Out in a goroutine. Limits concurrent goroutines via maxConcurrency setting to prevent memory issues.",
     tags: ["SDK"],
   },
   state: (): AsyncSelf => ({ maxConcurrency: DEFAULT_MAX_CONCURRENCY, inFlight: 0, emit: undefined }),

@@ -18,8 +18,8 @@ const DEFAULT_SCHEDULE = "*/1 * * * *";
 // Go `cron` port types (common-module); `$id`s are the Go type names.
 const Settings = Type.Object(
   {
-    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Message sent on Out at every scheduled run" })),
-    schedule: Type.String({ default: DEFAULT_SCHEDULE, title: "Schedule", description: "Cron expression: minute hour day-of-month month day-of-week, e.g. '*/5 * * * *' or '0 9 * * 1-5'" }),
+    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Arbitrary message to send on each scheduled execution" })),
+    schedule: Type.String({ default: DEFAULT_SCHEDULE, title: "Schedule", description: "Cron expression (e.g., '*/5 * * * *' for every 5 minutes, '0 9 * * 1-5' for 9 AM on weekdays)" }),
   },
   { $id: "Settings" },
 );
@@ -164,7 +164,8 @@ export default defineComponent({
   info: {
     name: "cron",
     description: "Cron",
-    info: "Sends its context on Out on a cron schedule (minute hour day-of-month month day-of-week), e.g. '*/5 * * * *' every 5 minutes or '0 9 * * 1-5' at 9:00 on weekdays. Start and Stop from the control panel; runs on the leader only and resumes after restarts.",
+    info:
+      "Scheduled emitter using cron expressions. Click Start to begin emitting context on Out port according to the schedule. Supports standard cron syntax (minute hour day-of-month month day-of-week). Examples: '*/5 * * * *' (every 5 min), '0 */2 * * *' (every 2 hours), '0 9 * * 1-5' (9 AM weekdays). Click Stop to pause. Cron survives pod restarts and leadership changes.",
     tags: ["SDK"],
   },
   state: (): CronSelf => ({

@@ -14,7 +14,7 @@ const In = Type.Record(Type.String(), Type.Unknown(), { $id: "InMessage" });
 const Control = Type.Object({ context: Type.Unknown({ $id: "Context", title: "Context", readonly: true }) }, { $id: "Control" });
 
 const Settings = Type.Object(
-  { context: Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Shown until the first message arrives" }) },
+  { context: Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Component message" }) },
   { $id: "Settings" },
 );
 
@@ -27,7 +27,7 @@ export default defineComponent({
   info: {
     name: "debug",
     description: "Debug",
-    info: "Receives any data and sends it nowhere. The latest message is shown on the control panel (credential-looking values masked).",
+    info: "Message sink for inspection. Receives messages on In (no output ports). Displays last received message in Control port. Use as flow endpoint to inspect data or terminate unused branches.",
     tags: ["SDK"],
   },
   state: (): DebugSelf => ({ context: null }),

@@ -72,10 +72,7 @@ export default defineComponent({
     name: "router",
     description: "Router",
     info:
-      "Conditional message router. Settings list the routes; each route gets an output port out_<lowercase(route)>. " +
-      "Input: context (data to forward) and conditions (route name + boolean). The context goes to the FIRST route " +
-      "whose condition is true, under `context` (downstream reads $.context.<field>). No true condition: the default " +
-      "port when enableDefaultPort is on, otherwise an error to the caller. Returns the downstream result.",
+      'Conditional message router. Configure routes via settings (e.g., routes=["POST", "OTHER"]). Output ports are named out_<lowercase(route)> (e.g., out_post, out_other). Input: context (data to forward) + conditions array (each with route name and boolean). Routes context to FIRST condition where condition=true. If NO condition is true: with enableDefaultPort=true, routes to \'default\' port (leave unwired to silently drop); with enableDefaultPort=false, returns an error to the caller. Prefer enableDefaultPort=true when unmatched messages should be ignored. Each out_<route> emits the routed message under `context` — a downstream edge reads `$.context.<field>`.',
     tags: ["SDK"],
   },
   state: () => ({ settings: { routes: [...DEFAULT_ROUTES], enableDefaultPort: false } as Settings, ports: routePorts(DEFAULT_ROUTES) }),

@@ -14,8 +14,8 @@ const Settings = Type.Object({ context: contextField("Arbitrary message to send"
 /** Control (Go `Control`): `{"send": true}` alone decodes with a null context (the settings' one is sent). */
 const Control = Type.Object(
   {
-    context: contextField("Message to send"),
-    send: Type.Boolean({ title: "Send", format: "button", colSpan: "col-span-6" }),
+    context: Type.Unknown({ $id: "Context", configurable: true, title: "Context" }),
+    send: Type.Boolean({ title: "Send", format: "button" }),
   },
   { $id: "Control" },
 );
@@ -32,7 +32,8 @@ export default defineComponent({
   info: {
     name: "signal",
     description: "Signal",
-    info: "Flow trigger. Send (dashboard button, or send_signal to <node>:_control with {\"send\": true, \"context\": {...}}) emits the context on Out at the root (downstream reads $.field). The emit is detached: Send returns at once. Only the leader pod acts.",
+    info:
+      "Flow trigger. Click Send to emit the configured context on Out and kick off the flow. Fire-and-forget: it emits once and returns — there is no running state and no Reset (the distributed runtime can't cancel downstream work by context). To stop something the flow started, wire a Stop-capable component downstream (e.g. http_server's Stop port). Use as an entry point.",
     tags: ["SDK"],
   },
   state: (): SignalSelf => ({ context: null, emit: undefined }),

@@ -18,8 +18,8 @@ const DEFAULT_DELAY_MS = 1000;
 // editor but, as in Go, a settings value without it decodes to 0 (no pause between ticks).
 const Settings = Type.Object(
   {
-    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Message sent on Out at every tick" })),
-    delay: Type.Integer({ minimum: 0, default: DEFAULT_DELAY_MS, title: "Delay (ms)", description: "Pause between the end of one tick and the next, in milliseconds" }),
+    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Arbitrary message to be send each period of time" })),
+    delay: Type.Integer({ minimum: 0, default: DEFAULT_DELAY_MS, title: "Delay (ms)", description: "Delay between signals" }),
   },
   { $id: "Settings" },
 );
@@ -57,9 +57,9 @@ interface TickerSelf {
   delayChanged: AbortController | undefined;
 }
 
-/** `ticker-config` value: Go's JSON of the settings struct (`context` omitted when empty). */
+/** `ticker-config` value: Go's JSON of the settings struct (`context` is `null` when unset, Go's `json:"context"`). */
 function configJson(s: TickerSettings): string {
-  return JSON.stringify(s.context === undefined || s.context === null ? { delay: s.delay } : { context: s.context, delay: s.delay });
+  return JSON.stringify({ context: s.context ?? null, delay: s.delay });
 }
 
 /** Settings from a `ticker-config` value, or `undefined` when it is missing or malformed. */
@@ -138,12 +138,12 @@ export default defineComponent({
   info: {
     name: "ticker",
     description: "Ticker",
-    info: "Sends its context on Out periodically: after each tick's downstream finishes it waits Delay ms. Start and Stop from the control panel; runs on the leader only and resumes after restarts.",
+    info: "Periodic emitter. Click Start to begin emitting context on Out. Waits for Out port to complete, then waits [delay] ms before next emit. Click Stop to pause. Survives pod restarts via metadata persistence.",
     tags: ["SDK"],
   },
   state: (): TickerSelf => ({ settings: { delay: DEFAULT_DELAY_MS }, settingsFromPort: false, loop: new BackgroundLoop(), emit: undefined, delayChanged: undefined }),
   ports: (self) => [
-    target("_settings", Settings, { label: "Settings", position: "top", default: self.settings }),
+    target("_settings", Settings, { label: "Settings", position: "top", default: { context: self.settings.context ?? null, delay: self.settings.delay } }),
     target("_reconcile", Type.Unknown(), { label: "Reconcile", position: "top" }),
     source("out", Type.Unknown({ $id: "Context" }), { label: "Out", position: "right", default: null }),
     self.loop.running
@@ -157,7 +157,7 @@ export default defineComponent({
   onSettings(ctx, settings) {
     const self = ctx.self;
     const delayChanged = settings.delay !== self.settings.delay;
-    // Decoded settings carry every field; a null context is Go's omitted `context,omitempty`.
+    // Decoded settings carry every field; a null context means none (sent as null, as Go sends its nil).
     self.settings = settings.context === undefined || settings.context === null ? { delay: settings.delay } : { context: settings.context, delay: settings.delay };
     self.settingsFromPort = true;
     if (delayChanged) self.delayChanged?.abort();

@@ -9,13 +9,14 @@ import { contextField, defineComponent, source, target, Type } from "tinyhost";
 /** `in` (Go `InMessage`: context required in the editor, configurable; a missing one decodes as null). */
 const In = Type.Object({ context: contextField("Arbitrary message to be modified") }, { $id: "InMessage" });
 /** `out`: the message under `context` (Go `OutMessage`). */
-const Out = Type.Object({ context: Type.Optional(contextField("Modified message")) }, { $id: "OutMessage" });
+const Out = Type.Object({ context: Type.Optional(contextField("Passthrough — the message, unchanged")) }, { $id: "OutMessage" });
 
 export default defineComponent({
   info: {
     name: "transform",
     description: "Modify",
-    info: "Sends a new message after an incoming message is received: the edge into In shapes the context, Out re-emits it under `context` and returns the downstream result.",
+    info:
+      "Data transformer for connecting output back to input on the SAME node (e.g., http_server request→response loops). AVOID using modify between DIFFERENT nodes - configure data mapping directly on the edge instead. Edge configuration can set literal values and map fields without needing modify in between.",
     tags: ["SDK"],
   },
   ports: () => [

@@ -226,9 +226,162 @@ export function agentLoop(o: ExampleOptions = {}): FlowDescription {
   };
 }
 
+/** The pods of {@link podReport}'s signal: name, app, restart count. */
+export const REPORT_PODS = [
+  { name: "api-7f9c", app: "api", restarts: 4 },
+  { name: "api-2b1d", app: "api", restarts: 0 },
+  { name: "web-5c3a", app: "web", restarts: 1 },
+  { name: "worker-9e0f", app: "worker", restarts: 12 },
+  { name: "web-1d44", app: "web", restarts: 0 },
+];
+
+/**
+ * "pod-report" — the array components of common-module in one pass, no cluster needed: a signal
+ * carries a pod list; array_filter keeps the pods that restarted; group_by counts them per app and
+ * array_get picks the first one (debug nodes show both); array_split sends each on its own through
+ * a transform that writes its report line, and collect reassembles the lines in order for a
+ * display panel (its markdown is on the `_control` port the dashboard reads).
+ */
+export function podReport(o: ExampleOptions = {}): FlowDescription {
+  return {
+    project: EXAMPLES_PROJECT,
+    projectTitle: "tinyhost examples",
+    flow: "pod-report",
+    description: "Filter a pod list, group it by app, split it into report lines and collect them back into a dashboard panel.",
+    module: o.module ?? EXAMPLES_MODULE,
+    nodes: {
+      start: { component: "signal", label: "Pods", settings: { context: { runId: "report-1", pods: REPORT_PODS } }, startSignal: { send: true }, position: [40, 200] },
+      restarted: { component: "array_filter", label: "Restarted pods", position: [300, 200] },
+      byApp: { component: "group_by", label: "By app", position: [580, 40] },
+      apps: { component: "debug", label: "Restarts by app", position: [840, 40] },
+      first: { component: "array_get", label: "First to check", position: [580, 160] },
+      check: { component: "debug", label: "Check first", position: [840, 160] },
+      each: { component: "array_split", label: "Each pod", position: [580, 300] },
+      line: { component: "transform", label: "Report line", position: [820, 300] },
+      gather: { component: "collect", label: "Collect lines", settings: { enableErrorPort: false, timeoutSeconds: 60, maxGroups: 10 }, position: [1060, 300] },
+      panel: { component: "display", label: "Report", settings: { text: "No report yet." }, position: [1300, 300] },
+    },
+    edges: [
+      { from: "start:out", to: "restarted:request", configuration: { context: { runId: "{{$.runId}}" }, array: "{{$.pods}}", query: "$.restarts > 0" } },
+      { from: "restarted:result", to: "byApp:in", configuration: { context: "{{$.context}}", items: "{{$.items}}", groupByPath: "app" } },
+      { from: "byApp:out", to: "apps:in", configuration: { apps: "{{$.groups}}", restarted: "{{$.total}}" } },
+      { from: "restarted:result", to: "first:request", configuration: { context: "{{$.context}}", array: "{{$.items}}", index: 1 } },
+      { from: "first:result", to: "check:in", configuration: { pod: "{{$.item.name}}", restarts: "{{$.item.restarts}}" } },
+      { from: "restarted:result", to: "each:in", configuration: { context: "{{$.context}}", array: "{{$.items}}" } },
+      {
+        from: "each:out",
+        to: "line:in",
+        configuration: { context: { runId: "{{$.context.runId}}", index: "{{$.index}}", total: "{{$.total}}", line: "**{{$.item.name}}** ({{$.item.app}}): {{$.item.restarts}} restarts" } },
+      },
+      {
+        from: "line:out",
+        to: "gather:item",
+        configuration: { context: { runId: "{{$.context.runId}}" }, groupKey: "{{$.context.runId}}", index: "{{$.context.index}}", total: "{{$.context.total}}", item: "{{$.context.line}}" },
+      },
+      { from: "gather:response", to: "panel:in", configuration: { text: "Restarted pods ({{$.context.runId}}): {{join($.items, ', ')}}" } },
+    ],
+  };
+}
+
+/** A request on `method` `path`, as a router condition. */
+const on = (method: string, path: string) => `{{$.method == '${method}' && $.path == '${path}'}}`;
+
+/** The request to the status board's own flaky hook for attempt `attempt` (an expression or a number). */
+function hookRequest(context: Record<string, unknown>, attempt: string | number) {
+  return { context, method: "POST", url: `http://{{$.context.host}}/hook?attempt=${attempt}`, timeout: 5, contentType: "text/plain", headers: [], body: "" };
+}
+
+/**
+ * "status-board" — common-module's stateful components behind an HTTP API (start it, then curl):
+ * - `POST /status?id=api&state=DOWN` stores `{id, state}` in kv (node state, kept across restarts),
+ *   then notifies a webhook — the board's own `/hook`, which answers 503 until the third attempt —
+ *   through http_request whose error port feeds retry, which loops back with backoff: the answer is
+ *   201 once the hook took it (202 when the retries ran out);
+ * - `POST /owner?name=ana` sends the board's owner to inject once;
+ * - `GET /status` (all) and `GET /down` (a kv JSONPath query) answer the records grouped by state
+ *   with group_by, with the owner inject attaches: `{"context":{"owner":"ana"},"groups":[…],"total":n}`.
+ */
+export function statusBoard(o: ExampleOptions = {}): FlowDescription {
+  return {
+    project: EXAMPLES_PROJECT,
+    projectTitle: "tinyhost examples",
+    flow: "status-board",
+    description: "An HTTP status board: kv stores service states, group_by groups them, inject attaches the owner, retry re-sends a webhook with backoff.",
+    module: o.module ?? EXAMPLES_MODULE,
+    nodes: {
+      start: { component: "signal", label: "Start server", settings: { context: { board: "status" } }, startSignal: { send: true }, position: [40, 240] },
+      server: { component: "http_server", label: "HTTP server", settings: { enableStatusPort: false, enableStopPort: false, maxBodySize: 1 }, position: [280, 240] },
+      route: { component: "router", label: "Route", settings: { routes: ["OWNER", "STORE", "LIST", "DOWN", "HOOK"], enableDefaultPort: true }, position: [540, 240] },
+      owner: { component: "transform", label: "Set owner", position: [800, 40] },
+      board: { component: "inject", label: "Owner", settings: { configRequired: false }, position: [1300, 160] },
+      store: {
+        component: "kv",
+        label: "Statuses",
+        settings: { document: { id: "", state: "" }, primaryKey: "id", maxRecords: 50, enableStoreAckPort: true },
+        position: [800, 240],
+      },
+      group: { component: "group_by", label: "Group by state", position: [1540, 160] },
+      notify: { component: "http_request", label: "Notify hook", settings: { enableErrorPort: true, maxResponseBytes: 65536 }, position: [1060, 360] },
+      again: { component: "retry", label: "Retry hook", settings: { maxAttempts: 4, initialDelayMs: 50, maxDelayMs: 500, backoff: "exponential", jitter: false }, position: [1300, 460] },
+      hook: { component: "router", label: "Flaky hook", settings: { routes: ["OK"], enableDefaultPort: true }, position: [800, 560] },
+    },
+    edges: [
+      { from: "start:out", to: "server:start", configuration: { context: "{{$}}", autoHostName: true, readTimeout: 60, writeTimeout: 10 } },
+      {
+        from: "server:request",
+        to: "route:input",
+        configuration: {
+          context: "{{$}}",
+          conditions: [
+            { route: "OWNER", condition: on("POST", "/owner") },
+            { route: "STORE", condition: on("POST", "/status") },
+            { route: "LIST", condition: on("GET", "/status") },
+            { route: "DOWN", condition: on("GET", "/down") },
+            { route: "HOOK", condition: on("POST", "/hook") },
+          ],
+        },
+      },
+      { from: "route:default", to: "server:response", configuration: { statusCode: 404, contentType: "text/plain", body: "no route for {{$.context.method}} {{$.context.path}}" } },
+      // POST /owner: the owner goes to inject, and the request is answered.
+      { from: "route:out_owner", to: "owner:in", configuration: { context: { owner: "{{$.context.requestParams.name[0]}}" } } },
+      { from: "owner:out", to: "board:config", configuration: { data: { owner: "{{$.context.owner}}" } } },
+      { from: "owner:out", to: "server:response", configuration: { statusCode: 200, contentType: "text/plain", body: "owner is {{$.context.owner}}" } },
+      // POST /status: store, then notify the hook (with retries), then answer.
+      {
+        from: "route:out_store",
+        to: "store:store",
+        configuration: { context: "{{$.context}}", operation: "store", document: { id: "{{$.context.requestParams.id[0]}}", state: "{{$.context.requestParams.state[0]}}" } },
+      },
+      { from: "store:store_ack", to: "notify:request", configuration: hookRequest({ id: "{{$.request.document.id}}", host: "{{$.context.host}}", attempt: 0 }, 0) },
+      { from: "notify:response", to: "server:response", configuration: { statusCode: 201, contentType: "text/plain", body: "stored {{$.context.id}}; the hook took it on attempt {{$.context.attempt}}" } },
+      { from: "notify:error", to: "again:request", configuration: { context: "{{$.context}}", attempt: "{{$.context.attempt}}", retryable: "{{$.retryable}}", error: "{{$.error}}" } },
+      { from: "again:retry", to: "notify:request", configuration: hookRequest({ id: "{{$.context.id}}", host: "{{$.context.host}}", attempt: "{{$.attempt}}" }, "{{$.attempt}}") },
+      { from: "again:failed", to: "server:response", configuration: { statusCode: 202, contentType: "text/plain", body: "stored {{$.context.id}}; the hook failed after {{$.attempt}} attempts: {{$.error}}" } },
+      // The hook: busy (503, retryable) until attempt 2.
+      { from: "route:out_hook", to: "hook:input", configuration: { context: "{{$.context}}", conditions: [{ route: "OK", condition: "{{$.context.requestParams.attempt[0] == '2'}}" }] } },
+      { from: "hook:out_ok", to: "server:response", configuration: { statusCode: 200, contentType: "text/plain", body: "ok" } },
+      { from: "hook:default", to: "server:response", configuration: { statusCode: 503, contentType: "text/plain", body: "hook busy on attempt {{$.context.requestParams.attempt[0]}}" } },
+      // GET /status and GET /down: query, attach the owner, group by state, answer JSON.
+      { from: "route:out_list", to: "store:query", configuration: { context: "{{$.context}}", query: "" } },
+      { from: "route:out_down", to: "store:query", configuration: { context: "{{$.context}}", query: "$.state == 'DOWN'" } },
+      { from: "store:query_result", to: "board:message", configuration: { context: "{{$}}" } },
+      { from: "board:output", to: "group:in", configuration: { context: { owner: "{{$.config.owner}}" }, items: "{{$.context.results}}", groupByPath: "document.state" } },
+      { from: "group:out", to: "server:response", configuration: { statusCode: 200, contentType: "application/json", body: "{{string($)}}" } },
+    ],
+  };
+}
+
 /** The committed examples: directory name → description. */
 export function examples(): Record<string, FlowDescription> {
-  return { "hello-api": helloApi(), "tick-count": tickCount(), "uptime-probe": uptimeProbe(), "runs-api": runsApi(), "agent-loop": agentLoop() };
+  return {
+    "hello-api": helloApi(),
+    "tick-count": tickCount(),
+    "uptime-probe": uptimeProbe(),
+    "runs-api": runsApi(),
+    "agent-loop": agentLoop(),
+    "pod-report": podReport(),
+    "status-board": statusBoard(),
+  };
 }
 
 /** Header comment of every generated file. */

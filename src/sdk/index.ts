@@ -59,12 +59,17 @@ export { isModuleClient } from "./client.ts";
 export type { ModuleClient, ExposePortRequest } from "./client.ts";
 
 // Schemas: the platform keywords and the fields the Go modules share (components.md §0.5).
-export { mark, configurable, shared } from "../runtime/schema/keywords.ts";
+export { mark, configurable, shared, unnamed } from "../runtime/schema/keywords.ts";
 export type { PlatformOptions } from "../runtime/schema/keywords.ts";
+// The published form of a port schema (Go CreateSchema rules), for a port whose Go type adjusts its
+// schema after reflection (a `PrepareJSONSchema`): build it here, adjust it, publish it as `rawSchema`.
+export { toPlatformSchema } from "../runtime/schema/platform.ts";
+export type { PlatformSchema } from "../runtime/schema/platform.ts";
+export type { JsonSchemaObject } from "../runtime/schema/json.ts";
 export { contextField, stringEnum, contentTypeField, HeaderSchema, ErrorMessageSchema, HTTP_METHODS, CONTENT_TYPES } from "./fields.ts";
 export type { ContextFieldOptions, Header } from "./fields.ts";
 export { redact } from "../runtime/runner/status.ts";
-export { omitEmpty } from "./go-json.ts";
+export { omitEmpty, marshalGoJson } from "./go-json.ts";
 export type { OmitEmptyFields } from "./go-json.ts";
 
 // Waiting, background work, ordering, control messages.
@@ -79,6 +84,7 @@ export { SerialQueue } from "./serial-queue.ts";
 export { LazyAbort } from "./lazy-abort.ts";
 export type { Cancellation } from "./lazy-abort.ts";
 export { readControl } from "./control-message.ts";
+export { rejectedNow } from "./settled.ts";
 export type { ControlMessage } from "./control-message.ts";
 
 // Time: a wall clock to wait on (replaceable in tests), cron schedules, RFC 3339 text.
@@ -87,6 +93,11 @@ export type { WallClock } from "./wall-clock.ts";
 export { parseCron, CronSchedule, CronParseError } from "./cron-schedule.ts";
 export type { CronZone } from "./cron-schedule.ts";
 export { formatRfc3339, formatRfc3339Nano } from "./rfc3339.ts";
+
+// Go's forms of JSON values (fmt %v/%T, json.Marshal) and queries in the expression dialect.
+export { compareGoStrings, formatGoValue, goTypeName } from "./go-format.ts";
+export { compileQuery } from "./query.ts";
+export type { Query } from "./query.ts";
 
 // HTTP: a listener that hands each request to a flow, and a client (the http-module's shapes).
 export { HttpListener, ListenError, idleTimeoutFor } from "./http/listener.ts";

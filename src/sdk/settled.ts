@@ -20,3 +20,16 @@ export function fulfilledValue<T>(p: PromiseLike<T>): T | typeof NOT_FULFILLED {
   if (!(p instanceof Promise) || Bun.peek.status(p) !== "fulfilled") return NOT_FULFILLED;
   return Bun.peek(p) as T;
 }
+
+/**
+ * The reason of `p` when it has already rejected, else undefined; never waits. For a call whose
+ * refusal is immediate but whose success takes long: `State.set` rejects at once with
+ * `STATE_TOO_LARGE` (nothing stored) yet resolves only once the status write succeeded, so a
+ * component that must refuse an oversized value without waiting for the write reads the refusal
+ * here. Marks `p` handled.
+ */
+export function rejectedNow(p: Promise<unknown>): { reason: unknown } | undefined {
+  p.catch(() => {});
+  if (Bun.peek.status(p) !== "rejected") return undefined;
+  return { reason: Bun.peek(p) }; // Bun.peek hands back a rejected promise's reason
+}

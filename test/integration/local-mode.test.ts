@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { examples, exampleFiles, helloApi, tickCount, uptimeProbe } from "../../examples/generate.ts";
+import { examples, exampleFiles, helloApi, podReport, statusBoard, tickCount, uptimeProbe } from "../../examples/generate.ts";
 import { nodeNameOf, type FlowDescription } from "../../src/cli/scaffold/flow-builder.ts";
 import { freePort, startProcess, tail, waitUntil, type ManagedProcess } from "../support/process.ts";
 
@@ -88,16 +88,22 @@ async function call(url: string, init?: RequestInit): Promise<{ status: number; 
   return { status: res.status, type: res.headers.get("content-type") ?? "", body: await res.text() };
 }
 
+/** The decoded State value `key` of node `name` in a state file (`status.metadata["_state/<key>"]`), or undefined. */
+function stateIn(dir: string, name: string, key: string): string | undefined {
+  const file = join(dir, ".tinyhost", "state.json");
+  if (!existsSync(file)) return undefined;
+  try {
+    const b64 = JSON.parse(readFileSync(file, "utf8")).nodes[name]?.status?.metadata?.[`_state/${key}`];
+    return typeof b64 === "string" ? Buffer.from(b64, "base64").toString("utf8") : undefined;
+  } catch {
+    return undefined; // mid-rename read: try again
+  }
+}
+
 /** The `_state/count` of node `name` in a state file, or -1. */
 function countIn(dir: string, name: string): number {
-  const file = join(dir, ".tinyhost", "state.json");
-  if (!existsSync(file)) return -1;
-  try {
-    const b64 = JSON.parse(readFileSync(file, "utf8")).nodes[name]?.status?.metadata?.["_state/count"];
-    return b64 ? Number(Buffer.from(b64, "base64").toString("utf8")) : -1;
-  } catch {
-    return -1; // mid-rename read: try again
-  }
+  const text = stateIn(dir, name, "count");
+  return text === undefined ? -1 : Number(text);
 }
 
 async function expectHelloApi(url: string): Promise<void> {
@@ -323,6 +329,54 @@ describe("tinyhost run --local", () => {
       // Every debug message is printed: a line for a target, up or down.
       const targets = ["https://example.com", "https://example.org"].map((u) => `{"url":${JSON.stringify(u)}`);
       await waitLog(r, "an Up or Down line for a target", (t) => targets.some((p) => t.includes(p)), 40_000);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "the committed pod-report filters, groups and splits the pods, and collects the report lines into its display panel",
+    async () => {
+      const dir = copyExample("pod-report");
+      const r = runLocal(dir);
+      await waitLog(r, "the first restarted pod", (t) => t.includes(`debug "Check first": {"pod":"api-7f9c","restarts":4}`));
+      await waitLog(r, "the groups by app", (t) => t.includes(`debug "Restarts by app": {"apps":[{"key":"api",`));
+      const panel = nodeNameOf(podReport(), "panel");
+      const text = "Restarted pods (report-1): **api-7f9c** (api): 4 restarts, **web-5c3a** (web): 1 restarts, **worker-9e0f** (worker): 12 restarts";
+      await waitUntil("the display panel's text in node state", async () => stateIn(dir, panel, "text") === text, 30_000);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "the committed status-board stores in kv, retries its flaky hook, attaches the owner, groups by state, and keeps the records across a restart",
+    async () => {
+      const dir = copyExample("status-board");
+      const port = freePort();
+      const first = runLocal(dir, port);
+      const url = await waitListening(first);
+      expect(await call(`${url}/status?id=api&state=DOWN`, { method: "POST" })).toMatchObject({ status: 201, body: "stored api; the hook took it on attempt 2" });
+      expect(await call(`${url}/status?id=web&state=UP`, { method: "POST" })).toMatchObject({ status: 201 });
+      expect(await call(`${url}/owner?name=ana`, { method: "POST" })).toMatchObject({ status: 200, body: "owner is ana" });
+      const api = { key: "api", document: { id: "api", state: "DOWN" } };
+      const web = { key: "web", document: { id: "web", state: "UP" } };
+      const all = await call(`${url}/status`);
+      expect(all.type).toContain("application/json");
+      expect(JSON.parse(all.body)).toEqual({
+        context: { owner: "ana" },
+        groups: [
+          { key: "DOWN", items: [api], count: 1 },
+          { key: "UP", items: [web], count: 1 },
+        ],
+        total: 2,
+      });
+      expect(JSON.parse((await call(`${url}/down`)).body)).toEqual({ context: { owner: "ana" }, groups: [{ key: "DOWN", items: [api], count: 1 }], total: 1 });
+      const store = nodeNameOf(statusBoard(), "store");
+      await waitUntil("both records in the state file", async () => stateIn(dir, store, "web") !== undefined, 20_000);
+      expect(stateIn(dir, store, "api")).toBe('{"id":"api","state":"DOWN"}');
+      await first.proc.stop();
+      const second = runLocal(dir, port);
+      await waitListening(second);
+      expect(JSON.parse((await call(`${url}/status`)).body)).toMatchObject({ context: { owner: "ana" }, total: 2 });
     },
     TEST_TIMEOUT,
   );

@@ -4,15 +4,23 @@ import (
 	"encoding/json"
 	"reflect"
 
+	"tinyhost.test/gotools/schemas/shapes/arrayfilter"
+	"tinyhost.test/gotools/schemas/shapes/arrayget"
 	"tinyhost.test/gotools/schemas/shapes/async"
 	"tinyhost.test/gotools/schemas/shapes/client"
+	"tinyhost.test/gotools/schemas/shapes/collect"
 	"tinyhost.test/gotools/schemas/shapes/counter"
 	"tinyhost.test/gotools/schemas/shapes/cron"
 	"tinyhost.test/gotools/schemas/shapes/debug"
 	"tinyhost.test/gotools/schemas/shapes/delay"
+	"tinyhost.test/gotools/schemas/shapes/display"
 	"tinyhost.test/gotools/schemas/shapes/etc"
+	"tinyhost.test/gotools/schemas/shapes/groupby"
+	"tinyhost.test/gotools/schemas/shapes/inject"
 	"tinyhost.test/gotools/schemas/shapes/jseval"
+	"tinyhost.test/gotools/schemas/shapes/kv"
 	"tinyhost.test/gotools/schemas/shapes/modify"
+	"tinyhost.test/gotools/schemas/shapes/retry"
 	"tinyhost.test/gotools/schemas/shapes/router"
 	"tinyhost.test/gotools/schemas/shapes/server"
 	"tinyhost.test/gotools/schemas/shapes/signal"
@@ -156,6 +164,93 @@ func jsEvalExamples() jseval.Settings {
 	}
 }
 
+// arrayGetPorts is array_get's Ports(): its _settings port always publishes Settings{} (Go), the
+// error port exists only with enableErrorPort.
+func arrayGetPorts(errorPort bool) []port {
+	ports := []port{
+		{"_settings", arrayget.Settings{}},
+		{"request", arrayget.Request{Array: []arrayget.Item{"first", "second", "third"}, Index: 1}},
+		{"result", arrayget.Result{Item: "first", Index: 1}},
+	}
+	if errorPort {
+		ports = append(ports, port{"error", arrayget.Error{}})
+	}
+	return ports
+}
+
+func arrayFilterPorts(s arrayfilter.Settings) []port {
+	ports := []port{
+		{"request", arrayfilter.Request{}},
+		{"result", arrayfilter.Result{}},
+		{"_settings", s},
+	}
+	if s.EnableErrorPort {
+		ports = append(ports, port{"error", arrayfilter.Error{}})
+	}
+	return ports
+}
+
+func retryPorts(s retry.Settings) []port {
+	return []port{
+		{"_settings", s},
+		{"request", retry.Request{}},
+		{"retry", retry.Retry{}},
+		{"failed", retry.Failed{}},
+	}
+}
+
+func displayPorts(settings, shown string) []port {
+	return []port{
+		{"in", display.InMessage{}},
+		{"_control", display.Control{Text: shown}},
+		{"_settings", display.Settings{Text: settings}},
+	}
+}
+
+func injectPorts(s inject.Settings) []port {
+	ports := []port{
+		{"_settings", s},
+		{"config", inject.Config{}},
+		{"message", inject.Message{}},
+		{"output", inject.Output{}},
+	}
+	if s.ConfigRequired {
+		ports = append(ports, port{"error", inject.ErrorOutput{}})
+	}
+	return ports
+}
+
+// kvPorts is kv's Ports() with settings s and `records` keys in its State.
+func kvPorts(s kv.Settings, records int) []port {
+	ports := []port{
+		{"_settings", s},
+		{"_control", kv.Control{Records: records}},
+		{"store", kv.StoreRequest{Operation: "store", Document: s.Document}},
+		{"query", kv.QueryRequest{Query: "$.status == 'DOWN'"}},
+		{"query_result", kv.QueryResult{Results: []kv.QueryResultItem{{Document: s.Document}}}},
+	}
+	if s.EnableStoreAck {
+		ports = append(ports, port{"store_ack", kv.StoreAck{Request: kv.StoreRequest{Document: s.Document}}})
+	}
+	return ports
+}
+
+func kvDefaults() kv.Settings {
+	return kv.Settings{PrimaryKey: "id", MaxRecords: 100, Document: kv.Document{"id": "ID"}}
+}
+
+func collectPorts(s collect.Settings) []port {
+	ports := []port{
+		{"_settings", s},
+		{"item", collect.InMessage{Total: 1}},
+		{"response", collect.OutMessage{Items: []any{}}},
+	}
+	if s.EnableErrorPort {
+		ports = append(ports, port{"error", collect.ErrorMessage{}})
+	}
+	return ports
+}
+
 // cases lists every component state the parity test compares. Names are `<component>/<state>`.
 var cases = []schemaCase{
 	{"async/default", "async", []port{
@@ -235,6 +330,26 @@ var cases = []schemaCase{
 	{"js_eval/default", "js_eval", jsEvalPorts(jsEvalDefaults())},
 	{"js_eval/error-port", "js_eval", jsEvalPorts(jsEvalErrorPort())},
 	{"js_eval/examples", "js_eval", jsEvalPorts(jsEvalExamples())},
+	{"array_get/default", "array_get", arrayGetPorts(false)},
+	{"array_get/error-port", "array_get", arrayGetPorts(true)},
+	{"array_filter/default", "array_filter", arrayFilterPorts(arrayfilter.Settings{})},
+	{"array_filter/error-port", "array_filter", arrayFilterPorts(arrayfilter.Settings{EnableErrorPort: true, SkipUnevaluable: true})},
+	{"group_by/default", "group_by", []port{
+		{"in", groupby.InMessage{}},
+		{"out", groupby.OutMessage{Groups: []groupby.Group{{Key: "group-a", Count: 2, Items: []groupby.Item{}}, {Key: "group-b", Count: 1, Items: []groupby.Item{}}}, Total: 3}},
+	}},
+	{"retry/default", "retry", retryPorts(retry.Settings{MaxAttempts: 5, InitialDelayMs: 500, MaxDelayMs: 30000, Backoff: "exponential", Jitter: true})},
+	{"retry/settings", "retry", retryPorts(retry.Settings{MaxAttempts: 3, InitialDelayMs: 10, MaxDelayMs: 100, Backoff: "linear"})},
+	{"display/default", "display", displayPorts("", "")},
+	{"display/authored", "display", displayPorts("### Pod Watch\n\nWhat this agent does.", "### Pod Watch\n\nWhat this agent does.")},
+	{"display/shown", "display", displayPorts("placeholder", "3 pods unhealthy")},
+	{"inject/default", "inject", injectPorts(inject.Settings{})},
+	{"inject/config-required", "inject", injectPorts(inject.Settings{ConfigRequired: true})},
+	{"kv/default", "kv", kvPorts(kvDefaults(), 0)},
+	{"kv/document", "kv", kvPorts(kv.Settings{PrimaryKey: "url", MaxRecords: 100, EnableStoreAck: true, Document: kv.Document{"url": "", "status": "UP"}}, 0)},
+	{"kv/records", "kv", kvPorts(kvDefaults(), 2)},
+	{"collect/default", "collect", collectPorts(collect.Settings{TimeoutSeconds: 300, MaxGroups: 100})},
+	{"collect/error-port", "collect", collectPorts(collect.Settings{EnableErrorPort: true, TimeoutSeconds: 60, MaxGroups: 100})},
 }
 
 // portType is the Go type a port's data decodes into (reflect.TypeOf of its Configuration, as the

@@ -37,6 +37,16 @@ describe("delay", () => {
     expect(h.emitted).toEqual([]);
   });
 
+  test("a delay past setTimeout's 2^31−1 ms limit (≈ 24.8 days) waits instead of firing at once", async () => {
+    const h = await testComponent(delay);
+    const caller = new AbortController();
+    const pending = h.send("in", { context: 1, delay: 2 ** 31 + 5 }, caller.signal);
+    await Bun.sleep(100); // Bun clamps an overflowing setTimeout to 1 ms
+    expect(h.emitted).toEqual([]);
+    caller.abort(new Error("done waiting"));
+    expect((await pending).kind).toBe("fail");
+  });
+
   test("a hop already cancelled before it arrives never emits", async () => {
     const h = await testComponent(delay);
     const caller = new AbortController();

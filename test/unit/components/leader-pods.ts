@@ -8,6 +8,7 @@
  * (what the Kubernetes status sink does), and `reconcile()` hands a pod a copy of it (what the
  * informer does). Fakes are for unit tests only.
  */
+import { afterEach } from "bun:test";
 import type { ComponentDefinition, Emitted, Result, TinyNode, TinyNodeStatus } from "tinyhost";
 import { empty } from "tinyhost";
 import { Scheduler } from "../../../src/runtime/scheduler/scheduler.ts";
@@ -166,6 +167,38 @@ export class Pod {
   destroy(): Promise<void> {
     return this.scheduler.destroy(this.#name);
   }
+}
+
+/** Options of {@link clusterFactory}. */
+export interface ClusterFactoryOptions {
+  /** Source ports to capture that the default settings do not declare (`error`, `store_ack`). */
+  capture?: string[];
+  /** Runs on each new instance's state before its first hook (e.g. install a fake clock). */
+  prepare?: (self: unknown) => void;
+}
+
+/**
+ * A maker of clusters of `definition` for one test file: each is shut down after every test (an
+ * `afterEach` registered here). Call it at the top level of a test file.
+ */
+export function clusterFactory(definition: ComponentDefinition, options: ClusterFactoryOptions = {}): (settings?: unknown) => FakeCluster {
+  const clusters: FakeCluster[] = [];
+  afterEach(async () => {
+    await Promise.all(clusters.splice(0).map((c) => c.shutdown()));
+  });
+  return (settings) => {
+    const c = new FakeCluster(definition, settings, options.prepare);
+    for (const port of options.capture ?? []) c.node.spec.edges!.push({ id: `capture-${port}`, port, to: `test.${CAPTURE}.sink-0:${port}` });
+    clusters.push(c);
+    return c;
+  };
+}
+
+/** A new pod of `c` that reconciled once (runner started, settings applied). */
+export async function runningPod(c: FakeCluster, leader = true): Promise<Pod> {
+  const p = c.newPod({ leader });
+  await p.reconcile();
+  return p;
 }
 
 /**

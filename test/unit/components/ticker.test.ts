@@ -31,7 +31,7 @@ describe("ticker ports", () => {
 
   test("settings default to a 1000 ms delay with a configurable context and a required delay ≥ 0", () => {
     const settings = ticker.ports().find((p) => p.name === "_settings")!;
-    expect(settings.configuration).toEqual({ delay: 1000 });
+    expect(settings.configuration).toEqual({ context: null, delay: 1000 }); // Go: `json:"context"`, no omitempty
     const schema = JSON.parse(JSON.stringify(settings.schema));
     expect(schema.required).toEqual(["delay"]);
     expect(schema.properties.delay).toMatchObject({ type: "integer", minimum: 0, default: 1000 });
@@ -56,6 +56,15 @@ describe("ticker on the leader", () => {
     await waitFor("metadata patch", () => c.metadata["ticker-running"] === "true");
     expect(c.metadata["ticker-config"]).toBe('{"context":{"source":"dashboard"},"delay":2}');
     expect(pod.portValue("_control")).toEqual({ context: { source: "dashboard" }, status: "Running", stop: true });
+  });
+
+  test("ticker-config of settings without a context carries context null, as Go's settings struct marshals", async () => {
+    const c = cluster({ delay: 2 });
+    const pod = c.newPod({ leader: true });
+    await pod.reconcile();
+    await pod.send("_control", { start: true });
+    await waitFor("metadata patch", () => c.metadata["ticker-running"] === "true");
+    expect(c.metadata["ticker-config"]).toBe('{"context":null,"delay":2}');
   });
 
   test("each tick waits for the downstream to finish before the next one", async () => {

@@ -76,4 +76,4 @@ test("valid components are written once; an unchanged registry is not rewritten"
   expect(second.err).toContain("unchanged");
   expect(statSync(out).mtimeMs).toBe(mtime);
   expect(readFileSync(out, "utf8")).toBe(text);
-});
+}, 60_000); // two generator processes: seconds each on a busy machine, past bun's 5 s default

@@ -1,7 +1,7 @@
 // fulfilledValue (src/sdk/settled.ts): what the runner and the HTTP listener may read without
 // waiting a microtask — only a native promise that has already fulfilled.
 import { describe, expect, test } from "bun:test";
-import { fulfilledValue, NOT_FULFILLED } from "../../../src/sdk/settled.ts";
+import { fulfilledValue, NOT_FULFILLED, rejectedNow } from "../../../src/sdk/settled.ts";
 
 describe("fulfilledValue", () => {
   test("a fulfilled promise gives its value, undefined and null included", () => {
@@ -29,5 +29,26 @@ describe("fulfilledValue", () => {
     const thenable = { then: (r: (v: number) => void) => ((called = true), r(1)) } as PromiseLike<number>;
     expect(fulfilledValue(thenable)).toBe(NOT_FULFILLED);
     expect(called).toBe(false);
+  });
+});
+
+describe("rejectedNow", () => {
+  test("an already rejected promise gives its reason at once", () => {
+    const err = new Error("too large");
+    expect(rejectedNow(Promise.reject(err))).toEqual({ reason: err });
+  });
+
+  test("a pending or fulfilled promise gives undefined", () => {
+    expect(rejectedNow(Promise.withResolvers<void>().promise)).toBeUndefined();
+    expect(rejectedNow(Promise.resolve(1))).toBeUndefined();
+  });
+
+  test("a state set over the 900 KiB cap is refused at once; one that fits is pending until its write", async () => {
+    const { MetadataState } = await import("../../../src/runtime/runner/metadata-state.ts");
+    const state = new MetadataState({ nodeName: "n", metadata: () => ({}), requestWrite: () => {} });
+    const refused = rejectedNow(state.set("big", "x".repeat(700 * 1024)));
+    expect((refused?.reason as { code?: string }).code).toBe("STATE_TOO_LARGE");
+    expect(rejectedNow(state.set("small", "x"))).toBeUndefined();
+    expect(await state.get("big")).toBeUndefined();
   });
 });

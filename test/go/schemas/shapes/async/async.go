@@ -3,14 +3,14 @@ package async
 
 type Context any
 
-type Settings struct {
-	MaxConcurrency int `json:"maxConcurrency" title:"Max concurrency" description:"Background emits in flight before new messages are passed on synchronously; 0 means 100"`
+type InMessage struct {
+	Context Context `json:"context" configurable:"true" required:"true" title:"Context" description:"Arbitrary message to be modified"`
 }
 
-type InMessage struct {
-	Context Context `json:"context" configurable:"true" required:"true" title:"Context" description:"Passed on to Out in the background"`
+type Settings struct {
+	MaxConcurrency int `json:"maxConcurrency" title:"Max Concurrency" description:"Maximum number of concurrent async operations. 0 means use default (100)."`
 }
 
 type OutMessage struct {
-	Context Context `json:"context" configurable:"true" title:"Context"`
+	Context Context `json:"context" configurable:"true" title:"Context" description:"Passthrough — the message, unchanged"`
 }

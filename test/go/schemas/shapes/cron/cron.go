@@ -4,8 +4,8 @@ package cron
 type Context any
 
 type Settings struct {
-	Context  Context `json:"context" configurable:"true" title:"Context" description:"Message sent on Out at every scheduled run"`
-	Schedule string  `json:"schedule" required:"true" title:"Schedule" description:"Cron expression: minute hour day-of-month month day-of-week, e.g. '*/5 * * * *' or '0 9 * * 1-5'" default:"*/1 * * * *"`
+	Context  Context `json:"context" configurable:"true" title:"Context" description:"Arbitrary message to send on each scheduled execution"`
+	Schedule string  `json:"schedule" required:"true" title:"Schedule" description:"Cron expression (e.g., '*/5 * * * *' for every 5 minutes, '0 9 * * 1-5' for 9 AM on weekdays)" default:"*/1 * * * *"`
 }
 
 type ControlStopped struct {

@@ -4,10 +4,10 @@ package debug
 type Context any
 
 type Settings struct {
-	Context Context `json:"context" configurable:"true" required:"true" title:"Context" description:"Shown until the first message arrives"`
+	Context Context `json:"context" configurable:"true" required:"true" title:"Context" description:"Component message"`
 }
 
-// InMessage is a map in the monorepo (its debug_test.go builds `InMessage{"context": …}`).
+// InMessage is a map: debug shows everything mapped into it.
 type InMessage map[string]interface{}
 
 type Control struct {

@@ -4,10 +4,10 @@ package delay
 type Context any
 
 type Request struct {
-	Context Context `json:"context" configurable:"true" title:"Context" description:"Message passed on after the wait"`
-	Delay   int     `json:"delay" required:"true" title:"Delay (ms)" description:"How long to wait before passing the message on, in milliseconds"`
+	Context Context `json:"context" configurable:"true" title:"Context" description:"Arbitrary message to be delayed"`
+	Delay   int     `json:"delay" required:"true" title:"Delay (ms)"`
 }
 
 type OutMessage struct {
-	Context Context `json:"context" configurable:"true" title:"Context"`
+	Context Context `json:"context" configurable:"true" title:"Context" description:"Passthrough — the message, unchanged"`
 }

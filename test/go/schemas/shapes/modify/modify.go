@@ -8,5 +8,5 @@ type InMessage struct {
 }
 
 type OutMessage struct {
-	Context Context `json:"context" configurable:"true" title:"Context" description:"Modified message"`
+	Context Context `json:"context" configurable:"true" title:"Context" description:"Passthrough — the message, unchanged"`
 }

@@ -1,4 +1,4 @@
-// Package signal declares the port types of common-module `signal` (fire-and-forget variant).
+// Package signal declares the port types of common-module `signal` (fire-and-forget: one Send button).
 package signal
 
 type Context any
@@ -8,6 +8,6 @@ type Settings struct {
 }
 
 type Control struct {
-	Context Context `json:"context" required:"true" configurable:"true" title:"Context" description:"Message to send"`
-	Send    bool    `json:"send" format:"button" title:"Send" required:"true" colSpan:"col-span-6"`
+	Context Context `json:"context" required:"true" configurable:"true" title:"Context"`
+	Send    bool    `json:"send" format:"button" title:"Send" required:"true"`
 }

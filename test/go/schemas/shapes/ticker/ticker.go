@@ -4,8 +4,8 @@ package ticker
 type Context any
 
 type Settings struct {
-	Context Context `json:"context,omitempty" configurable:"true" title:"Context" description:"Message sent on Out at every tick"`
-	Delay   int     `json:"delay" required:"true" title:"Delay (ms)" description:"Pause between the end of one tick and the next, in milliseconds" minimum:"0" default:"1000"`
+	Context Context `json:"context" configurable:"true" title:"Context" description:"Arbitrary message to be send each period of time"`
+	Delay   int     `json:"delay" required:"true" title:"Delay (ms)" description:"Delay between signals" minimum:"0" default:"1000"`
 }
 
 type ControlStopped struct {
