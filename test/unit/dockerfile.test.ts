@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { MODULE_BINARY, MODULE_UID } from "../../src/provision/index.ts";
-import { parseInstructions, parseStages } from "../../bench/lib/dockerfile.ts";
+import { parseInstructions, parseStages } from "../../scripts/image/dockerfile.ts";
 import { imageEnv } from "../../bench/lib/image-env.ts";
 
 const TEXT = readFileSync(resolve(import.meta.dir, "../../Dockerfile"), "utf8");
