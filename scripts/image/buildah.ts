@@ -8,7 +8,7 @@
  * VMs without extra privileges beyond root) and the host's network (the Dockerfile's `bun install`
  * reaches the npm registry).
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDebianBinary } from "../../test/support/debian-package.ts";
 import { imageCacheDir } from "./cache.ts";
@@ -43,6 +43,24 @@ export interface Buildah {
   run(args: readonly string[], options?: { log?: LogSink | "quiet"; capture?: boolean }): Promise<string>;
   /** The image named `ref` in the store, or undefined. */
   inspect(ref: string): Promise<ImageInfo | undefined>;
+  /** Builds a Dockerfile (see {@link BudOptions}); resolves to the new image's id. @throws CommandError */
+  bud(options: BudOptions): Promise<string>;
+}
+
+/** One `buildah bud`: always no pull, chroot isolation, the layer cache, and no container left behind on failure. */
+export interface BudOptions {
+  /** The Dockerfile / Containerfile. */
+  file: string;
+  /** The build context directory. */
+  context: string;
+  /** Name to tag the result with. */
+  tag: string;
+  /** `--build-arg` values. */
+  buildArgs?: Record<string, string>;
+  /** Give RUN steps the host's network (default: none needed). */
+  hostNetwork?: boolean;
+  /** Extra `--volume src:dst[:opts]` mounts for RUN steps (never committed to a layer). */
+  volumes?: string[];
 }
 
 /**
@@ -67,6 +85,21 @@ export async function openBuildah(log: LogSink = "stderr"): Promise<Buildah> {
     runroot,
     driver,
     run,
+    async bud(o) {
+      const iidfile = join(runroot, `iid-${process.pid}-${Date.now()}`);
+      await run([
+        "bud", "--layers", "--pull=never", "--force-rm", "--isolation", "chroot",
+        ...(o.hostNetwork ? ["--network", "host"] : []),
+        ...Object.entries(o.buildArgs ?? {}).flatMap(([k, v]) => ["--build-arg", `${k}=${v}`]),
+        ...(o.volumes ?? []).flatMap((v) => ["--volume", v]),
+        "--iidfile", iidfile, "-f", o.file, "-t", o.tag, o.context,
+      ]);
+      try {
+        return readFileSync(iidfile, "utf8").trim().replace(/^sha256:/, "");
+      } finally {
+        rmSync(iidfile, { force: true });
+      }
+    },
     async inspect(ref) {
       let text: string;
       try {

@@ -10,7 +10,6 @@ import { join, resolve } from "node:path";
 import type { Buildah } from "./buildah.ts";
 import { contentKey, imageCacheDir } from "./cache.ts";
 import type { BaseImage } from "./debian-base.ts";
-import type { LogSink } from "./run-command.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const RECIPE = join(import.meta.dir, "bun-base.Containerfile");
@@ -35,7 +34,7 @@ export function bunBinary(version: string, root = ROOT): string {
  * The Bun base for Bun `version` on `debian`, from buildah's store or built now.
  * @throws Error from {@link bunBinary}; CommandError when the build fails.
  */
-export async function ensureBunBase(buildah: Buildah, version: string, debian: BaseImage, log: LogSink): Promise<BaseImage> {
+export async function ensureBunBase(buildah: Buildah, version: string, debian: BaseImage): Promise<BaseImage> {
   const binary = bunBinary(version);
   const key = contentKey(["bun-base/1", readFileSync(RECIPE), debian.ref, readFileSync(binary)]);
   const ref = `${BUN_BASE_REPOSITORY}:${version}-debian-${key}`;
@@ -48,7 +47,7 @@ export async function ensureBunBase(buildah: Buildah, version: string, debian: B
     } catch {
       copyFileSync(binary, target);
     }
-    await buildah.run(["bud", "--pull=never", "--isolation", "chroot", "--build-arg", `DEBIAN_IMAGE=${debian.ref}`, "-f", RECIPE, "-t", ref, context], { log });
+    await buildah.bud({ file: RECIPE, context, tag: ref, buildArgs: { DEBIAN_IMAGE: debian.ref } });
   } finally {
     rmSync(context, { recursive: true, force: true });
   }

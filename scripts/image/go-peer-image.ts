@@ -6,7 +6,7 @@
  */
 import { linkSync, copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { goTool } from "../../test/support/go-tools.ts";
+import { builtGoTool, goTool } from "../../test/support/go-tools.ts";
 import { normalizeImageReference } from "../../src/provision/image-ref.ts";
 import { ROOT, writeArchive, type BuildContext, type BuiltImage } from "./build-context.ts";
 import { imageCacheDir } from "./cache.ts";
@@ -32,7 +32,7 @@ export function goSdkVersion(goMod = readFileSync(join(ROOT, "test/go/go.mod"), 
  * @throws Error when the Go tools cannot be built; CommandError when the image build fails.
  */
 export async function buildGoPeerImage(ctx: BuildContext): Promise<BuiltImage> {
-  const binary = await goTool("peer");
+  const binary = builtGoTool("peer") ?? (await goTool("peer"));
   const ref = `${GO_PEER_REPOSITORY}:${goSdkVersion()}`;
   const local = `localhost/${ref}`;
   const context = mkdtempSync(join(imageCacheDir(), ".go-peer-"));
@@ -42,7 +42,7 @@ export async function buildGoPeerImage(ctx: BuildContext): Promise<BuiltImage> {
     } catch {
       copyFileSync(binary, join(context, "manager"));
     }
-    await ctx.buildah.run(["bud", "--layers", "--pull=never", "--isolation", "chroot", "-f", RECIPE, "-t", local, context]);
+    await ctx.buildah.bud({ file: RECIPE, context, tag: local });
   } finally {
     rmSync(context, { recursive: true, force: true });
   }

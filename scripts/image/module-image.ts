@@ -48,15 +48,15 @@ export function baseImageDefaults(text = readFileSync(DOCKERFILE, "utf8")): { bu
   return { bunImage, baseImage, bunVersion, suite: debianSuite(baseImage) };
 }
 
-/** `--volume` flags that hand this machine's extra CA (if any) to the build's `bun install`. */
-function buildTrustMounts(): string[] {
+/** Build-time mounts that hand this machine's extra CA (if any) to the build's `bun install`. */
+function buildTrustVolumes(): string[] {
   const ca = process.env.NODE_EXTRA_CA_CERTS;
   if (!ca || !existsSync(ca)) return [];
   const dir = join(imageCacheDir(), "build-trust");
   mkdirSync(dir, { recursive: true });
   const bunfig = join(dir, "bunfig.toml");
   writeFileSync(bunfig, `# Written by scripts/image/module-image.ts: the build machine's extra CA for bun install.\n[install]\ncafile = "${BUILD_CA_PATH}"\n`);
-  return ["--volume", `${ca}:${BUILD_CA_PATH}:ro`, "--volume", `${bunfig}:/root/.bunfig.toml:ro`];
+  return [`${ca}:${BUILD_CA_PATH}:ro`, `${bunfig}:/root/.bunfig.toml:ro`];
 }
 
 /** Options of {@link buildModuleImage}. */
@@ -76,27 +76,16 @@ export async function buildModuleImage(ctx: BuildContext, options: ModuleImageOp
   if (parseImageReference(ref).tag !== tag) throw new Error(`--tag ${JSON.stringify(tag)} is not an image tag ([A-Za-z0-9_][A-Za-z0-9_.-]{0,127})`);
   const defaults = baseImageDefaults();
   const debian = await ctx.debianBase(defaults.suite);
-  const bun = await ensureBunBase(ctx.buildah, defaults.bunVersion, debian, ctx.log);
+  const bun = await ensureBunBase(ctx.buildah, defaults.bunVersion, debian);
   const local = `localhost/${MODULE_REPOSITORY}:${tag}`;
-  await ctx.buildah.run([
-    "bud",
-    "--layers",
-    "--pull=never",
-    "--isolation",
-    "chroot",
-    "--network",
-    "host",
-    "--build-arg",
-    `${BUN_IMAGE_ARG}=${bun.ref}`,
-    "--build-arg",
-    `${BASE_IMAGE_ARG}=${debian.ref}`,
-    ...buildTrustMounts(),
-    "-f",
-    DOCKERFILE,
-    "-t",
-    local,
-    ROOT,
-  ]);
+  await ctx.buildah.bud({
+    file: DOCKERFILE,
+    context: ROOT,
+    tag: local,
+    buildArgs: { [BUN_IMAGE_ARG]: bun.ref, [BASE_IMAGE_ARG]: debian.ref },
+    hostNetwork: true,
+    volumes: buildTrustVolumes(),
+  });
   const info = await ctx.buildah.inspect(local);
   if (!info) throw new Error(`buildah reported success but ${local} is not in the store`);
   const archive = await writeArchive(ctx, info.id, normalizeImageReference(ref), `${MODULE_REPOSITORY}-${tag}`);

@@ -32,7 +32,7 @@ export function natsVersion(output: string): string {
 export async function buildNatsImage(ctx: BuildContext): Promise<BuiltImage> {
   const debian = await ctx.debianBase(baseImageDefaults().suite);
   const local = `localhost/${NATS_REPOSITORY}:build`;
-  await ctx.buildah.run(["bud", "--layers", "--pull=never", "--isolation", "chroot", "--network", "host", "--build-arg", `BASE_IMAGE=${debian.ref}`, "-f", RECIPE, "-t", local, import.meta.dir]);
+  await ctx.buildah.bud({ file: RECIPE, context: import.meta.dir, tag: local, buildArgs: { BASE_IMAGE: debian.ref }, hostNetwork: true });
   const container = (await ctx.buildah.run(["from", "--pull=never", local], { capture: true, log: "quiet" })).trim();
   let version: string;
   try {
