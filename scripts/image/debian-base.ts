@@ -2,8 +2,8 @@
  * The local stand-in for the Dockerfile's `BASE_IMAGE` (`debian:<12.x>-slim`): a Debian root
  * filesystem made by mmdebstrap (Debian package) from the machine's own apt mirror, slimmed the
  * way Debian's `-slim` images are (minbase: Essential packages and apt; no docs but copyright
- * files, no man pages, info pages or translations, and the same dpkg excludes kept for later
- * `apt-get install`s), merged /usr, no device nodes, empty /etc/hostname and /etc/resolv.conf
+ * files, no man pages, info pages or translations, no apt caches, and the same dpkg and apt
+ * settings kept for later `apt-get install`s), merged /usr, no device nodes, empty /etc/hostname and /etc/resolv.conf
  * (the runtime mounts its own). Cached twice: the rootfs tarball under the image cache dir and
  * the image in buildah's store, both named by a key of their inputs (suite, architecture, apt
  * sources, this recipe), so a second run finds them and changed inputs build anew. A cold build
@@ -44,6 +44,21 @@ export const SLIM_DPKG_OPTIONS: readonly string[] = [
   "path-exclude=/usr/share/lintian/*",
 ];
 
+/**
+ * apt settings Debian's container images carry (kept in the image's apt config, so a later
+ * `apt-get install` in a build on this base stays small too): no package caches (`*.bin`), .deb
+ * files removed after each install and update, no translation indexes, indexes kept compressed,
+ * suggested packages not kept from autoremove.
+ */
+export const SLIM_APT_OPTIONS: readonly string[] = [
+  'Dir::Cache::pkgcache ""; Dir::Cache::srcpkgcache "";',
+  'DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };',
+  'APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };',
+  'Acquire::Languages "none";',
+  'Acquire::GzipIndexes "true";',
+  'Apt::AutoRemove::SuggestsImportant "false";',
+];
+
 /** The mmdebstrap arguments before the suite, output and sources (part of the cache key). */
 export function mmdebstrapOptions(): string[] {
   return [
@@ -53,6 +68,7 @@ export function mmdebstrapOptions(): string[] {
     "--hook-dir=/usr/share/mmdebstrap/hooks/merged-usr",
     "--skip=output/dev",
     ...SLIM_DPKG_OPTIONS.map((o) => `--dpkgopt=${o}`),
+    ...SLIM_APT_OPTIONS.map((o) => `--aptopt=${o}`),
     `--customize-hook=: > "$1/etc/hostname"; : > "$1/etc/resolv.conf"`,
   ];
 }
