@@ -9,7 +9,7 @@
  * sources, this recipe), so a second run finds them and changed inputs build anew. A cold build
  * is dominated by dpkg unpacking ~90 packages (docs/testing.md "Images").
  */
-import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDebianBinary } from "../../test/support/debian-package.ts";
 import { hostDebEntries } from "./apt-sources.ts";
@@ -110,6 +110,10 @@ export async function ensureDebianBase(buildah: Buildah, suite: string, log: Log
       logLine(log, `image: building the Debian ${suite} base with mmdebstrap (${sources.length} apt sources from this machine)`);
       await runCommand([mmdebstrap, ...options, suite, join(work, "rootfs.tar"), ...(sources.length ? [list] : [])], { log });
       renameSync(join(work, "rootfs.tar"), tarball);
+      // Tarballs of earlier inputs for this suite are not read again (their images, if any, stay in the store).
+      for (const name of readdirSync(cache)) {
+        if (name.startsWith(`debian-${suite}-slim-`) && name.endsWith(".tar") && join(cache, name) !== tarball) rmSync(join(cache, name), { force: true });
+      }
       logLine(log, `image: Debian ${suite} rootfs built in ${((performance.now() - t0) / 1000).toFixed(1)} s (${tarball})`);
     } finally {
       rmSync(work, { recursive: true, force: true });
