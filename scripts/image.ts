@@ -5,7 +5,7 @@
  *
  *   npm run image                                  # tinyhost:<version>
  *   npm run image -- --tag 0.1.1-dev.1             # another tag (e.g. for a rolling update)
- *   npm run image -- nats go-peer                  # the local NATS image and the Go peer module's
+ *   npm run image -- nats otel-collector go-peer   # the broker, the collector, the Go peer module
  *   npm run image -- all --load /run/containerd/containerd.sock
  *
  * Prints per image `image: <ref>` and `archive: <path>` on stdout (progress and timings on
@@ -16,13 +16,13 @@
 import { FlagError, parseFlags } from "../src/cli/flags.ts";
 import { openBuildContext, type BuildContext, type BuiltImage } from "./image/build-context.ts";
 import { CONTAINERD_ADDRESS_ENV, CRI_NAMESPACE, importImage } from "./image/containerd.ts";
-import { buildGoPeerImage } from "./image/go-peer-image.ts";
+import { buildGoPeerImage, buildOtelCollectorImage } from "./image/go-tool-images.ts";
 import { buildModuleImage } from "./image/module-image.ts";
 import { buildNatsImage } from "./image/nats-image.ts";
 import { logLine } from "./image/run-command.ts";
 
 /** The images `npm run image` can build, by the name given on the command line. */
-export const IMAGE_NAMES = ["tinyhost", "nats", "go-peer"] as const;
+export const IMAGE_NAMES = ["tinyhost", "nats", "otel-collector", "go-peer"] as const;
 /** One of {@link IMAGE_NAMES}. */
 export type ImageName = (typeof IMAGE_NAMES)[number];
 
@@ -33,13 +33,14 @@ const FLAGS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-const USAGE = `usage: npm run image -- [tinyhost|nats|go-peer|all]... [--tag <tag>] [--load <containerd socket>] [--namespace <ns>]
-  tinyhost     tinyhost's image from the Dockerfile (default), tagged tinyhost:<package version>
-  nats         NATS from Debian's nats-server on the local Debian base (tinyhost provision --nats-image)
-  go-peer      the Go peer module (test/go/peer) at /manager
-  --tag        tag of the tinyhost image (default: package.json's version)
-  --load       import each image into this containerd (default: $${CONTAINERD_ADDRESS_ENV}, else none)
-  --namespace  containerd namespace for --load (default ${CRI_NAMESPACE}, the kubelet's)`;
+const USAGE = `usage: npm run image -- [tinyhost|nats|otel-collector|go-peer|all]... [--tag <tag>] [--load <containerd socket>] [--namespace <ns>]
+  tinyhost        tinyhost's image from the Dockerfile (default), tagged tinyhost:<package version>
+  nats            NATS from Debian's nats-server on the local Debian base (tinyhost provision --nats-image)
+  otel-collector  the platform's trace collector from the Go module proxy (tinyhost provision --otel-image)
+  go-peer         the Go peer module (test/go/peer) at /manager
+  --tag           tag of the tinyhost image (default: package.json's version)
+  --load          import each image into this containerd (default: $${CONTAINERD_ADDRESS_ENV}, else none)
+  --namespace     containerd namespace for --load (default ${CRI_NAMESPACE}, the kubelet's)`;
 
 /** The parsed command line. */
 export interface ImageCommand {
@@ -76,6 +77,7 @@ export function parseImageCommand(args: readonly string[], env: Record<string, s
 export function buildImage(ctx: BuildContext, name: ImageName, tag?: string): Promise<BuiltImage> {
   if (name === "nats") return buildNatsImage(ctx);
   if (name === "go-peer") return buildGoPeerImage(ctx);
+  if (name === "otel-collector") return buildOtelCollectorImage(ctx);
   return buildModuleImage(ctx, tag !== undefined ? { tag } : {});
 }
 

@@ -10,11 +10,15 @@
  *   entrypoint is `run`; it cannot write its root filesystem.
  * - the NATS image: Debian's nats-server as uid 1000 serves JetStream with the config
  *   `tinyhost provision` writes (src/provision/nats.ts), on a read-only root.
+ * - the trace collector image (the platform's, from the Go module proxy): as uid 10001 on a
+ *   read-only root it reads its config and answers gRPC health and an OTLP/gRPC trace export on
+ *   one port, what provision's probes and the modules' OTLP_DSN use.
  * - the Go peer image: the static peer at /manager, uid 65532, the SDK's commands.
  * - `npm run image --load`: the CLI prints the reference and archive, reuses the cached build
  *   (same image id, archive not rewritten) and loads the image into the given containerd.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { credentials, makeGenericClientConstructor, type ServiceError } from "@grpc/grpc-js";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -22,14 +26,16 @@ import pkg from "../../package.json" with { type: "json" };
 import { imageEnv } from "../../bench/lib/image-env.ts";
 import { openBuildContext, type BuiltImage } from "../../scripts/image/build-context.ts";
 import { importImage } from "../../scripts/image/containerd.ts";
-import { buildGoPeerImage } from "../../scripts/image/go-peer-image.ts";
+import { buildGoPeerImage, buildOtelCollectorImage } from "../../scripts/image/go-tool-images.ts";
 import { buildModuleImage } from "../../scripts/image/module-image.ts";
 import { buildNatsImage } from "../../scripts/image/nats-image.ts";
 import { MODULE_BINARY, MODULE_UID } from "../../src/provision/index.ts";
 import { normalizeImageReference } from "../../src/provision/image-ref.ts";
 import { natsConfig, NATS_UID } from "../../src/provision/nats.ts";
+import { OTEL_UID } from "../../src/provision/otel.ts";
 import { SDK_VERSION } from "../../src/cli/version.ts";
 import { startContainerd, type PrivateContainerd } from "../support/containerd.ts";
+import { freePort, waitUntil } from "../support/process.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const work = mkdtempSync(join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "image-"));
@@ -38,6 +44,7 @@ let containerd: PrivateContainerd;
 let tinyhost: BuiltImage;
 let nats: BuiltImage;
 let peer: BuiltImage;
+let collector: BuiltImage;
 
 /** One entry of a docker-archive's manifest.json. */
 interface ArchiveManifest {
@@ -73,11 +80,12 @@ beforeAll(async () => {
     tinyhost = await buildModuleImage(ctx);
     nats = await buildNatsImage(ctx);
     peer = await buildGoPeerImage(ctx);
+    collector = await buildOtelCollectorImage(ctx);
   } catch (e) {
     throw new Error(`${(e as Error).message}\n(build log: ${buildLog})`);
   }
   containerd = await startContainerd();
-  for (const image of [tinyhost, nats, peer]) await importImage(image.archive, { address: containerd.address, log: { file: buildLog } });
+  for (const image of [tinyhost, nats, peer, collector]) await importImage(image.archive, { address: containerd.address, log: { file: buildLog } });
 }, 1_800_000);
 
 afterAll(async () => {
@@ -168,6 +176,58 @@ describe("the NATS image (Debian's nats-server)", () => {
     expect(r.stdout).toContain('{"status":"ok"}');
     expect(r.stdout).toContain("store-ok");
     expect(nats.ref).toMatch(/^tinyhost-nats:\d+\.\d+\.\d+$/);
+  });
+});
+
+/**
+ * One unary gRPC call with raw protobuf bytes (what the kubelet's gRPC probe and an OTLP exporter
+ * send): resolves to the response bytes.
+ */
+function grpcCall(address: string, path: string, request: Uint8Array): Promise<Buffer> {
+  const Client = makeGenericClientConstructor({}, "Raw");
+  const client = new Client(address, credentials.createInsecure());
+  return new Promise<Buffer>((resolve, reject) => {
+    client.makeUnaryRequest(
+      path,
+      (b: Uint8Array) => Buffer.from(b),
+      (b: Buffer) => b,
+      request,
+      { deadline: Date.now() + 5_000 },
+      (err: ServiceError | null, res?: Buffer) => {
+        client.close();
+        if (err) reject(err);
+        else resolve(res ?? Buffer.alloc(0));
+      },
+    );
+  });
+}
+
+describe("the trace collector image (the platform's, from the Go module proxy)", () => {
+  test("runs as uid 10001 from /config.yaml and answers gRPC health and an OTLP trace export on one port", async () => {
+    const [manifest] = archiveManifest(collector.archive);
+    const { config } = archiveConfig(collector.archive, manifest!.Config);
+    expect(config.User).toBe(`${OTEL_UID}:${OTEL_UID}`);
+    expect(collector.ref).toMatch(/^tinyhost-otel-collector:\d+\.\d+\.\d+$/);
+    const port = freePort();
+    const id = `tinyhost-test-collector-${process.pid}`;
+    // The host's network, so this process can call it; the port from the environment (the image's config says 2345).
+    const running = containerd.runImage(normalizeImageReference(collector.ref), [], { netHost: true, id, env: { GRPC_LISTEN_ADDRESS: `127.0.0.1:${port}` } });
+    try {
+      // grpc.health.v1.Health/Check with an empty service name; SERVING is field 1 = 1.
+      let health: Buffer = Buffer.alloc(0);
+      await waitUntil("the collector's gRPC health", async () => {
+        health = await grpcCall(`127.0.0.1:${port}`, "/grpc.health.v1.Health/Check", new Uint8Array());
+        return true;
+      }, 30_000, 200);
+      expect([...health]).toEqual([0x08, 0x01]);
+      // An empty ExportTraceServiceRequest is accepted: the OTLP trace service is on the same port.
+      const exported = await grpcCall(`127.0.0.1:${port}`, "/opentelemetry.proto.collector.trace.v1.TraceService/Export", new Uint8Array());
+      expect(exported.length).toBe(0);
+    } finally {
+      await containerd.ctr(["task", "kill", "--signal", "SIGTERM", id]).catch(() => undefined);
+      const r = await running;
+      expect(r.stderr).toContain("tinysystems otel gRPC server is starting");
+    }
   });
 });
 

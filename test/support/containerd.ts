@@ -49,6 +49,10 @@ export interface RunImageOptions {
   writableRoot?: boolean;
   /** Extra `ctr run --mount` specs, e.g. `type=bind,src=/x,dst=/y,options=rbind:ro`. */
   mounts?: string[];
+  /** Share the host's network (`--net-host`) so the test reaches a server in the container. */
+  netHost?: boolean;
+  /** Container id (default a new one), e.g. to stop it with `ctr task kill` while it serves. */
+  id?: string;
   /** Kill the container after this many ms (default 60,000). */
   timeoutMs?: number;
 }
@@ -120,11 +124,12 @@ export async function startContainerd(): Promise<PrivateContainerd> {
     logFile,
     ctr,
     async runImage(ref, argv, options = {}) {
-      const id = `tinyhost-test-${process.pid}-${++runs}`;
+      const id = options.id ?? `tinyhost-test-${process.pid}-${++runs}`;
       const env = Object.entries(options.env ?? {}).flatMap(([k, v]) => ["--env", `${k}=${v}`]);
       const cmd = [
         ctrBinary, "--address", address, "--namespace", namespace, "run", "--rm",
         ...(options.writableRoot ? [] : ["--read-only"]),
+        ...(options.netHost ? ["--net-host"] : []),
         "--seccomp",
         "--cgroup", "",
         ...DEFAULT_CAPABILITIES.flatMap((c) => ["--cap-drop", c]),

@@ -4,7 +4,7 @@ import { parseImageCommand } from "../../../scripts/image.ts";
 import { chooseDriver } from "../../../scripts/image/buildah.ts";
 import { contentKey } from "../../../scripts/image/cache.ts";
 import { debianSuite } from "../../../scripts/image/debian-base.ts";
-import { goSdkVersion } from "../../../scripts/image/go-peer-image.ts";
+import { goModuleVersion } from "../../../scripts/image/go-tool-images.ts";
 import { natsVersion } from "../../../scripts/image/nats-image.ts";
 import { FlagError } from "../../../src/cli/flags.ts";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -15,7 +15,7 @@ describe("parseImageCommand", () => {
   test("builds tinyhost by default, names in a fixed order, `all` for every image", () => {
     expect(parseImageCommand([], {})).toEqual({ names: ["tinyhost"], namespace: "k8s.io", help: false });
     expect(parseImageCommand(["go-peer", "nats", "nats"], {}).names).toEqual(["nats", "go-peer"]);
-    expect(parseImageCommand(["all"], {}).names).toEqual(["tinyhost", "nats", "go-peer"]);
+    expect(parseImageCommand(["all"], {}).names).toEqual(["tinyhost", "nats", "otel-collector", "go-peer"]);
   });
 
   test("--load, else TINYHOST_CONTAINERD_ADDRESS; --tag and --namespace", () => {
@@ -46,12 +46,14 @@ describe("image build rules", () => {
     expect(() => debianSuite("debian:99-slim")).toThrow("debian:99-slim");
   });
 
-  test("natsVersion and goSdkVersion read the versions the images are tagged with", () => {
+  test("natsVersion and goModuleVersion read the versions the images are tagged with", () => {
     expect(natsVersion("nats-server: v2.9.10\n")).toBe("2.9.10");
     expect(() => natsVersion("command not found")).toThrow("printed no version");
-    expect(goSdkVersion("module x\n\nrequire (\n\tgithub.com/tiny-systems/module v0.13.125\n)\n")).toBe("0.13.125");
-    expect(goSdkVersion()).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(() => goSdkVersion("module x\n")).toThrow("does not require");
+    const goMod = "module x\n\nrequire (\n\tgithub.com/tiny-systems/module v0.13.125\n\tgithub.com/tiny-systems/module-extra v9.9.9\n)\n";
+    expect(goModuleVersion("github.com/tiny-systems/module", goMod)).toBe("0.13.125");
+    expect(goModuleVersion("github.com/tiny-systems/module-extra", goMod)).toBe("9.9.9");
+    expect(goModuleVersion("github.com/tiny-systems/otel-collector")).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(() => goModuleVersion("github.com/x/y", "module x\n")).toThrow("does not require github.com/x/y");
   });
 
   test("chooseDriver: the store's existing driver, else overlay if it mounts, else vfs; TINYHOST_BUILDAH_DRIVER forces one", async () => {
