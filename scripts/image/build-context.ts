@@ -65,7 +65,8 @@ export async function writeArchive(ctx: BuildContext, id: string, ref: string, f
   const record = `${path}.id`;
   const recorded = `${id} ${ref}`;
   if (existsSync(path) && existsSync(record) && readFileSync(record, "utf8").trim() === recorded) return path;
-  const partial = `${path}.partial`;
+  // Per process: two builds writing the same archive at once each finish their own file, then rename.
+  const partial = `${path}.${process.pid}.partial`;
   rmSync(partial, { force: true });
   rmSync(record, { force: true });
   // By id, not by name: the archive then carries `ref` alone, not the store's localhost/ name too.
