@@ -5,8 +5,15 @@
 # securityContext. Checked statically by test/unit/dockerfile.test.ts (no Docker engine in CI); the
 # chart's way of running it by test/integration/chart-install.test.ts.
 
+# The two base images, as build arguments so a machine without a registry can build from local
+# equivalents (`npm run image`, scripts/image/; docs/operations.md "Building the image"). The
+# defaults are the public images; any replacement must be the same thing: Bun 1.4.4 on Debian 12
+# (glibc), and a Debian 12 slim root filesystem.
+ARG BUN_IMAGE=oven/bun:1.4.4-debian
+ARG BASE_IMAGE=debian:12.11-slim
+
 # ---- build: locked install, then `bun scripts/build.ts` (static registry + bun build --compile)
-FROM oven/bun:1.4.4-debian AS build
+FROM ${BUN_IMAGE} AS build
 WORKDIR /src
 # Manifests first so the install layer is cached while only sources change. Bun reads
 # package-lock.json and --frozen-lockfile fails on any drift from package.json, as `npm ci` does;
@@ -17,10 +24,12 @@ COPY scripts ./scripts
 COPY src ./src
 COPY components ./components
 COPY crds ./crds
+# The demo is in the binary (src/cli/commands/demo.ts imports examples/generate.ts).
+COPY examples ./examples
 RUN bun scripts/build.ts
 
 # ---- run: Debian slim (glibc for the Bun binary), nothing but the binary, non-root, no shell use.
-FROM debian:12.11-slim AS run
+FROM ${BASE_IMAGE} AS run
 COPY --from=build /src/dist/tinyhost /manager
 # The health probes (8081) and the gRPC fallback (8483), as the Deployment declares them.
 EXPOSE 8081 8483

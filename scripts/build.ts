@@ -32,6 +32,14 @@ const bun = process.execPath;
  */
 export const EXEC_ARGV: readonly string[] = [];
 
+/**
+ * The compiled binary's entry points: the CLI, and the script sandbox's worker
+ * (src/runtime/script/sandbox-worker.ts), a second entrypoint Bun embeds so
+ * `new Worker(new URL("./sandbox-worker.ts", import.meta.url))` finds it in the binary. Paths
+ * relative to the repository root (the Dockerfile's build stage copies what they import).
+ */
+export const ENTRYPOINTS: readonly string[] = ["src/cli/main.ts", "src/runtime/script/sandbox-worker.ts"];
+
 /** Rewrites rolldown's `__require("<pkg>")` in node_modules `.mjs` files into static imports. */
 export const staticRequirePlugin: BunPlugin = {
   name: "static-require",
@@ -63,10 +71,8 @@ if (import.meta.main) {
   const t0 = performance.now();
   // Only dev discovery's `import(`file://…`)` may stay dynamic; any other unresolved import fails the build.
   // bytecode: JSC bytecode compiled at build time; start-up no longer parses ~1,500 modules (110 ms → ~35 ms for `--version`).
-  // The script sandbox's worker (src/runtime/script/sandbox-worker.ts) is a second entrypoint: Bun
-  // embeds it and `new Worker(new URL("./sandbox-worker.ts", import.meta.url))` finds it in the binary.
   const result = await Bun.build({
-    entrypoints: [resolve(root, "src/cli/main.ts"), resolve(root, "src/runtime/script/sandbox-worker.ts")],
+    entrypoints: ENTRYPOINTS.map((e) => resolve(root, e)),
     compile: { outfile: resolve(root, "dist/tinyhost"), execArgv: [...EXEC_ARGV] },
     minify: true,
     sourcemap: "linked",

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "./binary.ts";
-import { parseInstructions, parseStages } from "./dockerfile.ts";
+import { parseInstructions, parseStages } from "../../scripts/image/dockerfile.ts";
 
 /** The repository's Dockerfile. */
 export const DOCKERFILE = join(ROOT, "Dockerfile");

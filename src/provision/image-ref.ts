@@ -116,3 +116,17 @@ function checkRegistry(registry: string, fail: (reason: string) => never): void 
   const hostOk = IPV6.test(host) || (host !== "" && host.split(".").every((label) => DOMAIN_LABEL.test(label)));
   if (!hostOk) fail(`the registry host ${JSON.stringify(host)} is not a host name, IPv4 or [IPv6] address`);
 }
+
+/**
+ * The fully qualified form containerd and the kubelet store `reference` under (Docker's
+ * `ParseNormalizedNamed`): no registry (or `index.docker.io`) means Docker Hub (`docker.io`), and a
+ * one-component path there is an official image under `library/` — `tinyhost:0.1.0` is
+ * `docker.io/library/tinyhost:0.1.0`. Tag and digest are kept.
+ * @throws ImageReferenceError from {@link parseImageReference}.
+ */
+export function normalizeImageReference(reference: string): string {
+  const ref = parseImageReference(reference);
+  const registry = ref.registry === undefined || ref.registry === "index.docker.io" ? "docker.io" : ref.registry;
+  const path = registry === "docker.io" && !ref.path.includes("/") ? `library/${ref.path}` : ref.path;
+  return `${registry}/${path}${ref.tag !== undefined ? `:${ref.tag}` : ""}${ref.digest !== undefined ? `@${ref.digest}` : ""}`;
+}

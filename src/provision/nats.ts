@@ -77,8 +77,11 @@ export function natsAuthSecret(namespace: string, token: string): ManifestObject
   };
 }
 
-/** The broker objects after the Secret: ConfigMap, headless Service, client Service, StatefulSet. */
-export function natsManifests(namespace: string): Manifest[] {
+/**
+ * The broker objects after the Secret: ConfigMap, headless Service, client Service, StatefulSet.
+ * @param image - the broker image (default {@link NATS_IMAGE}; any nats-server ≥ 2.9 that reads this config).
+ */
+export function natsManifests(namespace: string, image: string = NATS_IMAGE): Manifest[] {
   const config = natsConfig();
   const headless = `${NATS_NAME}-headless`;
   const ports = [
@@ -107,7 +110,7 @@ export function natsManifests(namespace: string): Manifest[] {
           containers: [
             {
               name: "nats",
-              image: NATS_IMAGE,
+              image,
               imagePullPolicy: "IfNotPresent",
               args: ["--config", `/etc/nats-config/${CONFIG_KEY}`],
               env: [

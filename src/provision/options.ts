@@ -5,6 +5,8 @@
 import { version as tinyhostVersion } from "../cli/version.ts";
 import { ProvisionInputError } from "./errors.ts";
 import { IMAGE_REFERENCE_FORM, ImageReferenceError, parseImageReference, type ImageReference } from "./image-ref.ts";
+import { NATS_IMAGE } from "./nats.ts";
+import { OTEL_IMAGE } from "./otel.ts";
 import { MAX_LABEL_LENGTH, sanitizeReleaseName } from "./sanitize.ts";
 
 /** Default runtime namespace (`tiny -n`, provision.md §1). */
@@ -35,6 +37,10 @@ export interface ProvisionInput {
   nats?: boolean;
   /** Install the OTEL collector and set OTLP_DSN; default true. */
   otel?: boolean;
+  /** Broker image; default {@link NATS_IMAGE} (e.g. a local build of Debian's nats-server, `npm run image -- nats`). */
+  natsImage?: string;
+  /** Collector image; default {@link OTEL_IMAGE}. */
+  otelImage?: string;
   /** `tinysystems.io/ingress-hostname-suffix` on the manager Ingress; default none. */
   ingressSuffix?: string;
   /** `ingressClassName` of the manager Ingress; default {@link DEFAULT_INGRESS_CLASS}. */
@@ -57,6 +63,10 @@ export interface ProvisionOptions {
   version: string;
   nats: boolean;
   otel: boolean;
+  /** Broker image reference. */
+  natsImage: string;
+  /** Collector image reference. */
+  otelImage: string;
   /** Empty = no suffix annotation. */
   ingressSuffix: string;
   ingressClass: string;
@@ -88,11 +98,26 @@ export function splitImage(image: string): { repository: string; tag: string } {
 }
 
 /**
+ * `image` checked against the image reference grammar (image-ref.ts); a digest is allowed.
+ * @throws ProvisionInputError (`flag`) quoting the value and what is wrong with it.
+ */
+function checkImage(flag: string, image: string): string {
+  try {
+    parseImageReference(image);
+  } catch (e) {
+    if (!(e instanceof ImageReferenceError)) throw e;
+    throw new ProvisionInputError(flag, `${JSON.stringify(image)} is not a valid image reference: ${e.reason}; expected ${IMAGE_REFERENCE_FORM}`);
+  }
+  return image;
+}
+
+/**
  * Validates and completes the options.
  * @throws ProvisionInputError naming the flag and value: namespace not a DNS label or reserved;
  *   name empty after sanitizing or too long for `<name>-manager-service`; image not a valid
  *   reference (image-ref.ts) or without a tag;
- *   version not semver (or starting with `v`, which `run` rejects, runtime-spec §9); ingress
+ *   version not semver (or starting with `v`, which `run` rejects, runtime-spec §9); NATS or
+ *   collector image not a valid reference; ingress
  *   suffix or class not a DNS name.
  */
 export function resolveOptions(input: ProvisionInput = {}): ProvisionOptions {
@@ -137,6 +162,8 @@ export function resolveOptions(input: ProvisionInput = {}): ProvisionOptions {
     version,
     nats: input.nats ?? true,
     otel: input.otel ?? true,
+    natsImage: checkImage("--nats-image", input.natsImage ?? NATS_IMAGE),
+    otelImage: checkImage("--otel-image", input.otelImage ?? OTEL_IMAGE),
     ingressSuffix,
     ingressClass,
     withCrHelpers: input.withCrHelpers ?? false,

@@ -31,8 +31,9 @@ function selector(): Record<string, string> {
  * The collector objects in apply order. The ConfigMap is the collector's environment (`envFrom`);
  * tinyhost applies it with no keys, so keys an operator adds (e.g. `NATS_URL` for trace
  * persistence, provision.md §5.4) are owned by that operator and survive re-provisioning.
+ * @param image - the collector image (default {@link OTEL_IMAGE}).
  */
-export function otelManifests(namespace: string): Manifest[] {
+export function otelManifests(namespace: string, image: string = OTEL_IMAGE): Manifest[] {
   const deployment: ManifestObject = {
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -48,7 +49,7 @@ export function otelManifests(namespace: string): Manifest[] {
           containers: [
             {
               name: "otel-collector",
-              image: OTEL_IMAGE,
+              image,
               imagePullPolicy: "IfNotPresent",
               ports: [{ name: "otlp-grpc", containerPort: OTEL_PORT, protocol: "TCP" }],
               envFrom: [{ configMapRef: { name: OTEL_NAME, optional: true } }],

@@ -41,3 +41,14 @@ export async function goTool(name: string): Promise<string> {
   if (!existsSync(path)) throw new Error(`Go test tool "${name}" was not built (is there a test/go/${name}/main.go?)`);
   return path;
 }
+
+/**
+ * Path of one Go tool when the cache already holds it for the current test/go sources, without
+ * building anything (the script's `--print-dir`); undefined otherwise. For callers that need one
+ * tool and not the rest of the script's work (helm).
+ */
+export function builtGoTool(name: string): string | undefined {
+  const r = Bun.spawnSync(["bash", join(ROOT, "scripts/build-go-tools.sh"), "--print-dir"], { stdout: "pipe", stderr: "ignore" });
+  const path = join(r.stdout.toString().trim(), name);
+  return r.exitCode === 0 && existsSync(path) ? path : undefined;
+}

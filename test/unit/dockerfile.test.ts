@@ -1,21 +1,26 @@
 /**
- * Static checks of the Dockerfile. No Docker engine runs here and hadolint installs from neither
- * Debian (no package) nor npm (the wrappers download a binary at install time), so this test
- * parses the Dockerfile itself and asserts the rules we want from it — the relevant hadolint
- * rules are named (DL3006/DL3007 pinned tags, DL3015 --no-install-recommends, DL3020 COPY not
- * ADD, DL3025 JSON ENTRYPOINT, DL3002 non-root last USER) plus ours: multi-stage, Bun version =
- * package.json's, locked install, only the binary in the final stage, entrypoint = the path the
- * Deployment runs, no HEALTHCHECK (Kubernetes probes do that job).
+ * Static checks of the Dockerfile (test/integration/image.test.ts builds and runs it). hadolint
+ * installs from neither Debian (no package) nor npm (the wrappers download a binary at install
+ * time), so this test parses the Dockerfile itself and asserts the rules we want from it — the
+ * relevant hadolint rules are named (DL3006/DL3007 pinned tags, DL3015 --no-install-recommends,
+ * DL3020 COPY not ADD, DL3025 JSON ENTRYPOINT, DL3002 non-root last USER) plus ours: base images
+ * as build arguments with the public images as defaults, multi-stage, Bun version =
+ * package.json's, locked install, the build stage copies every file the binary's sources import,
+ * only the binary in the final stage, entrypoint = the path the Deployment runs, no HEALTHCHECK
+ * (Kubernetes probes do that job).
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, relative, resolve } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { MODULE_BINARY, MODULE_UID } from "../../src/provision/index.ts";
-import { parseInstructions, parseStages } from "../../bench/lib/dockerfile.ts";
+import { globalArgs, parseInstructions, parseStages, substituteArgs } from "../../scripts/image/dockerfile.ts";
+import { BASE_IMAGE_ARG, BUN_IMAGE_ARG, baseImageDefaults } from "../../scripts/image/module-image.ts";
+import { ENTRYPOINTS } from "../../scripts/build.ts";
 import { imageEnv } from "../../bench/lib/image-env.ts";
 
-const TEXT = readFileSync(resolve(import.meta.dir, "../../Dockerfile"), "utf8");
+const ROOT = resolve(import.meta.dir, "../..");
+const TEXT = readFileSync(resolve(ROOT, "Dockerfile"), "utf8");
 const INSTRUCTIONS = parseInstructions(TEXT);
 const STAGES = parseStages(INSTRUCTIONS);
 const FINAL = STAGES.at(-1)!;
@@ -26,7 +31,55 @@ function imageTag(image: string): string | undefined {
   return at > 0 && !image.slice(at + 1).includes("/") ? image.slice(at + 1) : undefined;
 }
 
+/**
+ * Every repository file reachable by relative (or absolute) static and dynamic imports from
+ * `entries`, as paths relative to the root; bare package imports (node_modules) are not followed.
+ */
+function importedFiles(entries: readonly string[]): Set<string> {
+  const transpiler = new Bun.Transpiler({ loader: "ts" });
+  const seen = new Set<string>();
+  const queue = entries.map((e) => resolve(ROOT, e));
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    const rel = relative(ROOT, file);
+    if (seen.has(rel)) continue;
+    seen.add(rel);
+    if (!/\.(ts|tsx|js|mjs)$/.test(file)) continue;
+    // A shebang line is not TypeScript to the transpiler (Bun strips it when running the file).
+    const code = readFileSync(file, "utf8").replace(/^#!.*/, "");
+    for (const { path } of transpiler.scanImports(code)) {
+      if (!path.startsWith(".") && !path.startsWith("/")) continue;
+      const target = resolve(dirname(file), path);
+      if (!existsSync(target)) throw new Error(`${rel} imports ${path}, which does not exist`);
+      queue.push(target);
+    }
+  }
+  return seen;
+}
+
 describe("Dockerfile", () => {
+  test("takes its two base images as build arguments whose defaults are the public images a user builds with", () => {
+    expect([...globalArgs(INSTRUCTIONS).keys()]).toEqual([BUN_IMAGE_ARG, BASE_IMAGE_ARG]);
+    expect(STAGES.map((s) => s.from)).toEqual([`\${${BUN_IMAGE_ARG}}`, `\${${BASE_IMAGE_ARG}}`]);
+    const defaults = baseImageDefaults(TEXT);
+    expect(defaults.bunImage).toBe(`oven/bun:${pkg.devDependencies.bun}-debian`);
+    expect(defaults.baseImage).toMatch(/^debian:12\.\d+-slim$/);
+    // What npm run image builds in their place: Bun of package.json's version on Debian 12.
+    expect(defaults.bunVersion).toBe(pkg.devDependencies.bun);
+    expect(defaults.suite).toBe("bookworm");
+    expect(parseStages(INSTRUCTIONS, { [BUN_IMAGE_ARG]: "localhost/b:1", [BASE_IMAGE_ARG]: "localhost/d:2" }).map((s) => s.image)).toEqual(["localhost/b:1", "localhost/d:2"]);
+  });
+
+  test("copies into the build stage every repository file the binary's sources import", () => {
+    const copied = BUILD!.instructions
+      .filter((i) => i.keyword === "COPY" && !i.args.startsWith("--from"))
+      .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+    const covered = (file: string) => copied.some((src) => file === src || file.startsWith(`${src.replace(/\/$/, "")}/`));
+    const files = importedFiles([...ENTRYPOINTS, "scripts/build.ts", "scripts/gen-registry.ts"]);
+    expect(files.size).toBeGreaterThan(100);
+    expect([...files].filter((f) => !covered(f))).toEqual([]);
+  });
+
   test("is multi-stage, the final stage built FROM a base image", () => {
     expect(STAGES.length).toBeGreaterThanOrEqual(2);
     expect(STAGES.map((s) => s.name)).not.toContain(FINAL.image);
@@ -115,6 +168,16 @@ describe("Dockerfile parser (used by the checks above)", () => {
       ["FROM", "b:2.0", 6],
     ]);
     expect(parseStages(ins).map((s) => [s.image, s.name])).toEqual([["a:1.0", "one"], ["b:2.0", undefined]]);
+  });
+
+  test("resolves FROM from the ARGs before the first FROM, --build-arg values over defaults", () => {
+    const ins = parseInstructions('ARG A=a:1.0\nARG B="b:2.0"\nARG C\nFROM ${A} AS one\nARG A=ignored\nFROM $B\n');
+    expect([...globalArgs(ins)]).toEqual([["A", "a:1.0"], ["B", "b:2.0"], ["C", undefined]]);
+    expect(parseStages(ins).map((s) => [s.from, s.image])).toEqual([["${A}", "a:1.0"], ["$B", "b:2.0"]]);
+    expect(parseStages(ins, { B: "local/b:9", UNDECLARED: "x" }).map((s) => s.image)).toEqual(["a:1.0", "local/b:9"]);
+    expect(() => parseStages(parseInstructions("ARG C\nFROM ${C}\n"))).toThrow("build argument C has no value");
+    expect(() => globalArgs(parseInstructions("ARG 1bad=x\nFROM a\n"))).toThrow("line 1: ARG 1bad=x");
+    expect(substituteArgs("x-${A}-$A", new Map([["A", "1"]]))).toBe("x-1-1");
   });
 });
 

@@ -12,6 +12,8 @@ import {
   DEFAULT_NAMESPACE,
   DEFAULT_RELEASE,
   dryRunPlan,
+  NATS_IMAGE,
+  OTEL_IMAGE,
   planManifests,
   provision,
   ProvisionInputError,
@@ -38,6 +40,8 @@ Flags:
   --version <x.y.z>        module version passed to run (default: the image tag)
   --nats / --no-nats       install the NATS broker and set TINY_NATS_URL (default on)
   --otel / --no-otel       install the OTEL collector and set OTLP_DSN (default on)
+  --nats-image <ref>       broker image (default ${NATS_IMAGE}; \`npm run image -- nats\` builds one offline)
+  --otel-image <ref>       collector image (default ${OTEL_IMAGE})
   --ingress-suffix <host>  tinysystems.io/ingress-hostname-suffix on the manager Ingress
   --ingress-class <class>  ingressClassName of the manager Ingress (default ${DEFAULT_INGRESS_CLASS})
   --with-cr-helpers        grant tinyflows/tinyprojects/tinywidgetpages/tinyscenarios (see tinyhost rbac)
@@ -53,6 +57,8 @@ export const PROVISION_FLAGS = {
   version: { type: "string" },
   nats: { type: "boolean" },
   otel: { type: "boolean" },
+  "nats-image": { type: "string" },
+  "otel-image": { type: "string" },
   "ingress-suffix": { type: "string" },
   "ingress-class": { type: "string" },
   "with-cr-helpers": { type: "boolean" },
@@ -84,6 +90,8 @@ export const provisionCommand: CommandRunner = {
         version: flags.version,
         nats: flags.nats,
         otel: flags.otel,
+        natsImage: flags["nats-image"],
+        otelImage: flags["otel-image"],
         ingressSuffix: flags["ingress-suffix"],
         ingressClass: flags["ingress-class"],
         withCrHelpers: flags["with-cr-helpers"],

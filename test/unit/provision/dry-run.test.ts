@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import YAML from "yaml";
 import { provisionCommand } from "../../../src/cli/commands/provision.ts";
 import { parseRunClusterFlags } from "../../../src/cli/commands/run-cluster.ts";
-import { DRY_RUN_TOKEN, dryRunPlan, planManifests, resolveOptions, toYamlStream, type ManifestObject, type ProvisionInput } from "../../../src/provision/index.ts";
+import { DRY_RUN_TOKEN, dryRunPlan, NATS_IMAGE, OTEL_IMAGE, planManifests, resolveOptions, toYamlStream, type ManifestObject, type ProvisionInput } from "../../../src/provision/index.ts";
 
 const INPUT: ProvisionInput = { namespace: "prod", name: "shop", image: "ghcr.io/acme/shop:1.2.0", ingressSuffix: "apps.example.com" };
 
@@ -206,6 +206,15 @@ describe("dry-run plan", () => {
     expect(env.find((e) => e.name === "NATS_TOKEN")?.valueFrom).toEqual({ secretKeyRef: { name: "tinysystems-nats-auth", key: "token" } });
   });
 
+  test("runs the broker and the collector from the public images, or from the images given (a node with no registry)", () => {
+    const image = (list: ManifestObject[], kind: string, name: string) => podSpec(find(list, kind, name)).containers[0]!.image;
+    expect(image(objects(), "StatefulSet", "tinysystems-nats")).toBe(NATS_IMAGE);
+    expect(image(objects(), "Deployment", "tinysystems-otel-collector")).toBe(OTEL_IMAGE);
+    const local = objects({ ...INPUT, natsImage: "tinyhost-nats:2.9.10", otelImage: "localhost/collector:1@sha256:" + "a".repeat(64) });
+    expect(image(local, "StatefulSet", "tinysystems-nats")).toBe("tinyhost-nats:2.9.10");
+    expect(image(local, "Deployment", "tinysystems-otel-collector")).toBe("localhost/collector:1@sha256:" + "a".repeat(64));
+  });
+
   test("the YAML stream parses back to the same objects, identically on every render", () => {
     const text = toYamlStream(objects());
     expect(toYamlStream(objects())).toBe(text);
@@ -236,6 +245,7 @@ describe("tinyhost provision --dry-run", () => {
     console.error = () => {};
     try {
       expect(await provisionCommand.run(["--dry-run", "--image", "no-tag"])).toBe(2);
+      expect(await provisionCommand.run(["--dry-run", "--nats-image", "Bad/Upper:1"])).toBe(2);
     } finally {
       console.error = error;
     }

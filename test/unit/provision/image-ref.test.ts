@@ -1,6 +1,6 @@
 /** Image references (src/provision/image-ref.ts): the distribution/reference grammar, with reasons. */
 import { describe, expect, test } from "bun:test";
-import { ImageReferenceError, MAX_IMAGE_NAME_LENGTH, parseImageReference } from "../../../src/provision/image-ref.ts";
+import { ImageReferenceError, MAX_IMAGE_NAME_LENGTH, normalizeImageReference, parseImageReference } from "../../../src/provision/image-ref.ts";
 import { provisionCommand } from "../../../src/cli/commands/provision.ts";
 
 const HEX64 = "a".repeat(64);
@@ -52,6 +52,21 @@ describe("parseImageReference", () => {
     expect(reason("my image:1")).toBe("it contains white space");
     expect(reason("")).toBe("it is empty");
     expect(reason(`a/${"b".repeat(MAX_IMAGE_NAME_LENGTH)}:1`)).toBe(`the name is ${MAX_IMAGE_NAME_LENGTH + 2} characters (at most ${MAX_IMAGE_NAME_LENGTH})`);
+  });
+});
+
+describe("normalizeImageReference (the name containerd and the kubelet store)", () => {
+  test("completes Docker Hub names, keeps other registries, tags and digests", () => {
+    expect(normalizeImageReference("tinyhost:0.1.0")).toBe("docker.io/library/tinyhost:0.1.0");
+    expect(normalizeImageReference("acme/shop:1")).toBe("docker.io/acme/shop:1");
+    expect(normalizeImageReference("docker.io/nats:2")).toBe("docker.io/library/nats:2");
+    expect(normalizeImageReference("index.docker.io/nats:2")).toBe("docker.io/library/nats:2");
+    expect(normalizeImageReference("localhost/tinyhost-base/debian:x")).toBe("localhost/tinyhost-base/debian:x");
+    expect(normalizeImageReference("ghcr.io/tiny-systems/otel-collector:0.6.0")).toBe("ghcr.io/tiny-systems/otel-collector:0.6.0");
+    const digest = `sha256:${"b".repeat(64)}`;
+    expect(normalizeImageReference(`reg:5000/x@${digest}`)).toBe(`reg:5000/x@${digest}`);
+    expect(normalizeImageReference("busybox")).toBe("docker.io/library/busybox");
+    expect(() => normalizeImageReference("Bad/Upper")).toThrow(ImageReferenceError);
   });
 });
 

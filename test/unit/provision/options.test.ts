@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { DEFAULT_IMAGE, ProvisionInputError, resolveOptions, splitImage } from "../../../src/provision/index.ts";
+import { DEFAULT_IMAGE, NATS_IMAGE, OTEL_IMAGE, ProvisionInputError, resolveOptions, splitImage } from "../../../src/provision/index.ts";
 import { version } from "../../../src/cli/version.ts";
 
 function refusal(fn: () => unknown): ProvisionInputError {
@@ -31,7 +31,15 @@ describe("splitImage", () => {
 describe("resolveOptions", () => {
   test("defaults: namespace tinysystems, release tinyhost, this version's image, NATS and OTEL on", () => {
     const o = resolveOptions();
-    expect(o).toMatchObject({ namespace: "tinysystems", release: "tinyhost", image: DEFAULT_IMAGE, version, nats: true, otel: true, ingressClass: "nginx", ingressSuffix: "", withCrHelpers: false });
+    expect(o).toMatchObject({ namespace: "tinysystems", release: "tinyhost", image: DEFAULT_IMAGE, version, nats: true, otel: true, natsImage: NATS_IMAGE, otelImage: OTEL_IMAGE, ingressClass: "nginx", ingressSuffix: "", withCrHelpers: false });
+  });
+
+  test("takes broker and collector images, refusing one that is not an image reference", () => {
+    expect(resolveOptions({ natsImage: "tinyhost-nats:2.9.10", otelImage: "localhost/otel:dev" })).toMatchObject({ natsImage: "tinyhost-nats:2.9.10", otelImage: "localhost/otel:dev" });
+    const nats = refusal(() => resolveOptions({ natsImage: "<registry>/nats:2" }));
+    expect(nats.field).toBe("--nats-image");
+    expect(nats.message).toContain("<registry>");
+    expect(refusal(() => resolveOptions({ otelImage: "" })).field).toBe("--otel-image");
   });
 
   test("takes the version from the image tag unless given", () => {
