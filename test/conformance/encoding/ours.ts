@@ -1,0 +1,35 @@
+/** tinyhost's outcome of an encoding case: the same call made on src/golang/. */
+import { CsvParseError, GoCsvReader, writeGoCsv } from "../../../src/golang/csv.ts";
+import type { EncodingCase, GoOutcome } from "./types.ts";
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function csvRead(c: EncodingCase): GoOutcome {
+  const reader = new GoCsvReader(c.text ?? "", { comma: c.comma, trimLeadingSpace: c.trim, lazyQuotes: c.lazy, fieldsPerRecord: c.ragged ? -1 : 0 });
+  const records: string[][] = [];
+  try {
+    for (let r = reader.read(); r !== null; r = reader.read()) records.push(r);
+  } catch (err) {
+    if (!(err instanceof CsvParseError)) throw err;
+    return { records, error: err.message };
+  }
+  return { records };
+}
+
+/** Our outcome of `c`, shaped as Go's. */
+export function ours(c: EncodingCase): GoOutcome {
+  switch (c.op) {
+    case "csv_read":
+      return csvRead(c);
+    case "csv_write":
+      try {
+        return { text: writeGoCsv(c.records ?? [], c.comma) };
+      } catch (err) {
+        return { error: message(err) };
+      }
+    default:
+      return { error: `op ${c.op} not implemented here` };
+  }
+}
