@@ -8,11 +8,12 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { csvCases } from "./csv-cases.ts";
+import { jsonCases } from "./json-cases.ts";
 import { DIGEST_OVER, type EncodingCase, type GoOutcome } from "./types.ts";
 
 /** Every encoding case, in a stable order. */
 export function allEncodingCases(): EncodingCase[] {
-  return [...csvCases()];
+  return [...csvCases(), ...jsonCases()];
 }
 
 function digest(text: string): string {

@@ -1,5 +1,6 @@
 /** tinyhost's outcome of an encoding case: the same call made on src/golang/. */
 import { CsvParseError, GoCsvReader, writeGoCsv } from "../../../src/golang/csv.ts";
+import { marshalGoJson, parseGoJson } from "../../../src/golang/json.ts";
 import type { EncodingCase, GoOutcome } from "./types.ts";
 
 function message(err: unknown): string {
@@ -26,6 +27,18 @@ export function ours(c: EncodingCase): GoOutcome {
     case "csv_write":
       try {
         return { text: writeGoCsv(c.records ?? [], c.comma) };
+      } catch (err) {
+        return { error: message(err) };
+      }
+    case "json_decode":
+      try {
+        return { value: marshalGoJson(parseGoJson(c.text ?? "")) };
+      } catch (err) {
+        return { error: message(err) };
+      }
+    case "json_encode":
+      try {
+        return { text: marshalGoJson(c.value) };
       } catch (err) {
         return { error: message(err) };
       }
