@@ -8,12 +8,13 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { csvCases } from "./csv-cases.ts";
+import { fmtCases } from "./fmt-cases.ts";
 import { jsonCases } from "./json-cases.ts";
 import { DIGEST_OVER, type EncodingCase, type GoOutcome } from "./types.ts";
 
 /** Every encoding case, in a stable order. */
 export function allEncodingCases(): EncodingCase[] {
-  return [...csvCases(), ...jsonCases()];
+  return [...csvCases(), ...jsonCases(), ...fmtCases()];
 }
 
 function digest(text: string): string {

@@ -1,5 +1,6 @@
 /** tinyhost's outcome of an encoding case: the same call made on src/golang/. */
 import { CsvParseError, GoCsvReader, writeGoCsv } from "../../../src/golang/csv.ts";
+import { goSprint, goSprintf } from "../../../src/golang/fmt.ts";
 import { marshalGoJson, parseGoJson } from "../../../src/golang/json.ts";
 import type { EncodingCase, GoOutcome } from "./types.ts";
 
@@ -42,6 +43,11 @@ export function ours(c: EncodingCase): GoOutcome {
       } catch (err) {
         return { error: message(err) };
       }
+    case "sprint": {
+      // The oracle decodes the values with goccy: our values are what that decoding gives.
+      const values = parseGoJson(JSON.stringify(c.values ?? [])) as unknown[];
+      return { text: c.format === undefined ? goSprint(...values) : goSprintf(c.format, ...values) };
+    }
     default:
       return { error: `op ${c.op} not implemented here` };
   }
