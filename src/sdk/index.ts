@@ -122,10 +122,11 @@ export type { ScriptErrorCode } from "../runtime/script/errors.ts";
 export { timeoutMsOf, loadTimeoutMsOf, DEFAULT_TIMEOUT_MS, DEFAULT_LOAD_TIMEOUT_MS } from "../runtime/script/limits.ts";
 
 // Go's codecs, as the ported Go components use them (src/golang/; checked against Go in
-// test/conformance/encoding): encoding/csv, goccy/go-json, fmt, text helpers with Go's character classes.
+// test/conformance/encoding): encoding/csv, goccy/go-json, fmt, encoding/xml, text helpers with Go's character classes.
 export { GoCsvReader, CsvParseError, writeGoCsv, CSV_ERRORS } from "../golang/csv.ts";
 export type { CsvReadOptions } from "../golang/csv.ts";
 export { isGoSpace, trimGoSpace, utf8Bytes, utf8String, utf8Length, isRuneStart, wellFormed } from "../golang/unicode.ts";
 export { parseGoJson, marshalGoJson, formatGoJsonNumber, compareGoStrings, goObject, GoJsonError, GoJsonEncodeError, MAX_JSON_DEPTH } from "../golang/json.ts";
 export { goSprint, goSprintf, goSprintln, goQuote, goTypeName, formatFloat, formatHexFloat, isGoStringer } from "../golang/fmt.ts";
 export type { GoStringer } from "../golang/fmt.ts";
+export { encodeGoXml, escapeXmlText, GoXmlError } from "../golang/xml.ts";

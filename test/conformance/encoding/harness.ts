@@ -10,11 +10,12 @@ import { join } from "node:path";
 import { csvCases } from "./csv-cases.ts";
 import { fmtCases } from "./fmt-cases.ts";
 import { jsonCases } from "./json-cases.ts";
+import { xmlCases } from "./xml-cases.ts";
 import { DIGEST_OVER, type EncodingCase, type GoOutcome } from "./types.ts";
 
 /** Every encoding case, in a stable order. */
 export function allEncodingCases(): EncodingCase[] {
-  return [...csvCases(), ...jsonCases(), ...fmtCases()];
+  return [...csvCases(), ...jsonCases(), ...fmtCases(), ...xmlCases()];
 }
 
 function digest(text: string): string {

@@ -2,6 +2,7 @@
 import { CsvParseError, GoCsvReader, writeGoCsv } from "../../../src/golang/csv.ts";
 import { goSprint, goSprintf } from "../../../src/golang/fmt.ts";
 import { marshalGoJson, parseGoJson } from "../../../src/golang/json.ts";
+import { encodeGoXml } from "../../../src/golang/xml.ts";
 import type { EncodingCase, GoOutcome } from "./types.ts";
 
 function message(err: unknown): string {
@@ -48,6 +49,12 @@ export function ours(c: EncodingCase): GoOutcome {
       const values = parseGoJson(JSON.stringify(c.values ?? [])) as unknown[];
       return { text: c.format === undefined ? goSprint(...values) : goSprintf(c.format, ...values) };
     }
+    case "xml_encode":
+      try {
+        return { text: encodeGoXml(parseGoJson(JSON.stringify(c.value))) };
+      } catch (err) {
+        return { text: "", error: message(err) };
+      }
     default:
       return { error: `op ${c.op} not implemented here` };
   }
