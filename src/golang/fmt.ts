@@ -11,6 +11,7 @@
  * `%!verb(MISSING)` and `%!(EXTRA …)` texts. Not supported (printed as a bad verb): explicit
  * argument indexes `%[n]d`, `%p`, `%b` of floats, `%w`.
  */
+import { wellFormed } from "./unicode.ts";
 
 /** A Go value with a `String()` method and a Go type name (time.Time, time.Month …). */
 export interface GoStringer {
@@ -234,7 +235,7 @@ const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 /** Go `strconv.Quote` (or `QuoteToASCII` with `ascii`). */
 export function goQuote(s: string, ascii = false): string {
   let out = '"';
-  for (const ch of s.toWellFormed ? (s as string & { toWellFormed(): string }).toWellFormed() : s) out += quoteRune(ch, '"', ascii);
+  for (const ch of wellFormed(s)) out += quoteRune(ch, '"', ascii);
   return out + '"';
 }
 
