@@ -303,8 +303,11 @@ export function compareGoStrings(a: string, b: string): number {
 
 const HEX = "0123456789abcdef";
 
-/** goccy's string escaping with HTML escaping on (its `Marshal` default). */
-function appendString(s: string): string {
+/**
+ * goccy's string escaping with HTML escaping on (its `Marshal` default); encoding/json's differs
+ * only in writing `\b` and `\f` short.
+ */
+function appendString(s: string, flavor: JsonFlavor = "goccy"): string {
   const str = wellFormed(s);
   let out = '"';
   let run = 0;
@@ -317,6 +320,8 @@ function appendString(s: string): string {
     else if (c === 0x0a) out += "\\n";
     else if (c === 0x0d) out += "\\r";
     else if (c === 0x09) out += "\\t";
+    else if (flavor === "encoding/json" && c === 0x08) out += "\\b";
+    else if (flavor === "encoding/json" && c === 0x0c) out += "\\f";
     else if (c === 0x2028) out += "\\u2028";
     else if (c === 0x2029) out += "\\u2029";
     else out += "\\u00" + HEX[c >> 4]! + HEX[c & 0xf]!;
@@ -328,14 +333,21 @@ function appendString(s: string): string {
  * goccy `AppendFloat64`: `strconv.FormatFloat(v, 'f' or 'e', -1, 64)`, 'e' below 1e-6 and from
  * 1e21 on; the exponent has at least two digits (`1e-07`, `1e+21`); `-0` keeps its sign.
  */
-export function formatGoJsonNumber(v: number): string {
+export function formatGoJsonNumber(v: number, flavor: JsonFlavor = "goccy"): string {
   if (Object.is(v, -0)) return "-0";
   const s = String(v); // shortest round-trip digits; JS switches to exponents at the same bounds
+  if (flavor === "encoding/json") return s; // encoding/json trims e-07 to e-7, as JS writes it
   const e = s.indexOf("e");
   if (e < 0) return s;
   const exp = s.slice(e + 2);
   return exp.length === 1 ? `${s.slice(0, e + 2)}0${exp}` : s;
 }
+
+/**
+ * Which Go JSON package writes the text: `goccy` (github.com/goccy/go-json, the modules' own) or
+ * `encoding/json` (the standard library, which golang-jwt uses for token headers and claims).
+ */
+export type JsonFlavor = "goccy" | "encoding/json";
 
 /** A value that goccy cannot encode; `message` is goccy's text. code `JSON_UNSUPPORTED`. */
 export class GoJsonEncodeError extends TinyError<"JSON_UNSUPPORTED"> {
@@ -345,12 +357,12 @@ export class GoJsonEncodeError extends TinyError<"JSON_UNSUPPORTED"> {
 }
 
 /**
- * Encodes a JSON value as goccy's `Marshal` encodes the `any` it was decoded into: no spaces,
- * object keys in Go's sorted order, Go's string escaping and number format.
+ * Encodes a JSON value as goccy's `Marshal` (or encoding/json's, by `flavor`) encodes the `any` it
+ * was decoded into: no spaces, object keys in Go's sorted order, Go's string escaping and numbers.
  * @throws GoJsonEncodeError for a non-finite number (`json: unsupported value: +Inf`), a value that
  *   is not JSON data, or a cycle.
  */
-export function marshalGoJson(value: unknown): string {
+export function marshalGoJson(value: unknown, flavor: JsonFlavor = "goccy"): string {
   const parts: string[] = [];
   const open = new Set<object>();
   // An explicit stack, so nesting as deep as goccy decodes (10000) does not exhaust the call stack.
@@ -377,10 +389,10 @@ export function marshalGoJson(value: unknown): string {
         continue;
       case "number":
         if (!Number.isFinite(v)) throw new GoJsonEncodeError(`json: unsupported value: ${Number.isNaN(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf"}`);
-        parts.push(formatGoJsonNumber(v));
+        parts.push(formatGoJsonNumber(v, flavor));
         continue;
       case "string":
-        parts.push(appendString(v));
+        parts.push(appendString(v, flavor));
         continue;
       case "object":
         break;
@@ -400,7 +412,7 @@ export function marshalGoJson(value: unknown): string {
       tasks.push({ text: "{" });
       Object.keys(obj)
         .sort(compareGoStrings)
-        .forEach((k, i) => tasks.push({ text: (i > 0 ? "," : "") + appendString(k) + ":" }, { value: (obj as Record<string, unknown>)[k] }));
+        .forEach((k, i) => tasks.push({ text: (i > 0 ? "," : "") + appendString(k, flavor) + ":" }, { value: (obj as Record<string, unknown>)[k] }));
       tasks.push({ text: "}" });
     }
     tasks.push({ leave: obj });

@@ -66,7 +66,7 @@ export type { PlatformOptions } from "../runtime/schema/keywords.ts";
 export { toPlatformSchema } from "../runtime/schema/platform.ts";
 export type { PlatformSchema } from "../runtime/schema/platform.ts";
 export type { JsonSchemaObject } from "../runtime/schema/json.ts";
-export { contextField, stringEnum, contentTypeField, HeaderSchema, ErrorMessageSchema, HTTP_METHODS, CONTENT_TYPES } from "./fields.ts";
+export { contextField, stringEnum, contentTypeField, HeaderSchema, ErrorMessageSchema, HTTP_METHODS, CONTENT_TYPES, JWT_SIGNING_METHODS, jwtSigningMethodField, jwtClaimsSchema, withGoClaimsDef } from "./fields.ts";
 export type { ContextFieldOptions, Header } from "./fields.ts";
 export { redact } from "../runtime/runner/status.ts";
 export { omitEmpty, marshalGoJson } from "./go-json.ts";
@@ -122,7 +122,7 @@ export type { ScriptErrorCode } from "../runtime/script/errors.ts";
 export { timeoutMsOf, loadTimeoutMsOf, DEFAULT_TIMEOUT_MS, DEFAULT_LOAD_TIMEOUT_MS } from "../runtime/script/limits.ts";
 
 // Go's codecs, as the ported Go components use them (src/golang/; checked against Go in
-// test/conformance/encoding): encoding/csv, goccy/go-json, fmt, encoding/xml, text helpers with Go's character classes.
+// test/conformance/encoding): encoding/csv, goccy/go-json, fmt, encoding/xml, golang-jwt, text helpers with Go's character classes.
 export { GoCsvReader, CsvParseError, writeGoCsv, CSV_ERRORS } from "../golang/csv.ts";
 export type { CsvReadOptions } from "../golang/csv.ts";
 export { isGoSpace, trimGoSpace, utf8Bytes, utf8String, utf8Length, isRuneStart, wellFormed } from "../golang/unicode.ts";
@@ -130,3 +130,4 @@ export { parseGoJson, marshalGoJson, formatGoJsonNumber, compareGoStrings, goObj
 export { goSprint, goSprintf, goSprintln, goQuote, goTypeName, formatFloat, formatHexFloat, isGoStringer } from "../golang/fmt.ts";
 export type { GoStringer } from "../golang/fmt.ts";
 export { encodeGoXml, escapeXmlText, GoXmlError } from "../golang/xml.ts";
+export { signGoJwt, verifyGoJwt, GoJwtError, encodeSegment, decodeSegment } from "../golang/jwt.ts";

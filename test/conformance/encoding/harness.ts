@@ -10,12 +10,13 @@ import { join } from "node:path";
 import { csvCases } from "./csv-cases.ts";
 import { fmtCases } from "./fmt-cases.ts";
 import { jsonCases } from "./json-cases.ts";
+import { jwtCases } from "./jwt-cases.ts";
 import { xmlCases } from "./xml-cases.ts";
 import { DIGEST_OVER, type EncodingCase, type GoOutcome } from "./types.ts";
 
 /** Every encoding case, in a stable order. */
 export function allEncodingCases(): EncodingCase[] {
-  return [...csvCases(), ...jsonCases(), ...fmtCases(), ...xmlCases()];
+  return [...csvCases(), ...jsonCases(), ...fmtCases(), ...xmlCases(), ...jwtCases()];
 }
 
 function digest(text: string): string {

@@ -2,6 +2,7 @@
 import { CsvParseError, GoCsvReader, writeGoCsv } from "../../../src/golang/csv.ts";
 import { goSprint, goSprintf } from "../../../src/golang/fmt.ts";
 import { marshalGoJson, parseGoJson } from "../../../src/golang/json.ts";
+import { signGoJwt, verifyGoJwt } from "../../../src/golang/jwt.ts";
 import { encodeGoXml } from "../../../src/golang/xml.ts";
 import type { EncodingCase, GoOutcome } from "./types.ts";
 
@@ -54,6 +55,18 @@ export function ours(c: EncodingCase): GoOutcome {
         return { text: encodeGoXml(parseGoJson(JSON.stringify(c.value))) };
       } catch (err) {
         return { text: "", error: message(err) };
+      }
+    case "jwt_sign":
+      try {
+        return { token: signGoJwt(c.method ?? "", parseGoJson(c.claims ?? "{}") as Record<string, unknown>, c.key ?? "") };
+      } catch (err) {
+        return { error: message(err) };
+      }
+    case "jwt_parse":
+      try {
+        return { claims: marshalGoJson(verifyGoJwt(c.token ?? "", c.method ?? "", c.key ?? "")) };
+      } catch (err) {
+        return { error: message(err) };
       }
     default:
       return { error: `op ${c.op} not implemented here` };
