@@ -7,7 +7,7 @@
  * numbers as Go formats float64 (`1e+21`, `1e-07`). A JSON document always encodes, so the error
  * port (with `enableErrorPort`) only ever carries a value that is not JSON data.
  */
-import { defineComponent, fail, GoJsonEncodeError, mark, marshalGoJson, source, target, Type, type Static } from "tinyhost";
+import { defineComponent, fail, GoJsonEncodeError, mark, marshalGoJson, source, target, Type, type Static, unnamed } from "tinyhost";
 
 const Settings = Type.Object(
   { enableErrorPort: Type.Boolean({ title: "Enable Error Port", description: "If error happen, error port will emit an error message" }) },
@@ -18,7 +18,7 @@ type Settings = Static<typeof Settings>;
 const Request = Type.Object(
   {
     context: Type.Optional(mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Arbitrary message to be send alongside with encoded message" })),
-    document: mark(Type.Unknown(), { configurable: true, title: "Input object", description: "" }),
+    document: unnamed(mark(Type.Unknown(), { configurable: true, title: "Input object", description: "" })), // Go `any` field: inline
   },
   { $id: "Request" },
 );

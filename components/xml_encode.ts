@@ -11,7 +11,7 @@
  * `xml: unsupported type: map[string]interface {}`; a key that is not an XML name fails the hop,
  * or with `enableErrorPort` goes to `error`.
  */
-import { defineComponent, encodeGoXml, fail, GoXmlError, mark, source, target, Type, type Static } from "tinyhost";
+import { defineComponent, encodeGoXml, fail, GoXmlError, mark, source, target, Type, type Static, unnamed } from "tinyhost";
 
 const Settings = Type.Object(
   { enableErrorPort: Type.Boolean({ title: "Enable Error Port", description: "If error happen, error port will emit an error message" }) },
@@ -22,7 +22,7 @@ type Settings = Static<typeof Settings>;
 const Request = Type.Object(
   {
     context: Type.Optional(mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Arbitrary message to be send alongside with encoded message" })),
-    document: mark(Type.Unknown(), { configurable: true, title: "Input object", description: "" }),
+    document: unnamed(mark(Type.Unknown(), { configurable: true, title: "Input object", description: "" })), // Go `any` field: inline
   },
   { $id: "Request" },
 );
