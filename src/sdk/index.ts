@@ -122,7 +122,7 @@ export type { ScriptErrorCode } from "../runtime/script/errors.ts";
 export { timeoutMsOf, loadTimeoutMsOf, DEFAULT_TIMEOUT_MS, DEFAULT_LOAD_TIMEOUT_MS } from "../runtime/script/limits.ts";
 
 // Go's codecs, as the ported Go components use them (src/golang/; checked against Go in
-// test/conformance/encoding): encoding/csv, goccy/go-json, fmt, encoding/xml, golang-jwt, text helpers with Go's character classes.
+// test/conformance/encoding): encoding/csv, goccy/go-json, fmt, encoding/xml, golang-jwt, text/template, time, text helpers.
 export { GoCsvReader, CsvParseError, writeGoCsv, CSV_ERRORS } from "../golang/csv.ts";
 export type { CsvReadOptions } from "../golang/csv.ts";
 export { isGoSpace, trimGoSpace, utf8Bytes, utf8String, utf8Length, isRuneStart, wellFormed } from "../golang/unicode.ts";
@@ -131,3 +131,6 @@ export { goSprint, goSprintf, goSprintln, goQuote, goTypeName, formatFloat, form
 export type { GoStringer } from "../golang/fmt.ts";
 export { encodeGoXml, escapeXmlText, GoXmlError } from "../golang/xml.ts";
 export { signGoJwt, verifyGoJwt, GoJwtError, encodeSegment, decodeSegment } from "../golang/jwt.ts";
+export { GoTemplateSet, TemplateExecError, TemplateParseError, BUILTINS as TEMPLATE_BUILTINS, htmlEscape, jsEscape } from "../golang/template/index.ts";
+export type { GoFunc, ExecLimits } from "../golang/template/index.ts";
+export { GoTime, GoNamedInt } from "../golang/time.ts";

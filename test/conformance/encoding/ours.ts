@@ -4,7 +4,39 @@ import { goSprint, goSprintf } from "../../../src/golang/fmt.ts";
 import { marshalGoJson, parseGoJson } from "../../../src/golang/json.ts";
 import { signGoJwt, verifyGoJwt } from "../../../src/golang/jwt.ts";
 import { encodeGoXml } from "../../../src/golang/xml.ts";
+import { GoTemplateSet, TemplateExecError, TemplateParseError, type GoFunc } from "../../../src/golang/template/index.ts";
+import { GoTime } from "../../../src/golang/time.ts";
 import type { EncodingCase, GoOutcome } from "./types.ts";
+
+/** The oracle's `template` op: one set per template with every partial, `now` fixed. */
+function render(c: EncodingCase): GoOutcome {
+  const ms = Date.parse(c.now!);
+  const nanos = Number((/\.(\d+)/.exec(c.now!)?.[1] ?? "").padEnd(9, "0").slice(3, 9));
+  const funcs = new Map<string, GoFunc>([
+    ["now", { params: [], call: () => new GoTime(ms, nanos) }],
+    ["builtWith", { params: [], call: () => '<a href="https://tinysystems.io?from=builtwith" target="_blank">Built with Tiny Systems</a>' }],
+  ]);
+  const sets = new Map<string, GoTemplateSet>();
+  try {
+    for (const t of c.templates ?? []) {
+      const set = new GoTemplateSet(funcs);
+      set.parse(t.name, t.content);
+      for (const p of c.partials ?? []) set.parse(p.name, p.content);
+      sets.set(t.name, set);
+    }
+  } catch (err) {
+    if (err instanceof TemplateParseError) return { parseError: err.message };
+    throw err;
+  }
+  const set = sets.get(c.name!);
+  if (!set) return { error: "template not found" };
+  try {
+    return { text: set.execute(c.name!, c.data ? parseGoJson(c.data) : null) };
+  } catch (err) {
+    if (err instanceof TemplateExecError) return { error: err.message };
+    throw err;
+  }
+}
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -68,6 +100,8 @@ export function ours(c: EncodingCase): GoOutcome {
       } catch (err) {
         return { error: message(err) };
       }
+    case "template":
+      return render(c);
     default:
       return { error: `op ${c.op} not implemented here` };
   }
