@@ -26,7 +26,7 @@ process.env.TINYHOST_LOG_LEVEL ??= "silent";
 
 const registry = await discoverComponents(resolve(import.meta.dir, "../../components"));
 /** The encoding-module's components (test/go/schemas/cases_encoding.go). */
-const ENCODING = ["csv_decode", "csv_encode", "json_decode", "json_encode", "xml_encode", "jwt_encode", "jwt_decode", "text_chunk"];
+const ENCODING = ["csv_decode", "csv_encode", "json_decode", "json_encode", "xml_encode", "jwt_encode", "jwt_decode", "text_chunk", "go_template"];
 const BUNDLED = [
   ...["async", "delay", "transform", "array_split", "signal", "ticker", "cron", "debug", "counter", "router", "http_server", "http_request", "js_eval"],
   ...["budget_guard", "run_start", "run_status", "chat", "form", "flow_telemetry", "http_auth_parse", "promql_query", "logql_query"],
@@ -197,6 +197,10 @@ const STATES: Record<string, StateRecipe> = {
   "jwt_decode/error-port": { settings: { enableErrorPort: true } },
   "text_chunk/default": {},
   "text_chunk/error-port": { settings: { chunkSize: 100, overlap: 20, splitOn: "line", maxChunks: 50, enableErrorPort: true } },
+  "go_template/default": {},
+  "go_template/custom": {
+    settings: { enableErrorPort: true, templates: [{ name: "greeting.txt", content: "Hello {{.name}}" }, { name: "list.txt", content: "{{range .}}{{.}},{{end}}" }], partials: [] },
+  },
 };
 
 /**
@@ -304,6 +308,8 @@ const SCHEMA_DIFFERENCES: { cases: string[]; ports: string[]; def: string; prope
  */
 const CONFIGURATION_DIFFERENCES: { cases: string[]; port: string; key: string; ours: unknown }[] = [
   { cases: ["jwt_encode/default", "jwt_encode/error-port", "jwt_decode/default", "jwt_decode/error-port"], port: "request", key: "signingMethod", ours: "HS256" },
+  { cases: ["go_template/default"], port: "request", key: "template", ours: "home.html" },
+  { cases: ["go_template/custom"], port: "request", key: "template", ours: "greeting.txt" },
 ];
 
 /** Go's schema with the deliberate differences applied (asserting each is still there). */
@@ -613,6 +619,9 @@ const PROBES: Probe[] = [
   { id: "textchunk-settings-empty", component: "text_chunk", port: "_settings", data: {} },
   { id: "textchunk-settings-negative-overlap", component: "text_chunk", port: "_settings", data: { chunkSize: 10, overlap: -1, splitOn: "weird" } },
   { id: "textchunk-request-text-null", component: "text_chunk", port: "request", data: { text: null, context: [1] } },
+  { id: "gotemplate-request-template-number", component: "go_template", port: "request", data: { template: 1 } },
+  { id: "gotemplate-request-full", component: "go_template", port: "request", data: { template: "home.html", renderData: { a: [1] }, context: "c" } },
+  { id: "gotemplate-settings-templates-null", component: "go_template", port: "_settings", data: { enableErrorPort: true, templates: null, partials: [{ name: "p", Content: "x" }] } },
 ];
 
 /**
