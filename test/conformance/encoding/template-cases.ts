@@ -5,6 +5,7 @@
  * JSON: `T` below stands for Go's `tVal`), parse errors from parse_test.go, and hostile
  * templates (deep nesting, recursion, huge ranges, odd data).
  */
+import { DEFAULT_SETTINGS } from "../../../components/go_template.ts";
 import type { EncodingCase } from "./types.ts";
 
 /** Go's `tVal` of exec_test.go as a JSON document (its fields that JSON can hold). */
@@ -268,25 +269,8 @@ const PARSE_ERRORS: string[] = [
 
 const NOW = "2026-03-01T10:04:05.123456789Z";
 
-const DEFAULTS = {
-  templates: [
-    { name: "home.html", content: '{{template "layout.html" .}}\n{{define "title"}}Welcome.{{end}}\n{{define "content"}}\nWelcome\n{{end}}' },
-    { name: "page1.html", content: "{{template \"layout.html\" .}}\n{{define \"title\"}} Page one.{{end}}\n{{define \"content\"}}\nI'm page 1\n{{end}}" },
-    { name: "page2.html", content: "{{template \"layout.html\" .}}\n{{define \"title\"}} Page 2 title {{end}}\n{{define \"content\"}}\nI'm page 2\n{{end}}" },
-  ],
-  partials: [
-    {
-      name: "layout.html",
-      content:
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<title>{{block "title" .}}{{end}}</title>\n</head>\n<body>\n{{block "nav" . }}{{end}}\n<div style="padding:20px">\n{{block "content" .}}{{end}}\n</div>\n{{block "footer" .}}{{end}}\n</body>\n</html>',
-    },
-    { name: "footer.html", content: '{{define "footer"}}\n<hr/>\n<div style="text-align:center">\n <p>&copy; {{now.UTC.Year}}</p>\n <p>{{builtWith}}</p>\n</div>\n{{end}}' },
-    { name: "nav.html", content: '{{define "nav"}}\n<div>\n <a href="/">Home page</a>\n <a href="/page1">Page1</a>\n <a href="/page2">Page2</a>\n</div>\n{{end}}' },
-  ],
-};
-
-/** The component's default settings (Go defaultEngineSettings), for tests. */
-export const GO_TEMPLATE_DEFAULTS = DEFAULTS;
+/** The component's defaults (Go defaultEngineSettings; port parity pins them to Go's). */
+const DEFAULTS = { templates: DEFAULT_SETTINGS.templates, partials: DEFAULT_SETTINGS.partials };
 
 const OWN: [string, string, unknown][] = [
   ["json-numbers", "{{.a}} {{.b}} {{.c}} {{.d}} {{printf \"%v %d %.2f\" .a .a .a}}", { a: 1000000, b: 123456, c: 0.000001, d: -0.5 }],
