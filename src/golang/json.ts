@@ -12,7 +12,7 @@
  * checked against goccy itself in test/conformance/encoding.
  */
 import { TinyError } from "../sdk/errors.ts";
-import { utf8Bytes, utf8String, wellFormed } from "./unicode.ts";
+import { compareGoStrings, utf8Bytes, utf8String, wellFormed } from "./unicode.ts";
 
 /** goccy's `maxDecodeNestingDepth`: objects and arrays nest at most this deep. */
 export const MAX_JSON_DEPTH = 10000;
@@ -285,22 +285,6 @@ export function goObject(entries: Map<string, unknown>): Record<string, unknown>
   return out;
 }
 
-/** Go's string order: by UTF-8 bytes, which is code-point order (not JavaScript's UTF-16 order). */
-export function compareGoStrings(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    // A surrogate (a code point above U+FFFF) sorts after every BMP character in code-point order.
-    const xs = x >= 0xd800 && x <= 0xdfff;
-    const ys = y >= 0xd800 && y <= 0xdfff;
-    if (xs !== ys) return xs ? 1 : -1;
-    return x - y;
-  }
-  return a.length - b.length;
-}
-
 const HEX = "0123456789abcdef";
 
 /**
@@ -410,7 +394,9 @@ export function marshalGoJson(value: unknown, flavor: JsonFlavor = "goccy"): str
       tasks.push({ text: "]" });
     } else {
       tasks.push({ text: "{" });
+      // An `undefined` member is no JSON value: left out, as JSON.stringify does (JSON-decoded data has none).
       Object.keys(obj)
+        .filter((k) => (obj as Record<string, unknown>)[k] !== undefined)
         .sort(compareGoStrings)
         .forEach((k, i) => tasks.push({ text: (i > 0 ? "," : "") + appendString(k, flavor) + ":" }, { value: (obj as Record<string, unknown>)[k] }));
       tasks.push({ text: "}" });

@@ -15,7 +15,7 @@
  */
 import { TinyError } from "../sdk/errors.ts";
 import { formatFloat } from "./fmt.ts";
-import { compareGoStrings } from "./json.ts";
+import { compareGoStrings } from "./unicode.ts";
 import { wellFormed } from "./unicode.ts";
 
 /** A value that cannot be written as XML; `message` names the key. code `XML_ENCODE`. */

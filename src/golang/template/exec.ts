@@ -14,7 +14,7 @@
  */
 import { TinyError } from "../../sdk/errors.ts";
 import { goSprint, goSprintf, goSprintln, goTypeName, isGoStringer } from "../fmt.ts";
-import { compareGoStrings } from "../json.ts";
+import { compareGoStrings } from "../unicode.ts";
 import { utf8Length } from "../unicode.ts";
 import { nodeString, type ArgNode, type CommandNode, type ControlNode, type ListNode, type Node, type PipeNode, type Tree } from "./parse.ts";
 
