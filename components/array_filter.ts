@@ -12,7 +12,7 @@
  * Go tags the component `agent_tool` without implementing `AgentTool()`, so the platform lists it as
  * a tool whose calls Go refuses; this port serves the calls (request → result, docs/compatibility.md).
  */
-import { compileQuery, defineComponent, fail, formatGoValue, goTypeName, omitEmpty, source, target, TinyError, Type, type Query } from "tinyhost";
+import { compileQuery, defineComponent, fail, goSprint, goTypeName, omitEmpty, source, target, TinyError, Type, type Query } from "tinyhost";
 
 /** Go writes `context` with `omitempty`: a null context is left out of the output. */
 const OMIT_CONTEXT = { interfaces: ["context" as const] };
@@ -83,7 +83,7 @@ interface FilterSettings {
  */
 function matches(query: Query, item: unknown): boolean {
   const value = query.evaluate(item);
-  if (typeof value !== "boolean") throw new Error(`predicate answered ${formatGoValue(value)} (${goTypeName(value)}), not true or false`);
+  if (typeof value !== "boolean") throw new Error(`predicate answered ${goSprint(value)} (${goTypeName(value)}), not true or false`);
   return value;
 }
 

@@ -148,7 +148,7 @@ const dec = new TextDecoder();
 function encodeGroup(g: Group): string {
   const items: Record<string, unknown> = {};
   for (const [i, v] of g.items) items[String(i)] = v;
-  return `{"firstSeen":${JSON.stringify(formatRfc3339Nano(new Date(g.firstSeen)))},"total":${g.total},"context":${marshalGoJson(g.context)},"items":${marshalGoJson(items)}}`;
+  return `{"firstSeen":${JSON.stringify(formatRfc3339Nano(new Date(g.firstSeen)))},"total":${g.total},"context":${marshalGoJson(g.context, "encoding/json")},"items":${marshalGoJson(items, "encoding/json")}}`;
 }
 
 /** A stored group, or undefined when it is not readable (Go: Unmarshal fails → the buffer can never complete). */

@@ -6,7 +6,7 @@
  * `true`, `map[a:1]`); a missing path, a `null`, or a path through anything but an object groups
  * under `""`. An empty `groupByPath` fails the hop.
  */
-import { compareGoStrings, defineComponent, fail, formatGoValue, omitEmpty, source, target, TinyError, Type } from "tinyhost";
+import { compareGoStrings, defineComponent, fail, goSprint, omitEmpty, source, target, TinyError, Type } from "tinyhost";
 
 /** Go writes `context` with `omitempty`: a null context is left out of the output. */
 const OMIT_CONTEXT = { interfaces: ["context" as const] };
@@ -55,7 +55,7 @@ function keyOf(item: unknown, path: readonly string[]): string {
     const o = current as Record<string, unknown>;
     current = Object.hasOwn(o, part) ? o[part] : undefined;
   }
-  return current === null || current === undefined ? "" : formatGoValue(current);
+  return current === null || current === undefined ? "" : goSprint(current);
 }
 
 

@@ -108,7 +108,7 @@ export default defineComponent({
         self.memory = config;
         return;
       }
-      const refused = rejectedNow(self.state.set(CONFIG_KEY, marshalGoJson(config)));
+      const refused = rejectedNow(self.state.set(CONFIG_KEY, marshalGoJson(config, "encoding/json")));
       if (refused) return fail(refused.reason);
       return;
     }

@@ -320,7 +320,7 @@ export default defineComponent({
         return undefined;
       }
       if (data.operation !== "store") return new KvStoreError(`unknown operation: ${data.operation}`);
-      const json = marshalGoJson(document);
+      const json = marshalGoJson(document, "encoding/json");
       const size = Buffer.byteLength(json, "utf8");
       if (size > MAX_RECORD_BYTES) return new KvStoreError(`document too large: ${size} bytes (max ${MAX_RECORD_BYTES})`);
       if ((await state.get(key)) === undefined) {

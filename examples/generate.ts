@@ -371,6 +371,50 @@ export function statusBoard(o: ExampleOptions = {}): FlowDescription {
   };
 }
 
+/** The CSV a "csv-report" run starts with (a quoted comma, numbers and booleans to infer). */
+export const CSV_REPORT_INPUT = 'name,restarts,ready\napi-1,0,true\n"web, edge",7,false\nworker-3,12,true\n';
+
+/**
+ * "csv-report" (the encoding-module's components): a signal carries a CSV export;
+ * csv_decode turns it into rows (numbers and booleans inferred), csv_encode writes the columns a
+ * report wants as a semicolon file, json_encode the rows as JSON, and jwt_encode signs a summary
+ * of the run; debug nodes show the report and the token.
+ */
+export function csvReport(o: ExampleOptions = {}): FlowDescription {
+  return {
+    project: EXAMPLES_PROJECT,
+    projectTitle: "tinyhost examples",
+    flow: "csv-report",
+    description: "A CSV export → rows → a semicolon report of chosen columns, the rows as JSON, and a signed token summarising the run.",
+    module: o.module ?? EXAMPLES_MODULE,
+    nodes: {
+      start: { component: "signal", label: "CSV export", settings: { context: { file: "pods.csv", csv: CSV_REPORT_INPUT } }, startSignal: { send: true }, position: [40, 160] },
+      decode: { component: "csv_decode", label: "Parse CSV", settings: { delimiter: "comma", inferTypes: true, maxRows: 1000, rows: [{ name: "api-1", restarts: 0, ready: true }] }, position: [300, 160] },
+      report: { component: "csv_encode", label: "Restarts report", settings: { delimiter: "semicolon", columns: ["name", "restarts"] }, position: [580, 60] },
+      json: { component: "json_encode", label: "Rows as JSON", settings: { enableErrorPort: false }, position: [580, 200] },
+      sign: { component: "jwt_encode", label: "Sign summary", settings: { enableErrorPort: true }, position: [580, 340] },
+      show: { component: "debug", label: "Report", position: [860, 60] },
+      showJson: { component: "debug", label: "JSON", position: [860, 200] },
+      token: { component: "debug", label: "Token", position: [860, 340] },
+      signError: { component: "debug", label: "Signing failed", position: [860, 460] },
+    },
+    edges: [
+      { from: "start:out", to: "decode:request", configuration: { context: "{{$.file}}", encoded: "{{$.csv}}" } },
+      { from: "decode:response", to: "report:request", configuration: { context: "{{$.context}}", rows: "{{$.rows}}" } },
+      { from: "decode:response", to: "json:request", configuration: { context: "{{$.context}}", document: "{{$.rows}}" } },
+      {
+        from: "decode:response",
+        to: "sign:request",
+        configuration: { context: "{{$.context}}", signingMethod: "HS256", claims: { sub: "{{$.context}}", rows: "{{$.count}}", truncated: "{{$.truncated}}" }, key: "dev-only-secret" },
+      },
+      { from: "report:response", to: "show:in", configuration: { file: "{{$.context}}", columns: "{{$.columns}}", csv: "{{$.encoded}}" } },
+      { from: "json:response", to: "showJson:in", configuration: { file: "{{$.context}}", json: "{{$.encoded}}" } },
+      { from: "sign:response", to: "token:in", configuration: { file: "{{$.context}}", token: "{{$.token}}" } },
+      { from: "sign:error", to: "signError:in", configuration: { file: "{{$.context}}", error: "{{$.error}}" } },
+    ],
+  };
+}
+
 /** The committed examples: directory name → description. */
 export function examples(): Record<string, FlowDescription> {
   return {
@@ -381,6 +425,7 @@ export function examples(): Record<string, FlowDescription> {
     "agent-loop": agentLoop(),
     "pod-report": podReport(),
     "status-board": statusBoard(),
+    "csv-report": csvReport(),
   };
 }
 

@@ -89,3 +89,59 @@ export const ErrorMessageSchema = Type.Object(
   },
   { $id: "ErrorMessage" },
 );
+/** The signing methods the JWT components offer, in Go's order (encoding-module jwt/encode, jwt/verify). */
+export const JWT_SIGNING_METHODS = ["ES256", "ES384", "ES512", "HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "None"] as const;
+
+/**
+ * Go `SigningMethod.JSONSchema()` of the JWT components: a string select over the methods, default
+ * HS256; `options` are the tags of the field holding it (the encoder's `description:""`).
+ */
+export function jwtSigningMethodField(options: Record<string, unknown> = {}): TUnsafe<string> {
+  return Type.Unsafe<string>({ type: "string", title: "Signing Method", default: "HS256", enum: [...JWT_SIGNING_METHODS], ...options });
+}
+
+/** The registered claims' properties exactly as Go's `JSONSchema()` returns them (no propertyOrder, items inline). */
+function rawClaimProperties(expDescription: boolean): Record<string, unknown> {
+  return {
+    sub: { title: "Subject", type: "string" },
+    iss: { title: "Issuer", type: "string" },
+    aud: { title: "Audience", type: "array", items: { type: "string" } },
+    exp: { title: "ExpiresAt", type: "integer", ...(expDescription ? { description: "Expiration time" } : {}) },
+    nbf: { title: "NotBefore", type: "integer" },
+    iat: { title: "IssuedAt", type: "integer" },
+    jti: { title: "ID", type: "string" },
+  };
+}
+
+/**
+ * A port's platform schema with the claims def `def` as Go publishes it: a type's own
+ * `JSONSchema()` is published verbatim by the Go SDK, so its properties carry no `propertyOrder`
+ * and `aud`'s items stay inline (no `String` def). Returns a patched copy.
+ */
+export function withGoClaimsDef<S extends { $defs?: Record<string, Record<string, unknown>> }>(platform: S, def: string, expDescription: boolean): S {
+  const copy = structuredClone(platform);
+  const target = copy.$defs?.[def];
+  if (target) target.properties = rawClaimProperties(expDescription);
+  if (copy.$defs && !JSON.stringify({ ...copy.$defs, String: undefined }).includes("#/$defs/String")) delete copy.$defs.String;
+  return copy;
+}
+
+/**
+ * Go `MapClaims.JSONSchema()` / `Claims.JSONSchema()` of the JWT components: an object listing the
+ * registered claims of RFC 7519 §4.1 (`exp` described only by the encoder). `$id` is the Go type
+ * name; `options` the tags of the field holding it.
+ */
+export function jwtClaimsSchema($id: string, options: Record<string, unknown>, expDescription: boolean) {
+  return Type.Object(
+    {
+      sub: Type.Optional(Type.String({ title: "Subject" })),
+      iss: Type.Optional(Type.String({ title: "Issuer" })),
+      aud: Type.Optional(Type.Array(Type.String(), { title: "Audience" })),
+      exp: Type.Optional(Type.Integer({ title: "ExpiresAt", ...(expDescription ? { description: "Expiration time" } : {}) })),
+      nbf: Type.Optional(Type.Integer({ title: "NotBefore" })),
+      iat: Type.Optional(Type.Integer({ title: "IssuedAt" })),
+      jti: Type.Optional(Type.String({ title: "ID" })),
+    },
+    { $id, ...options },
+  );
+}

@@ -66,11 +66,9 @@ export type { PlatformOptions } from "../runtime/schema/keywords.ts";
 export { toPlatformSchema } from "../runtime/schema/platform.ts";
 export type { PlatformSchema } from "../runtime/schema/platform.ts";
 export type { JsonSchemaObject } from "../runtime/schema/json.ts";
-export { contextField, stringEnum, contentTypeField, HeaderSchema, ErrorMessageSchema, HTTP_METHODS, CONTENT_TYPES } from "./fields.ts";
+export { contextField, stringEnum, contentTypeField, HeaderSchema, ErrorMessageSchema, HTTP_METHODS, CONTENT_TYPES, JWT_SIGNING_METHODS, jwtSigningMethodField, jwtClaimsSchema, withGoClaimsDef } from "./fields.ts";
 export type { ContextFieldOptions, Header } from "./fields.ts";
 export { redact } from "../runtime/runner/status.ts";
-export { omitEmpty, marshalGoJson } from "./go-json.ts";
-export type { OmitEmptyFields } from "./go-json.ts";
 
 // Waiting, background work, ordering, control messages.
 export { sleepUnlessAborted, WaitCancelledError } from "./abortable-sleep.ts";
@@ -92,10 +90,9 @@ export { systemClock, MAX_TIMER_MS } from "./wall-clock.ts";
 export type { WallClock } from "./wall-clock.ts";
 export { parseCron, CronSchedule, CronParseError } from "./cron-schedule.ts";
 export type { CronZone } from "./cron-schedule.ts";
-export { formatRfc3339, formatRfc3339Nano } from "./rfc3339.ts";
+export { formatRfc3339, formatRfc3339Nano } from "../golang/time.ts";
 
-// Go's forms of JSON values (fmt %v/%T, json.Marshal) and queries in the expression dialect.
-export { compareGoStrings, formatGoValue, goTypeName } from "./go-format.ts";
+// Queries in the expression dialect (kv, array_filter).
 export { compileQuery } from "./query.ts";
 export type { Query } from "./query.ts";
 
@@ -120,3 +117,21 @@ export type { ScriptSandbox, SandboxOptions, CallOptions } from "../runtime/scri
 export { ScriptError } from "../runtime/script/errors.ts";
 export type { ScriptErrorCode } from "../runtime/script/errors.ts";
 export { timeoutMsOf, loadTimeoutMsOf, DEFAULT_TIMEOUT_MS, DEFAULT_LOAD_TIMEOUT_MS } from "../runtime/script/limits.ts";
+
+// Go's libraries as the ported Go components use them (src/golang/, one home for each; checked
+// against Go in test/conformance/encoding): encoding/csv, encoding/json and goccy/go-json (with
+// omitempty), fmt (%v, %T), encoding/xml, golang-jwt, text/template, time, strings and unicode.
+export { GoCsvReader, CsvParseError, writeGoCsv, CSV_ERRORS } from "../golang/csv.ts";
+export type { CsvReadOptions } from "../golang/csv.ts";
+export { isGoSpace, trimGoSpace, utf8Bytes, utf8String, utf8Length, isRuneStart, wellFormed, compareGoStrings } from "../golang/unicode.ts";
+export { parseGoJson, marshalGoJson, formatGoJsonNumber, goObject, GoJsonError, GoJsonEncodeError, MAX_JSON_DEPTH } from "../golang/json.ts";
+export type { JsonFlavor } from "../golang/json.ts";
+export { omitEmpty } from "../golang/omitempty.ts";
+export type { OmitEmptyFields } from "../golang/omitempty.ts";
+export { goSprint, goSprintf, goSprintln, goQuote, goTypeName, formatFloat, formatHexFloat, isGoStringer } from "../golang/fmt.ts";
+export type { GoStringer } from "../golang/fmt.ts";
+export { encodeGoXml, escapeXmlText, GoXmlError } from "../golang/xml.ts";
+export { signGoJwt, verifyGoJwt, GoJwtError, encodeSegment, decodeSegment } from "../golang/jwt.ts";
+export { GoTemplateSet, TemplateExecError, TemplateParseError, BUILTINS as TEMPLATE_BUILTINS, htmlEscape, jsEscape } from "../golang/template/index.ts";
+export type { GoFunc, ExecLimits } from "../golang/template/index.ts";
+export { GoTime, GoNamedInt, RFC3339, RFC3339_NANO } from "../golang/time.ts";

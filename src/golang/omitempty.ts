@@ -2,10 +2,9 @@
  * Go's `encoding/json` `omitempty`, for components whose published configuration and emitted
  * payloads must read as the Go component's `json.Marshal` of its struct (runtime-spec §10.1: a
  * port's configuration is the marshalled value; an edge's expressions read the marshalled source
- * message, where an omitted field is a missing path, not its zero value), and Go's `json.Marshal`
- * bytes of a JSON value (what the Go components write into `status.metadata`).
+ * message, where an omitted field is a missing path, not its zero value). Go's `json.Marshal` of a
+ * JSON value itself is `marshalGoJson` in json.ts.
  */
-import { compareStrings } from "../runtime/expression/gostring.ts";
 
 /**
  * Go's "empty value" for `omitempty` on a concrete (non-interface) field: `false`, `0`, `""`, a
@@ -45,38 +44,4 @@ export function omitEmpty<T extends object>(value: T, fields: OmitEmptyFields<T>
     if (v === undefined || v === null || (typeof v === "object" && Object.keys(v).length === 0)) delete out[k];
   }
   return out;
-}
-
-/** Go `encoding/json`'s escapes inside strings beyond JSON's own: `<`, `>`, `&`, U+2028, U+2029 (HTML-safe output). */
-function goQuote(s: string): string {
-  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
-/**
- * Go's `json.Marshal` of a JSON value decoded into `any`: object keys sorted in Go's string order
- * (Go sorts map keys), `<`, `>`, `&`, U+2028 and U+2029 escaped as `\u003c`…, numbers as JSON.stringify
- * writes them (the same shortest form Go's encoder uses). What the Go components write into
- * `status.metadata` (kv records, inject's config, collect's groups), byte for byte.
- * @throws TypeError for a non-finite number or a value that is not JSON data (Go's `UnsupportedValueError`).
- */
-export function marshalGoJson(v: unknown): string {
-  if (v === null || v === undefined) return "null";
-  switch (typeof v) {
-    case "string":
-      return goQuote(v);
-    case "boolean":
-      return v ? "true" : "false";
-    case "number":
-      if (!Number.isFinite(v)) throw new TypeError(`json: unsupported value: ${v}`);
-      return JSON.stringify(v);
-    case "object": {
-      if (Array.isArray(v)) return `[${v.map(marshalGoJson).join(",")}]`;
-      const o = v as Record<string, unknown>;
-      const parts: string[] = [];
-      for (const k of Object.keys(o).sort(compareStrings)) if (o[k] !== undefined) parts.push(`${goQuote(k)}:${marshalGoJson(o[k])}`);
-      return `{${parts.join(",")}}`;
-    }
-    default:
-      throw new TypeError(`json: unsupported type: ${typeof v}`);
-  }
 }

@@ -1,25 +1,30 @@
-// Go's text forms of decoded JSON values: fmt %v / %T (src/sdk/go-format.ts) and json.Marshal (src/sdk/go-json.ts).
-// Expected strings are what Go 1.25 prints for the same values decoded by encoding/json into any.
+// Go's text forms of decoded JSON values as the common-module ports use them: fmt %v / %T
+// (src/golang/fmt.ts), encoding/json's json.Marshal (src/golang/json.ts) and Go's string order
+// (src/golang/unicode.ts). Expected strings are what Go 1.25 prints for the same values decoded by
+// encoding/json into any; the codecs' full corpus against Go is test/conformance/encoding.
 import { describe, expect, test } from "bun:test";
-import { compareGoStrings, formatGoValue, goTypeName } from "../../../src/sdk/go-format.ts";
-import { marshalGoJson } from "../../../src/sdk/go-json.ts";
+import { goSprint, goTypeName } from "../../../src/golang/fmt.ts";
+import { marshalGoJson as marshal } from "../../../src/golang/json.ts";
+import { compareGoStrings } from "../../../src/golang/unicode.ts";
 
-describe("formatGoValue (fmt %v)", () => {
+const marshalGoJson = (v: unknown) => marshal(v, "encoding/json");
+
+describe("goSprint of one value (fmt %v)", () => {
   test("scalars: numbers in %g shortest form, strings unquoted, nil", () => {
-    expect(formatGoValue("web")).toBe("web");
-    expect(formatGoValue(3)).toBe("3");
-    expect(formatGoValue(1.5)).toBe("1.5");
-    expect(formatGoValue(1000000)).toBe("1e+06");
-    expect(formatGoValue(123456789)).toBe("1.23456789e+08");
-    expect(formatGoValue(0.00001)).toBe("1e-05");
-    expect(formatGoValue(true)).toBe("true");
-    expect(formatGoValue(null)).toBe("<nil>");
+    expect(goSprint("web")).toBe("web");
+    expect(goSprint(3)).toBe("3");
+    expect(goSprint(1.5)).toBe("1.5");
+    expect(goSprint(1000000)).toBe("1e+06");
+    expect(goSprint(123456789)).toBe("1.23456789e+08");
+    expect(goSprint(0.00001)).toBe("1e-05");
+    expect(goSprint(true)).toBe("true");
+    expect(goSprint(null)).toBe("<nil>");
   });
 
   test("lists and objects: [a b] and map[k:v] with keys sorted, nested", () => {
-    expect(formatGoValue([1, "a", null, [true]])).toBe("[1 a <nil> [true]]");
-    expect(formatGoValue({ b: 2, a: { z: "x", c: [] } })).toBe("map[a:map[c:[] z:x] b:2]");
-    expect(formatGoValue({})).toBe("map[]");
+    expect(goSprint([1, "a", null, [true]])).toBe("[1 a <nil> [true]]");
+    expect(goSprint({ b: 2, a: { z: "x", c: [] } })).toBe("map[a:map[c:[] z:x] b:2]");
+    expect(goSprint({})).toBe("map[]");
   });
 });
 
@@ -29,7 +34,7 @@ describe("goTypeName (fmt %T)", () => {
   });
 });
 
-describe("marshalGoJson (json.Marshal)", () => {
+describe("marshalGoJson, encoding/json flavour (json.Marshal)", () => {
   test("sorts object keys at every level, in Go's string order", () => {
     expect(marshalGoJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[{"y":2,"z":1}]},"b":1}');
     // U+FFFF sorts below U+1F600 in UTF-8 byte order (JS's default sort puts the surrogate pair first).
@@ -42,6 +47,11 @@ describe("marshalGoJson (json.Marshal)", () => {
 
   test("numbers in the shortest form, as Go's float encoder writes them", () => {
     expect(marshalGoJson([1, 1.5, 1e21, 1e-7, 123456789])).toBe("[1,1.5,1e+21,1e-7,123456789]");
+  });
+
+  test("-0 keeps its sign; \\b and \\f short; an undefined member is left out as JSON.stringify does", () => {
+    expect(marshalGoJson([-0, "\b\f"])).toBe('[-0,"\\b\\f"]');
+    expect(marshalGoJson({ a: undefined, b: 1 })).toBe('{"b":1}');
   });
 
   test("refuses values JSON cannot hold", () => {

@@ -1,0 +1,67 @@
+/**
+ * `jwt_decode` — "JWT Decoder" (Go encoding-module `components/jwt/verify`): verifies
+ * `request.token` with `request.key` and emits `{context, claims}` on `response`.
+ *
+ * Verification is golang-jwt v5's `jwt.Parse` (src/golang/jwt.ts, compared with golang-jwt in
+ * test/conformance/encoding): the key is read by `signingMethod` (HS*: the key's UTF-8 bytes;
+ * RS*: an RSA public key as SPKI, PKCS#1 or a certificate; ES*: an EC public key as SPKI or a
+ * certificate; None: unsigned tokens allowed), the token's own `alg` picks the check and must suit
+ * that key (RS* also accepts PS* tokens), and `exp` and `nbf` are checked to the second without
+ * leeway (`iat` is not). Failures — `token verification failed: token has invalid claims: token
+ * is expired`, a key that does not parse (`parse RSA public key: …`), an unknown method — fail the
+ * hop or, with `enableErrorPort`, go to `error` `{context, error}`.
+ */
+import { defineComponent, fail, GoJwtError, jwtClaimsSchema, jwtSigningMethodField, mark, source, target, toPlatformSchema, Type, verifyGoJwt, withGoClaimsDef, type Static } from "tinyhost";
+
+const Settings = Type.Object(
+  { enableErrorPort: Type.Boolean({ title: "Enable Error Port", description: "If error happens, error port will emit an error message" }) },
+  { $id: "Settings" },
+);
+type Settings = Static<typeof Settings>;
+
+const Request = Type.Object(
+  {
+    context: Type.Optional(mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Arbitrary message to pass through" })),
+    signingMethod: jwtSigningMethodField(),
+    token: Type.String({ title: "Token", description: "JWT token to verify and decode" }),
+    key: Type.String({ title: "Key", description: "Plain text secret or PEM formatted public key", format: "textarea" }),
+  },
+  { $id: "Request" },
+);
+
+const Response = Type.Object(
+  {
+    context: Type.Optional(Type.Unknown({ $id: "Context" })),
+    claims: Type.Optional(jwtClaimsSchema("Claims", { configurable: true, title: "Claims", description: "Decoded JWT claims" }, false)),
+  },
+  { $id: "Response" },
+);
+
+const RESPONSE_DEFAULT = { context: null, claims: null } as unknown as Static<typeof Response>;
+
+const ErrorOut = Type.Object({ context: Type.Optional(Type.Unknown({ $id: "Context" })), error: Type.Optional(Type.String()) }, { $id: "Error" });
+
+export default defineComponent({
+  info: { name: "jwt_decode", description: "JWT Decoder", info: "Verifies and decodes JWT token", tags: ["jwt"] },
+  state: () => ({ settings: { enableErrorPort: false } as Settings }),
+  ports: (self) => [
+    target("request", Request, { label: "In", position: "left", default: { context: null, signingMethod: "HS256", token: "", key: "" } }),
+    source("response", Response, { label: "Out", position: "right", default: RESPONSE_DEFAULT, rawSchema: withGoClaimsDef(toPlatformSchema(Response, RESPONSE_DEFAULT), "Claims", false) }),
+    target("_settings", Settings, { label: "Settings", default: self.settings }),
+    ...(self.settings.enableErrorPort ? [source("error", ErrorOut, { label: "Error", position: "bottom", default: { context: null, error: "" } })] : []),
+  ],
+  onSettings(ctx, settings) {
+    ctx.self.settings = { enableErrorPort: settings.enableErrorPort };
+  },
+  handle(ctx, output, _port, data) {
+    const contextValue = data.context ?? null;
+    let claims: Record<string, unknown>;
+    try {
+      claims = verifyGoJwt(data.token, data.signingMethod, data.key);
+    } catch (err) {
+      if (!(err instanceof GoJwtError) || !ctx.self.settings.enableErrorPort) return fail(err);
+      return output("error", { context: contextValue, error: err.message });
+    }
+    return output("response", { context: contextValue, claims });
+  },
+});
