@@ -101,7 +101,19 @@ test("the leader's TinyModule status lists every bundled component with the port
     })),
   }));
   const byName = (l: ListedComponent[]) => [...l].sort((x, y) => x.name.localeCompare(y.name));
-  expect(byName(decoded)).toEqual(byName(listed));
+  // The listing is what Go's `tools components-info` publishes (src/cli/platform-listing.ts): it adds
+  // the tags agent_tool and sync_rpc and shows an agent tool's tool description as its info; the
+  // status lists the authored info and tags, as Go's TinyModule controller does. All else is equal.
+  const AUTOMATIC_TAGS = ["agent_tool", "sync_rpc"];
+  const authored = (l: ListedComponent[]) => byName(l).map((c) => ({ ...c, info: "", tags: c.tags.filter((t) => !AUTOMATIC_TAGS.includes(t)) }));
+  expect(authored(decoded)).toEqual(authored(listed));
+  for (const c of listed) {
+    const status = decoded.find((d) => d.name === c.name)!;
+    for (const t of AUTOMATIC_TAGS) expect(status.tags).not.toContain(t);
+    if (!c.tags.includes("agent_tool")) expect(`${c.name}: ${status.info}`).toBe(`${c.name}: ${c.info}`);
+  }
+  expect(listed.find((c) => c.name === "http_server")!.tags).toContain("sync_rpc");
+  expect(listed.find((c) => c.name === "array_get")!.tags).toContain("agent_tool");
   // Internal ports never appear (runtime-spec §5.2); settings/control do where the component has them.
   const allPorts = decoded.flatMap((c) => c.ports.map((p) => p.name));
   for (const internal of ["_reconcile", "_client", "_identity"]) expect(allPorts).not.toContain(internal);
