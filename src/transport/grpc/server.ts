@@ -106,9 +106,13 @@ export class GrpcServer {
     return this.#port;
   }
 
-  /** The address to publish in `TinyModule.status.addr`; see {@link advertisedAddress}. */
+  /**
+   * The address to publish in `TinyModule.status.addr` (see {@link advertisedAddress}); `""` until
+   * {@link start} bound the port, so the status is never written with port 0 (the TinyModule
+   * reconciler writes nothing for `""` and is requeued once the port is bound).
+   */
   get advertisedAddress(): string {
-    return advertisedAddress(this.#port, this.#env);
+    return this.#port === 0 ? "" : advertisedAddress(this.#port, this.#env);
   }
 
   /**

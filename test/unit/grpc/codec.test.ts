@@ -16,7 +16,7 @@ import {
   resultFromReply,
 } from "../../../src/transport/grpc/codec.ts";
 import { GrpcCallError, GrpcEncodeError, RemoteHandlerError } from "../../../src/transport/grpc/errors.ts";
-import { advertisedAddress, bindTarget } from "../../../src/transport/grpc/server.ts";
+import { GrpcServer, advertisedAddress, bindTarget } from "../../../src/transport/grpc/server.ts";
 
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 const bytes = (s: string) => new TextEncoder().encode(s);
@@ -177,5 +177,11 @@ describe("server addresses", () => {
     expect(advertisedAddress(8483, { SELF_SERVICE_HOST: "mod-manager-service:8483" })).toBe("mod-manager-service:8483");
     expect(advertisedAddress(41000, {})).toBe("127.0.0.1:41000");
     expect(advertisedAddress(41000, { SELF_SERVICE_HOST: "" })).toBe("127.0.0.1:41000");
+  });
+
+  test("a server advertises no address before its port is bound (the status is never written with port 0)", () => {
+    const handler = async () => empty;
+    expect(new GrpcServer({ handler, address: "127.0.0.1:0", env: {} }).advertisedAddress).toBe("");
+    expect(new GrpcServer({ handler, address: "127.0.0.1:0", env: { SELF_SERVICE_HOST: "mod-manager-service:8483" } }).advertisedAddress).toBe("");
   });
 });
