@@ -109,7 +109,13 @@ export class LocalConsole {
       // A hop the component never saw (settings a reconcile re-delivered unchanged) is not shown.
       if (r.result === undefined && !r.error) return;
       const e = this.history.add(r);
-      for (const c of this.#clients) c.push(e);
+      // A failed hop changes its node's last error, which the page reads from the flow: without this
+      // the box showed it only when some node's status changed afterwards (a ticking flow, not an idle one).
+      const errorChanged = this.history.lastError(e.node)?.at === e.at && e.result === "fail";
+      for (const c of this.#clients) {
+        c.push(e);
+        if (errorChanged) c.flowChanged();
+      }
     });
     this.#watching = this.#follow(this.#watch.signal);
     const app = consoleApp(state);
