@@ -114,9 +114,9 @@ describe("hop backpressure (a burst of 10× the concurrency limit)", () => {
     expect(end.maxRunning).toBeLessThanOrEqual(LIMIT);
     // The server's count lags by the acks it has not applied yet: nats-server queues acks and pull
     // requests separately, so a pull sent right after an ack can be served before that ack is
-    // counted (seen once: 21 with a limit of 20). The receiver never runs more than LIMIT (above);
-    // a prefetching consumer (nats.js consume(), 100) would show ≥ 100 here.
-    expect(maxAckPending).toBeLessThanOrEqual(LIMIT + 2);
+    // counted (seen: 21 with a limit of 20 on a quiet machine, 25 at load 15). The receiver never
+    // runs more than LIMIT (above); a prefetching consumer (nats.js consume(), 100) would show ≥ 100 here.
+    expect(maxAckPending).toBeLessThanOrEqual(LIMIT * 1.5);
     const info = await jsm.streams.info("module-edges", { subjects_filter: `tinymodule.${mod}.msg` });
     expect(info.state.subjects?.[`tinymodule.${mod}.msg`] ?? 0).toBe(0);
     expect(peak - before).toBeLessThan((BURST * ALLOC_BYTES) / 4); // unbounded (limit = burst) measured +100 MiB here
