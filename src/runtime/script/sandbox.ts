@@ -12,6 +12,7 @@
 import { ScriptError } from "./errors.ts";
 import { memoryCapBytes } from "./limits.ts";
 import { memoryWatchdog, type MemoryWatchdog } from "./memory-watchdog.ts";
+import { startTimer, type Timer } from "../../sdk/timer.ts";
 
 /**
  * The worker entry; `scripts/build.ts` adds it to the compiled binary as a second entrypoint. In
@@ -68,7 +69,7 @@ class Life {
   #loadDone!: { resolve(): void; reject(err: ScriptError): void };
 
   /** Runs from when the worker is up and loading the script until it loaded (or died). */
-  #loadTimer: ReturnType<typeof setTimeout> | undefined;
+  #loadTimer: Timer | undefined;
 
   constructor(
     code: string,
@@ -92,11 +93,11 @@ class Life {
       case "ready":
         // The limit counts the script's top-level code, not the worker's start (which a busy
         // machine can slow down); the boot itself has its own guard in #ensureLife.
-        this.#loadTimer = setTimeout(() => this.kill(new ScriptError("SCRIPT_TIMEOUT", `the script's top-level code ran past ${this.loadTimeoutMs} ms while loading`)), this.loadTimeoutMs);
+        this.#loadTimer = startTimer(this.loadTimeoutMs, () => this.kill(new ScriptError("SCRIPT_TIMEOUT", `the script's top-level code ran past ${this.loadTimeoutMs} ms while loading`)));
         this.worker.postMessage({ t: "load", code });
         return;
       case "loaded":
-        clearTimeout(this.#loadTimer);
+        this.#loadTimer?.cancel();
         this.#loadDone.resolve();
         return;
       case "load-error":
@@ -126,7 +127,7 @@ class Life {
   kill(err: ScriptError | undefined): void {
     if (this.dead) return;
     this.dead = true;
-    clearTimeout(this.#loadTimer);
+    this.#loadTimer?.cancel();
     this.worker.terminate();
     const failure = err ?? new ScriptError("SCRIPT_CLOSED", "the script sandbox was closed");
     this.#loadDone.reject(failure);
@@ -173,11 +174,11 @@ export class ScriptSandbox {
     const life = new Life(this.#code, this.#onLog, this.#loadTimeoutMs);
     this.#life = life;
     this.starts++;
-    const timer = setTimeout(() => life.kill(new ScriptError("SCRIPT_CRASHED", `the script sandbox did not start within ${WORKER_BOOT_MS} ms`)), WORKER_BOOT_MS + this.#loadTimeoutMs);
+    const timer = startTimer(WORKER_BOOT_MS + this.#loadTimeoutMs, () => life.kill(new ScriptError("SCRIPT_CRASHED", `the script sandbox did not start within ${WORKER_BOOT_MS} ms`)));
     try {
       await life.loaded;
     } finally {
-      clearTimeout(timer);
+      timer.cancel();
     }
     return life;
   }
@@ -209,7 +210,7 @@ export class ScriptSandbox {
     const { promise, resolve, reject } = Promise.withResolvers<unknown>();
     life.pending = { id, resolve, reject };
     const seconds = o.timeoutMs / 1000;
-    const timer = setTimeout(() => life.kill(new ScriptError("SCRIPT_TIMEOUT", `script timeout after ${seconds}s (timeoutSeconds setting)`)), o.timeoutMs);
+    const timer = startTimer(o.timeoutMs, () => life.kill(new ScriptError("SCRIPT_TIMEOUT", `script timeout after ${seconds}s (timeoutSeconds setting)`)));
     const onAbort = () => life.kill(new ScriptError("SCRIPT_CANCELLED", `script interrupted: ${String(o.signal?.reason ?? "cancelled")}`));
     o.signal?.addEventListener("abort", onAbort, { once: true });
     const unwatch = this.#watchdog.watch({
@@ -220,7 +221,7 @@ export class ScriptSandbox {
     try {
       return await promise;
     } finally {
-      clearTimeout(timer);
+      timer.cancel();
       o.signal?.removeEventListener("abort", onAbort);
       unwatch();
     }

@@ -23,6 +23,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, request } from "./request.ts";
 import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
 import { injectTrace } from "./trace.ts";
 import { encodeErrorReply, encodeHop, encodePayload, H_REPLY_INBOX, H_TO, type EncodedReply } from "./wire.ts";
+import { startTimer, type Timer } from "../../sdk/timer.ts";
 
 /** Construction options of {@link CoreNatsTransport}. */
 export interface CoreNatsOptions {
@@ -181,9 +182,9 @@ export class CoreNatsTransport implements Transport {
   async close(graceMs = 10_000): Promise<void> {
     await this.stopReceiving();
     if (this.#inflight.size > 0) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([Promise.allSettled([...this.#inflight]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
-      clearTimeout(timer);
+      let timer: Timer | undefined;
+      await Promise.race([Promise.allSettled([...this.#inflight]), new Promise((r) => (timer = startTimer(graceMs, () => r(undefined))))]);
+      timer?.cancel();
     }
     this.#stop.abort(new Error("nats transport closed"));
   }
