@@ -19,7 +19,7 @@ import { fail, type Result } from "../../sdk/result.ts";
 import type { Msg, MsgHandler, Transport } from "../types.ts";
 import { DEFAULT_HOP_QUEUE_WAIT_MS, DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../slots.ts";
 import { msgSubject, subjectFor, sysmsgSubject } from "./names.ts";
-import { DEFAULT_REQUEST_TIMEOUT_MS, request } from "./request.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS, replyWithinLimit, request } from "./request.ts";
 import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
 import { injectTrace } from "./trace.ts";
 import { encodeErrorReply, encodeHop, encodePayload, H_REPLY_INBOX, H_TO, type EncodedReply } from "./wire.ts";
@@ -153,7 +153,8 @@ export class CoreNatsTransport implements Transport {
       return;
     }
     try {
-      this.nc.publish(inbox, reply.data, reply.headers ? { headers: reply.headers } : undefined);
+      const sent = replyWithinLimit(this.nc, inbox, reply);
+      this.nc.publish(inbox, sent.data, sent.headers ? { headers: sent.headers } : undefined);
     } catch (e) {
       this.#log.warn({ subject: m.subject, err: e instanceof Error ? e.message : String(e) }, "reply not sent");
     }

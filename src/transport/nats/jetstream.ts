@@ -25,7 +25,7 @@ import type { Msg, RunCarrier, Transport } from "../types.ts";
 import type { ServeOptions } from "./core.ts";
 import { NatsSendError, RequestCancelledError, RequestTimeoutError } from "./errors.ts";
 import { EDGE_STREAM, subjectFor, sysConsumerName, SYSMSG_STREAM } from "./names.ts";
-import { checkPayloadSize, DEFAULT_REQUEST_TIMEOUT_MS } from "./request.ts";
+import { checkPayloadSize, DEFAULT_REQUEST_TIMEOUT_MS, replyWithinLimit } from "./request.ts";
 import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
 import { businessConsumerConfig, ensureConsumer, ensureStream, ensureStreams, edgeStreamConfig, sysmsgStreamConfig, systemConsumerConfig } from "./streams.ts";
 import { ROOT_STEP_SUFFIX } from "../../runtime/durable/run.ts";
@@ -300,7 +300,8 @@ export class JetStreamTransport implements Transport, RunCarrier {
 
   #reply(inbox: string, reply: EncodedReply): void {
     try {
-      this.nc.publish(inbox, reply.data, reply.headers ? { headers: reply.headers } : undefined);
+      const sent = replyWithinLimit(this.nc, inbox, reply);
+      this.nc.publish(inbox, sent.data, sent.headers ? { headers: sent.headers } : undefined);
     } catch (err) {
       this.#log.warn({ inbox, err: String(err) }, "reply not sent");
     }
