@@ -72,6 +72,8 @@ export { redact } from "../runtime/runner/status.ts";
 
 // Waiting, background work, ordering, control messages.
 export { sleepUnlessAborted, WaitCancelledError } from "./abortable-sleep.ts";
+export { startTimer, startInterval, timeoutSignal, hostTimers } from "./timer.ts";
+export type { Timer, TimerHost, TimerOptions } from "./timer.ts";
 export { BackgroundLoop } from "./background-loop.ts";
 export type { LoopOptions } from "./background-loop.ts";
 export { nodeTimeout, nodeInterval, nodeTask, reportNodeFault } from "./node-timers.ts";

@@ -34,6 +34,7 @@ import { NodeGuard, type ComponentFaultError, type FaultSite } from "./guard.ts"
 import { statusComponent, statusPorts } from "./status.ts";
 import type { HopSite, HopSpan, Tracer } from "./tracer.ts";
 import { credentialKeysOfSchema } from "../../telemetry/redact.ts";
+import { startTimer } from "../../sdk/timer.ts";
 
 /** Persists a node's status: applies `mutate` to the live object and writes its status subresource. */
 export interface StatusSink {
@@ -550,13 +551,13 @@ export class Runner implements HopSite {
     const deadline = new AbortController();
     const bounded = new HopScope(deadline.signal, "", scope);
     return new Promise<Result>((resolve) => {
-      const t = setTimeout(() => {
+      const t = startTimer(policy.timeoutMs, () => {
         const e = new EdgeTimeoutError(msg.edgeId, msg.to, policy.timeoutMs);
         deadline.abort(e);
         resolve(fail(e));
-      }, policy.timeoutMs);
+      });
       void this.#attempts(msg, policy, bounded).then((r) => {
-        clearTimeout(t);
+        t.cancel();
         // The wire's deadline error for this very deadline is the edge timing out (whichever timer fired first).
         resolve(r.kind === "fail" && isDeadlineOf(r.error, msg.deadlineUnixMs!) ? fail(new EdgeTimeoutError(msg.edgeId, msg.to, policy.timeoutMs, r.error)) : r);
       });

@@ -29,6 +29,7 @@ import { describeCycle, HopScope, rootScope } from "../runner/scope.ts";
 import { otelTracer, type Tracer } from "../runner/tracer.ts";
 import { EXECUTION_MODE_DURABLE, EXECUTION_MODE_LABEL } from "../../k8s/api/constants.ts";
 import { ComponentNotRegisteredError, InstallError, NodeNotFoundError, PortNotReadyError, RouteError } from "./errors.ts";
+import { startTimer, type Timer } from "../../sdk/timer.ts";
 
 /** Max hop depth before a hop fails permanently (runtime-spec §3.1 `MaxMessageDepth`). */
 export const MAX_MESSAGE_DEPTH = 256;
@@ -334,17 +335,17 @@ export class Scheduler implements RunnerHost, RpcHost {
       const left = deadline - Date.now();
       if (left <= 0) throw r ? new PortNotReadyError(node, port, this.readyTimeoutMs) : new NodeNotFoundError(node, this.readyTimeoutMs);
       if (signal.aborted) throw new HopCancelledError(`${node}:${port}`, signal.reason);
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let timer: Timer | undefined;
       let onAbort: (() => void) | undefined;
       await Promise.race([
         this.#changed.promise,
         new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, left);
+          timer = startTimer(left, resolve);
           onAbort = () => resolve();
           signal.addEventListener("abort", onAbort, { once: true });
         }),
       ]);
-      clearTimeout(timer);
+      timer?.cancel();
       if (onAbort) signal.removeEventListener("abort", onAbort);
     }
   }
