@@ -31,6 +31,7 @@ import { businessConsumerConfig, ensureConsumer, ensureStream, ensureStreams, ed
 import { ROOT_STEP_SUFFIX } from "../../runtime/durable/run.ts";
 import { settle } from "./settle.ts";
 import { ConsumerSupervisor, PULL_EXPIRES_MS } from "./supervisor.ts";
+import { ReconnectFanout } from "./reconnects.ts";
 import { DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../slots.ts";
 import { injectTrace } from "./trace.ts";
 import { decodeReply, encodeErrorReply, encodeHop, encodePayload, H_ERROR, H_REPLY_INBOX, type EncodedReply } from "./wire.ts";
@@ -87,6 +88,7 @@ export class JetStreamTransport implements Transport, RunCarrier {
   readonly #stop = new AbortController();
   #stopping: Promise<void> | undefined;
   readonly #heartbeatMs: number;
+  #reconnects: ReconnectFanout | undefined;
   /** The bound on concurrently running incoming hops (both consumers share it). */
   readonly slots: HopSlots;
 
@@ -250,7 +252,9 @@ export class JetStreamTransport implements Transport, RunCarrier {
   }
 
   #supervise(stream: string, consumer: string, ensure: () => Promise<void>, handle: (msg: Msg) => Promise<Result>, slots: HopSlots): ConsumerSupervisor {
+    this.#reconnects ??= new ReconnectFanout(this.nc);
     const s = new ConsumerSupervisor({
+      reconnects: this.#reconnects.events,
       js: this.js,
       jsm: this.jsm,
       stream,
@@ -318,7 +322,7 @@ export class JetStreamTransport implements Transport, RunCarrier {
    * in-flight handlers keep running. Idempotent.
    */
   stopReceiving(): Promise<void> {
-    return (this.#stopping ??= Promise.allSettled(this.#supervisors.map((s) => s.stop())).then(() => undefined));
+    return (this.#stopping ??= Promise.allSettled(this.#supervisors.map((s) => s.stop())).then(() => this.#reconnects?.close()));
   }
 
   /** Hops running now (handed to a handler, not yet settled). */
