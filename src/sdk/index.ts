@@ -54,6 +54,7 @@ export type { RunStart, RunReplyOptions, RunView, StepView, StepRecord, EmitReco
 export { AGENT_TOOL_TAG, SYNC_RPC_TAG } from "./agent-tool.ts";
 // Usage metering: `tiny.usage.<unit>` on the hop's span (Go module.Meter).
 export { meter, USAGE_ATTR_PREFIX } from "./usage.ts";
+export type { Requirements, RequiredRule } from "./requirements.ts";
 export type { AgentToolSpec, AgentToolInfo } from "./agent-tool.ts";
 export { testComponent } from "./testing.ts";
 export type { ComponentHarness, Emitted, TestComponentOptions } from "./testing.ts";
