@@ -3,7 +3,7 @@
  * adding one means adding a {@link lazy} entry to {@link commands}.
  */
 import { LogLevelError, logLevelFrom } from "../telemetry/log-level.ts";
-import { SDK_VERSION, version } from "./version.ts";
+import { SDK_CHECKED_VERSION, SDK_VERSION, version } from "./version.ts";
 
 /** One sub-command of the CLI. `run` returns the process exit code. */
 export interface Command {
@@ -22,9 +22,9 @@ export type CommandRunner = Pick<Command, "name" | "run">;
 export const commands: Command[] = [
   {
     name: "version",
-    summary: "print the tinyhost version (and the Go SDK version it implements)",
+    summary: "print the tinyhost version, the Go SDK version it implements and the one its tests run against",
     async run() {
-      console.log(`${version} (Go SDK ${SDK_VERSION})`);
+      console.log(`${version} (Go SDK ${SDK_VERSION}, tested against ${SDK_CHECKED_VERSION})`);
       return 0;
     },
   },
