@@ -17,6 +17,7 @@ import type { ModuleClient } from "./client.ts";
 import { componentNameProblem } from "./component-name.ts";
 import { resolveAgentTool, type AgentToolInfo, type AgentToolSpec } from "./agent-tool.ts";
 import { TinyError } from "./errors.ts";
+import { frozenRequirements, requirementsProblem, type Requirements } from "./requirements.ts";
 
 /** Component metadata (runtime-spec §1.1 `ComponentInfo`). `name` is what `TinyNode.spec.component` names. */
 export interface ComponentInfo {
@@ -112,6 +113,12 @@ export interface ComponentSpec<S, P extends readonly AnyPort[]> {
    * platform reads to keep the subgraph around it on classic request/reply delivery.
    */
   syncRpc?: true;
+  /**
+   * What the component needs from the cluster beyond the runtime's own RBAC: extra rules
+   * (cluster-wide or namespaced), the Secrets its settings' placeholders may name, storage (Go
+   * `registry.SetRequirements`). Read by `tools rbac-values` and `tools rbac-check`.
+   */
+  requirements?: Requirements;
 }
 
 /** Capability hook names in the order the scheduler calls them on reconcile (runtime-spec §1.5). */
@@ -167,6 +174,8 @@ export interface ComponentDefinition<P extends readonly AnyPort[] = readonly Any
   readonly agentTool?: AgentToolInfo;
   /** True when the component declared `syncRpc` (runtime-spec §1.5 SyncRPC). */
   readonly syncRpc?: true;
+  /** What the component declared it needs from the cluster (./requirements.ts), frozen. */
+  readonly requirements?: Readonly<Requirements>;
   instance(): ComponentInstance;
   ports(): readonly AnyPort[];
   /** Phantom (always undefined): the author's port tuple type. */
@@ -209,6 +218,8 @@ export function defineComponent<S = Record<string, never>, const P extends reado
   const agentTool = spec.agentTool === undefined ? undefined : resolveAgentTool(spec.agentTool);
   if (typeof agentTool === "string") throw new InvalidComponentError(`component ${name}: ${agentTool}`);
   if (spec.syncRpc !== undefined && spec.syncRpc !== true) throw new InvalidComponentError(`component ${name}: syncRpc must be true or absent, got ${JSON.stringify(spec.syncRpc)}`);
+  const requirementsIssue = spec.requirements === undefined ? undefined : requirementsProblem(spec.requirements);
+  if (requirementsIssue !== undefined) throw new InvalidComponentError(`component ${name}: ${requirementsIssue}`);
   const info: ComponentInfo = Object.freeze({ ...spec.info, tags: spec.info.tags ? [...spec.info.tags] : [] });
   const erased = spec as unknown as ComponentSpec<unknown, readonly AnyPort[]> & Partial<ErasedHooks>;
   const hooks: Partial<ErasedHooks> = {};
@@ -223,6 +234,7 @@ export function defineComponent<S = Record<string, never>, const P extends reado
     info,
     ...(agentTool ? { agentTool } : {}),
     ...(spec.syncRpc === true ? { syncRpc: true as const } : {}),
+    ...(spec.requirements !== undefined ? { requirements: frozenRequirements(spec.requirements) } : {}),
     instance(): ComponentInstance {
       const self: unknown = spec.state ? spec.state() : {};
       return {

@@ -23,6 +23,7 @@ import { SchedulerRuns } from "./runs.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
 import { HopCancelledError } from "../runner/errors.ts";
 import { Runner, type RunnerHost, type StatusSink } from "../runner/runner.ts";
+import type { SecretSource } from "../secrets/index.ts";
 import { recordFault } from "../runner/guard.ts";
 import type { WriteRetry } from "../runner/status-writer.ts";
 import { describeCycle, HopScope, rootScope } from "../runner/scope.ts";
@@ -71,6 +72,10 @@ export interface SchedulerOptions {
    * `testComponent` harness's capture edges).
    */
   warnUnknownEdgePorts?: boolean;
+  /** Where `[[secret:…]]` placeholders in settings are read (src/runtime/secrets); absent → they fail the node's settings, saying so. */
+  secrets?: SecretSource;
+  /** Re-delivery period of unchanged settings holding a placeholder, ms; default 60 000 (runner.ts `SECRET_RESOLVE_TTL_MS`). */
+  secretResolveTtlMs?: number;
 }
 
 /** Routes hops between runners and owns their lifecycle. */
@@ -82,6 +87,10 @@ export class Scheduler implements RunnerHost, RpcHost {
   /** Backoff of failed status writes ({@link SchedulerOptions.statusRetry}); undefined = the writer's default. */
   readonly statusRetry: WriteRetry | undefined;
   readonly readyTimeoutMs: number;
+  /** Where placeholders in settings are read ({@link SchedulerOptions.secrets}). */
+  readonly secrets: SecretSource | undefined;
+  /** {@link SchedulerOptions.secretResolveTtlMs}. */
+  readonly secretResolveTtlMs: number | undefined;
   /** Live leader flag read by every runner (runtime-spec §6); set by the leader elector. */
   isLeader = false;
   readonly #remote: Transport | undefined;
@@ -111,6 +120,8 @@ export class Scheduler implements RunnerHost, RpcHost {
     this.debounceMs = options.debounceMs ?? 1000;
     this.statusRetry = options.statusRetry;
     this.readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
+    this.secrets = options.secrets;
+    this.secretResolveTtlMs = options.secretResolveTtlMs;
     this.#client = options.client;
     this.#jetstream = options.jetstream ?? null;
     this.#warnUnknownEdgePorts = options.warnUnknownEdgePorts ?? true;
