@@ -35,6 +35,8 @@ export interface LocalTerminalHost {
   components: ComponentFiles;
   /** True when this module runs node `name` (the reconciler's ownership rule). */
   owns(name: string): boolean;
+  /** Why a node of module `segment` is not run here, or undefined when it is (./modules.ts). */
+  notRun(segment: string): string | undefined;
   /** The http_server that got `--port` (its bind failure says "set PORT or --port"). */
   httpSeededNode(): string | undefined;
 }
@@ -70,7 +72,9 @@ export class LocalTerminal {
     if (this.h.owns(name)) return true;
     if (!this.#notOurs.has(name)) {
       this.#notOurs.add(name);
-      this.h.report.line(`note: ${entry.file}:${entry.line}: node ${name} belongs to module ${parseFullName(name).module}, not ${this.h.module}; not run here`);
+      const segment = parseFullName(name).module;
+      const why = this.h.notRun(segment);
+      this.h.report.line(`note: ${entry.file}:${entry.line}: node ${name} belongs to module ${segment}, not ${this.h.module}; not run here${why ? ` (${why})` : ""}`);
     }
     return false;
   }
@@ -98,7 +102,7 @@ export class LocalTerminal {
     const component = node.spec.component;
     const status = node.status as TinyNodeStatus;
     // An unknown component is a listed problem (with file and line): its status line would repeat it.
-    if (!this.h.scheduler.installed(component)) this.h.report.statusShown(name, component, status);
+    if (this.h.scheduler.refusal(name, component) !== undefined) this.h.report.statusShown(name, component, status);
     else if (entry) this.h.report.nodeStatus(name, component, status, `${entry.file}:${entry.line}`);
   }
 
@@ -107,8 +111,9 @@ export class LocalTerminal {
     const { source, scheduler } = this.h;
     const problems: Problem[] = source.errors.map(asProblem);
     for (const entry of source.desired.values()) {
-      if (scheduler.installed(entry.node.spec.component) || !this.owned(entry)) continue;
-      const detail = `component ${JSON.stringify(entry.node.spec.component)} is not registered (known: ${scheduler.known()})`;
+      if (!this.owned(entry)) continue;
+      const detail = scheduler.refusal(entry.node.metadata.name, entry.node.spec.component);
+      if (detail === undefined) continue;
       problems.push(asProblem(new ManifestError("UNKNOWN_COMPONENT", entry.file, entry.line, entry.node.metadata.name, detail)));
     }
     problems.push(...this.#edgeErrors.map(asProblem));
@@ -135,7 +140,8 @@ export class LocalTerminal {
     });
     this.problems();
     this.h.report.settle([...source.desired.keys()].filter((n) => this.h.nodes.find(n)?.status?.error === true));
-    const hint = nothingRunsHint(this.h.module, shownPath(this.h.dir), [...source.desired.keys()], source.errors.length);
+    const names = [...source.desired.keys()];
+    const hint = names.some((n) => this.h.owns(n)) ? undefined : nothingRunsHint(this.h.module, shownPath(this.h.dir), names, source.errors.length);
     if (hint !== undefined && hint !== this.#lastHint) this.h.report.line(`note: ${hint}`);
     this.#lastHint = hint;
   }
