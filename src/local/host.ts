@@ -52,6 +52,7 @@ import type { ListenFailure } from "./listen-watch.ts";
 import { LocalScheduler } from "./local-scheduler.ts";
 import { LocalTransport } from "./local-transport.ts";
 import { LocalModules } from "./modules.ts";
+import { SpanTap, type SpanListener } from "./span-tap.ts";
 import { withoutStartFailures } from "./manager-log.ts";
 import { readManifestDir, type NodeManifest } from "./manifests.ts";
 import { LocalNodes, type NodeSeed } from "./node-api.ts";
@@ -185,6 +186,8 @@ export class LocalHost {
   readonly #writer: StateFileWriter | undefined;
   readonly #health: HealthServer | undefined;
   readonly #terminal: LocalTerminal;
+  /** Spans for readers of a whole run (`tinyhost eval`). */
+  readonly #tap = new SpanTap();
   /** Last start-signal value sent per node. */
   readonly #signalled = new Map<string, string>();
   /** States of nodes not in the API now: restored ones not created yet, removed ones kept (./saved-states.ts). */
@@ -266,7 +269,7 @@ export class LocalHost {
         remote: transport,
         statusSink: kubeStatusSink((name, updater) => this.nodes.patch(name, updater)),
         client: this.client,
-        tracer: hopWatchingTracer(otelTracer, events.watcher()),
+        tracer: this.#tap.wrap(hopWatchingTracer(otelTracer, events.watcher())),
         debounceMs: options.debounceMs ?? 1000,
         log,
         warnUnknownEdgePorts: false, // local mode checks edges itself, naming the file and line (#checkEdges)
@@ -385,6 +388,14 @@ export class LocalHost {
    */
   onHop(listener: HopListener): () => void {
     return this.#events.onHop(listener);
+  }
+
+  /**
+   * Hands every span of the runners from now on to `listener` (./span-tap.ts): what a run's trace
+   * holds, for `tinyhost eval`. Returns the function that stops it.
+   */
+  tapSpans(listener: SpanListener): () => void {
+    return this.#tap.listen(listener);
   }
 
   /**
