@@ -10,6 +10,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { TinyError } from "../../sdk/errors.ts";
 import { parseGoDuration } from "../../runtime/expression/time.ts";
+import { formatFloat } from "../../golang/fmt.ts";
 
 /** Default of {@link EvalSpec.timeoutMs}: Go `spec.Timeout.Or(60*time.Second)`. */
 export const DEFAULT_EVAL_TIMEOUT_MS = 60_000;
@@ -234,10 +235,16 @@ function list(v: unknown, where: string): unknown[] {
   return v;
 }
 
+/**
+ * A string field. A YAML scalar of another type becomes its text as sigs.k8s.io/yaml writes it for
+ * a string target (`node: n` is YAML 1.1's false, read as "false"; `name: 5` as "5").
+ */
 function str(v: unknown, where: string): string | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== "string") throw new Error(`${where} must be a string, got ${typeName(v)} ${JSON.stringify(v)}`);
-  return v;
+  if (typeof v === "string") return v;
+  if (typeof v === "boolean") return String(v);
+  if (typeof v === "number") return Number.isInteger(v) ? String(v) : formatFloat(v, "g", -1);
+  throw new Error(`${where} must be a string, got ${typeName(v)}`);
 }
 
 function typeName(v: unknown): string {
