@@ -14,6 +14,7 @@ import { HTTP_PORT_METADATA_KEY, HTTP_SERVER_COMPONENT } from "./constants.ts";
 import type { DesiredSet } from "./desired.ts";
 import type { DirectorySource } from "./directory-source.ts";
 import { edgeProblems } from "./edge-check.ts";
+import { portExpressionProblems } from "./port-expressions.ts";
 import { ManifestError } from "./errors.ts";
 import type { ListenFailure } from "./listen-watch.ts";
 import type { LocalScheduler } from "./local-scheduler.ts";
@@ -109,7 +110,7 @@ export class LocalTerminal {
   /** Prints the problems not printed yet (manifests, unknown components, edges, component files). */
   problems(): void {
     const { source, scheduler } = this.h;
-    const problems: Problem[] = source.errors.map(asProblem);
+    const problems: Problem[] = source.errors.filter((e) => this.#stillReported(e)).map(asProblem);
     for (const entry of source.desired.values()) {
       if (!this.owned(entry)) continue;
       const detail = scheduler.refusal(entry.node.metadata.name, entry.node.spec.component);
@@ -119,6 +120,19 @@ export class LocalTerminal {
     problems.push(...this.#edgeErrors.map(asProblem));
     for (const [file, text] of this.h.components.errors) problems.push({ level: "error", text, source: `component file\u0000${file}` });
     this.h.report.problems(problems);
+  }
+
+  /**
+   * False for an expression syntax error read before the components loaded that sits in a field
+   * the node's component declares as its own template text (go_template's templates): the runner
+   * keeps such text as written, so it is no problem.
+   */
+  #stillReported(e: ManifestError): boolean {
+    if (e.code !== "EXPRESSION_SYNTAX") return true;
+    const entry = this.h.source.desired.get(e.node);
+    const templateText = entry && this.h.scheduler.installed(entry.node.spec.component)?.templateText;
+    if (!entry || !templateText) return true;
+    return portExpressionProblems(entry.node.spec.ports, (port) => templateText[port]).some((p) => e.detail === p.problem);
   }
 
   /** Every reconcile is done: ports are known, so edges are checked, and fixes announced without a new error right behind them. */
