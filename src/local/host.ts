@@ -20,7 +20,7 @@
 import type { ComponentLogger } from "../sdk/context.ts";
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
+import { nameMatches, parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
 import { DEFAULT_NODE_WORKERS, kubeStatusSink, LEADER_REQUEUE_MS, tinyNodeController, type TinyNodeController } from "../k8s/controllers/index.ts";
 import type { KubeObject } from "../k8s/client/types.ts";
 import type { Controller } from "../k8s/runtime/controller.ts";
@@ -36,7 +36,6 @@ import { SystemPort } from "../sdk/ports.ts";
 import { toError, type Result } from "../sdk/result.ts";
 import { logger, type Logger } from "../telemetry/log.ts";
 import { SDK_VERSION } from "../cli/version.ts";
-import { InProcessTransport } from "../transport/inprocess.ts";
 import { FROM_SIGNAL } from "../transport/types.ts";
 import { LocalModuleClient } from "./client.ts";
 import { ComponentFiles } from "./component-files.ts";
@@ -51,6 +50,9 @@ import { hopWatchingTracer, type HopRecord } from "./hop-watch.ts";
 import { HumanLogger } from "./human-log.ts";
 import type { ListenFailure } from "./listen-watch.ts";
 import { LocalScheduler } from "./local-scheduler.ts";
+import { LocalTransport } from "./local-transport.ts";
+import { LocalModules } from "./modules.ts";
+import { SpanTap, type SpanListener } from "./span-tap.ts";
 import { withoutStartFailures } from "./manager-log.ts";
 import { readManifestDir, type NodeManifest } from "./manifests.ts";
 import { LocalNodes, type NodeSeed } from "./node-api.ts";
@@ -159,6 +161,8 @@ export class LocalHost {
   readonly module: string;
   /** The local platform client handed to `onClient`. */
   readonly client: LocalModuleClient;
+  /** Which modules of the directory run here, and why a node cannot (./modules.ts). */
+  readonly modules: LocalModules;
   /** Absolute manifests directory. */
   readonly dir: string;
   /** Absolute state file path, or null. */
@@ -183,6 +187,8 @@ export class LocalHost {
   readonly #writer: StateFileWriter | undefined;
   readonly #health: HealthServer | undefined;
   readonly #terminal: LocalTerminal;
+  /** Spans for readers of a whole run (`tinyhost eval`). */
+  readonly #tap = new SpanTap();
   /** Last start-signal value sent per node. */
   readonly #signalled = new Map<string, string>();
   /** States of nodes not in the API now: restored ones not created yet, removed ones kept (./saved-states.ts). */
@@ -250,14 +256,21 @@ export class LocalHost {
     // Warnings and errors of the runtime and components become human lines, or are dropped as repeats.
     const log = new HumanLogger(logger.child({ component: "local" }), (e) => events.log(e));
     this.log = log;
-    const transport = new InProcessTransport();
+    this.modules = new LocalModules({
+      primary: this.module,
+      explicit: options.moduleName !== undefined && options.moduleName !== "",
+      nodes: () => this.#source.desired.values(),
+      installed: (c) => this.scheduler.installed(c) !== undefined,
+      known: () => this.#components.known((options.components ?? []).map((d) => d.info.name)),
+    });
+    const transport = new LocalTransport((msg, signal) => this.scheduler.handle(msg, signal), (segment) => this.modules.notRun(segment));
     this.scheduler = new LocalScheduler(
       {
         module: sanitizeResourceName(this.module),
         remote: transport,
         statusSink: kubeStatusSink((name, updater) => this.nodes.patch(name, updater)),
         client: this.client,
-        tracer: hopWatchingTracer(otelTracer, events.watcher()),
+        tracer: this.#tap.wrap(hopWatchingTracer(otelTracer, events.watcher())),
         debounceMs: options.debounceMs ?? 1000,
         log,
         warnUnknownEdgePorts: false, // local mode checks edges itself, naming the file and line (#checkEdges)
@@ -267,13 +280,16 @@ export class LocalHost {
       (name) => this.#source.desired.has(name),
       () => this.#settledNow(),
       () => this.#components.known((options.components ?? []).map((d) => d.info.name)),
+      (name, component) => this.modules.refusal(name, component),
     );
-    transport.register(sanitizeResourceName(this.module), (msg, signal) => this.scheduler.handle(msg, signal));
     this.scheduler.isLeader = true; // one process: it holds the "lease" (runtime-spec §6)
     this.#components = new ComponentFiles({ scheduler: this.scheduler, line: (l) => this.report.line(l), recreate: (c) => this.#recreate(c) });
     const resyncMs = options.resyncMs ?? LEADER_REQUEUE_MS;
+    const primary = { name: this.module, version: options.moduleVersion ?? "local", sdkVersion: SDK_VERSION };
     this.#controller = tinyNodeController({
-      module: { name: this.module, version: options.moduleVersion ?? "local", sdkVersion: SDK_VERSION },
+      module: primary,
+      // Every module this process runs, each under its own name (a common-module node's status says common-module).
+      moduleOf: (segment) => (nameMatches(segment, this.module) ? primary : this.modules.runs(segment) ? { ...primary, name: segment } : undefined),
       scheduler: this.scheduler,
       api: this.nodes,
       source: this.nodes,
@@ -306,6 +322,7 @@ export class LocalHost {
       source: this.#source,
       components: this.#components,
       owns: (name) => this.#controller.reconciler.owns(name),
+      notRun: (segment) => this.modules.notRun(segment),
       httpSeededNode: () => this.#httpSeededNode,
     });
     const managerLog = process.env.TINYHOST_LOG_LEVEL ? logger.child({ component: "local" }) : withoutStartFailures(logger.child({ component: "local" }, { level: "warn" }));
@@ -374,6 +391,14 @@ export class LocalHost {
    */
   onHop(listener: HopListener): () => void {
     return this.#events.onHop(listener);
+  }
+
+  /**
+   * Hands every span of the runners from now on to `listener` (./span-tap.ts): what a run's trace
+   * holds, for `tinyhost eval`. Returns the function that stops it.
+   */
+  tapSpans(listener: SpanListener): () => void {
+    return this.#tap.listen(listener);
   }
 
   /**
@@ -487,7 +512,7 @@ export class LocalHost {
   #firstRead(): void {
     const { lock, migrated, statePath } = this.#p;
     this.report.line(
-      `tinyhost local: module ${this.module} (in-process, leader) · manifests ${shownPath(this.dir)} · ` +
+      `tinyhost local: ${this.#moduleSummary()} (in-process, leader) · manifests ${shownPath(this.dir)} · ` +
         `${statePath ? `state ${shownPath(statePath)}` : "state in memory"} · components ${this.#componentSummary()}`,
     );
     if (lock?.tookOverFrom !== undefined) this.report.line(`state: took over ${shownPath(lock.file)} from pid ${lock.tookOverFrom}, which is no longer running`);
@@ -634,6 +659,13 @@ export class LocalHost {
     const names = [...this.#source.desired.values()].filter((e) => e.node.spec.component === component).map((e) => e.node.metadata.name);
     for (const n of names) this.#enqueue(n);
     return names;
+  }
+
+  /** `module a` or `modules a, tinysystems-common-module-v0`: what runs, the primary first. */
+  #moduleSummary(): string {
+    const run = this.modules.segments(this.#p.first.nodes.values()).filter((m) => this.modules.runs(m) && !nameMatches(m, this.module));
+    if (run.length === 0) return `module ${this.module}`;
+    return `modules ${[this.module, ...run].join(", ")}`;
   }
 
   #componentSummary(): string {

@@ -272,7 +272,14 @@ export class Runner implements HopSite {
   setNode(node: TinyNode): void {
     this.#node = node;
     this.identity = identityOf(node);
-    this.#portConfigs = compilePortConfigs(this.name, node.spec.ports, this.#portConfigs, (err) => this.log.warn({ node: this.name, err: err.message }, "edge configuration"));
+    const templateText = this.instance.definition.templateText;
+    this.#portConfigs = compilePortConfigs(
+      this.name,
+      node.spec.ports,
+      this.#portConfigs,
+      (err) => this.log.warn({ node: this.name, err: err.message }, "edge configuration"),
+      templateText && ((port) => templateText[port]),
+    );
     this.#nodeCredentialKeys = undefined;
     const byPort = new Map<string, EdgeRoute[]>();
     const byId = new Map<string, EdgeRoute>();
