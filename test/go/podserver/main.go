@@ -3,6 +3,7 @@
 //
 //	GET /healthz  200 while the process runs (liveness)
 //	GET /readyz   200 until SIGTERM, then 503 (readiness)
+//	GET /resolve?name=N  {"addrs": [...]} from the pod's resolver (the kubelet's resolv.conf: CoreDNS)
 //	GET /         {"pod": <hostname>, "terminating": bool, "sigtermAgoMs": <ms since SIGTERM or -1>}
 //
 // On SIGTERM it keeps serving for DRAIN_SECONDS (default 3) and then exits 0, so a test sees that
@@ -12,6 +13,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -47,6 +49,16 @@ func main() {
 			return
 		}
 		w.Write([]byte("ok"))
+	})
+	mux.HandleFunc("/resolve", func(w http.ResponseWriter, r *http.Request) {
+		addrs, err := net.DefaultResolver.LookupHost(r.Context(), r.URL.Query().Get("name"))
+		w.Header().Set("content-type", "application/json")
+		if err != nil {
+			w.WriteHeader(http.StatusBadGateway)
+			json.NewEncoder(w).Encode(map[string]any{"error": err.Error()})
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"addrs": addrs})
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		at := sigtermAt.Load()

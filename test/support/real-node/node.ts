@@ -318,6 +318,8 @@ export async function startRealNode(cp: ControlPlaneInfo, options: RealNodeOptio
         `  sandbox_image = "docker.io/library/${PAUSE_IMAGE}"`,
         // Without CAP_SYS_RESOURCE runc cannot lower a process's oom_score_adj below its parent's.
         "  restrict_oom_score_adj = true",
+        // Pod netns files under the slot's state dir (teardown removes it), not in /run/netns.
+        "  netns_mounts_under_state_dir = true",
         '[plugins."io.containerd.grpc.v1.cri".cni]',
         '  bin_dir = "/usr/lib/cni"',
         `  conf_dir = "${data}/cni/net.d"`,
