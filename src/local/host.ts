@@ -32,6 +32,7 @@ import { isComponentFile } from "../runtime/registry/files.ts";
 import { otelTracer } from "../runtime/runner/tracer.ts";
 import type { ComponentDefinition } from "../sdk/component.ts";
 import type { TinyNodeStatus } from "../sdk/node.ts";
+import type { TinyComponentStatus } from "../k8s/api/v1alpha1.ts";
 import { SystemPort } from "../sdk/ports.ts";
 import { toError, type Result } from "../sdk/result.ts";
 import { logger, type Logger } from "../telemetry/log.ts";
@@ -53,6 +54,7 @@ import { LocalScheduler } from "./local-scheduler.ts";
 import { LocalTransport } from "./local-transport.ts";
 import { LocalModules } from "./modules.ts";
 import { SpanTap, type SpanListener } from "./span-tap.ts";
+import { LocalTinyComponents } from "./tiny-components.ts";
 import { withoutStartFailures } from "./manager-log.ts";
 import { readManifestDir, type NodeManifest } from "./manifests.ts";
 import { LocalNodes, type NodeSeed } from "./node-api.ts";
@@ -180,6 +182,7 @@ export class LocalHost {
   readonly #source: DirectorySource;
   readonly #controller: TinyNodeController;
   readonly #components: ComponentFiles;
+  readonly #tinyComponents: LocalTinyComponents;
   readonly #failures: FailureLog;
   readonly #debugLines: DebugLines;
   readonly #events: FlowEvents;
@@ -281,6 +284,15 @@ export class LocalHost {
     );
     this.scheduler.isLeader = true; // one process: it holds the "lease" (runtime-spec §6)
     this.#components = new ComponentFiles({ scheduler: this.scheduler, line: (l) => this.report.line(l), recreate: (c) => this.#recreate(c) });
+    this.#tinyComponents = new LocalTinyComponents({
+      namespace,
+      module: this.module,
+      installed: (c) => this.scheduler.installed(c),
+      install: (d) => this.scheduler.install(d),
+      uninstall: (n) => this.scheduler.uninstall(n),
+      changed: (c) => void this.#recreate(c),
+      line: (l) => this.report.line(l),
+    });
     const resyncMs = options.resyncMs ?? LEADER_REQUEUE_MS;
     const primary = { name: this.module, version: options.moduleVersion ?? "local", sdkVersion: SDK_VERSION };
     this.#controller = tinyNodeController({
@@ -406,6 +418,11 @@ export class LocalHost {
     return this.#terminal.listenFailures;
   }
 
+  /** The status of TinyComponent `name` as the local controller wrote it (installed, reason), if declared. */
+  componentStatus(name: string): TinyComponentStatus | undefined {
+    return this.#tinyComponents.status(name);
+  }
+
   /** Current manifest problems (from the last read of the directory). */
   manifestErrors(): readonly ManifestError[] {
     return this.#source.errors;
@@ -438,6 +455,8 @@ export class LocalHost {
       this.report.line(`error: cannot read ${shownPath(this.dir)}: ${(err as Error).message}`);
       return { added: [], changed: [], removed: [] };
     }
+    await this.#tinyComponents.apply(set.components); // before the nodes: a new node of a new TinyComponent finds it
+    if (this.#stopped) return { added: [], changed: [], removed: [] };
     const diff = this.#applyRead(set);
     await this.idle();
     return diff;
@@ -506,7 +525,7 @@ export class LocalHost {
     if (!this.#o.components || this.#o.componentsDir !== undefined) await this.#components.load(resolve(this.#o.componentsDir ?? "components"));
   }
 
-  #firstRead(): void {
+  async #firstRead(): Promise<void> {
     const { lock, migrated, statePath } = this.#p;
     this.report.line(
       `tinyhost local: ${this.#moduleSummary()} (in-process, leader) · manifests ${shownPath(this.dir)} · ` +
@@ -514,6 +533,7 @@ export class LocalHost {
     );
     if (lock?.tookOverFrom !== undefined) this.report.line(`state: took over ${shownPath(lock.file)} from pid ${lock.tookOverFrom}, which is no longer running`);
     if (migrated) this.report.line(`state: moved ${shownPath(migrated)} to ${shownPath(statePath!)} (kubectl apply -f <dir> skips sub-directories)`);
+    await this.#tinyComponents.apply(this.#p.first.components);
     this.#applyRead(this.#p.first);
     this.#prune();
     // Checked a few times per keep period; unref'd, so it never keeps the process alive.
