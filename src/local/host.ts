@@ -4,6 +4,9 @@
  * the same manager of runnables (src/manager). Only what a cluster would provide is local:
  * - the API server → {@link LocalNodes} (./node-api.ts), filled from the manifests by the
  *   {@link DirectorySource}, persisted to the state file under a lock (one process per state file);
+ *   TinyComponents → the cluster's reconciler over an in-memory API (./tiny-components.ts);
+ * - the other modules of a flow → every module of the directory runs here (./modules.ts), hops
+ *   between them through ./local-transport.ts;
  * - the Lease → this process is always the leader;
  * - the resource manager → {@link LocalModuleClient} (`http://localhost:<port>`);
  * - `send_signal` → the `tinyhost.io/start-signal` annotation, and {@link LocalHost.send};
@@ -78,7 +81,11 @@ export interface LocalHostOptions {
   componentsDir?: string;
   /** Preloaded components (compiled binary, tests); without {@link componentsDir} there is no component hot reload. */
   components?: readonly ComponentDefinition[];
-  /** Module name (`--name`); default the first node's `spec.module`, else {@link DEFAULT_LOCAL_MODULE}. */
+  /**
+   * `--name`: run only this module and the platform's common, http and encoding modules
+   * (./modules.ts). Without it every module of the directory runs, and the primary module (status,
+   * the start line) is the first node's `spec.module`, else {@link DEFAULT_LOCAL_MODULE}.
+   */
   moduleName?: string;
   /** Module version reported in `status.module` (default `"local"`). */
   moduleVersion?: string;
