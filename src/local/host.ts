@@ -4,6 +4,9 @@
  * the same manager of runnables (src/manager). Only what a cluster would provide is local:
  * - the API server → {@link LocalNodes} (./node-api.ts), filled from the manifests by the
  *   {@link DirectorySource}, persisted to the state file under a lock (one process per state file);
+ *   TinyComponents → the cluster's reconciler over an in-memory API (./tiny-components.ts);
+ * - the other modules of a flow → every module of the directory runs here (./modules.ts), hops
+ *   between them through ./local-transport.ts;
  * - the Lease → this process is always the leader;
  * - the resource manager → {@link LocalModuleClient} (`http://localhost:<port>`);
  * - `send_signal` → the `tinyhost.io/start-signal` annotation, and {@link LocalHost.send};
@@ -32,6 +35,7 @@ import { isComponentFile } from "../runtime/registry/files.ts";
 import { otelTracer } from "../runtime/runner/tracer.ts";
 import type { ComponentDefinition } from "../sdk/component.ts";
 import type { TinyNodeStatus } from "../sdk/node.ts";
+import type { TinyComponentStatus } from "../k8s/api/v1alpha1.ts";
 import { SystemPort } from "../sdk/ports.ts";
 import { toError, type Result } from "../sdk/result.ts";
 import { logger, type Logger } from "../telemetry/log.ts";
@@ -53,6 +57,7 @@ import { LocalScheduler } from "./local-scheduler.ts";
 import { LocalTransport } from "./local-transport.ts";
 import { LocalModules } from "./modules.ts";
 import { SpanTap, type SpanListener } from "./span-tap.ts";
+import { LocalTinyComponents } from "./tiny-components.ts";
 import { withoutStartFailures } from "./manager-log.ts";
 import { readManifestDir, type NodeManifest } from "./manifests.ts";
 import { LocalNodes, type NodeSeed } from "./node-api.ts";
@@ -77,7 +82,11 @@ export interface LocalHostOptions {
   componentsDir?: string;
   /** Preloaded components (compiled binary, tests); without {@link componentsDir} there is no component hot reload. */
   components?: readonly ComponentDefinition[];
-  /** Module name (`--name`); default the first node's `spec.module`, else {@link DEFAULT_LOCAL_MODULE}. */
+  /**
+   * `--name`: run only this module and the platform's common, http and encoding modules
+   * (./modules.ts). Without it every module of the directory runs, and the primary module (status,
+   * the start line) is the first node's `spec.module`, else {@link DEFAULT_LOCAL_MODULE}.
+   */
   moduleName?: string;
   /** Module version reported in `status.module` (default `"local"`). */
   moduleVersion?: string;
@@ -181,6 +190,7 @@ export class LocalHost {
   readonly #source: DirectorySource;
   readonly #controller: TinyNodeController;
   readonly #components: ComponentFiles;
+  readonly #tinyComponents: LocalTinyComponents;
   readonly #failures: FailureLog;
   readonly #debugLines: DebugLines;
   readonly #events: FlowEvents;
@@ -284,6 +294,15 @@ export class LocalHost {
     );
     this.scheduler.isLeader = true; // one process: it holds the "lease" (runtime-spec §6)
     this.#components = new ComponentFiles({ scheduler: this.scheduler, line: (l) => this.report.line(l), recreate: (c) => this.#recreate(c) });
+    this.#tinyComponents = new LocalTinyComponents({
+      namespace,
+      module: this.module,
+      installed: (c) => this.scheduler.installed(c),
+      install: (d) => this.scheduler.install(d),
+      uninstall: (n) => this.scheduler.uninstall(n),
+      changed: (c) => void this.#recreate(c),
+      line: (l) => this.report.line(l),
+    });
     const resyncMs = options.resyncMs ?? LEADER_REQUEUE_MS;
     const primary = { name: this.module, version: options.moduleVersion ?? "local", sdkVersion: SDK_VERSION };
     this.#controller = tinyNodeController({
@@ -409,6 +428,11 @@ export class LocalHost {
     return this.#terminal.listenFailures;
   }
 
+  /** The status of TinyComponent `name` as the local controller wrote it (installed, reason), if declared. */
+  componentStatus(name: string): TinyComponentStatus | undefined {
+    return this.#tinyComponents.status(name);
+  }
+
   /** Current manifest problems (from the last read of the directory). */
   manifestErrors(): readonly ManifestError[] {
     return this.#source.errors;
@@ -441,6 +465,8 @@ export class LocalHost {
       this.report.line(`error: cannot read ${shownPath(this.dir)}: ${(err as Error).message}`);
       return { added: [], changed: [], removed: [] };
     }
+    await this.#tinyComponents.apply(set.components); // before the nodes: a new node of a new TinyComponent finds it
+    if (this.#stopped) return { added: [], changed: [], removed: [] };
     const diff = this.#applyRead(set);
     await this.idle();
     return diff;
@@ -509,7 +535,7 @@ export class LocalHost {
     if (!this.#o.components || this.#o.componentsDir !== undefined) await this.#components.load(resolve(this.#o.componentsDir ?? "components"));
   }
 
-  #firstRead(): void {
+  async #firstRead(): Promise<void> {
     const { lock, migrated, statePath } = this.#p;
     this.report.line(
       `tinyhost local: ${this.#moduleSummary()} (in-process, leader) · manifests ${shownPath(this.dir)} · ` +
@@ -517,6 +543,7 @@ export class LocalHost {
     );
     if (lock?.tookOverFrom !== undefined) this.report.line(`state: took over ${shownPath(lock.file)} from pid ${lock.tookOverFrom}, which is no longer running`);
     if (migrated) this.report.line(`state: moved ${shownPath(migrated)} to ${shownPath(statePath!)} (kubectl apply -f <dir> skips sub-directories)`);
+    await this.#tinyComponents.apply(this.#p.first.components);
     this.#applyRead(this.#p.first);
     this.#prune();
     // Checked a few times per keep period; unref'd, so it never keeps the process alive.

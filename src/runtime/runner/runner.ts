@@ -34,7 +34,7 @@ import { NodeGuard, type ComponentFaultError, type FaultSite } from "./guard.ts"
 import { statusComponent, statusPorts } from "./status.ts";
 import type { HopSite, HopSpan, Tracer } from "./tracer.ts";
 import { credentialKeysOfSchema } from "../../telemetry/redact.ts";
-import { startTimer } from "../../sdk/timer.ts";
+import { startTimer, type Timer } from "../../sdk/timer.ts";
 import { rememberSecretValue } from "../../telemetry/secret-values.ts";
 import { containsPlaceholder, NO_SECRET_SOURCE, resolvePlaceholders, type SecretSource } from "../secrets/index.ts";
 import { USAGE } from "../../sdk/usage.ts";
@@ -360,6 +360,50 @@ export class Runner implements HopSite {
     return [...this.#portMap().values()].map((c) => c.spec);
   }
 
+  /** Handlers still running (their hop not answered yet). */
+  #inFlight = 0;
+  /** Resolves a {@link drain} waiting for the last in-flight hop. */
+  #drained: (() => void) | undefined;
+  /** Set when this version was stopped by a reload past its grace: the failure its cut hops answer with. */
+  #reloaded: Error | undefined;
+
+  /** An in-flight hop answered: wakes a drain at zero; a hop cut by a reload answers with the reload's error. */
+  #settled(result: Result): Result {
+    if (--this.#inFlight === 0) this.#drained?.();
+    return this.#reloaded !== undefined && result.kind === "fail" ? fail(this.#reloaded) : result;
+  }
+
+  /** Hops whose handler is still running. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /**
+   * Waits until no hop is in a handler of this runner, at most `ms`.
+   * @returns true when drained, false when time ran out first.
+   */
+  async drain(ms: number): Promise<boolean> {
+    if (this.#inFlight === 0) return true;
+    let timer: Timer | undefined;
+    const idle = new Promise<boolean>((resolve) => (this.#drained = () => resolve(true)));
+    const late = new Promise<boolean>((resolve) => (timer = startTimer(ms, () => resolve(false))));
+    try {
+      return await Promise.race([idle, late]);
+    } finally {
+      timer?.cancel();
+      this.#drained = undefined;
+    }
+  }
+
+  /**
+   * Stops this version for a reload after {@link drain}: as {@link stop} without cleanup; a hop still
+   * running is cancelled and answers with `reason` (the caller's retryable NodeReloadedError).
+   */
+  stopForReload(reason: Error): Promise<void> {
+    if (this.#inFlight > 0) this.#reloaded = reason;
+    return this.stop(false);
+  }
+
   /**
    * Handles one incoming hop (runtime-spec §2.2). Never rejects: a malformed payload, a validation
    * failure, a throw or a rejection resolves as `fail(...)` for this hop only.
@@ -464,9 +508,11 @@ export class Runner implements HopSite {
     // hop's answer) finishes now, not a microtask later (src/sdk/settled.ts says why).
     const now = fulfilledValue(returned);
     if (now !== NOT_FULFILLED) return Promise.resolve(this.#finish(port, data, span, toResult(now), ctx));
+    // Only a handler still running after it returned is in flight (what a reload drains).
+    this.#inFlight++;
     return Promise.resolve(returned).then(
-      (v) => this.#finish(port, data, span, toResult(v), ctx),
-      (err: unknown) => this.#finish(port, data, span, fail(this.#thrown(port, err)), ctx),
+      (v) => this.#settled(this.#finish(port, data, span, toResult(v), ctx)),
+      (err: unknown) => this.#settled(this.#finish(port, data, span, fail(this.#thrown(port, err)), ctx)),
     );
   }
 
