@@ -230,9 +230,12 @@ const POD_NAME = process.env.HOSTNAME ?? "";
  * was read as `body`; `peer` gives the connection's address when the headers do not decide `realIP`.
  */
 export function buildServerRequest(req: Request, scan: HeaderScan, body: string, peer: () => string | undefined, tls: boolean, context: unknown): ServerRequest {
-  const target = requestTarget(req.url);
-  const q = target.indexOf("?");
-  const path = decodePath(q < 0 ? target : target.slice(0, q));
+  // CONNECT's authority-form target (`host:port`) is what Bun reports as its url: Go's RequestURI is
+  // that target and its URL.Path is empty.
+  const authorityForm = req.method === "CONNECT" && !req.url.includes("/");
+  const target = authorityForm ? req.url : requestTarget(req.url);
+  const q = authorityForm ? -1 : target.indexOf("?");
+  const path = authorityForm ? "" : decodePath(q < 0 ? target : target.slice(0, q));
   const params = queryValues(q < 0 ? "" : target.slice(q));
   const ctx = context ?? null;
   const ip = realIP(scan, peer);

@@ -91,6 +91,24 @@ describe("methods (RFC 9110 §9)", () => {
     expect(seen.map((s) => `${s.method} ${s.path} ${JSON.stringify(s.body)}`)).toEqual(['GET /first ""', 'HEAD /first ""']);
   });
 
+  test("CONNECT's authority-form target is the requestURI with an empty path, as Go's Request shows it", async () => {
+    const { l, seen } = serve();
+    await rawExchange(l.port, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", { done: responses(1) });
+    expect(seen.map((s) => [s.requestURI, s.path, s.pathSegments, s.host])).toEqual([["example.com:443", "", [], "example.com:443"]]);
+  });
+
+  test("pinned (Bun): an absolute-form target's authority is not visible — host is the Host header's (Go: the target's, RFC 9112 §3.2.2); path and query are the target's", async () => {
+    const { l, seen } = serve();
+    await rawExchange(l.port, "GET http://other.example/p?q=1 HTTP/1.1\r\nHost: x\r\n\r\n", { done: responses(1) });
+    expect(seen.map((s) => [s.host, s.path, s.requestURI])).toEqual([["x", "/p", "/p?q=1"]]);
+  });
+
+  test("a request body that is not UTF-8 reaches the flow with each invalid byte as U+FFFD", async () => {
+    const { l, seen } = serve();
+    await rawExchange(l.port, [Buffer.from("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n\r\ncaf\xe9 \xff\xfeA", "latin1")], { done: responses(1) });
+    expect(seen.map((s) => s.body)).toEqual(["caf\uFFFD \uFFFD\uFFFDA"]);
+  });
+
   test("a DELETE or OPTIONS body reaches the flow", async () => {
     const { l, seen } = serve();
     for (const m of ["DELETE", "OPTIONS"]) await rawExchange(l.port, `${m} /d HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nbody`, { done: responses(1) });
