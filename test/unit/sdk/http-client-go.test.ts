@@ -143,6 +143,33 @@ describe("redirects (Go net/http client.go)", () => {
   });
 });
 
+describe("connections", () => {
+  test("a response saying Connection: close (any status) or HTTP/1.0 is not reused: every next request gets an answer (oven-sh/bun#35545, #31463)", async () => {
+    const { createServer } = await import("node:net");
+    for (const [line, header] of [["HTTP/1.1 200 OK", "Connection: close\r\n"], ["HTTP/1.1 404 Not Found", "Connection: close\r\n"], ["HTTP/1.1 503 Unavailable", "Connection: close, keep-alive\r\n"], ["HTTP/1.0 200 OK", ""]] as const) {
+      let connections = 0;
+      const srv = createServer((sock) => {
+        connections++;
+        let buf = "";
+        sock.on("error", () => {});
+        sock.on("data", (d) => {
+          buf += d.toString();
+          if (!buf.includes("\r\n\r\n")) return;
+          buf = "";
+          sock.end(`${line}\r\n${header}Content-Length: 2\r\n\r\nhi`);
+        });
+      });
+      await new Promise<void>((r) => srv.listen(0, "127.0.0.1", () => r()));
+      const port = (srv.address() as { port: number }).port;
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await run({ url: `http://127.0.0.1:${port}/` })).response.statusCode);
+      srv.close();
+      expect(statuses).toEqual(Array(4).fill(Number(line.split(" ")[1])));
+      expect(connections).toBe(4);
+    }
+  });
+});
+
 describe("compressed, large and non-UTF-8 responses (Go's Transport)", () => {
   test("gzip is asked for and decompressed transparently, Content-Encoding and Content-Length removed, as Go's Transport does", async () => {
     A.seen.length = 0;

@@ -284,6 +284,30 @@ describe("keep-alive and pipelining (RFC 9112 §9)", () => {
     expect(r.text.split("\r\n\r\n").slice(1).map((b) => b.replace(/HTTP\/1\.1[\s\S]*$/, ""))).toEqual(["/1", "/2ab", "/3"]);
   });
 
+  test("1,000 back-to-back requests on one keep-alive connection, each sent the moment the last answer arrived, are all answered without a reset (oven-sh/bun#42212)", async () => {
+    const { l } = serve(() => ({ statusCode: 200, body: "k" }));
+    const { connect } = await import("node:net");
+    const socket = connect(l.port, "127.0.0.1");
+    let answered = 0;
+    let text = "";
+    const outcome = await new Promise<string>((resolve) => {
+      socket.on("error", (e) => resolve(`error ${e.message}`));
+      socket.on("close", () => resolve("closed"));
+      socket.on("data", (d) => {
+        text += d.toString("latin1");
+        const n = (text.match(/HTTP\/1\.1 200 /g) ?? []).length;
+        text = text.slice(text.lastIndexOf("HTTP/1.1 200 ") + 1);
+        if (n === 0) return;
+        answered += n;
+        if (answered >= 1000) resolve("done");
+        else socket.write(GET);
+      });
+      socket.write(GET);
+    });
+    socket.destroy();
+    expect([outcome, answered]).toEqual(["done", 1000]);
+  });
+
   test("Connection: close from the client, and HTTP/1.0, close the connection after the answer", async () => {
     const { l } = serve();
     for (const req of ["GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "GET / HTTP/1.0\r\nHost: x\r\n\r\n"]) {
