@@ -154,7 +154,9 @@ function shownURL(u: URL): string {
  * - Compression: without an `Accept-Encoding` of the caller's, `Accept-Encoding: gzip` is sent and a
  *   gzip body is decompressed, its `Content-Encoding`/`Content-Length` removed from the headers; a
  *   caller's `Accept-Encoding` gets the body as sent. The cap counts decompressed bytes.
- * - The timeout bounds the whole exchange, redirects and body included (Go's `Client.Timeout`).
+ * - The timeout bounds the whole exchange, redirects and body included (Go's `Client.Timeout`), and
+ *   is the only bound: Bun's default 5-minute idle limit on a silent server is switched off, as Go
+ *   has none (a `timeout` of 10 minutes waits 10 minutes).
  * @param maxResponseBytes cap on the body, bytes (> 0).
  * @param signal the caller's cancellation (hop signal); combined with the request timeout.
  */
@@ -195,7 +197,8 @@ export async function performRequest(req: OutboundRequest, maxResponseBytes: num
     const gzip = !callerEncoding && method !== "HEAD";
     if (gzip) headers.set("Accept-Encoding", "gzip");
     try {
-      res = await fetch(url, { method, headers, body: keepBody && method !== "GET" && method !== "HEAD" ? body : undefined, signal: combined, redirect: "manual", decompress: gzip });
+      // `timeout: false`: Bun's own 5-minute idle limit is off; `timeout` (Go's Client.Timeout) is the only bound.
+      res = await fetch(url, { method, headers, body: keepBody && method !== "GET" && method !== "HEAD" ? body : undefined, signal: combined, redirect: "manual", decompress: gzip, timeout: false });
     } catch (err) {
       const text = combined.aborted ? reason() : transportReason(err, url);
       return { response: emptyResponse(), error: retryable(new TransportError(`${op} ${JSON.stringify(shownURL(url))}: ${text}`, err)) };

@@ -225,6 +225,21 @@ describe("timeouts and TLS", () => {
     }
   });
 
+  test("Bun's own 5-minute idle limit is switched off for every hop, so the configured timeout is the only bound (Go's Client has no idle limit)", async () => {
+    const real = globalThis.fetch;
+    const inits: Array<RequestInit & { timeout?: unknown }> = [];
+    globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
+      inits.push(init ?? {});
+      return real(input, init);
+    }) as typeof fetch;
+    try {
+      await run({ url: `${A.base}/hop/2`, timeout: 600 });
+    } finally {
+      globalThis.fetch = real;
+    }
+    expect(inits.map((i) => i.timeout)).toEqual([false, false, false]);
+  });
+
   let dir = "";
   let tlsServer: ReturnType<typeof Bun.serve> | undefined;
   beforeAll(async () => {
