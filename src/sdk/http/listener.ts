@@ -3,10 +3,13 @@
  * to the flow and answered from its Result (components.md §2.1 "Request → response flow"). Hono
  * stays although calling the handler straight from Bun.serve measured ≈ 0.7 µs less CPU per request
  * (of ≈ 11 µs for the whole flow, bench/http.ts; measured before its route became a static table
- * hit and the request its env binding, which took part of that back): its HEAD handling and error
- * answers are what a hand-written copy would re-implement (DESIGN.md: Hono for component HTTP
- * servers). A flow that has answered by the time it returns is answered synchronously, with a
- * Response rather than a promise (src/sdk/settled.ts).
+ * hit and the request its env binding, which took part of that back): its error answers are what a
+ * hand-written copy would re-implement (DESIGN.md: Hono for component HTTP servers). HEAD is
+ * answered here, not by Hono: Hono's body-less copy of the GET answer made Bun write
+ * `content-length: 0` and no `Date` ({@link headAnswer}). A flow that has answered by the time it
+ * returns is answered synchronously, with a Response rather than a promise (src/sdk/settled.ts).
+ * RFC 9110/9112 behaviour, and what Bun's parser decides before this code runs: docs/security.md
+ * "HTTP input", test/unit/sdk/http-server-rfc.test.ts.
  *
  * Timeouts: Bun closes a connection idle for `idleTimeout` seconds (default 10, max 255), and a
  * request waiting for its flow counts as idle, so `idleTimeout` is set from the Start config
