@@ -66,7 +66,7 @@ export function maskedError<E extends Error>(error: E): E | Error {
   const message = maskSecretValues(error.message);
   if (message === error.message) return error;
   const out = new Error(message);
-  out.name = error.name;
+  Object.defineProperty(out, "name", { value: error.name, enumerable: false, writable: true, configurable: true });
   out.stack = error.stack === undefined ? undefined : maskSecretValues(error.stack);
   const code = (error as { code?: unknown }).code;
   if (code !== undefined) Object.assign(out, { code });

@@ -25,6 +25,15 @@ describe("requirements in defineComponent", () => {
     const base = { info: { name: "x", description: "X", info: "" }, ports: () => [target("in", Type.Object({}))], handle: () => undefined };
     expect(() => defineComponent({ ...base, requirements: { secrets: { names: ["Bad_Name"] } } })).toThrow('component x: requirements.secrets.names: "Bad_Name" is not a Secret name');
     expect(() => defineComponent({ ...base, requirements: { rbac: { extraRules: [{ apiGroups: [""], resources: [], verbs: ["get"] }] } } })).toThrow("component x: requirements.rbac.extraRules[0].resources must be a non-empty array of strings, got []");
+    // A misspelled key would otherwise drop the rule it carries without a word.
+    const bad = (requirements: unknown) => () => defineComponent({ ...base, requirements } as never);
+    expect(bad({ secret: { names: ["a"] } })).toThrow('component x: requirements has an unknown key "secret" (known: rbac, secrets, storage)');
+    expect(bad({ rbac: { extraNamespaceRules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] } })).toThrow('component x: requirements.rbac has an unknown key "extraNamespaceRules" (known: enableKubernetesResourceAccess, extraRules, extraNamespacedRules)');
+    expect(bad({ rbac: { extraNamespacedRules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["get"], resourceName: ["a"] }] } })).toThrow('component x: requirements.rbac.extraNamespacedRules[0] has an unknown key "resourceName" (known: apiGroups, resources, verbs, resourceNames)');
+    expect(bad({ secrets: { names: ["a"], name: "b" } })).toThrow('component x: requirements.secrets has an unknown key "name" (known: names)');
+    expect(bad({ storage: { enabled: true, size: "lots" } })).toThrow('component x: requirements.storage.size must be a Kubernetes quantity such as "1Gi", got "lots"');
+    expect(bad({ storage: { enabled: true, size: "10Gi", class: "fast" } })).toThrow('component x: requirements.storage has an unknown key "class" (known: enabled, size, storageClassName)');
+    expect(defineComponent({ ...base, requirements: { storage: { enabled: true, size: "1.5Gi" } } }).requirements).toEqual({ storage: { enabled: true, size: "1.5Gi" } });
     const d = defineComponent({ ...base, requirements: { secrets: { names: ["a"] } } });
     expect(d.requirements).toEqual({ secrets: { names: ["a"] } });
     expect(Object.isFrozen(d.requirements!.secrets!.names)).toBe(true);
