@@ -25,6 +25,8 @@ import { CONSOLE_CSS, CONSOLE_JS, pageHtml } from "./page.ts";
 import { NodeLookupError, resolveNode } from "./resolve.ts";
 import { StreamClient } from "./stream.ts";
 import { SETTINGS_PORT, SETTINGS_REFUSED } from "./settings-port.ts";
+import { startTimer, type Timer } from "../sdk/timer.ts";
+import { maskSecretValues } from "../telemetry/secret-values.ts";
 
 /** What the console needs of a running local host (a {@link LocalHost} has all of it). */
 export interface ConsoleHost {
@@ -161,9 +163,9 @@ export function consoleApp(s: ConsoleState): Hono {
       void hop; // the hop goes on; its outcome is in the stream
       return c.json({ node, shown: shown(node), port, result: "sent" } satisfies SendAnswer, 202);
     }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const r = await Promise.race([hop, new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutMs)))]);
-    clearTimeout(timer);
+    let timer: Timer | undefined;
+    const r = await Promise.race([hop, new Promise<"timeout">((resolve) => (timer = startTimer(timeoutMs, () => resolve("timeout"))))]);
+    timer?.cancel();
     const ms = Math.round((performance.now() - t0) * 1000) / 1000;
     const to: SendTarget = { node, shown: shown(node), port };
     let answer: SendAnswer;
@@ -172,7 +174,7 @@ export function consoleApp(s: ConsoleState): Hono {
     else if (r.kind === "empty") answer = { ...to, result: "empty", ms };
     else {
       const code = codeOf(r.error);
-      answer = { ...to, result: "fail", error: withoutNodePrefix(r.error.message, node, port), ...(code ? { code } : {}), ms };
+      answer = { ...to, result: "fail", error: withoutNodePrefix(maskSecretValues(r.error.message), node, port), ...(code ? { code } : {}), ms };
     }
     return c.json(answer, r === "timeout" ? 504 : 200);
   });

@@ -22,7 +22,7 @@
  */
 import type { ComponentLogger } from "../sdk/context.ts";
 import { existsSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { nameMatches, parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
 import { DEFAULT_NODE_WORKERS, kubeStatusSink, LEADER_REQUEUE_MS, tinyNodeController, type TinyNodeController } from "../k8s/controllers/index.ts";
 import type { KubeObject } from "../k8s/client/types.ts";
@@ -69,6 +69,7 @@ import { KEEP_REMOVED_STATE_MS, SavedStates } from "./saved-states.ts";
 import { acquireStateLock, type StateLock } from "./state-lock.ts";
 import { LocalTerminal } from "./terminal.ts";
 import { watchDirectory } from "./watch.ts";
+import { localSecretSource } from "../runtime/secrets/index.ts";
 
 /** Default of {@link LocalHostOptions.lockCheckMs}, ms: a deleted lock is back before a second process is likely to start. */
 export const LOCK_CHECK_MS = 2000;
@@ -287,6 +288,8 @@ export class LocalHost {
         debounceMs: options.debounceMs ?? 1000,
         log,
         warnUnknownEdgePorts: false, // local mode checks edges itself, naming the file and line (#checkEdges)
+        // `[[secret:…]]` placeholders: TINY_SECRET_<NAME>__<KEY> variables, then <dir>/.tinyhost/secrets.yaml (docs/local-mode.md).
+        secrets: localSecretSource(join(this.dir, ".tinyhost", "secrets.yaml"), process.env, `${shownPath(this.dir)}/.tinyhost/secrets.yaml`),
       },
       (name) => this.#source.desired.has(name),
       () => this.#settledNow(),

@@ -85,6 +85,9 @@ class TappedSpanImpl implements HopSpan {
   run<T>(fn: () => T): T {
     return this.inner.run(fn);
   }
+  usage(totals: ReadonlyMap<string, number>): void {
+    this.inner.usage(totals);
+  }
   end(error?: Error): void {
     this.inner.end(error);
     const recorded = this.kind === "input" && error !== undefined && !isCancellation(error) ? error : undefined;

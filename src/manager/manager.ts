@@ -31,6 +31,7 @@
  */
 import { TinyError } from "../sdk/errors.ts";
 import type { Logger } from "../telemetry/log.ts";
+import { startTimer, type Timer } from "../sdk/timer.ts";
 
 /** The groups, in start order (stop order is the reverse). See the module comment for why. */
 export const RUNNABLE_GROUPS = ["servers", "stores", "election", "runners", "controllers", "receivers", "listeners"] as const;
@@ -215,7 +216,7 @@ export class Manager {
   async #stopAll(reason: string): Promise<void> {
     const t0 = performance.now();
     const budget = new AbortController();
-    const timer = setTimeout(() => budget.abort(), this.#budgetMs);
+    const timer = startTimer(this.#budgetMs, () => budget.abort());
     const ctx: StopContext = { signal: budget.signal, remainingMs: () => Math.max(0, this.#budgetMs - (performance.now() - t0)) };
     this.#log.info({ reason }, "shutting down");
     try {
@@ -223,14 +224,14 @@ export class Manager {
         const members = this.#started.filter((s) => s.group === group).map((s) => s.runnable);
         if (members.length === 0) continue;
         const all = Promise.all(members.map((r) => this.#stopOne(r, ctx))).then(() => true);
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const limit = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), Math.max(ctx.remainingMs(), SHUTDOWN_OVERTIME_MS))));
+        let limitTimer: Timer | undefined;
+        const limit = new Promise<boolean>((r) => (limitTimer = startTimer(Math.max(ctx.remainingMs(), SHUTDOWN_OVERTIME_MS), () => r(false))));
         const finished = await Promise.race([all, limit]);
-        clearTimeout(timer);
+        limitTimer?.cancel();
         if (!finished) this.#log.warn({ group, budgetMs: this.#budgetMs }, `shutdown budget spent while stopping ${group}; going on`);
       }
     } finally {
-      clearTimeout(timer);
+      timer.cancel();
     }
     this.#log.info({ ms: Math.round(performance.now() - t0), exitCode: this.#exitCode }, "stopped");
     this.#done.resolve(this.#exitCode);

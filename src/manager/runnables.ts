@@ -3,6 +3,7 @@
  * one to a manager is one line: `mgr.add("controllers", loop("tinynode controller", (s) => c.run(s)))`.
  */
 import type { Runnable, StopContext } from "./manager.ts";
+import { startTimer, type Timer } from "../sdk/timer.ts";
 
 /** Options of {@link loop}. */
 export interface LoopOptions {
@@ -88,7 +89,7 @@ export function onStop(name: string, stop: (ctx: StopContext) => Promise<unknown
 
 /** Resolves when `p` settles or after `ms`, whichever comes first. */
 export async function bounded(p: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([p.then(() => {}, () => {}), new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, ms))))]);
-  clearTimeout(timer);
+  let timer: Timer | undefined;
+  await Promise.race([p.then(() => {}, () => {}), new Promise<void>((r) => (timer = startTimer(ms, r)))]);
+  timer?.cancel();
 }

@@ -13,6 +13,7 @@ import { fail, type Result } from "../sdk/result.ts";
 import { retryable } from "../sdk/errors.ts";
 import { ShuttingDownError } from "../transport/refusal.ts";
 import type { Msg, MsgHandler } from "../transport/types.ts";
+import { startTimer, type Timer } from "../sdk/timer.ts";
 
 /** The refusal of a hop arriving while draining; its home is src/transport/refusal.ts (the gRPC server refuses with it too). */
 export { ShuttingDownError };
@@ -75,12 +76,12 @@ export class HopGate {
   async drain(timeoutMs: number): Promise<number> {
     this.#draining = true;
     if (this.stats.inFlight === 0) return 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: Timer | undefined;
     await Promise.race([
       new Promise<void>((resolve) => this.#idle.push(resolve)),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+      new Promise<void>((resolve) => (timer = startTimer(timeoutMs, resolve))),
     ]);
-    clearTimeout(timer);
+    timer?.cancel();
     return this.stats.inFlight;
   }
 }

@@ -5,6 +5,7 @@
  * for components that wait (docs/authoring.md "Waiting and background loops").
  */
 import { TinyError } from "./errors.ts";
+import { startTimer, type TimerOptions } from "./timer.ts";
 
 /**
  * A wait was cut short because the hop was cancelled (caller gave up, node stopped) — components.md
@@ -20,22 +21,23 @@ export class WaitCancelledError extends TinyError<"CANCELLED"> {
 
 /**
  * Waits `ms` milliseconds unless `signal` aborts first.
- * @param ms wait in ms; `≤ 0` still yields once to the event loop (a zero-delay ticker must not
- *   starve other work).
+ * @param ms wait in ms, any length (src/sdk/timer.ts chains waits past 2^31−1 ms); `≤ 0` still
+ *   yields once to the event loop (a zero-delay ticker must not starve other work).
  * @param signal cancels the wait; an already-aborted signal resolves at once.
+ * @param options host timers (tests pass a virtual clock).
  * @returns `true` when the full wait elapsed, `false` when `signal` aborted it. Never rejects.
  */
-export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<boolean> {
+export function sleepUnlessAborted(ms: number, signal: AbortSignal, options?: TimerOptions): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
   return new Promise<boolean>((resolve) => {
     const onAbort = () => {
-      clearTimeout(timer);
+      timer.cancel();
       resolve(false);
     };
-    const timer = setTimeout(() => {
+    const timer = startTimer(ms, () => {
       signal.removeEventListener("abort", onAbort);
       resolve(true);
-    }, Math.max(0, ms));
+    }, options);
     signal.addEventListener("abort", onAbort, { once: true });
   });
 }

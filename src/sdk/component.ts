@@ -17,6 +17,7 @@ import type { ModuleClient } from "./client.ts";
 import { componentNameProblem } from "./component-name.ts";
 import { resolveAgentTool, type AgentToolInfo, type AgentToolSpec } from "./agent-tool.ts";
 import { TinyError } from "./errors.ts";
+import { frozenRequirements, requirementsProblem, type Requirements } from "./requirements.ts";
 
 /** Component metadata (runtime-spec §1.1 `ComponentInfo`). `name` is what `TinyNode.spec.component` names. */
 export interface ComponentInfo {
@@ -113,6 +114,12 @@ export interface ComponentSpec<S, P extends readonly AnyPort[]> {
    */
   syncRpc?: true;
   /**
+   * What the component needs from the cluster beyond the runtime's own RBAC: extra rules
+   * (cluster-wide or namespaced), the Secrets its settings' placeholders may name, storage (Go
+   * `registry.SetRequirements`). Read by `tools rbac-values` and `tools rbac-check`.
+   */
+  requirements?: Requirements;
+  /**
    * Fields that hold text in the component's own template language (Go `text/template` for
    * go_template), by port: their `{{…}}` are the component's, so the runner passes them through as
    * written instead of evaluating them as edge expressions. Paths as the expression errors name
@@ -174,6 +181,8 @@ export interface ComponentDefinition<P extends readonly AnyPort[] = readonly Any
   readonly agentTool?: AgentToolInfo;
   /** True when the component declared `syncRpc` (runtime-spec §1.5 SyncRPC). */
   readonly syncRpc?: true;
+  /** What the component declared it needs from the cluster (./requirements.ts), frozen. */
+  readonly requirements?: Readonly<Requirements>;
   /** Template-text fields by port, as declared ({@link ComponentSpec.templateText}). */
   readonly templateText?: Readonly<Record<string, readonly string[]>>;
   instance(): ComponentInstance;
@@ -218,6 +227,8 @@ export function defineComponent<S = Record<string, never>, const P extends reado
   const agentTool = spec.agentTool === undefined ? undefined : resolveAgentTool(spec.agentTool);
   if (typeof agentTool === "string") throw new InvalidComponentError(`component ${name}: ${agentTool}`);
   if (spec.syncRpc !== undefined && spec.syncRpc !== true) throw new InvalidComponentError(`component ${name}: syncRpc must be true or absent, got ${JSON.stringify(spec.syncRpc)}`);
+  const requirementsIssue = spec.requirements === undefined ? undefined : requirementsProblem(spec.requirements);
+  if (requirementsIssue !== undefined) throw new InvalidComponentError(`component ${name}: ${requirementsIssue}`);
   const templateText = spec.templateText === undefined ? undefined : checkTemplateText(name, spec.templateText);
   const info: ComponentInfo = Object.freeze({ ...spec.info, tags: spec.info.tags ? [...spec.info.tags] : [] });
   const erased = spec as unknown as ComponentSpec<unknown, readonly AnyPort[]> & Partial<ErasedHooks>;
@@ -233,6 +244,7 @@ export function defineComponent<S = Record<string, never>, const P extends reado
     info,
     ...(agentTool ? { agentTool } : {}),
     ...(spec.syncRpc === true ? { syncRpc: true as const } : {}),
+    ...(spec.requirements !== undefined ? { requirements: frozenRequirements(spec.requirements) } : {}),
     ...(templateText ? { templateText } : {}),
     instance(): ComponentInstance {
       const self: unknown = spec.state ? spec.state() : {};

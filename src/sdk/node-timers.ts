@@ -6,6 +6,7 @@
  * only reaches the process-level last resort. docs/authoring.md "Timers, tasks and faults".
  */
 import { guardOf, type FaultSite } from "../runtime/runner/guard.ts";
+import { startInterval, startTimer, type TimerOptions } from "./timer.ts";
 
 /** What the helpers need from a component context: the node's lifetime signal. */
 export interface NodeScoped {
@@ -42,21 +43,22 @@ function runReported(owner: NodeScoped, site: FaultSite, fn: () => unknown): voi
 
 /**
  * Calls `fn` once after `ms` milliseconds, unless the node stops first.
- * @param owner the component context (`ctx`). @param ms delay in ms (clamped at 0).
+ * @param owner the component context (`ctx`). @param ms delay in ms, any length (clamped at 0;
+ *   src/sdk/timer.ts). @param options host timers (tests pass a virtual clock).
  * @param fn sync or async; a throw/rejection faults the node at site `timer`.
  * @returns a function that cancels the timer (no-op once it ran).
  */
-export function nodeTimeout(owner: NodeScoped, ms: number, fn: () => unknown): () => void {
+export function nodeTimeout(owner: NodeScoped, ms: number, fn: () => unknown, options?: TimerOptions): () => void {
   const signal = owner.nodeSignal;
   if (signal.aborted) return () => {};
   const cancel = () => {
-    clearTimeout(timer);
+    timer.cancel();
     signal.removeEventListener("abort", cancel);
   };
-  const timer = setTimeout(() => {
+  const timer = startTimer(ms, () => {
     signal.removeEventListener("abort", cancel);
     runReported(owner, "timer", fn);
-  }, Math.max(0, ms));
+  }, options);
   signal.addEventListener("abort", cancel, { once: true });
   return cancel;
 }
@@ -64,17 +66,18 @@ export function nodeTimeout(owner: NodeScoped, ms: number, fn: () => unknown): (
 /**
  * Calls `fn` every `ms` milliseconds until cancelled or the node stops. A call that throws faults
  * the node (site `timer`) and the interval keeps running (the next call may succeed).
- * @param ms period in ms (at least 1).
+ * @param ms period in ms (at least 1), any length (src/sdk/timer.ts).
+ * @param options host timers (tests pass a virtual clock).
  * @returns a function that cancels the interval.
  */
-export function nodeInterval(owner: NodeScoped, ms: number, fn: () => unknown): () => void {
+export function nodeInterval(owner: NodeScoped, ms: number, fn: () => unknown, options?: TimerOptions): () => void {
   const signal = owner.nodeSignal;
   if (signal.aborted) return () => {};
   const cancel = () => {
-    clearInterval(timer);
+    timer.cancel();
     signal.removeEventListener("abort", cancel);
   };
-  const timer = setInterval(() => runReported(owner, "timer", fn), Math.max(1, ms));
+  const timer = startInterval(ms, () => runReported(owner, "timer", fn), options);
   signal.addEventListener("abort", cancel, { once: true });
   return cancel;
 }

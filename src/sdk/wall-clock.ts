@@ -5,9 +5,9 @@
  */
 import { sleepUnlessAborted } from "./abortable-sleep.ts";
 import type { CronZone } from "./cron-schedule.ts";
+import { MAX_TIMER_MS } from "./timer.ts";
 
-/** Longest single timer, ms: `setTimeout` clamps anything above 2^31−1 ms (≈ 24.8 days). */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+export { MAX_TIMER_MS };
 
 /** Time source and waiting for a scheduled loop. */
 export interface WallClock {

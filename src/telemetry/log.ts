@@ -13,6 +13,7 @@ import { trace } from "@opentelemetry/api";
 import pino from "pino";
 import { logLevelFrom } from "./log-level.ts";
 import { REDACTED, redactValue } from "./redact.ts";
+import { maskSecretValues, noSecretValues } from "./secret-values.ts";
 
 /** The pino logger type used across tinyhost. */
 export type Logger = pino.Logger;
@@ -49,6 +50,13 @@ export function loggerOptions(level: string): pino.LoggerOptions {
     mixin: traceFields,
     redact: { paths: [...LOG_REDACT_PATHS], censor: REDACTED },
     formatters: { log: (obj) => redactValue(obj) as Record<string, unknown> },
+    // Message strings too, for resolved secret values only (the other rules read fields).
+    hooks: {
+      logMethod(args, method) {
+        if (!noSecretValues()) for (let i = 0; i < args.length; i++) if (typeof args[i] === "string") args[i] = maskSecretValues(args[i] as string);
+        method.apply(this, args);
+      },
+    },
   };
 }
 

@@ -13,6 +13,7 @@
  */
 import { retryable, type RetryableError } from "../sdk/errors.ts";
 import { HopRefusedError } from "./refusal.ts";
+import { startTimer, type Timer } from "../sdk/timer.ts";
 
 /**
  * Default concurrent transport hops per module process (`TINYHOST_MAX_CONCURRENT_HOPS`): the
@@ -59,7 +60,7 @@ export interface HopSlotsOptions {
 
 interface Waiter {
   resolve(ok: boolean): void;
-  timer: ReturnType<typeof setTimeout>;
+  timer: Timer;
 }
 
 /** Counting semaphore with a bounded queue. Single-threaded (JS event loop): no locks. */
@@ -120,7 +121,7 @@ export class HopSlots implements HopSlotStats {
         if (i >= 0) this.#queue.splice(i, 1);
       };
       const onAbort = () => {
-        clearTimeout(w.timer);
+        w.timer.cancel();
         leave();
         resolve(false);
       };
@@ -129,12 +130,12 @@ export class HopSlots implements HopSlotStats {
           signal?.removeEventListener("abort", onAbort);
           resolve(ok);
         },
-        timer: setTimeout(() => {
+        timer: startTimer(waitMs, () => {
           signal?.removeEventListener("abort", onAbort);
           leave();
           this.#busy++;
           resolve(false);
-        }, waitMs),
+        }),
       };
       this.#queue.push(w);
       signal?.addEventListener("abort", onAbort, { once: true });
@@ -169,7 +170,7 @@ export class HopSlots implements HopSlotStats {
       if (this.#taken <= 0) throw new Error("hop slots: release without a taken slot");
       const w = this.#queue.shift();
       if (w) {
-        clearTimeout(w.timer);
+        w.timer.cancel();
         w.resolve(true); // the slot passes to the waiter: taken stays
       } else this.#taken--;
     }
@@ -189,12 +190,12 @@ export class HopSlots implements HopSlotStats {
       const left = maxWaitMs - (Date.now() - started);
       await new Promise<void>((resolve) => {
         const done = () => {
-          clearTimeout(timer);
+          timer.cancel();
           signal.removeEventListener("abort", done);
           resolve();
         };
         // When one is already free we wait only for the batching window; else for a release.
-        const timer = setTimeout(done, free > 0 ? Math.max(1, left) : 60_000);
+        const timer = startTimer(free > 0 ? Math.max(1, left) : 60_000, done);
         this.#freeWaiters.push(done);
         signal.addEventListener("abort", done, { once: true });
       });

@@ -265,6 +265,31 @@ describe("core NATS transport with its own server", () => {
     }
   });
 
+  test("a reply over max_payload fails the caller at once with PAYLOAD_TOO_LARGE instead of a timeout", async () => {
+    const small = await startNats({ maxPayload: 1024, jetstream: false });
+    try {
+      const ncServer = await connectNats(small.url);
+      const ncClient = await connectNats(small.url);
+      try {
+        const server = new CoreNatsTransport({ nc: ncServer, module: "mod-big" });
+        server.serve({ handler: async () => ok({ blob: "x".repeat(4000) }) });
+        await ncServer.flush();
+        const client = new CoreNatsTransport({ nc: ncClient, module: "mod-a", requestTimeoutMs: 10_000 });
+        const t0 = performance.now();
+        const r = await client.send(hop("h.mod-big.y:in", {}));
+        if (r.kind !== "fail") throw new Error(`expected fail, got ${r.kind}`);
+        expect(errorCode(r.error)).toBe("PAYLOAD_TOO_LARGE");
+        expect(r.error.message).toMatch(/message is \d+ bytes, server max_payload is 1024 bytes/);
+        expect(performance.now() - t0).toBeLessThan(10_000); // not the request timeout
+        await server.close(100);
+      } finally {
+        await Promise.allSettled([ncServer.close(), ncClient.close()]);
+      }
+    } finally {
+      await small.dispose();
+    }
+  });
+
   test("after a nats-server restart, subscriptions resume and requests succeed without restarting the process", async () => {
     const srv = await startNats({ jetstream: false });
     try {

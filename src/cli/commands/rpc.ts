@@ -13,6 +13,7 @@ import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { DEFAULT_LOCAL_MODULE } from "../../local/constants.ts";
 import { sanitizeResourceName } from "../../k8s/api/naming.ts";
+import { startTimer, type Timer } from "../../sdk/timer.ts";
 
 /**
  * Help text of `tinyhost rpc`, with the `--components` default of the case it runs in.
@@ -155,14 +156,14 @@ async function callLocal(call: Call, module: string) {
   for (const def of registry.list()) scheduler.install(def);
   const data = new TextEncoder().encode(call.payload);
   const stop = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: Timer | undefined;
   const timedOut = new Promise<ReturnType<typeof fail>>((r) => {
-    timer = setTimeout(() => {
+    timer = startTimer(call.timeoutMs, () => {
       stop.abort(new Error("timeout"));
       r(fail(new Error(`component ${call.component} did not answer within ${call.timeoutMs} ms`)));
-    }, call.timeoutMs);
+    });
   });
   const result = await Promise.race([scheduler.handle({ edgeId: "", from: "", to: call.component, data, depth: 0, mode: "rpc" }, stop.signal), timedOut]);
-  clearTimeout(timer);
+  timer?.cancel();
   return result;
 }

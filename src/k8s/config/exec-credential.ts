@@ -5,6 +5,7 @@
  */
 import { KubeConfigError } from "./errors.ts";
 import type { Credentials, CredentialSource } from "./types.ts";
+import { startTimer } from "../../sdk/timer.ts";
 
 /** The `ExecCredential` API versions this client speaks; v1alpha1 was removed in Kubernetes 1.24. */
 export const EXEC_API_VERSIONS = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"] as const;
@@ -120,12 +121,12 @@ export class ExecCredentials implements CredentialSource {
       throw new KubeConfigError(source, `${field}.command`, `${JSON.stringify(exec.command)} cannot be started${hint}`, { cause });
     }
     const timeoutMs = this.#opts.timeoutMs ?? 60_000;
-    const timer = setTimeout(() => proc.kill(), timeoutMs);
+    const timer = startTimer(timeoutMs, () => proc.kill());
     const [stdout, stderr, exitCode] = await Promise.all([
       new Response(proc.stdout).text(),
       new Response(proc.stderr).text(),
       proc.exited,
-    ]).finally(() => clearTimeout(timer));
+    ]).finally(() => timer.cancel());
     if (proc.signalCode) {
       throw new KubeConfigError(source, `${field}.command`, `${JSON.stringify(exec.command)} was stopped by ${proc.signalCode} (timeout ${timeoutMs} ms)`);
     }

@@ -3,6 +3,7 @@
  * watchdog, requeue-after) and the wall clock only for timestamps written to the API. Injected so
  * unit tests drive time by hand instead of sleeping.
  */
+import { startTimer } from "../../sdk/timer.ts";
 
 /** A source of time and delays. */
 export interface Clock {
@@ -17,7 +18,7 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** The process clock: `performance.now()` for durations, `Date` for timestamps, `setTimeout` for delays. */
+/** The process clock: `performance.now()` for durations, `Date` for timestamps, src/sdk/timer.ts for delays. */
 export const systemClock: Clock = {
   now: () => performance.now(),
   wallNow: () => new Date(),
@@ -25,11 +26,11 @@ export const systemClock: Clock = {
     if (signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
-        clearTimeout(timer);
+        timer.cancel();
         signal?.removeEventListener("abort", done);
         resolve();
       };
-      const timer = setTimeout(done, Math.max(0, ms));
+      const timer = startTimer(ms, done);
       signal?.addEventListener("abort", done, { once: true });
     });
   },

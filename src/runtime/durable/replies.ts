@@ -7,6 +7,7 @@
  */
 import { fail, ok, type Result } from "../../sdk/result.ts";
 import { RunReplyTimeoutError } from "./errors.ts";
+import { startTimer } from "../../sdk/timer.ts";
 
 /** An open reply subject. */
 export interface ReplyInbox {
@@ -35,11 +36,11 @@ export class LocalReplies implements ReplyChannels {
     const subject = `_INBOX.tinyhost.${crypto.randomUUID()}`;
     const { promise, resolve } = Promise.withResolvers<Result>();
     const done = (r: Result) => {
-      clearTimeout(timer);
+      timer.cancel();
       this.#waiting.delete(subject);
       resolve(r);
     };
-    const timer = setTimeout(() => done(fail(new RunReplyTimeoutError(subject, timeoutMs))), timeoutMs);
+    const timer = startTimer(timeoutMs, () => done(fail(new RunReplyTimeoutError(subject, timeoutMs))));
     this.#waiting.set(subject, (r) => done(r));
     return { subject, reply: promise, close: () => done(fail(new RunReplyTimeoutError(subject, timeoutMs))) };
   }

@@ -23,6 +23,7 @@ import { ComponentImportError, componentLoadError, RegistryError } from "./error
 import { listComponentFiles } from "./files.ts";
 import { shownPath } from "../../telemetry/shown-path.ts";
 import type { ComponentCatalog } from "./catalog.ts";
+import { startInterval } from "../../sdk/timer.ts";
 
 /** One loaded component file. */
 export interface LoadedComponent {
@@ -237,13 +238,12 @@ export function watchComponentDir(dir: string, o: WatchComponentDirOptions): Com
   } catch {
     watcher = undefined; // the periodic rescan still runs
   }
-  const timer = setInterval(() => void rescan().catch(() => {}), o.rescanMs ?? 2000);
-  timer.unref?.();
+  const timer = startInterval(o.rescanMs ?? 2000, () => void rescan().catch(() => {}), { unref: true });
   return {
     ready,
     rescan,
     stop() {
-      clearInterval(timer);
+      timer.cancel();
       clearTimeout(debounce);
       watcher?.close();
     },

@@ -20,6 +20,7 @@
  * hold during an outage too; what it sends is read when it starts (coalesced, bounded by the keys).
  * A write that answers `"gone"` (the node was deleted) ends the writer: nothing is retried forever.
  */
+import { startTimer, type Timer } from "../../sdk/timer.ts";
 
 /** What one write reports: nothing = written; `"gone"` = the node no longer exists (stop writing). A failure rejects. */
 export type WriteOutcome = void | "gone";
@@ -43,11 +44,11 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
-      clearTimeout(t);
+      t.cancel();
       signal.removeEventListener("abort", done);
       resolve();
     };
-    const t = setTimeout(done, ms);
+    const t = startTimer(ms, done);
     signal.addEventListener("abort", done, { once: true });
   });
 }
@@ -68,7 +69,7 @@ export const statusWriteFailures = { count: 0 };
 
 /** One node's status writer (see the file comment). */
 export class StatusWriter {
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: Timer | undefined;
   #inFlight: Promise<void> | undefined;
   #dirty = false;
   #stopped = false;
@@ -162,17 +163,17 @@ export class StatusWriter {
   }
 
   #disarm(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer?.cancel();
     this.#timer = undefined;
   }
 
   #arm(): void {
     if (this.#timer !== undefined || this.#inFlight !== undefined || this.#stopped) return;
     const delay = this.#failures > 0 ? Math.max(this.intervalMs, this.retryDelayMs(this.#failures)) : this.intervalMs;
-    this.#timer = setTimeout(() => {
+    this.#timer = startTimer(delay, () => {
       this.#timer = undefined;
       if (this.#dirty) void this.#start();
-    }, delay);
+    });
   }
 
   #start(): Promise<void> {

@@ -23,12 +23,14 @@ import { SchedulerRuns } from "./runs.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
 import { HopCancelledError, NodeReloadedError } from "../runner/errors.ts";
 import { Runner, type RunnerHost, type StatusSink } from "../runner/runner.ts";
+import type { SecretSource } from "../secrets/index.ts";
 import { recordFault } from "../runner/guard.ts";
 import type { WriteRetry } from "../runner/status-writer.ts";
 import { describeCycle, HopScope, rootScope } from "../runner/scope.ts";
 import { otelTracer, type Tracer } from "../runner/tracer.ts";
 import { EXECUTION_MODE_DURABLE, EXECUTION_MODE_LABEL } from "../../k8s/api/constants.ts";
 import { ComponentNotRegisteredError, InstallError, NodeNotFoundError, PortNotReadyError, RouteError } from "./errors.ts";
+import { startTimer, type Timer } from "../../sdk/timer.ts";
 
 /** Max hop depth before a hop fails permanently (runtime-spec §3.1 `MaxMessageDepth`). */
 export const MAX_MESSAGE_DEPTH = 256;
@@ -78,6 +80,10 @@ export interface SchedulerOptions {
    * `testComponent` harness's capture edges).
    */
   warnUnknownEdgePorts?: boolean;
+  /** Where `[[secret:…]]` placeholders in settings are read (src/runtime/secrets); absent → they fail the node's settings, saying so. */
+  secrets?: SecretSource;
+  /** Re-delivery period of unchanged settings holding a placeholder, ms; default 60 000 (runner.ts `SECRET_RESOLVE_TTL_MS`). */
+  secretResolveTtlMs?: number;
 }
 
 /** Routes hops between runners and owns their lifecycle. */
@@ -91,6 +97,10 @@ export class Scheduler implements RunnerHost, RpcHost {
   readonly readyTimeoutMs: number;
   /** See {@link SchedulerOptions.reloadGraceMs}. */
   readonly reloadGraceMs: number;
+  /** Where placeholders in settings are read ({@link SchedulerOptions.secrets}). */
+  readonly secrets: SecretSource | undefined;
+  /** {@link SchedulerOptions.secretResolveTtlMs}. */
+  readonly secretResolveTtlMs: number | undefined;
   /** Live leader flag read by every runner (runtime-spec §6); set by the leader elector. */
   isLeader = false;
   readonly #remote: Transport | undefined;
@@ -121,6 +131,8 @@ export class Scheduler implements RunnerHost, RpcHost {
     this.statusRetry = options.statusRetry;
     this.readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
     this.reloadGraceMs = options.reloadGraceMs ?? DEFAULT_RELOAD_GRACE_MS;
+    this.secrets = options.secrets;
+    this.secretResolveTtlMs = options.secretResolveTtlMs;
     this.#client = options.client;
     this.#jetstream = options.jetstream ?? null;
     this.#warnUnknownEdgePorts = options.warnUnknownEdgePorts ?? true;
@@ -352,17 +364,17 @@ export class Scheduler implements RunnerHost, RpcHost {
       const left = deadline - Date.now();
       if (left <= 0) throw r ? new PortNotReadyError(node, port, this.readyTimeoutMs) : new NodeNotFoundError(node, this.readyTimeoutMs);
       if (signal.aborted) throw new HopCancelledError(`${node}:${port}`, signal.reason);
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let timer: Timer | undefined;
       let onAbort: (() => void) | undefined;
       await Promise.race([
         this.#changed.promise,
         new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, left);
+          timer = startTimer(left, resolve);
           onAbort = () => resolve();
           signal.addEventListener("abort", onAbort, { once: true });
         }),
       ]);
-      clearTimeout(timer);
+      timer?.cancel();
       if (onAbort) signal.removeEventListener("abort", onAbort);
     }
   }

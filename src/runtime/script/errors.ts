@@ -21,7 +21,9 @@ export type ScriptErrorCode =
   /** The sandbox died for another reason (worker error). */
   | "SCRIPT_CRASHED"
   /** The runtime was closed (node stopped or definition replaced). */
-  | "SCRIPT_CLOSED";
+  | "SCRIPT_CLOSED"
+  /** The sandbox was stopped between calls: work left running after a result, or a heap over the cap. */
+  | "SCRIPT_LEFTOVER";
 
 /** A script failure; `message` is what the hop's error (or the error port) carries. */
 export class ScriptError extends TinyError<ScriptErrorCode> {

@@ -14,6 +14,11 @@ export const SAMPLE_MS = 10;
 
 /** One running call as the watchdog sees it. */
 export interface WatchedCall {
+  /**
+   * How much the process may grow while this call runs, bytes; default the cap. A sandbox passes
+   * the cap less what its worker already holds, so the cap bounds each worker, not each call.
+   */
+  limitBytes?: number;
   /** Stops the call: its sandbox is terminated and the call fails with `grewBytes` in the message. */
   stop(grewBytes: number, capBytes: number): void;
 }
@@ -53,12 +58,14 @@ export class MemoryWatchdog {
     const now = this.rss();
     if (now < this.#baseline) this.#baseline = now; // the process shrank: measure growth from here
     const grew = now - this.#baseline;
-    if (grew <= this.capBytes) return;
+    const stopped = [...this.#active].filter((c) => grew > (c.limitBytes ?? this.capBytes));
+    if (stopped.length === 0) return;
     this.trips++;
-    const stopped = [...this.#active];
-    this.#active.clear();
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
+    for (const c of stopped) this.#active.delete(c);
+    if (this.#active.size === 0 && this.#timer !== undefined) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
     for (const c of stopped) c.stop(grew, this.capBytes);
   }
 }

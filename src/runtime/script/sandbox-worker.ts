@@ -16,14 +16,21 @@
  *    functions created inside the context before the script ran, so the script never holds an
  *    object of this realm it could use to reach further;
  * 4. this realm's shared prototypes are frozen, so a script that reaches them cannot change how
- *    this scaffold behaves.
+ *    this scaffold behaves;
+ * 5. nothing can wake the script later: the context has no timers, and the two built-ins that
+ *    could schedule its code outside a call — `Atomics.waitAsync` (a timer in disguise) and
+ *    `FinalizationRegistry` (callbacks after a GC) — are removed, here and in the context. So once a
+ *    call's microtasks have drained, no code of the script runs until the next call; this worker
+ *    says so with an `idle` message (sent from a macrotask, which runs only after the microtask
+ *    queue is empty), and sandbox.ts stops a worker whose call left work running.
  * Runaway loops and allocations are stopped from outside (sandbox.ts terminates the worker).
  *
  * Messages (structured clone, strings only):
- *   in:  {t:"load", code}  {t:"call", id, input?: json}
+ *   in:  {t:"load", code}  {t:"call", id, input?: json}  {t:"measure", id}
  *   out: {t:"loaded"}  {t:"load-error", message}  {t:"result", id, ok, output?: json, kind?, message?}
- *        {t:"log", level, text}
+ *        {t:"idle", id, heapBytes}  {t:"log", level, text}
  */
+import { fullGC, heapSize } from "bun:jsc";
 import vm from "node:vm";
 
 /** Globals of this realm the script sandbox keeps: ECMAScript built-ins only. */
@@ -32,12 +39,12 @@ const KEEP = new Set([
   "encodeURI", "encodeURIComponent", "parseInt", "parseFloat", "ArrayBuffer", "SharedArrayBuffer", "DataView", "Atomics",
   "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError", "AggregateError", "SuppressedError", "Error",
   "Proxy", "Reflect", "JSON", "Math", "Intl", "Temporal", "Date", "Boolean", "Number", "String", "Symbol", "BigInt", "Object", "Function",
-  "Array", "RegExp", "Iterator", "Promise", "Map", "Set", "WeakMap", "WeakSet", "WeakRef", "FinalizationRegistry",
+  "Array", "RegExp", "Iterator", "Promise", "Map", "Set", "WeakMap", "WeakSet", "WeakRef",
   "DisposableStack", "AsyncDisposableStack", "Int8Array", "Int16Array", "Int32Array", "Uint8Array", "Uint8ClampedArray",
   "Uint16Array", "Uint32Array", "Float16Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array",
 ]);
 
-type Incoming = { t: "load"; code: string } | { t: "call"; id: number; input?: string };
+type Incoming = { t: "load"; code: string } | { t: "call"; id: number; input?: string } | { t: "measure"; id: number };
 
 interface Bridge {
   load(wrapper: unknown): string;
@@ -46,13 +53,17 @@ interface Bridge {
 
 const post: (message: unknown) => void = globalThis.postMessage.bind(globalThis);
 const listen = globalThis.addEventListener.bind(globalThis);
+/** A macrotask: it runs only once the microtask queue is empty (captured before the realm is stripped). */
+const macrotask: (fn: () => void) => void = ((set) => (fn: () => void) => void set(fn, 0))(globalThis.setTimeout.bind(globalThis));
 const Script = vm.Script;
 const createContext = vm.createContext;
 
 /** Created inside the context before the script runs, so these are the context's own intrinsics. */
 const BRIDGE_SOURCE = `(function (log) {
   "use strict";
-  const parse = JSON.parse, stringify = JSON.stringify, P = Promise, then = P.prototype.then, apply = Reflect.apply, S = String;
+  delete globalThis.FinalizationRegistry;
+  delete Atomics.waitAsync;
+  const parse = JSON.parse, stringify = JSON.stringify, P = Promise, then = P.prototype.then, apply = Reflect.apply, S = String, defineProperty = Object.defineProperty;
   const show = (e) => {
     try {
       if (e !== null && typeof e === "object" && typeof e.message === "string") {
@@ -83,6 +94,8 @@ const BRIDGE_SOURCE = `(function (log) {
       let out;
       try { out = fn(input === undefined ? undefined : parse(input)); } catch (e) { done(1, show(e)); return; }
       const settled = new P((resolve) => resolve(out));
+      // No species lookup: a script that redefines Promise[Symbol.species] or its constructor cannot steer the bridge.
+      defineProperty(settled, "constructor", { value: undefined });
       apply(then, settled, [
         (v) => {
           if (v === undefined || v === null) { done(0, undefined); return; }
@@ -117,6 +130,19 @@ function harden(): void {
     if (typeof c === "function" && c.prototype) Object.freeze(c.prototype);
   }
   Object.freeze(Object.getPrototypeOf(kinds[1]!.prototype as object));
+  delete (Atomics as { waitAsync?: unknown }).waitAsync;
+  Object.freeze(Atomics);
+}
+
+/**
+ * Posts `idle` once the microtasks the script queued have drained, with this worker's JS heap
+ * (objects, strings and buffers it still holds), collected first when `collect` is set.
+ */
+function idleAfterDrain(id: number, collect: boolean): void {
+  macrotask(() => {
+    if (collect) fullGC();
+    post({ t: "idle", id, heapBytes: heapSize() });
+  });
 }
 
 function load(code: string): void {
@@ -131,7 +157,7 @@ function load(code: string): void {
     post({ t: "load-error", message: problem });
     return;
   }
-  post({ t: "loaded" });
+  macrotask(() => post({ t: "loaded" }));
 }
 
 function call(id: number, input: string | undefined): void {
@@ -149,7 +175,10 @@ listen("message", (event: Event) => {
   const msg = (event as MessageEvent<Incoming>).data;
   try {
     if (msg.t === "load") load(msg.code);
-    else if (msg.t === "call") call(msg.id, msg.input);
+    else if (msg.t === "call") {
+      call(msg.id, msg.input);
+      idleAfterDrain(msg.id, false);
+    } else if (msg.t === "measure") idleAfterDrain(msg.id, true);
   } catch (err) {
     const message = err instanceof Error ? `${err.name === "Error" ? "" : `${err.name}: `}${err.message}` : String(err);
     if (msg.t === "load") post({ t: "load-error", message });

@@ -8,10 +8,18 @@
  * fails with a {@link ScriptError} and the next call starts a fresh worker with the same script.
  * Module-level state of the script (a counter in `let`) therefore restarts after such a call;
  * Go keeps it (docs/compatibility.md "js_eval").
+ *
+ * A call ends for its caller when its result is ready, but its limits stay armed until the worker
+ * is idle — its microtasks drained, after which nothing of the script can run until the next call
+ * (sandbox-worker.ts layer 5). A worker that is not idle {@link LEFTOVER_GRACE_MS} after the result
+ * (a promise chain or an `await` loop left running) is stopped, and so is one whose JS heap at the
+ * end of a call is over the memory cap: the cap holds per worker, across calls, not only while one
+ * runs (docs/security.md "Limits").
  */
 import { ScriptError } from "./errors.ts";
 import { memoryCapBytes } from "./limits.ts";
 import { memoryWatchdog, type MemoryWatchdog } from "./memory-watchdog.ts";
+import { startTimer, type Timer } from "../../sdk/timer.ts";
 
 /**
  * The worker entry; `scripts/build.ts` adds it to the compiled binary as a second entrypoint. In
@@ -25,6 +33,13 @@ const WORKER_URL = import.meta.url.includes("$bunfs")
 
 /** Longest wait for a worker to come up before its script starts loading, ms. */
 const WORKER_BOOT_MS = 30_000;
+
+/**
+ * How long after its result a call's worker may still run queued microtasks before it is stopped,
+ * ms. A script's own `.then` tail after returning takes microseconds; the margin is for a busy
+ * machine delaying the worker's thread. Stopping a worker costs only its module state.
+ */
+export const LEFTOVER_GRACE_MS = 250;
 
 /** Options of {@link ScriptSandbox.start}. */
 export interface SandboxOptions {
@@ -51,6 +66,7 @@ type Outgoing =
   | { t: "loaded" }
   | { t: "load-error"; message: string }
   | { t: "result"; id: number; ok: boolean; output?: string; kind?: "throw" | "result"; message?: string }
+  | { t: "idle"; id: number; heapBytes: number }
   | { t: "log"; level: string; text: string };
 
 interface Pending {
@@ -65,10 +81,14 @@ class Life {
   readonly loaded: Promise<void>;
   dead = false;
   pending: Pending | undefined;
+  /** The worker's JS heap when it was last idle, bytes (what its script holds between calls). */
+  heapBytes = 0;
+  readonly #idle = new Map<number, number>();
+  readonly #idleWaiters = new Map<number, (heapBytes: number | undefined) => void>();
   #loadDone!: { resolve(): void; reject(err: ScriptError): void };
 
   /** Runs from when the worker is up and loading the script until it loaded (or died). */
-  #loadTimer: ReturnType<typeof setTimeout> | undefined;
+  #loadTimer: Timer | undefined;
 
   constructor(
     code: string,
@@ -92,11 +112,11 @@ class Life {
       case "ready":
         // The limit counts the script's top-level code, not the worker's start (which a busy
         // machine can slow down); the boot itself has its own guard in #ensureLife.
-        this.#loadTimer = setTimeout(() => this.kill(new ScriptError("SCRIPT_TIMEOUT", `the script's top-level code ran past ${this.loadTimeoutMs} ms while loading`)), this.loadTimeoutMs);
+        this.#loadTimer = startTimer(this.loadTimeoutMs, () => this.kill(new ScriptError("SCRIPT_TIMEOUT", `the script's top-level code ran past ${this.loadTimeoutMs} ms while loading`)));
         this.worker.postMessage({ t: "load", code });
         return;
       case "loaded":
-        clearTimeout(this.#loadTimer);
+        this.#loadTimer?.cancel();
         this.#loadDone.resolve();
         return;
       case "load-error":
@@ -106,6 +126,15 @@ class Life {
       case "log":
         this.onLog?.(msg.level, msg.text);
         return;
+      case "idle": {
+        this.heapBytes = msg.heapBytes;
+        const w = this.#idleWaiters.get(msg.id);
+        if (w) {
+          this.#idleWaiters.delete(msg.id);
+          w(msg.heapBytes);
+        } else this.#idle.set(msg.id, msg.heapBytes);
+        return;
+      }
       case "result": {
         const p = this.pending;
         if (!p || p.id !== msg.id) return;
@@ -122,11 +151,25 @@ class Life {
     }
   }
 
+  /**
+   * Resolves with the worker's heap once call `id` left it idle (no microtask of the script queued),
+   * or `undefined` when the worker died first.
+   */
+  whenIdle(id: number): Promise<number | undefined> {
+    const seen = this.#idle.get(id);
+    if (seen !== undefined) {
+      this.#idle.delete(id);
+      return Promise.resolve(seen);
+    }
+    if (this.dead) return Promise.resolve(undefined);
+    return new Promise((resolve) => this.#idleWaiters.set(id, resolve));
+  }
+
   /** Terminates the worker; the running call (and a load in progress) fail with `err`. */
   kill(err: ScriptError | undefined): void {
     if (this.dead) return;
     this.dead = true;
-    clearTimeout(this.#loadTimer);
+    this.#loadTimer?.cancel();
     this.worker.terminate();
     const failure = err ?? new ScriptError("SCRIPT_CLOSED", "the script sandbox was closed");
     this.#loadDone.reject(failure);
@@ -134,6 +177,8 @@ class Life {
     const p = this.pending;
     this.pending = undefined;
     p?.reject(failure);
+    for (const w of this.#idleWaiters.values()) w(undefined);
+    this.#idleWaiters.clear();
   }
 }
 
@@ -145,6 +190,10 @@ export class ScriptSandbox {
   readonly #loadTimeoutMs: number;
   #life: Life | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  /** Settles once the last call's worker is idle or stopped: the next call waits for it. */
+  #quiet: Promise<void> = Promise.resolve();
+  /** Workers stopped because a call left work running, or held more than the cap after a call. */
+  leftoversStopped = 0;
   #nextId = 1;
   #closed = false;
   /** Workers started so far (1 + restarts after stops); for tests and logs. */
@@ -173,11 +222,11 @@ export class ScriptSandbox {
     const life = new Life(this.#code, this.#onLog, this.#loadTimeoutMs);
     this.#life = life;
     this.starts++;
-    const timer = setTimeout(() => life.kill(new ScriptError("SCRIPT_CRASHED", `the script sandbox did not start within ${WORKER_BOOT_MS} ms`)), WORKER_BOOT_MS + this.#loadTimeoutMs);
+    const timer = startTimer(WORKER_BOOT_MS + this.#loadTimeoutMs, () => life.kill(new ScriptError("SCRIPT_CRASHED", `the script sandbox did not start within ${WORKER_BOOT_MS} ms`)));
     try {
       await life.loaded;
     } finally {
-      clearTimeout(timer);
+      timer.cancel();
     }
     return life;
   }
@@ -191,7 +240,10 @@ export class ScriptSandbox {
    */
   call(input: unknown, options: CallOptions): Promise<unknown> {
     const run = this.#queue.then(() => this.#run(input, options));
-    this.#queue = run.catch(() => {});
+    this.#queue = run.then(
+      () => this.#quiet,
+      () => this.#quiet,
+    );
     return run;
   }
 
@@ -209,21 +261,58 @@ export class ScriptSandbox {
     const { promise, resolve, reject } = Promise.withResolvers<unknown>();
     life.pending = { id, resolve, reject };
     const seconds = o.timeoutMs / 1000;
-    const timer = setTimeout(() => life.kill(new ScriptError("SCRIPT_TIMEOUT", `script timeout after ${seconds}s (timeoutSeconds setting)`)), o.timeoutMs);
+    const timer = startTimer(o.timeoutMs, () => life.kill(new ScriptError("SCRIPT_TIMEOUT", `script timeout after ${seconds}s (timeoutSeconds setting)`)));
     const onAbort = () => life.kill(new ScriptError("SCRIPT_CANCELLED", `script interrupted: ${String(o.signal?.reason ?? "cancelled")}`));
     o.signal?.addEventListener("abort", onAbort, { once: true });
+    const held = life.heapBytes;
     const unwatch = this.#watchdog.watch({
+      limitBytes: Math.max(0, this.#watchdog.capBytes - held),
       stop: (grew, cap) =>
-        life.kill(new ScriptError("SCRIPT_MEMORY", `script stopped: the process grew by ${mib(grew)} MiB while it ran, over the ${mib(cap)} MiB cap (TINYHOST_SCRIPT_MEMORY_MB)`)),
+        life.kill(
+          new ScriptError(
+            "SCRIPT_MEMORY",
+            `script stopped: the process grew by ${mib(grew)} MiB while it ran${held > 0 ? `, its sandbox already holding ${mib(held)} MiB` : ""}, over the ${mib(cap)} MiB cap (TINYHOST_SCRIPT_MEMORY_MB)`,
+          ),
+        ),
     });
     life.worker.postMessage({ t: "call", id, input: json });
     try {
       return await promise;
     } finally {
-      clearTimeout(timer);
+      timer.cancel();
       o.signal?.removeEventListener("abort", onAbort);
+      this.#quiet = this.#settle(life, id, unwatch);
+    }
+  }
+
+  /**
+   * After call `id` answered: keeps its memory watch until the worker is idle, stops a worker still
+   * busy after {@link LEFTOVER_GRACE_MS}, and one whose heap (collected) is over the cap.
+   */
+  async #settle(life: Life, id: number, unwatch: () => void): Promise<void> {
+    let grace: Timer | undefined;
+    const within = (p: Promise<number | undefined>, what: string): Promise<number | undefined> => {
+      grace = startTimer(LEFTOVER_GRACE_MS, () => this.#stopLeftover(life, what));
+      return p.finally(() => grace?.cancel());
+    };
+    try {
+      let heap = await within(life.whenIdle(id), `work the script left running after its result (a promise chain or an await loop) was still running ${LEFTOVER_GRACE_MS} ms later`);
+      if (heap === undefined || heap <= this.#watchdog.capBytes) return;
+      const measure = this.#nextId++;
+      life.worker.postMessage({ t: "measure", id: measure });
+      heap = await within(life.whenIdle(measure), "the sandbox did not answer a memory check");
+      if (heap !== undefined && heap > this.#watchdog.capBytes) this.#stopLeftover(life, `the script holds ${mib(heap)} MiB between calls, over the ${mib(this.#watchdog.capBytes)} MiB cap (TINYHOST_SCRIPT_MEMORY_MB)`);
+    } finally {
       unwatch();
     }
+  }
+
+  /** Stops a worker between calls; the next call starts a fresh one (module state restarts). */
+  #stopLeftover(life: Life, why: string): void {
+    if (life.dead) return;
+    this.leftoversStopped++;
+    this.#onLog?.("warn", `script sandbox stopped: ${why}; the next call starts a fresh one (module state restarts)`);
+    life.kill(new ScriptError("SCRIPT_LEFTOVER", why));
   }
 
   /** Stops the worker for good; a running call fails with `SCRIPT_CLOSED`. Idempotent. */

@@ -7,6 +7,7 @@ import { retryable, TinyError } from "../errors.ts";
 import type { Header } from "../fields.ts";
 import { headerList } from "./headers.ts";
 import { statusLine } from "./status-text.ts";
+import { timeoutSignal } from "../timer.ts";
 
 /** What `http_request` receives on `request` (Go `Request`), after defaults for missing fields. */
 export interface OutboundRequest {
@@ -124,7 +125,7 @@ export async function performRequest(req: OutboundRequest, maxResponseBytes: num
     return { response: emptyResponse(), error: new BadRequestError(`invalid header: ${(err as Error).message}`) };
   }
   const timeoutMs = req.timeout > 0 ? req.timeout * 1000 : 0;
-  const combined = timeoutMs > 0 ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : signal;
+  const combined = timeoutMs > 0 ? AbortSignal.any([signal, timeoutSignal(timeoutMs)]) : signal;
   const method = req.method.toUpperCase();
   // fetch refuses a body on GET/HEAD; Go sends an empty one, which is the same on the wire.
   const body = req.body !== "" && method !== "GET" && method !== "HEAD" ? req.body : undefined;

@@ -24,6 +24,7 @@ import { fulfilledValue, NOT_FULFILLED } from "../settled.ts";
 import { answerFor, FlowTimeoutError, textResponse } from "./server-response.ts";
 import { registerListener, unregisterListener, type Drainable } from "./open-listeners.ts";
 import { buildServerRequest, scanHeaders, type HeaderScan, type ServerRequest } from "./server-request.ts";
+import { startTimer, type Timer } from "../timer.ts";
 
 /** Bun's maximum `idleTimeout`, seconds. */
 export const BUN_MAX_IDLE_TIMEOUT_S = 255;
@@ -164,9 +165,9 @@ const FLUSH_MS = 250;
 
 /** Resolves when `p` settles or after `ms`, whichever is first. */
 async function settledWithin(p: Promise<unknown>, ms: number): Promise<void> {
-  let t: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([p.then(() => {}, () => {}), new Promise<void>((r) => (t = setTimeout(r, ms)))]);
-  clearTimeout(t);
+  let t: Timer | undefined;
+  await Promise.race([p.then(() => {}, () => {}), new Promise<void>((r) => (t = startTimer(ms, r)))]);
+  t?.cancel();
 }
 
 /** A running listener. */

@@ -18,6 +18,7 @@ import { GrpcBindError, GrpcCallError, GrpcDeadlineError } from "./errors.ts";
 import { healthImplementation, healthServiceDefinition } from "./health.ts";
 import { extractTrace } from "./metadata.ts";
 import { moduleServiceDefinition, type MessageRequestWire, type MessageResponseWire } from "./proto.ts";
+import { startTimer } from "../../sdk/timer.ts";
 
 /** Keepalive of both ends: ping every 10 s, drop after 3 s without an ack (runtime-spec §13.1). */
 export const KEEPALIVE_TIME_MS = 10_000;
@@ -162,12 +163,12 @@ export class GrpcServer {
     if (!server || this.#stopping.signal.aborted) return;
     this.#stopping.abort(new GrpcCallError(grpcStatus.CANCELLED, "CANCELLED", "grpc server shutting down"));
     await new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
+      const t = startTimer(graceMs, () => {
         server.forceShutdown();
         resolve();
-      }, graceMs);
+      });
       server.tryShutdown(() => {
-        clearTimeout(t);
+        t.cancel();
         resolve();
       });
     });

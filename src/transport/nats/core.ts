@@ -19,10 +19,11 @@ import { fail, type Result } from "../../sdk/result.ts";
 import type { Msg, MsgHandler, Transport } from "../types.ts";
 import { DEFAULT_HOP_QUEUE_WAIT_MS, DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../slots.ts";
 import { msgSubject, subjectFor, sysmsgSubject } from "./names.ts";
-import { DEFAULT_REQUEST_TIMEOUT_MS, request } from "./request.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS, replyWithinLimit, request } from "./request.ts";
 import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
 import { injectTrace } from "./trace.ts";
 import { encodeErrorReply, encodeHop, encodePayload, H_REPLY_INBOX, H_TO, type EncodedReply } from "./wire.ts";
+import { startTimer, type Timer } from "../../sdk/timer.ts";
 
 /** Construction options of {@link CoreNatsTransport}. */
 export interface CoreNatsOptions {
@@ -152,7 +153,8 @@ export class CoreNatsTransport implements Transport {
       return;
     }
     try {
-      this.nc.publish(inbox, reply.data, reply.headers ? { headers: reply.headers } : undefined);
+      const sent = replyWithinLimit(this.nc, inbox, reply);
+      this.nc.publish(inbox, sent.data, sent.headers ? { headers: sent.headers } : undefined);
     } catch (e) {
       this.#log.warn({ subject: m.subject, err: e instanceof Error ? e.message : String(e) }, "reply not sent");
     }
@@ -181,9 +183,9 @@ export class CoreNatsTransport implements Transport {
   async close(graceMs = 10_000): Promise<void> {
     await this.stopReceiving();
     if (this.#inflight.size > 0) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([Promise.allSettled([...this.#inflight]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
-      clearTimeout(timer);
+      let timer: Timer | undefined;
+      await Promise.race([Promise.allSettled([...this.#inflight]), new Promise((r) => (timer = startTimer(graceMs, () => r(undefined))))]);
+      timer?.cancel();
     }
     this.#stop.abort(new Error("nats transport closed"));
   }

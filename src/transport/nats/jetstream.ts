@@ -25,7 +25,7 @@ import type { Msg, RunCarrier, Transport } from "../types.ts";
 import type { ServeOptions } from "./core.ts";
 import { NatsSendError, RequestCancelledError, RequestTimeoutError } from "./errors.ts";
 import { EDGE_STREAM, subjectFor, sysConsumerName, SYSMSG_STREAM } from "./names.ts";
-import { checkPayloadSize, DEFAULT_REQUEST_TIMEOUT_MS } from "./request.ts";
+import { checkPayloadSize, DEFAULT_REQUEST_TIMEOUT_MS, replyWithinLimit } from "./request.ts";
 import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
 import { businessConsumerConfig, ensureConsumer, ensureStream, ensureStreams, edgeStreamConfig, sysmsgStreamConfig, systemConsumerConfig } from "./streams.ts";
 import { ROOT_STEP_SUFFIX } from "../../runtime/durable/run.ts";
@@ -34,6 +34,7 @@ import { ConsumerSupervisor, PULL_EXPIRES_MS } from "./supervisor.ts";
 import { DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../slots.ts";
 import { injectTrace } from "./trace.ts";
 import { decodeReply, encodeHop, encodePayload, H_REPLY_INBOX, type EncodedReply } from "./wire.ts";
+import { startInterval, startTimer, type Timer } from "../../sdk/timer.ts";
 
 /** In-progress heartbeat interval while a handler runs, ms (runtime-spec §13.1: 10 s). */
 export const IN_PROGRESS_MS = 10_000;
@@ -133,13 +134,13 @@ export class JetStreamTransport implements Transport, RunCarrier {
       callback: (err, m) => resolve(err ? fail(new NatsSendError(subject, err)) : m.data.byteLength === 0 ? empty : ok(m.data)),
     });
     const close = () => {
-      clearTimeout(timer);
+      timer.cancel();
       sub.unsubscribe();
       resolve(fail(new RunReplyTimeoutError(subject, timeoutMs)));
     };
-    const timer = setTimeout(close, timeoutMs);
+    const timer = startTimer(timeoutMs, close);
     void promise.then(() => {
-      clearTimeout(timer);
+      timer.cancel();
       if (!sub.isClosed()) sub.unsubscribe();
     });
     return { subject, reply: promise, close };
@@ -201,12 +202,12 @@ export class JetStreamTransport implements Transport, RunCarrier {
       max: 1,
       callback: (err, m) => done.resolve(err ? fail(new NatsSendError(subject, err)) : decodeReply(m.headers, m.data)),
     });
-    const timer = setTimeout(() => done.resolve(fail(new RequestTimeoutError(subject, timeoutMs))), timeoutMs);
+    const timer = startTimer(timeoutMs, () => done.resolve(fail(new RequestTimeoutError(subject, timeoutMs))));
     const onAbort = () => done.resolve(fail(new RequestCancelledError(subject, signal?.reason)));
     signal?.addEventListener("abort", onAbort, { once: true });
     this.js.publish(subject, data, { headers }).catch((err: unknown) => done.resolve(fail(new NatsSendError(subject, err))));
     const r = await done.promise;
-    clearTimeout(timer);
+    timer.cancel();
     signal?.removeEventListener("abort", onAbort);
     sub.unsubscribe();
     return r;
@@ -279,12 +280,12 @@ export class JetStreamTransport implements Transport, RunCarrier {
       return;
     }
     const hop = decoded.hop;
-    const heartbeat = setInterval(() => settle(this.nc, m, "working", this.#log), this.#heartbeatMs);
+    const heartbeat = startInterval(this.#heartbeatMs, () => settle(this.nc, m, "working", this.#log));
     let result: Result;
     try {
       result = await runHop(hop, handle);
     } finally {
-      clearInterval(heartbeat);
+      heartbeat.cancel();
     }
     if (hop.replyInbox) this.#reply(hop.replyInbox, replyFor(result));
     if (result.kind === "fail") {
@@ -299,7 +300,8 @@ export class JetStreamTransport implements Transport, RunCarrier {
 
   #reply(inbox: string, reply: EncodedReply): void {
     try {
-      this.nc.publish(inbox, reply.data, reply.headers ? { headers: reply.headers } : undefined);
+      const sent = replyWithinLimit(this.nc, inbox, reply);
+      this.nc.publish(inbox, sent.data, sent.headers ? { headers: sent.headers } : undefined);
     } catch (err) {
       this.#log.warn({ inbox, err: String(err) }, "reply not sent");
     }
@@ -323,9 +325,9 @@ export class JetStreamTransport implements Transport, RunCarrier {
   async close(graceMs = 10_000): Promise<void> {
     await this.stopReceiving();
     if (this.#inflight.size > 0) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([Promise.allSettled([...this.#inflight]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
-      clearTimeout(timer);
+      let timer: Timer | undefined;
+      await Promise.race([Promise.allSettled([...this.#inflight]), new Promise((r) => (timer = startTimer(graceMs, () => r(undefined))))]);
+      timer?.cancel();
     }
     this.#stop.abort(new Error("jetstream transport closed"));
   }

@@ -27,6 +27,7 @@ import { msgSubject, sysmsgSubject } from "./names.ts";
 import { checkPayloadSize } from "./request.ts";
 import { injectTrace } from "./trace.ts";
 import { decodeReply, encodeHop, encodePayload } from "./wire.ts";
+import { startTimer } from "../../sdk/timer.ts";
 
 /** Default reply wait, ms (Go `wire.Publish`: 30 s when `Timeout` is zero). */
 export const PUBLISH_TIMEOUT_MS = 30_000;
@@ -72,9 +73,9 @@ function awaitReply(nc: NatsConnection, inbox: string, subject: string, timeoutM
       done.resolve(decodeReply(m.headers, m.data));
     },
   });
-  const timer = setTimeout(() => done.resolve(fail(new RequestTimeoutError(subject, timeoutMs))), timeoutMs);
+  const timer = startTimer(timeoutMs, () => done.resolve(fail(new RequestTimeoutError(subject, timeoutMs))));
   const cancel = () => {
-    clearTimeout(timer);
+    timer.cancel();
     sub.unsubscribe();
   };
   void done.promise.then(cancel);

@@ -14,6 +14,7 @@ import { parseStepRecord } from "../../runtime/durable/ledger.ts";
 import type { StepRecord } from "../../runtime/durable/run.ts";
 import { viewRun } from "../../runtime/durable/view.ts";
 import type { RunLedger } from "./ledger.ts";
+import { startInterval, type Timer } from "../../sdk/timer.ts";
 
 /** Pass interval, ms (runtime-spec §13.1: 1 min). */
 export const RECONCILE_INTERVAL_MS = 60_000;
@@ -60,7 +61,7 @@ const REDRIVE_KEY = /^exec\/([^/]+)\/redrive\/(.+)$/;
 export class RunReconciler {
   readonly #o: RunReconcilerOptions;
   readonly #log: Logger;
-  #timer: ReturnType<typeof setInterval> | undefined;
+  #timer: Timer | undefined;
   #running: Promise<PassReport> | undefined;
 
   constructor(o: RunReconcilerOptions) {
@@ -70,7 +71,7 @@ export class RunReconciler {
 
   /** Starts periodic passes (a pass never overlaps the previous one). */
   start(): void {
-    this.#timer ??= setInterval(() => {
+    this.#timer ??= startInterval(this.#o.intervalMs ?? RECONCILE_INTERVAL_MS, () => {
       if (this.#running || !this.#o.isLeader()) return;
       this.#running = this.pass()
         .catch((err: unknown) => {
@@ -78,12 +79,12 @@ export class RunReconciler {
           return { runs: 0, redriven: 0, gaveUp: 0, deletedRuns: 0 };
         })
         .finally(() => (this.#running = undefined));
-    }, this.#o.intervalMs ?? RECONCILE_INTERVAL_MS);
+    });
   }
 
   /** Stops the passes; waits for a running one. */
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
+    this.#timer?.cancel();
     this.#timer = undefined;
     await this.#running;
   }

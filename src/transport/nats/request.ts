@@ -4,9 +4,10 @@
  * errors naming the subject; the caller's AbortSignal cancels the wait. Never rejects.
  */
 import { errors as natsErrors, type MsgHdrs, type NatsConnection } from "@nats-io/transport-node";
+import { coded } from "../../sdk/errors.ts";
 import { fail, type Result } from "../../sdk/result.ts";
 import { NatsSendError, NoRespondersError, PayloadTooLargeError, RequestCancelledError, RequestTimeoutError, TransportMismatchError } from "./errors.ts";
-import { decodeReply, headerBytes, streamAckOf } from "./wire.ts";
+import { decodeReply, encodeErrorReply, headerBytes, streamAckOf, type EncodedReply } from "./wire.ts";
 
 /** Default wait for a reply when the caller gives no deadline, ms (runtime-spec §4.3: 5 min). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 5 * 60_000;
@@ -23,6 +24,17 @@ export function checkPayloadSize(nc: NatsConnection, subject: string, data: Uint
   if (!max || data.byteLength + HEADER_SLACK_BYTES < max) return undefined;
   const size = data.byteLength + (headers ? headerBytes(headers).byteLength : 0);
   return size > max ? new PayloadTooLargeError(subject, size, max) : undefined;
+}
+
+/**
+ * The reply to publish on `inbox`: `reply` itself, or — when it is over the server's `max_payload`
+ * — a coded `PAYLOAD_TOO_LARGE` error reply giving both sizes, so the waiting caller fails at once
+ * instead of waiting out its deadline for a reply the server would refuse (Go drops it: nats.go's
+ * Publish returns ErrMaxPayload and the caller times out; docs/compatibility.md).
+ */
+export function replyWithinLimit(nc: NatsConnection, inbox: string, reply: EncodedReply): EncodedReply {
+  const tooLarge = checkPayloadSize(nc, `reply to ${inbox}`, reply.data, reply.headers);
+  return tooLarge ? encodeErrorReply(coded("PAYLOAD_TOO_LARGE", tooLarge)) : reply;
 }
 
 /** Maps a nats.js request failure to our error classes. */

@@ -13,6 +13,7 @@ import { msgSubject } from "./names.ts";
 import { injectTrace } from "./trace.ts";
 import { decodeReply, H_MODE, H_REPLY_INBOX, H_TO, H_TRACEPARENT, H_BAGGAGE } from "./wire.ts";
 import { headers as natsHeaders } from "@nats-io/transport-node";
+import { startTimer } from "../../sdk/timer.ts";
 
 /** Default reply wait of an RPC call, ms (Go `RPCOptions.Timeout` zero → 30 s). */
 export const DEFAULT_RPC_TIMEOUT_MS = 30_000;
@@ -44,7 +45,7 @@ export async function publishRpc(nc: NatsConnection, module: string, component: 
   const inbox = createInbox();
   const { promise, resolve } = Promise.withResolvers<Result>();
   const sub = nc.subscribe(inbox, { max: 1, callback: (err, m) => resolve(err ? fail(new NatsSendError(inbox, err)) : decodeReply(m.headers, m.data)) });
-  const timer = setTimeout(() => resolve(fail(new RpcTimeoutError(subject, component, timeoutMs))), timeoutMs);
+  const timer = startTimer(timeoutMs, () => resolve(fail(new RpcTimeoutError(subject, component, timeoutMs))));
   try {
     const h = natsHeaders();
     h.set(H_TO, component);
@@ -58,7 +59,7 @@ export async function publishRpc(nc: NatsConnection, module: string, component: 
   } catch (err) {
     return fail(new NatsSendError(subject, err));
   } finally {
-    clearTimeout(timer);
+    timer.cancel();
     sub.unsubscribe();
   }
 }
