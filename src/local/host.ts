@@ -55,7 +55,7 @@ import { HumanLogger } from "./human-log.ts";
 import type { ListenFailure } from "./listen-watch.ts";
 import { LocalScheduler } from "./local-scheduler.ts";
 import { LocalTransport } from "./local-transport.ts";
-import { LocalModules } from "./modules.ts";
+import { LocalModules, platformModule } from "./modules.ts";
 import { SpanTap, type SpanListener } from "./span-tap.ts";
 import { LocalTinyComponents } from "./tiny-components.ts";
 import { withoutStartFailures } from "./manager-log.ts";
@@ -134,20 +134,24 @@ export interface LocalHostOptions {
 }
 
 /**
- * The module name local mode runs as: `--name`; else the `spec.module` of the first node whose name
- * carries it (so one node with a mismatched `spec.module` does not decide for all, runtime-spec §8);
- * else the first node's `spec.module`; else "tinyhost".
+ * The primary module local mode runs as: `--name`; else the `spec.module` of the first node whose
+ * name carries it (so one node with a mismatched `spec.module` does not decide for all,
+ * runtime-spec §8), a module of the user's before one of the platform's bundled ones
+ * (./modules.ts); else the first node's `spec.module`; else "tinyhost".
  */
 export function chooseModuleName(explicit: string | undefined, nodes: Iterable<NodeManifest>): string {
   if (explicit) return explicit;
   let first: string | undefined;
+  let platform: string | undefined;
   for (const n of nodes) {
     const module = n.node.spec.module;
     if (!module) continue;
     first ??= module;
-    if (parseFullName(n.node.metadata.name).module === sanitizeResourceName(module)) return module;
+    if (parseFullName(n.node.metadata.name).module !== sanitizeResourceName(module)) continue;
+    if (!platformModule(module)) return module;
+    platform ??= module;
   }
-  return first ?? DEFAULT_LOCAL_MODULE;
+  return platform ?? first ?? DEFAULT_LOCAL_MODULE;
 }
 
 /** What {@link LocalHost.start} prepared before the host exists (so a lock or state error stops nothing half-way). */

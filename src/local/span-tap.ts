@@ -19,6 +19,8 @@ export interface TappedSpan {
   payload: string | undefined;
   /** The error an input span ended with (Go records it, unless a cancellation); output spans record none, as in Go. */
   error: Error | undefined;
+  /** What the hop metered, unit → total (its `tiny.usage.<unit>` attributes); undefined when nothing. */
+  usage?: ReadonlyMap<string, number>;
 }
 
 /** What a tap is told. */
@@ -85,13 +87,15 @@ class TappedSpanImpl implements HopSpan {
   run<T>(fn: () => T): T {
     return this.inner.run(fn);
   }
+  #usage: ReadonlyMap<string, number> | undefined;
   usage(totals: ReadonlyMap<string, number>): void {
+    this.#usage = new Map(totals);
     this.inner.usage(totals);
   }
   end(error?: Error): void {
     this.inner.end(error);
     const recorded = this.kind === "input" && error !== undefined && !isCancellation(error) ? error : undefined;
-    for (const l of this.listeners) l.ended({ kind: this.kind, key: this.key, payload: this.#payload, error: recorded });
+    for (const l of this.listeners) l.ended({ kind: this.kind, key: this.key, payload: this.#payload, error: recorded, ...(this.#usage ? { usage: this.#usage } : {}) });
   }
 }
 

@@ -91,6 +91,7 @@ export async function runEval(host: LocalHost, spec: EvalSpec, options: RunEvalO
       if (s.payload !== undefined) (observed.payloads[s.key] ??= []).push(s.payload);
       if (s.error) observed.errors++;
       if (s.kind === "output" && s.key.endsWith(":error")) observed.handled++;
+      for (const [unit, amount] of s.usage ?? []) observed.usage[unit] = (observed.usage[unit] ?? 0) + amount; // Go sums every span's
     },
   };
   const untap = host.tapSpans(listener);

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { defineComponent, meter, target, Type } from "tinyhost";
 import { LocalHost } from "../../../src/local/host.ts";
 import { loadStaticRegistry } from "../../../src/runtime/registry/static.ts";
 import { check, failureText, type Observed } from "../../../src/local/evals/check.ts";
@@ -189,3 +190,24 @@ expect: {errors: 1}
     expect(r.failures).toEqual([]);
   });
 });
+
+test("usage a component meters on its hops is summed per unit, as the platform sums the spans' tiny.usage attributes", async () => {
+  const metered = defineComponent({
+    info: { name: "metered", description: "Metered", info: "meters tokens per call" },
+    ports: () => [target("in", Type.Object({ tokens: Type.Number() }), { default: { tokens: 0 } })],
+    handle: (ctx, _o, _p, data) => {
+      meter(ctx, "tokens", data.tokens);
+      meter(ctx, "calls", 1);
+    },
+  });
+  const dir = mkdtempSync(join(tmpdir(), "tinyhost-evals-usage-"));
+  dirs.push(dir);
+  writeFileSync(join(dir, "n.yaml"), "apiVersion: operator.tinysystems.io/v1alpha1\nkind: TinyNode\nmetadata:\n  name: abcd1234.tinyhost.metered-aaaaa\n  labels: {tinysystems.io/flow-name: f, tinysystems.io/project-name: p}\nspec:\n  module: tinyhost\n  component: metered\n");
+  const host = await LocalHost.start({ dir, components: [metered], statePath: null, watch: false, report: () => {} });
+  hosts.push(host);
+  const s = await spec("name: u\ntrigger: {node: metered-aaaaa, port: in, data: {tokens: 120}}\ntimeout: 5s\nexpect: {usage: {tokens: {max: 100}, calls: {min: 1, max: 1}}}");
+  const r = await runEval(host, s, { settleMs: 50 });
+  expect(r.observed.usage).toEqual({ tokens: 120, calls: 1 });
+  expect(r.failures.map(failureText)).toEqual(["expected tokens <= 100 — got 120"]);
+});
+

@@ -125,6 +125,14 @@ describe("local mode runs every module of the directory", () => {
     expect(got).toEqual([`${n("mod", "sink-ddddd")}:{"rows":["a","b"]}`]);
   });
 
+  test("the primary module is the user's, not a platform one that sorts first (the start line and --name default)", async () => {
+    const lines: string[] = [];
+    const docs = [MIXED[1]!, MIXED[2]!, MIXED[0]!, MIXED[3]!]; // a common-module node in the first file
+    const host = await start(docs, {}, lines);
+    expect(host.module).toBe("mod");
+    expect(lines[0]).toContain(`modules mod, ${COMMON}, ${ENCODING}`);
+  });
+
   test("a platform node with a component of another platform module is refused naming where it lives, and a hop to it fails at once", async () => {
     const bad = n(COMMON, "csv-decode-eeeee");
     const lines: string[] = [];
