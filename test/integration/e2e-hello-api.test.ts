@@ -32,9 +32,10 @@ import { waitUntil } from "../support/process.ts";
 const MODULE = "tinyhost";
 const LEADER_SERIES = `leader_election_master_status{name="${MODULE}-lock"}`;
 const SUFFIX = "e2e.example.com";
-/** Short Lease timings (ms) so the failover step fits the time budget; defaults are tested in operator-leader.test.ts. */
-// Short enough for a quick failover, long enough that a loaded machine (load 25) does not flap the
-// lease between the two replicas while the signal is in flight (3 s / 2 s did, and the port never came).
+/**
+ * Lease timings (ms): short so the failover step fits the time budget, long enough that a loaded
+ * machine does not flap leadership while the signal is in flight. Defaults: operator-leader.test.ts.
+ */
 const LEASE_ENV = { TINYHOST_LEASE_DURATION_MS: "8000", TINYHOST_RENEW_DEADLINE_MS: "6000", TINYHOST_RETRY_PERIOD_MS: "500" };
 
 let cp: ControlPlane;
