@@ -14,7 +14,7 @@
  * The same protocol runs whatever the ledger is (JetStream KV or node metadata), so runs behave
  * alike with and without JetStream; only the delivery of hops differs (scheduler.ts).
  */
-import { retryable, shouldRetry } from "../../sdk/errors.ts";
+import { coded, retryable, shouldRetry, TinyError } from "../../sdk/errors.ts";
 import { empty, fail, type Result } from "../../sdk/result.ts";
 import type { ComponentLogger } from "../../sdk/context.ts";
 import type { Msg } from "../../transport/types.ts";
@@ -50,7 +50,9 @@ export class DurableSteps {
    * `msg` carries none. Never rejects.
    * @returns `empty` for a skipped replay; the handler's result otherwise; `fail` with a retryable
    *   {@link StepNotRecordedError} / {@link LedgerUnavailableError} when a continued step's ledger
-   *   cannot be written / read (so a JetStream hop is redelivered rather than acked unrecorded).
+   *   cannot be written / read (so a JetStream hop is redelivered rather than acked unrecorded);
+   *   a record the ledger refuses for its size (`PAYLOAD_TOO_LARGE`) fails with that code, not
+   *   retryable, since a re-run would write the same record.
    */
   async run(node: string, msg: Msg, handle: () => Promise<Result>): Promise<Result> {
     let run: RunContext;
@@ -98,8 +100,19 @@ export class DurableSteps {
       this.stats.recordFailures++;
       this.log.warn({ node, runId: run.runId, stepKey: run.stepKey, err: err instanceof Error ? err.message : String(err) }, "step record not written");
       // A minted run's first step came in as a classic hop: nothing would redeliver it as this step.
-      if (!minted) return fail(retryable(new StepNotRecordedError(node, run.stepKey, err)));
+      if (minted) return result;
+      const notRecorded = new StepNotRecordedError(node, run.stepKey, err);
+      // A record over the broker's max_payload never fits: running the step again cannot help.
+      if (isPayloadTooLarge(err)) return fail(coded(PAYLOAD_TOO_LARGE, notRecorded));
+      return fail(retryable(notRecorded));
     }
     return result;
   }
+}
+
+/** Code of a write refused for its size (the NATS transport's PayloadTooLargeError). */
+const PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE";
+
+function isPayloadTooLarge(err: unknown): boolean {
+  return err instanceof TinyError && err.code === PAYLOAD_TOO_LARGE;
 }

@@ -95,12 +95,12 @@ export class Scheduler implements RunnerHost, RpcHost {
   /** Backoff of failed status writes ({@link SchedulerOptions.statusRetry}); undefined = the writer's default. */
   readonly statusRetry: WriteRetry | undefined;
   readonly readyTimeoutMs: number;
-  /** See {@link SchedulerOptions.reloadGraceMs}. */
-  readonly reloadGraceMs: number;
   /** Where placeholders in settings are read ({@link SchedulerOptions.secrets}). */
   readonly secrets: SecretSource | undefined;
   /** {@link SchedulerOptions.secretResolveTtlMs}. */
   readonly secretResolveTtlMs: number | undefined;
+  /** See {@link SchedulerOptions.reloadGraceMs}. */
+  readonly reloadGraceMs: number;
   /** Live leader flag read by every runner (runtime-spec §6); set by the leader elector. */
   isLeader = false;
   readonly #remote: Transport | undefined;
@@ -130,9 +130,9 @@ export class Scheduler implements RunnerHost, RpcHost {
     this.debounceMs = options.debounceMs ?? 1000;
     this.statusRetry = options.statusRetry;
     this.readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
-    this.reloadGraceMs = options.reloadGraceMs ?? DEFAULT_RELOAD_GRACE_MS;
     this.secrets = options.secrets;
     this.secretResolveTtlMs = options.secretResolveTtlMs;
+    this.reloadGraceMs = options.reloadGraceMs ?? DEFAULT_RELOAD_GRACE_MS;
     this.#client = options.client;
     this.#jetstream = options.jetstream ?? null;
     this.#warnUnknownEdgePorts = options.warnUnknownEdgePorts ?? true;

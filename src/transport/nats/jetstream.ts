@@ -15,7 +15,7 @@
  */
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
 import { createInbox, type NatsConnection } from "@nats-io/transport-node";
-import { shouldRetry } from "../../sdk/errors.ts";
+import { coded, shouldRetry } from "../../sdk/errors.ts";
 import { empty, fail, ok, type Result } from "../../sdk/result.ts";
 import type { Logger } from "../../telemetry/log.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
@@ -31,9 +31,10 @@ import { businessConsumerConfig, ensureConsumer, ensureStream, ensureStreams, ed
 import { ROOT_STEP_SUFFIX } from "../../runtime/durable/run.ts";
 import { settle } from "./settle.ts";
 import { ConsumerSupervisor, PULL_EXPIRES_MS } from "./supervisor.ts";
+import { ReconnectFanout } from "./reconnects.ts";
 import { DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../slots.ts";
 import { injectTrace } from "./trace.ts";
-import { decodeReply, encodeHop, encodePayload, H_REPLY_INBOX, type EncodedReply } from "./wire.ts";
+import { decodeReply, encodeErrorReply, encodeHop, encodePayload, H_ERROR, H_REPLY_INBOX, type EncodedReply } from "./wire.ts";
 import { startInterval, startTimer, type Timer } from "../../sdk/timer.ts";
 
 /** In-progress heartbeat interval while a handler runs, ms (runtime-spec §13.1: 10 s). */
@@ -87,6 +88,7 @@ export class JetStreamTransport implements Transport, RunCarrier {
   readonly #stop = new AbortController();
   #stopping: Promise<void> | undefined;
   readonly #heartbeatMs: number;
+  #reconnects: ReconnectFanout | undefined;
   /** The bound on concurrently running incoming hops (both consumers share it). */
   readonly slots: HopSlots;
 
@@ -124,14 +126,16 @@ export class JetStreamTransport implements Transport, RunCarrier {
 
   /**
    * Opens a core inbox on this connection for a run's reply hop (Go `BeginRunWithReply`: the
-   * origin subscribes to its reply subject). The reply arrives as the raw body, no headers (§4.4).
+   * origin subscribes to its reply subject). The reply arrives as the raw body, no headers (§4.4);
+   * a reply hop over `max_payload` arrives as a header-only `PAYLOAD_TOO_LARGE` error instead.
    */
   openReply(timeoutMs: number): ReplyInbox {
     const subject = createInbox();
     const { promise, resolve } = Promise.withResolvers<Result>();
     const sub = this.nc.subscribe(subject, {
       max: 1,
-      callback: (err, m) => resolve(err ? fail(new NatsSendError(subject, err)) : m.data.byteLength === 0 ? empty : ok(m.data)),
+      // The reply is the raw body; only a reply the sender could not deliver carries `x-error`.
+      callback: (err, m) => resolve(err ? fail(new NatsSendError(subject, err)) : m.headers?.get(H_ERROR) ? decodeReply(m.headers, m.data) : m.data.byteLength === 0 ? empty : ok(m.data)),
     });
     const close = () => {
       timer.cancel();
@@ -155,12 +159,15 @@ export class JetStreamTransport implements Transport, RunCarrier {
     }
     if (msg.replySubject && msg.replyTarget && msg.to === msg.replyTarget) {
       // Reply hop: raw body to the waiting caller, no headers; dropped if nobody listens (§4.4).
+      // Over max_payload the caller gets a header-only coded error instead of waiting out its deadline.
+      const tooLarge = checkPayloadSize(this.nc, msg.replySubject, data, undefined);
       try {
-        this.nc.publish(msg.replySubject, data);
+        if (tooLarge) this.#reply(msg.replySubject, encodeErrorReply(coded("PAYLOAD_TOO_LARGE", tooLarge)));
+        else this.nc.publish(msg.replySubject, data);
       } catch (err) {
         return fail(new NatsSendError(msg.replySubject, err));
       }
-      return empty;
+      return tooLarge ? fail(tooLarge) : empty;
     }
     let subject: string;
     try {
@@ -245,7 +252,9 @@ export class JetStreamTransport implements Transport, RunCarrier {
   }
 
   #supervise(stream: string, consumer: string, ensure: () => Promise<void>, handle: (msg: Msg) => Promise<Result>, slots: HopSlots): ConsumerSupervisor {
+    this.#reconnects ??= new ReconnectFanout(this.nc);
     const s = new ConsumerSupervisor({
+      reconnects: this.#reconnects.events,
       js: this.js,
       jsm: this.jsm,
       stream,
@@ -313,7 +322,7 @@ export class JetStreamTransport implements Transport, RunCarrier {
    * in-flight handlers keep running. Idempotent.
    */
   stopReceiving(): Promise<void> {
-    return (this.#stopping ??= Promise.allSettled(this.#supervisors.map((s) => s.stop())).then(() => undefined));
+    return (this.#stopping ??= Promise.allSettled(this.#supervisors.map((s) => s.stop())).then(() => this.#reconnects?.close()));
   }
 
   /** Hops running now (handed to a handler, not yet settled). */

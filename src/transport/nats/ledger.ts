@@ -8,6 +8,7 @@ import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { parseStepRecord, type StepLedger } from "../../runtime/durable/ledger.ts";
 import type { StepRecord } from "../../runtime/durable/run.ts";
+import { checkPayloadSize } from "./request.ts";
 import { EXEC_BUCKET, execKey, redriveKey, STEP_LEDGER_PREFIX, stepRecordKey } from "./names.ts";
 
 const enc = new TextEncoder();
@@ -20,7 +21,11 @@ const dec = new TextDecoder();
 export class RunLedger implements StepLedger {
   readonly kind = "jetstream" as const;
 
-  private constructor(readonly kv: KV) {}
+  private constructor(
+    readonly kv: KV,
+    readonly nc: NatsConnection,
+    readonly bucket: string,
+  ) {}
 
   /**
    * Opens (creating when missing, idempotently) the `TINY_EXEC` bucket.
@@ -28,7 +33,7 @@ export class RunLedger implements StepLedger {
    */
   static async open(nc: NatsConnection, bucket = EXEC_BUCKET): Promise<RunLedger> {
     const kv = await new Kvm(nc).create(bucket, { history: 1, storage: StorageType.File });
-    return new RunLedger(kv);
+    return new RunLedger(kv, nc, bucket);
   }
 
   /** The record of step `stepKey` of run `runId`, or undefined (an unreadable record counts as absent). */
@@ -59,9 +64,19 @@ export class RunLedger implements StepLedger {
     return !!e && e.operation === "PUT" && e.value.byteLength > 0;
   }
 
-  /** Writes the record of a step (runtime-spec §2.7). */
+  /**
+   * Writes the record of a step (runtime-spec §2.7).
+   * @throws PayloadTooLargeError (code `PAYLOAD_TOO_LARGE`, both sizes) when the record is over the server's `max_payload`.
+   */
   async putStep(runId: string, stepKey: string, record: StepRecord): Promise<void> {
-    await this.kv.put(stepRecordKey(runId, stepKey), enc.encode(JSON.stringify(record)));
+    await this.#put(stepRecordKey(runId, stepKey), enc.encode(JSON.stringify(record)));
+  }
+
+  /** A KV put, refused before sending when the value is over `max_payload` (nats.js throws an uncoded error there). */
+  async #put(key: string, value: Uint8Array): Promise<void> {
+    const tooLarge = checkPayloadSize(this.nc, `KV ${this.bucket} key ${key}`, value, undefined);
+    if (tooLarge) throw tooLarge;
+    await this.kv.put(key, value);
   }
 
   /** The re-drive counter of a frontier hop (0 when absent or unreadable). runtime-spec §3.6. */
@@ -74,7 +89,7 @@ export class RunLedger implements StepLedger {
 
   /** Stores a re-drive counter as a plain decimal string (runtime-spec §3.6). */
   async setRedrives(runId: string, stepKey: string, n: number): Promise<void> {
-    await this.kv.put(redriveKey(runId, stepKey), enc.encode(String(n)));
+    await this.#put(redriveKey(runId, stepKey), enc.encode(String(n)));
   }
 
   /** Every key of the bucket (the reconciler's pass lists them all, runtime-spec §3.6). */

@@ -10,6 +10,7 @@ import { TinyError } from "../../sdk/errors.ts";
 import { fail, type Result } from "../../sdk/result.ts";
 import { NatsSendError } from "./errors.ts";
 import { msgSubject } from "./names.ts";
+import { checkPayloadSize } from "./request.ts";
 import { injectTrace } from "./trace.ts";
 import { decodeReply, H_MODE, H_REPLY_INBOX, H_TO, H_TRACEPARENT, H_BAGGAGE } from "./wire.ts";
 import { headers as natsHeaders } from "@nats-io/transport-node";
@@ -36,24 +37,27 @@ export class RpcArgumentError extends TinyError {
  * Calls agent tool `component` on `module` with the JSON bytes `data` (Go `wire.PublishRPC`).
  * @param module the module's sanitized name (its subject segment).
  * @returns `ok(bytes)` — the JSON the tool answered —, `empty` for an `x-empty` answer, or `fail`:
- *   the remote error (`x-error`), {@link RpcTimeoutError}, a send error. Never rejects.
+ *   the remote error (`x-error`), {@link RpcTimeoutError}, `PayloadTooLargeError` (before sending, both
+ *   sizes), a send error. Never rejects.
  */
 export async function publishRpc(nc: NatsConnection, module: string, component: string, data: Uint8Array, timeoutMs = DEFAULT_RPC_TIMEOUT_MS): Promise<Result> {
   if (!module) return fail(new RpcArgumentError("module name"));
   if (!component) return fail(new RpcArgumentError("component name"));
   const subject = msgSubject(module);
   const inbox = createInbox();
+  const h = natsHeaders();
+  h.set(H_TO, component);
+  h.set(H_MODE, "rpc");
+  h.set(H_REPLY_INBOX, inbox);
+  const trace = injectTrace();
+  if (trace.traceparent) h.set(H_TRACEPARENT, trace.traceparent);
+  if (trace.baggage) h.set(H_BAGGAGE, trace.baggage);
+  const tooLarge = checkPayloadSize(nc, subject, data, h);
+  if (tooLarge) return fail(tooLarge);
   const { promise, resolve } = Promise.withResolvers<Result>();
   const sub = nc.subscribe(inbox, { max: 1, callback: (err, m) => resolve(err ? fail(new NatsSendError(inbox, err)) : decodeReply(m.headers, m.data)) });
   const timer = startTimer(timeoutMs, () => resolve(fail(new RpcTimeoutError(subject, component, timeoutMs))));
   try {
-    const h = natsHeaders();
-    h.set(H_TO, component);
-    h.set(H_MODE, "rpc");
-    h.set(H_REPLY_INBOX, inbox);
-    const trace = injectTrace();
-    if (trace.traceparent) h.set(H_TRACEPARENT, trace.traceparent);
-    if (trace.baggage) h.set(H_BAGGAGE, trace.baggage);
     nc.publish(subject, data, { headers: h }); // no reply subject: the answer comes on the inbox
     return await promise;
   } catch (err) {

@@ -9,12 +9,16 @@
  * messages); the messages are the same, only fewer sit unstarted here.
  * Stopping (shutdown) sends no new pull and `nak`s whatever the last pull still delivers, so another
  * replica gets it at once instead of after AckWait.
+ * A reconnect of the connection ends the current pull (a restarted broker no longer holds it) or
+ * the attempt in progress (an API request sent while disconnected would wait out its timeout) and
+ * starts again at once, retrying quickly while the broker's JetStream recovers.
  */
 import type { Consumer, ConsumerMessages, FetchMessages, JetStreamClient, JetStreamManager, JsMsg } from "@nats-io/jetstream";
 import type { Logger } from "../../telemetry/log.ts";
 import type { HopSlots } from "../slots.ts";
 import { isMissingResource } from "./streams.ts";
 import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
+import type { ReconnectEvents } from "./reconnects.ts";
 
 /** Health-check interval, ms (runtime-spec §13.1: 20 s). */
 export const HEALTH_CHECK_MS = 20_000;
@@ -27,6 +31,11 @@ export const REBUILD_PAUSE_MS = 2_000;
 export const PULL_EXPIRES_MS = 2_000;
 /** Longest a pull waits to batch more free slots once one is free, ms. */
 export const PULL_BATCH_WAIT_MS = 5;
+/**
+ * Pauses before the attempts that follow a reconnect, ms: at once, then quickly while JetStream on
+ * a restarted broker is still recovering its streams; after these, {@link REBUILD_PAUSE_MS}.
+ */
+export const RECONNECT_RETRY_MS: readonly number[] = [0, 100, 200, 400, 800, 1600];
 
 /** What a {@link ConsumerSupervisor} keeps alive. */
 export interface SupervisorOptions {
@@ -50,6 +59,11 @@ export interface SupervisorOptions {
   healthCheckMs?: number;
   /** Pause between rebuilds, ms; default {@link REBUILD_PAUSE_MS}. */
   pauseMs?: number;
+  /**
+   * The connection's reconnects: each one ends the current pull or attempt and starts a new one at
+   * once (then {@link RECONNECT_RETRY_MS}), rather than waiting for the old pull to notice.
+   */
+  reconnects?: ReconnectEvents;
   log: Logger;
 }
 
@@ -62,6 +76,11 @@ export class ConsumerSupervisor {
   #current: ConsumerMessages | undefined;
   #loop: Promise<void> | undefined;
   #ready = Promise.withResolvers<void>();
+  /** Aborted at each reconnect (then replaced): ends what the loop was waiting on. */
+  #epoch = new AbortController();
+  /** Index into {@link RECONNECT_RETRY_MS} of the next pause; past its end the normal pause applies. */
+  #fast = RECONNECT_RETRY_MS.length;
+  #unsubscribe: (() => void) | undefined;
 
   constructor(opts: SupervisorOptions) {
     this.#o = opts;
@@ -69,6 +88,12 @@ export class ConsumerSupervisor {
 
   /** Starts the loop; resolves once the first consume is running. */
   start(): Promise<void> {
+    this.#unsubscribe ??= this.#o.reconnects?.(() => {
+      this.#fast = 0;
+      const ended = this.#epoch;
+      this.#epoch = new AbortController();
+      ended.abort();
+    });
     this.#loop ??= this.#run();
     return this.#ready.promise;
   }
@@ -80,26 +105,35 @@ export class ConsumerSupervisor {
       const cycle = new AbortController();
       const stopCycle = () => cycle.abort();
       signal.addEventListener("abort", stopCycle, { once: true });
+      const reconnected = this.#epoch.signal;
       try {
-        await o.ensure();
-        const c = await o.js.consumers.get(o.stream, o.consumer);
+        await untilAborted(o.ensure(), reconnected);
+        const c = await untilAborted(o.js.consumers.get(o.stream, o.consumer), reconnected);
         this.starts++;
+        this.#fast = RECONNECT_RETRY_MS.length;
         this.#ready.resolve();
         const pulling = this.#pull(c, cycle.signal);
-        const why = await Promise.race([pulling.then(() => "stopped"), this.#watch(cycle.signal)]);
-        if (!signal.aborted) o.log.warn({ stream: o.stream, consumer: o.consumer, why }, "rebuilding consumer");
+        const why = await Promise.race([pulling.then(() => "stopped"), this.#watch(cycle.signal), aborted(reconnected).then(() => "reconnected")]);
+        if (!signal.aborted) o.log[why === "reconnected" ? "info" : "warn"]({ stream: o.stream, consumer: o.consumer, why }, "rebuilding consumer");
         cycle.abort();
-        // The consumer is gone: its last pull cannot deliver; on stop the pull runs out by itself.
+        // The consumer is gone, or the broker that held the pull restarted: its last pull cannot
+        // deliver; on stop the pull runs out by itself.
         if (!signal.aborted) await this.#current?.close().catch(() => undefined);
         await pulling.catch(() => undefined);
       } catch (err) {
         if (signal.aborted) break;
-        o.log.warn({ stream: o.stream, consumer: o.consumer, err: err instanceof Error ? err.message : String(err) }, "consumer pull failed; rebuilding");
+        if (!(err instanceof Reconnected)) {
+          o.log.warn({ stream: o.stream, consumer: o.consumer, err: err instanceof Error ? err.message : String(err) }, "consumer pull failed; rebuilding");
+        }
       } finally {
         cycle.abort();
         signal.removeEventListener("abort", stopCycle);
       }
-      if (!signal.aborted) await sleepUnlessAborted(o.pauseMs ?? REBUILD_PAUSE_MS, signal);
+      if (signal.aborted) break;
+      const fast = this.#fast < RECONNECT_RETRY_MS.length ? RECONNECT_RETRY_MS[this.#fast++]! : undefined;
+      // A reconnect during the pause ends it: the next attempt starts at once.
+      const epoch = this.#epoch.signal;
+      if (fast !== 0) await sleepUnlessAborted(fast ?? o.pauseMs ?? REBUILD_PAUSE_MS, AbortSignal.any([signal, epoch]));
     }
   }
 
@@ -166,6 +200,7 @@ export class ConsumerSupervisor {
    * it still delivers goes to `onLate`. Messages already handed to `onMessage` keep running.
    */
   async stop(): Promise<void> {
+    this.#unsubscribe?.();
     this.#stop.abort();
     this.#ready.resolve();
     await this.#loop;
@@ -175,4 +210,33 @@ export class ConsumerSupervisor {
 /** True for the error nats.js ends a fetch with when two idle heartbeats did not arrive. */
 function isMissedHeartbeats(err: unknown): boolean {
   return err instanceof Error && /heartbeats missed/i.test(err.message);
+}
+
+/** An attempt abandoned because the connection reconnected meanwhile. */
+class Reconnected extends Error {
+  constructor() {
+    super("connection reconnected during the attempt");
+  }
+}
+
+/** Resolves when `signal` aborts (never rejects). */
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
+
+/**
+ * `p`, unless `signal` aborts first: then rejects with {@link Reconnected} (`p` is left to settle
+ * by itself — an API request sent while disconnected would only wait out its timeout).
+ */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    p.catch(() => undefined);
+    return Promise.reject(new Reconnected());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Reconnected());
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

@@ -18,7 +18,8 @@
  * - every process joins the pids cgroup /tinyhost-node-N-daemons and the kubelet puts pods under
  *   /tinyhost-node-N, so teardown.sh finds all of them by cgroup, also after a killed run.
  */
-import { existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import type { Subprocess } from "bun";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import YAML from "yaml";
 import type { ControlPlaneInfo } from "../control-plane.ts";
@@ -134,31 +135,46 @@ function sh(cmd: string[], what: string): string {
   return r.stdout.toString();
 }
 
-/** Claims the first free slot: its holder process runs teardown.sh for the slot, then unshares. */
-async function claimSlot(ownerPid: number | undefined): Promise<{ slot: number; holder: number; proc: ManagedProcess }> {
+/** A claimed slot: the node's namespaces (held by `holder`) and the supervisor owning the slot's lock. */
+interface Slot {
+  slot: number;
+  holder: number;
+  supervisor: Subprocess;
+}
+
+/**
+ * Claims the first free slot. Its supervisor (a bash process, not a child of any test runner's
+ * cleanup) takes the slot's lock, removes what a killed run left in the slot (teardown.sh), starts
+ * the holder of the node's namespaces, then waits: when its owner dies (a test runner exits
+ * without hooks, or is killed) or it gets SIGTERM (stop), it tears the slot down and lets go of
+ * the lock. The holder does not inherit the lock, so the lock lives exactly as long as the supervisor.
+ */
+async function claimSlot(ownerPid: number): Promise<Slot> {
   mkdirSync(RUN, { recursive: true });
   const ownNet = readlinkSync("/proc/self/ns/net");
   for (let slot = 1; slot <= MAX_SLOTS; slot++) {
     const pidFile = join(RUN, `holder-${slot}.pid`);
-    Bun.spawnSync(["rm", "-f", pidFile]);
-    const script =
-      `"${HERE}/teardown.sh" ${slot}; echo $$ > "${pidFile}"; ` +
-      `exec "${HERE}/launch.sh" ${slot} - unshare --net --mount --propagation private sleep infinity`;
-    const proc = startProcess({
-      name: `node-holder-${slot}`,
-      logFile: join(RUN, `holder-${slot}.log`),
-      ownerPid,
-      cmd: ["flock", "-n", "-o", "-E", "75", join(RUN, `slot-${slot}.lock`), "bash", "-c", script],
-    });
+    const teardown = `"${HERE}/teardown.sh" ${slot}`;
+    const script = [
+      `exec 9>"${RUN}/slot-${slot}.lock"`,
+      "flock -n 9 || exit 75",
+      `rm -f "${pidFile}"`,
+      teardown,
+      `trap '${teardown}; exit 0' TERM INT`,
+      `"${HERE}/launch.sh" ${slot} - unshare --net --mount --propagation private sleep infinity 9>&- &`,
+      `echo $! > "${pidFile}"`,
+      `while kill -0 ${ownerPid} 2>/dev/null; do sleep 0.5; done`,
+      teardown,
+    ].join("\n");
+    const logFd = openSync(join(RUN, `supervisor-${slot}.log`), "w");
+    const supervisor = Bun.spawn(["bash", "-c", script], { stdin: "ignore", stdout: logFd, stderr: logFd });
+    closeSync(logFd);
+    supervisor.unref();
     let holder = 0;
-    let taken = false;
     await waitUntil(
       `slot ${slot}'s namespaces`,
       async () => {
-        if (await Promise.race([proc.exited.then(() => true), Bun.sleep(0).then(() => false)])) {
-          taken = true;
-          return true;
-        }
+        if (supervisor.exitCode !== null) return true;
         if (!existsSync(pidFile)) return false;
         holder = Number(readFileSync(pidFile, "utf8"));
         try {
@@ -170,7 +186,9 @@ async function claimSlot(ownerPid: number | undefined): Promise<{ slot: number; 
       60_000,
       50,
     );
-    if (!taken) return { slot, holder, proc };
+    if (supervisor.exitCode === 75) continue;
+    if (supervisor.exitCode !== null) throw new Error(`the supervisor of slot ${slot} exited ${supervisor.exitCode}: ${readFileSync(join(RUN, `supervisor-${slot}.log`), "utf8").trim()}`);
+    return { slot, holder, supervisor };
   }
   throw new Error(`every real-node slot (1–${MAX_SLOTS}) is in use: see ${RUN}/slot-*.lock`);
 }
@@ -220,19 +238,15 @@ export async function startRealNode(cp: ControlPlaneInfo, options: RealNodeOptio
     options.onPart?.(part);
   };
   Bun.spawnSync([join(HERE, "teardown.sh"), "--stale"], { stdout: "ignore", stderr: "ignore" });
-  const { slot, holder, proc: holderProc } = await claimSlot(options.ownerPid);
-  const procs: ManagedProcess[] = [holderProc];
+  const { slot, holder, supervisor } = await claimSlot(options.ownerPid ?? process.pid);
+  const procs: ManagedProcess[] = [];
   let stopped = false;
-  const teardown = () => Bun.spawnSync([join(HERE, "teardown.sh"), String(slot)], { stdout: "ignore", stderr: "ignore" });
-  const onExit = () => {
-    if (!stopped) teardown();
-  };
-  process.once("exit", onExit);
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    process.off("exit", onExit);
-    teardown();
+    // The supervisor tears the slot down (every process of it, by cgroup) and frees the lock.
+    supervisor.kill("SIGTERM");
+    await Promise.race([supervisor.exited, Bun.sleep(60_000)]);
     await Promise.allSettled(procs.map((p) => p.kill()));
   };
 
@@ -428,6 +442,17 @@ export async function startRealNode(cp: ControlPlaneInfo, options: RealNodeOptio
       join(bins, "kube-scheduler"), `--kubeconfig=${cp.certKubeconfig}`, "--leader-elect=false",
       "--bind-address=127.0.0.1", `--secure-port=${schedPort}`, `--cert-dir=${join(data, "scheduler-certs")}`, "--v=0",
     ], false);
+    // The kubelet wants its cgroup root in every hierarchy before it starts; a new cpuset cgroup
+    // holds no CPUs or memory nodes until given its parent's.
+    for (const h of readdirSync("/sys/fs/cgroup")) {
+      const parent = join("/sys/fs/cgroup", h);
+      if (h === "unified" || !existsSync(join(parent, "cgroup.procs"))) continue;
+      const dir = join(parent, `tinyhost-node-${slot}`);
+      mkdirSync(dir, { recursive: true });
+      for (const f of ["cpuset.cpus", "cpuset.mems"]) {
+        if (existsSync(join(dir, f)) && readFileSync(join(dir, f), "utf8").trim() === "") writeFileSync(join(dir, f), readFileSync(join(parent, f)));
+      }
+    }
     const kubelet = start("kubelet", [
       join(bins, "kubelet"), `--config=${join(data, "kubelet.yaml")}`, `--kubeconfig=${nodeKubeconfig}`,
       `--root-dir=${join(data, "kubelet")}`, `--cert-dir=${join(data, "kubelet-pki")}`,
