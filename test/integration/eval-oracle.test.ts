@@ -193,6 +193,7 @@ const BAD: Record<string, { yaml: string; same: boolean }> = {
   "errors not a number": { yaml: "name: x\ntrigger: {node: sig}\nexpect: {errors: two}\n", same: false },
   "min not a number": { yaml: "name: x\ntrigger: {node: sig}\nexpect: {arrives: [{at: 'a:b', min: low}]}\n", same: false },
   "not YAML": { yaml: "name: [x\n", same: false },
+  "a list after a comment line (read as one eval)": { yaml: "# evals\n- name: x\n  trigger: {node: sig}\n", same: false },
 };
 
 beforeAll(async () => {
