@@ -13,10 +13,10 @@
  * `template: home.html:1:11: executing "home.html" at <.user.name>: nil pointer evaluating
  * interface {}.name`) fails the hop or, with `enableErrorPort`, goes to `error`.
  *
- * As in Go, the platform evaluates settings strings as `{{expressions}}` before the component sees
- * them: a template whose whole text is one action (`{{.name}}`) is an expression that fails and
- * arrives as null (add any text around it); actions inside text arrive as written. tinyhost also
- * shows those expressions as a configuration problem on the node's status (Go only logs them).
+ * The templates' text reaches the component as written (`templateText`): Go's runner evaluates
+ * every settings string as `{{expressions}}` first, so there a template whose whole text is one
+ * action (`{{.name}}`) arrives as null and each one logs an expression error
+ * (docs/compatibility.md "encoding-module").
  *
  * Deliberate differences (docs/compatibility.md "encoding-module"): `{{template}}` calls nest at
  * most 1000 deep (Go 100000); one render stops with an error past 32 MiB of output or 10 s (Go has
@@ -125,6 +125,8 @@ export default defineComponent({
     info: "Render templates using text/template standard package. Supports layouts and partials. Output is not HTML-escaped, suitable for JSON, plain text, and other formats.",
     tags: ["html", "template", "engine"],
   },
+  // The templates are Go template text: their {{…}} are go_template's, not edge expressions.
+  templateText: { _settings: ["templates[].content", "partials[].content"] },
   state: (): State => ({ settings: DEFAULT_SETTINGS, sets: undefined }),
   ports: (self) => {
     const names = self.settings.templates.map((t) => t.name);

@@ -3,7 +3,7 @@
  * adding one means adding a {@link lazy} entry to {@link commands}.
  */
 import { LogLevelError, logLevelFrom } from "../telemetry/log-level.ts";
-import { SDK_VERSION, version } from "./version.ts";
+import { SDK_CHECKED_VERSION, SDK_VERSION, version } from "./version.ts";
 
 /** One sub-command of the CLI. `run` returns the process exit code. */
 export interface Command {
@@ -22,9 +22,9 @@ export type CommandRunner = Pick<Command, "name" | "run">;
 export const commands: Command[] = [
   {
     name: "version",
-    summary: "print the tinyhost version (and the Go SDK version it implements)",
+    summary: "print the tinyhost version, the Go SDK version it implements and the one its tests run against",
     async run() {
-      console.log(`${version} (Go SDK ${SDK_VERSION})`);
+      console.log(`${version} (Go SDK ${SDK_VERSION}, tested against ${SDK_CHECKED_VERSION})`);
       return 0;
     },
   },
@@ -49,8 +49,9 @@ export const commands: Command[] = [
     import("./commands/pre-install.ts").then((m) => m.preInstallCommand),
   ),
   lazy("pre-delete", "the chart's pre-delete hook: delete the module's TinyModule", () => import("./commands/pre-delete.ts").then((m) => m.preDeleteCommand)),
-  lazy("tools", "developer tools: rbac-values (chart RBAC overlay), components-info", () => import("./commands/tools.ts").then((m) => m.toolsCommand)),
+  lazy("tools", "developer tools: rbac-values (chart RBAC overlay), rbac-check, components-info", () => import("./commands/tools.ts").then((m) => m.toolsCommand)),
   lazy("send", "send a message to a node's port in a running flow (--local <dir>, or a cluster's NATS), --wait for the result", () => import("./commands/send.ts").then((m) => m.sendCommand)),
+  lazy("eval", "run a flow's evals (the SDK's pkg/evals specs) against it in local mode; exit 1 on a failure", () => import("./commands/eval.ts").then((m) => m.evalCommand)),
   lazy("new", "write a new component and its test (new component <name>), or a runnable flow (new flow <dir>)", () => import("./commands/new.ts").then((m) => m.newCommand)),
 ];
 

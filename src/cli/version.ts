@@ -15,9 +15,17 @@ export const version: string = pkg.version;
  * `getSDKVersion`): TinyModule `status.sdkVersion` (internal/controller/tinymodule_controller.go) and
  * TinyNode `status.module.sdkVersion` (tinynode_controller.go); runtime-spec §17.
  *
- * 0.13.130 is the version our CRDs and the recorded conformance data (../shared/conformance) come
- * from. The tests prove behaviour against v0.13.125 (the Go peer and the evaluator oracle,
- * test/go/go.mod), whose evaluator reproduces every 0.13.130 recording. Raise it only together
- * with the CRDs and the conformance data.
+ * 0.13.131 is the newest Go SDK whose observable behaviour tinyhost implements: every commit up to it
+ * was read (docs/compatibility.md "Go SDK v0.13.125 → v0.13.131" says what each changed and what
+ * tinyhost does). The tests prove behaviour against {@link SDK_CHECKED_VERSION}, the newest one the
+ * Go module proxy serves (the Go peer and the evaluator oracle, test/go/go.mod). Raise it only
+ * after reading the commits up to the new version and matching or listing them.
  */
-export const SDK_VERSION = "0.13.130";
+export const SDK_VERSION = "0.13.131";
+
+/**
+ * The Go SDK version the integration tests run against (test/go/go.mod pins `v` + this): the
+ * claims of docs/compatibility.md marked "peer" are checked against it, the others read at
+ * {@link SDK_VERSION}. `tinyhost version` prints both.
+ */
+export const SDK_CHECKED_VERSION = "0.13.125";

@@ -26,6 +26,7 @@ import { NodeLookupError, resolveNode } from "./resolve.ts";
 import { StreamClient } from "./stream.ts";
 import { SETTINGS_PORT, SETTINGS_REFUSED } from "./settings-port.ts";
 import { startTimer, type Timer } from "../sdk/timer.ts";
+import { maskSecretValues } from "../telemetry/secret-values.ts";
 
 /** What the console needs of a running local host (a {@link LocalHost} has all of it). */
 export interface ConsoleHost {
@@ -173,7 +174,7 @@ export function consoleApp(s: ConsoleState): Hono {
     else if (r.kind === "empty") answer = { ...to, result: "empty", ms };
     else {
       const code = codeOf(r.error);
-      answer = { ...to, result: "fail", error: withoutNodePrefix(r.error.message, node, port), ...(code ? { code } : {}), ms };
+      answer = { ...to, result: "fail", error: withoutNodePrefix(maskSecretValues(r.error.message), node, port), ...(code ? { code } : {}), ms };
     }
     return c.json(answer, r === "timeout" ? 504 : 200);
   });

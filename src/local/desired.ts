@@ -8,7 +8,7 @@
  */
 import type { TinyFlow, TinyNode, TinyProject } from "../k8s/api/v1alpha1.ts";
 import { ManifestError } from "./errors.ts";
-import type { FileManifests, NamedManifest, NodeManifest } from "./manifests.ts";
+import type { FileManifests, NamedManifest, NodeManifest, TinyComponentManifest } from "./manifests.ts";
 
 /** Everything the manifests declare, after merging files. */
 export interface DesiredSet {
@@ -18,6 +18,8 @@ export interface DesiredSet {
   projects: NamedManifest<TinyProject>[];
   /** TinyFlows in file order. */
   flows: NamedManifest<TinyFlow>[];
+  /** TinyComponents by name (the first declaration wins; a file that stops parsing keeps its previous ones). */
+  components: Map<string, NamedManifest<TinyComponentManifest>>;
   /** Every problem found (syntax, invalid documents, duplicate names). */
   errors: ManifestError[];
   /** Skipped documents. */
@@ -32,8 +34,18 @@ export interface DesiredSet {
  * @param files results of `parseManifestFile`, sorted by file name.
  * @param previous the last desired nodes (empty on the first read).
  */
-export function collectDesired(files: readonly FileManifests[], previous: ReadonlyMap<string, NodeManifest>): DesiredSet {
-  const out: DesiredSet = { nodes: new Map(), projects: [], flows: [], errors: [], notes: [] };
+export function collectDesired(
+  files: readonly FileManifests[],
+  previous: ReadonlyMap<string, NodeManifest>,
+  previousComponents: ReadonlyMap<string, NamedManifest<TinyComponentManifest>> = new Map(),
+): DesiredSet {
+  const out: DesiredSet = { nodes: new Map(), projects: [], flows: [], components: new Map(), errors: [], notes: [] };
+  const addComponent = (c: NamedManifest<TinyComponentManifest>) => {
+    const name = c.object.metadata.name;
+    const seen = out.components.get(name);
+    if (seen) out.errors.push(new ManifestError("DUPLICATE_NODE", c.file, c.line, "", `TinyComponent ${name} is declared at ${seen.file}:${seen.line} too; the first is used and this one is ignored — remove one`));
+    else out.components.set(name, c);
+  };
   const add = (entry: NodeManifest) => {
     const name = entry.node.metadata.name;
     const seen = out.nodes.get(name);
@@ -50,9 +62,11 @@ export function collectDesired(files: readonly FileManifests[], previous: Readon
     out.flows.push(...f.flows);
     if (f.syntaxError) {
       for (const entry of previous.values()) if (entry.file === f.file) add(entry);
+      for (const c of previousComponents.values()) if (c.file === f.file) addComponent(c);
       continue;
     }
     for (const entry of f.nodes) add(entry);
+    for (const c of f.components) addComponent(c);
     for (const name of f.rejectedNodes) {
       const prev = previous.get(name);
       if (prev && prev.file === f.file && !out.nodes.has(name)) add(prev);

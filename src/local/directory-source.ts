@@ -55,6 +55,8 @@ export class DirectorySource {
   desired: ReadonlyMap<string, NodeManifest> = new Map();
   /** Problems of the last read. */
   errors: readonly ManifestError[] = [];
+  /** TinyComponents of the last applied read. */
+  components: DesiredSet["components"] = new Map();
   readonly #o: DirectorySourceOptions;
   /** Nodes missing from the directory but not deleted yet → when they were first missed (ms). */
   readonly #missingSince = new Map<string, number>();
@@ -69,7 +71,7 @@ export class DirectorySource {
    * @throws the file system's error when the directory cannot be listed.
    */
   read(): DesiredSet {
-    return collectDesired(readManifestDir(this.#o.dir, this.#o.shownDir), this.desired);
+    return collectDesired(readManifestDir(this.#o.dir, this.#o.shownDir), this.desired, this.components);
   }
 
   /**
@@ -86,6 +88,7 @@ export class DirectorySource {
     const desired = new Map(set.nodes);
     this.desired = desired; // seeds look at the declared set (the first http_server)
     this.errors = set.errors;
+    this.components = set.components;
     for (const name of [...set.nodes.keys()].sort()) {
       this.#missingSince.delete(name);
       const entry = set.nodes.get(name)!;

@@ -9,6 +9,7 @@
 import type { HopSite, HopSpan, Tracer } from "../runtime/runner/tracer.ts";
 import { toResult, type Result } from "../sdk/result.ts";
 import { redactedPayload } from "../telemetry/redact.ts";
+import { maskedError } from "../telemetry/secret-values.ts";
 import type { Msg } from "../transport/types.ts";
 
 /** Longest payload or result text a {@link HopRecord} keeps, characters (longer ones are cut, marked `…`). */
@@ -119,9 +120,13 @@ class WatchedInput implements HopSpan {
     else record.result = resultOf(out);
     return out;
   }
-  end(error?: Error): void {
+  usage(totals: ReadonlyMap<string, number>): void {
+    this.inner.usage(totals);
+  }
+  end(failure?: Error): void {
+    const error = failure && maskedError(failure); // the terminal and console never show a resolved secret
     if (error) this.watcher.inputFailed(this.site.name, this.port, this.msg.from, error);
-    this.inner.end(error);
+    this.inner.end(failure);
     const record = this.#record;
     if (!record) return;
     record.error = error;
@@ -158,9 +163,13 @@ class WatchedOutput implements HopSpan {
     }
     return out;
   }
-  end(error?: Error): void {
+  usage(totals: ReadonlyMap<string, number>): void {
+    this.inner.usage(totals);
+  }
+  end(failure?: Error): void {
+    const error = failure && maskedError(failure);
     if (error) this.watcher.outputFailed(this.node, this.port, error);
-    this.inner.end(error);
+    this.inner.end(failure);
   }
 }
 

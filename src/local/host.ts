@@ -4,6 +4,9 @@
  * the same manager of runnables (src/manager). Only what a cluster would provide is local:
  * - the API server → {@link LocalNodes} (./node-api.ts), filled from the manifests by the
  *   {@link DirectorySource}, persisted to the state file under a lock (one process per state file);
+ *   TinyComponents → the cluster's reconciler over an in-memory API (./tiny-components.ts);
+ * - the other modules of a flow → every module of the directory runs here (./modules.ts), hops
+ *   between them through ./local-transport.ts;
  * - the Lease → this process is always the leader;
  * - the resource manager → {@link LocalModuleClient} (`http://localhost:<port>`);
  * - `send_signal` → the `tinyhost.io/start-signal` annotation, and {@link LocalHost.send};
@@ -19,8 +22,8 @@
  */
 import type { ComponentLogger } from "../sdk/context.ts";
 import { existsSync, statSync } from "node:fs";
-import { resolve } from "node:path";
-import { parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
+import { join, resolve } from "node:path";
+import { nameMatches, parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
 import { DEFAULT_NODE_WORKERS, kubeStatusSink, LEADER_REQUEUE_MS, tinyNodeController, type TinyNodeController } from "../k8s/controllers/index.ts";
 import type { KubeObject } from "../k8s/client/types.ts";
 import type { Controller } from "../k8s/runtime/controller.ts";
@@ -32,11 +35,11 @@ import { isComponentFile } from "../runtime/registry/files.ts";
 import { otelTracer } from "../runtime/runner/tracer.ts";
 import type { ComponentDefinition } from "../sdk/component.ts";
 import type { TinyNodeStatus } from "../sdk/node.ts";
+import type { TinyComponentStatus } from "../k8s/api/v1alpha1.ts";
 import { SystemPort } from "../sdk/ports.ts";
 import { toError, type Result } from "../sdk/result.ts";
 import { logger, type Logger } from "../telemetry/log.ts";
 import { SDK_VERSION } from "../cli/version.ts";
-import { InProcessTransport } from "../transport/inprocess.ts";
 import { FROM_SIGNAL } from "../transport/types.ts";
 import { LocalModuleClient } from "./client.ts";
 import { ComponentFiles } from "./component-files.ts";
@@ -51,6 +54,10 @@ import { hopWatchingTracer, type HopRecord } from "./hop-watch.ts";
 import { HumanLogger } from "./human-log.ts";
 import type { ListenFailure } from "./listen-watch.ts";
 import { LocalScheduler } from "./local-scheduler.ts";
+import { LocalTransport } from "./local-transport.ts";
+import { LocalModules, platformModule } from "./modules.ts";
+import { SpanTap, type SpanListener } from "./span-tap.ts";
+import { LocalTinyComponents } from "./tiny-components.ts";
 import { withoutStartFailures } from "./manager-log.ts";
 import { readManifestDir, type NodeManifest } from "./manifests.ts";
 import { LocalNodes, type NodeSeed } from "./node-api.ts";
@@ -62,6 +69,7 @@ import { KEEP_REMOVED_STATE_MS, SavedStates } from "./saved-states.ts";
 import { acquireStateLock, type StateLock } from "./state-lock.ts";
 import { LocalTerminal } from "./terminal.ts";
 import { watchDirectory } from "./watch.ts";
+import { localSecretSource } from "../runtime/secrets/index.ts";
 
 /** Default of {@link LocalHostOptions.lockCheckMs}, ms: a deleted lock is back before a second process is likely to start. */
 export const LOCK_CHECK_MS = 2000;
@@ -74,7 +82,11 @@ export interface LocalHostOptions {
   componentsDir?: string;
   /** Preloaded components (compiled binary, tests); without {@link componentsDir} there is no component hot reload. */
   components?: readonly ComponentDefinition[];
-  /** Module name (`--name`); default the first node's `spec.module`, else {@link DEFAULT_LOCAL_MODULE}. */
+  /**
+   * `--name`: run only this module and the platform's common, http and encoding modules
+   * (./modules.ts). Without it every module of the directory runs, and the primary module (status,
+   * the start line) is the first node's `spec.module`, else {@link DEFAULT_LOCAL_MODULE}.
+   */
   moduleName?: string;
   /** Module version reported in `status.module` (default `"local"`). */
   moduleVersion?: string;
@@ -122,20 +134,24 @@ export interface LocalHostOptions {
 }
 
 /**
- * The module name local mode runs as: `--name`; else the `spec.module` of the first node whose name
- * carries it (so one node with a mismatched `spec.module` does not decide for all, runtime-spec §8);
- * else the first node's `spec.module`; else "tinyhost".
+ * The primary module local mode runs as: `--name`; else the `spec.module` of the first node whose
+ * name carries it (so one node with a mismatched `spec.module` does not decide for all,
+ * runtime-spec §8), a module of the user's before one of the platform's bundled ones
+ * (./modules.ts); else the first node's `spec.module`; else "tinyhost".
  */
 export function chooseModuleName(explicit: string | undefined, nodes: Iterable<NodeManifest>): string {
   if (explicit) return explicit;
   let first: string | undefined;
+  let platform: string | undefined;
   for (const n of nodes) {
     const module = n.node.spec.module;
     if (!module) continue;
     first ??= module;
-    if (parseFullName(n.node.metadata.name).module === sanitizeResourceName(module)) return module;
+    if (parseFullName(n.node.metadata.name).module !== sanitizeResourceName(module)) continue;
+    if (!platformModule(module)) return module;
+    platform ??= module;
   }
-  return first ?? DEFAULT_LOCAL_MODULE;
+  return platform ?? first ?? DEFAULT_LOCAL_MODULE;
 }
 
 /** What {@link LocalHost.start} prepared before the host exists (so a lock or state error stops nothing half-way). */
@@ -158,6 +174,8 @@ export class LocalHost {
   readonly module: string;
   /** The local platform client handed to `onClient`. */
   readonly client: LocalModuleClient;
+  /** Which modules of the directory run here, and why a node cannot (./modules.ts). */
+  readonly modules: LocalModules;
   /** Absolute manifests directory. */
   readonly dir: string;
   /** Absolute state file path, or null. */
@@ -176,12 +194,15 @@ export class LocalHost {
   readonly #source: DirectorySource;
   readonly #controller: TinyNodeController;
   readonly #components: ComponentFiles;
+  readonly #tinyComponents: LocalTinyComponents;
   readonly #failures: FailureLog;
   readonly #debugLines: DebugLines;
   readonly #events: FlowEvents;
   readonly #writer: StateFileWriter | undefined;
   readonly #health: HealthServer | undefined;
   readonly #terminal: LocalTerminal;
+  /** Spans for readers of a whole run (`tinyhost eval`). */
+  readonly #tap = new SpanTap();
   /** Last start-signal value sent per node. */
   readonly #signalled = new Map<string, string>();
   /** States of nodes not in the API now: restored ones not created yet, removed ones kept (./saved-states.ts). */
@@ -249,28 +270,49 @@ export class LocalHost {
     // Warnings and errors of the runtime and components become human lines, or are dropped as repeats.
     const log = new HumanLogger(logger.child({ component: "local" }), (e) => events.log(e));
     this.log = log;
-    const transport = new InProcessTransport();
+    this.modules = new LocalModules({
+      primary: this.module,
+      explicit: options.moduleName !== undefined && options.moduleName !== "",
+      nodes: () => this.#source.desired.values(),
+      installed: (c) => this.scheduler.installed(c) !== undefined,
+      known: () => this.#components.known((options.components ?? []).map((d) => d.info.name)),
+    });
+    const transport = new LocalTransport((msg, signal) => this.scheduler.handle(msg, signal), (segment) => this.modules.notRun(segment));
     this.scheduler = new LocalScheduler(
       {
         module: sanitizeResourceName(this.module),
         remote: transport,
         statusSink: kubeStatusSink((name, updater) => this.nodes.patch(name, updater)),
         client: this.client,
-        tracer: hopWatchingTracer(otelTracer, events.watcher()),
+        tracer: this.#tap.wrap(hopWatchingTracer(otelTracer, events.watcher())),
         debounceMs: options.debounceMs ?? 1000,
         log,
         warnUnknownEdgePorts: false, // local mode checks edges itself, naming the file and line (#checkEdges)
+        // `[[secret:…]]` placeholders: TINY_SECRET_<NAME>__<KEY> variables, then <dir>/.tinyhost/secrets.yaml (docs/local-mode.md).
+        secrets: localSecretSource(join(this.dir, ".tinyhost", "secrets.yaml"), process.env, `${shownPath(this.dir)}/.tinyhost/secrets.yaml`),
       },
       (name) => this.#source.desired.has(name),
       () => this.#settledNow(),
       () => this.#components.known((options.components ?? []).map((d) => d.info.name)),
+      (name, component) => this.modules.refusal(name, component),
     );
-    transport.register(sanitizeResourceName(this.module), (msg, signal) => this.scheduler.handle(msg, signal));
     this.scheduler.isLeader = true; // one process: it holds the "lease" (runtime-spec §6)
     this.#components = new ComponentFiles({ scheduler: this.scheduler, line: (l) => this.report.line(l), recreate: (c) => this.#recreate(c) });
+    this.#tinyComponents = new LocalTinyComponents({
+      namespace,
+      module: this.module,
+      installed: (c) => this.scheduler.installed(c),
+      install: (d) => this.scheduler.install(d),
+      uninstall: (n) => this.scheduler.uninstall(n),
+      changed: (c) => void this.#recreate(c),
+      line: (l) => this.report.line(l),
+    });
     const resyncMs = options.resyncMs ?? LEADER_REQUEUE_MS;
+    const primary = { name: this.module, version: options.moduleVersion ?? "local", sdkVersion: SDK_VERSION };
     this.#controller = tinyNodeController({
-      module: { name: this.module, version: options.moduleVersion ?? "local", sdkVersion: SDK_VERSION },
+      module: primary,
+      // Every module this process runs, each under its own name (a common-module node's status says common-module).
+      moduleOf: (segment) => (nameMatches(segment, this.module) ? primary : this.modules.runs(segment) ? { ...primary, name: segment } : undefined),
       scheduler: this.scheduler,
       api: this.nodes,
       source: this.nodes,
@@ -303,6 +345,7 @@ export class LocalHost {
       source: this.#source,
       components: this.#components,
       owns: (name) => this.#controller.reconciler.owns(name),
+      notRun: (segment) => this.modules.notRun(segment),
       httpSeededNode: () => this.#httpSeededNode,
     });
     const managerLog = process.env.TINYHOST_LOG_LEVEL ? logger.child({ component: "local" }) : withoutStartFailures(logger.child({ component: "local" }, { level: "warn" }));
@@ -374,11 +417,24 @@ export class LocalHost {
   }
 
   /**
+   * Hands every span of the runners from now on to `listener` (./span-tap.ts): what a run's trace
+   * holds, for `tinyhost eval`. Returns the function that stops it.
+   */
+  tapSpans(listener: SpanListener): () => void {
+    return this.#tap.listen(listener);
+  }
+
+  /**
    * http_server nodes that could not bind their port (seen on a failed `start` hop) and have not
    * listened since; `port` is the port they tried (their `port` metadata; 0 when unknown).
    */
   listenFailures(): ReadonlyMap<string, ListenFailure & { port: number }> {
     return this.#terminal.listenFailures;
+  }
+
+  /** The status of TinyComponent `name` as the local controller wrote it (installed, reason), if declared. */
+  componentStatus(name: string): TinyComponentStatus | undefined {
+    return this.#tinyComponents.status(name);
   }
 
   /** Current manifest problems (from the last read of the directory). */
@@ -413,6 +469,8 @@ export class LocalHost {
       this.report.line(`error: cannot read ${shownPath(this.dir)}: ${(err as Error).message}`);
       return { added: [], changed: [], removed: [] };
     }
+    await this.#tinyComponents.apply(set.components); // before the nodes: a new node of a new TinyComponent finds it
+    if (this.#stopped) return { added: [], changed: [], removed: [] };
     const diff = this.#applyRead(set);
     await this.idle();
     return diff;
@@ -481,14 +539,15 @@ export class LocalHost {
     if (!this.#o.components || this.#o.componentsDir !== undefined) await this.#components.load(resolve(this.#o.componentsDir ?? "components"));
   }
 
-  #firstRead(): void {
+  async #firstRead(): Promise<void> {
     const { lock, migrated, statePath } = this.#p;
     this.report.line(
-      `tinyhost local: module ${this.module} (in-process, leader) · manifests ${shownPath(this.dir)} · ` +
+      `tinyhost local: ${this.#moduleSummary()} (in-process, leader) · manifests ${shownPath(this.dir)} · ` +
         `${statePath ? `state ${shownPath(statePath)}` : "state in memory"} · components ${this.#componentSummary()}`,
     );
     if (lock?.tookOverFrom !== undefined) this.report.line(`state: took over ${shownPath(lock.file)} from pid ${lock.tookOverFrom}, which is no longer running`);
     if (migrated) this.report.line(`state: moved ${shownPath(migrated)} to ${shownPath(statePath!)} (kubectl apply -f <dir> skips sub-directories)`);
+    await this.#tinyComponents.apply(this.#p.first.components);
     this.#applyRead(this.#p.first);
     this.#prune();
     // Checked a few times per keep period; unref'd, so it never keeps the process alive.
@@ -631,6 +690,13 @@ export class LocalHost {
     const names = [...this.#source.desired.values()].filter((e) => e.node.spec.component === component).map((e) => e.node.metadata.name);
     for (const n of names) this.#enqueue(n);
     return names;
+  }
+
+  /** `module a` or `modules a, tinysystems-common-module-v0`: what runs, the primary first. */
+  #moduleSummary(): string {
+    const run = this.modules.segments(this.#p.first.nodes.values()).filter((m) => this.modules.runs(m) && !nameMatches(m, this.module));
+    if (run.length === 0) return `module ${this.module}`;
+    return `modules ${[this.module, ...run].join(", ")}`;
   }
 
   #componentSummary(): string {

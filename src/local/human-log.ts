@@ -7,6 +7,8 @@
  * prints them only when `TINYHOST_LOG_LEVEL` asks for them.
  */
 import type { ComponentLogger } from "../sdk/context.ts";
+import { redactValue } from "../telemetry/redact.ts";
+import { maskSecretValues } from "../telemetry/secret-values.ts";
 
 /** A `warn` or `error` line of the runtime or a component. */
 export interface LogEvent {
@@ -65,12 +67,13 @@ export class HumanLogger implements ComponentLogger {
   }
 
   #emit(level: "warn" | "error", obj: object | string, msg: string | undefined): void {
-    const fields: Record<string, unknown> = typeof obj === "string" ? {} : { ...(obj as Record<string, unknown>) };
-    const text = typeof obj === "string" ? obj : (msg ?? "");
+    // The JSON logger's redaction (src/telemetry/log.ts): these lines bypass it on their way to the terminal.
+    const fields: Record<string, unknown> = typeof obj === "string" ? {} : { ...(redactValue(obj) as Record<string, unknown>) };
+    const text = maskSecretValues(typeof obj === "string" ? obj : (msg ?? ""));
     const bound = typeof this.bindings.node === "string" ? this.bindings.node : undefined;
     const node = bound ?? (typeof fields.node === "string" ? fields.node : "");
     const port = typeof this.bindings.port === "string" ? this.bindings.port : "";
-    const err = typeof fields.err === "string" ? fields.err : fields.err instanceof Error ? fields.err.message : undefined;
+    const err = typeof fields.err === "string" ? fields.err : fields.err instanceof Error ? maskSecretValues(fields.err.message) : undefined;
     this.sink({ level, node, port, msg: text, ...(err !== undefined ? { err } : {}), fields });
   }
 }

@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Document, LineCounter } from "yaml";
-import { API_VERSION, KIND, type TinyFlow, type TinyNode, type TinyProject } from "../k8s/api/v1alpha1.ts";
+import { API_VERSION, KIND, type TinyComponentSpec, type TinyFlow, type TinyNode, type TinyProject } from "../k8s/api/v1alpha1.ts";
 import { decodeBase64Json } from "../k8s/api/bytes.ts";
 import { parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
 import { parsePortAddress } from "../transport/types.ts";
@@ -41,7 +41,15 @@ export interface NodeManifest {
   edgeLines?: readonly number[];
 }
 
-/** A TinyProject or TinyFlow and where it was declared. */
+/** A TinyComponent as written (its status is the local controller's). */
+export interface TinyComponentManifest {
+  apiVersion: string;
+  kind: "TinyComponent";
+  metadata: { name: string; namespace?: string; [k: string]: unknown };
+  spec: TinyComponentSpec;
+}
+
+/** A TinyProject, TinyFlow or TinyComponent and where it was declared. */
 export interface NamedManifest<T> {
   object: T;
   file: string;
@@ -58,6 +66,8 @@ export interface FileManifests {
   projects: NamedManifest<TinyProject>[];
   /** TinyFlows. */
   flows: NamedManifest<TinyFlow>[];
+  /** TinyComponents (scripts run as components, ./tiny-components.ts). */
+  components: NamedManifest<TinyComponentManifest>[];
   /**
    * Problems found; each names the file (and line/node when known). Most reject their document;
    * `EXPRESSION_SYNTAX` and `MODULE_MISMATCH` flag a node that still loads.
@@ -234,7 +244,7 @@ interface ParsedDocument {
 }
 
 function newFileManifests(file: string): FileManifests {
-  return { file, nodes: [], projects: [], flows: [], errors: [], notes: [], syntaxError: false, rejectedNodes: [] };
+  return { file, nodes: [], projects: [], flows: [], components: [], errors: [], notes: [], syntaxError: false, rejectedNodes: [] };
 }
 
 /** Loads `yaml` (220 KB of code) only for the files the fast path leaves to it. */
@@ -306,7 +316,7 @@ function interpret(out: FileManifests, docs: readonly ParsedDocument[]): FileMan
         out.errors.push(new ManifestError("MANIFEST_INVALID", file, doc.line(["apiVersion"]), kind === KIND.TinyNode ? name : "", `apiVersion must be ${API_VERSION}, got ${JSON.stringify(raw.apiVersion ?? null)}`));
         if (kind === KIND.TinyNode && name) out.rejectedNodes.push(name);
       } else {
-        out.notes.push(`${file}:${docLine}: skipped ${String(kind ?? "a document without kind")} ${name} (local mode runs TinyProject, TinyFlow and TinyNode)`);
+        out.notes.push(`${file}:${docLine}: skipped ${String(kind ?? "a document without kind")} ${name} (local mode runs TinyProject, TinyFlow, TinyNode and TinyComponent)`);
       }
       continue;
     }
@@ -324,6 +334,12 @@ function interpret(out: FileManifests, docs: readonly ParsedDocument[]): FileMan
         const mismatch = moduleMismatch(checked.node);
         if (mismatch) out.errors.push(new ManifestError("MODULE_MISMATCH", file, doc.line(["spec", "module"]), name, mismatch));
       }
+    } else if (kind === KIND.TinyComponent) {
+      if (name === "" || !isObject(raw.spec)) {
+        out.errors.push(new ManifestError("MANIFEST_INVALID", file, docLine, "", `TinyComponent ${name || "(no metadata.name)"} needs metadata.name and spec`));
+        continue;
+      }
+      out.components.push({ object: { apiVersion: API_VERSION, kind, metadata: { ...(raw.metadata as object), name }, spec: raw.spec } as unknown as TinyComponentManifest, file, line: docLine });
     } else if (kind === KIND.TinyProject || kind === KIND.TinyFlow) {
       if (name === "") {
         out.errors.push(new ManifestError("MANIFEST_INVALID", file, docLine, "", `${kind} needs metadata.name`));
@@ -333,7 +349,7 @@ function interpret(out: FileManifests, docs: readonly ParsedDocument[]): FileMan
       if (kind === KIND.TinyProject) out.projects.push(entry as NamedManifest<TinyProject>);
       else out.flows.push(entry as NamedManifest<TinyFlow>);
     } else {
-      out.notes.push(`${file}:${docLine}: skipped ${String(kind)} ${name} (local mode runs TinyProject, TinyFlow and TinyNode)`);
+      out.notes.push(`${file}:${docLine}: skipped ${String(kind)} ${name} (local mode runs TinyProject, TinyFlow, TinyNode and TinyComponent)`);
     }
   }
   return out;

@@ -6,7 +6,7 @@
  */
 import { decodeBase64Json } from "../k8s/api/bytes.ts";
 import type { TinyNodePortConfig } from "../k8s/api/v1alpha1.ts";
-import { compileTemplate } from "../runtime/expression/index.ts";
+import { compileTemplate, fieldMatcher } from "../runtime/expression/index.ts";
 
 /** One configuration whose expressions do not compile. */
 export interface PortExpressionProblem {
@@ -20,9 +20,11 @@ export interface PortExpressionProblem {
  * Compiles every non-empty `configuration` of `ports` the way the runner does.
  * @param ports `spec.ports` of a node whose byte fields already decode (undecodable entries are
  *   skipped: the manifest check reports those).
+ * @param templateText the component's template-text fields of a port (ComponentSpec
+ *   `templateText`), kept as written; unknown before the components load.
  * @returns one problem per configuration that does not compile, in `ports` order.
  */
-export function portExpressionProblems(ports: readonly TinyNodePortConfig[] | undefined): PortExpressionProblem[] {
+export function portExpressionProblems(ports: readonly TinyNodePortConfig[] | undefined, templateText?: (port: string) => readonly string[] | undefined): PortExpressionProblem[] {
   const out: PortExpressionProblem[] = [];
   (ports ?? []).forEach((p, index) => {
     if (!p.configuration) return;
@@ -33,7 +35,8 @@ export function portExpressionProblems(ports: readonly TinyNodePortConfig[] | un
       return;
     }
     try {
-      compileTemplate(value);
+      const verbatim = templateText?.(p.port);
+      compileTemplate(value, verbatim?.length ? { verbatim: fieldMatcher(verbatim) } : {});
     } catch (err) {
       const where = p.from ? `port ${JSON.stringify(p.port)} from ${p.from}` : `port ${JSON.stringify(p.port)}`;
       out.push({ index, problem: `spec.ports[${index}] (${where}): ${(err as Error).message}` });

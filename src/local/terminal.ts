@@ -14,6 +14,7 @@ import { HTTP_PORT_METADATA_KEY, HTTP_SERVER_COMPONENT } from "./constants.ts";
 import type { DesiredSet } from "./desired.ts";
 import type { DirectorySource } from "./directory-source.ts";
 import { edgeProblems } from "./edge-check.ts";
+import { portExpressionProblems } from "./port-expressions.ts";
 import { ManifestError } from "./errors.ts";
 import type { ListenFailure } from "./listen-watch.ts";
 import type { LocalScheduler } from "./local-scheduler.ts";
@@ -35,6 +36,8 @@ export interface LocalTerminalHost {
   components: ComponentFiles;
   /** True when this module runs node `name` (the reconciler's ownership rule). */
   owns(name: string): boolean;
+  /** Why a node of module `segment` is not run here, or undefined when it is (./modules.ts). */
+  notRun(segment: string): string | undefined;
   /** The http_server that got `--port` (its bind failure says "set PORT or --port"). */
   httpSeededNode(): string | undefined;
 }
@@ -70,7 +73,9 @@ export class LocalTerminal {
     if (this.h.owns(name)) return true;
     if (!this.#notOurs.has(name)) {
       this.#notOurs.add(name);
-      this.h.report.line(`note: ${entry.file}:${entry.line}: node ${name} belongs to module ${parseFullName(name).module}, not ${this.h.module}; not run here`);
+      const segment = parseFullName(name).module;
+      const why = this.h.notRun(segment);
+      this.h.report.line(`note: ${entry.file}:${entry.line}: node ${name} belongs to module ${segment}, not ${this.h.module}; not run here${why ? ` (${why})` : ""}`);
     }
     return false;
   }
@@ -98,22 +103,36 @@ export class LocalTerminal {
     const component = node.spec.component;
     const status = node.status as TinyNodeStatus;
     // An unknown component is a listed problem (with file and line): its status line would repeat it.
-    if (!this.h.scheduler.installed(component)) this.h.report.statusShown(name, component, status);
+    if (this.h.scheduler.refusal(name, component) !== undefined) this.h.report.statusShown(name, component, status);
     else if (entry) this.h.report.nodeStatus(name, component, status, `${entry.file}:${entry.line}`);
   }
 
   /** Prints the problems not printed yet (manifests, unknown components, edges, component files). */
   problems(): void {
     const { source, scheduler } = this.h;
-    const problems: Problem[] = source.errors.map(asProblem);
+    const problems: Problem[] = source.errors.filter((e) => this.#stillReported(e)).map(asProblem);
     for (const entry of source.desired.values()) {
-      if (scheduler.installed(entry.node.spec.component) || !this.owned(entry)) continue;
-      const detail = `component ${JSON.stringify(entry.node.spec.component)} is not registered (known: ${scheduler.known()})`;
+      if (!this.owned(entry)) continue;
+      const detail = scheduler.refusal(entry.node.metadata.name, entry.node.spec.component);
+      if (detail === undefined) continue;
       problems.push(asProblem(new ManifestError("UNKNOWN_COMPONENT", entry.file, entry.line, entry.node.metadata.name, detail)));
     }
     problems.push(...this.#edgeErrors.map(asProblem));
     for (const [file, text] of this.h.components.errors) problems.push({ level: "error", text, source: `component file\u0000${file}` });
     this.h.report.problems(problems);
+  }
+
+  /**
+   * False for an expression syntax error read before the components loaded that sits in a field
+   * the node's component declares as its own template text (go_template's templates): the runner
+   * keeps such text as written, so it is no problem.
+   */
+  #stillReported(e: ManifestError): boolean {
+    if (e.code !== "EXPRESSION_SYNTAX") return true;
+    const entry = this.h.source.desired.get(e.node);
+    const templateText = entry && this.h.scheduler.installed(entry.node.spec.component)?.templateText;
+    if (!entry || !templateText) return true;
+    return portExpressionProblems(entry.node.spec.ports, (port) => templateText[port]).some((p) => e.detail === p.problem);
   }
 
   /** Every reconcile is done: ports are known, so edges are checked, and fixes announced without a new error right behind them. */
@@ -135,7 +154,8 @@ export class LocalTerminal {
     });
     this.problems();
     this.h.report.settle([...source.desired.keys()].filter((n) => this.h.nodes.find(n)?.status?.error === true));
-    const hint = nothingRunsHint(this.h.module, shownPath(this.h.dir), [...source.desired.keys()], source.errors.length);
+    const names = [...source.desired.keys()];
+    const hint = names.some((n) => this.h.owns(n)) ? undefined : nothingRunsHint(this.h.module, shownPath(this.h.dir), names, source.errors.length);
     if (hint !== undefined && hint !== this.#lastHint) this.h.report.line(`note: ${hint}`);
     this.#lastHint = hint;
   }

@@ -13,6 +13,7 @@ import { onStop, type Runnable } from "../manager/index.ts";
 import type { ComponentCatalog } from "../runtime/registry/catalog.ts";
 import { watchComponentDir } from "../runtime/registry/runtime-files.ts";
 import { Scheduler } from "../runtime/scheduler/index.ts";
+import { kubeSecretSource } from "../runtime/secrets/index.ts";
 import type { ModuleClient } from "../sdk/client.ts";
 import type { Logger } from "../telemetry/log.ts";
 import type { Leadership } from "./leadership.ts";
@@ -56,6 +57,8 @@ export function moduleScheduler(o: ModuleSchedulerOptions): Scheduler {
       (name) => o.nodeCache.store?.getByName(name, o.namespace),
     ),
     client: o.client,
+    // `[[secret:…]]` placeholders in settings: the module namespace's Secrets (Go pkg/secret).
+    secrets: kubeSecretSource(o.kube, o.namespace),
     log: o.log.child({ component: "scheduler" }),
   });
   scheduler.isLeader = o.leadership.leading; // the campaign may have won already

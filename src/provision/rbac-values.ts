@@ -12,10 +12,16 @@
  * - the CR helpers (asked for explicitly: which helpers a component calls is not visible from its
  *   definition) need tinyflows, tinyprojects, tinywidgetpages and tinyscenarios, which the chart
  *   does not grant (tinynodes create/delete it does).
- * Nothing is printed when nothing is needed (Go prints nothing then, so the index has no values file).
+ * - what components declare in `requirements` (src/sdk/requirements.ts; Go `registry.SetRequirements`):
+ *   `enableKubernetesResourceAccess`, `extraRules` (a ClusterRole) and `extraNamespacedRules` as Go
+ *   emits them, and the Secrets named in `secrets.names` as one namespaced `get` rule pinned to
+ *   those names (Go's chart grants `secrets.enabled` get/list/watch on every Secret of the namespace;
+ *   a placeholder needs only `get` of the Secrets it names).
+ * Keys in Go's order. Nothing is printed when nothing is needed (Go prints nothing then, so the index has no values file).
  */
 import type { PolicyRule } from "../k8s/client/index.ts";
 import { crHelperRules, exposeRules } from "./rbac.ts";
+import type { RequiredRule, Requirements } from "../sdk/requirements.ts";
 
 /** What the overlay is derived from, per component. */
 export interface ComponentNeeds {
@@ -23,11 +29,13 @@ export interface ComponentNeeds {
   name: string;
   /** The component declares `onClient` (it may call ExposePort/DisclosePort). */
   usesClient: boolean;
+  /** What the component declared (defineComponent `requirements`). */
+  requirements?: Readonly<Requirements>;
 }
 
 /** The overlay: the chart's `.Values.rbac` keys (templates/manager-rbac.yaml). */
 export interface ChartRbacValues {
-  rbac: { extraNamespacedRules?: PolicyRule[]; extraRules?: PolicyRule[] };
+  rbac: { enableKubernetesResourceAccess?: boolean; extraRules?: PolicyRule[]; extraNamespacedRules?: PolicyRule[] };
 }
 
 /**
@@ -36,8 +44,40 @@ export interface ChartRbacValues {
  * @returns the overlay, or undefined when the chart's rules already suffice.
  */
 export function chartRbacValues(components: readonly ComponentNeeds[], options: { withCrHelpers?: boolean } = {}): ChartRbacValues | undefined {
-  const rules: PolicyRule[] = [];
-  if (components.some((c) => c.usesClient)) rules.push(...exposeRules());
-  if (options.withCrHelpers) rules.push(...crHelperRules().filter((r) => !r.resources?.includes("tinynodes")));
-  return rules.length === 0 ? undefined : { rbac: { extraNamespacedRules: rules } };
+  const namespaced: PolicyRule[] = [];
+  if (components.some((c) => c.usesClient)) namespaced.push(...exposeRules());
+  if (options.withCrHelpers) namespaced.push(...crHelperRules().filter((r) => !r.resources?.includes("tinynodes")));
+  const declared = components.map((c) => c.requirements?.rbac).filter((r) => r !== undefined);
+  namespaced.push(...declared.flatMap((r) => r.extraNamespacedRules ?? []).map(copyRule));
+  const secretRule = secretReadRule(components);
+  if (secretRule) namespaced.push(secretRule);
+  const cluster = unique(declared.flatMap((r) => r.extraRules ?? []).map(copyRule));
+  const base = declared.some((r) => r.enableKubernetesResourceAccess === true);
+  if (!base && cluster.length === 0 && namespaced.length === 0) return undefined;
+  return {
+    rbac: {
+      ...(base ? { enableKubernetesResourceAccess: true } : {}),
+      ...(cluster.length > 0 ? { extraRules: cluster } : {}),
+      ...(namespaced.length > 0 ? { extraNamespacedRules: unique(namespaced) } : {}),
+    },
+  };
+}
+
+/** `get` on the Secrets the components name in `requirements.secrets.names` (sorted), or undefined when none. */
+export function secretReadRule(components: readonly Pick<ComponentNeeds, "requirements">[]): PolicyRule | undefined {
+  const names = [...new Set(components.flatMap((c) => c.requirements?.secrets?.names ?? []))].sort();
+  return names.length === 0 ? undefined : { apiGroups: [""], resources: ["secrets"], verbs: ["get"], resourceNames: names };
+}
+
+function copyRule(r: RequiredRule): PolicyRule {
+  return { apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs], ...(r.resourceNames ? { resourceNames: [...r.resourceNames] } : {}) };
+}
+
+/** `rules` without repeats (two components declaring one rule grant it once). */
+function unique(rules: PolicyRule[]): PolicyRule[] {
+  const seen = new Set<string>();
+  return rules.filter((r) => {
+    const k = JSON.stringify(r);
+    return seen.has(k) ? false : (seen.add(k), true);
+  });
 }

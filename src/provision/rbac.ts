@@ -93,7 +93,8 @@ export function exposeRules(names?: PinnedNames): PolicyRule[] {
  * Builds the rules. TinyNodes: get/list/watch/update/patch (the controller, finalizers and the
  * status writer touch any node of the module, named by the platform) + status + finalizers.
  * TinyModules: list/watch (every module's address), create (each pod registers its own), and
- * get/update/patch + status + finalizers of the module's own object only. Lease: create, and
+ * get/update/patch + status + finalizers of the module's own object only. TinyComponents: read,
+ * status and finalizers (the script runtime's controller). Lease: create, and
  * get/update of `<module>-lock` only.
  * @returns fresh arrays (callers may edit them).
  */
@@ -108,6 +109,10 @@ export function moduleRbacRules(options: RbacOptions = {}): ModuleRbacRules {
     { apiGroups: [CRD_GROUP], resources: ["tinymodules"], verbs: ["get", "update", "patch"], ...own },
     { apiGroups: [CRD_GROUP], resources: ["tinymodules/status"], verbs: [...STATUS], ...own },
     { apiGroups: [CRD_GROUP], resources: ["tinymodules/finalizers"], verbs: ["update"], ...own },
+    // TinyComponents: the controller reads them and the leader writes their status (operator chart 0.2.13).
+    { apiGroups: [CRD_GROUP], resources: ["tinycomponents"], verbs: [...READ] },
+    { apiGroups: [CRD_GROUP], resources: ["tinycomponents/status"], verbs: [...STATUS] },
+    { apiGroups: [CRD_GROUP], resources: ["tinycomponents/finalizers"], verbs: ["update"] },
     ...(options.withCrHelpers ? crHelperRules() : []),
   ];
   const leaderElection: PolicyRule[] = [

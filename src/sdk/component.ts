@@ -17,6 +17,7 @@ import type { ModuleClient } from "./client.ts";
 import { componentNameProblem } from "./component-name.ts";
 import { resolveAgentTool, type AgentToolInfo, type AgentToolSpec } from "./agent-tool.ts";
 import { TinyError } from "./errors.ts";
+import { frozenRequirements, requirementsProblem, type Requirements } from "./requirements.ts";
 
 /** Component metadata (runtime-spec §1.1 `ComponentInfo`). `name` is what `TinyNode.spec.component` names. */
 export interface ComponentInfo {
@@ -112,6 +113,19 @@ export interface ComponentSpec<S, P extends readonly AnyPort[]> {
    * platform reads to keep the subgraph around it on classic request/reply delivery.
    */
   syncRpc?: true;
+  /**
+   * What the component needs from the cluster beyond the runtime's own RBAC: extra rules
+   * (cluster-wide or namespaced), the Secrets its settings' placeholders may name, storage (Go
+   * `registry.SetRequirements`). Read by `tools rbac-values` and `tools rbac-check`.
+   */
+  requirements?: Requirements;
+  /**
+   * Fields that hold text in the component's own template language (Go `text/template` for
+   * go_template), by port: their `{{…}}` are the component's, so the runner passes them through as
+   * written instead of evaluating them as edge expressions. Paths as the expression errors name
+   * fields, with `[]` for any index: `{ _settings: ["templates[].content"] }`.
+   */
+  templateText?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** Capability hook names in the order the scheduler calls them on reconcile (runtime-spec §1.5). */
@@ -167,6 +181,10 @@ export interface ComponentDefinition<P extends readonly AnyPort[] = readonly Any
   readonly agentTool?: AgentToolInfo;
   /** True when the component declared `syncRpc` (runtime-spec §1.5 SyncRPC). */
   readonly syncRpc?: true;
+  /** What the component declared it needs from the cluster (./requirements.ts), frozen. */
+  readonly requirements?: Readonly<Requirements>;
+  /** Template-text fields by port, as declared ({@link ComponentSpec.templateText}). */
+  readonly templateText?: Readonly<Record<string, readonly string[]>>;
   instance(): ComponentInstance;
   ports(): readonly AnyPort[];
   /** Phantom (always undefined): the author's port tuple type. */
@@ -209,6 +227,9 @@ export function defineComponent<S = Record<string, never>, const P extends reado
   const agentTool = spec.agentTool === undefined ? undefined : resolveAgentTool(spec.agentTool);
   if (typeof agentTool === "string") throw new InvalidComponentError(`component ${name}: ${agentTool}`);
   if (spec.syncRpc !== undefined && spec.syncRpc !== true) throw new InvalidComponentError(`component ${name}: syncRpc must be true or absent, got ${JSON.stringify(spec.syncRpc)}`);
+  const requirementsIssue = spec.requirements === undefined ? undefined : requirementsProblem(spec.requirements);
+  if (requirementsIssue !== undefined) throw new InvalidComponentError(`component ${name}: ${requirementsIssue}`);
+  const templateText = spec.templateText === undefined ? undefined : checkTemplateText(name, spec.templateText);
   const info: ComponentInfo = Object.freeze({ ...spec.info, tags: spec.info.tags ? [...spec.info.tags] : [] });
   const erased = spec as unknown as ComponentSpec<unknown, readonly AnyPort[]> & Partial<ErasedHooks>;
   const hooks: Partial<ErasedHooks> = {};
@@ -223,6 +244,8 @@ export function defineComponent<S = Record<string, never>, const P extends reado
     info,
     ...(agentTool ? { agentTool } : {}),
     ...(spec.syncRpc === true ? { syncRpc: true as const } : {}),
+    ...(spec.requirements !== undefined ? { requirements: frozenRequirements(spec.requirements) } : {}),
+    ...(templateText ? { templateText } : {}),
     instance(): ComponentInstance {
       const self: unknown = spec.state ? spec.state() : {};
       return {
@@ -254,4 +277,18 @@ export function isComponentDefinition(x: unknown): x is ComponentDefinition {
     typeof d.instance === "function" &&
     typeof d.ports === "function"
   );
+}
+
+/**
+ * A frozen copy of `templateText` (port → field paths).
+ * @throws InvalidComponentError naming the port or path when it is not an object of string lists.
+ */
+function checkTemplateText(name: string, t: unknown): Readonly<Record<string, readonly string[]>> {
+  if (typeof t !== "object" || t === null || Array.isArray(t)) throw new InvalidComponentError(`component ${name}: templateText must map port names to field paths, got ${JSON.stringify(t)}`);
+  const out: Record<string, readonly string[]> = {};
+  for (const [port, paths] of Object.entries(t)) {
+    if (!Array.isArray(paths) || paths.some((p) => typeof p !== "string" || p === "")) throw new InvalidComponentError(`component ${name}: templateText.${port} must be a list of field paths like "templates[].content", got ${JSON.stringify(paths)}`);
+    out[port] = Object.freeze([...(paths as string[])]);
+  }
+  return Object.freeze(out);
 }

@@ -52,6 +52,9 @@ export type {
 export { beginRun, beginRunWithReply, runId, readRun, DEFAULT_RUN_REPLY_TIMEOUT_MS } from "./durable.ts";
 export type { RunStart, RunReplyOptions, RunView, StepView, StepRecord, EmitRecord, StepStatus } from "./durable.ts";
 export { AGENT_TOOL_TAG, SYNC_RPC_TAG } from "./agent-tool.ts";
+// Usage metering: `tiny.usage.<unit>` on the hop's span (Go module.Meter).
+export { meter, USAGE_ATTR_PREFIX } from "./usage.ts";
+export type { Requirements, RequiredRule } from "./requirements.ts";
 export type { AgentToolSpec, AgentToolInfo } from "./agent-tool.ts";
 export { testComponent } from "./testing.ts";
 export type { ComponentHarness, Emitted, TestComponentOptions } from "./testing.ts";

@@ -13,6 +13,7 @@ import { trace } from "@opentelemetry/api";
 import pino from "pino";
 import { logLevelFrom } from "./log-level.ts";
 import { REDACTED, redactValue } from "./redact.ts";
+import { maskedError, maskSecretValues, noSecretValues } from "./secret-values.ts";
 
 /** The pino logger type used across tinyhost. */
 export type Logger = pino.Logger;
@@ -49,6 +50,20 @@ export function loggerOptions(level: string): pino.LoggerOptions {
     mixin: traceFields,
     redact: { paths: [...LOG_REDACT_PATHS], censor: REDACTED },
     formatters: { log: (obj) => redactValue(obj) as Record<string, unknown> },
+    // An Error reaches the line through its serializer, after the formatter: redact its text there.
+    serializers: { err: (e: Error) => redactValue({ ...pino.stdSerializers.err(e) }) },
+    // Message strings too, for resolved secret values only (the other rules read fields).
+    hooks: {
+      logMethod(args, method) {
+        if (!noSecretValues())
+          for (let i = 0; i < args.length; i++) {
+            const a: unknown = args[i];
+            if (typeof a === "string") args[i] = maskSecretValues(a);
+            else if (a instanceof Error) (args as unknown[])[i] = maskedError(a); // pino takes msg from it
+          }
+        method.apply(this, args);
+      },
+    },
   };
 }
 

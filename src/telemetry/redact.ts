@@ -9,10 +9,13 @@
  *  4. (ours, Go has no such rule) the password of a URL's userinfo anywhere in a string
  *     ({@link URL_PASSWORD}): `postgres://u:secretpw@h/db` → `postgres://u:<redacted>@h/db`; the
  *     user, host and path stay readable, the fixed marker leaks no length.
+ *  5. (ours) values that `[[secret:…]]` placeholders resolved to, anywhere in a string
+ *     (./secret-values.ts).
  * Rule 2 reuses the runner's published-status rule (src/runtime/runner/status.ts), so status
  * configurations, spans and logs agree on what a credential key is.
  */
 import { CREDENTIAL_KEY, REDACTED } from "../runtime/runner/status.ts";
+import { maskSecretValues } from "./secret-values.ts";
 
 export { CREDENTIAL_KEY, REDACTED };
 
@@ -77,7 +80,7 @@ export function redactValue(value: unknown, options?: RedactOptions): unknown {
 }
 
 function walk(value: unknown, keys: ReadonlySet<string>, depth: number): unknown {
-  if (typeof value === "string") return SECRET_VALUE.test(value) ? REDACTED : redactUrlPasswords(value);
+  if (typeof value === "string") return SECRET_VALUE.test(value) ? REDACTED : redactUrlPasswords(maskSecretValues(value));
   if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return value;
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;

@@ -44,6 +44,22 @@ describe("the compiled binary", () => {
     expect(fromBinary).toEqual(JSON.parse(dev.stdout.toString()));
   });
 
+  test("`eval` runs the platform's eval flow away from the repository: both evals pass, a wrong claim exits 1", () => {
+    const smoke = join(ROOT, "test/fixtures/flows/tiny-eval-csv-smoke");
+    const flow = join(work, "eval-flow");
+    cpSync(smoke, flow, { recursive: true });
+    const r = run(["eval", flow, join(flow, "evals")], work);
+    expect(r.err).toBe("");
+    expect(r.out).toContain("PASS  csv_decode keeps a quoted comma intact and infers numbers");
+    expect(r.out).toContain("PASS  a chunked document keeps its overlap");
+    expect(r.out).toContain("evals: 2 passed, 0 failed");
+    expect(r.code).toBe(0);
+    writeFileSync(join(work, "wrong.yaml"), "name: wrong\ntrigger: {node: signal-eval, data: {send: true}}\nexpect: {arrives: [{at: 'debug-eval:in', path: '$.count', equals: 3}]}\n");
+    const wrong = run(["eval", flow, join(work, "wrong.yaml")], work);
+    expect(wrong.out).toContain("at debug-eval:in $.count: expected 3 — got 2");
+    expect(wrong.code).toBe(1);
+  });
+
   test("`provision --dry-run` carries the seven CRDs inside the binary", () => {
     const r = run(["provision", "--dry-run", "--namespace", "binary-test"], work);
     expect(r.code).toBe(0);

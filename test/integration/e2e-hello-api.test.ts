@@ -32,8 +32,11 @@ import { waitUntil } from "../support/process.ts";
 const MODULE = "tinyhost";
 const LEADER_SERIES = `leader_election_master_status{name="${MODULE}-lock"}`;
 const SUFFIX = "e2e.example.com";
-/** Short Lease timings (ms) so the failover step fits the time budget; defaults are tested in operator-leader.test.ts. */
-const LEASE_ENV = { TINYHOST_LEASE_DURATION_MS: "3000", TINYHOST_RENEW_DEADLINE_MS: "2000", TINYHOST_RETRY_PERIOD_MS: "500" };
+/**
+ * Lease timings (ms): short so the failover step fits the time budget, long enough that a loaded
+ * machine does not flap leadership while the signal is in flight. Defaults: operator-leader.test.ts.
+ */
+const LEASE_ENV = { TINYHOST_LEASE_DURATION_MS: "8000", TINYHOST_RENEW_DEADLINE_MS: "6000", TINYHOST_RETRY_PERIOD_MS: "500" };
 
 let cp: ControlPlane;
 let kube: KubeClient;

@@ -4,7 +4,7 @@
  * (test/fixtures/go-peer/components/double.ts); both modules run side by side on JetStream
  * (test/support/go-peer-bed.ts). Compared, each against what the SDK itself does:
  * - the TinyModule status each module's leader writes for the tool (Go's TinyModule controller);
- * - Go's `tools components-info --json` and `tinyhost components --json`;
+ * - Go's `tools components-info --json` and tinyhost's `tools components-info --json` and `components --json`;
  * - RPC answers and errors: `tinyhost rpc` and Go's `wire.PublishRPC` (test/go/wire-peer), each
  *   calling both modules.
  */
@@ -112,6 +112,12 @@ describe("an agent tool served by the Go SDK and by tinyhost", () => {
     // Ours adds `ports` (docs/compatibility.md "Schemas, registry and tinyhost components"); the
     // discovery fields are Go's.
     const ours = new Map((JSON.parse(oursRun.out) as { name: string; description?: string; info?: string; tags?: string[] }[]).map((c) => [c.name, { name: c.name, description: c.description, info: c.info, tags: c.tags }]));
+    // `tools components-info --json` is the very listing (the repository index shape), field for field.
+    const infoRun = await run([BUN, "src/cli/main.ts", "tools", "components-info", "--dir", TWIN_COMPONENTS, "--json"]);
+    expect(infoRun.code).toBe(0);
+    const listed = new Map((JSON.parse(infoRun.out) as { name: string }[]).map((c) => [c.name, c]));
+    for (const c of theirs) expect({ component: c.name, listed: canonical(listed.get(c.name)) }).toEqual({ component: c.name, listed: canonical(c) });
+    expect([...listed.keys()].sort()).toEqual(theirs.map((c) => c.name).sort());
     expect(theirs.map((c) => c.name).sort()).toEqual(["controller", "double", "durable_door", "durable_step", "echo", "fail", "relay", "sink"]);
     for (const c of theirs) expect({ component: c.name, ours: canonical(ours.get(c.name)) }).toEqual({ component: c.name, ours: canonical(c) });
     expect(theirs.find((c) => c.name === "double")).toEqual({ name: "double", description: "Double", info: "Doubles a number. Input {n}; returns {n: 2n}.", tags: ["test", "agent_tool"] });

@@ -33,7 +33,7 @@ import { MODULE_BINARY, MODULE_UID } from "../../src/provision/index.ts";
 import { normalizeImageReference } from "../../src/provision/image-ref.ts";
 import { natsConfig, NATS_UID } from "../../src/provision/nats.ts";
 import { OTEL_UID } from "../../src/provision/otel.ts";
-import { SDK_VERSION } from "../../src/cli/version.ts";
+import { SDK_CHECKED_VERSION, SDK_VERSION } from "../../src/cli/version.ts";
 import { startContainerd, type PrivateContainerd } from "../support/containerd.ts";
 import { freePort, waitUntil } from "../support/process.ts";
 
@@ -132,7 +132,7 @@ describe("tinyhost's image, built from the Dockerfile", () => {
     const r = await containerd.runImage(normalizeImageReference(tinyhost.ref), [MODULE_BINARY, "--version"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe(`${pkg.version} (Go SDK ${SDK_VERSION})`);
+    expect(r.stdout.trim()).toBe(`${pkg.version} (Go SDK ${SDK_VERSION}, tested against ${SDK_CHECKED_VERSION})`);
   });
 
   test("/manager run --help answers; the bare entrypoint is `run`, which refuses to start without its settings", async () => {

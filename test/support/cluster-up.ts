@@ -1,17 +1,73 @@
 /**
  * `npm run cluster:up`: a local control plane (kube-apiserver + etcd, CRDs applied) and a
  * nats-server for a human; prints the kubeconfig path and NATS URL; stops them on Ctrl-C.
+ *
+ * `npm run cluster:up -- --real` adds a real node beside them (test/support/real-node/node.ts:
+ * containerd, kubelet, kube-proxy, kube-controller-manager, kube-scheduler, CoreDNS, Traefik), prints
+ * `kubeconfig: <path>`, `ingress: http://127.0.0.1:<port>` and one line per part with the time it
+ * answered; Ctrl-C or SIGTERM stops everything and removes what the node left (teardown.sh).
  */
 import { startSuiteServers } from "./suite.ts";
+import { startRealNode, type RealNode } from "./real-node/node.ts";
 
-const servers = await startSuiteServers();
+const real = process.argv.slice(2).includes("--real");
+const unknown = process.argv.slice(2).filter((a) => a !== "--real");
+if (unknown.length) {
+  console.error(`cluster:up: unknown argument ${JSON.stringify(unknown[0])} (expected --real or nothing)`);
+  process.exit(2);
+}
+
+const t0 = performance.now();
+const since = () => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+const servers = await startSuiteServers({ controlPlane: { admitServiceAccounts: real } });
 const cp = servers.controlPlane;
+let node: RealNode | undefined;
+let stopping = false;
+const stopAll = async () => {
+  await node?.stop();
+  await servers.stop();
+};
+// Ctrl-C while the node is still starting: its teardown runs from the process's exit hook.
+const early = () => void stopAll().then(() => process.exit(130));
+process.once("SIGINT", early);
+process.once("SIGTERM", early);
+if (real) {
+  console.log(`kube-apiserver + etcd ready at ${since()}`);
+  const nodeStart = performance.now();
+  try {
+    node = await startRealNode(cp, {
+      onPart: (p) => console.log(`${p.name.padEnd(24)} ready at ${((nodeStart - t0 + p.readyMs) / 1000).toFixed(1)} s`),
+    });
+  } catch (e) {
+    console.error(`cluster:up: ${(e as Error).message}`);
+    await servers.stop();
+    process.exit(1);
+  }
+}
+process.off("SIGINT", early);
+process.off("SIGTERM", early);
 // The namespace modules run in by default (`tinyhost run --namespace`, `provision`), labelled as
 // `tiny` labels the namespaces it manages.
 const NS = "tinysystems";
 const created = await cp.request("POST", "/api/v1/namespaces", { metadata: { name: NS, labels: { "tinysystems.io/managed": "true" } } });
 if (!created.ok && created.status !== 409) console.error(`could not create namespace ${NS}: HTTP ${created.status}`);
-console.log(`
+if (node) {
+  console.log(`
+tinyhost local cluster with a real node is up (${since()}).
+
+kubeconfig: ${cp.tokenKubeconfig}
+ingress: ${node.ingressUrl}
+  kubeconfig (client cert user): ${cp.certKubeconfig}
+  apiserver:                     ${cp.server}
+  NATS (host only):              ${servers.nats.url}
+  node:                          ${node.nodeName} (${node.nodeIp}, pods ${node.podCidr}, logs ${node.logDir})
+  containerd:                    ${node.containerdAddress} (load images: npm run image -- --load ${node.containerdAddress})
+  namespace:                     ${NS} (created)
+
+Pods run for real; images come from containerd's k8s.io namespace only (no registry: imagePullPolicy Never or IfNotPresent).
+Press Ctrl-C to stop everything.`);
+} else {
+  console.log(`
 tinyhost local cluster is up.
 
   kubeconfig (token user):       ${cp.tokenKubeconfig}
@@ -24,7 +80,8 @@ tinyhost local cluster is up.
 Run a module against it (HOSTNAME names the pod: the Lease identity), then apply a flow:
   HOSTNAME=dev-0 TINY_NATS_URL=${servers.nats.url} npm run tinyhost -- run --name tinyhost --namespace ${NS} --kubeconfig ${cp.tokenKubeconfig}
   kubectl --kubeconfig ${cp.tokenKubeconfig} apply -n ${NS} -f examples/tick-count/
-Press Ctrl-C to stop both.`);
+Press Ctrl-C to stop both. (npm run cluster:up -- --real adds a real node: kubelet, containerd, kube-proxy, CoreDNS, Traefik.)`);
+}
 
 // Wait for Ctrl-C on one ref'd timer. Not on a promise that never settles: the servers' child
 // processes are unref'd (test/support/process.ts, so a test runner can exit past them), and with
@@ -32,8 +89,10 @@ Press Ctrl-C to stop both.`);
 // (issue 21). A timer keeps the event loop asleep in epoll until the signal comes, whatever stdin is.
 const keepAlive = setInterval(() => {}, 2 ** 31 - 1);
 const stop = async () => {
+  if (stopping) return;
+  stopping = true;
   console.log("\nstopping…");
-  await servers.stop();
+  await stopAll();
   clearInterval(keepAlive);
   process.exit(0);
 };

@@ -184,13 +184,24 @@ function sweepStaleRunDirs(parent: string): void {
   }
 }
 
+/** Options of {@link startControlPlane}. */
+export interface ControlPlaneOptions {
+  /** Process whose death kills the servers (default: this process). */
+  ownerPid?: number;
+  /**
+   * Run the ServiceAccount admission plugin (pods get their account's token mounted), as a cluster
+   * with a kube-controller-manager needs (test/support/real-node/). Off by default: without the
+   * controller manager no `default` ServiceAccount exists and every pod would be refused.
+   */
+  admitServiceAccounts?: boolean;
+}
+
 /**
  * Starts etcd and kube-apiserver on free loopback ports, applies the CRDs, and returns when the
  * apiserver answers an authenticated /readyz.
- * @param opts.ownerPid process whose death kills the servers (default: this process)
  * @throws Error with the failing server's log tail.
  */
-export async function startControlPlane(opts: { ownerPid?: number } = {}): Promise<OwnedControlPlane> {
+export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<OwnedControlPlane> {
   const bins = await ensureControlPlaneBinaries();
   const shm = existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
   sweepStaleRunDirs(shm);
@@ -236,7 +247,8 @@ export async function startControlPlane(opts: { ownerPid?: number } = {}): Promi
     `--client-ca-file=${pki.caCert}`, `--token-auth-file=${pki.tokenFile}`, "--authorization-mode=RBAC",
     `--service-account-issuer=${server}`, `--service-account-key-file=${pki.saPub}`,
     `--service-account-signing-key-file=${pki.saKey}`, "--service-cluster-ip-range=10.0.0.0/24",
-    "--allow-privileged=true", "--disable-admission-plugins=ServiceAccount,StorageObjectInUseProtection", "--v=0",
+    "--allow-privileged=true",
+    `--disable-admission-plugins=${opts.admitServiceAccounts ? "" : "ServiceAccount,"}StorageObjectInUseProtection`, "--v=0",
   ];
   let api: ManagedProcess | null = null;
   const startApi = async () => {

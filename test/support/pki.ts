@@ -29,7 +29,8 @@ function openssl(dir: string, args: string[]): void {
 }
 
 /**
- * Generates a CA, a serving cert for 127.0.0.1/localhost, a client cert for `admin`
+ * Generates a CA, a serving cert for 127.0.0.1/localhost (and the `kubernetes` Service's 10.0.0.1, which
+ * pods of the real node dial), a client cert for `admin`
  * (O=system:masters), a service-account key pair and a token file, valid 7 days.
  * @throws Error naming the openssl step that failed (openssl missing: install Debian's `openssl`).
  */
@@ -43,7 +44,7 @@ export async function generatePki(dir: string): Promise<Pki> {
   ]);
   openssl(dir, [...ec, "apiserver.key"]);
   openssl(dir, ["req", "-new", "-key", "apiserver.key", "-subj", "/CN=localhost", "-out", "apiserver.csr"]);
-  await Bun.write(join(dir, "srv.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
+  await Bun.write(join(dir, "srv.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n");
   openssl(dir, [
     "x509", "-req", "-in", "apiserver.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
     "-days", "7", "-extfile", "srv.ext", "-out", "apiserver.crt",

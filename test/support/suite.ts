@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startControlPlane, writeControlPlaneInfo, type OwnedControlPlane } from "./control-plane.ts";
+import { startControlPlane, writeControlPlaneInfo, type ControlPlaneOptions, type OwnedControlPlane } from "./control-plane.ts";
 import { ensureGoTools } from "./go-tools.ts";
 import { startNats, type NatsServer } from "./nats.ts";
 import { ensureDebianBinaryAsync } from "./debian-package.ts";
@@ -21,12 +21,15 @@ export interface SuiteServers {
   stop(): Promise<void>;
 }
 
-/** Starts the control plane and NATS concurrently; logs how long each took. */
-export async function startSuiteServers(): Promise<SuiteServers> {
+/**
+ * Starts the control plane and NATS concurrently; logs how long each took.
+ * @param opts.controlPlane options of the control plane (`cluster:up --real` admits ServiceAccounts).
+ */
+export async function startSuiteServers(opts: { controlPlane?: ControlPlaneOptions } = {}): Promise<SuiteServers> {
   const dir = mkdtempSync(join(tmpdir(), "tinyhost-run-"));
   const t0 = performance.now();
   const [controlPlane, nats, goTools, chromium] = await Promise.all([
-    startControlPlane().then((cp) => {
+    startControlPlane(opts.controlPlane).then((cp) => {
       console.error(`[suite] kube-apiserver ready at ${cp.server} in ${Math.round(performance.now() - t0)} ms`);
       return cp;
     }),

@@ -10,7 +10,7 @@ import { LocalHost, type LocalHostOptions } from "../../local/host.ts";
 import { logger } from "../../telemetry/log.ts";
 import type { ComponentDefinition } from "../../sdk/component.ts";
 import { FlagError, parseFlags } from "../flags.ts";
-import { componentsDefault, isCompiledBinary } from "../components-source.ts";
+import { isCompiledBinary } from "../components-source.ts";
 import { consoleOptions, type ConsoleFlag } from "../console-flag.ts";
 import { parseConsoleAddress } from "../../console/address.ts";
 import { installLastResort } from "../last-resort.ts";
@@ -32,11 +32,12 @@ Edits to the manifests and to component files apply live; node state is kept in
 moved there once); a lock next to it lets only one process run on the same state. A failed
 hop is printed once, at the node where it failed.
 
-  --name <module>       module name (default: the nodes' spec.module, else "tinyhost");
-                        nodes run when their name's module segment matches it
+  --name <module>       run only this module and the platform's common, http and encoding
+                        modules (default: every module of <dir>, each under its own name)
   --namespace <ns>      namespace reported to components (default "tinysystems")
-  --components <dir>    load the component files in <dir>, applying edits live
-                        (${componentsDefault({ compiled, bundledFallback: false })}${compiled ? "; its files add to them" : ""})
+  --components <dir>    add the component files in <dir> to the bundled ones (a file replaces
+                        a bundled component of its name), applying edits live
+                        (without it: ${compiled ? "the components compiled into this binary" : "the files of ./components, edits live"})
   --port <n>            listen port of the first http_server node (default $PORT, else ${DEFAULT_LOCAL_PORT})
   --state <file>        state file (default <dir>/.tinyhost/state.json)
   --no-state            keep state in memory only
@@ -122,10 +123,14 @@ export function parseRunLocalArgs(args: readonly string[], env: Record<string, s
   return { ...flags, dir, port: portNumber, watch };
 }
 
-/** Components compiled into a standalone binary (the static registry), or undefined in dev. */
-async function bundledComponents(dirGiven: boolean): Promise<ComponentDefinition[] | undefined> {
-  if (!Bun.isStandaloneExecutable) return undefined;
-  void dirGiven; // the binary serves its bundled set plus the directory's files (issue 17)
+/**
+ * The bundled components (the static registry) when they are not the files local mode loads: in
+ * the compiled binary always, from source when `--components` names another directory — its files
+ * add to the bundled set in both, as `tinyhost components --components` lists them. From source
+ * without it, undefined: `./components` is loaded (and reloaded live) as files.
+ */
+export async function bundledComponents(dirGiven: boolean): Promise<ComponentDefinition[] | undefined> {
+  if (!Bun.isStandaloneExecutable && !dirGiven) return undefined;
   // Literal specifier: bundled at build time, evaluated only here.
   const { loadStaticRegistry } = await import("../../runtime/registry/static.ts");
   return loadStaticRegistry().list();

@@ -3,20 +3,30 @@
  * (Go cli/tools.go, rbac-values.go, components-info.go):
  *
  * - `tools rbac-values [--with-cr-helpers] [--dir <dir>]` — the chart values overlay (`rbac:`)
- *   this module's components need (src/provision/rbac-values.ts); prints nothing when none.
+ *   this module's components need and declare (src/provision/rbac-values.ts); nothing when none.
+ * - `tools rbac-check [--strict] [--manifests <dir>] [--dir <dir>]` — the calls made for the
+ *   components that their declared rules do not cover (src/provision/rbac-check.ts), in Go's words:
+ *   exit 0 (also with findings, unless `--strict`: then 1), 1 when it cannot check.
  * - `tools components-info [--json] [--dir <dir>]` — the discovery listing a module repository's
- *   `components.yaml` carries: `[{name, description, info, tags}]`, empty fields left out.
- *
- * `tools rbac-check` is not offered: it resolves controller-runtime calls in a Go module's source.
+ *   `components.yaml` carries, as Go's: `[{name, description, info, tags}]` in registration order,
+ *   empty fields left out, an agent tool tagged `agent_tool` with its tool description as `info`,
+ *   a `syncRpc` component tagged `sync_rpc` (../platform-listing.ts); without `--json`, Go's
+ *   error-port conformance warnings (../error-ports.ts) on stderr.
  * Flags: the shared parser of ../flags.ts. Exit codes: 0 done, 1 the components cannot be loaded, 2 usage error.
  */
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import YAML from "yaml";
 import type { CommandRunner } from "../cli.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { describeComponent, discoverComponents, RegistryError, type Registry } from "../../runtime/registry/index.ts";
-import { chartRbacValues } from "../../provision/rbac-values.ts";
+import { chartRbacValues, type ComponentNeeds } from "../../provision/rbac-values.ts";
+import { checkRbacCoverage, RBAC_CHECK_OK, rbacCheckReport } from "../../provision/rbac-check.ts";
+import type { NodeManifest } from "../../local/manifests.ts";
+import type { ComponentDefinition } from "../../sdk/component.ts";
+import { platformListing } from "../platform-listing.ts";
+import { errorPortWarnings } from "../error-ports.ts";
 
 /** Help text of `tinyhost tools`. */
 export function toolsUsage(compiled = isCompiledBinary()): string {
@@ -26,10 +36,14 @@ Tools:
   rbac-values       print the tinysystems-operator chart values overlay (rbac:) these components
                     need; nothing when the chart's own rules suffice
                       --with-cr-helpers  the components use the CR helpers (flows, projects, pages, scenarios)
-  components-info   list the components (name — description); --json: the repository index shape
-                    [{name, description, info, tags}]
+  rbac-check        report the calls made for the components (ExposePort, the Secrets their
+                    [[secret:name/key]] placeholders name) that their declared requirements do not cover
+                      --manifests <dir>  also check the placeholders of the TinyNode manifests there
+                      --strict           exit 1 when a call is not covered
+  components-info   list the components (name — description) and error-port warnings; --json: the
+                    repository index shape [{name, description, info, tags}]
 
-Flags of both:
+Flags of all:
   --dir <dir>       components directory (${componentsDefault({ compiled, bundledFallback: false })})
   -h, --help        this text`;
 }
@@ -43,13 +57,16 @@ async function loadComponents(dir: string | undefined): Promise<Registry> {
   return discoverComponents(resolve(dir ?? "components"));
 }
 
-function parse(args: string[], withCrHelpers: boolean) {
+type Tool = "rbac-values" | "rbac-check" | "components-info";
+
+function parse(args: string[], tool: Tool) {
   return parseFlags(args, {
     dir: { type: "string", valueName: "a directory" },
-    json: { type: "boolean" },
     help: { type: "boolean", short: "h" },
-    ...(withCrHelpers ? { "with-cr-helpers": { type: "boolean" as const } } : {}),
-  }).values as { dir?: string; json?: boolean; help?: boolean; "with-cr-helpers"?: boolean };
+    ...(tool === "components-info" ? { json: { type: "boolean" as const } } : {}),
+    ...(tool === "rbac-values" ? { "with-cr-helpers": { type: "boolean" as const } } : {}),
+    ...(tool === "rbac-check" ? { strict: { type: "boolean" as const }, manifests: { type: "string" as const, valueName: "a directory" } } : {}),
+  }).values as { dir?: string; json?: boolean; help?: boolean; "with-cr-helpers"?: boolean; strict?: boolean; manifests?: string };
 }
 
 /** The `tools` sub-command. */
@@ -61,14 +78,13 @@ export const toolsCommand: CommandRunner = {
       console.log(toolsUsage());
       return 0;
     }
-    if (tool !== "rbac-values" && tool !== "components-info") {
+    if (tool !== "rbac-values" && tool !== "components-info" && tool !== "rbac-check") {
       console.error(`tinyhost tools: unknown tool ${JSON.stringify(tool)}\n\n${toolsUsage()}`);
       return 2;
     }
     let flags;
     try {
-      flags = parse(rest, tool === "rbac-values");
-      if (tool === "rbac-values" && flags.json) throw new FlagError('unknown argument "--json"');
+      flags = parse(rest, tool);
     } catch (e) {
       if (!(e instanceof FlagError)) throw e;
       console.error(`tinyhost tools ${tool}: ${e.message}\n\n${toolsUsage()}`);
@@ -87,25 +103,52 @@ export const toolsCommand: CommandRunner = {
       return 1;
     }
     const defs = registry.list();
+    const needs = () => defs.map((d) => ({ name: d.info.name, usesClient: typeof d.instance().hooks.onClient === "function", ...(d.requirements ? { requirements: d.requirements } : {}) }));
     if (tool === "rbac-values") {
-      const needs = defs.map((d) => ({ name: d.info.name, usesClient: typeof d.instance().hooks.onClient === "function" }));
-      const values = chartRbacValues(needs, { withCrHelpers: flags["with-cr-helpers"] === true });
+      const values = chartRbacValues(needs(), { withCrHelpers: flags["with-cr-helpers"] === true });
       if (values) process.stdout.write(YAML.stringify(values, { indentSeq: false }));
       return 0;
     }
-    const list = defs.map(describeComponent);
+    if (tool === "rbac-check") return rbacCheck(defs, needs(), flags.manifests, flags.strict === true);
     if (flags.json) {
-      const shape = list.map((c) => ({
+      // Go cli/components-info.go: the discovery shape, fields of getComponentApi.
+      const shape = defs.map(platformListing).map((c) => ({
         name: c.name,
         ...(c.description ? { description: c.description } : {}),
         ...(c.info ? { info: c.info } : {}),
         ...(c.tags.length > 0 ? { tags: c.tags } : {}),
       }));
       console.log(JSON.stringify(shape, null, 2));
-    } else {
-      for (const c of list) console.log(`${c.name} - ${c.description}`);
-      console.log(`${list.length} component${list.length === 1 ? "" : "s"} registered`);
+      return 0;
     }
+    const list = defs.map(describeComponent);
+    for (const c of list) console.log(`${c.name} - ${c.description}`);
+    console.log(`${list.length} component${list.length === 1 ? "" : "s"} registered`);
+    for (const w of errorPortWarnings(defs)) console.error(`warning: ${w}`);
     return 0;
   },
 };
+
+/** `tools rbac-check`: Go's lines and exit codes (cli/rbac-check.go). */
+async function rbacCheck(defs: readonly ComponentDefinition[], needs: ComponentNeeds[], manifestsDir: string | undefined, strict: boolean): Promise<number> {
+  let manifests: NodeManifest[] = [];
+  if (manifestsDir !== undefined) {
+    const dir = resolve(manifestsDir);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+      console.error(`rbac-check: manifests directory not found: ${manifestsDir}`);
+      return 1;
+    }
+    const { readManifestDir } = await import("../../local/manifests.ts");
+    manifests = readManifestDir(dir, manifestsDir).flatMap((f) => f.nodes);
+  }
+  const findings = checkRbacCoverage(
+    needs.map((n, i) => ({ ...n, ports: defs[i]!.ports() })),
+    manifests,
+  );
+  if (findings.length === 0) {
+    console.log(RBAC_CHECK_OK);
+    return 0;
+  }
+  process.stderr.write(rbacCheckReport(findings));
+  return strict ? 1 : 0; // Go: non-zero only on request, so a module mid-change still builds
+}

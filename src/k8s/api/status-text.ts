@@ -9,6 +9,8 @@
  * nodes; Kubernetes' own `Condition.message` allows 32,768.
  */
 
+import { maskSecretValues } from "../../telemetry/secret-values.ts";
+
 /** Most characters (UTF-16 code units) of a status text or a logged error text. */
 export const STATUS_TEXT_MAX = 4_096;
 
@@ -18,6 +20,7 @@ export const STATUS_TEXT_MAX = 4_096;
  * @param max - the bound in characters; default {@link STATUS_TEXT_MAX}.
  */
 export function statusText(text: string, max: number = STATUS_TEXT_MAX): string {
+  text = maskSecretValues(text); // a resolved secret never reaches a status (src/telemetry/secret-values.ts)
   if (text.length <= max) return text;
   const note = (cut: number) => `… (${cut} more characters)`;
   let keep = max - note(text.length).length;

@@ -58,6 +58,12 @@ export interface TinyNodeReconcilerStats {
 export interface TinyNodeReconcilerOptions {
   /** This module: ownership (by `name`) and `status.module`. */
   module: ModuleInfo;
+  /**
+   * The module a node-name segment is run as, when this process runs more than {@link module}
+   * (local mode runs every module of a directory); undefined = not owned. Default: {@link module}
+   * when `nameMatches(segment, module.name)`.
+   */
+  moduleOf?: (segment: string) => ModuleInfo | undefined;
   /** Runner owner. */
   scheduler: NodeScheduler;
   /** Node reads and writes in the module's namespace. */
@@ -93,13 +99,15 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
   const { api, scheduler } = opts;
   const stats: TinyNodeReconcilerStats = { statusWrites: 0, statusSkips: 0, conflicts: 0, finalizersAdded: 0, finalizersRemoved: 0, destroyed: 0 };
 
-  const owns = (name: string): boolean => {
+  const moduleOf = opts.moduleOf ?? ((segment: string) => (nameMatches(segment, opts.module.name) ? opts.module : undefined));
+  const moduleOfName = (name: string): ModuleInfo | undefined => {
     try {
-      return nameMatches(parseFullName(name).module, opts.module.name);
+      return moduleOf(parseFullName(name).module);
     } catch {
-      return false; // not a node name: ignored, as Go's ParseFullName failure
+      return undefined; // not a node name: ignored, as Go's ParseFullName failure
     }
   };
+  const owns = (name: string): boolean => moduleOfName(name) !== undefined;
 
   const destroy = async (name: string) => {
     await scheduler.destroy(name);
@@ -139,7 +147,7 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
 
   const writeStatus = async (node: TinyNode, name: string, reported: TinyNodeStatus | undefined, failure: unknown): Promise<void> => {
     const out = await retryOnConflict({ what: `TinyNode ${name} status`, current: node, read: () => api.get(name), write: (n) => {
-      const desired = ownedNodeStatus(n, opts.module, reported, failure);
+      const desired = ownedNodeStatus(n, moduleOfName(name) ?? opts.module, reported, failure);
       const at = now();
       if (!ownedStatusChanged(n.status, desired) && !heartbeatDue(n.status, at, heartbeatMs)) return undefined;
       return api.patchStatus(name, n.metadata.resourceVersion ?? "", nodeStatusPatch(desired, at));

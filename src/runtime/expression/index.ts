@@ -11,6 +11,7 @@ export {
   type CompiledTemplate,
   compileTemplate,
   type ExpressionErrorHandler,
+  fieldMatcher,
   isTemplateConstant,
   type TemplateOptions,
 } from "./template.ts";

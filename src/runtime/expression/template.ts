@@ -36,6 +36,11 @@ export interface TemplateOptions {
    * evaluation and listed in `syntaxErrors`.
    */
   readonly tolerant?: boolean;
+  /**
+   * True for a field (named as errors name it, `templates[0].content`) whose string is text of the
+   * component's own template language: kept as written, never read as an expression.
+   */
+  readonly verbatim?: (field: string) => boolean;
 }
 
 /** A configuration compiled once; evaluate it per hop. */
@@ -115,7 +120,10 @@ class TemplateCompiler {
   readonly syntaxErrors: ExpressionSyntaxError[] = [];
   unreadableConstant: string | undefined;
 
-  constructor(private readonly tolerant: boolean) {}
+  constructor(
+    private readonly tolerant: boolean,
+    private readonly verbatim: ((field: string) => boolean) | undefined = undefined,
+  ) {}
 
   /** Compiles one expression text (already trimmed); a syntax error is thrown or kept. */
   private expression(text: string, field: string): CompiledExpression | ExpressionSyntaxError {
@@ -198,7 +206,7 @@ class TemplateCompiler {
   }
 
   node(value: unknown, field: string): Node {
-    if (typeof value === "string") return this.string(value, field);
+    if (typeof value === "string") return this.verbatim?.(field) ? constantNode(value) : this.string(value, field);
     if (Array.isArray(value)) {
       const items = value.map((v, i) => this.node(v, childField(field, i)));
       if (items.every((c) => c.constant)) return constantNode(items.map((c) => c.value));
@@ -292,7 +300,7 @@ function childField(parent: string, key: string | number): string {
  *   expression, the 0-based position inside it and the configuration field (`conditions[0].condition`)
  */
 export function compileTemplate(config: unknown, options: TemplateOptions = {}): CompiledTemplate {
-  const compiler = new TemplateCompiler(options.tolerant === true);
+  const compiler = new TemplateCompiler(options.tolerant === true, options.verbatim);
   const root = compiler.node(config, "");
   const build = root.build;
   return {
@@ -302,6 +310,15 @@ export function compileTemplate(config: unknown, options: TemplateOptions = {}):
     unreadableConstant: compiler.unreadableConstant,
     evaluate: (payload, onError) => build(payload, onError),
   };
+}
+
+/**
+ * A {@link TemplateOptions.verbatim} test for field paths written with `[]` for any index
+ * (`templates[].content` matches `templates[3].content`).
+ */
+export function fieldMatcher(paths: readonly string[]): (field: string) => boolean {
+  const set = new Set(paths);
+  return (field) => set.has(field.replace(/\[\d+\]/g, "[]"));
 }
 
 /**

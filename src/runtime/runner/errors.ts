@@ -78,6 +78,19 @@ export class NodeStoppedError extends TinyError {
 }
 
 /**
+ * A hop still running when its node's component was replaced (a component file, TinyComponent or
+ * registry change) and the reload grace ran out: the old version was stopped under it. code
+ * `"NODE_RELOADED"`; the scheduler wraps it retryable, so an edge retry or a durable run's
+ * redelivery runs the hop again on the new version instead of recording the step failed.
+ */
+export class NodeReloadedError extends TinyError {
+  /** @param node the node; @param component its (new) component; @param graceMs how long the old version was given. */
+  constructor(node: string, component: string, graceMs: number) {
+    super("NODE_RELOADED", `node ${node} was reloaded (component ${component} changed) and this hop did not finish within the ${graceMs} ms reload grace, so it was aborted; a retry runs on the new version`);
+  }
+}
+
+/**
  * An edge's `retryPolicy.timeoutMs` elapsed across all attempts. code `"EDGE_TIMEOUT"` (runtime-spec
  * §2.5). `cause`: the wire's deadline error when the transport's timer fired first (e.g. gRPC
  * `DEADLINE_EXCEEDED`), else none.

@@ -14,6 +14,7 @@ import type { TinyNodePortConfig } from "../../sdk/node.ts";
 import { TinyError } from "../../sdk/errors.ts";
 import {
   compileTemplate,
+  fieldMatcher,
   decodePayloadJson,
   type CompiledTemplate,
   type ExpressionErrorHandler,
@@ -88,12 +89,15 @@ export class PortConfigTable {
  * configuration are skipped (runtime-spec §2.2 step 5 needs a non-empty configuration).
  *
  * @param onProblem called once for each problem of a newly compiled entry (a log line at load)
+ * @param templateText the fields of `port` holding the component's own template text, kept as
+ *   written (ComponentSpec `templateText`)
  */
 export function compilePortConfigs(
   node: string,
   configs: readonly TinyNodePortConfig[] | undefined,
   previous: PortConfigTable,
   onProblem?: (err: PortConfigError) => void,
+  templateText?: (port: string) => readonly string[] | undefined,
 ): PortConfigTable {
   const next = new PortConfigTable();
   for (const pc of configs ?? []) {
@@ -105,7 +109,7 @@ export function compilePortConfigs(
       next.set(from, pc.port, prev);
       continue;
     }
-    const compiled = compileOne(node, from, pc.port, b64);
+    const compiled = compileOne(node, from, pc.port, b64, templateText?.(pc.port));
     if (onProblem) for (const p of compiled.error ? [compiled.error as PortConfigError] : compiled.problems) onProblem(p);
     next.set(from, pc.port, compiled);
   }
@@ -123,17 +127,19 @@ export const TEMPLATES_KEPT = 4_096;
  */
 const templates = new LRUCache<string, CompiledTemplate>({ max: TEMPLATES_KEPT });
 
-function compileOne(node: string, from: string, port: string, b64: string): CompiledPortConfig {
+function compileOne(node: string, from: string, port: string, b64: string, verbatim: readonly string[] | undefined): CompiledPortConfig {
   const base = { source: b64, node, from, port };
+  // Template-text fields change what compiles: such templates are kept under their own key.
+  const key = verbatim?.length ? `${verbatim.join("\u0000")}\u0000${b64}` : b64;
   try {
-    let template = templates.get(b64);
+    let template = templates.get(key);
     if (!template) {
       const text = Buffer.from(b64, "base64").toString("utf8");
       // Go's evaluator also refuses a configuration that is not an object ("node is not an object");
       // we evaluate any JSON value (docs/compatibility.md, superset): `"{{$}}"` passes the payload on.
       const value: unknown = JSON.parse(text);
-      template = compileTemplate(value, { tolerant: true });
-      templates.set(b64, template);
+      template = compileTemplate(value, { tolerant: true, ...(verbatim?.length ? { verbatim: fieldMatcher(verbatim) } : {}) });
+      templates.set(key, template);
     }
     if (template.unreadableConstant !== undefined) throw new Error(template.unreadableConstant);
     return { ...base, template, problems: template.syntaxErrors.map((e) => new PortConfigError(node, from, port, e)) };

@@ -34,7 +34,10 @@ import { NodeGuard, type ComponentFaultError, type FaultSite } from "./guard.ts"
 import { statusComponent, statusPorts } from "./status.ts";
 import type { HopSite, HopSpan, Tracer } from "./tracer.ts";
 import { credentialKeysOfSchema } from "../../telemetry/redact.ts";
-import { startTimer } from "../../sdk/timer.ts";
+import { startTimer, type Timer } from "../../sdk/timer.ts";
+import { rememberSecretValue } from "../../telemetry/secret-values.ts";
+import { containsPlaceholder, NO_SECRET_SOURCE, resolvePlaceholders, type SecretSource } from "../secrets/index.ts";
+import { USAGE } from "../../sdk/usage.ts";
 
 /** Persists a node's status: applies `mutate` to the live object and writes its status subresource. */
 export interface StatusSink {
@@ -66,7 +69,14 @@ export interface RunnerHost {
   readonly statusRetry?: WriteRetry;
   /** Durable-run services behind the SDK's run functions (src/sdk/durable.ts). */
   readonly runs?: RunRuntime;
+  /** Where `[[secret:…]]` placeholders in settings are read; absent → they fail the settings, saying so. */
+  readonly secrets?: SecretSource;
+  /** Least age of a delivery of unchanged settings holding a placeholder before it is delivered again, ms; default {@link SECRET_RESOLVE_TTL_MS}. */
+  readonly secretResolveTtlMs?: number;
 }
+
+/** Unchanged settings holding a secret placeholder are delivered again at most this often, ms (Go runner `secretResolveTTL`, 60 s). */
+export const SECRET_RESOLVE_TTL_MS = 60_000;
 
 interface CachedPort {
   readonly spec: AnyPort;
@@ -97,6 +107,11 @@ function cloneDefault(value: unknown): unknown {
 /** Per-hop context handed to handle and hooks; the combined signal is built only when read. */
 class HopContext implements ComponentContext<unknown> {
   #log: ComponentLogger | undefined;
+  /** What `meter` recorded in this hop (src/sdk/usage.ts), created on the first call. */
+  usage: Map<string, number> | undefined;
+  get [USAGE](): Map<string, number> {
+    return (this.usage ??= new Map());
+  }
   constructor(
     readonly runner: Runner,
     readonly scope: HopScope,
@@ -195,6 +210,9 @@ export class Runner implements HopSite {
   #keysChecked = new WeakSet<object>();
   #edgeById = new Map<string, EdgeRoute>();
   #settings: { value: unknown } | undefined;
+  /** When settings holding a secret placeholder were last delivered, ms on {@link #clock}. */
+  #secretsAt = 0;
+  readonly #clock = () => performance.now();
   /** One status write in flight at most, coalesced requests (status-writer.ts says why). */
   readonly #writer: StatusWriter;
   /** `_reconcile` updaters emitted since the last write started (state writes coalesce in {@link state}). */
@@ -254,7 +272,14 @@ export class Runner implements HopSite {
   setNode(node: TinyNode): void {
     this.#node = node;
     this.identity = identityOf(node);
-    this.#portConfigs = compilePortConfigs(this.name, node.spec.ports, this.#portConfigs, (err) => this.log.warn({ node: this.name, err: err.message }, "edge configuration"));
+    const templateText = this.instance.definition.templateText;
+    this.#portConfigs = compilePortConfigs(
+      this.name,
+      node.spec.ports,
+      this.#portConfigs,
+      (err) => this.log.warn({ node: this.name, err: err.message }, "edge configuration"),
+      templateText && ((port) => templateText[port]),
+    );
     this.#nodeCredentialKeys = undefined;
     const byPort = new Map<string, EdgeRoute[]>();
     const byId = new Map<string, EdgeRoute>();
@@ -335,6 +360,50 @@ export class Runner implements HopSite {
     return [...this.#portMap().values()].map((c) => c.spec);
   }
 
+  /** Handlers still running (their hop not answered yet). */
+  #inFlight = 0;
+  /** Resolves a {@link drain} waiting for the last in-flight hop. */
+  #drained: (() => void) | undefined;
+  /** Set when this version was stopped by a reload past its grace: the failure its cut hops answer with. */
+  #reloaded: Error | undefined;
+
+  /** An in-flight hop answered: wakes a drain at zero; a hop cut by a reload answers with the reload's error. */
+  #settled(result: Result): Result {
+    if (--this.#inFlight === 0) this.#drained?.();
+    return this.#reloaded !== undefined && result.kind === "fail" ? fail(this.#reloaded) : result;
+  }
+
+  /** Hops whose handler is still running. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /**
+   * Waits until no hop is in a handler of this runner, at most `ms`.
+   * @returns true when drained, false when time ran out first.
+   */
+  async drain(ms: number): Promise<boolean> {
+    if (this.#inFlight === 0) return true;
+    let timer: Timer | undefined;
+    const idle = new Promise<boolean>((resolve) => (this.#drained = () => resolve(true)));
+    const late = new Promise<boolean>((resolve) => (timer = startTimer(ms, () => resolve(false))));
+    try {
+      return await Promise.race([idle, late]);
+    } finally {
+      timer?.cancel();
+      this.#drained = undefined;
+    }
+  }
+
+  /**
+   * Stops this version for a reload after {@link drain}: as {@link stop} without cleanup; a hop still
+   * running is cancelled and answers with `reason` (the caller's retryable NodeReloadedError).
+   */
+  stopForReload(reason: Error): Promise<void> {
+    if (this.#inFlight > 0) this.#reloaded = reason;
+    return this.stop(false);
+  }
+
   /**
    * Handles one incoming hop (runtime-spec §2.2). Never rejects: a malformed payload, a validation
    * failure, a throw or a rejection resolves as `fail(...)` for this hop only.
@@ -391,11 +460,37 @@ export class Runner implements HopSite {
       return Promise.resolve(fail(e));
     }
     const data = decoded.value;
-    if (span.recording) span.data(data); // Go records the decoded port data (runner.go redact.Declared(portData))
-    if (port === SystemPort.settings && this.#settings && isDeepStrictEqual(this.#settings.value, data)) {
+    if (span.recording) span.data(data); // Go records the decoded port data (runner.go redact.Declared(portData)); placeholders, never their values
+    if (port !== SystemPort.settings) return this.#run(msg, caller, port, span, data, data);
+    // runtime-spec §2.2 step 6: unchanged settings are not re-delivered — unless they hold a
+    // `[[secret:…]]` placeholder and the last delivery is SECRET_RESOLVE_TTL_MS old (Go runner
+    // `secretResolveTTL`): the Secret may have been created or rotated since.
+    const hasSecret = containsPlaceholder(data);
+    if (this.#settings && isDeepStrictEqual(this.#settings.value, data) && (!hasSecret || this.#clock() - this.#secretsAt < (this.host.secretResolveTtlMs ?? SECRET_RESOLVE_TTL_MS))) {
       span.end();
-      return Promise.resolve(empty); // runtime-spec §2.2 step 6: unchanged settings are not re-delivered
+      return Promise.resolve(empty);
     }
+    if (!hasSecret) return this.#run(msg, caller, port, span, data, data);
+    this.#secretsAt = this.#clock();
+    const source = this.host.secrets ?? NO_SECRET_SOURCE;
+    return resolvePlaceholders(data, (ref) => source.read(ref)).then(
+      (resolved) => {
+        for (const s of resolved.secrets) rememberSecretValue(s.ref.text, s.value);
+        return this.#run(msg, caller, port, span, data, resolved.value);
+      },
+      (err: unknown) => {
+        const e = toError(err);
+        span.end(e);
+        return fail(e);
+      },
+    );
+  }
+
+  /**
+   * Runs a decoded hop: the handler (or hook) gets `input` — for `_settings`, `data` with its
+   * secret placeholders resolved — while `data` is what the settings cache compares.
+   */
+  #run(msg: Msg, caller: HopScope, port: string, span: HopSpan, data: unknown, input: unknown): Promise<Result> {
     const scope = new HopScope(this.#stop.signal, msg.to, caller);
     const sourceNode = msg.from === FROM_SIGNAL ? "" : parsePortAddress(msg.from)[0];
     const ctx = new HopContext(this, scope, sourceNode, span, port);
@@ -404,18 +499,20 @@ export class Runner implements HopSite {
     let returned: unknown;
     try {
       // The handler runs with the input span active: its emits become children of this hop.
-      returned = span.recording ? span.run(() => this.#dispatch(ctx, output, port, data)) : this.#dispatch(ctx, output, port, data);
+      returned = span.recording ? span.run(() => this.#dispatch(ctx, output, port, input)) : this.#dispatch(ctx, output, port, input);
     } catch (err) {
-      return Promise.resolve(this.#finish(port, data, span, fail(this.#thrown(port, err))));
+      return Promise.resolve(this.#finish(port, data, span, fail(this.#thrown(port, err)), ctx));
     }
-    if (!isThenable(returned)) return Promise.resolve(this.#finish(port, data, span, toResult(returned)));
+    if (!isThenable(returned)) return Promise.resolve(this.#finish(port, data, span, toResult(returned), ctx));
     // A handler that returned a promise already fulfilled (a router returning its downstream
     // hop's answer) finishes now, not a microtask later (src/sdk/settled.ts says why).
     const now = fulfilledValue(returned);
-    if (now !== NOT_FULFILLED) return Promise.resolve(this.#finish(port, data, span, toResult(now)));
+    if (now !== NOT_FULFILLED) return Promise.resolve(this.#finish(port, data, span, toResult(now), ctx));
+    // Only a handler still running after it returned is in flight (what a reload drains).
+    this.#inFlight++;
     return Promise.resolve(returned).then(
-      (v) => this.#finish(port, data, span, toResult(v)),
-      (err: unknown) => this.#finish(port, data, span, fail(this.#thrown(port, err))),
+      (v) => this.#settled(this.#finish(port, data, span, toResult(v), ctx)),
+      (err: unknown) => this.#settled(this.#finish(port, data, span, fail(this.#thrown(port, err)), ctx)),
     );
   }
 
@@ -432,8 +529,9 @@ export class Runner implements HopSite {
     return site === "onSettings" ? fault : (err ?? new Error(`${site} threw ${String(err)}`));
   }
 
-  /** The end of a hop: a successful `_settings` is cached (then ports re-read), the span ends. */
-  #finish(port: string, data: unknown, span: HopSpan, result: Result): Result {
+  /** The end of a hop: a successful `_settings` is cached (then ports re-read), the hop's usage is written, the span ends. */
+  #finish(port: string, data: unknown, span: HopSpan, result: Result, ctx: HopContext): Result {
+    if (ctx.usage && ctx.usage.size > 0) span.usage(ctx.usage); // Go writes it whether or not the hop failed
     if (port === SystemPort.settings && result.kind !== "fail") {
       // Cache only after onSettings succeeded (fix of runtime-spec §16 item 8), then re-read ports.
       this.#settings = { value: data };

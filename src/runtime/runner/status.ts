@@ -8,14 +8,14 @@ import type { ComponentInfo } from "../../sdk/component.ts";
 import type { TinyNodePortStatus } from "../../sdk/node.ts";
 import { POSITION_WIRE, SystemPort, type AnyPort } from "../../sdk/ports.ts";
 import { portPlatformSchema, schemaToBase64 } from "../schema/index.ts";
+import { maskSecretValues, REDACTED } from "../../telemetry/secret-values.ts";
 
 const HIDDEN = new Set<string>([SystemPort.reconcile, SystemPort.client, SystemPort.identity]);
 
 /** Keys whose string values are masked in published configurations (runtime-spec §2.8 redaction rule 3). */
 export const CREDENTIAL_KEY = /(api[_-]?key|secret|token|passw|authorization|bearer|credential|private[_-]?key|access[_-]?key)/i;
 
-/** The mask written instead of a credential value (runtime-spec §2.6). */
-export const REDACTED = "<redacted>";
+export { REDACTED };
 
 /** True when `value`, held under `key`, is a credential to mask: a non-empty string, not a `{{…}}` expression, under a credential-looking key. */
 function isCredential(key: string, value: unknown): boolean {
@@ -23,12 +23,13 @@ function isCredential(key: string, value: unknown): boolean {
 }
 
 /**
- * Copy of `value` with credential-looking string values (non-empty, not `{{…}}`) replaced by
- * {@link REDACTED}. A key named `__proto__` (JSON.parse makes it an own key) stays an own key of
+ * Copy of `value` with credential-looking string values (non-empty, not `{{…}}`) and resolved
+ * secret values (src/telemetry/secret-values.ts) replaced by {@link REDACTED}. A key named `__proto__` (JSON.parse makes it an own key) stays an own key of
  * the copy: it is defined, not assigned, since assigning would set the copy's prototype instead.
  */
 export function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact);
+  if (typeof value === "string") return maskSecretValues(value); // a resolved secret a component put in its ports
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {

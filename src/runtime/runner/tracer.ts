@@ -12,6 +12,8 @@ import type { NodeIdentity } from "../../sdk/node.ts";
 import { ERROR_PORT } from "../../sdk/ports.ts";
 import { uuidV1 } from "../../telemetry/ids.ts";
 import { redactedPayload } from "../../telemetry/redact.ts";
+import { maskSecretValues } from "../../telemetry/secret-values.ts";
+import { USAGE_ATTR_PREFIX } from "../../sdk/usage.ts";
 import { activeTracer } from "../../telemetry/tracing.ts";
 import type { Msg } from "../../transport/types.ts";
 
@@ -33,6 +35,8 @@ export interface HopSpan extends HopTrace {
   data(value: unknown): void;
   /** Runs `fn` with this span as the active context (its awaits keep it, via AsyncLocalStorage). */
   run<T>(fn: () => T): T;
+  /** Writes what the hop metered (unit → total) as `tiny.usage.<unit>` attributes (Go runner `addSpanUsage`). */
+  usage(totals: ReadonlyMap<string, number>): void;
   /** Ends the span, recording `error` (status Error) unless it is a cancellation (Go skips context.Canceled). */
   end(error?: Error): void;
 }
@@ -52,6 +56,7 @@ export const noopSpan: HopSpan = Object.freeze({
   recording: false,
   event: noopTrace.event,
   data() {},
+  usage() {},
   run<T>(fn: () => T): T {
     return fn();
   },
@@ -108,10 +113,14 @@ class OtelHopSpan implements HopSpan {
   run<T>(fn: () => T): T {
     return context.with(this.#ctx, fn);
   }
+  usage(totals: ReadonlyMap<string, number>): void {
+    for (const [unit, amount] of totals) this.#span.setAttribute(USAGE_ATTR_PREFIX + unit, amount);
+  }
   end(error?: Error): void {
     if (error && !isCancellation(error)) {
-      this.#span.recordException(error);
-      this.#span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+      const message = maskSecretValues(error.message);
+      this.#span.recordException(message === error.message ? error : { name: error.name, message, ...(error.stack ? { stack: maskSecretValues(error.stack) } : {}) });
+      this.#span.setStatus({ code: SpanStatusCode.ERROR, message });
     }
     this.#span.end();
   }

@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from "node:util";
 import { isComponentDefinition, type ComponentDefinition } from "../../sdk/component.ts";
 import type { ModuleClient } from "../../sdk/client.ts";
 import type { ComponentLogger } from "../../sdk/context.ts";
-import { PermanentError } from "../../sdk/errors.ts";
+import { PermanentError, retryable } from "../../sdk/errors.ts";
 import type { TinyNode, TinyNodeStatus } from "../../sdk/node.ts";
 import { isSystemPort, SystemPort } from "../../sdk/ports.ts";
 import { empty, fail, toError, type Result } from "../../sdk/result.ts";
@@ -21,8 +21,9 @@ import { DurableSteps, type DurableStepStats } from "../durable/steps.ts";
 import { callAgentTool, type RpcHost } from "./rpc.ts";
 import { SchedulerRuns } from "./runs.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
-import { HopCancelledError } from "../runner/errors.ts";
+import { HopCancelledError, NodeReloadedError } from "../runner/errors.ts";
 import { Runner, type RunnerHost, type StatusSink } from "../runner/runner.ts";
+import type { SecretSource } from "../secrets/index.ts";
 import { recordFault } from "../runner/guard.ts";
 import type { WriteRetry } from "../runner/status-writer.ts";
 import { describeCycle, HopScope, rootScope } from "../runner/scope.ts";
@@ -36,6 +37,12 @@ export const MAX_MESSAGE_DEPTH = 256;
 
 /** Default bound on waiting for a missing node or port, ms (runtime-spec §3.2 waits 30 s; §16 item 14). */
 export const DEFAULT_READY_TIMEOUT_MS = 5000;
+
+/**
+ * Default grace, ms, for the hops of a node's old version to finish when its component is replaced
+ * (a reload): shorter than {@link DEFAULT_READY_TIMEOUT_MS}, which hops arriving meanwhile wait.
+ */
+export const DEFAULT_RELOAD_GRACE_MS = 3000;
 
 /** Scheduler construction options. */
 export interface SchedulerOptions {
@@ -55,6 +62,8 @@ export interface SchedulerOptions {
   statusRetry?: WriteRetry;
   /** Bound on waiting for a missing node/port before failing a hop, ms; default 5000. */
   readyTimeoutMs?: number;
+  /** How long a reload lets the old version's in-flight hops finish, ms; default {@link DEFAULT_RELOAD_GRACE_MS}. */
+  reloadGraceMs?: number;
   /** Cluster client handed to `onClient` each reconcile (runtime-spec §1.5); absent → hook not called. */
   client?: ModuleClient;
   /** JetStream handle handed to `onNats` each reconcile; default `null`. */
@@ -71,6 +80,10 @@ export interface SchedulerOptions {
    * `testComponent` harness's capture edges).
    */
   warnUnknownEdgePorts?: boolean;
+  /** Where `[[secret:…]]` placeholders in settings are read (src/runtime/secrets); absent → they fail the node's settings, saying so. */
+  secrets?: SecretSource;
+  /** Re-delivery period of unchanged settings holding a placeholder, ms; default 60 000 (runner.ts `SECRET_RESOLVE_TTL_MS`). */
+  secretResolveTtlMs?: number;
 }
 
 /** Routes hops between runners and owns their lifecycle. */
@@ -82,6 +95,12 @@ export class Scheduler implements RunnerHost, RpcHost {
   /** Backoff of failed status writes ({@link SchedulerOptions.statusRetry}); undefined = the writer's default. */
   readonly statusRetry: WriteRetry | undefined;
   readonly readyTimeoutMs: number;
+  /** Where placeholders in settings are read ({@link SchedulerOptions.secrets}). */
+  readonly secrets: SecretSource | undefined;
+  /** {@link SchedulerOptions.secretResolveTtlMs}. */
+  readonly secretResolveTtlMs: number | undefined;
+  /** See {@link SchedulerOptions.reloadGraceMs}. */
+  readonly reloadGraceMs: number;
   /** Live leader flag read by every runner (runtime-spec §6); set by the leader elector. */
   isLeader = false;
   readonly #remote: Transport | undefined;
@@ -111,6 +130,9 @@ export class Scheduler implements RunnerHost, RpcHost {
     this.debounceMs = options.debounceMs ?? 1000;
     this.statusRetry = options.statusRetry;
     this.readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
+    this.secrets = options.secrets;
+    this.secretResolveTtlMs = options.secretResolveTtlMs;
+    this.reloadGraceMs = options.reloadGraceMs ?? DEFAULT_RELOAD_GRACE_MS;
     this.#client = options.client;
     this.#jetstream = options.jetstream ?? null;
     this.#warnUnknownEdgePorts = options.warnUnknownEdgePorts ?? true;
@@ -198,7 +220,14 @@ export class Scheduler implements RunnerHost, RpcHost {
     const isNew = !runner || runner.instance.definition !== def;
     if (isNew) {
       const previous = runner;
-      if (previous) await previous.stop(false); // flushes its status: its state writes are stored first
+      if (previous) {
+        // A reload: hops arriving now wait for the new version (as for a node not reconciled yet),
+        // the old one's in-flight hops get the grace to finish; what is left is cut with a retryable error.
+        this.#runners.delete(name);
+        const drained = await previous.drain(this.reloadGraceMs);
+        if (drained) await previous.stop(false); // flushes its status: its state writes are stored first
+        else await previous.stopForReload(retryable(new NodeReloadedError(name, def.info.name, this.reloadGraceMs)));
+      }
       const log = this.#log.child ? this.#log.child({ node: name }) : this.#log;
       let instance;
       try {

@@ -3,10 +3,13 @@
  * to the flow and answered from its Result (components.md §2.1 "Request → response flow"). Hono
  * stays although calling the handler straight from Bun.serve measured ≈ 0.7 µs less CPU per request
  * (of ≈ 11 µs for the whole flow, bench/http.ts; measured before its route became a static table
- * hit and the request its env binding, which took part of that back): its HEAD handling and error
- * answers are what a hand-written copy would re-implement (DESIGN.md: Hono for component HTTP
- * servers). A flow that has answered by the time it returns is answered synchronously, with a
- * Response rather than a promise (src/sdk/settled.ts).
+ * hit and the request its env binding, which took part of that back): its error answers are what a
+ * hand-written copy would re-implement (DESIGN.md: Hono for component HTTP servers). HEAD is
+ * answered here, not by Hono: Hono's body-less copy of the GET answer made Bun write
+ * `content-length: 0` and no `Date` ({@link headAnswer}). A flow that has answered by the time it
+ * returns is answered synchronously, with a Response rather than a promise (src/sdk/settled.ts).
+ * RFC 9110/9112 behaviour, and what Bun's parser decides before this code runs: docs/security.md
+ * "HTTP input", test/unit/sdk/http-server-rfc.test.ts.
  *
  * Timeouts: Bun closes a connection idle for `idleTimeout` seconds (default 10, max 255), and a
  * request waiting for its flow counts as idle, so `idleTimeout` is set from the Start config
@@ -23,7 +26,7 @@ import { LazyAbort } from "../lazy-abort.ts";
 import { fulfilledValue, NOT_FULFILLED } from "../settled.ts";
 import { answerFor, FlowTimeoutError, textResponse } from "./server-response.ts";
 import { registerListener, unregisterListener, type Drainable } from "./open-listeners.ts";
-import { buildServerRequest, scanHeaders, type HeaderScan, type ServerRequest } from "./server-request.ts";
+import { buildServerRequest, hostProblem, scanHeaders, type HeaderScan, type ServerRequest } from "./server-request.ts";
 import { startTimer, type Timer } from "../timer.ts";
 
 /** Bun's maximum `idleTimeout`, seconds. */
@@ -125,31 +128,53 @@ class InFlight {
  */
 const SWEEP_MS = 100;
 
+/** 413 for a body over `limit`; the connection closes (as Go does after an unread body), so the client stops sending. */
 function tooLarge(limit: number): Response {
-  return textResponse(413, `request body exceeds the ${limit} byte limit (maxBodySize)`);
+  return textResponse(413, `request body exceeds the ${limit} byte limit (maxBodySize)`, true);
+}
+
+/** 408 for a body still arriving `seconds` after the request's head (Go's `ReadTimeout` bounds the body too). */
+function bodyTimedOut(seconds: number): Response {
+  return textResponse(408, `request body not received within ${seconds}s (readTimeout)`, true);
 }
 
 /**
- * The body as UTF-8 text, or the error answer: 413 past `limit` bytes, 400 when it cannot be read.
- * A declared `Content-Length` (already checked against `limit`) is read whole; a body without one
- * (chunked) is read chunk by chunk and abandoned as soon as it passes the limit, so an endless
- * upload costs at most `limit` bytes of memory.
+ * The body as UTF-8 text, or the error answer: 413 past `limit` bytes, 408 when it has not
+ * arrived within `readTimeout` seconds (≤ 0: no bound), 400 when it cannot be read. It is read
+ * chunk by chunk and abandoned as soon as it passes the limit — whatever `Content-Length` said —
+ * so an endless or mislabelled upload costs at most `limit` bytes of memory.
  */
-async function readBody(req: Request, declared: boolean, limit: number): Promise<string | Response> {
+async function readBody(req: Request, limit: number, readTimeout: number): Promise<string | Response> {
+  const body = req.body;
+  if (body === null) return ""; // GET/HEAD: Bun does not expose a body (it drains it)
+  const reader = body.getReader();
+  let timer: Timer | undefined;
+  let timedOut = false;
+  if (readTimeout > 0) {
+    timer = startTimer(readTimeout * 1000, () => {
+      timedOut = true;
+      void reader.cancel().catch(() => {});
+    });
+  }
   try {
-    if (declared) return Buffer.from(await req.arrayBuffer()).toString("utf8");
-    const body = req.body;
-    if (body === null) return "";
     const chunks: Uint8Array[] = [];
     let size = 0;
-    for await (const chunk of body) {
-      size += chunk.byteLength;
-      if (size > limit) return tooLarge(limit);
-      chunks.push(chunk);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (timedOut) return bodyTimedOut(readTimeout);
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        void reader.cancel().catch(() => {});
+        return tooLarge(limit);
+      }
+      chunks.push(value);
     }
     return Buffer.concat(chunks, size).toString("utf8");
   } catch {
-    return textResponse(400, "could not read request body");
+    return timedOut ? bodyTimedOut(readTimeout) : textResponse(400, "could not read request body");
+  } finally {
+    timer?.cancel();
   }
 }
 
@@ -168,6 +193,19 @@ async function settledWithin(p: Promise<unknown>, ms: number): Promise<void> {
   let t: Timer | undefined;
   await Promise.race([p.then(() => {}, () => {}), new Promise<void>((r) => (t = startTimer(ms, r)))]);
   t?.cancel();
+}
+
+/**
+ * The answer to a HEAD: the GET answer's status and headers without its body, with the
+ * `Content-Length` that body would have had (RFC 9110 §9.3.2; Go counts the bytes the handler
+ * wrote) and a `Date` — Bun writes `content-length: 0` and no `Date` for a body-less answer.
+ */
+async function headAnswer(answer: Response | Promise<Response>): Promise<Response> {
+  const res = await answer;
+  const headers = new Headers(res.headers);
+  if (res.status !== 204 && res.status !== 304 && !headers.has("Content-Length")) headers.set("Content-Length", String((await res.arrayBuffer()).byteLength));
+  if (!headers.has("Date")) headers.set("Date", new Date().toUTCString());
+  return new Response(null, { status: res.status, headers });
 }
 
 /** A running listener. */
@@ -197,10 +235,12 @@ export class HttpListener implements Drainable {
     /** The answer for one request (not async: a request without a body costs no extra promise). */
     const handle = (req: Request, server: ReturnType<typeof Bun.serve>): Response | Promise<Response> => {
       const scan = scanHeaders(req.headers);
+      const badHost = hostProblem(scan.host);
+      if (badHost !== undefined) return textResponse(400, `400 Bad Request: ${badHost}`, true);
       const limit = options.maxBodyBytes();
       if (scan.contentLength !== undefined && Number(scan.contentLength) > limit) return tooLarge(limit);
-      if (scan.contentLength !== undefined || scan.transferEncoding) {
-        return readBody(req, scan.contentLength !== undefined, limit).then((body) => (typeof body === "string" ? run(req, server, scan, body) : body));
+      if ((scan.contentLength !== undefined && scan.contentLength !== "0") || scan.transferEncoding) {
+        return readBody(req, limit, options.readTimeout).then((body) => (typeof body === "string" ? run(req, server, scan, body) : body));
       }
       return run(req, server, scan, "");
     };
@@ -248,7 +288,7 @@ export class HttpListener implements Drainable {
         idleTimeout: idle,
         maxRequestBodySize: BUN_BODY_CAP,
         ...(options.tls ? { tls: { cert: options.tls.cert, key: options.tls.key } } : {}),
-        fetch: (req) => app.fetch(req, req),
+        fetch: (req) => (req.method === "HEAD" ? headAnswer(handle(req, this.#server)) : app.fetch(req, req)),
       });
     } catch (err) {
       throw new ListenError(options.port, err);

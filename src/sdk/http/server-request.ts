@@ -110,7 +110,7 @@ export interface HeaderScan {
   forwardedProtocol: string;
   forwardedSsl: string;
   urlScheme: string;
-  /** `Content-Length` as sent, or undefined. */
+  /** `Content-Length` as sent (one value when it was repeated), or undefined. */
   contentLength: string | undefined;
   /** A `Transfer-Encoding` header was sent (a chunked body may follow). */
   transferEncoding: boolean;
@@ -140,6 +140,8 @@ export function scanHeaders(headers: Headers): HeaderScan {
         cookies = true; // listed one line per cookie below
         return;
       case "content-length":
+        // Bun refuses differing repeated values (400) and joins equal ones ("5, 5"): keep one, as Go does.
+        value = value.includes(",") ? value.slice(0, value.indexOf(",")).trim() : value;
         scan.contentLength = value;
         break;
       case "transfer-encoding":
@@ -169,6 +171,21 @@ export function scanHeaders(headers: Headers): HeaderScan {
   if (cookies) for (const c of headers.getSetCookie()) scan.headers.push({ key: "Set-Cookie", value: c });
   if (scan.headers.length > 1) scan.headers.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return scan;
+}
+
+/** Go `httpguts.ValidHostHeader`'s bytes: the RFC 3986 host and port characters. */
+const VALID_HOST = /^[0-9A-Za-z!$%&'()*+,\-.:;=[\]_~]*$/;
+
+/**
+ * Why a `Host` header is refused (Go's `400 Bad Request: <reason>` texts), or undefined when it is
+ * acceptable. Bun joins repeated `Host` lines with `", "`, which no single host contains (a space
+ * is not a host character): RFC 9112 §3.2 requires a 400 for more than one `Host` and for an
+ * invalid one; Bun itself only refuses a missing one.
+ */
+export function hostProblem(host: string): string | undefined {
+  if (host.includes(", ")) return "too many Host headers";
+  if (!VALID_HOST.test(host)) return "malformed Host header";
+  return undefined;
 }
 
 function trimBrackets(ip: string): string {
@@ -213,9 +230,12 @@ const POD_NAME = process.env.HOSTNAME ?? "";
  * was read as `body`; `peer` gives the connection's address when the headers do not decide `realIP`.
  */
 export function buildServerRequest(req: Request, scan: HeaderScan, body: string, peer: () => string | undefined, tls: boolean, context: unknown): ServerRequest {
-  const target = requestTarget(req.url);
-  const q = target.indexOf("?");
-  const path = decodePath(q < 0 ? target : target.slice(0, q));
+  // CONNECT's authority-form target (`host:port`) is what Bun reports as its url: Go's RequestURI is
+  // that target and its URL.Path is empty.
+  const authorityForm = req.method === "CONNECT" && !req.url.includes("/");
+  const target = authorityForm ? req.url : requestTarget(req.url);
+  const q = authorityForm ? -1 : target.indexOf("?");
+  const path = authorityForm ? "" : decodePath(q < 0 ? target : target.slice(0, q));
   const params = queryValues(q < 0 ? "" : target.slice(q));
   const ctx = context ?? null;
   const ip = realIP(scan, peer);

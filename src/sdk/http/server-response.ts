@@ -26,7 +26,9 @@ function kind(v: unknown): string {
 
 /**
  * Checks that `value` (the Result value of the `request` emit) is a Response: `statusCode` an
- * integer 100–599 (absent/0 → 200, as Go), `contentType` a string, `headers` a list of
+ * integer 200–599 (absent/0 → 200, as Go; a 1xx is informational and cannot be a request's final
+ * answer, RFC 9110 §15.2 — a 101 without an upgrade would make a proxy treat the connection as a
+ * tunnel), `contentType` a string, `headers` a list of
  * `{key, value}` strings, `body` a string. Bytes or a JSON string (a reply that crossed a transport
  * undecoded) are parsed first.
  */
@@ -50,6 +52,9 @@ export function checkResponse(value: unknown): ResponseCheck {
     if (typeof r.statusCode !== "number" || !Number.isInteger(r.statusCode) || r.statusCode < 100 || r.statusCode > 599) {
       return { ok: false, problem: `statusCode must be an integer 100–599, got ${JSON.stringify(r.statusCode)}` };
     }
+    if (r.statusCode < 200) {
+      return { ok: false, problem: `statusCode ${r.statusCode} is informational (1xx) and cannot be the final answer to a request; use 200–599` };
+    }
     statusCode = r.statusCode;
   }
   const contentType = r.contentType ?? "";
@@ -69,11 +74,14 @@ export function checkResponse(value: unknown): ResponseCheck {
   return { ok: true, response: { statusCode, contentType, headers, body } };
 }
 
-const NO_BODY = new Set([101, 204, 205, 304]);
+/** Statuses that carry no content (RFC 9110 §15.3.5 204, §15.3.6 205, §15.4.5 304). */
+const NO_BODY = new Set([204, 205, 304]);
 
-/** Plain-text error answer (`text/plain; charset=UTF-8`, as Echo's `c.String`). */
-export function textResponse(status: number, text: string): Response {
-  return new Response(text, { status, headers: { "Content-Type": "text/plain; charset=UTF-8" } });
+/** Plain-text error answer (`text/plain; charset=UTF-8`, as Echo's `c.String`); `close` adds `Connection: close`. */
+export function textResponse(status: number, text: string, close = false): Response {
+  const headers: Record<string, string> = { "Content-Type": "text/plain; charset=UTF-8" };
+  if (close) headers.Connection = "close";
+  return new Response(text, { status, headers });
 }
 
 /** Content types seen, with a `Headers` holding only that `Content-Type` (a Response copies its init headers). */
@@ -92,11 +100,20 @@ function contentTypeHeaders(contentType: string): Headers {
 
 /**
  * Go `writeResponse`: each header set (last wins), `Content-Type` from `contentType` when
- * non-empty, else `text/plain; charset=UTF-8` unless a header set one; status; body.
+ * non-empty, else `text/plain; charset=UTF-8` unless a header set one; status; body. A 204, 205
+ * or 304 carries no body; a 304 no `Content-Type` either (Go's `suppressedHeaders304`, RFC 9110
+ * §15.4.5). Framing headers a flow sets (`Content-Length`, `Transfer-Encoding`) are ignored: Bun
+ * frames the body it is given.
  * @throws TypeError when a header name or value is not valid HTTP (the caller answers 500).
  */
 export function writeResponse(r: ServerResponse): Response {
   const body = NO_BODY.has(r.statusCode) ? null : r.body;
+  if (r.statusCode === 304) {
+    const headers = new Headers();
+    for (const h of r.headers) headers.set(h.key, h.value);
+    headers.delete("Content-Type");
+    return new Response(null, { status: 304, headers });
+  }
   if (r.headers.length === 0) return new Response(body, { status: r.statusCode, headers: contentTypeHeaders(r.contentType !== "" ? r.contentType : "text/plain; charset=UTF-8") });
   const headers = new Headers();
   for (const h of r.headers) headers.set(h.key, h.value);

@@ -32,10 +32,12 @@ describe("--components / --dir help", () => {
     expect(help).not.toContain("./components");
   });
 
-  test("local mode: ./components from source (a missing one is an error), the compiled-in set in the binary", () => {
-    expect(flagHelp(runLocalUsage(false), "--components")).toBe("--components <dir> load the component files in <dir>, applying edits live (default ./components)");
+  test("local mode: --components adds to the bundled set in both cases; without it ./components from source, the compiled-in set in the binary", () => {
+    expect(flagHelp(runLocalUsage(false), "--components")).toBe(
+      "--components <dir> add the component files in <dir> to the bundled ones (a file replaces a bundled component of its name), applying edits live (without it: the files of ./components, edits live)",
+    );
     expect(flagHelp(runLocalUsage(true), "--components")).toBe(
-      "--components <dir> load the component files in <dir>, applying edits live (default: the components compiled into this binary; its files add to them)",
+      "--components <dir> add the component files in <dir> to the bundled ones (a file replaces a bundled component of its name), applying edits live (without it: the components compiled into this binary)",
     );
   });
 

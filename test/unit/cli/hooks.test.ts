@@ -98,7 +98,7 @@ describe("tools rbac-values on the bundled components", () => {
     const error = console.error;
     console.error = () => {};
     try {
-      expect(await toolsCommand.run(["rbac-check"])).toBe(2);
+      expect(await toolsCommand.run(["rbac-frobnicate"])).toBe(2);
     } finally {
       console.error = error;
     }

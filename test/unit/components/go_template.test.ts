@@ -42,12 +42,13 @@ describe("go_template", () => {
     expect(((await render("t", "<b>&</b>", s)).emitted[0]!.data as { content: string }).content).toBe('<b>&</b>|&lt;b&gt;&amp;&lt;/b&gt;|"<b>&</b>"');
   });
 
-  test("as in Go, settings are evaluated as expressions first: a template that is one whole action becomes null", async () => {
-    // The platform evaluates every settings string; `{{.x}}` alone is an expression that fails
-    // (Go: field null), while actions inside text are left as they are.
+  test("the templates arrive as written (templateText): a template that is one whole action renders, where Go's runner makes it null", async () => {
+    // Go evaluates every settings string as an expression first; `{{.x}}` alone fails there and
+    // the field becomes null (docs/compatibility.md "encoding-module").
     const { emitted } = await render("t", { x: 1 }, site([{ name: "t", content: "{{.x}}" }, { name: "u", content: "x={{.x}}" }]));
-    expect(emitted[0]!.data).toEqual({ context: { id: 1 }, content: "" });
+    expect(emitted[0]!.data).toEqual({ context: { id: 1 }, content: "1" });
     expect(((await render("u", { x: 1 }, site([{ name: "u", content: "x={{.x}}" }]))).emitted[0]!.data as { content: string }).content).toBe("x=1");
+    expect(goTemplate.templateText).toEqual({ _settings: ["templates[].content", "partials[].content"] });
   });
 
   test("Go's comparison rule holds: an int literal and a JSON number do not compare", async () => {

@@ -331,8 +331,11 @@ describe("watch", () => {
     const { url } = streaming([ev("ADDED", "a", "2")]);
     const ac = new AbortController();
     const got: string[] = [];
-    setTimeout(() => ac.abort(), 200);
-    for await (const e of new KubeClient(connect(url)).watch(configMaps, { resourceVersion: "1", signal: ac.signal })) got.push(e.type);
+    // Aborted only once the first event is in, so a slow machine cannot abort before it arrives.
+    for await (const e of new KubeClient(connect(url)).watch(configMaps, { resourceVersion: "1", signal: ac.signal })) {
+      got.push(e.type);
+      setTimeout(() => ac.abort(), 50);
+    }
     expect(got).toEqual(["ADDED"]);
   });
 

@@ -252,7 +252,7 @@ describe("local mode says each thing once", () => {
     const host = await start(dir, lines);
     await host.reloadManifests();
     await host.reloadManifests();
-    expect(lines.filter((l) => l.includes("skipped ConfigMap"))).toEqual([`note: ${join(dir, "cm.yaml")}:1: skipped ConfigMap cm (local mode runs TinyProject, TinyFlow and TinyNode)`]);
+    expect(lines.filter((l) => l.includes("skipped ConfigMap"))).toEqual([`note: ${join(dir, "cm.yaml")}:1: skipped ConfigMap cm (local mode runs TinyProject, TinyFlow, TinyNode and TinyComponent)`]);
   });
   test("an unknown component is one line (the problem, with file and line), not also a status line", async () => {
     const desc = flow({ ghost: { component: "nope" } });

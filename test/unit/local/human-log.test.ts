@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { HumanLogger, logEventText, type LogEvent } from "../../../src/local/human-log.ts";
 import type { ComponentLogger } from "../../../src/sdk/context.ts";
+import { forgetSecretValues, rememberSecretValue } from "../../../src/telemetry/secret-values.ts";
 
 /** A JSON-logger stand-in recording what reaches it, with its bindings. */
 function jsonLogger(lines: string[], bindings: object = {}): ComponentLogger & { child(b: object): ComponentLogger } {
@@ -47,5 +48,26 @@ describe("HumanLogger", () => {
   test("extra field values are cut at 60 characters", () => {
     const text = logEventText({ level: "warn", node: "", port: "", msg: "m", fields: { key: "x".repeat(70), n: { a: 1 } } });
     expect(text).toBe(`m (key=${"x".repeat(60)}…, n={"a":1})`);
+  });
+});
+
+describe("HumanLogger masks what the JSON logger masks", () => {
+  test("a resolved secret value in the message, the err field or another field never reaches the sink", () => {
+    rememberSecretValue("[[secret:api-creds/password]]", "s3cr3t-Pa55word");
+    try {
+      const events: LogEvent[] = [];
+      const log = new HumanLogger(jsonLogger([]), (e) => events.push(e)).child({ node: "h.m.sig-1" });
+      log.warn({ err: "boom s3cr3t-Pa55word", url: "x?k=s3cr3t-Pa55word" }, "signal: downstream failed");
+      log.error({ err: new Error("Bearer s3cr3t-Pa55word rejected") }, "saw s3cr3t-Pa55word");
+      log.warn({ password: "plain-credential" }, "a credential key");
+      const text = events.map(logEventText).join("\n");
+      expect(text).not.toContain("s3cr3t-Pa55word");
+      expect(text).not.toContain("plain-credential");
+      expect(events.map((e) => e.err)).toEqual(["boom <redacted>", "Bearer <redacted> rejected", undefined]);
+      expect(logEventText(events[0]!)).toBe("signal: downstream failed: boom <redacted> (url=x?k=<redacted>)");
+      expect(events[1]!.msg).toBe("saw <redacted>");
+    } finally {
+      forgetSecretValues();
+    }
   });
 });

@@ -36,6 +36,13 @@ describe("moduleRbacRules", () => {
     expect(grants(rules, "operator.tinysystems.io", "tinymodules/status")).toEqual(["get@shop", "patch@shop", "update@shop"]);
   });
 
+  test("TinyComponents: read, status and finalizers, as the operator chart 0.2.13 grants (the TinyComponent controller)", () => {
+    const rules = moduleRbacRules({ names: NAMES }).manager;
+    expect(grants(rules, "operator.tinysystems.io", "tinycomponents")).toEqual(["get", "list", "watch"]);
+    expect(grants(rules, "operator.tinysystems.io", "tinycomponents/status")).toEqual(["get", "patch", "update"]);
+    expect(grants(rules, "operator.tinysystems.io", "tinycomponents/finalizers")).toEqual(["update"]);
+  });
+
   test("without names the rules are the same, unpinned (the chart overlay case)", () => {
     const rules = all(moduleRbacRules());
     expect(rules.some((r) => r.resourceNames)).toBe(false);

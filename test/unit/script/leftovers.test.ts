@@ -51,8 +51,9 @@ describe("a call's leftovers are stopped", () => {
     expect(await s.call({}, { timeoutMs: 5_000 })).toBe("returned");
     await until("the second leftover stopped", () => s.leftoversStopped === 2);
     Bun.gc(true);
-    await until("memory back under the cap", () => process.memoryUsage.rss() - before < CAP, 10_000);
-  });
+    // Generous: a loaded machine frees a terminated worker's heap late (failed at 10 s under load 25).
+    await until("memory back under the cap", () => process.memoryUsage.rss() - before < CAP, 40_000);
+  }, 60_000);
 
   test("a result that is ready while its own tail still runs: the caller has it before the tail is stopped", async () => {
     const s = await start(`export default () => { Promise.resolve().then(function again() { return Promise.resolve().then(again) }); return 42 }`);
@@ -112,7 +113,11 @@ describe("the memory cap holds per worker, across calls", () => {
     expect(stoppedBetween || answers.includes("SCRIPT_MEMORY")).toBe(true);
     expect(answers[0]).toBe(1);
     expect(answers.length).toBeLessThan(12);
-    expect(await s.call({}, { timeoutMs: 10_000 })).toBe(1); // a fresh worker
+    // A fresh worker: its count restarted. Not necessarily at 1 — on a loaded machine the stop between
+    // calls can land after the loop's next call already ran on the new worker.
+    const counts = answers.filter((a): a is number => typeof a === "number");
+    expect(await s.call({}, { timeoutMs: 10_000 })).toBeLessThanOrEqual(Math.max(...counts));
+    expect(s.starts).toBeGreaterThan(1);
   });
 });
 

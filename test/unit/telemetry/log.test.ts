@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import pino from "pino";
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace";
 import { loggerOptions } from "../../../src/telemetry/log.ts";
+import { forgetSecretValues, rememberSecretValue } from "../../../src/telemetry/secret-values.ts";
 import { activeTracer, setupTracing, shutdownTracing } from "../../../src/telemetry/tracing.ts";
 
 /** A logger writing JSON lines into `lines`, built with the root logger's options. */
@@ -50,5 +51,21 @@ describe("logs", () => {
     cyclic.self = cyclic;
     log.info({ cyclic }, "cyclic");
     expect((lines[0]!.cyclic as Record<string, unknown>).password).toBe("<redacted>");
+  });
+});
+
+describe("logs mask resolved secret values inside logged errors", () => {
+  afterEach(() => forgetSecretValues());
+
+  test("an Error as a field or as the only argument: message, stack and msg masked", () => {
+    rememberSecretValue("[[secret:api-creds/password]]", "s3cr3t-Pa55word");
+    const { log, lines } = capture();
+    log.error({ err: new Error("boom s3cr3t-Pa55word") }, "failed");
+    log.error(new Error("direct s3cr3t-Pa55word"));
+    const text = JSON.stringify(lines);
+    expect(text).not.toContain("s3cr3t-Pa55word");
+    expect(lines[0]!.err).toMatchObject({ type: "Error", message: "boom <redacted>" });
+    expect(lines[1]!.msg).toBe("direct <redacted>");
+    expect(String((lines[1]!.err as { stack: string }).stack)).toContain("Error: direct <redacted>");
   });
 });
