@@ -76,6 +76,7 @@ export const REASON_CLASSES = [
   "go-panic",
   "go-bug-precedence",
   "go-bug-ternary",
+  "go-lenient-syntax",
   "json-format",
   "several-expressions",
   "superset",
