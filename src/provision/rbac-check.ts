@@ -6,7 +6,8 @@
  * - ExposePort/DisclosePort of a component with `onClient` — covered by construction, since
  *   `tools rbac-values` derives their rules (Go's check cannot see these SDK calls at all);
  * - `get` of each Secret a `[[secret:<name>/<key>]]` placeholder names — found in the components'
- *   port defaults and, with `--manifests <dir>`, in the TinyNode manifests' port configurations —
+ *   `_settings` defaults and, with `--manifests <dir>`, in the TinyNode manifests' `_settings`
+ *   configurations (the only port the runtime resolves them on) —
  *   covered when the name is in some component's `requirements.secrets.names` or a declared rule
  *   grants `get` on it (Go's wildcard rules apply: `*` group, resource or verb).
  * The declared rules are `extraRules` and `extraNamespacedRules` both (Go v0.13.131 reads only
@@ -14,6 +15,7 @@
  */
 import type { PolicyRule } from "../k8s/client/index.ts";
 import { parsePlaceholder } from "../runtime/secrets/index.ts";
+import { SystemPort } from "../sdk/ports.ts";
 import type { AnyPort } from "../sdk/ports.ts";
 import type { NodeManifest } from "../local/manifests.ts";
 import { secretReadRule, type ComponentNeeds } from "./rbac-values.ts";
@@ -76,12 +78,13 @@ export function checkRbacCoverage(components: readonly CheckedComponent[], manif
     const resource = `secrets "${name}"`;
     if (!found.has(resource)) found.set(resource, { resource, verb: "get", position });
   };
+  // Only `_settings` is resolved (src/runtime/runner/runner.ts): a placeholder elsewhere is data.
   for (const c of components) {
-    for (const p of c.ports) for (const ph of placeholdersIn(p.configuration)) need(parsePlaceholder(ph)!.name, `component ${c.name} port ${p.name} (default)`);
+    for (const p of c.ports) if (p.name === SystemPort.settings) for (const ph of placeholdersIn(p.configuration)) need(parsePlaceholder(ph)!.name, `component ${c.name} port ${p.name} (default)`);
   }
   for (const m of manifests) {
     for (const p of m.node.spec.ports ?? []) {
-      if (!p.configuration) continue;
+      if (!p.configuration || p.port !== SystemPort.settings) continue;
       let config: unknown;
       try {
         config = JSON.parse(Buffer.from(p.configuration, "base64").toString("utf8"));

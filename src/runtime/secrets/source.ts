@@ -76,8 +76,9 @@ export function secretEnvName(ref: Pick<SecretRef, "name" | "key">): string {
 
 /**
  * Local mode's source: the variable {@link secretEnvName} first, then `file` — YAML or JSON of
- * `{<secret name>: {<key>: <value>}}`, re-read on every lookup so an edit is picked up at the next
- * re-delivery. A missing file is no error; an unreadable one is, naming the file.
+ * `{<secret name>: {<key>: <value>}}`, each value taken as the text written (`012345`, `true`),
+ * re-read on every lookup so an edit is picked up at the next re-delivery. A missing file is no
+ * error; an unreadable or malformed one is, naming the file, as is an empty value.
  */
 export function localSecretSource(file: string, env: Record<string, string | undefined> = process.env, shownFile = file): SecretSource {
   return {
@@ -88,22 +89,36 @@ export function localSecretSource(file: string, env: Record<string, string | und
       let doc: unknown;
       if (existsSync(file)) {
         try {
-          doc = YAML.parse(readFileSync(file, "utf8"));
+          // Every scalar as written (YAML's failsafe schema): a PIN `012345` stays `012345`, not 12345.
+          doc = YAML.parse(readFileSync(file, "utf8"), { schema: "failsafe" });
         } catch (err) {
           throw new SecretError("SECRET_READ_FAILED", ref, `cannot read ${shownFile}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
         }
       }
-      const secret = doc !== null && typeof doc === "object" ? (doc as Record<string, unknown>)[ref.name] : undefined;
-      if (secret === undefined || secret === null || typeof secret !== "object") {
+      // An empty file is no Secrets; any other shape is a malformed file, said so rather than "not found".
+      if (doc !== undefined && doc !== null && !isMapping(doc)) throw new SecretError("SECRET_READ_FAILED", ref, `${shownFile} must map Secret names to {key: value}, got ${kindOf(doc)}`);
+      const secret = doc ? (doc as Record<string, unknown>)[ref.name] : undefined;
+      if (secret === undefined || secret === null) {
         throw new SecretError("SECRET_NOT_FOUND", ref, `no variable ${secretEnvName(ref)} and no Secret "${ref.name}" in ${shownFile}${existsSync(file) ? "" : " (no such file)"}`);
       }
-      const value = (secret as Record<string, unknown>)[ref.key];
-      if (value === undefined || value === null) {
+      if (!isMapping(secret)) throw new SecretError("SECRET_READ_FAILED", ref, `Secret "${ref.name}" in ${shownFile} must map keys to values, got ${kindOf(secret)}`);
+      if (!Object.hasOwn(secret, ref.key)) {
         throw new SecretError("SECRET_KEY_NOT_FOUND", ref, `no variable ${secretEnvName(ref)} and no key "${ref.key}" in Secret "${ref.name}" of ${shownFile} (its keys: ${Object.keys(secret).join(", ") || "none"})`);
       }
-      return typeof value === "string" ? value : JSON.stringify(value);
+      const value = secret[ref.key];
+      if (value === null || value === undefined || value === "") throw new SecretError("SECRET_READ_FAILED", ref, `key "${ref.key}" of Secret "${ref.name}" in ${shownFile} has no value`);
+      if (typeof value === "object") throw new SecretError("SECRET_READ_FAILED", ref, `key "${ref.key}" of Secret "${ref.name}" in ${shownFile} must be a string, got ${kindOf(value)}`);
+      return String(value);
     },
   };
+}
+
+function isMapping(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+function kindOf(v: unknown): string {
+  return Array.isArray(v) ? "a list" : v !== null && typeof v === "object" ? "an object" : `a ${typeof v}`;
 }
 
 /** The source of a runtime that has none: every placeholder fails, saying so. */

@@ -70,9 +70,10 @@ describe("tools rbac-check", () => {
     expect((await tools("rbac-check", "--strict", "--dir", DIR)).code).toBe(1);
   });
 
-  test("--manifests adds the placeholders of the flows' settings, with file and line", async () => {
+  test("--manifests adds the placeholders of the flows' settings, with file and line; a data port's mapping is data", async () => {
     const r = await tools("rbac-check", "--dir", DIR, "--manifests", "test/fixtures/requirements-manifests");
     expect(r.err).toContain('rbac-check: 2 call(s) not covered by the declared RBAC:');
+    expect(r.err).not.toContain("edge-data");
     expect(r.err).toMatch(/secrets "flow-only" +needs get +first seen at test\/fixtures\/requirements-manifests\/node\.yaml:1 node a1b2c3d4\.tinyhost\.vault_reader-0a1b2 port _settings/);
   });
 

@@ -186,4 +186,25 @@ describe("local mode's source", () => {
     env.TINY_SECRET_OPENAI__API_KEY = "from-env";
     expect(await src.read(ref)).toBe("from-env");
   });
+
+  test("a malformed secrets file is named as malformed, never as a missing Secret or key", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "th-secrets-"));
+    const file = join(dir, "secrets.yaml");
+    const ref = parsePlaceholder("[[secret:api-creds/password]]")!;
+    const src = localSecretSource(file, {}, "secrets.yaml");
+    const failing = async (text: string) => {
+      writeFileSync(file, text);
+      return src.read(ref).then(
+        () => "resolved",
+        (e: SecretError) => `${e.code}: ${e.message}`,
+      );
+    };
+    expect(await failing("- a\n- b\n")).toBe("SECRET_READ_FAILED: settings: [[secret:api-creds/password]]: secrets.yaml must map Secret names to {key: value}, got a list");
+    expect(await failing("api-creds: password\n")).toBe('SECRET_READ_FAILED: settings: [[secret:api-creds/password]]: Secret "api-creds" in secrets.yaml must map keys to values, got a string');
+    expect(await failing("api-creds:\n  password:\n")).toBe('SECRET_READ_FAILED: settings: [[secret:api-creds/password]]: key "password" of Secret "api-creds" in secrets.yaml has no value');
+    expect(await failing("api-creds:\n  password: {a: 1}\n")).toBe('SECRET_READ_FAILED: settings: [[secret:api-creds/password]]: key "password" of Secret "api-creds" in secrets.yaml must be a string, got an object');
+    // Values as written: YAML would otherwise turn a PIN into a number and drop its leading zero.
+    writeFileSync(file, "api-creds:\n  password: 012345\n");
+    expect(await src.read(ref)).toBe("012345");
+  });
 });
