@@ -68,3 +68,72 @@ export function firstBody(text: string): string {
   const next = rest.indexOf("HTTP/1.1 ");
   return next < 0 ? rest : rest.slice(0, next);
 }
+
+/** A client reading one answer slowly or not at all ({@link slowReader}). */
+export interface SlowReader {
+  /** The client's own port (to find the connection in {@link serverSideState}). */
+  clientPort: number;
+  /** Bytes received so far (head and body). */
+  bytes(): number;
+  /** Starts reading at full speed. */
+  resume(): void;
+  /** Resolves when the connection is closed (by either side, or by a reset), with the bytes received. */
+  closed: Promise<number>;
+}
+
+/**
+ * Sends `request` on a new connection to `127.0.0.1:port` and reads the answer slowly: after each
+ * chunk received, reading stops for `pauseMs` (Infinity: it stops for good, until
+ * {@link SlowReader.resume}). What the client does not read stays in the socket buffers, and the
+ * server then has to hold the rest of its answer.
+ */
+export async function slowReader(port: number, request: string, pauseMs: number): Promise<SlowReader> {
+  const socket = connect(port, "127.0.0.1");
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", resolve);
+    socket.once("error", reject);
+  });
+  let received = 0;
+  let fullSpeed = false;
+  const closed = new Promise<number>((resolve) => socket.on("close", () => resolve(received)));
+  socket.on("error", () => {});
+  socket.on("data", (d) => {
+    received += d.length;
+    if (fullSpeed) return;
+    socket.pause();
+    if (Number.isFinite(pauseMs)) setTimeout(() => fullSpeed || socket.resume(), pauseMs);
+  });
+  socket.write(request);
+  return {
+    clientPort: socket.localPort!,
+    bytes: () => received,
+    resume() {
+      fullSpeed = true;
+      socket.resume();
+    },
+    closed,
+  };
+}
+
+/** Linux TCP state names by their /proc/net/tcp code (include/net/tcp_states.h). */
+const TCP_STATES: Record<string, string> = { "01": "ESTABLISHED", "02": "SYN_SENT", "03": "SYN_RECV", "04": "FIN_WAIT1", "05": "FIN_WAIT2", "06": "TIME_WAIT", "07": "CLOSE", "08": "CLOSE_WAIT", "09": "LAST_ACK", "0A": "LISTEN", "0B": "CLOSING" };
+
+/**
+ * The state of the server's end of the loopback connection `serverPort` ↔ `clientPort`, read from
+ * /proc/net/tcp and /proc/net/tcp6 (Linux), or undefined once the kernel has forgotten it. It shows
+ * whether the server closed a connection whose client reads nothing (that client never sees the FIN,
+ * which waits behind the unread bytes).
+ */
+export async function serverSideState(serverPort: number, clientPort: number): Promise<string | undefined> {
+  const hex = (p: number) => p.toString(16).toUpperCase().padStart(4, "0");
+  const local = `:${hex(serverPort)}`;
+  const remote = `:${hex(clientPort)}`;
+  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    const text = await Bun.file(file).text().catch(() => "");
+    for (const line of text.split("\n").slice(1)) {
+      const [, localAddr, remoteAddr, state] = line.trim().split(/\s+/);
+      if (localAddr?.endsWith(local) && remoteAddr?.endsWith(remote)) return TCP_STATES[state!] ?? state;
+    }
+  }
+  return undefined;
+}

@@ -16,7 +16,9 @@
  * (`max(readTimeout, writeTimeout) + 1`, capped at 255; 0 when both are 0). A request whose flow
  * takes longer than `writeTimeout` (checked every 100 ms) is cancelled and answered 504; when that exceeds Bun's cap the
  * request's own idle timer is switched off (`server.timeout(req, 0)`). A client that disconnects
- * has its flow cancelled at the next sweep (≤ 100 ms).
+ * has its flow cancelled at the next sweep (≤ 100 ms). The same deadline bounds the write of a
+ * large answer, as Go's `WriteTimeout` does ({@link boundWrite}): a client that stops reading
+ * cannot hold the connection and the unsent answer past it.
  */
 import { Hono } from "hono";
 import { startHttpServerSpan, type HttpServerSpan } from "../../telemetry/http.ts";
@@ -24,13 +26,28 @@ import { fail, type Result } from "../result.ts";
 import { TinyError } from "../errors.ts";
 import { LazyAbort } from "../lazy-abort.ts";
 import { fulfilledValue, NOT_FULFILLED } from "../settled.ts";
-import { answerFor, FlowTimeoutError, textResponse } from "./server-response.ts";
+import { answerFor, FlowTimeoutError, isLargeAnswer, textResponse } from "./server-response.ts";
 import { registerListener, unregisterListener, type Drainable } from "./open-listeners.ts";
 import { buildServerRequest, hostProblem, scanHeaders, type HeaderScan, type ServerRequest } from "./server-request.ts";
 import { startTimer, type Timer } from "../timer.ts";
 
 /** Bun's maximum `idleTimeout`, seconds. */
 export const BUN_MAX_IDLE_TIMEOUT_S = 255;
+
+/**
+ * Bounds the write of a large answer ({@link isLargeAnswer}) by the request's write deadline (ms
+ * epoch; Infinity = none), as Go's `WriteTimeout` bounds the write and not only the handler: when
+ * the deadline passes, the request's idle timeout drops to Bun's minimum (1 s), so Bun closes the
+ * connection — freeing the unsent rest of the answer — about a second later, whether the client
+ * stopped reading or reads too slowly. Bun ignores `server.timeout` for a request already answered,
+ * so an answer that was written in time is untouched, and so is the next request on its connection.
+ * A string body is kept (not streamed): Bun's idle timer does fire while a string body waits on a
+ * client that does not read, and a stream doubled the time to serve 1 MiB.
+ */
+function boundWrite(response: Response, req: Request, server: ReturnType<typeof Bun.serve>, deadline: number): Response {
+  if (deadline !== Infinity && isLargeAnswer(response)) startTimer(deadline - Date.now(), () => server.timeout(req, 1), { unref: true });
+  return response;
+}
 
 /** Listener options. Timeouts in seconds (≤ 0 = none). */
 export interface ListenerOptions {
@@ -265,10 +282,10 @@ export class HttpListener implements Drainable {
       if (now !== NOT_FULFILLED) {
         const response = answerFor(now);
         span.end(response.status);
-        return response;
+        return boundWrite(response, req, server, deadline);
       }
       return new Promise<Response>((resolve) => {
-        const pending = new InFlight(inFlight, flow, req, deadline, span, resolve);
+        const pending = new InFlight(inFlight, flow, req, deadline, span, (response) => resolve(boundWrite(response, req, server, deadline)));
         answered.then(
           (result) => pending.finish(result),
           (err: unknown) => pending.finish(fail(err)),

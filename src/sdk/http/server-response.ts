@@ -99,6 +99,28 @@ function contentTypeHeaders(contentType: string): Headers {
 }
 
 /**
+ * Bodies of at least this many characters (so at least as many bytes) may not fit the socket's
+ * send buffer at once (Linux starts a TCP send buffer at 16 KiB, `net.ipv4.tcp_wmem`): what the
+ * kernel has not taken stays in the process until the client reads it, so the listener bounds its
+ * write by `writeTimeout` ({@link isLargeAnswer}). Smaller answers cost no timer.
+ */
+export const LARGE_BODY_CHARS = 16 * 1024;
+
+/** Answers built by {@link writeResponse} with a body of at least {@link LARGE_BODY_CHARS} characters. */
+const largeAnswers = new WeakSet<Response>();
+
+/** Whether `response` came from {@link writeResponse} with a body of at least {@link LARGE_BODY_CHARS} characters. */
+export function isLargeAnswer(response: Response): boolean {
+  return largeAnswers.has(response);
+}
+
+/** Records a large body's answer ({@link isLargeAnswer}) and returns it. */
+function marked(response: Response, body: string | null): Response {
+  if (body !== null && body.length >= LARGE_BODY_CHARS) largeAnswers.add(response);
+  return response;
+}
+
+/**
  * Go `writeResponse`: each header set (last wins), `Content-Type` from `contentType` when
  * non-empty, else `text/plain; charset=UTF-8` unless a header set one; status; body. A 204, 205
  * or 304 carries no body; a 304 no `Content-Type` either (Go's `suppressedHeaders304`, RFC 9110
@@ -114,12 +136,12 @@ export function writeResponse(r: ServerResponse): Response {
     headers.delete("Content-Type");
     return new Response(null, { status: 304, headers });
   }
-  if (r.headers.length === 0) return new Response(body, { status: r.statusCode, headers: contentTypeHeaders(r.contentType !== "" ? r.contentType : "text/plain; charset=UTF-8") });
+  if (r.headers.length === 0) return marked(new Response(body, { status: r.statusCode, headers: contentTypeHeaders(r.contentType !== "" ? r.contentType : "text/plain; charset=UTF-8") }), body);
   const headers = new Headers();
   for (const h of r.headers) headers.set(h.key, h.value);
   if (r.contentType !== "") headers.set("Content-Type", r.contentType);
   else if (!headers.has("Content-Type")) headers.set("Content-Type", "text/plain; charset=UTF-8");
-  return new Response(body, { status: r.statusCode, headers });
+  return marked(new Response(body, { status: r.statusCode, headers }), body);
 }
 
 /** Why a flow ended without a response in time: the write timeout elapsed. code `"FLOW_TIMEOUT"`. */

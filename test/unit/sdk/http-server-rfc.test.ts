@@ -1,13 +1,15 @@
 // http_server's listener (src/sdk/http/listener.ts) against RFC 9110/9112 and Go's net/http server,
 // request by request over raw sockets (test/support/raw-http.ts): methods, statuses, headers,
-// Host, request smuggling vectors, keep-alive and pipelining, body limits and read timeouts.
+// Host, request smuggling vectors, keep-alive and pipelining, body limits and read timeouts, and
+// clients that read the answer slowly or not at all (Go's WriteTimeout).
 // Where Bun's parser decides before any handler runs, the test pins Bun's behaviour and
 // docs/security.md "HTTP input" says so.
 import { afterEach, describe, expect, test } from "bun:test";
 import { ok } from "../../../src/sdk/result.ts";
 import { HttpListener, type ListenerOptions } from "../../../src/sdk/http/listener.ts";
 import type { ServerRequest } from "../../../src/sdk/http/server-request.ts";
-import { firstBody, firstHeaders, rawExchange } from "../../support/raw-http.ts";
+import { firstBody, firstHeaders, rawExchange, serverSideState, slowReader } from "../../support/raw-http.ts";
+import { waitUntil } from "../../support/process.ts";
 
 const open: HttpListener[] = [];
 afterEach(async () => {
@@ -388,4 +390,89 @@ describe("large and slow input", () => {
     expect(performance.now() - t0).toBeLessThan(25_000);
     expect(seen).toHaveLength(0);
   }, 40_000);
+});
+
+describe("slow reading of the answer (Go's WriteTimeout bounds the write, not only the handler)", () => {
+  const MiB = 1024 * 1024;
+  /** A flow answering `mib` MiB (a new string per request, so its memory can be released). */
+  const big = (mib: number) => () => ({ statusCode: 200, contentType: "application/octet-stream", body: "x".repeat(mib * MiB) });
+  const rssMiB = () => {
+    Bun.gc(true);
+    return Math.round(process.memoryUsage().rss / MiB);
+  };
+
+  test("a client that stops reading a large answer: the connection is closed within Bun's 4 s timer steps after writeTimeout, not at Bun's idle timeout (61 s here), and the unsent answer's memory is released", async () => {
+    const { l } = serve(big(48), { readTimeout: 60, writeTimeout: 1 }); // Bun's idle timeout: 61 s
+    const before = rssMiB();
+    const t0 = performance.now();
+    const client = await slowReader(l.port, GET, Infinity);
+    await waitUntil("the answer to start", async () => client.bytes() > 0, 10_000);
+    const held = rssMiB();
+    await waitUntil("the server to close the connection", async () => (await serverSideState(l.port, client.clientPort)) !== "ESTABLISHED", 20_000);
+    const closedAfter = performance.now() - t0;
+    const after = rssMiB();
+    console.log(`48 MiB answer, client reading nothing: server closed after ${Math.round(closedAfter)} ms (writeTimeout 1 s); RSS ${before} → ${held} while held → ${after} MiB after the close`);
+    expect(closedAfter).toBeGreaterThanOrEqual(950);
+    expect(held - after).toBeGreaterThanOrEqual(16); // the part the kernel had not taken was in the process
+    client.resume();
+    const received = await client.closed;
+    expect(received).toBeLessThan(48 * MiB); // cut, not delivered late
+  }, 40_000);
+
+  test("a client still reading slowly at writeTimeout is cut too (Go's write deadline is absolute, not an idle time)", async () => {
+    const { l } = serve(big(64), { readTimeout: 60, writeTimeout: 2 });
+    const t0 = performance.now();
+    const client = await slowReader(l.port, GET, 50); // one read every 50 ms: the 64 MiB would take far longer than 2 s
+    const received = await Promise.race([client.closed, Bun.sleep(30_000).then(() => -1)]);
+    const after = performance.now() - t0;
+    console.log(`64 MiB answer read in pieces 50 ms apart: cut after ${Math.round(after)} ms with ${(received / MiB).toFixed(1)} MiB received (writeTimeout 2 s)`);
+    expect(received).toBeGreaterThan(0);
+    expect(received).toBeLessThan(64 * MiB);
+    expect(after).toBeGreaterThanOrEqual(1950);
+  }, 40_000);
+
+  test("an answer read in time arrives whole, and its deadline passing later leaves the next request on the connection alone", async () => {
+    let calls = 0;
+    const { l } = serve(undefined, {
+      readTimeout: 60,
+      writeTimeout: 3,
+      onRequest: async () => {
+        if (++calls === 1) return ok({ statusCode: 200, body: "y".repeat(MiB) });
+        await Bun.sleep(2500);
+        return ok({ statusCode: 200, body: "second" });
+      },
+    });
+    // The second request is sent 1 s after the first: its flow (2.5 s) runs across the first answer's deadline (3 s).
+    const r = await rawExchange(l.port, [GET, { pauseMs: 1000 }, GET], { done: (t) => t.endsWith("second"), waitMs: 15_000 });
+    expect(r.statuses).toEqual([200, 200]);
+    expect(r.closed).toBe(false);
+    expect(firstHeaders(r.text).get("content-length")).toBe(String(MiB));
+    expect(firstBody(r.text)).toBe("y".repeat(MiB));
+    expect(r.text.endsWith("\r\n\r\nsecond")).toBe(true);
+  }, 20_000);
+
+  test("writeTimeout 0: Bun's idle timeout (readTimeout + 1 s) closes a connection whose client stops reading (Go: no bound without WriteTimeout)", async () => {
+    const { l } = serve(big(32), { readTimeout: 1, writeTimeout: 0 });
+    const client = await slowReader(l.port, GET, Infinity);
+    await waitUntil("the answer to start", async () => client.bytes() > 0, 10_000);
+    await waitUntil("the server to close the connection", async () => (await serverSideState(l.port, client.clientPort)) !== "ESTABLISHED", 20_000);
+    client.resume();
+    expect(await client.closed).toBeLessThan(32 * MiB);
+  }, 40_000);
+
+  test("a 1 MiB answer to a client that reads it: whole, with or without a write deadline (time per answer printed)", async () => {
+    const body = "z".repeat(MiB);
+    const timed = serve(() => ({ statusCode: 200, body }), { writeTimeout: 10 }).l; // armed: a deadline timer per answer
+    const untimed = serve(() => ({ statusCode: 200, body }), { readTimeout: 0, writeTimeout: 0 }).l; // no timer (as before the write bound)
+    const perAnswer = async (port: number, n: number) => {
+      const t0 = performance.now();
+      for (let i = 0; i < n; i++) expect((await (await fetch(`http://127.0.0.1:${port}/`)).arrayBuffer()).byteLength).toBe(MiB);
+      return (performance.now() - t0) / n;
+    };
+    await perAnswer(timed.port, 10);
+    await perAnswer(untimed.port, 10);
+    const rounds: string[] = [];
+    for (let i = 0; i < 3; i++) rounds.push(`${(await perAnswer(untimed.port, 50)).toFixed(2)} / ${(await perAnswer(timed.port, 50)).toFixed(2)}`);
+    console.log(`1 MiB answer, ms per answer without / with the write deadline, 3 rounds of 50: ${rounds.join(", ")}`);
+  }, 60_000);
 });
