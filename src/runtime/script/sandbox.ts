@@ -40,6 +40,12 @@ const WORKER_BOOT_MS = 30_000;
  * machine delaying the worker's thread. Stopping a worker costs only its module state.
  */
 export const LEFTOVER_GRACE_MS = 250;
+/**
+ * Longest wait for the between-calls memory check, ms. The worker is idle then (no script code
+ * runs), so this bounds a full collection of a large heap, which a loaded machine can take well past
+ * {@link LEFTOVER_GRACE_MS} over — a late answer is a slow GC, not leftover work.
+ */
+export const MEASURE_TIMEOUT_MS = 5_000;
 
 /** Options of {@link ScriptSandbox.start}. */
 export interface SandboxOptions {
@@ -291,16 +297,16 @@ export class ScriptSandbox {
    */
   async #settle(life: Life, id: number, unwatch: () => void): Promise<void> {
     let grace: Timer | undefined;
-    const within = (p: Promise<number | undefined>, what: string): Promise<number | undefined> => {
-      grace = startTimer(LEFTOVER_GRACE_MS, () => this.#stopLeftover(life, what));
+    const within = (p: Promise<number | undefined>, what: string, ms: number): Promise<number | undefined> => {
+      grace = startTimer(ms, () => this.#stopLeftover(life, what));
       return p.finally(() => grace?.cancel());
     };
     try {
-      let heap = await within(life.whenIdle(id), `work the script left running after its result (a promise chain or an await loop) was still running ${LEFTOVER_GRACE_MS} ms later`);
+      let heap = await within(life.whenIdle(id), `work the script left running after its result (a promise chain or an await loop) was still running ${LEFTOVER_GRACE_MS} ms later`, LEFTOVER_GRACE_MS);
       if (heap === undefined || heap <= this.#watchdog.capBytes) return;
       const measure = this.#nextId++;
       life.worker.postMessage({ t: "measure", id: measure });
-      heap = await within(life.whenIdle(measure), "the sandbox did not answer a memory check");
+      heap = await within(life.whenIdle(measure), `the sandbox did not answer a memory check within ${MEASURE_TIMEOUT_MS} ms`, MEASURE_TIMEOUT_MS);
       if (heap !== undefined && heap > this.#watchdog.capBytes) this.#stopLeftover(life, `the script holds ${mib(heap)} MiB between calls, over the ${mib(this.#watchdog.capBytes)} MiB cap (TINYHOST_SCRIPT_MEMORY_MB)`);
     } finally {
       unwatch();
