@@ -23,7 +23,12 @@ export const commands: Command[] = [
   {
     name: "version",
     summary: "print the tinyhost version, the Go SDK version it implements and the one its tests run against",
-    async run() {
+    async run(args) {
+      const extra = args.find((a) => a !== "-h" && a !== "--help");
+      if (extra !== undefined) {
+        console.error(`tinyhost version: unknown argument ${JSON.stringify(extra)} (it takes none)`);
+        return 2;
+      }
       console.log(`${version} (Go SDK ${SDK_VERSION}, tested against ${SDK_CHECKED_VERSION})`);
       return 0;
     },

@@ -24,3 +24,15 @@ test("tinyhost version states both", async () => {
   }
   expect(lines[0]).toEndWith(`(Go SDK ${SDK_VERSION}, tested against ${SDK_CHECKED_VERSION})`);
 });
+
+test("tinyhost version takes no arguments: anything else is a usage error, exit 2", async () => {
+  const errors: string[] = [];
+  const err = console.error;
+  console.error = (s: string) => errors.push(s);
+  try {
+    expect(await commands.find((c) => c.name === "version")!.run(["--bogus"])).toBe(2);
+  } finally {
+    console.error = err;
+  }
+  expect(errors[0]).toBe('tinyhost version: unknown argument "--bogus" (it takes none)');
+});
