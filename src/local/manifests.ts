@@ -17,6 +17,7 @@ import { parsePortAddress } from "../transport/types.ts";
 import { ManifestError } from "./errors.ts";
 import { fastDocuments, FastPathBail } from "./manifest-fast.ts";
 import { portExpressionProblems } from "./port-expressions.ts";
+import { retryPolicyProblem } from "./retry-policy-check.ts";
 
 /**
  * Most alias expansions one document may make, counted as the `yaml` package counts them; more is
@@ -131,6 +132,8 @@ function checkNode(raw: Record<string, unknown>): { node: TinyNode } | { problem
     }
     const [toNode, toPort] = parsePortAddress(e.to as string);
     if (toNode === "" || toPort === "") return bad(["spec", "edges", i, "to"], `${at}.to must be "<node>:<port>", got ${JSON.stringify(e.to)}`);
+    const policy = retryPolicyProblem(e.retryPolicy, at);
+    if (policy) return bad(["spec", "edges", i, "retryPolicy", ...(policy.field ? [policy.field] : [])], policy.problem);
   }
   const node: TinyNode = {
     apiVersion: API_VERSION,

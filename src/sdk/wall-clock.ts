@@ -16,7 +16,8 @@ export interface WallClock {
   /** The current instant. */
   now(): Date;
   /**
-   * Waits until `deadline` (an instant) or until `signal` aborts.
+   * Waits until `deadline` (an instant) or until `signal` aborts; an invalid Date (a deadline past
+   * Date's range) is never reached.
    * @returns `true` at/after the deadline, `false` when aborted. Never rejects.
    */
   sleepUntil(deadline: Date, signal: AbortSignal): Promise<boolean>;
@@ -32,7 +33,8 @@ export const systemClock: WallClock = Object.freeze({
   async sleepUntil(deadline: Date, signal: AbortSignal): Promise<boolean> {
     for (;;) {
       if (signal.aborted) return false;
-      const left = deadline.getTime() - Date.now();
+      // An invalid Date (NaN) is a deadline past Date's range (≈ year 275760): never reached.
+      const left = Number.isNaN(deadline.getTime()) ? Infinity : deadline.getTime() - Date.now();
       if (left <= 0) return true;
       if (!(await sleepUnlessAborted(Math.min(left, MAX_TIMER_MS), signal))) return false;
     }

@@ -125,6 +125,28 @@ ${NODE("abc.mod.relay-2")}`;
     expect(r.errors[0]!.line).toBe(16);
   });
 
+  test("an edge retryPolicy field that is not what the CRD declares is refused naming the field and value, as the apiserver would", () => {
+    const edge = (policy: string) => `${NODE("abc.mod.relay-1")}  edges:\n    - id: e1\n      port: out\n      to: abc.mod.relay-2:in\n      retryPolicy: ${policy}\n`;
+    const cases: [string, string][] = [
+      ['{timeoutMs: "30d", maxAttempts: 2}', 'spec.edges[0].retryPolicy.timeoutMs must be an integer (ms) within the 64-bit range, got "30d"'],
+      ["{timeoutMs: 1e300, maxAttempts: 2}", "spec.edges[0].retryPolicy.timeoutMs must be an integer (ms) within the 64-bit range, got 1e+300"],
+      ['{initialDelayMs: "NaN", maxAttempts: 2}', 'spec.edges[0].retryPolicy.initialDelayMs must be an integer (ms) within the 64-bit range, got "NaN"'],
+      ["{maxDelayMs: 1.5, maxAttempts: 2}", "spec.edges[0].retryPolicy.maxDelayMs must be an integer (ms) within the 64-bit range, got 1.5"],
+      ["{maxAttempts: 11}", "spec.edges[0].retryPolicy.maxAttempts must be an integer from 1 to 10, got 11"],
+      ["{maxAttempts: 2, backoffCoefficient: 2}", "spec.edges[0].retryPolicy.backoffCoefficient must be a decimal string, got 2"],
+      ["{maxAttempts: 2, nonRetryableErrorCodes: BAD}", 'spec.edges[0].retryPolicy.nonRetryableErrorCodes must be a list of strings, got "BAD"'],
+      ["[1]", "spec.edges[0].retryPolicy must be a mapping, got [1]"],
+    ];
+    for (const [policy, message] of cases) {
+      const r = parseManifestFile("n.yaml", edge(policy));
+      expect(r.nodes).toEqual([]);
+      expect(r.errors[0]?.message).toContain(message);
+    }
+    const ok = parseManifestFile("n.yaml", edge('{timeoutMs: 2592000000, initialDelayMs: 0, maxDelayMs: -1, maxAttempts: 10, backoffCoefficient: "1.5", nonRetryableErrorCodes: [X]}'));
+    expect(ok.errors).toEqual([]);
+    expect(ok.nodes).toHaveLength(1);
+  });
+
   test("other kinds are skipped with a note, not an error", () => {
     const r = parseManifestFile("x.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n");
     expect(r.errors).toEqual([]);
