@@ -411,14 +411,15 @@ export async function startRealNode(cp: ControlPlaneInfo, options: RealNodeOptio
     const images = writeImages(join(data, "images"));
     images.catch(() => undefined); // awaited below; a failure there is the one reported
     const containerd = start("containerd", [tools.containerd, "--config", join(data, "containerd.toml")], true);
-    const ctr = (args: string[]) => exec([tools.ctr, "--address", address, "--namespace", "k8s.io", ...args], 120_000);
+    // An import of a 200 MB image on a busy machine takes minutes.
+    const ctr = (args: string[], timeoutMs = 30_000) => exec([tools.ctr, "--address", address, "--namespace", "k8s.io", ...args], timeoutMs);
     await waitUntil("containerd to answer", async () => {
       await alive(containerd);
       return (await ctr(["version"])).code === 0;
     }, 60_000, 200);
     ready("containerd");
     const importImage = async (archive: string) => {
-      const r = await ctr(["images", "import", archive]);
+      const r = await ctr(["images", "import", archive], 15 * 60_000);
       if (r.code !== 0) throw new Error(`ctr images import ${archive} exited ${r.code}: ${r.stderr.trim()}`);
     };
     for (const archive of await images) await importImage(archive);
