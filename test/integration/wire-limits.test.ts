@@ -1,8 +1,9 @@
 /**
  * A message over the server's `max_payload` at every place one can occur on NATS — a core request
  * and its reply (nats-core.test.ts), a JetStream classic hop and its reply, a durable hop, a durable
- * run's reply hop, an agent-tool call, and the run ledger's KV writes — fails promptly with a coded
- * `PAYLOAD_TOO_LARGE` naming both sizes, never a timeout. One nats-server with a small max_payload.
+ * run's reply hop, an agent-tool call and its answer, `tinyhost send`, and the run ledger's KV
+ * writes — fails promptly with a coded `PAYLOAD_TOO_LARGE` naming both sizes, never a timeout. One
+ * nats-server with a small max_payload.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -12,6 +13,7 @@ import { connectNats } from "../../src/transport/nats/connect.ts";
 import { JetStreamTransport, type JetStreamTransportOptions } from "../../src/transport/nats/jetstream.ts";
 import { RunLedger } from "../../src/transport/nats/ledger.ts";
 import { publishRpc } from "../../src/transport/nats/rpc.ts";
+import { publishToNode } from "../../src/transport/nats/publish.ts";
 import { PayloadTooLargeError } from "../../src/transport/nats/errors.ts";
 import { DurableSteps } from "../../src/runtime/durable/steps.ts";
 import { mintRun } from "../../src/runtime/durable/run.ts";
@@ -131,6 +133,16 @@ describe("agent-tool calls over max_payload", () => {
     await (await transport(mod)).serve({ handler: async () => ok(big()) });
     await expectTooLarge(async () => publishRpc(await conn(), mod, "tool", new TextEncoder().encode("{}"), 60_000));
   });
+});
+
+describe("sending into a flow (`tinyhost send`) over max_payload", () => {
+  for (const transport of ["core", "jetstream"] as const) {
+    test(`a ${transport} send over the limit is refused before it is published`, async () => {
+      const nc = await conn();
+      const err = await expectTooLarge(async () => (await publishToNode(nc, "h.some-module.node-1", "in", big(), { transport, wait: true, timeoutMs: 60_000 })).result);
+      expect(err.message).toContain("tinymodule.some-module.msg");
+    });
+  }
 });
 
 describe("the run ledger (KV TINY_EXEC) over max_payload", () => {
