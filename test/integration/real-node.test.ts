@@ -8,6 +8,7 @@
  *   securityContext goes Ready under kubelet probes, each pod answering on its pod IP;
  * - a ClusterIP Service answers through kube-proxy's rules, from the node, reaching both pods;
  *   a pod resolves the Service's name through CoreDNS;
+ * - an Ingress routes by Host header through Traefik (another Host gets Traefik's 404);
  * - a rolling update delivers SIGTERM to the old pods, which keep serving while they drain and
  *   leave well inside the grace period, while the new pods take over behind the Service;
  * - tinyhost's own image (scripts/image.ts's builder, the Dockerfile) runs as a module pod under
@@ -208,6 +209,32 @@ describe("a real node", () => {
       return res.ok;
     }, 60_000, 250);
     expect(addrs).toEqual([svc.spec.clusterIP]);
+  });
+
+  test("routes an Ingress by Host header through Traefik", async () => {
+    const host = `podserver.${ns}.test`;
+    await api("POST", `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`, {
+      metadata: { name: "podserver" },
+      spec: {
+        ingressClassName: "traefik",
+        rules: [{ host, http: { paths: [{ path: "/", pathType: "Prefix", backend: { service: { name: "podserver", port: { name: "http" } } } }] } }],
+      },
+    });
+    const names = new Set((await pods("app=podserver")).map((p) => p.metadata.name));
+    const seen = new Set<string>();
+    await waitUntil(
+      "both pods answering through the Ingress",
+      async () => {
+        const got = await getJson(`${cluster.node.ingressUrl}/`, { host });
+        if (got?.status === 200 && got.body.pod) seen.add(got.body.pod);
+        return seen.size === 2;
+      },
+      90_000,
+      100,
+    );
+    expect([...seen].every((p) => names.has(p))).toBe(true);
+    const other = await getJson(`${cluster.node.ingressUrl}/`, { host: "nobody.test" });
+    expect(other?.status).toBe(404);
   });
 
   test("a rolling update sends SIGTERM to the old pods and waits for them to drain", async () => {
