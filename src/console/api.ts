@@ -148,11 +148,12 @@ export function consoleApp(s: ConsoleState): Hono {
     const port = body.port;
     const names = displayNames(s.host.nodes.items());
     const shown = (name: string) => names.get(name) ?? name;
+    // No runner: the node is being replaced (a component reload) or cannot run. The hop itself
+    // waits for the new runner, and fails at once with the reason for a node that cannot run.
     const runner = s.host.scheduler.runner(node);
-    if (!runner) return c.json({ error: `node ${shown(node)} does not run in this process (see its status)`, code: "NOT_RUNNING" }, 409);
-    const ports = runner.ports();
+    const ports = runner?.ports() ?? [];
     const target = ports.find((p) => p.name === port);
-    if (!target || (target.source && !port.startsWith("_"))) {
+    if (runner && (!target || (target.source && !port.startsWith("_")))) {
       const inputs = ports.filter((p) => !p.source || p.name.startsWith("_")).map((p) => p.name);
       const what = target ? `${JSON.stringify(port)} is an output port` : `there is no port ${JSON.stringify(port)}`;
       return c.json({ error: `node ${shown(node)}: ${what} (its input ports: ${inputs.join(", ") || "none"})`, code: "UNKNOWN_PORT" }, 400);

@@ -21,7 +21,7 @@
  * controller, the file watches) → receivers (start signals, once every node was reconciled).
  */
 import type { ComponentLogger } from "../sdk/context.ts";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { nameMatches, parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
 import { DEFAULT_NODE_WORKERS, kubeStatusSink, LEADER_REQUEUE_MS, tinyNodeController, type TinyNodeController } from "../k8s/controllers/index.ts";
@@ -137,21 +137,46 @@ export interface LocalHostOptions {
  * The primary module local mode runs as: `--name`; else the `spec.module` of the first node whose
  * name carries it (so one node with a mismatched `spec.module` does not decide for all,
  * runtime-spec §8), a module of the user's before one of the platform's bundled ones
- * (./modules.ts); else the first node's `spec.module`; else "tinyhost".
+ * (./modules.ts) — and of the user's, one with a node whose component `known` says tinyhost has,
+ * so a Go module of an export (kubernetes-module-v0) whose file sorts first is not taken for the
+ * user's and is named as a module that cannot run; else the first node's `spec.module`; else "tinyhost".
  */
-export function chooseModuleName(explicit: string | undefined, nodes: Iterable<NodeManifest>): string {
+export function chooseModuleName(explicit: string | undefined, nodes: Iterable<NodeManifest>, known?: (component: string) => boolean): string {
   if (explicit) return explicit;
   let first: string | undefined;
   let platform: string | undefined;
+  let user: string | undefined;
   for (const n of nodes) {
     const module = n.node.spec.module;
     if (!module) continue;
     first ??= module;
     if (parseFullName(n.node.metadata.name).module !== sanitizeResourceName(module)) continue;
-    if (!platformModule(module)) return module;
-    platform ??= module;
+    if (platformModule(module)) {
+      platform ??= module;
+      continue;
+    }
+    if (!known || known(n.node.spec.component)) return module;
+    user ??= module;
   }
-  return platform ?? first ?? DEFAULT_LOCAL_MODULE;
+  return user ?? platform ?? first ?? DEFAULT_LOCAL_MODULE;
+}
+
+/**
+ * The component names local mode will have before it loads them: the preloaded set, the stems of
+ * the components directory's files (`tinyhost new component x` writes `x.ts`) and the manifests'
+ * TinyComponents — enough to tell the user's module from a Go module none of whose components exist.
+ */
+function componentsAtHand(options: LocalHostOptions, first: DesiredSet): (component: string) => boolean {
+  const names = new Set((options.components ?? []).map((d) => d.info.name));
+  for (const c of first.components.values()) names.add(c.object.spec.component);
+  if (!options.components || options.componentsDir !== undefined) {
+    try {
+      for (const f of readdirSync(resolve(options.componentsDir ?? "components"))) names.add(f.replace(/\.[^.]*$/, ""));
+    } catch {
+      // a missing directory is reported when the components load
+    }
+  }
+  return (c) => names.has(c);
 }
 
 /** What {@link LocalHost.start} prepared before the host exists (so a lock or state error stops nothing half-way). */
@@ -366,7 +391,7 @@ export class LocalHost {
     if (!existsSync(dir)) throw new LocalStartError(`manifests directory not found: ${shownPath(dir)}`);
     if (!statSync(dir).isDirectory()) throw new LocalStartError(`${shownPath(dir)} is a file, not a directory: --local takes the directory that holds the manifests (e.g. examples/tick-count)`);
     const first = collectDesired(readManifestDir(dir, shownPath(dir)), new Map());
-    const module = chooseModuleName(options.moduleName, first.nodes.values());
+    const module = chooseModuleName(options.moduleName, first.nodes.values(), componentsAtHand(options, first));
     const statePath = options.statePath === null ? null : stateFilePath(dir, options.statePath);
     const lock = statePath ? acquireStateLock(statePath) : undefined;
     let host: LocalHost;

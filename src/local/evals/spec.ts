@@ -215,13 +215,16 @@ function bound(o: Obj, where: string): Bound {
   return b;
 }
 
-/** Go `Duration.UnmarshalJSON`: the text without quotes, "" = unset, else `time.ParseDuration`. */
+/**
+ * Go `Duration.UnmarshalJSON`: the text without quotes, "" = unset, else `time.ParseDuration`.
+ * Go's error does not name the field; ours does, so a file of many evals points at the line to fix.
+ */
 function timeout(v: unknown): number {
   if (v === undefined || v === null) return DEFAULT_EVAL_TIMEOUT_MS;
   const s = String(v);
   if (s === "") return DEFAULT_EVAL_TIMEOUT_MS;
   const ns = parseGoDuration(s);
-  if (ns === undefined) throw new Error(`bad duration ${JSON.stringify(s)}: time: invalid duration ${JSON.stringify(s)}`);
+  if (ns === undefined) throw new Error(`timeout: bad duration ${JSON.stringify(s)}: time: invalid duration ${JSON.stringify(s)} (a Go duration: 45s, 1m30s)`);
   return ns === 0n ? DEFAULT_EVAL_TIMEOUT_MS : Number(ns / 1_000_000n);
 }
 

@@ -139,6 +139,19 @@ describe("console API", () => {
     expect(performance.now() - t0).toBeLessThan(1900); // did not wait for the 2 s hop
   });
 
+  test("a send that lands while the node's runner is being replaced (a component reload) waits for the new one, as a hop does", async () => {
+    const { url, host } = await start();
+    const name = nodeNameOf(desc, "echo");
+    const node = structuredClone(host.nodes.find(name)!);
+    await host.scheduler.destroy(name); // the window between the old runner's stop and the new one's start
+    const answer = post(url, { node: "Echo", port: "in", data: { n: 5, token: "t" } });
+    await Bun.sleep(100); // the send is in, waiting
+    await host.scheduler.update(node);
+    const res = await answer;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ result: "ok", value: '{"got":5,"token":"<redacted>"}' });
+  });
+
   test("a hop slower than timeoutMs answers 504 timeout; the hop goes on", async () => {
     const { url } = await start();
     const res = await post(url, { node: "Echo", port: "in", data: { n: 99 }, timeoutMs: 200 });

@@ -42,7 +42,8 @@ describe("eval specs (the SDK's pkg/evals format)", () => {
     await expect(parseEvals("a.yaml", "trigger: {node: sig}")).rejects.toThrow("a.yaml: eval has no name — the name is what a failure reports");
     await expect(parseEvals("a.yaml", "name: x")).rejects.toThrow("a.yaml: x: trigger.node is required — an eval that fires nothing checks nothing");
     await expect(parseEvals("a.yaml", "name: x\ntrigger: {node: sig}\nexpect: {arrives: [{at: nocolon}]}")).rejects.toThrow('a.yaml: x: expect.arrives[0].at must be "<node>:<port>", got "nocolon"');
-    await expect(parseEvals("a.yaml", "name: x\ntrigger: {node: sig}\ntimeout: 45")).rejects.toThrow('bad duration "45"');
+    await expect(parseEvals("a.yaml", "name: x\ntrigger: {node: sig}\ntimeout: 45")).rejects.toThrow('a.yaml: timeout: bad duration "45": time: invalid duration "45" (a Go duration: 45s, 1m30s)');
+    await expect(parseEvals("a.yaml", "- name: a\n  trigger: {node: sig}\n- name: b\n  trigger: {node: sig}\n  timeout: fast")).rejects.toThrow('a.yaml: eval 2: timeout: bad duration "fast"');
     await expect(parseEvals("a.yaml", "name: x\ntrigger: {node: sig}\nexpect: {errors: two}")).rejects.toThrow('expect.errors must be an integer, got "two"');
   });
 

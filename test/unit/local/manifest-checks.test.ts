@@ -74,6 +74,15 @@ describe("spec.module must match the module segment of the node's name", () => {
     expect(chooseModuleName(undefined, nodes.slice(0, 1))).toBe("other"); // nothing better known
     expect(chooseModuleName("given", nodes)).toBe("given");
   });
+
+  test("without --name, a module none of whose components tinyhost has (a Go module of the export) is not taken over the user's, whatever the file order", () => {
+    const k8s = parseManifestFile("k8s.yaml", node("h.kubernetes-module-v0.pod-watch-1", "kubernetes-module-v0").replace("component: relay", "component: pod_watch")).nodes;
+    const mine = parseManifestFile("router.yaml", node("h.tinyhost.relay-1", "tinyhost")).nodes;
+    const known = (c: string) => c === "relay";
+    expect(chooseModuleName(undefined, [...k8s, ...mine], known)).toBe("tinyhost");
+    expect(chooseModuleName(undefined, [...k8s, ...mine])).toBe("kubernetes-module-v0"); // nothing known: file order
+    expect(chooseModuleName(undefined, k8s, known)).toBe("kubernetes-module-v0"); // nothing better
+  });
 });
 
 describe("yamlErrorText", () => {
