@@ -51,7 +51,8 @@ export function loggerOptions(level: string): pino.LoggerOptions {
     redact: { paths: [...LOG_REDACT_PATHS], censor: REDACTED },
     formatters: { log: (obj) => redactValue(obj) as Record<string, unknown> },
     // An Error reaches the line through its serializer, after the formatter: redact its text there.
-    serializers: { err: (e: Error) => redactValue({ ...pino.stdSerializers.err(e) }) },
+    // A non-Error `err` (a message string) is kept as it is: spreading a string gives one key per character.
+    serializers: { err: (e: unknown) => (e instanceof Error ? redactValue({ ...pino.stdSerializers.err(e) }) : redactValue(e)) },
     // Message strings too, for resolved secret values only (the other rules read fields).
     hooks: {
       logMethod(args, method) {

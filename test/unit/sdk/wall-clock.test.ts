@@ -21,7 +21,8 @@ describe("systemClock.sleepUntil past the end of Date's range", () => {
     const armedWhileWaiting = armed;
     globalThis.setTimeout = realSetTimeout;
     expect(settled).toBeUndefined();
-    expect(armedWhileWaiting).toBeLessThanOrEqual(1);
+    // The loop re-armed ~100 timers in these 100 ms; other code in this process may arm a few of its own.
+    expect(armedWhileWaiting).toBeLessThan(10);
     ac.abort();
     await waiting;
     expect(settled).toBe(false);

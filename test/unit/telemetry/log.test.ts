@@ -45,6 +45,12 @@ describe("logs", () => {
     expect((l.err as { message: string }).message).toBe("boom");
   });
 
+  test("an err field that is a message string stays that string (not one key per character)", () => {
+    const { log, lines } = capture();
+    log.error({ err: "http_server: cannot listen on :8080" }, "restore from metadata failed");
+    expect(lines[0]!.err).toBe("http_server: cannot listen on :8080");
+  });
+
   test("a cyclic object can still be logged", () => {
     const { log, lines } = capture();
     const cyclic: Record<string, unknown> = { password: "p" };
