@@ -32,7 +32,6 @@ import { httpDrain, Manager, ManagerStartError, onStop, task, type Runnable, typ
 import { healthServer, type HealthServer } from "../operator/health.ts";
 import { moduleMetrics } from "../operator/metrics.ts";
 import { isComponentFile } from "../runtime/registry/files.ts";
-import { otelTracer } from "../runtime/runner/tracer.ts";
 import type { ComponentDefinition } from "../sdk/component.ts";
 import type { TinyNodeStatus } from "../sdk/node.ts";
 import type { TinyComponentStatus } from "../k8s/api/v1alpha1.ts";
@@ -50,7 +49,7 @@ import { LocalStartError, type ManifestError } from "./errors.ts";
 import { DebugLines } from "./debug-lines.ts";
 import { FailureLog } from "./failure-log.ts";
 import { FlowEvents, type HopListener } from "./flow-events.ts";
-import { hopWatchingTracer, type HopRecord } from "./hop-watch.ts";
+import { hopWatching, type HopRecord } from "./hop-watch.ts";
 import { HumanLogger } from "./human-log.ts";
 import type { ListenFailure } from "./listen-watch.ts";
 import { LocalScheduler } from "./local-scheduler.ts";
@@ -309,7 +308,7 @@ export class LocalHost {
         remote: transport,
         statusSink: kubeStatusSink((name, updater) => this.nodes.patch(name, updater)),
         client: this.client,
-        tracer: this.#tap.wrap(hopWatchingTracer(otelTracer, events.watcher())),
+        middleware: [this.#tap, hopWatching(events.watcher())], // the tap outermost: it sees the watch's spans
         debounceMs: options.debounceMs ?? 1000,
         log,
         warnUnknownEdgePorts: false, // local mode checks edges itself, naming the file and line (#checkEdges)
