@@ -290,25 +290,7 @@ export class LocalHost {
       installed: (c) => this.scheduler.installed(c) !== undefined,
       known: () => this.#components.known((options.components ?? []).map((d) => d.info.name)),
     });
-    const transport = new LocalTransport((msg, signal) => this.scheduler.handle(msg, signal), (segment) => this.modules.notRun(segment));
-    this.scheduler = new LocalScheduler(
-      {
-        module: sanitizeResourceName(this.module),
-        remote: transport,
-        statusSink: kubeStatusSink((name, updater) => this.nodes.patch(name, updater)),
-        client: this.client,
-        middleware: [this.#tap, hopWatching(flowEvents.watcher())], // the tap outermost: it sees the watch's spans
-        debounceMs: options.debounceMs ?? 1000,
-        log,
-        warnUnknownEdgePorts: false, // local mode checks edges itself, naming the file and line (#checkEdges)
-        // `[[secret:…]]` placeholders: TINY_SECRET_<NAME>__<KEY> variables, then <dir>/.tinyhost/secrets.yaml (docs/local-mode.md).
-        secrets: localSecretSource(join(this.dir, ".tinyhost", "secrets.yaml"), process.env, `${shownPath(this.dir)}/.tinyhost/secrets.yaml`),
-      },
-      (name) => this.#source.desired.has(name),
-      () => this.#settledNow(),
-      () => this.#components.known((options.components ?? []).map((d) => d.info.name)),
-      (name, component) => this.modules.refusal(name, component),
-    );
+    this.scheduler = this.#localScheduler(options, flowEvents, log);
     this.scheduler.isLeader = true; // one process: it holds the "lease" (runtime-spec §6)
     this.#components = new ComponentFiles({ scheduler: this.scheduler, line: (l) => this.report.line(l), recreate: (c) => this.#recreate(c) });
     this.#tinyComponents = new LocalTinyComponents({
@@ -320,25 +302,7 @@ export class LocalHost {
       changed: (c) => void this.#recreate(c),
       line: (l) => this.report.line(l),
     });
-    const resyncMs = options.resyncMs ?? LEADER_REQUEUE_MS;
-    const primary = { name: this.module, version: options.moduleVersion ?? "local", sdkVersion: SDK_VERSION };
-    this.#controller = tinyNodeController({
-      module: primary,
-      // Every module this process runs, each under its own name (a common-module node's status says common-module).
-      moduleOf: (segment) => (nameMatches(segment, this.module) ? primary : this.modules.runs(segment) ? { ...primary, name: segment } : undefined),
-      scheduler: this.scheduler,
-      api: this.nodes,
-      source: this.nodes,
-      isLeader: () => true,
-      leaderRequeueMs: resyncMs,
-      heartbeatMs: Math.floor((resyncMs || LEADER_REQUEUE_MS) * 0.9),
-      workers: DEFAULT_NODE_WORKERS,
-      log,
-      watcher: { watchdogMs: 0 },
-      onReconciled: (name) => {
-        if (!this.#stopped && this.#controller.reconciler.owns(name)) events.emit("reconciled", name);
-      },
-    });
+    this.#controller = this.#nodeController(options, log);
     if (options.healthProbeBindAddress !== undefined) this.#health = this.#healthServer(options.healthProbeBindAddress);
     this.#terminal = new LocalTerminal({
       module: this.module,
@@ -504,6 +468,52 @@ export class LocalHost {
   }
 
   // ----- parts --------------------------------------------------------------------------------
+
+  /** The scheduler running the nodes, its hop middleware (span tap, hop watch) and the in-process transport between modules. */
+  #localScheduler(options: LocalHostOptions, flowEvents: FlowEvents, log: ComponentLogger): LocalScheduler {
+    const transport = new LocalTransport((msg, signal) => this.scheduler.handle(msg, signal), (segment) => this.modules.notRun(segment));
+    return new LocalScheduler(
+      {
+        module: sanitizeResourceName(this.module),
+        remote: transport,
+        statusSink: kubeStatusSink((name, updater) => this.nodes.patch(name, updater)),
+        client: this.client,
+        middleware: [this.#tap, hopWatching(flowEvents.watcher())], // the tap outermost: it sees the watch's spans
+        debounceMs: options.debounceMs ?? 1000,
+        log,
+        warnUnknownEdgePorts: false, // local mode checks edges itself, naming the file and line (#checkEdges)
+        // `[[secret:…]]` placeholders: TINY_SECRET_<NAME>__<KEY> variables, then <dir>/.tinyhost/secrets.yaml (docs/local-mode.md).
+        secrets: localSecretSource(join(this.dir, ".tinyhost", "secrets.yaml"), process.env, `${shownPath(this.dir)}/.tinyhost/secrets.yaml`),
+      },
+      (name) => this.#source.desired.has(name),
+      () => this.#settledNow(),
+      () => this.#components.known((options.components ?? []).map((d) => d.info.name)),
+      (name, component) => this.modules.refusal(name, component),
+    );
+  }
+
+  /** The cluster's TinyNode controller over the in-memory API; a reconcile of an owned node becomes a `reconciled` event. */
+  #nodeController(options: LocalHostOptions, log: ComponentLogger): TinyNodeController {
+    const resyncMs = options.resyncMs ?? LEADER_REQUEUE_MS;
+    const primary = { name: this.module, version: options.moduleVersion ?? "local", sdkVersion: SDK_VERSION };
+    return tinyNodeController({
+      module: primary,
+      // Every module this process runs, each under its own name (a common-module node's status says common-module).
+      moduleOf: (segment) => (nameMatches(segment, this.module) ? primary : this.modules.runs(segment) ? { ...primary, name: segment } : undefined),
+      scheduler: this.scheduler,
+      api: this.nodes,
+      source: this.nodes,
+      isLeader: () => true,
+      leaderRequeueMs: resyncMs,
+      heartbeatMs: Math.floor((resyncMs || LEADER_REQUEUE_MS) * 0.9),
+      workers: DEFAULT_NODE_WORKERS,
+      log,
+      watcher: { watchdogMs: 0 },
+      onReconciled: (name) => {
+        if (!this.#stopped && this.#controller.reconciler.owns(name)) this.#hostEvents.emit("reconciled", name);
+      },
+    });
+  }
 
   /** The state file, its lock and the saved states; subscribes itself to node changes. */
   #stateKeeper(options: LocalHostOptions, prepared: Prepared): StateKeeper {
