@@ -1,14 +1,14 @@
 /**
  * The step ledger of durable runs (runtime-spec §1.7, §2.7): one record per completed step, keyed
  * by run id and step key. Two stores, as in Go:
- * - JetStream KV `TINY_EXEC` (src/transport/nats/ledger.ts), shared by every replica and module —
+ * - JetStream KV `TINY_EXEC` (src/runtime/durable/run-ledger.ts), shared by every replica and module —
  *   the store of the JetStream transport;
  * - node metadata ({@link MetadataLedger}): without JetStream, each record lives in the status
  *   metadata of the node that ran the step, as `_state/step/<stepKey>` (runtime-spec §4.6).
  */
-import type { State } from "../../sdk/state.ts";
+import type { State } from "../../core/state.ts";
 import { MetadataState } from "../runner/metadata-state.ts";
-import type { StepRecord } from "./run.ts";
+import type { StepRecord } from "../../core/durable/run.ts";
 
 /** Where step records are kept. Every method may reject (the store is unreachable). */
 export interface StepLedger {
