@@ -26,7 +26,7 @@ import { CoreNatsTransport } from "../transport/nats/core.ts";
 import { selectTransport, type TransportSelection } from "../transport/select.ts";
 import type { MsgHandler, Transport } from "../core/hop.ts";
 import type { ModuleAddressBook } from "../k8s/controllers/index.ts";
-import type { StepLedger } from "../runtime/durable/ledger.ts";
+import type { StepLedger } from "../core/durable/step-ledger.ts";
 import { envInteger } from "./env-integer.ts";
 import { DEFAULT_HOP_QUEUE_WAIT_MS, DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../transport/slots.ts";
 

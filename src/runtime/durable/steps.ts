@@ -19,7 +19,7 @@ import { empty, fail, type Result } from "../../core/result.ts";
 import type { ComponentLogger } from "../../core/context.ts";
 import type { Msg } from "../../core/hop.ts";
 import { LedgerUnavailableError, StepNotRecordedError } from "../../core/durable/errors.ts";
-import type { StepLedger } from "./ledger.ts";
+import type { StepLedger } from "../../core/durable/step-ledger.ts";
 import { mintRun, RunContext, rootStepKey, withRun, type StepRecord } from "../../core/durable/run.ts";
 
 /** Counters a test or a metrics endpoint can read. */

@@ -4,7 +4,7 @@
  */
 import type { ComponentLogger } from "../../core/context.ts";
 import type { RunRuntime } from "../../core/durable/run-runtime.ts";
-import type { StepLedger } from "../durable/ledger.ts";
+import type { StepLedger } from "../../core/durable/step-ledger.ts";
 import type { ReplyChannels, ReplyInbox } from "../../core/durable/replies.ts";
 import type { StepRecord } from "../../core/durable/run.ts";
 import { viewRun, type RunView } from "../../core/durable/view.ts";
