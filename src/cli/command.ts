@@ -1,4 +1,5 @@
 /** The shape of a CLI sub-command, shared by the dispatcher (cli.ts) and the command modules. */
+
 /** One sub-command of the CLI. `run` returns the process exit code. */
 export interface Command {
   /** Name typed by the user, e.g. `run`. */
