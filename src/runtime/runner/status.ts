@@ -12,7 +12,7 @@ import { CREDENTIAL_KEY, maskSecretValues, REDACTED } from "../../telemetry/secr
 
 const HIDDEN = new Set<string>([SystemPort.reconcile, SystemPort.client, SystemPort.identity]);
 
-export { CREDENTIAL_KEY, REDACTED };
+export { REDACTED };
 
 /** True when `value`, held under `key`, is a credential to mask: a non-empty string, not a `{{…}}` expression, under a credential-looking key. */
 function isCredential(key: string, value: unknown): boolean {
