@@ -8,11 +8,11 @@ import type { RunView } from "./view.ts";
 
 /**
  * Key under which the runtime hangs its {@link RunRuntime} on the contexts it creates. Runtime
- * machinery: components use the functions of this file.
+ * machinery: components use the functions of src/sdk/durable.ts.
  */
 export const RUN_RUNTIME: unique symbol = Symbol.for("tinyhost.runRuntime");
 
-/** What these functions need from the runtime (the scheduler provides it). Runtime machinery. */
+/** What the SDK's run functions need from the runtime (the scheduler provides it). Runtime machinery. */
 export interface RunRuntime {
   /** The progress of run `runId` from the ledger this module uses; undefined when it has no records. */
   readRun(runId: string): Promise<RunView | undefined>;
