@@ -8,8 +8,8 @@
  */
 import { resolve, sep } from "node:path";
 import { componentFaults } from "../runtime/runner/guard.ts";
-import { toError } from "../sdk/result.ts";
-import type { ComponentLogger } from "../sdk/context.ts";
+import { toError } from "../core/result.ts";
+import type { ComponentLogger } from "../core/context.ts";
 
 /** tinyhost's own source tree: frames in it are the runtime, not the component. */
 const RUNTIME_SRC = resolve(import.meta.dir, "..") + sep;

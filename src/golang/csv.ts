@@ -10,7 +10,7 @@
  * columns are Go's byte columns. test/conformance/encoding/csv.jsonl holds Go's outputs for a
  * corpus of hostile inputs and test/unit/golang/csv.test.ts compares.
  */
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 import { isGoSpace, utf8Bytes, utf8String, wellFormed } from "./unicode.ts";
 
 /** Go `csv.ErrBareQuote`, `ErrQuote`, `ErrFieldCount` texts. */

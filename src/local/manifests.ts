@@ -10,10 +10,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Document, LineCounter } from "yaml";
-import { API_VERSION, KIND, type TinyComponentSpec, type TinyFlow, type TinyNode, type TinyProject } from "../k8s/api/v1alpha1.ts";
-import { decodeBase64Json } from "../k8s/api/bytes.ts";
-import { parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
-import { parsePortAddress } from "../transport/types.ts";
+import { API_VERSION, KIND, type TinyComponentSpec, type TinyFlow, type TinyNode, type TinyProject } from "../core/api/v1alpha1.ts";
+import { decodeBase64Json } from "../core/api/bytes.ts";
+import { parseFullName, sanitizeResourceName } from "../core/api/naming.ts";
+import { parsePortAddress } from "../core/hop.ts";
 import { ManifestError } from "./errors.ts";
 import { fastDocuments, FastPathBail } from "./manifest-fast.ts";
 import { portExpressionProblems } from "./port-expressions.ts";

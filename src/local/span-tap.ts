@@ -7,7 +7,7 @@
  */
 import type { HopSite, HopSpan, Tracer } from "../runtime/runner/tracer.ts";
 import { redactedPayload } from "../telemetry/redact.ts";
-import type { Msg } from "../transport/types.ts";
+import type { Msg } from "../core/hop.ts";
 
 /** One span as it ended. */
 export interface TappedSpan {

@@ -5,7 +5,7 @@
  * nodes, new connections are refused, and what still runs at the bound is answered 503.
  * docs/operations.md "Shutdown".
  */
-import { drainListeners } from "../sdk/http/open-listeners.ts";
+import { drainListeners } from "./open-listeners.ts";
 import type { Logger } from "../telemetry/log.ts";
 import type { Runnable } from "./manager.ts";
 

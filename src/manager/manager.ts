@@ -29,9 +29,9 @@
  * it, stops everything, and {@link Manager.done} resolves with exit code 1 ("a module that dies
  * reports that it died", runtime-spec §9).
  */
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 import type { Logger } from "../telemetry/log.ts";
-import { startTimer, type Timer } from "../sdk/timer.ts";
+import { startTimer, type Timer } from "../core/timer.ts";
 
 /** The groups, in start order (stop order is the reverse). See the module comment for why. */
 export const RUNNABLE_GROUPS = ["servers", "stores", "election", "runners", "controllers", "receivers", "listeners"] as const;

@@ -3,7 +3,7 @@
  * one to a manager is one line: `mgr.add("controllers", loop("tinynode controller", (s) => c.run(s)))`.
  */
 import type { Runnable, StopContext } from "./manager.ts";
-import { startTimer, type Timer } from "../sdk/timer.ts";
+import { startTimer, type Timer } from "../core/timer.ts";
 
 /** Options of {@link loop}. */
 export interface LoopOptions {

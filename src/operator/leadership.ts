@@ -9,7 +9,7 @@
  * they subscribe with {@link Leadership.onChange} once built and read {@link Leadership.leading}
  * for a win that came before.
  */
-import { sanitizeIdentity } from "../k8s/api/index.ts";
+import { sanitizeIdentity } from "../core/api/index.ts";
 import type { KubeClient } from "../k8s/client/index.ts";
 import { LeaderElector } from "../k8s/runtime/index.ts";
 import { earlyLoop, type EarlyLoop } from "../manager/index.ts";

@@ -31,8 +31,8 @@
  * `/proc/self/cgroup`), else none (no container limit: nothing to stay under).
  */
 import { readFileSync } from "node:fs";
-import { sleepUnlessAborted } from "../sdk/abortable-sleep.ts";
-import { TinyError } from "../sdk/errors.ts";
+import { sleepUnlessAborted } from "../core/abortable-sleep.ts";
+import { TinyError } from "../core/errors.ts";
 
 /** Share of the cgroup limit used as the soft limit when the env does not set one. */
 export const CGROUP_SHARE = 0.75;

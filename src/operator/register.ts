@@ -6,12 +6,12 @@
  *
  * The object also carries the annotation {@link TINYHOST_VERSION_ANNOTATION}: `status.sdkVersion`
  * holds the Go SDK version whose behaviour we implement (as a Go module writes its SDK version,
- * src/cli/version.ts `SDK_VERSION`), so tinyhost's own version goes where a human sees it.
+ * src/core/version.ts `SDK_VERSION`), so tinyhost's own version goes where a human sees it.
  *
  * At start-up the request is sent as soon as the kube client exists and the manager waits for it
  * in group `controllers` ({@link ownModuleRegistration}).
  */
-import { sanitizeResourceName } from "../k8s/api/index.ts";
+import { sanitizeResourceName } from "../core/api/index.ts";
 import type { KubeClient } from "../k8s/client/index.ts";
 import { tinyModules } from "../k8s/controllers/types.ts";
 import { bindKinds } from "../k8s/resources/kinds.ts";

@@ -24,9 +24,9 @@ import type { GrpcServer } from "../transport/grpc/index.ts";
 import { connectNats } from "../transport/nats/connect.ts";
 import { CoreNatsTransport } from "../transport/nats/core.ts";
 import { selectTransport, type TransportSelection } from "../transport/select.ts";
-import type { MsgHandler, Transport } from "../transport/types.ts";
+import type { MsgHandler, Transport } from "../core/hop.ts";
 import type { ModuleAddressBook } from "../k8s/controllers/index.ts";
-import type { StepLedger } from "../runtime/durable/ledger.ts";
+import type { StepLedger } from "../core/durable/step-ledger.ts";
 import { envInteger } from "./env-integer.ts";
 import { DEFAULT_HOP_QUEUE_WAIT_MS, DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../transport/slots.ts";
 
@@ -202,8 +202,8 @@ function openCore(o: OpenTransportOptions, nc: NatsConnection): ModuleTransport 
 async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promise<ModuleTransport> {
   const [{ JetStreamTransport }, { RunLedger }, { RunReconciler }] = await Promise.all([
     import("../transport/nats/jetstream.ts"),
-    import("../transport/nats/ledger.ts"),
-    import("../transport/nats/reconciler.ts"),
+    import("../runtime/durable/run-ledger.ts"),
+    import("../runtime/durable/reconciler.ts"),
   ]);
   const health = new NatsHealth(nc, o.log);
   const ledger = await RunLedger.open(nc);

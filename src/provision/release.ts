@@ -8,7 +8,7 @@
  * default backend routes nothing. No Helm hooks: the namespace check is done by ensuring the
  * label (provision.md §8); `tinyhost uninstall` does the pre-delete step.
  */
-import { sanitizeResourceName } from "../k8s/api/index.ts";
+import { sanitizeResourceName } from "../core/api/index.ts";
 import { parseMemoryQuantity } from "../operator/memory-governor.ts";
 import {
   deployments,

@@ -26,7 +26,7 @@
  * A wrapper would need this grammar check anyway, and neither names the field in its messages the
  * way Go's do (the tests pin Go's wording and the DST cases).
  */
-import { TinyError } from "./errors.ts";
+import { TinyError } from "../core/errors.ts";
 
 /** A cron expression that cannot be parsed. code `"INVALID_CRON"`; the message names the field and value. */
 export class CronParseError extends TinyError {

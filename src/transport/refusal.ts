@@ -7,7 +7,7 @@
  * that relays the error from further down does not repeat the mark, so only the edge next to the
  * refusal retries — never every level of a chain (a retry storm; issue 21).
  */
-import { CodedError } from "../sdk/errors.ts";
+import { CodedError } from "../core/errors.ts";
 
 /** Base of the refusals. A coded error: `code` travels as `x-error-code`. */
 export class HopRefusedError extends CodedError {}

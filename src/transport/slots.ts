@@ -11,9 +11,9 @@
  *   `queueWaitMs`), else it is refused with the retryable {@link BusyError}. docs/operations.md §10
  *   says why.
  */
-import { retryable, type RetryableError } from "../sdk/errors.ts";
+import { retryable, type RetryableError } from "../core/errors.ts";
 import { HopRefusedError } from "./refusal.ts";
-import { startTimer, type Timer } from "../sdk/timer.ts";
+import { startTimer, type Timer } from "../core/timer.ts";
 
 /**
  * Default concurrent transport hops per module process (`TINYHOST_MAX_CONCURRENT_HOPS`): the

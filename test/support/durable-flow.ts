@@ -8,7 +8,7 @@
  * Any node may be placed on another module, including a Go module, by naming the module and the
  * component that module serves under that key (same ports: `in {trail, holdFirstMs?}` → `out {trail}`).
  */
-import type { TinyNode } from "../../src/k8s/api/index.ts";
+import type { TinyNode } from "../../src/core/api/index.ts";
 import { buildFlow, type FlowManifests } from "../../src/cli/scaffold/flow-builder.ts";
 import { moveNodeToModule } from "./flows.ts";
 import { mixedFlow, mixedNodeName, type MixedEdge, type MixedNodeSpec } from "./go-peer.ts";

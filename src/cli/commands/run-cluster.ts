@@ -18,15 +18,15 @@
  * RELEASE_NAMESPACE, KUBERNETES_CLUSTER_DOMAIN, STORAGE_PATH are left to components, as in Go. Test/ops knobs (ms): TINYHOST_LEASE_DURATION_MS,
  * TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS, TINYHOST_DRAIN_TIMEOUT_MS.
  */
-import { version as tinyhostVersion } from "../version.ts";
+import { version as tinyhostVersion } from "../../core/version.ts";
 import { beginStart } from "../../operator/early.ts";
 import { DEFAULT_LEASE_TIMINGS } from "../../operator/leadership.ts";
-import type { ModuleOptions } from "../../operator/module.ts";
+import type { ModuleOptions } from "../../operator/options.ts";
 import { lazyChildLogger } from "../../telemetry/lazy-logger.ts";
 import { StopSignals } from "./stop-signals.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /**
  * Text of `tinyhost run --help` (cluster flags). The `--components` default depends on how tinyhost

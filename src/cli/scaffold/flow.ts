@@ -7,7 +7,7 @@
  * preceded by a comment with its decoded JSON (components.md §6).
  */
 import { basename } from "node:path";
-import { sanitizeResourceName } from "../../k8s/api/naming.ts";
+import { sanitizeResourceName } from "../../core/api/naming.ts";
 import { renderFlowFiles, type FlowDescription, type GeneratedFile } from "./flow-builder.ts";
 
 /** Options of {@link newFlow}. */

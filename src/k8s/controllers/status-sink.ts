@@ -9,7 +9,7 @@
  * retrying forever (issue 21); any other failure rejects and is retried by the runner.
  */
 import { isNotFound } from "../client/index.ts";
-import type { TinyNode } from "../api/index.ts";
+import type { TinyNode } from "../../core/api/index.ts";
 import type { StatusSink } from "../../runtime/runner/runner.ts";
 
 /**

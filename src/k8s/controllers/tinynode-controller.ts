@@ -7,13 +7,13 @@
  */
 import { loop, type Runnable } from "../../manager/index.ts";
 import { reconcileSpan } from "../../telemetry/reconcile.ts";
-import type { ComponentLogger } from "../../sdk/context.ts";
+import type { ComponentLogger } from "../../core/context.ts";
 import { Controller } from "../runtime/controller.ts";
 import { generationOrStatusMetadataChanged } from "../runtime/predicates.ts";
 import { splitKey, type WatchSource } from "../runtime/source.ts";
 import { stripManagedFields, Watcher, type WatcherOptions } from "../runtime/watcher.ts";
 import { tinyNodeReconciler, type TinyNodeReconciler, type TinyNodeReconcilerOptions } from "./tinynode.ts";
-import type { TinyNode } from "../api/index.ts";
+import type { TinyNode } from "../../core/api/index.ts";
 
 /**
  * Default concurrent TinyNode reconciles (controller-runtime `MaxConcurrentReconciles`, default 1

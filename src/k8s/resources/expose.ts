@@ -7,7 +7,7 @@
  * written when the port and hosts are already exposed (runtime-spec §16 item 26; issue 14;
  * docs/compatibility.md).
  */
-import { INGRESS_HOSTNAME_SUFFIX_ANNOTATION } from "../api/index.ts";
+import { INGRESS_HOSTNAME_SUFFIX_ANNOTATION } from "../../core/api/index.ts";
 import type { Ingress, Service } from "../client/index.ts";
 import type { ResourceContext } from "./context.ts";
 import { InvalidArgumentError, NoHostnamesError } from "./errors.ts";

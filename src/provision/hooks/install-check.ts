@@ -8,7 +8,7 @@
 import { isNotFound, namespaces, type KubeClient, KubeApiError } from "../../k8s/client/index.ts";
 import { MANAGED_NAMESPACE_LABEL } from "../labels.ts";
 import { RESERVED_NAMESPACES } from "../options.ts";
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** Why the check refused. Each is one `code`; `message` is the Go SDK's text. */
 export type InstallCheckCode =

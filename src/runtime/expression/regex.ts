@@ -9,7 +9,7 @@
  */
 import type { RE2JS } from "re2js";
 import { EvalFailure } from "./errors.ts";
-import { hasEscapes, toBytes } from "./gostring.ts";
+import { hasEscapes, toBytes } from "../../golang/string.ts";
 
 /** A compiled pattern: `test(text)` is true when it matches anywhere in `text`. */
 export interface CompiledRegex {

@@ -2,7 +2,7 @@
  * Errors the runner and scheduler raise. Each has a `code` and names the node, port and value
  * involved (project standard: a malformed message fails that hop, never the process).
  */
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** One schema violation of incoming port data (mirrors the schema module's `ValidationIssue`). */
 export interface PortIssue {

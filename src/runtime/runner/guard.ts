@@ -7,10 +7,10 @@
  * throws reaches the process; the process-level handlers (src/cli/last-resort.ts) are only for code
  * that bypassed these helpers. docs/operations.md "Component faults" lists the sites.
  */
-import type { ComponentLogger } from "../../sdk/context.ts";
-import { TinyError } from "../../sdk/errors.ts";
-import { toError } from "../../sdk/result.ts";
-import { statusText } from "../../k8s/api/status-text.ts";
+import type { ComponentLogger } from "../../core/context.ts";
+import { TinyError } from "../../core/errors.ts";
+import { toError } from "../../core/result.ts";
+import { statusText } from "../../k8s/status-text.ts";
 
 /**
  * Where component code threw. `state()` is the per-node state factory (a new runner); hook names

@@ -20,9 +20,9 @@
  * set of a key made before the same write, so there are about as many as there are distinct writes
  * still waiting for a retry — what their callers hold anyway.
  */
-import { TinyError } from "../../sdk/errors.ts";
-import type { NodeUpdater } from "../../sdk/node.ts";
-import type { State } from "../../sdk/state.ts";
+import { TinyError } from "../../core/errors.ts";
+import type { NodeUpdater } from "../../core/node.ts";
+import type { State } from "../../core/state.ts";
 
 /** Metadata key prefix of state entries (runtime-spec §4.6). */
 export const STATE_PREFIX = "_state/";

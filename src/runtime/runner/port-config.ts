@@ -10,8 +10,8 @@
  * ±Infinity) fails the hop, as in Go.
  */
 import { LRUCache } from "lru-cache";
-import type { TinyNodePortConfig } from "../../sdk/node.ts";
-import { TinyError } from "../../sdk/errors.ts";
+import type { TinyNodePortConfig } from "../../core/node.ts";
+import { TinyError } from "../../core/errors.ts";
 import {
   compileTemplate,
   fieldMatcher,

@@ -4,11 +4,11 @@
  * edges (with per-edge retries), and publishes status through a debounced patch.
  */
 import { isDeepStrictEqual } from "node:util";
-import type { ComponentContext, ComponentLogger, Emitter, HopTrace, OutputFn } from "../../sdk/context.ts";
-import type { ComponentInstance, ErasedHooks } from "../../sdk/component.ts";
-import { RUN_RUNTIME, type RunRuntime } from "../../sdk/durable.ts";
-import { empty, fail, toError, toResult, type Result } from "../../sdk/result.ts";
-import { isSystemPort, SystemPort, type AnyPort } from "../../sdk/ports.ts";
+import type { ComponentContext, ComponentLogger, Emitter, HopTrace, OutputFn } from "../../core/context.ts";
+import type { ComponentInstance, ErasedHooks } from "../../core/component.ts";
+import { RUN_RUNTIME, type RunRuntime } from "../../core/durable/run-runtime.ts";
+import { empty, fail, toError, toResult, type Result } from "../../core/result.ts";
+import { isSystemPort, SystemPort, type AnyPort } from "../../core/ports.ts";
 import {
   LABEL_FLOW_NAME,
   LABEL_PROJECT_NAME,
@@ -17,14 +17,14 @@ import {
   type TinyNodeEdge,
   type TinyNode,
   type TinyNodeStatus,
-} from "../../sdk/node.ts";
-import { FROM_SIGNAL, parsePortAddress, type Msg } from "../../transport/types.ts";
+} from "../../core/node.ts";
+import { FROM_SIGNAL, parsePortAddress, type Msg } from "../../core/hop.ts";
 import { compilePortDecoder, type PortDecoder } from "../schema/index.ts";
-import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
-import { fulfilledValue, NOT_FULFILLED } from "../../sdk/settled.ts";
+import { sleepUnlessAborted } from "../../core/abortable-sleep.ts";
+import { fulfilledValue, NOT_FULFILLED } from "../../core/settled.ts";
 import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, PayloadDecodeError, PortValidationError, StatusWriteError, uniquePorts } from "./errors.ts";
 import { MetadataState, STATE_PREFIX } from "./metadata-state.ts";
-import { statusText } from "../../k8s/api/status-text.ts";
+import { statusText } from "../../k8s/status-text.ts";
 import { StatusWriter, type WriteOutcome, type WriteRetry, type FlushOutcome } from "./status-writer.ts";
 import { compilePortConfigs, decodeConfiguredPayload, evaluatePortConfig, PortConfigTable } from "./port-config.ts";
 import { orphanedKeys } from "./orphaned-keys.ts";
@@ -34,10 +34,10 @@ import { NodeGuard, type ComponentFaultError, type FaultSite } from "./guard.ts"
 import { statusComponent, statusPorts } from "./status.ts";
 import type { HopSite, HopSpan, Tracer } from "./tracer.ts";
 import { credentialKeysOfSchema } from "../../telemetry/redact.ts";
-import { startTimer, type Timer } from "../../sdk/timer.ts";
+import { startTimer, type Timer } from "../../core/timer.ts";
 import { rememberSecretValue } from "../../telemetry/secret-values.ts";
 import { containsPlaceholder, NO_SECRET_SOURCE, resolvePlaceholders, type SecretSource } from "../secrets/index.ts";
-import { USAGE } from "../../sdk/usage.ts";
+import { USAGE } from "../../core/usage.ts";
 
 /** Persists a node's status: applies `mutate` to the live object and writes its status subresource. */
 export interface StatusSink {
@@ -107,7 +107,7 @@ function cloneDefault(value: unknown): unknown {
 /** Per-hop context handed to handle and hooks; the combined signal is built only when read. */
 class HopContext implements ComponentContext<unknown> {
   #log: ComponentLogger | undefined;
-  /** What `meter` recorded in this hop (src/sdk/usage.ts), created on the first call. */
+  /** What `meter` recorded in this hop (src/core/usage.ts), created on the first call. */
   usage: Map<string, number> | undefined;
   get [USAGE](): Map<string, number> {
     return (this.usage ??= new Map());
@@ -505,7 +505,7 @@ export class Runner implements HopSite {
     }
     if (!isThenable(returned)) return Promise.resolve(this.#finish(port, data, span, toResult(returned), ctx));
     // A handler that returned a promise already fulfilled (a router returning its downstream
-    // hop's answer) finishes now, not a microtask later (src/sdk/settled.ts says why).
+    // hop's answer) finishes now, not a microtask later (src/core/settled.ts says why).
     const now = fulfilledValue(returned);
     if (now !== NOT_FULFILLED) return Promise.resolve(this.#finish(port, data, span, toResult(now), ctx));
     // Only a handler still running after it returned is in flight (what a reload drains).

@@ -7,7 +7,7 @@
  * touching `ctx.signal`, a wire transport, a retry wait).
  */
 
-import { LazyAbort, type Cancellation } from "../../sdk/lazy-abort.ts";
+import { LazyAbort, type Cancellation } from "../../core/lazy-abort.ts";
 
 /** One link of a hop chain. */
 export class HopScope {

@@ -20,7 +20,7 @@
  * hold during an outage too; what it sends is read when it starts (coalesced, bounded by the keys).
  * A write that answers `"gone"` (the node was deleted) ends the writer: nothing is retried forever.
  */
-import { startTimer, type Timer } from "../../sdk/timer.ts";
+import { startTimer, type Timer } from "../../core/timer.ts";
 
 /** What one write reports: nothing = written; `"gone"` = the node no longer exists (stop writing). A failure rejects. */
 export type WriteOutcome = void | "gone";

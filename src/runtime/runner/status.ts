@@ -4,16 +4,13 @@
  * credential-looking configuration values masked; and the component info.
  */
 import { LRUCache } from "lru-cache";
-import type { ComponentInfo } from "../../sdk/component.ts";
-import type { TinyNodePortStatus } from "../../sdk/node.ts";
-import { POSITION_WIRE, SystemPort, type AnyPort } from "../../sdk/ports.ts";
+import type { ComponentInfo } from "../../core/component.ts";
+import type { TinyNodePortStatus } from "../../core/node.ts";
+import { POSITION_WIRE, SystemPort, type AnyPort } from "../../core/ports.ts";
 import { portPlatformSchema, schemaToBase64 } from "../schema/index.ts";
-import { maskSecretValues, REDACTED } from "../../telemetry/secret-values.ts";
+import { CREDENTIAL_KEY, maskSecretValues, REDACTED } from "../../telemetry/secret-values.ts";
 
 const HIDDEN = new Set<string>([SystemPort.reconcile, SystemPort.client, SystemPort.identity]);
-
-/** Keys whose string values are masked in published configurations (runtime-spec §2.8 redaction rule 3). */
-export const CREDENTIAL_KEY = /(api[_-]?key|secret|token|passw|authorization|bearer|credential|private[_-]?key|access[_-]?key)/i;
 
 export { REDACTED };
 

@@ -7,7 +7,7 @@
  * as a core NATS hop refused by the hop gate (docs/operations.md §10). A call whose caller went
  * away (cancel, deadline) while queued leaves the queue without a refusal.
  */
-import { retryable, type RetryableError } from "../../sdk/errors.ts";
+import { retryable, type RetryableError } from "../../core/errors.ts";
 import { ShuttingDownError } from "../refusal.ts";
 import { DEFAULT_HOP_QUEUE_WAIT_MS, type HopSlots } from "../slots.ts";
 

@@ -17,7 +17,7 @@ import type { Consumer, ConsumerMessages, FetchMessages, JetStreamClient, JetStr
 import type { Logger } from "../../telemetry/log.ts";
 import type { HopSlots } from "../slots.ts";
 import { isMissingResource } from "./streams.ts";
-import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
+import { sleepUnlessAborted } from "../../core/abortable-sleep.ts";
 import type { ReconnectEvents } from "./reconnects.ts";
 
 /** Health-check interval, ms (runtime-spec §13.1: 20 s). */

@@ -4,9 +4,9 @@
  * connection, so the unit tests cover every header without a server.
  */
 import { headers as newHeaders, Match, MsgHdrsImpl, type MsgHdrs } from "@nats-io/transport-node";
-import { errorCode, retryable } from "../../sdk/errors.ts";
-import { empty, fail, ok, type Result } from "../../sdk/result.ts";
-import { payloadBytes, type Msg } from "../types.ts";
+import { errorCode, retryable } from "../../core/errors.ts";
+import { empty, fail, ok, type Result } from "../../core/result.ts";
+import { payloadBytes, type Msg } from "../../core/hop.ts";
 import { RemoteCodedError, RemoteError, WireDecodeError } from "./errors.ts";
 import { EDGE_STREAM, SYSMSG_STREAM } from "./names.ts";
 import { isLocalRefusal } from "../refusal.ts";

@@ -9,7 +9,7 @@
  * nodes; Kubernetes' own `Condition.message` allows 32,768.
  */
 
-import { maskSecretValues } from "../../telemetry/secret-values.ts";
+import { maskSecretValues } from "../telemetry/secret-values.ts";
 
 /** Most characters (UTF-16 code units) of a status text or a logged error text. */
 export const STATUS_TEXT_MAX = 4_096;
