@@ -42,7 +42,22 @@ function walk(dir: string, ext: string): string[] {
 
 const K = ts.SyntaxKind;
 /** Keywords after which `/` starts a regular expression, not a division. */
-const REGEX_AFTER_WORD = new Set([K.ReturnKeyword, K.TypeOfKeyword, K.CaseKeyword, K.DoKeyword, K.ElseKeyword, K.InKeyword, K.OfKeyword, K.InstanceOfKeyword, K.NewKeyword, K.DeleteKeyword, K.VoidKeyword, K.ThrowKeyword, K.YieldKeyword, K.AwaitKeyword]);
+const REGEX_AFTER_WORD = new Set([
+  K.ReturnKeyword,
+  K.TypeOfKeyword,
+  K.CaseKeyword,
+  K.DoKeyword,
+  K.ElseKeyword,
+  K.InKeyword,
+  K.OfKeyword,
+  K.InstanceOfKeyword,
+  K.NewKeyword,
+  K.DeleteKeyword,
+  K.VoidKeyword,
+  K.ThrowKeyword,
+  K.YieldKeyword,
+  K.AwaitKeyword,
+]);
 /** Punctuation that ends a value, after which `/` divides. */
 const VALUE_END = new Set([K.CloseParenToken, K.CloseBracketToken, K.CloseBraceToken, K.PlusPlusToken, K.MinusMinusToken]);
 
