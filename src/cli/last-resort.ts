@@ -1,5 +1,5 @@
 /**
- * The process-level last resort (issue 21 item 2): an exception no guard caught (a bare `setTimeout`
+ * The process-level last resort: an exception no guard caught (a bare `setTimeout`
  * callback that throws, a promise a component forgot) is logged, attributed to a node where the
  * error or its stack allows it, counted (`tinyhost_uncaught_errors_total`), and the process keeps
  * serving. Component code normally never gets here: the node guard (src/runtime/runner/guard.ts)

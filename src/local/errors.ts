@@ -1,6 +1,6 @@
 /**
  * Errors of local mode. A manifest error names the file, the line (when known) and the node, so a
- * developer can jump to it; it never stops the other nodes (issue 7: "the other nodes keep running").
+ * developer can jump to it; it never stops the other nodes.
  */
 import { TinyError } from "../core/errors.ts";
 

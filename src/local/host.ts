@@ -313,7 +313,7 @@ export class LocalHost {
         debounceMs: options.debounceMs ?? 1000,
         log,
         warnUnknownEdgePorts: false, // local mode checks edges itself, naming the file and line (#checkEdges)
-        // `[[secret:…]]` placeholders: TINY_SECRET_<NAME>__<KEY> variables, then <dir>/.tinyhost/secrets.yaml (docs/local-mode.md).
+        // `[[secret:…]]` placeholders: TINY_SECRET_<NAME>__<KEY> variables, then <dir>/.tinyhost/secrets.yaml (docs/operations.md).
         secrets: localSecretSource(join(this.dir, ".tinyhost", "secrets.yaml"), process.env, `${shownPath(this.dir)}/.tinyhost/secrets.yaml`),
       },
       (name) => this.#source.desired.has(name),
@@ -427,7 +427,7 @@ export class LocalHost {
 
   /**
    * Sends `data` to `<node>:<port>` the way the platform's `send_signal` does (From `signal`) and
-   * resolves to the hop's Result — what a console (issue 20) calls to poke a running flow.
+   * resolves to the hop's Result — what a console calls to poke a running flow.
    */
   send(node: string, port: string, data: unknown): Promise<Result> {
     return this.scheduler.handle({ edgeId: "", from: FROM_SIGNAL, to: `${node}:${port}`, data, depth: 0 });

@@ -363,7 +363,7 @@ function interpret(out: FileManifests, docs: readonly ParsedDocument[]): FileMan
  * sorted by name. A file that cannot be read yields one `READ_FAILED` error.
  * @param dir the directory to read.
  * @param shownAs how `dir` appears in file names of the results and their messages (default `dir`;
- *   local mode passes the path as shown to the user, src/local/paths.ts).
+ *   local mode passes the path as shown to the user, src/telemetry/shown-path.ts).
  * @throws Error (ENOENT/ENOTDIR) when `dir` itself cannot be listed.
  */
 export function readManifestDir(dir: string, shownAs = dir): FileManifests[] {

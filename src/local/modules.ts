@@ -19,7 +19,7 @@ export interface PlatformModule {
   readonly components: readonly string[];
 }
 
-/** The platform's modules tinyhost stands in for, with the components of each (issue 35 item 1). */
+/** The platform's modules tinyhost stands in for, with the components of each. */
 export const PLATFORM_MODULES: readonly PlatformModule[] = [
   {
     name: "common-module-v0",

@@ -1,5 +1,5 @@
 /**
- * The shutdown step that drains the component HTTP listeners of a host's nodes (issue 21): it runs
+ * The shutdown step that drains the component HTTP listeners of a host's nodes: it runs
  * in the `listeners` group, first on stop — before the receivers, so a request's flow can still
  * take hops from the wire, and before the runners — in-flight requests finish on live
  * nodes, new connections are refused, and what still runs at the bound is answered 503.

@@ -6,7 +6,7 @@
  * them in reverse order (the runnables of a group concurrently), all inside one graceful-shutdown
  * budget. Ordering is a property of the groups, not of a start-up function.
  *
- * Why this order (DESIGN.md "One process shape for every mode"; runtime-spec §9, §12):
+ * Why this order (docs/architecture.md "One process shape"; runtime-spec §9, §12):
  * - `servers` first and last: /healthz answers during start-up and until the very end.
  * - `stores` (local mode's in-memory API and state file): outlive everything that writes to them,
  *   so the state file is flushed after the runners' last status patches.
@@ -22,7 +22,7 @@
  *   waiting for its node can still get it).
  * - `listeners` (component HTTP listeners' drain, stop-only): stops before the receivers, so an
  *   in-flight HTTP request's flow can still take its hops back from the wire — the platform's usual
- *   shape, http_server in one module, the work in another, the answer back on `response` (issue 21).
+ *   shape, http_server in one module, the work in another, the answer back on `response`.
  *   With no request in flight it ends at once and the receivers stop right after.
  *
  * A runnable that dies on its own reports it through {@link RunContext.fatal}: the manager logs
@@ -83,7 +83,7 @@ export interface ManagerOptions {
    * Groups whose runnables start all at once instead of in turn (their waits overlap; the group is
    * done when every one started). Only for groups whose members do not need each other started:
    * cluster mode's `controllers` (the TinyNode list and the own TinyModule registration are
-   * independent round trips, issue 19). Default: none.
+   * independent round trips). Default: none.
    */
   concurrentGroups?: readonly RunnableGroup[];
 }

@@ -1,5 +1,5 @@
 /**
- * The cluster start's first stage (issue 19): the kubeconfig, then at once the three requests
+ * The cluster start's first stage: the kubeconfig, then at once the three requests
  * /readyz waits on — the Lease get (leadership.ts), the TinyNode cache's first list page
  * (src/k8s/runtime/primed-source.ts) and the own TinyModule create (register.ts) — sent before the
  * rest of the module is loaded. The CLI calls {@link beginStart} and only then imports the runtime

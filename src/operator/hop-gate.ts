@@ -7,7 +7,7 @@
  * a refusal is rare: a hop that slipped in after the receivers stopped (a core message already
  * buffered; the gRPC server refuses queued and new calls itself once it stops receiving,
  * src/transport/grpc/admission.ts). It is retryable — the hop is fine, only this replica is leaving:
- * a JetStream hop is `nak`'d to another replica, a caller's edge retries (issue 21).
+ * a JetStream hop is `nak`'d to another replica, a caller's edge retries.
  */
 import { fail, type Result } from "../core/result.ts";
 import { retryable } from "../core/errors.ts";

@@ -4,7 +4,7 @@
  * drives it (runtime-spec §6: 15 s / 10 s / 2 s, released on stop like client-go's
  * `ReleaseOnCancel`).
  *
- * The campaign starts before the manager (issue 19: the Lease get is the longest wait before
+ * The campaign starts before the manager (the Lease get is the longest wait before
  * /readyz), while the scheduler and the controllers that follow the leadership do not exist yet;
  * they subscribe with {@link Leadership.onChange} once built and read {@link Leadership.leading}
  * for a win that came before.

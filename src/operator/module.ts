@@ -4,7 +4,7 @@
  * Each part is built in its own file; this one only orders them.
  *
  * Stages before the manager (src/operator/stages.ts: a failure is a `ModuleStartError` naming the
- * stage). The order is deliberate (issue 19): the kubeconfig first; then at once the three requests
+ * stage). The order is deliberate: the kubeconfig first; then at once the three requests
  * readiness waits on — the Lease get (leadership.ts), the TinyNode cache's first list page
  * (src/k8s/runtime/primed-source.ts) and the own TinyModule create (register.ts), sent by
  * early.ts (the CLI begins it before this file is even loaded: `startModule(o, early)`); only once those
@@ -87,7 +87,7 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
   const gauge = checked("memory", () => memoryGauge(o.env));
   const stage = stages(log);
 
-  // ---- stages before the manager (issue 19: this order and overlap are measured, bench/vs-go.ts)
+  // ---- stages before the manager (this order and overlap are measured by bench/vs-go.ts)
   // The kubeconfig and the three requests /readyz waits on (early.ts): sent by the CLI before it
   // loaded this file, or here.
   const begun = early ?? beginStart(o, log);

@@ -16,7 +16,7 @@
  *
  * Each wire's code loads only when that wire is opened: a NATS module never evaluates grpc-js and
  * protobufjs (~0.8 MB of bundled code), a core NATS or gRPC module never evaluates the JetStream and
- * KV clients — start-up time (bench/vs-go.ts `vs_go_start_ready_same_rule`, issue 19).
+ * KV clients — start-up time (bench/vs-go.ts `vs_go_start_ready_same_rule`).
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "../telemetry/log.ts";
@@ -81,7 +81,7 @@ export interface ModuleTransport {
   /**
    * Ends the serving half after {@link stopReceiving}: NATS stops its subscriptions/consumers (and
    * the run reconciler), in-flight hops get up to `graceMs`, then their signal aborts; gRPC stops its
-   * server. Sending still works — a flow still running at shutdown (an HTTP request, issue 21) can
+   * server. Sending still works — a flow still running at shutdown (an HTTP request) can
    * reach other modules until {@link close}. Idempotent: later calls join the first.
    */
   stopServing(graceMs: number): Promise<void>;

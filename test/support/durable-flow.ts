@@ -1,6 +1,6 @@
 /**
  * The durable test flow: `door → s1 → s2 → s3 → door:reply`, each node on the module a test
- * chooses (components.md §6 naming), built as the platform writes it (src/local/flow-builder.ts):
+ * chooses (components.md §6 naming), built as the platform writes it (src/cli/scaffold/flow-builder.ts):
  * - `door` (`durable_door`) begins a run with a reply (Go `BeginRunWithReply`) and answers its
  *   caller with `{runId, reply}`;
  * - `s1`…`s3` (`durable_step`) each append their node name to `trail`; a step may hold its first

@@ -192,7 +192,7 @@ export async function runLocal(args: readonly string[]): Promise<number> {
     console.error(`tinyhost run --local: ${(err as Error).message}`);
     return 1;
   }
-  // A throw that escaped every node guard is logged and counted; the other nodes keep serving (issue 21).
+  // A throw that escaped every node guard is logged and counted; the other nodes keep serving.
   // Until the host exists its lines go to the JSON logger; from then on through the host's
   // logger, so they read as terminal lines like every other error of local mode.
   let lastResortLog: ComponentLogger = logger;

@@ -18,7 +18,7 @@ export interface CompiledRegex {
 
 /**
  * re2js (250 KB of bundled code) loads on the first `=~`: most flows never match a pattern, and
- * evaluating it cost every process start (issue 19, start → ready). `require` keeps compiling
+ * evaluating it cost every process start (start → ready). `require` keeps compiling
  * synchronous.
  */
 let re2: typeof RE2JS | undefined;

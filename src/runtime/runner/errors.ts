@@ -109,7 +109,7 @@ export class HopCancelledError extends TinyError {
 }
 
 /**
- * The node's status writes are failing (issue 21): shown as the node's status while they do (the
+ * The node's status writes are failing: shown as the node's status while they do (the
  * TinyNode reconciler publishes it), cleared by the next write that succeeds. code `"STATUS_WRITE_FAILED"`.
  */
 export class StatusWriteError extends TinyError {

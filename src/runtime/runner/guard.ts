@@ -1,5 +1,5 @@
 /**
- * The fault guard (issue 21 item 2): every call the runtime makes into component code — handle,
+ * The fault guard: every call the runtime makes into component code — handle,
  * every hook, `ports()`, `_reconcile` updaters, and the SDK's timer/task/background-loop helpers —
  * goes through a {@link NodeGuard}, so a throw becomes that node's fault: an error naming node,
  * component and site, one structured log line with the node name, and a count in

@@ -795,7 +795,7 @@ export class Runner implements HopSite {
       node.status = { ...node.status, ...owned };
       // Go's `error,omitempty` (node-status.ts): a node without an error has no `error` field, as
       // the reconciler's write leaves it. Writing `false` here made every runner write after a
-      // reconciler's a real request (issue 19: ~1 extra write per counter node at 10,000 nodes).
+      // reconciler's a real request.
       if (error) node.status.error = true;
       else delete node.status.error;
     };
@@ -838,7 +838,7 @@ export class Runner implements HopSite {
    * naming the keys), then (when `cleanup`, i.e. the node was deleted) `onDestroy` with a copy of
    * the last metadata, then abort the node signal so in-flight handlers see cancellation. Never
    * rejects: the scheduler already dropped this runner, so whatever fails here, the node signal must
-   * still fire or the component's background loops would run on (issue 21).
+   * still fire or the component's background loops would run on.
    */
   stop(cleanup: boolean, deadline?: AbortSignal): Promise<void> {
     // A second caller (a shutdown during a reload's stop) waits for the same stop, flush included.

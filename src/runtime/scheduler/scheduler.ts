@@ -239,7 +239,7 @@ export class Scheduler implements RunnerHost, RpcHost {
         throw recordFault({ node: name, component: def.info.name, log }, "state()", err);
       }
       runner = new Runner(instance, this, node, log);
-      // `node` was read before that flush: the writes just made may not be in it yet (issue 21).
+      // `node` was read before that flush: the writes just made may not be in it yet.
       if (previous) runner.state.adopt(previous.state);
       this.#runners.set(name, runner);
     }
@@ -256,7 +256,7 @@ export class Scheduler implements RunnerHost, RpcHost {
       if (this.#client !== undefined) await r.callHook("onClient", this.#client);
       await r.callHook("onNats", this.#jetstream);
       // First-reconcile hooks run until they succeed once, even when an earlier hook failed on the
-      // node's first reconcile (issue 21: they were skipped forever while the status read OK).
+      // node's first reconcile.
       for (const hook of r.firstHooksDue) {
         await r.callHook(hook, hook === "onState" ? r.state : r.emitter);
         r.firstHooksDue.delete(hook);

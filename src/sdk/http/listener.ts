@@ -1,10 +1,8 @@
 /**
  * The HTTP listener of http_server: Hono on `Bun.serve`, one catch-all route, every request handed
  * to the flow and answered from its Result (components.md §2.1 "Request → response flow"). Hono
- * stays although calling the handler straight from Bun.serve measured ≈ 0.7 µs less CPU per request
- * (of ≈ 11 µs for the whole flow, bench/http.ts; measured before its route became a static table
- * hit and the request its env binding, which took part of that back): its error answers are what a
- * hand-written copy would re-implement (DESIGN.md: Hono for component HTTP servers). HEAD is
+ * stays although calling the handler straight from Bun.serve costs a little less CPU (bench/RESULTS.md
+ * "Hono in http_server"): its error answers are what a hand-written copy would re-implement. HEAD is
  * answered here, not by Hono: Hono's body-less copy of the GET answer made Bun write
  * `content-length: 0` and no `Date` ({@link headAnswer}). A flow that has answered by the time it
  * returns is answered synchronously, with a Response rather than a promise (src/core/settled.ts).
@@ -140,8 +138,8 @@ class InFlight {
 /**
  * Granularity of the sweep, ms: it enforces `writeTimeout` (whole seconds) and notices clients
  * that went away. Polling `req.signal.aborted` instead of adding an abort listener per request:
- * Bun aborts the signal either way, and adding a listener cost ≈ 13% of the throughput of a
- * minimal `Bun.serve` handler (measured under wrk); a disconnect is then seen within this interval.
+ * Bun aborts the signal either way, and a listener costs a minimal handler much of its throughput
+ * (bench/RESULTS.md "Polling"); a disconnect is then seen within this interval.
  */
 const SWEEP_MS = 100;
 
