@@ -11,7 +11,7 @@ import { heapStats } from "bun:jsc";
 import { writeFileSync } from "node:fs";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { createKubeClient } from "../src/k8s/client/index.ts";
-import type { TinyNode } from "../src/k8s/api/index.ts";
+import type { TinyNode } from "../src/core/api/index.ts";
 import { tinyNodes } from "../src/k8s/controllers/types.ts";
 import { startModule } from "../src/operator/module.ts";
 import { connectNats } from "../src/transport/nats/index.ts";

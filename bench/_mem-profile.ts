@@ -7,7 +7,7 @@
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 import { heapStats } from "bun:jsc";
 const { Scheduler } = await import("../src/runtime/scheduler/index.ts");
-const { discoverComponents } = await import("../src/runtime/registry/index.ts");
+const { discoverComponents } = await import("../src/loader/discover.ts");
 const { benchNodes } = await import("./lib/cluster.ts");
 const { logger } = await import("../src/telemetry/log.ts");
 

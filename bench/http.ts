@@ -21,7 +21,7 @@
  * - Answering with a pending promise. Every hop's promise was chained with `.then` (runner hop,
  *   each send's attempt, the listener's InFlight promise, Hono's then/catch around a promise
  *   answer): ≈ 7 promises and their microtasks per request. The runner and the listener now read a
- *   promise that has already fulfilled with `Bun.peek` (src/sdk/settled.ts) and go on at once, so
+ *   promise that has already fulfilled with `Bun.peek` (src/core/settled.ts) and go on at once, so
  *   Flow A answers with a Response from inside the handler and registers nothing in flight.
  * - Decoding each port message through one shared interpreter: its property reads and writes saw
  *   every struct shape of the process (megamorphic). A function is generated per struct for data

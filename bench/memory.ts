@@ -41,7 +41,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createKubeClient } from "../src/k8s/client/index.ts";
-import type { TinyNode } from "../src/k8s/api/index.ts";
+import type { TinyNode } from "../src/core/api/index.ts";
 import { tinyNodes } from "../src/k8s/controllers/types.ts";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { connectNats } from "../src/transport/nats/index.ts";

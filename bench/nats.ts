@@ -11,7 +11,7 @@
  */
 export {};
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
-const { ok } = await import("../src/sdk/result.ts");
+const { ok } = await import("../src/core/result.ts");
 const { connectNats } = await import("../src/transport/nats/connect.ts");
 const { CoreNatsTransport } = await import("../src/transport/nats/core.ts");
 const { startNats } = await import("../test/support/nats.ts");

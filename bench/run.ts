@@ -15,6 +15,8 @@ import { resolve } from "node:path";
 import { machineInfo } from "./lib/machine.ts";
 
 const dir = import.meta.dir;
+/** Heading of RESULTS.md's hand-written last section: `npm run bench` regenerates everything above it. */
+const HAND_WRITTEN = "## Measurements behind code choices";
 const quick = process.argv.includes("--quick");
 const onlyArg = process.argv.find((a, i) => process.argv[i - 1] === "--only" || a.startsWith("--only="));
 const only = onlyArg ? new Set(onlyArg.replace(/^--only=/, "").split(",").map((s) => s.replace(/\.ts$/, ""))) : undefined;
@@ -167,5 +169,13 @@ function markdown(): string {
   const notes = results.filter((r) => r.note);
   if (notes.length) lines.push("## Notes", "", ...notes.map((r) => `- **${r.name}**: ${r.note}`), "");
   if (failed.length) lines.push("## Failed", "", ...failed.map((f) => `- ${f} exited non-zero or printed no JSON (see the run's stderr)`), "");
-  return lines.join("\n");
+  return lines.join("\n") + handWritten();
+}
+
+/** The hand-written section at the end of the existing RESULTS.md (figures code comments point to), kept as it is. */
+function handWritten(): string {
+  const path = resolve(dir, "RESULTS.md");
+  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const at = text.indexOf(`\n${HAND_WRITTEN}\n`);
+  return at < 0 ? "" : text.slice(at);
 }

@@ -13,7 +13,7 @@ const { Scheduler } = await import("../src/runtime/scheduler/index.ts");
 const { defineComponent, target, Type } = await import("../src/sdk/index.ts");
 const counter = (await import("../components/counter.ts")).default;
 import type { State, TinyNode } from "../src/sdk/index.ts";
-import type { ComponentDefinition } from "../src/sdk/component.ts";
+import type { ComponentDefinition } from "../src/core/component.ts";
 
 const WINDOW_MS = 50;
 const NODES = 10;

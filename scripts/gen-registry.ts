@@ -17,7 +17,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { FlagError, parseFlags } from "../src/cli/flags.ts";
-import { discoverComponents } from "../src/runtime/registry/discover.ts";
+import { discoverComponents } from "../src/loader/discover.ts";
 import { listComponentFiles } from "../src/runtime/registry/files.ts";
 import { renderStaticRegistry } from "../src/runtime/registry/generate.ts";
 

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { buildFlow, type FlowDescription } from "../../src/cli/scaffold/flow-builder.ts";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
-import type { TinyNode } from "../../src/k8s/api/index.ts";
+import type { TinyNode } from "../../src/core/api/index.ts";
 import { tinyModules, tinyNodes } from "../../src/k8s/controllers/types.ts";
 import { resourceSource, Watcher } from "../../src/k8s/runtime/index.ts";
 import { freePort, startProcess, type ManagedProcess } from "../../test/support/process.ts";

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { TinyNode } from "../../src/k8s/api/index.ts";
+import type { TinyNode } from "../../src/core/api/index.ts";
 import { leases } from "../../src/k8s/client/resources.ts";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
 import { mixedFlow, type MixedNodeSpec } from "../../test/support/go-peer.ts";

@@ -3,20 +3,8 @@
  * adding one means adding a {@link lazy} entry to {@link commands}.
  */
 import { LogLevelError, logLevelFrom } from "../telemetry/log-level.ts";
-import { SDK_CHECKED_VERSION, SDK_VERSION, version } from "./version.ts";
-
-/** One sub-command of the CLI. `run` returns the process exit code. */
-export interface Command {
-  /** Name typed by the user, e.g. `run`. */
-  name: string;
-  /** One line shown by `tinyhost --help`. */
-  summary: string;
-  /** Runs the command with the arguments after its name; resolves to the exit code. */
-  run(args: string[]): Promise<number>;
-}
-
-/** What a command module exports: its name and its entry point (the summary lives in {@link commands}). */
-export type CommandRunner = Pick<Command, "name" | "run">;
+import { SDK_CHECKED_VERSION, SDK_VERSION, version } from "../core/version.ts";
+import type { Command, CommandRunner } from "./command.ts";
 
 /** Every registered sub-command, in the order `--help` lists them. */
 export const commands: Command[] = [

@@ -4,8 +4,8 @@
  * `retryable` somewhere in its schema, so the retry component and the platform can supervise it.
  * `tools components-info` prints one warning per port that does not; nothing fails.
  */
-import type { ComponentDefinition } from "../sdk/component.ts";
-import { ERROR_PORT } from "../sdk/ports.ts";
+import type { ComponentDefinition } from "../core/component.ts";
+import { ERROR_PORT } from "../core/ports.ts";
 
 /** Every key under any `properties` object anywhere in `schema` (Go `schemaPropertyNames`). */
 function propertyNames(schema: unknown, into = new Set<string>(), depth = 0): Set<string> {

@@ -13,7 +13,7 @@
  * New commands declare their flags here too, so every command reads and refuses flags alike.
  */
 import { parseArgs } from "node:util";
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 import { looksLikeFlag } from "./flag-value.ts";
 
 /** One declared flag (the key of {@link FlagSpecs} is its long name, without `--`). */

@@ -5,7 +5,7 @@
  * and Go's cobra then stops before the check runs (docs/compatibility.md "Chart hooks").
  */
 import { FlagError, parseFlags } from "./flags.ts";
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 
 /** Parsed hook flags; absent = not given. */
 export interface HookFlags {

@@ -1,5 +1,5 @@
 /**
- * The process-level last resort (issue 21 item 2): an exception no guard caught (a bare `setTimeout`
+ * The process-level last resort: an exception no guard caught (a bare `setTimeout`
  * callback that throws, a promise a component forgot) is logged, attributed to a node where the
  * error or its stack allows it, counted (`tinyhost_uncaught_errors_total`), and the process keeps
  * serving. Component code normally never gets here: the node guard (src/runtime/runner/guard.ts)
@@ -8,8 +8,8 @@
  */
 import { resolve, sep } from "node:path";
 import { componentFaults } from "../runtime/runner/guard.ts";
-import { toError } from "../sdk/result.ts";
-import type { ComponentLogger } from "../sdk/context.ts";
+import { toError } from "../core/result.ts";
+import type { ComponentLogger } from "../core/context.ts";
 
 /** tinyhost's own source tree: frames in it are the runtime, not the component. */
 const RUNTIME_SRC = resolve(import.meta.dir, "..") + sep;

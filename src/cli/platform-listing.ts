@@ -6,8 +6,8 @@
  * info and tags instead, as Go's TinyModule controller does (src/k8s/controllers/module-status.ts).
  */
 import { describeComponent, type ComponentDescription } from "../runtime/registry/describe.ts";
-import type { ComponentDefinition } from "../sdk/component.ts";
-import { AGENT_TOOL_TAG, SYNC_RPC_TAG } from "../sdk/agent-tool.ts";
+import type { ComponentDefinition } from "../core/component.ts";
+import { AGENT_TOOL_TAG, SYNC_RPC_TAG } from "../core/agent-tool.ts";
 
 /**
  * The listing of `def`: an agent tool gets the tag `agent_tool` (once) and, when it has one, its

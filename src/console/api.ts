@@ -12,9 +12,9 @@
  */
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import type { TinyNode } from "../k8s/api/index.ts";
+import type { TinyNode } from "../core/api/index.ts";
 import type { HopListener } from "../local/flow-events.ts";
-import type { Result } from "../sdk/result.ts";
+import type { Result } from "../core/result.ts";
 import { withoutNodePrefix } from "../local/failure-log.ts";
 import { displayNames } from "../local/node-names.ts";
 import { flowView, type FlowView } from "./flow-view.ts";
@@ -25,7 +25,7 @@ import { CONSOLE_CSS, CONSOLE_JS, pageHtml } from "./page.ts";
 import { NodeLookupError, resolveNode } from "./resolve.ts";
 import { StreamClient } from "./stream.ts";
 import { SETTINGS_PORT, SETTINGS_REFUSED } from "./settings-port.ts";
-import { startTimer, type Timer } from "../sdk/timer.ts";
+import { startTimer, type Timer } from "../core/timer.ts";
 import { maskSecretValues } from "../telemetry/secret-values.ts";
 
 /** What the console needs of a running local host (a {@link LocalHost} has all of it). */

@@ -3,7 +3,7 @@
  * calls to reach the running host.
  */
 import type { SendAnswer } from "./api.ts";
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 
 /** The console refused the request or could not be reached. code `CONSOLE_SEND`. */
 export class ConsoleSendError extends TinyError<"CONSOLE_SEND"> {

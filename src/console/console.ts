@@ -8,7 +8,7 @@
  * running — and tells {@link LocalConsoleOptions.onReady} the URL.
  */
 import type { Server } from "bun";
-import type { TinyNode } from "../k8s/api/index.ts";
+import type { TinyNode } from "../core/api/index.ts";
 import type { WatchSource } from "../k8s/runtime/source.ts";
 import type { Runnable } from "../manager/index.ts";
 import { consoleApp, type ConsoleHost, type ConsoleState } from "./api.ts";

@@ -13,7 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { dirname, join, resolve } from "node:path";
 import { STATE_FILE_NAME } from "../local/state-file.ts";
 import { processIsAlive } from "../local/state-lock.ts";
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 
 /** The directory local mode keeps its files in, inside the manifests directory (`.tinyhost`). */
 const STATE_DIR_NAME = dirname(STATE_FILE_NAME);

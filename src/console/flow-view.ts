@@ -7,8 +7,8 @@
  * The buttons of a `_control` port are its schema's `format: "button"` fields, as the dashboard
  * renders them (components.md §1, e.g. the counter's Reset, the ticker's Start/Stop).
  */
-import { COMPONENT_POS_X_ANNOTATION, COMPONENT_POS_Y_ANNOTATION, FLOW_NAME_LABEL } from "../k8s/api/constants.ts";
-import type { TinyNode } from "../k8s/api/index.ts";
+import { COMPONENT_POS_X_ANNOTATION, COMPONENT_POS_Y_ANNOTATION, FLOW_NAME_LABEL } from "../core/api/constants.ts";
+import type { TinyNode } from "../core/api/index.ts";
 import { displayNames, nodeLabel } from "../local/node-names.ts";
 import type { LastError } from "./history.ts";
 

@@ -9,7 +9,7 @@
  */
 import { withoutNodePrefix } from "../local/failure-log.ts";
 import { HOP_TEXT_CHARS, type HopRecord } from "../local/hop-watch.ts";
-import { errorCode } from "../sdk/errors.ts";
+import { errorCode } from "../core/errors.ts";
 
 /** Longest payload, result or error text kept per hop, characters (src/local/hop-watch.ts). */
 export { HOP_TEXT_CHARS };

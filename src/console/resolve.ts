@@ -4,7 +4,7 @@
  * one has to copy a hash. An ambiguous or unknown name is an error that lists what there is.
  */
 import { nodeLabel, shortName, type NamedNode } from "../local/node-names.ts";
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 
 /** A node name that matches no node, or several. code `UNKNOWN_NODE` or `AMBIGUOUS_NODE`. */
 export class NodeLookupError extends TinyError<"UNKNOWN_NODE" | "AMBIGUOUS_NODE"> {

@@ -7,10 +7,10 @@
  * (`parse error on line 2, column 11: bare " in non-quoted-field`), `\r\n` folded to `\n` inside
  * quoted fields, a lone `\r` kept, empty lines skipped, the record count checked against the first
  * record, and `TrimLeadingSpace` / `LazyQuotes` exactly. The reader works on UTF-8 bytes so
- * columns are Go's byte columns. test/conformance/encoding/csv.jsonl holds Go's outputs for a
- * corpus of hostile inputs and test/unit/golang/csv.test.ts compares.
+ * columns are Go's byte columns. test/conformance/encoding/go.jsonl holds Go's outputs for a
+ * corpus of hostile inputs (csv-cases.ts) and test/unit/golang/encoding-conformance.test.ts compares.
  */
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 import { isGoSpace, utf8Bytes, utf8String, wellFormed } from "./unicode.ts";
 
 /** Go `csv.ErrBareQuote`, `ErrQuote`, `ErrFieldCount` texts. */

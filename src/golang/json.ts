@@ -11,7 +11,7 @@
  * (internal/decoder: interface, map, slice, string, float; internal/encoder: string, float) and
  * checked against goccy itself in test/conformance/encoding.
  */
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 import { compareGoStrings, utf8Bytes, utf8String, wellFormed } from "./unicode.ts";
 
 /** goccy's `maxDecodeNestingDepth`: objects and arrays nest at most this deep. */

@@ -12,10 +12,12 @@
  * and verdicts are compared with golang-jwt itself in test/conformance/encoding.
  */
 import { createHmac, createPrivateKey, createPublicKey, sign as cryptoSign, verify as cryptoVerify, X509Certificate, type KeyObject } from "node:crypto";
-import { TinyError } from "../sdk/errors.ts";
-import { JWT_SIGNING_METHODS } from "../sdk/fields.ts";
+import { TinyError } from "../core/errors.ts";
 import { goObject, marshalGoJson } from "./json.ts";
 import { utf8Bytes, utf8String, wellFormed } from "./unicode.ts";
+
+/** The signing methods the JWT components offer, in Go's order (encoding-module jwt/encode, jwt/verify). */
+export const JWT_SIGNING_METHODS = ["ES256", "ES384", "ES512", "HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "None"] as const;
 
 /** A token that cannot be made or does not verify; `message` is golang-jwt's text. code `JWT`. */
 export class GoJwtError extends TinyError<"JWT"> {

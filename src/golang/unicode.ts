@@ -2,12 +2,12 @@
  * Character classes and UTF-8 helpers shared by the Go codecs of this folder, with Go's
  * definitions (Go `unicode.IsSpace`, `strings.TrimSpace`, `unicode/utf8`, string order).
  */
-import { compareStrings } from "../runtime/expression/gostring.ts";
+import { compareStrings } from "./string.ts";
 
 /**
  * Go's string order (`<` on strings, `sort.Strings`, map keys in `json.Marshal` and `fmt`): UTF-8
  * byte order, which is code-point order, not JavaScript's UTF-16 order (U+FFFF < U+1F600). The
- * expression runtime's rule (src/runtime/expression/gostring.ts), so the two cannot disagree.
+ * expression runtime's rule (src/golang/string.ts), so the two cannot disagree.
  */
 export const compareGoStrings: (a: string, b: string) => number = compareStrings;
 

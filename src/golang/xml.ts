@@ -13,7 +13,7 @@
  * omitted, as Go omits a nil interface field; numbers and text as above. A key that is not an XML
  * name is an error naming it. docs/compatibility.md "encoding-module" records it.
  */
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 import { formatFloat } from "./fmt.ts";
 import { compareGoStrings } from "./unicode.ts";
 import { wellFormed } from "./unicode.ts";

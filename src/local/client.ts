@@ -4,7 +4,7 @@
  * cluster has no public hostname (components.md §2.1 "ExposePort"; runtime-spec §7.1).
  */
 import { validatePort } from "../k8s/resources/hostnames.ts";
-import type { ExposePortRequest, ModuleClient } from "../sdk/client.ts";
+import type { ExposePortRequest, ModuleClient } from "../core/client.ts";
 
 /** Local-mode client. Calls are recorded so the host can print the URLs. */
 export class LocalModuleClient implements ModuleClient {

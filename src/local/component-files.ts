@@ -1,13 +1,13 @@
 /**
  * The components directory of local mode, file by file, with hot reload: which file provides which
  * component, the files that failed (shown as problems until fixed), and what a changed, renamed or
- * deleted file does to the running nodes. Importing one file is src/runtime/registry/runtime-files.ts.
+ * deleted file does to the running nodes. Importing one file is src/loader/runtime-files.ts.
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Scheduler } from "../runtime/scheduler/scheduler.ts";
-import { toError } from "../sdk/result.ts";
-import { importComponentFile, loadComponentDir, type ComponentDirResult, type LoadedComponent } from "../runtime/registry/runtime-files.ts";
+import { toError } from "../core/result.ts";
+import { importComponentFile, loadComponentDir, type ComponentDirResult, type LoadedComponent } from "../loader/runtime-files.ts";
 import { shownPath } from "../telemetry/shown-path.ts";
 import { LocalStartError } from "./errors.ts";
 

@@ -6,7 +6,7 @@
  * Like an API server that refuses a bad `kubectl apply`, a file that no longer parses, or a node
  * document that no longer validates, leaves the last good version of its nodes in place.
  */
-import type { TinyFlow, TinyNode, TinyProject } from "../k8s/api/v1alpha1.ts";
+import type { TinyFlow, TinyNode, TinyProject } from "../core/api/v1alpha1.ts";
 import { ManifestError } from "./errors.ts";
 import type { FileManifests, NamedManifest, NodeManifest, TinyComponentManifest } from "./manifests.ts";
 

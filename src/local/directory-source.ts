@@ -18,7 +18,7 @@ import { watchDirectory } from "./watch.ts";
 export interface DirectorySourceOptions {
   /** Absolute manifests directory. */
   dir: string;
-  /** The directory as shown in messages (src/local/paths.ts). */
+  /** The directory as shown in messages (src/telemetry/shown-path.ts). */
   shownDir: string;
   /** Where the nodes go. */
   nodes: LocalNodes;

@@ -8,9 +8,9 @@
  * checked against the running components (their `ports()` may depend on settings, e.g. router's
  * routes), so that part runs after a reconcile and only for nodes that have a runner.
  */
-import type { AnyPort } from "../sdk/ports.ts";
-import { isSystemPort } from "../sdk/ports.ts";
-import { parsePortAddress } from "../transport/types.ts";
+import type { AnyPort } from "../core/ports.ts";
+import { isSystemPort } from "../core/ports.ts";
+import { parsePortAddress } from "../core/hop.ts";
 import { ManifestError } from "./errors.ts";
 import type { NodeManifest } from "./manifests.ts";
 

@@ -1,8 +1,8 @@
 /**
  * Errors of local mode. A manifest error names the file, the line (when known) and the node, so a
- * developer can jump to it; it never stops the other nodes (issue 7: "the other nodes keep running").
+ * developer can jump to it; it never stops the other nodes.
  */
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 
 /** Why a manifest was refused or flagged. */
 export type ManifestErrorCode =

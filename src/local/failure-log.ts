@@ -12,7 +12,7 @@
  *   <the same text>`) are dropped: the message text was seen within the window.
  * Cancellations (a client that went away, a node stopped by a reload) are not failures.
  */
-import { FROM_SIGNAL } from "../transport/types.ts";
+import { FROM_SIGNAL } from "../core/hop.ts";
 import { DEFAULT_REPEAT_WINDOW_MS, RepeatLimiter, timerSchedule, type Schedule } from "./repeat-limiter.ts";
 
 /** Error codes that mean "stopped on purpose", not "failed" (runner/errors.ts HopCancelledError, NodeStoppedError). */

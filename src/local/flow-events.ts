@@ -18,8 +18,8 @@
  */
 import { checkResponse } from "../sdk/http/server-response.ts";
 import type { Runner } from "../runtime/runner/runner.ts";
-import { TinyError } from "../sdk/errors.ts";
-import { SystemPort } from "../sdk/ports.ts";
+import { TinyError } from "../core/errors.ts";
+import { SystemPort } from "../core/ports.ts";
 import { HTTP_SERVER_COMPONENT } from "./constants.ts";
 import type { DebugLines } from "./debug-lines.ts";
 import type { FailureLog } from "./failure-log.ts";

@@ -8,10 +8,10 @@
  */
 import type { HopSite, HopSpan, Tracer } from "../runtime/runner/tracer.ts";
 import type { HopMiddleware } from "../runtime/scheduler/middleware.ts";
-import { toResult, type Result } from "../sdk/result.ts";
+import { toResult, type Result } from "../core/result.ts";
 import { redactedPayload } from "../telemetry/redact.ts";
 import { maskedError } from "../telemetry/secret-values.ts";
-import type { Msg } from "../transport/types.ts";
+import type { Msg } from "../core/hop.ts";
 
 /** Longest payload or result text a {@link HopRecord} keeps, characters (longer ones are cut, marked `…`). */
 export const HOP_TEXT_CHARS = 4096;

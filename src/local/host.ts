@@ -20,10 +20,10 @@
  * runners (components, then the scheduler's runners) → controllers (manifests, the TinyNode
  * controller, the file watches) → receivers (start signals, once every node was reconciled).
  */
-import type { ComponentLogger } from "../sdk/context.ts";
+import type { ComponentLogger } from "../core/context.ts";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { nameMatches, parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
+import { nameMatches, parseFullName, sanitizeResourceName } from "../core/api/naming.ts";
 import { DEFAULT_NODE_WORKERS, kubeStatusSink, LEADER_REQUEUE_MS, tinyNodeController, type TinyNodeController } from "../k8s/controllers/index.ts";
 import type { KubeObject } from "../k8s/client/types.ts";
 import type { Controller } from "../k8s/runtime/controller.ts";
@@ -32,14 +32,14 @@ import { httpDrain, Manager, ManagerStartError, onStop, task, type Runnable, typ
 import { healthServer, type HealthServer } from "../operator/health.ts";
 import { moduleMetrics } from "../operator/metrics.ts";
 import { isComponentFile } from "../runtime/registry/files.ts";
-import type { ComponentDefinition } from "../sdk/component.ts";
-import type { TinyNodeStatus } from "../sdk/node.ts";
-import type { TinyComponentStatus } from "../k8s/api/v1alpha1.ts";
-import { SystemPort } from "../sdk/ports.ts";
-import { toError, type Result } from "../sdk/result.ts";
+import type { ComponentDefinition } from "../core/component.ts";
+import type { TinyNodeStatus } from "../core/node.ts";
+import type { TinyComponentStatus } from "../core/api/v1alpha1.ts";
+import { SystemPort } from "../core/ports.ts";
+import { toError, type Result } from "../core/result.ts";
 import { logger, type Logger } from "../telemetry/log.ts";
-import { SDK_VERSION } from "../cli/version.ts";
-import { FROM_SIGNAL } from "../transport/types.ts";
+import { SDK_VERSION } from "../core/version.ts";
+import { FROM_SIGNAL } from "../core/hop.ts";
 import { LocalModuleClient } from "./client.ts";
 import { ComponentFiles } from "./component-files.ts";
 import { DEFAULT_LOCAL_MODULE, DEFAULT_LOCAL_NAMESPACE, HTTP_PORT_METADATA_KEY, HTTP_SERVER_COMPONENT } from "./constants.ts";
@@ -370,7 +370,7 @@ export class LocalHost {
 
   /**
    * Sends `data` to `<node>:<port>` the way the platform's `send_signal` does (From `signal`) and
-   * resolves to the hop's Result — what a console (issue 20) calls to poke a running flow.
+   * resolves to the hop's Result — what a console calls to poke a running flow.
    */
   send(node: string, port: string, data: unknown): Promise<Result> {
     return this.scheduler.handle({ edgeId: "", from: FROM_SIGNAL, to: `${node}:${port}`, data, depth: 0 });
@@ -482,7 +482,7 @@ export class LocalHost {
         debounceMs: options.debounceMs ?? 1000,
         log,
         warnUnknownEdgePorts: false, // local mode checks edges itself, naming the file and line (#checkEdges)
-        // `[[secret:…]]` placeholders: TINY_SECRET_<NAME>__<KEY> variables, then <dir>/.tinyhost/secrets.yaml (docs/local-mode.md).
+        // `[[secret:…]]` placeholders: TINY_SECRET_<NAME>__<KEY> variables, then <dir>/.tinyhost/secrets.yaml (docs/operations.md).
         secrets: localSecretSource(join(this.dir, ".tinyhost", "secrets.yaml"), process.env, `${shownPath(this.dir)}/.tinyhost/secrets.yaml`),
       },
       (name) => this.#source.desired.has(name),

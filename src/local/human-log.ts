@@ -6,7 +6,7 @@
  * node status, or print it as one human line) and passes `debug`/`info` to the JSON logger, which
  * prints them only when `TINYHOST_LOG_LEVEL` asks for them.
  */
-import type { ComponentLogger } from "../sdk/context.ts";
+import type { ComponentLogger } from "../core/context.ts";
 import { redactValue } from "../telemetry/redact.ts";
 import { maskSecretValues } from "../telemetry/secret-values.ts";
 

@@ -11,11 +11,11 @@
  * hop to it fails at once with the same reason instead of waiting for a runner that never comes.
  */
 import { Scheduler, type SchedulerOptions } from "../runtime/scheduler/scheduler.ts";
-import { PermanentError, TinyError } from "../sdk/errors.ts";
-import type { TinyNode, TinyNodeStatus } from "../sdk/node.ts";
+import { PermanentError, TinyError } from "../core/errors.ts";
+import type { TinyNode, TinyNodeStatus } from "../core/node.ts";
 import type { HopScope } from "../runtime/runner/scope.ts";
-import { fail, type Result } from "../sdk/result.ts";
-import { parsePortAddress, type Msg } from "../transport/types.ts";
+import { fail, type Result } from "../core/result.ts";
+import { parsePortAddress, type Msg } from "../core/hop.ts";
 import { UndeclaredNodeError, UndeclaredPortError } from "./errors.ts";
 
 /** A hop to a node local mode cannot run (its reason is the message). code `"NODE_NOT_RUNNABLE"`. */

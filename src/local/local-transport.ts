@@ -4,9 +4,9 @@
  * would hand it to that module's process — through `Scheduler.handle`, live values as Go passes them
  * in-process. A hop to a module this process does not run fails at once with the reason.
  */
-import { fail, type Result } from "../sdk/result.ts";
-import { TinyError } from "../sdk/errors.ts";
-import { moduleOfNode, parsePortAddress, type Msg, type MsgHandler, type Transport } from "../transport/types.ts";
+import { fail, type Result } from "../core/result.ts";
+import { TinyError } from "../core/errors.ts";
+import { moduleOfNode, parsePortAddress, type Msg, type MsgHandler, type Transport } from "../core/hop.ts";
 
 /** A hop to a module local mode does not run. code `"MODULE_NOT_RUN"`. */
 export class ModuleNotRunError extends TinyError {

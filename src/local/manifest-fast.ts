@@ -3,9 +3,8 @@
  * `tinyhost new flow`, the examples and `kubectl get -o yaml` write — parsed by Bun's native YAML
  * parser (Bun.YAML, YAML 1.2 core schema like the `yaml` package's default) with the few line
  * numbers the loader reports on a good file found by a line scan: where each document starts and
- * where each `spec.edges[i]` is. It is ~100× faster than the `yaml` package on a cold process
- * (examples/hello-api: 0.3 ms against 15–60 ms), which is most of local mode's start → /readyz
- * (bench/cold-start.ts, issue 19).
+ * where each `spec.edges[i]` is. It is far faster than the `yaml` package on a cold process, whose
+ * parse is most of local mode's start → /readyz (bench/RESULTS.md "Manifest fast path").
  *
  * Anything it is not sure to read exactly as the `yaml` package does returns `undefined`, and the
  * loader parses the file with the `yaml` package instead: anchors and aliases (alias bombs are

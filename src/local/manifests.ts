@@ -10,10 +10,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Document, LineCounter } from "yaml";
-import { API_VERSION, KIND, type TinyComponentSpec, type TinyFlow, type TinyNode, type TinyProject } from "../k8s/api/v1alpha1.ts";
-import { decodeBase64Json } from "../k8s/api/bytes.ts";
-import { parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
-import { parsePortAddress } from "../transport/types.ts";
+import { API_VERSION, KIND, type TinyComponentSpec, type TinyFlow, type TinyNode, type TinyProject } from "../core/api/v1alpha1.ts";
+import { decodeBase64Json } from "../core/api/bytes.ts";
+import { parseFullName, sanitizeResourceName } from "../core/api/naming.ts";
+import { parsePortAddress } from "../core/hop.ts";
 import { ManifestError } from "./errors.ts";
 import { fastDocuments, FastPathBail } from "./manifest-fast.ts";
 import { portExpressionProblems } from "./port-expressions.ts";
@@ -363,7 +363,7 @@ function interpret(out: FileManifests, docs: readonly ParsedDocument[]): FileMan
  * sorted by name. A file that cannot be read yields one `READ_FAILED` error.
  * @param dir the directory to read.
  * @param shownAs how `dir` appears in file names of the results and their messages (default `dir`;
- *   local mode passes the path as shown to the user, src/local/paths.ts).
+ *   local mode passes the path as shown to the user, src/telemetry/shown-path.ts).
  * @throws Error (ENOENT/ENOTDIR) when `dir` itself cannot be listed.
  */
 export function readManifestDir(dir: string, shownAs = dir): FileManifests[] {

@@ -8,7 +8,7 @@
  * Rule: without `--name` every module of the directory runs; with `--name A`, A and the platform
  * modules run, and a hop to a node of any other module fails at once naming the flag to use.
  */
-import { nameMatches, parseFullName, sanitizeResourceName } from "../k8s/api/naming.ts";
+import { nameMatches, parseFullName, sanitizeResourceName } from "../core/api/naming.ts";
 import type { NodeManifest } from "./manifests.ts";
 
 /** One of the platform's Go modules whose every component tinyhost bundles. */
@@ -19,7 +19,7 @@ export interface PlatformModule {
   readonly components: readonly string[];
 }
 
-/** The platform's modules tinyhost stands in for, with the components of each (issue 35 item 1). */
+/** The platform's modules tinyhost stands in for, with the components of each. */
 export const PLATFORM_MODULES: readonly PlatformModule[] = [
   {
     name: "common-module-v0",

@@ -13,7 +13,7 @@
  * with {@link LocalNodes.apply} and {@link LocalNodes.delete} (the local `kubectl apply`).
  */
 import { randomUUID } from "node:crypto";
-import type { TinyNode, TinyNodeStatus } from "../k8s/api/index.ts";
+import type { TinyNode, TinyNodeStatus } from "../core/api/index.ts";
 import { KubeApiError } from "../k8s/client/errors.ts";
 import type { KubeList, WatchEvent } from "../k8s/client/types.ts";
 import type { TinyNodeApi } from "../k8s/controllers/index.ts";

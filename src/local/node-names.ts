@@ -7,7 +7,7 @@
  * - a label shared by several nodes shows `"<label>" (<component>-<sfx>)`, the name's last segment;
  * - a node without a label shows its full name (what `kubectl get tinynodes` shows).
  */
-import { NODE_LABEL_ANNOTATION } from "../k8s/api/constants.ts";
+import { NODE_LABEL_ANNOTATION } from "../core/api/constants.ts";
 
 /** What {@link displayNames} reads of a node. */
 export interface NamedNode {

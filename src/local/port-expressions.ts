@@ -4,8 +4,8 @@
  * configuration (src/runtime/runner/port-config.ts) and would fail every hop that uses it, so local
  * mode reports it at load, naming the port entry and the field.
  */
-import { decodeBase64Json } from "../k8s/api/bytes.ts";
-import type { TinyNodePortConfig } from "../k8s/api/v1alpha1.ts";
+import { decodeBase64Json } from "../core/api/bytes.ts";
+import type { TinyNodePortConfig } from "../core/api/v1alpha1.ts";
 import { compileTemplate, fieldMatcher } from "../runtime/expression/index.ts";
 
 /** One configuration whose expressions do not compile. */

@@ -5,8 +5,8 @@
  * the reconciles it caused are done — so "fixed" is never printed just before a new error. Every
  * line names nodes by their display names ({@link LocalReport.names}, src/local/node-names.ts).
  */
-import { decodeBase64Json } from "../k8s/api/bytes.ts";
-import type { TinyNodeStatus as TinyNodeStatusLike } from "../sdk/node.ts";
+import { decodeBase64Json } from "../core/api/bytes.ts";
+import type { TinyNodeStatus as TinyNodeStatusLike } from "../core/node.ts";
 import { NameRewriter } from "./node-names.ts";
 
 function statusKey(component: string, status: TinyNodeStatusLike): string {

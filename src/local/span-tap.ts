@@ -8,7 +8,7 @@
 import type { HopSite, HopSpan, Tracer } from "../runtime/runner/tracer.ts";
 import type { HopMiddleware } from "../runtime/scheduler/middleware.ts";
 import { redactedPayload } from "../telemetry/redact.ts";
-import type { Msg } from "../transport/types.ts";
+import type { Msg } from "../core/hop.ts";
 
 /** One span as it ended. */
 export interface TappedSpan {

@@ -5,8 +5,8 @@
  * value once per node. It subscribes itself to the host's events (./host-events.ts).
  */
 import type { Runnable } from "../manager/index.ts";
-import { SystemPort } from "../sdk/ports.ts";
-import type { Result } from "../sdk/result.ts";
+import { SystemPort } from "../core/ports.ts";
+import type { Result } from "../core/result.ts";
 import { START_SIGNAL_ANNOTATION } from "./constants.ts";
 import type { LocalHostEvents } from "./host-events.ts";
 import type { NodeManifest } from "./manifests.ts";

@@ -4,8 +4,8 @@
  * state lock, checked now and then and re-created when deleted; and the pruning of removed nodes'
  * states past their keep period. It subscribes itself to the host's node changes (./host-events.ts).
  */
-import type { TinyNode } from "../sdk/node.ts";
-import { toError } from "../sdk/result.ts";
+import type { TinyNode } from "../core/node.ts";
+import { toError } from "../core/result.ts";
 import { shownPath } from "../telemetry/shown-path.ts";
 import type { LocalHostEvents } from "./host-events.ts";
 import type { NodeSeed } from "./node-api.ts";
@@ -73,7 +73,8 @@ export class StateKeeper {
   /** The saved state node `name` starts with (restored, or kept since it was removed: said so), taken. */
   take(name: string): NodeSeed | undefined {
     const saved = this.#saved.take(name);
-    if (saved?.removedAt !== undefined) this.o.line(`state: node ${name} is back: it resumes the state it had when it was removed at ${new Date(saved.removedAt).toISOString()}`);
+    if (saved?.removedAt !== undefined)
+      this.o.line(`state: node ${name} is back: it resumes the state it had when it was removed at ${new Date(saved.removedAt).toISOString()}`);
     return saved?.seed;
   }
 
@@ -111,10 +112,14 @@ export class StateKeeper {
     }
     if (r === "recreated") {
       this.#lockLostTo = undefined;
-      this.o.line(`state: ${shownPath(lock.file)} was deleted while this process runs; re-created it, so no second tinyhost starts on ${shownPath(this.o.statePath!)}`);
+      this.o.line(
+        `state: ${shownPath(lock.file)} was deleted while this process runs; re-created it, so no second tinyhost starts on ${shownPath(this.o.statePath!)}`,
+      );
     } else if (typeof r === "number" && r !== this.#lockLostTo) {
       this.#lockLostTo = r;
-      this.o.line(`error: ${shownPath(lock.file)} now names pid ${r}: another tinyhost runs on ${shownPath(this.o.statePath!)} too, and both write it; stop one of them`);
+      this.o.line(
+        `error: ${shownPath(lock.file)} now names pid ${r}: another tinyhost runs on ${shownPath(this.o.statePath!)} too, and both write it; stop one of them`,
+      );
     }
   }
 
@@ -122,7 +127,9 @@ export class StateKeeper {
   #prune(): void {
     const dropped = this.#saved.prune();
     for (const [name, removedAt] of dropped) {
-      this.o.line(`state: dropped the saved state of node ${name}: its manifest has been gone since ${new Date(removedAt).toISOString()} (a removed node's state is kept ${formatKeep(this.#saved.keepMs)})`);
+      this.o.line(
+        `state: dropped the saved state of node ${name}: its manifest has been gone since ${new Date(removedAt).toISOString()} (a removed node's state is kept ${formatKeep(this.#saved.keepMs)})`,
+      );
     }
     if (dropped.length) this.#writer?.schedule();
   }

@@ -7,8 +7,8 @@
  * status error until its port listens. Lines go through {@link LocalReport}, which prints each
  * thing once.
  */
-import type { TinyNode, TinyNodeStatus } from "../k8s/api/index.ts";
-import { nameMatches, parseFullName } from "../k8s/api/naming.ts";
+import type { TinyNode, TinyNodeStatus } from "../core/api/index.ts";
+import { nameMatches, parseFullName } from "../core/api/naming.ts";
 import type { ComponentFiles } from "./component-files.ts";
 import { HTTP_PORT_METADATA_KEY, HTTP_SERVER_COMPONENT } from "./constants.ts";
 import type { DesiredSet } from "./desired.ts";

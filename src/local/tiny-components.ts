@@ -7,11 +7,11 @@
  * generation (rebuilt, and the nodes of its component recreated); a removed one is uninstalled. A
  * name that is already a bundled or file component is refused, as the cluster's catalog refuses it.
  */
-import type { TinyComponentStatus } from "../k8s/api/v1alpha1.ts";
+import type { TinyComponentStatus } from "../core/api/v1alpha1.ts";
 import { KubeApiError } from "../k8s/client/index.ts";
 import { tinyComponentReconciler, type TinyComponentApi, type TinyComponentReconciler, type WatchedComponent } from "../k8s/controllers/tinycomponent.ts";
 import { ComponentCatalog } from "../runtime/registry/catalog.ts";
-import type { ComponentDefinition } from "../sdk/component.ts";
+import type { ComponentDefinition } from "../core/component.ts";
 import type { NamedManifest, TinyComponentManifest } from "./manifests.ts";
 
 /** Origin under which bundled and file components are entered in the catalog (only to be refused). */

@@ -1,11 +1,11 @@
 /**
- * The shutdown step that drains the component HTTP listeners of a host's nodes (issue 21): it runs
+ * The shutdown step that drains the component HTTP listeners of a host's nodes: it runs
  * in the `listeners` group, first on stop — before the receivers, so a request's flow can still
  * take hops from the wire, and before the runners — in-flight requests finish on live
  * nodes, new connections are refused, and what still runs at the bound is answered 503.
  * docs/operations.md "Shutdown".
  */
-import { drainListeners } from "../sdk/http/open-listeners.ts";
+import { drainListeners } from "./open-listeners.ts";
 import type { Logger } from "../telemetry/log.ts";
 import type { Runnable } from "./manager.ts";
 

@@ -6,7 +6,7 @@
  * them in reverse order (the runnables of a group concurrently), all inside one graceful-shutdown
  * budget. Ordering is a property of the groups, not of a start-up function.
  *
- * Why this order (DESIGN.md "One process shape for every mode"; runtime-spec §9, §12):
+ * Why this order (docs/architecture.md "One process shape"; runtime-spec §9, §12):
  * - `servers` first and last: /healthz answers during start-up and until the very end.
  * - `stores` (local mode's in-memory API and state file): outlive everything that writes to them,
  *   so the state file is flushed after the runners' last status patches.
@@ -22,16 +22,16 @@
  *   waiting for its node can still get it).
  * - `listeners` (component HTTP listeners' drain, stop-only): stops before the receivers, so an
  *   in-flight HTTP request's flow can still take its hops back from the wire — the platform's usual
- *   shape, http_server in one module, the work in another, the answer back on `response` (issue 21).
+ *   shape, http_server in one module, the work in another, the answer back on `response`.
  *   With no request in flight it ends at once and the receivers stop right after.
  *
  * A runnable that dies on its own reports it through {@link RunContext.fatal}: the manager logs
  * it, stops everything, and {@link Manager.done} resolves with exit code 1 ("a module that dies
  * reports that it died", runtime-spec §9).
  */
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 import type { Logger } from "../telemetry/log.ts";
-import { startTimer, type Timer } from "../sdk/timer.ts";
+import { startTimer, type Timer } from "../core/timer.ts";
 
 /** The groups, in start order (stop order is the reverse). See the module comment for why. */
 export const RUNNABLE_GROUPS = ["servers", "stores", "election", "runners", "controllers", "receivers", "listeners"] as const;
@@ -83,7 +83,7 @@ export interface ManagerOptions {
    * Groups whose runnables start all at once instead of in turn (their waits overlap; the group is
    * done when every one started). Only for groups whose members do not need each other started:
    * cluster mode's `controllers` (the TinyNode list and the own TinyModule registration are
-   * independent round trips, issue 19). Default: none.
+   * independent round trips). Default: none.
    */
   concurrentGroups?: readonly RunnableGroup[];
 }

@@ -3,7 +3,7 @@
  * one to a manager is one line: `mgr.add("controllers", loop("tinynode controller", (s) => c.run(s)))`.
  */
 import type { Runnable, StopContext } from "./manager.ts";
-import { startTimer, type Timer } from "../sdk/timer.ts";
+import { startTimer, type Timer } from "../core/timer.ts";
 
 /** Options of {@link loop}. */
 export interface LoopOptions {
@@ -44,7 +44,7 @@ export interface EarlyLoop {
 
 /**
  * {@link loop} for a part that must start before the manager can (the Lease campaign: it needs only
- * the API client, so it runs while the rest of the process is still being built; issue 19). `run`
+ * the API client, so it runs while the rest of the process is still being built). `run`
  * is called now; the runnable's start adopts it — an end or failure that came before is reported
  * to the manager then, later ones at once (fatal) — and its stop aborts and waits, bounded.
  */

@@ -21,7 +21,7 @@ import {
   type WatchedModule,
 } from "../k8s/controllers/index.ts";
 import { asWatched, tinyComponentController } from "../k8s/controllers/tinycomponent-wiring.ts";
-import type { TinyNode } from "../k8s/api/index.ts";
+import type { TinyNode } from "../core/api/index.ts";
 import { Controller, resourceSource, Watcher, type WatchSource } from "../k8s/runtime/index.ts";
 import { loop, type Runnable } from "../manager/index.ts";
 import type { ComponentCatalog } from "../runtime/registry/catalog.ts";

@@ -1,5 +1,5 @@
 /**
- * The cluster start's first stage (issue 19): the kubeconfig, then at once the three requests
+ * The cluster start's first stage: the kubeconfig, then at once the three requests
  * /readyz waits on — the Lease get (leadership.ts), the TinyNode cache's first list page
  * (src/k8s/runtime/primed-source.ts) and the own TinyModule create (register.ts) — sent before the
  * rest of the module is loaded. The CLI calls {@link beginStart} and only then imports the runtime
@@ -11,16 +11,16 @@
  * (`log` is used only in callbacks that run after a response; the CLI passes a lazy one), no wire,
  * no runtime. bench/start-imports.ts measures what importing it costs.
  */
-import { sanitizeResourceName, type TinyNode } from "../k8s/api/index.ts";
+import { sanitizeResourceName, type TinyNode } from "../core/api/index.ts";
 import { createKubeClient, type KubeClient } from "../k8s/client/index.ts";
 import { tinyNodes } from "../k8s/controllers/types.ts";
 import { resourceSource, type WatchSource } from "../k8s/runtime/index.ts";
 import { primedSource } from "../k8s/runtime/primed-source.ts";
 import type { EarlyLoop, Runnable } from "../manager/index.ts";
 import type { Logger } from "../telemetry/log.ts";
-import { version as tinyhostVersion } from "../cli/version.ts";
+import { version as tinyhostVersion } from "../core/version.ts";
 import { DEFAULT_LEASE_TIMINGS, Leadership, leaseCampaign } from "./leadership.ts";
-import type { ModuleOptions } from "./module.ts";
+import type { ModuleOptions } from "./options.ts";
 import { ownModuleRegistration } from "./register.ts";
 import { ModuleStartError } from "./start-error.ts";
 

@@ -7,14 +7,14 @@
  * a refusal is rare: a hop that slipped in after the receivers stopped (a core message already
  * buffered; the gRPC server refuses queued and new calls itself once it stops receiving,
  * src/transport/grpc/admission.ts). It is retryable — the hop is fine, only this replica is leaving:
- * a JetStream hop is `nak`'d to another replica, a caller's edge retries (issue 21).
+ * a JetStream hop is `nak`'d to another replica, a caller's edge retries.
  */
-import { fail, type Result } from "../sdk/result.ts";
-import { retryable } from "../sdk/errors.ts";
+import { fail, type Result } from "../core/result.ts";
+import { retryable } from "../core/errors.ts";
 import { ShuttingDownError } from "../transport/refusal.ts";
-import type { Msg, MsgHandler } from "../transport/types.ts";
+import type { Msg, MsgHandler } from "../core/hop.ts";
 import type { HopMiddleware } from "../runtime/scheduler/middleware.ts";
-import { startTimer, type Timer } from "../sdk/timer.ts";
+import { startTimer, type Timer } from "../core/timer.ts";
 
 /** The refusal of a hop arriving while draining; its home is src/transport/refusal.ts (the gRPC server refuses with it too). */
 export { ShuttingDownError };

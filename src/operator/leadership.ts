@@ -4,12 +4,12 @@
  * drives it (runtime-spec §6: 15 s / 10 s / 2 s, released on stop like client-go's
  * `ReleaseOnCancel`).
  *
- * The campaign starts before the manager (issue 19: the Lease get is the longest wait before
+ * The campaign starts before the manager (the Lease get is the longest wait before
  * /readyz), while the scheduler and the controllers that follow the leadership do not exist yet;
  * they subscribe with {@link Leadership.onChange} once built and read {@link Leadership.leading}
  * for a win that came before.
  */
-import { sanitizeIdentity } from "../k8s/api/index.ts";
+import { sanitizeIdentity } from "../core/api/index.ts";
 import type { KubeClient } from "../k8s/client/index.ts";
 import { LeaderElector } from "../k8s/runtime/index.ts";
 import { earlyLoop, type EarlyLoop } from "../manager/index.ts";

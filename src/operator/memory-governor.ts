@@ -4,8 +4,7 @@
  * Why: Bun's collector knows nothing of the container's memory limit — it collects when the JS
  * heap has grown by a factor since the last collection, and mimalloc keeps freed pages for a while.
  * Under steady traffic the garbage between collections is what pushes memory over the chart's
- * 128Mi (measured with bench/memory.ts, 1,000 nodes, ~4,000 req/s: JS heap 30–60 MiB live, RSS in a
- * 175–250 MiB sawtooth before the image's `BUN_JSC_forceRAMSize`). So once a second the governor
+ * 128Mi (bench/RESULTS.md "Memory governor"). So once a second the governor
  * reads the process's memory and, above the soft limit, runs a full collection (`Bun.gc(true)`:
  * JavaScriptCore, then mimalloc returns free pages), at most one per `minGapMs` so a process whose
  * LIVE memory is above the limit does not collect in a loop.
@@ -31,8 +30,8 @@
  * `/proc/self/cgroup`), else none (no container limit: nothing to stay under).
  */
 import { readFileSync } from "node:fs";
-import { sleepUnlessAborted } from "../sdk/abortable-sleep.ts";
-import { TinyError } from "../sdk/errors.ts";
+import { sleepUnlessAborted } from "../core/abortable-sleep.ts";
+import { TinyError } from "../core/errors.ts";
 
 /** Share of the cgroup limit used as the soft limit when the env does not set one. */
 export const CGROUP_SHARE = 0.75;

@@ -88,7 +88,7 @@ export function moduleMetrics(s: ModuleMetricsSources): MetricsRegistry {
     r.collect("tinyhost_hops_busy_total", "Incoming hops refused with the retryable BUSY (no slot within the queue wait).", "counter", () => [{ labels: {}, value: slots.busy }]);
   }
   r.collect("tinyhost_runners", "Nodes with a running runner in this process.", "gauge", () => [{ labels: {}, value: s.runners() }]);
-  // Issue 21: throws of component code, per site (src/runtime/runner/guard.ts), and the errors that
+  // Throws of component code, per site (src/runtime/runner/guard.ts), and the errors that
   // escaped every guard and only the process-level last resort caught (should stay 0).
   r.collect("tinyhost_component_faults_total", "Throws of component code caught by the node guard, per site (handle, onSettings, ports(), _reconcile updater, timer, …).", "counter", () =>
     Object.entries(componentFaults.bySite).map(([site, value]) => ({ labels: { site }, value: value ?? 0 })),

@@ -4,7 +4,7 @@
  * Each part is built in its own file; this one only orders them.
  *
  * Stages before the manager (src/operator/stages.ts: a failure is a `ModuleStartError` naming the
- * stage). The order is deliberate (issue 19): the kubeconfig first; then at once the three requests
+ * stage). The order is deliberate: the kubeconfig first; then at once the three requests
  * readiness waits on — the Lease get (leadership.ts), the TinyNode cache's first list page
  * (src/k8s/runtime/primed-source.ts) and the own TinyModule create (register.ts), sent by
  * early.ts (the CLI begins it before this file is even loaded: `startModule(o, early)`); only once those
@@ -27,17 +27,18 @@
  *                their hops (src/manager/http-drain.ts)
  * runtime-spec §9 (start-up order, adapted), §12 (the chart's 10 s grace period).
  */
-import { sanitizeResourceName } from "../k8s/api/index.ts";
+import { sanitizeResourceName } from "../core/api/index.ts";
 import { createResourceManager } from "../k8s/resources/index.ts";
 import { httpDrain, loop, Manager } from "../manager/index.ts";
 import { ComponentCatalog } from "../runtime/registry/catalog.ts";
-import type { ModuleClient } from "../sdk/client.ts";
+import type { ModuleClient } from "../core/client.ts";
 import { logger as rootLogger, type Logger } from "../telemetry/log.ts";
-import { SDK_VERSION, version as tinyhostVersion } from "../cli/version.ts";
+import { SDK_VERSION, version as tinyhostVersion } from "../core/version.ts";
 import { moduleControllers, nodeWorkers } from "./controllers.ts";
 import { healthServer, moduleReadiness } from "./health.ts";
 import { HopGate } from "./hop-gate.ts";
 import { beginStart, type EarlyStart } from "./early.ts";
+import type { ModuleOptions } from "./options.ts";
 import { DEFAULT_LEASE_TIMINGS, leaseName, type LeaseTimings } from "./leadership.ts";
 import { gaugeReader, memoryGauge, MemoryGovernor, softLimitSource, softMemoryLimit } from "./memory-governor.ts";
 import { moduleMetrics } from "./metrics.ts";
@@ -54,41 +55,6 @@ import { openTransport } from "./transport.ts";
 export { DEFAULT_LEASE_TIMINGS, type LeaseTimings, DEFAULT_DRAIN_TIMEOUT_MS, ModuleStartError };
 export { STOP_RESERVE_MS } from "./receivers.ts";
 export { DEFAULT_NODE_WORKERS } from "../k8s/controllers/index.ts";
-
-/** Everything {@link startModule} needs; the CLI fills it from flags and env (runtime-spec §9). */
-export interface ModuleOptions {
-  /** Unsanitized module name (`--name`). */
-  name: string;
-  /** Module version without a leading `v` (`--version`). */
-  version: string;
-  /** Namespace of nodes, the Lease and the TinyModule (`--namespace`). */
-  namespace: string;
-  /** Kubeconfig path (`--kubeconfig`); absent → `$KUBECONFIG`, in-cluster, `~/.kube/config`. */
-  kubeconfig?: string;
-  /** Pod name (`HOSTNAME`): Lease identity, JetStream system consumer, release lookup. */
-  hostname: string;
-  /** Health/readiness/metrics listener (`--health-probe-bind-address`), Go syntax. */
-  healthProbeBindAddress: string;
-  /** Extra /metrics-only listener (`--metrics-bind-address`); absent or `"0"` → none. */
-  metricsBindAddress?: string;
-  /** gRPC listen address (`--grpc-server-bind-address`). */
-  grpcServerBindAddress: string;
-  /**
-   * Component files loaded and watched in addition to the bundled set (a file may replace a bundled
-   * component of its name); absent → `./components` discovery from source, or the bundled set.
-   */
-  componentsDir?: string;
-  /** Environment (NATS selection, `SELF_SERVICE_HOST`, kubeconfig discovery). */
-  env: Record<string, string | undefined>;
-  /** Lease timings; default {@link DEFAULT_LEASE_TIMINGS}. */
-  lease?: LeaseTimings;
-  /** Drain bound, ms; default {@link DEFAULT_DRAIN_TIMEOUT_MS}. */
-  drainTimeoutMs?: number;
-  /** The whole graceful-shutdown budget, ms; default the manager's (8 s). */
-  shutdownBudgetMs?: number;
-  /** Logger; default the root logger. */
-  log?: Logger;
-}
 
 /** A started module. */
 export interface RunningModule {
@@ -121,7 +87,7 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
   const gauge = checked("memory", () => memoryGauge(o.env));
   const stage = stages(log);
 
-  // ---- stages before the manager (issue 19: this order and overlap are measured, bench/vs-go.ts)
+  // ---- stages before the manager (this order and overlap are measured by bench/vs-go.ts)
   // The kubeconfig and the three requests /readyz waits on (early.ts): sent by the CLI before it
   // loaded this file, or here.
   const begun = early ?? beginStart(o, log);

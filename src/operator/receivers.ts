@@ -3,7 +3,7 @@
  * after the runners and the Lease so a flow still running in a drain can send until then) and its
  * receivers behind the hop gate (group `receivers`: the first to stop after the HTTP listeners).
  *
- * Receiver shutdown (issue 21): stop taking work first — leave the core queue group, stop
+ * Receiver shutdown: stop taking work first — leave the core queue group, stop
  * JetStream pulls and nak what they still deliver — so peers take over at once; then wait, bounded,
  * for the hops already running (the controllers and runners still run); only then does the gate
  * refuse stragglers (retryable) and the serving half stop. The connection stays open for sends.
@@ -11,7 +11,7 @@
 import type { Runnable } from "../manager/index.ts";
 import type { Logger } from "../telemetry/log.ts";
 import type { HopGate } from "./hop-gate.ts";
-import type { MsgHandler } from "../transport/types.ts";
+import type { MsgHandler } from "../core/hop.ts";
 import type { ModuleTransport } from "./transport.ts";
 
 /** Default bound on draining in-flight hops at shutdown, ms (inside the manager's shutdown budget). */
@@ -19,7 +19,7 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 4_000;
 
 /**
  * Part of the shutdown budget the hop drain leaves to what stops after it — runners flushing their
- * status, the Lease release — ms (issue 21: the HTTP drain before it may have used up to 4 s).
+ * status, the Lease release — ms (the HTTP drain before it may have used up to 4 s).
  */
 export const STOP_RESERVE_MS = 1_500;
 

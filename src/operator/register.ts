@@ -6,12 +6,12 @@
  *
  * The object also carries the annotation {@link TINYHOST_VERSION_ANNOTATION}: `status.sdkVersion`
  * holds the Go SDK version whose behaviour we implement (as a Go module writes its SDK version,
- * src/cli/version.ts `SDK_VERSION`), so tinyhost's own version goes where a human sees it.
+ * src/core/version.ts `SDK_VERSION`), so tinyhost's own version goes where a human sees it.
  *
  * At start-up the request is sent as soon as the kube client exists and the manager waits for it
  * in group `controllers` ({@link ownModuleRegistration}).
  */
-import { sanitizeResourceName } from "../k8s/api/index.ts";
+import { sanitizeResourceName } from "../core/api/index.ts";
 import type { KubeClient } from "../k8s/client/index.ts";
 import { tinyModules } from "../k8s/controllers/types.ts";
 import { bindKinds } from "../k8s/resources/kinds.ts";
@@ -27,7 +27,7 @@ export type ModuleRegistration = "created" | "unchanged" | "updated";
 
 /**
  * Creates TinyModule `<sanitized name>` (image and {@link TINYHOST_VERSION_ANNOTATION} in the one
- * create request: a first start costs one round trip, issue 19) or, when it exists, brings its
+ * create request: a first start costs one round trip) or, when it exists, brings its
  * `spec.image` and the annotation up to date (one merge patch when either differs).
  * @param create - the resource manager's `createModule` (true when it created the object).
  * @param runtimeVersion - the tinyhost version to annotate.
@@ -68,7 +68,7 @@ export interface OwnModuleRegistrationOptions {
 
 /**
  * Sends the registration ({@link ensureTinyModule}) now — at start-up it leaves with the Lease get
- * and the TinyNode list (issue 19) — and returns a runnable (group `controllers`) whose start waits
+ * and the TinyNode list — and returns a runnable (group `controllers`) whose start waits
  * for its outcome, so a failure still fails start-up (named by the manager); until then a rejection
  * is held, not unhandled.
  */

@@ -4,17 +4,17 @@
  * with `--components`, the component-file watch (started before the controllers, so nodes of file
  * components reconcile once, with their component present).
  */
-import type { TinyNode } from "../k8s/api/index.ts";
+import type { TinyNode } from "../core/api/index.ts";
 import type { KubeClient } from "../k8s/client/index.ts";
 import { kubeStatusSink } from "../k8s/controllers/index.ts";
 import { bindKinds, patchNode } from "../k8s/resources/index.ts";
 import type { Store } from "../k8s/runtime/store.ts";
 import { onStop, type Runnable } from "../manager/index.ts";
 import type { ComponentCatalog } from "../runtime/registry/catalog.ts";
-import { watchComponentDir } from "../runtime/registry/runtime-files.ts";
+import { watchComponentDir } from "../loader/runtime-files.ts";
 import { Scheduler, type HopMiddleware } from "../runtime/scheduler/index.ts";
 import { kubeSecretSource } from "../runtime/secrets/index.ts";
-import type { ModuleClient } from "../sdk/client.ts";
+import type { ModuleClient } from "../core/client.ts";
 import type { Logger } from "../telemetry/log.ts";
 import type { Leadership } from "./leadership.ts";
 import type { ModuleTransport } from "./transport.ts";

@@ -5,7 +5,8 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { discoverComponents, type Registry } from "../runtime/registry/index.ts";
+import type { Registry } from "../runtime/registry/index.ts";
+import { discoverComponents } from "../loader/discover.ts";
 import type { Logger } from "../telemetry/log.ts";
 import { ModuleStartError } from "./start-error.ts";
 
@@ -64,7 +65,7 @@ export async function allStages<const T extends readonly unknown[]>(running: { [
  * The bundled components: `null` (files come from `--components`) or a compiled binary → the
  * static registry; else `./components` when it exists (dev), else the static registry.
  * @throws what `discoverComponents` throws for `./components` (an import that fails, an invalid or
- *   duplicate component: src/runtime/registry/discover.ts).
+ *   duplicate component: src/loader/discover.ts).
  */
 export async function loadRegistry(dir: string | undefined | null): Promise<Registry> {
   if (dir === null || (dir === undefined && Bun.isStandaloneExecutable)) return await staticRegistry();

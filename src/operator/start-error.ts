@@ -3,7 +3,7 @@
  * (src/operator/early.ts, loaded before the rest of the module) can throw it without loading the
  * other stages' code.
  */
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 
 /**
  * A stage before the manager failed (kubeconfig, components, transport, scheduler, a flag); names

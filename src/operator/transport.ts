@@ -16,7 +16,7 @@
  *
  * Each wire's code loads only when that wire is opened: a NATS module never evaluates grpc-js and
  * protobufjs (~0.8 MB of bundled code), a core NATS or gRPC module never evaluates the JetStream and
- * KV clients — start-up time (bench/vs-go.ts `vs_go_start_ready_same_rule`, issue 19).
+ * KV clients — start-up time (bench/vs-go.ts `vs_go_start_ready_same_rule`).
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "../telemetry/log.ts";
@@ -24,9 +24,9 @@ import type { GrpcServer } from "../transport/grpc/index.ts";
 import { connectNats } from "../transport/nats/connect.ts";
 import { CoreNatsTransport } from "../transport/nats/core.ts";
 import { selectTransport, type TransportSelection } from "../transport/select.ts";
-import type { MsgHandler, Transport } from "../transport/types.ts";
+import type { MsgHandler, Transport } from "../core/hop.ts";
 import type { ModuleAddressBook } from "../k8s/controllers/index.ts";
-import type { StepLedger } from "../runtime/durable/ledger.ts";
+import type { StepLedger } from "../core/durable/step-ledger.ts";
 import { envInteger } from "./env-integer.ts";
 import { DEFAULT_HOP_QUEUE_WAIT_MS, DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../transport/slots.ts";
 
@@ -81,7 +81,7 @@ export interface ModuleTransport {
   /**
    * Ends the serving half after {@link stopReceiving}: NATS stops its subscriptions/consumers (and
    * the run reconciler), in-flight hops get up to `graceMs`, then their signal aborts; gRPC stops its
-   * server. Sending still works — a flow still running at shutdown (an HTTP request, issue 21) can
+   * server. Sending still works — a flow still running at shutdown (an HTTP request) can
    * reach other modules until {@link close}. Idempotent: later calls join the first.
    */
   stopServing(graceMs: number): Promise<void>;
@@ -202,8 +202,8 @@ function openCore(o: OpenTransportOptions, nc: NatsConnection): ModuleTransport 
 async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promise<ModuleTransport> {
   const [{ JetStreamTransport }, { RunLedger }, { RunReconciler }] = await Promise.all([
     import("../transport/nats/jetstream.ts"),
-    import("../transport/nats/ledger.ts"),
-    import("../transport/nats/reconciler.ts"),
+    import("../runtime/durable/run-ledger.ts"),
+    import("../runtime/durable/reconciler.ts"),
   ]);
   const health = new NatsHealth(nc, o.log);
   const ledger = await RunLedger.open(nc);

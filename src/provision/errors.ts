@@ -2,7 +2,7 @@
  * Errors of the provisioner. Every one carries a stable `code`; input errors name the flag or
  * field and the value that was refused.
  */
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 
 /** Base class: a provisioning step failed (a {@link TinyError}: `code` e.g. `PROVISION_INPUT`). */
 export class ProvisionError extends TinyError {

@@ -15,7 +15,7 @@
  * (`library/nginx`). Parsing names what is wrong, so a placeholder such as `<registry>/x:1`
  * is refused with a reason rather than sent to a cluster that cannot pull it.
  */
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 
 /** A parsed image reference. */
 export interface ImageReference {

@@ -4,7 +4,7 @@
  * `helm.sh/chart`; the running module and `tiny` find objects by these, so keys and values must
  * stay byte-compatible (provision.md §8).
  */
-import { version as tinyhostVersion } from "../cli/version.ts";
+import { version as tinyhostVersion } from "../core/version.ts";
 
 /** `app.kubernetes.io/name` of every module-release object: the chart name. */
 export const OPERATOR_CHART_NAME = "tinysystems-operator";

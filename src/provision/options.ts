@@ -2,7 +2,7 @@
  * What to provision, validated: namespace, release name, image and version, add-ons, ingress
  * settings. Defaults mirror `tiny up` / the chart (provision.md §1–§3, §5.1).
  */
-import { version as tinyhostVersion } from "../cli/version.ts";
+import { version as tinyhostVersion } from "../core/version.ts";
 import { ProvisionInputError } from "./errors.ts";
 import { IMAGE_REFERENCE_FORM, ImageReferenceError, parseImageReference, type ImageReference } from "./image-ref.ts";
 import { NATS_IMAGE } from "./nats.ts";

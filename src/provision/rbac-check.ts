@@ -15,8 +15,8 @@
  */
 import type { PolicyRule } from "../k8s/client/index.ts";
 import { parsePlaceholder } from "../runtime/secrets/index.ts";
-import { SystemPort } from "../sdk/ports.ts";
-import type { AnyPort } from "../sdk/ports.ts";
+import { SystemPort } from "../core/ports.ts";
+import type { AnyPort } from "../core/ports.ts";
 import type { NodeManifest } from "../local/manifests.ts";
 import { secretReadRule, type ComponentNeeds } from "./rbac-values.ts";
 

@@ -12,7 +12,7 @@
  * - the CR helpers (asked for explicitly: which helpers a component calls is not visible from its
  *   definition) need tinyflows, tinyprojects, tinywidgetpages and tinyscenarios, which the chart
  *   does not grant (tinynodes create/delete it does).
- * - what components declare in `requirements` (src/sdk/requirements.ts; Go `registry.SetRequirements`):
+ * - what components declare in `requirements` (src/core/requirements.ts; Go `registry.SetRequirements`):
  *   `enableKubernetesResourceAccess`, `extraRules` (a ClusterRole) and `extraNamespacedRules` as Go
  *   emits them, and the Secrets named in `secrets.names` as one namespaced `get` rule pinned to
  *   those names (Go's chart grants `secrets.enabled` get/list/watch on every Secret of the namespace;
@@ -21,7 +21,7 @@
  */
 import type { PolicyRule } from "../k8s/client/index.ts";
 import { crHelperRules, exposeRules } from "./rbac.ts";
-import type { RequiredRule, Requirements } from "../sdk/requirements.ts";
+import type { RequiredRule, Requirements } from "../core/requirements.ts";
 
 /** What the overlay is derived from, per component. */
 export interface ComponentNeeds {

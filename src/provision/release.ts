@@ -8,7 +8,7 @@
  * default backend routes nothing. No Helm hooks: the namespace check is done by ensuring the
  * label (provision.md §8); `tinyhost uninstall` does the pre-delete step.
  */
-import { sanitizeResourceName } from "../k8s/api/index.ts";
+import { sanitizeResourceName } from "../core/api/index.ts";
 import { parseMemoryQuantity } from "../operator/memory-governor.ts";
 import {
   deployments,
@@ -51,11 +51,9 @@ export const NATS_TOKEN_ENV = "NATS_TOKEN";
 /** Where the module's writable scratch directory is mounted (root filesystem is read-only). */
 export const MODULE_TMP_DIR = "/tmp";
 /**
- * Memory limit of the module container. The chart's is 128Mi; measured with 1,000 TinyNodes of the
- * bundled components (bench/memory.ts, docs/operations.md "Memory"), the module holds ~100 MiB
- * VmRSS idle, and under ~3,000 req/s of steady traffic — with the status-write growth fixed and the
- * memory governor on (issue 19) — stays bounded but at ~160 MiB VmRSS, ~134 MiB RssAnon at peak:
- * over 128Mi, so tinyhost's own install keeps 256Mi.
+ * Memory limit of the module container. The chart's is 128Mi; under steady traffic 1,000 TinyNodes
+ * stay bounded but above it (bench/RESULTS.md "Module memory limit", docs/operations.md "Memory"),
+ * so tinyhost's own install keeps 256Mi.
  */
 export const MODULE_MEMORY_LIMIT = "256Mi";
 

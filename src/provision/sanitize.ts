@@ -1,6 +1,6 @@
 /**
  * Release-name sanitizing of the `tiny` provisioner. This is deliberately NOT
- * `sanitizeResourceName` from src/k8s/api: that one is the SDK rule for TinyModule names and node
+ * `sanitizeResourceName` from src/core/api: that one is the SDK rule for TinyModule names and node
  * segments (keep the LAST 48 runes), while `tiny`'s `provision.SanitizeResourceName` keeps the
  * FIRST 53 (Helm's release-name limit). provision.md §3.1 lists both.
  */

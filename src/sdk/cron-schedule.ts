@@ -13,20 +13,12 @@
  * Not supported (rejected with a clear error): `@hourly`/`@every …` descriptors (the Go parser
  * rejects them too with these options) and `TZ=`/`CRON_TZ=` prefixes (docs/compatibility.md).
  *
- * Why our own parser and not a library (DESIGN.md prefers one outside the core), measured with
- * croner 11.0.0 and cron-parser 5.10.5 against robfig/cron v3.0.1 on 480 (expression, instant,
- * zone) cases in UTC, America/New_York, Europe/Berlin and Australia/Lord_Howe, daylight-saving days
- * included: this file agreed with Go on 480 of 480, croner on 463 (in a local zone it runs a wall
- * time a spring-forward skips, where Go skips that day, and runs the repeated fall-back hour once
- * on its second occurrence, where Go uses the first). On the 16 next-activation and 17
- * rejection cases of test/unit/components/cron.test.ts plus 5 Quartz forms (`L`, `15W`, `1#2`, `5L`, `H`,
- * which Go refuses), croner got 6 wrong and cron-parser 10: both accept what Go refuses
- * (`* * * * 7`, `@hourly`, `L`, `#`; croner `W`; cron-parser an empty expression, 4 or 6 fields
- * and `H`), and cron-parser refuses `0 0 30 2 *` at parse time where Go parses it and never fires.
- * A wrapper would need this grammar check anyway, and neither names the field in its messages the
+ * Why our own parser and not a library: croner and cron-parser both disagree with Go's robfig/cron
+ * on daylight-saving days and accept expressions Go refuses (bench/RESULTS.md "Our own cron
+ * parser"). A wrapper would need this grammar check anyway, and neither names the field in its messages the
  * way Go's do (the tests pin Go's wording and the DST cases).
  */
-import { TinyError } from "./errors.ts";
+import { TinyError } from "../core/errors.ts";
 
 /** A cron expression that cannot be parsed. code `"INVALID_CRON"`; the message names the field and value. */
 export class CronParseError extends TinyError {

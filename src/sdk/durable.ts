@@ -8,35 +8,19 @@
  * Nodes labelled `tinysystems.io/execution-mode: durable` start runs by themselves; these functions
  * are for the component that starts one on purpose (a front door) and for run-status components.
  */
-import type { ComponentContext } from "./context.ts";
-import { TinyError } from "./errors.ts";
-import { fail, ok, toResult, type Result } from "./result.ts";
-import { NoRunRuntimeError } from "../runtime/durable/errors.ts";
-import type { ReplyInbox } from "../runtime/durable/replies.ts";
-import { currentRun, mintRun, withRun, type RunContext, type StepRecord } from "../runtime/durable/run.ts";
-import type { RunView } from "../runtime/durable/view.ts";
+import type { ComponentContext } from "../core/context.ts";
+import { TinyError } from "../core/errors.ts";
+import { fail, ok, toResult, type Result } from "../core/result.ts";
+import { NoRunRuntimeError } from "../core/durable/errors.ts";
+import { currentRun, mintRun, withRun, type RunContext, type StepRecord } from "../core/durable/run.ts";
+import type { RunView } from "../core/durable/view.ts";
+import { RUN_RUNTIME, type RunRuntime } from "../core/durable/run-runtime.ts";
 
-export type { EmitRecord, StepRecord, StepStatus } from "../runtime/durable/run.ts";
-export type { RunView, StepView } from "../runtime/durable/view.ts";
+export type { EmitRecord, StepRecord, StepStatus } from "../core/durable/run.ts";
+export type { RunView, StepView } from "../core/durable/view.ts";
 
 /** Default wait for a run's reply, ms (Go `wire.PublishRPC`'s 30 s). */
 export const DEFAULT_RUN_REPLY_TIMEOUT_MS = 30_000;
-
-/**
- * Key under which the runtime hangs its {@link RunRuntime} on the contexts it creates. Runtime
- * machinery: components use the functions of this file.
- */
-export const RUN_RUNTIME: unique symbol = Symbol.for("tinyhost.runRuntime");
-
-/** What these functions need from the runtime (the scheduler provides it). Runtime machinery. */
-export interface RunRuntime {
-  /** The progress of run `runId` from the ledger this module uses; undefined when it has no records. */
-  readRun(runId: string): Promise<RunView | undefined>;
-  /** Opens a subject on this process that waits `timeoutMs` for a run's reply hop. */
-  openReply(timeoutMs: number): ReplyInbox;
-  /** Writes the root step record of a run a component began (best effort: failures are logged). */
-  recordRoot(runId: string, stepKey: string, record: StepRecord): Promise<void>;
-}
 
 /** A run that was started: its id, and what the start resolved to. */
 export interface RunStart {

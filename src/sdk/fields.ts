@@ -4,6 +4,7 @@
  */
 import { Type, type TUnknown, type TUnsafe } from "typebox";
 import { mark, unnamed } from "../runtime/schema/keywords.ts";
+import { JWT_SIGNING_METHODS } from "../golang/jwt.ts";
 
 /** Options of {@link contextField}. */
 export interface ContextFieldOptions {
@@ -89,8 +90,7 @@ export const ErrorMessageSchema = Type.Object(
   },
   { $id: "ErrorMessage" },
 );
-/** The signing methods the JWT components offer, in Go's order (encoding-module jwt/encode, jwt/verify). */
-export const JWT_SIGNING_METHODS = ["ES256", "ES384", "ES512", "HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "None"] as const;
+export { JWT_SIGNING_METHODS };
 
 /**
  * Go `SigningMethod.JSONSchema()` of the JWT components: a string select over the methods, default

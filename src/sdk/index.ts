@@ -11,8 +11,8 @@
  */
 export { Type } from "typebox";
 export type { Static, TSchema } from "typebox";
-export { ok, fail, empty, isResult, toResult, resultValue, toError } from "./result.ts";
-export type { Result, OkResult, FailResult, EmptyResult, HandleReturn } from "./result.ts";
+export { ok, fail, empty, isResult, toResult, resultValue, toError } from "../core/result.ts";
+export type { Result, OkResult, FailResult, EmptyResult, HandleReturn } from "../core/result.ts";
 export {
   TinyError,
   RetryableError,
@@ -27,16 +27,16 @@ export {
   shouldRetry,
   isTimeout,
   errorPayload,
-} from "./errors.ts";
-export type { ErrorPayload } from "./errors.ts";
-export { target, source, isSystemPort, SystemPort, ERROR_PORT, POSITION_WIRE } from "./ports.ts";
-export type { PortSpec, AnyPort, Position, PortOptions } from "./ports.ts";
-export { noopTrace } from "./context.ts";
-export type { ComponentContext, ComponentLogger, HopTrace, OutputFn, Emitter } from "./context.ts";
-export { LABEL_FLOW_NAME, LABEL_PROJECT_NAME } from "./node.ts";
-export type * from "./node.ts"; // TinyNode and its parts, NodeIdentity, NodeUpdater
-export type { State } from "./state.ts";
-export { defineComponent, isComponentDefinition, InvalidComponentError, COMPONENT_BRAND, HOOK_ORDER } from "./component.ts";
+} from "../core/errors.ts";
+export type { ErrorPayload } from "../core/errors.ts";
+export { target, source, isSystemPort, SystemPort, ERROR_PORT, POSITION_WIRE } from "../core/ports.ts";
+export type { PortSpec, AnyPort, Position, PortOptions } from "../core/ports.ts";
+export { noopTrace } from "../core/context.ts";
+export type { ComponentContext, ComponentLogger, HopTrace, OutputFn, Emitter } from "../core/context.ts";
+export { LABEL_FLOW_NAME, LABEL_PROJECT_NAME } from "../core/node.ts";
+export type * from "../core/node.ts"; // TinyNode and its parts, NodeIdentity, NodeUpdater
+export type { State } from "../core/state.ts";
+export { defineComponent, isComponentDefinition, InvalidComponentError, COMPONENT_BRAND, HOOK_ORDER } from "../core/component.ts";
 export type {
   ComponentDefinition,
   ComponentInstance,
@@ -48,18 +48,18 @@ export type {
   SettingsOf,
   ControlOf,
   HookReturn,
-} from "./component.ts";
+} from "../core/component.ts";
 export { beginRun, beginRunWithReply, runId, readRun, DEFAULT_RUN_REPLY_TIMEOUT_MS } from "./durable.ts";
 export type { RunStart, RunReplyOptions, RunView, StepView, StepRecord, EmitRecord, StepStatus } from "./durable.ts";
-export { AGENT_TOOL_TAG, SYNC_RPC_TAG } from "./agent-tool.ts";
+export { AGENT_TOOL_TAG, SYNC_RPC_TAG } from "../core/agent-tool.ts";
 // Usage metering: `tiny.usage.<unit>` on the hop's span (Go module.Meter).
-export { meter, USAGE_ATTR_PREFIX } from "./usage.ts";
-export type { Requirements, RequiredRule } from "./requirements.ts";
-export type { AgentToolSpec, AgentToolInfo } from "./agent-tool.ts";
+export { meter, USAGE_ATTR_PREFIX } from "../core/usage.ts";
+export type { Requirements, RequiredRule } from "../core/requirements.ts";
+export type { AgentToolSpec, AgentToolInfo } from "../core/agent-tool.ts";
 export { testComponent } from "./testing.ts";
 export type { ComponentHarness, Emitted, TestComponentOptions } from "./testing.ts";
-export { isModuleClient } from "./client.ts";
-export type { ModuleClient, ExposePortRequest } from "./client.ts";
+export { isModuleClient } from "../core/client.ts";
+export type { ModuleClient, ExposePortRequest } from "../core/client.ts";
 
 // Schemas: the platform keywords and the fields the Go modules share (components.md §0.5).
 export { mark, configurable, shared, unnamed } from "../runtime/schema/keywords.ts";
@@ -74,9 +74,9 @@ export type { ContextFieldOptions, Header } from "./fields.ts";
 export { redact } from "../runtime/runner/status.ts";
 
 // Waiting, background work, ordering, control messages.
-export { sleepUnlessAborted, WaitCancelledError } from "./abortable-sleep.ts";
-export { startTimer, startInterval, timeoutSignal, hostTimers } from "./timer.ts";
-export type { Timer, TimerHost, TimerOptions } from "./timer.ts";
+export { sleepUnlessAborted, WaitCancelledError } from "../core/abortable-sleep.ts";
+export { startTimer, startInterval, timeoutSignal, hostTimers } from "../core/timer.ts";
+export type { Timer, TimerHost, TimerOptions } from "../core/timer.ts";
 export { BackgroundLoop } from "./background-loop.ts";
 export type { LoopOptions } from "./background-loop.ts";
 export { nodeTimeout, nodeInterval, nodeTask, reportNodeFault } from "./node-timers.ts";
@@ -84,10 +84,10 @@ export type { NodeScoped } from "./node-timers.ts";
 export { ComponentFaultError } from "../runtime/runner/guard.ts";
 export type { FaultSite } from "../runtime/runner/guard.ts";
 export { SerialQueue } from "./serial-queue.ts";
-export { LazyAbort } from "./lazy-abort.ts";
-export type { Cancellation } from "./lazy-abort.ts";
+export { LazyAbort } from "../core/lazy-abort.ts";
+export type { Cancellation } from "../core/lazy-abort.ts";
 export { readControl } from "./control-message.ts";
-export { rejectedNow } from "./settled.ts";
+export { rejectedNow } from "../core/settled.ts";
 export type { ControlMessage } from "./control-message.ts";
 
 // Time: a wall clock to wait on (replaceable in tests), cron schedules, RFC 3339 text.

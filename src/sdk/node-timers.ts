@@ -6,7 +6,7 @@
  * only reaches the process-level last resort. docs/authoring.md "Timers, tasks and faults".
  */
 import { guardOf, type FaultSite } from "../runtime/runner/guard.ts";
-import { startInterval, startTimer, type TimerOptions } from "./timer.ts";
+import { startInterval, startTimer, type TimerOptions } from "../core/timer.ts";
 
 /** What the helpers need from a component context: the node's lifetime signal. */
 export interface NodeScoped {
@@ -44,7 +44,7 @@ function runReported(owner: NodeScoped, site: FaultSite, fn: () => unknown): voi
 /**
  * Calls `fn` once after `ms` milliseconds, unless the node stops first.
  * @param owner the component context (`ctx`). @param ms delay in ms, any length (clamped at 0;
- *   src/sdk/timer.ts). @param options host timers (tests pass a virtual clock).
+ *   src/core/timer.ts). @param options host timers (tests pass a virtual clock).
  * @param fn sync or async; a throw/rejection faults the node at site `timer`.
  * @returns a function that cancels the timer (no-op once it ran).
  */
@@ -66,7 +66,7 @@ export function nodeTimeout(owner: NodeScoped, ms: number, fn: () => unknown, op
 /**
  * Calls `fn` every `ms` milliseconds until cancelled or the node stops. A call that throws faults
  * the node (site `timer`) and the interval keeps running (the next call may succeed).
- * @param ms period in ms (at least 1), any length (src/sdk/timer.ts).
+ * @param ms period in ms (at least 1), any length (src/core/timer.ts).
  * @param options host timers (tests pass a virtual clock).
  * @returns a function that cancels the interval.
  */

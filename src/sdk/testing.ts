@@ -8,11 +8,11 @@
  * expect(h.emitted).toEqual([{ port: "out", data: { n: 4 } }]);
  */
 import { Scheduler } from "../runtime/scheduler/scheduler.ts";
-import type { ComponentDefinition } from "./component.ts";
-import type { Emitter } from "./context.ts";
-import type { TinyNode, TinyNodeStatus } from "./node.ts";
-import type { AnyPort } from "./ports.ts";
-import { empty, type Result } from "./result.ts";
+import type { ComponentDefinition } from "../core/component.ts";
+import type { Emitter } from "../core/context.ts";
+import type { TinyNode, TinyNodeStatus } from "../core/node.ts";
+import type { AnyPort } from "../core/ports.ts";
+import { empty, type Result } from "../core/result.ts";
 
 const HARNESS_MODULE = "harness";
 const CAPTURE_MODULE = "capture";

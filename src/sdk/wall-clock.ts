@@ -3,9 +3,9 @@
  * in its instance state so unit tests can run schedules in virtual time (a fake clock that jumps
  * to each deadline) instead of waiting for real minutes.
  */
-import { sleepUnlessAborted } from "./abortable-sleep.ts";
+import { sleepUnlessAborted } from "../core/abortable-sleep.ts";
 import type { CronZone } from "./cron-schedule.ts";
-import { MAX_TIMER_MS } from "./timer.ts";
+import { MAX_TIMER_MS } from "../core/timer.ts";
 
 export { MAX_TIMER_MS };
 

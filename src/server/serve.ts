@@ -5,7 +5,7 @@
  * metrics flag.
  */
 import type { Hono } from "hono";
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 
 /** A bind address that is not `[host]:port` with a port 0–65535. */
 export class BindAddressError extends TinyError<"BIND_ADDRESS"> {

@@ -9,7 +9,7 @@
  * Go exits 1 when `OTLP_DSN` and `OTLP_DISABLED` are both set; we disable instead
  * (docs/compatibility.md, Telemetry).
  */
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 import { parseOtlpDsn } from "./dsn.ts";
 
 /** A rejected standard OTel variable. code `"OTEL_CONFIG_INVALID"`; names the variable and value. */

@@ -3,7 +3,7 @@
  * The DSN names the platform collector's OTLP/gRPC endpoint (the chart sets
  * `http://token@tinysystems-otel-collector:2345`, provision.md §5.4).
  */
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 
 /** Port used when the DSN names none — Go's default, kept for parity (runtime-spec §9.1). */
 export const OTLP_DSN_DEFAULT_PORT = "413";

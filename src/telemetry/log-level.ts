@@ -4,7 +4,7 @@
  * module, which names neither the variable nor what it accepts. Its own file so the CLI checks it
  * without loading pino (src/cli/cli.ts).
  */
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 
 /** The levels the logger accepts (pino's defaults, plus `silent`), most verbose first. */
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;

@@ -4,7 +4,7 @@
  * plus collectors that read live values (queue depth, watcher counters) at scrape time. Written here
  * instead of prom-client because /metrics needs a dozen series and no histograms.
  */
-import { TinyError } from "../sdk/errors.ts";
+import { TinyError } from "../core/errors.ts";
 
 /** Label names → values of one series. Values are escaped on output. */
 export type Labels = Readonly<Record<string, string>>;

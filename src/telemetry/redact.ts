@@ -11,11 +11,10 @@
  *     user, host and path stay readable, the fixed marker leaks no length.
  *  5. (ours) values that `[[secret:…]]` placeholders resolved to, anywhere in a string
  *     (./secret-values.ts).
- * Rule 2 reuses the runner's published-status rule (src/runtime/runner/status.ts), so status
+ * Rule 2 is the rule the runner's published status uses too (./secret-values.ts), so status
  * configurations, spans and logs agree on what a credential key is.
  */
-import { CREDENTIAL_KEY, REDACTED } from "../runtime/runner/status.ts";
-import { maskSecretValues } from "./secret-values.ts";
+import { CREDENTIAL_KEY, maskSecretValues, REDACTED } from "./secret-values.ts";
 
 export { CREDENTIAL_KEY, REDACTED };
 

@@ -9,6 +9,9 @@
 /** The mask written instead of a credential value (runtime-spec §2.6), everywhere tinyhost masks one. */
 export const REDACTED = "<redacted>";
 
+/** Keys whose string values are masked in published configurations (runtime-spec §2.8 redaction rule 3). */
+export const CREDENTIAL_KEY = /(api[_-]?key|secret|token|passw|authorization|bearer|credential|private[_-]?key|access[_-]?key)/i;
+
 /** Values shorter than this are masked only as a whole string, never inside a longer one (a 2-character secret would mask half the log). */
 export const MIN_SUBSTRING_LENGTH = 4;
 

@@ -6,9 +6,9 @@
  * The scheduler short-circuits hops to its own module without going through here; this transport
  * joins several modules in one process (tests, the local demo).
  */
-import { fail, type Result } from "../sdk/result.ts";
-import { TinyError } from "../sdk/errors.ts";
-import { moduleOfNode, parsePortAddress, type Msg, type MsgHandler, type Transport } from "./types.ts";
+import { fail, type Result } from "../core/result.ts";
+import { TinyError } from "../core/errors.ts";
+import { moduleOfNode, parsePortAddress, type Msg, type MsgHandler, type Transport } from "../core/hop.ts";
 
 /** No module registered for the hop's destination. code `"NO_ROUTE"`. */
 export class NoRouteError extends TinyError {

@@ -5,9 +5,9 @@
  * gRPC wire with the trailer `x-refused: 1`, and a tinyhost sender reads only that mark as retryable
  * (src/transport/nats/wire.ts `decodeReply`, src/transport/grpc/codec.ts `decodeCallError`). A module
  * that relays the error from further down does not repeat the mark, so only the edge next to the
- * refusal retries — never every level of a chain (a retry storm; issue 21).
+ * refusal retries — never every level of a chain (a retry storm).
  */
-import { CodedError } from "../sdk/errors.ts";
+import { CodedError } from "../core/errors.ts";
 
 /** Base of the refusals. A coded error: `code` travels as `x-error-code`. */
 export class HopRefusedError extends CodedError {}

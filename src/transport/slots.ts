@@ -1,5 +1,5 @@
 /**
- * The per-module bound on hops the transport receivers run at once (issue 21 item 4): a counting
+ * The per-module bound on hops the transport receivers run at once: a counting
  * semaphore with a bounded FIFO queue. Only hops admitted from a wire take a slot; hops the
  * scheduler routes in-process (a handler calling a node of its own module) never do, so a handler
  * waiting on its own module cannot deadlock on the limit (Go `TestNestedRequestNoDeadlock`).
@@ -11,9 +11,9 @@
  *   `queueWaitMs`), else it is refused with the retryable {@link BusyError}. docs/operations.md §10
  *   says why.
  */
-import { retryable, type RetryableError } from "../sdk/errors.ts";
+import { retryable, type RetryableError } from "../core/errors.ts";
 import { HopRefusedError } from "./refusal.ts";
-import { startTimer, type Timer } from "../sdk/timer.ts";
+import { startTimer, type Timer } from "../core/timer.ts";
 
 /**
  * Default concurrent transport hops per module process (`TINYHOST_MAX_CONCURRENT_HOPS`): the

@@ -19,8 +19,8 @@ import { getControlPlane, type ControlPlane } from "../support/control-plane.ts"
 import { goTool } from "../support/go-tools.ts";
 import { freePort, tail, waitUntil, type ManagedProcess } from "../support/process.ts";
 import { createKubeClient, isNotFound, namespaces, type KubeClient } from "../../src/k8s/client/index.ts";
-import { sanitizeResourceName } from "../../src/k8s/api/index.ts";
-import type { TinyNode } from "../../src/k8s/api/index.ts";
+import { sanitizeResourceName } from "../../src/core/api/index.ts";
+import type { TinyNode } from "../../src/core/api/index.ts";
 import { tinyModules, tinyNodes } from "../../src/k8s/controllers/index.ts";
 import {
   applyRendered,

@@ -20,7 +20,7 @@ import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ingresses, services, type KubeClient } from "../../src/k8s/client/index.ts";
-import { decodeBase64Json } from "../../src/k8s/api/bytes.ts";
+import { decodeBase64Json } from "../../src/core/api/bytes.ts";
 import { tinyNodes } from "../../src/k8s/controllers/index.ts";
 import type { ControlPlane } from "../support/control-plane.ts";
 import { openClusterFixture } from "../support/cluster-fixture.ts";

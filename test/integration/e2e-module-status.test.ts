@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createKubeClient, type KubeClient } from "../../src/k8s/client/index.ts";
-import { decodeBase64Json } from "../../src/k8s/api/bytes.ts";
+import { decodeBase64Json } from "../../src/core/api/bytes.ts";
 import { tinyModules } from "../../src/k8s/controllers/index.ts";
 import { BUN } from "../support/bun-test.ts";
 import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";

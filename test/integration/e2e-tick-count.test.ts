@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
-import { decodeBase64Json } from "../../src/k8s/api/bytes.ts";
+import { decodeBase64Json } from "../../src/core/api/bytes.ts";
 import { tinyNodes } from "../../src/k8s/controllers/index.ts";
 import type { ControlPlane } from "../support/control-plane.ts";
 import { openClusterFixture } from "../support/cluster-fixture.ts";

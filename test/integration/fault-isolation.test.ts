@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
-import { base64Json, sanitizeResourceName, type TinyNode } from "../../src/k8s/api/index.ts";
+import { base64Json, sanitizeResourceName, type TinyNode } from "../../src/core/api/index.ts";
 import { tinyNodes } from "../../src/k8s/controllers/index.ts";
 import { connectNats } from "../../src/transport/nats/connect.ts";
 import { publishToNode } from "../../src/transport/nats/publish.ts";

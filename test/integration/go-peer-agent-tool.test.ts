@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { resolve } from "node:path";
 import { tinyModules } from "../../src/k8s/controllers/index.ts";
-import { sanitizeResourceName } from "../../src/k8s/api/index.ts";
+import { sanitizeResourceName } from "../../src/core/api/index.ts";
 import { BUN } from "../support/bun-test.ts";
 import { TWIN_COMPONENTS } from "../support/go-peer.ts";
 import { openMixedBed, type MixedBed } from "../support/go-peer-bed.ts";

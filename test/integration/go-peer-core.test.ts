@@ -7,8 +7,8 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { SDK_VERSION, version as tinyhostVersion } from "../../src/cli/version.ts";
-import { sanitizeResourceName } from "../../src/k8s/api/index.ts";
+import { SDK_VERSION, version as tinyhostVersion } from "../../src/core/version.ts";
+import { sanitizeResourceName } from "../../src/core/api/index.ts";
 import { tinyModules, tinyNodes } from "../../src/k8s/controllers/index.ts";
 import { TINYHOST_VERSION_ANNOTATION } from "../../src/operator/index.ts";
 import { mixedFlow } from "../support/go-peer.ts";

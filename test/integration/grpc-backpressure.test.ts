@@ -12,10 +12,10 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { resolveRetryPolicy, backoffDelayMs, mayRetry } from "../../src/runtime/runner/retry.ts";
-import { errorCode, shouldRetry } from "../../src/sdk/errors.ts";
-import type { Result } from "../../src/sdk/result.ts";
+import { errorCode, shouldRetry } from "../../src/core/errors.ts";
+import type { Result } from "../../src/core/result.ts";
 import { GrpcTransport } from "../../src/transport/grpc/index.ts";
-import type { Msg } from "../../src/transport/types.ts";
+import type { Msg } from "../../src/core/hop.ts";
 import { logger } from "../../src/telemetry/log.ts";
 
 const LIMIT = 20;

@@ -10,7 +10,7 @@ import { Scheduler } from "../../src/runtime/scheduler/index.ts";
 import { logger } from "../../src/telemetry/log.ts";
 import { GrpcCallError, GrpcDeadlineError, GrpcServer, GrpcTransport } from "../../src/transport/grpc/index.ts";
 import { moduleServiceDefinition, type MessageRequestWire, type MessageResponseWire } from "../../src/transport/grpc/proto.ts";
-import { DEFAULT_REMOTE_HOP_TIMEOUT_MS, type Msg } from "../../src/transport/types.ts";
+import { DEFAULT_REMOTE_HOP_TIMEOUT_MS, type Msg } from "../../src/core/hop.ts";
 
 const quiet = logger.child({ component: "grpc-deadline-test" });
 quiet.level = "silent";

@@ -13,8 +13,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { headers, type NatsConnection } from "@nats-io/transport-node";
-import { shouldRetry, errorCode } from "../../src/sdk/errors.ts";
-import type { Result } from "../../src/sdk/result.ts";
+import { shouldRetry, errorCode } from "../../src/core/errors.ts";
+import type { Result } from "../../src/core/result.ts";
 import { connectNats } from "../../src/transport/nats/connect.ts";
 import { CoreNatsTransport } from "../../src/transport/nats/core.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";

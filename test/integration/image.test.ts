@@ -33,7 +33,7 @@ import { MODULE_BINARY, MODULE_UID } from "../../src/provision/index.ts";
 import { normalizeImageReference } from "../../src/provision/image-ref.ts";
 import { natsConfig, NATS_UID } from "../../src/provision/nats.ts";
 import { OTEL_UID } from "../../src/provision/otel.ts";
-import { SDK_CHECKED_VERSION, SDK_VERSION } from "../../src/cli/version.ts";
+import { SDK_CHECKED_VERSION, SDK_VERSION } from "../../src/core/version.ts";
 import { startContainerd, type PrivateContainerd } from "../support/containerd.ts";
 import { freePort, waitUntil } from "../support/process.ts";
 

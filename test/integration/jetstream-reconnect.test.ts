@@ -6,12 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { empty } from "../../src/sdk/result.ts";
+import { empty } from "../../src/core/result.ts";
 import { connectNats } from "../../src/transport/nats/connect.ts";
 import { JetStreamTransport } from "../../src/transport/nats/jetstream.ts";
-import { mintRun } from "../../src/runtime/durable/run.ts";
+import { mintRun } from "../../src/core/durable/run.ts";
 import { PULL_EXPIRES_MS } from "../../src/transport/nats/supervisor.ts";
-import type { Msg } from "../../src/transport/types.ts";
+import type { Msg } from "../../src/core/hop.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
 
 /** Outage length: longer than a pull's expiry and several reconnect attempts (production wait: 2 s). */

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createKubeClient, leases, type KubeClient } from "../../src/k8s/client/index.ts";
-import { sanitizeIdentity, sanitizeResourceName } from "../../src/k8s/api/naming.ts";
+import { sanitizeIdentity, sanitizeResourceName } from "../../src/core/api/naming.ts";
 import { LeaderElector, type LeaseClient } from "../../src/k8s/runtime/index.ts";
 import { getControlPlane, startControlPlane, type ControlPlane, type OwnedControlPlane } from "../support/control-plane.ts";
 

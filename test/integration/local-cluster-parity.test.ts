@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { helloApi } from "../../examples/generate.ts";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
-import type { TinyNode } from "../../src/k8s/api/index.ts";
+import type { TinyNode } from "../../src/core/api/index.ts";
 import { tinyNodes } from "../../src/k8s/controllers/index.ts";
 import { LocalHost } from "../../src/local/host.ts";
 import { buildFlow, nodeNameOf, renderFlowFiles, type FlowDescription } from "../../src/cli/scaffold/flow-builder.ts";

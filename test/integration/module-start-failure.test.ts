@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import pino from "pino";
 import { leases, type KubeClient } from "../../src/k8s/client/index.ts";
-import { sanitizeResourceName } from "../../src/k8s/api/index.ts";
+import { sanitizeResourceName } from "../../src/core/api/index.ts";
 import { ModuleStartError, startModule, type ModuleOptions, type RunningModule } from "../../src/operator/index.ts";
 import type { ControlPlane } from "../support/control-plane.ts";
 import { openClusterFixture } from "../support/cluster-fixture.ts";

@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { headers, type NatsConnection } from "@nats-io/transport-node";
-import { coded, errorCode } from "../../src/sdk/errors.ts";
-import { empty, fail, ok, type Result } from "../../src/sdk/result.ts";
+import { coded, errorCode } from "../../src/core/errors.ts";
+import { empty, fail, ok, type Result } from "../../src/core/result.ts";
 import { connectNats } from "../../src/transport/nats/connect.ts";
 import { CoreNatsTransport } from "../../src/transport/nats/core.ts";
 import { NoRespondersError, PayloadTooLargeError, RemoteCodedError, RequestCancelledError, RequestTimeoutError } from "../../src/transport/nats/errors.ts";
-import type { Msg } from "../../src/transport/types.ts";
+import type { Msg } from "../../src/core/hop.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
 
 const td = new TextDecoder();

@@ -7,16 +7,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { jetstream, jetstreamManager, RetentionPolicy, AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
 import { headers, type NatsConnection } from "@nats-io/transport-node";
-import { coded, retryable } from "../../src/sdk/errors.ts";
-import { empty, fail, ok, type Result } from "../../src/sdk/result.ts";
+import { coded, retryable } from "../../src/core/errors.ts";
+import { empty, fail, ok, type Result } from "../../src/core/result.ts";
 import { connectNats } from "../../src/transport/nats/connect.ts";
 import { JetStreamTransport, type JetStreamTransportOptions } from "../../src/transport/nats/jetstream.ts";
-import { RunLedger } from "../../src/transport/nats/ledger.ts";
-import { RunReconciler } from "../../src/transport/nats/reconciler.ts";
-import { childStepKey, currentRun, mintRun } from "../../src/runtime/durable/run.ts";
+import { RunLedger } from "../../src/runtime/durable/run-ledger.ts";
+import { RunReconciler } from "../../src/runtime/durable/reconciler.ts";
+import { childStepKey, currentRun, mintRun } from "../../src/core/durable/run.ts";
 import { Scheduler } from "../../src/runtime/scheduler/index.ts";
 import { defineComponent, target as targetPort, Type } from "../../src/sdk/index.ts";
-import type { Msg } from "../../src/transport/types.ts";
+import type { Msg } from "../../src/core/hop.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
 
 const td = new TextDecoder();

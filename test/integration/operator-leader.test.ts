@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { leases, type KubeClient, type Lease } from "../../src/k8s/client/index.ts";
-import { base64Json, sanitizeResourceName } from "../../src/k8s/api/index.ts";
+import { base64Json, sanitizeResourceName } from "../../src/core/api/index.ts";
 import { tinyNodes } from "../../src/k8s/controllers/index.ts";
 import type { ControlPlane } from "../support/control-plane.ts";
 import { openClusterFixture } from "../support/cluster-fixture.ts";

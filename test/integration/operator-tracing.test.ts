@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { base64Json, sanitizeResourceName } from "../../src/k8s/api/index.ts";
+import { base64Json, sanitizeResourceName } from "../../src/core/api/index.ts";
 import { createKubeClient } from "../../src/k8s/client/index.ts";
 import { tinyNodes } from "../../src/k8s/controllers/index.ts";
 import { getControlPlane } from "../support/control-plane.ts";

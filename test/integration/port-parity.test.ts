@@ -16,10 +16,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { resolve } from "node:path";
-import { discoverComponents } from "../../src/runtime/registry/index.ts";
-import type { ComponentDefinition, ComponentInstance, ErasedHooks } from "../../src/sdk/component.ts";
+import { discoverComponents } from "../../src/loader/discover.ts";
+import type { ComponentDefinition, ComponentInstance, ErasedHooks } from "../../src/core/component.ts";
 import { testComponent, type ComponentHarness } from "../../src/sdk/testing.ts";
-import { empty } from "../../src/sdk/result.ts";
+import { empty } from "../../src/core/result.ts";
 import { goTool } from "../support/go-tools.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";

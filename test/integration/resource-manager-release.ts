@@ -5,7 +5,7 @@
  * read both objects whole.
  */
 import { createKubeClient, ingresses, pods, services, type Ingress, type KubeClient, type Service, type ServicePort } from "../../src/k8s/client/index.ts";
-import { INGRESS_HOSTNAME_SUFFIX_ANNOTATION } from "../../src/k8s/api/index.ts";
+import { INGRESS_HOSTNAME_SUFFIX_ANNOTATION } from "../../src/core/api/index.ts";
 import { createResourceManager, type ClusterModuleClient, type IngressRule, type IngressTls } from "../../src/k8s/resources/index.ts";
 import type { ControlPlane } from "../support/control-plane.ts";
 

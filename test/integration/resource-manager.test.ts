@@ -16,7 +16,7 @@ import {
   type ResourceDescriptor,
   type WriteOptions,
 } from "../../src/k8s/client/index.ts";
-import { API_VERSION, FLOW_NAME_LABEL, INGRESS_HOSTNAME_SUFFIX_ANNOTATION, PROJECT_NAME_LABEL, generateNodeName, type NewTinyNode, type TinyNode } from "../../src/k8s/api/index.ts";
+import { API_VERSION, FLOW_NAME_LABEL, INGRESS_HOSTNAME_SUFFIX_ANNOTATION, PROJECT_NAME_LABEL, generateNodeName, type NewTinyNode, type TinyNode } from "../../src/core/api/index.ts";
 import { INGRESS, POD, SERVICE, SUFFIX, chartService, managerFor, pathTo, rejection, releaseIn, versionsOf, type ReleaseOptions } from "./resource-manager-release.ts";
 import {
   InvalidHostnameError,

@@ -36,7 +36,7 @@ import {
 function otherWriterEdit<T extends KubeObject>(op: { what: string; read: () => Promise<T>; modify: (current: T) => T; write: (next: T) => Promise<T> }) {
   return retryOnConflict<T>({ what: op.what, read: op.read, write: (current) => op.write(op.modify(current)) });
 }
-import { INGRESS_HOSTNAME_SUFFIX_ANNOTATION } from "../../src/k8s/api/index.ts";
+import { INGRESS_HOSTNAME_SUFFIX_ANNOTATION } from "../../src/core/api/index.ts";
 import {
   DEFAULT_BACKEND,
   GRPC_PORT,

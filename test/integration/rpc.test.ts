@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { resolve } from "node:path";
 import type { Msg as NatsMsg, NatsConnection } from "@nats-io/transport-node";
 import { Scheduler } from "../../src/runtime/scheduler/index.ts";
-import type { ComponentDefinition } from "../../src/sdk/component.ts";
+import type { ComponentDefinition } from "../../src/core/component.ts";
 import { connectNats } from "../../src/transport/nats/connect.ts";
 import { CoreNatsTransport } from "../../src/transport/nats/core.ts";
 import { JetStreamTransport } from "../../src/transport/nats/jetstream.ts";

@@ -10,7 +10,7 @@ import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rm
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
-import { base64Json, sanitizeResourceName, type TinyNode } from "../../src/k8s/api/index.ts";
+import { base64Json, sanitizeResourceName, type TinyNode } from "../../src/core/api/index.ts";
 import { tinyNodes } from "../../src/k8s/controllers/index.ts";
 import { LocalHost } from "../../src/local/host.ts";
 import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../src/cli/scaffold/flow-builder.ts";

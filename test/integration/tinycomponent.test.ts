@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { createKubeClient, type KubeClient } from "../../src/k8s/client/index.ts";
-import type { TinyNode } from "../../src/k8s/api/index.ts";
+import type { TinyNode } from "../../src/core/api/index.ts";
 import { tinyModules, tinyNodes } from "../../src/k8s/controllers/index.ts";
 import { tinyComponents, type WatchedComponent } from "../../src/k8s/controllers/tinycomponent.ts";
 import { connectNats } from "../../src/transport/nats/index.ts";

@@ -7,17 +7,17 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { errorCode, shouldRetry, TinyError } from "../../src/sdk/errors.ts";
-import { empty, fail, ok, type Result } from "../../src/sdk/result.ts";
+import { errorCode, shouldRetry, TinyError } from "../../src/core/errors.ts";
+import { empty, fail, ok, type Result } from "../../src/core/result.ts";
 import { connectNats } from "../../src/transport/nats/connect.ts";
 import { JetStreamTransport, type JetStreamTransportOptions } from "../../src/transport/nats/jetstream.ts";
-import { RunLedger } from "../../src/transport/nats/ledger.ts";
+import { RunLedger } from "../../src/runtime/durable/run-ledger.ts";
 import { publishRpc } from "../../src/transport/nats/rpc.ts";
 import { publishToNode } from "../../src/transport/nats/publish.ts";
 import { PayloadTooLargeError } from "../../src/transport/nats/errors.ts";
 import { DurableSteps } from "../../src/runtime/durable/steps.ts";
-import { mintRun } from "../../src/runtime/durable/run.ts";
-import type { Msg } from "../../src/transport/types.ts";
+import { mintRun } from "../../src/core/durable/run.ts";
+import type { Msg } from "../../src/core/hop.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
 
 const MAX = 8192;

@@ -1,6 +1,6 @@
 /**
  * The durable test flow: `door → s1 → s2 → s3 → door:reply`, each node on the module a test
- * chooses (components.md §6 naming), built as the platform writes it (src/local/flow-builder.ts):
+ * chooses (components.md §6 naming), built as the platform writes it (src/cli/scaffold/flow-builder.ts):
  * - `door` (`durable_door`) begins a run with a reply (Go `BeginRunWithReply`) and answers its
  *   caller with `{runId, reply}`;
  * - `s1`…`s3` (`durable_step`) each append their node name to `trail`; a step may hold its first
@@ -8,7 +8,7 @@
  * Any node may be placed on another module, including a Go module, by naming the module and the
  * component that module serves under that key (same ports: `in {trail, holdFirstMs?}` → `out {trail}`).
  */
-import type { TinyNode } from "../../src/k8s/api/index.ts";
+import type { TinyNode } from "../../src/core/api/index.ts";
 import { buildFlow, type FlowManifests } from "../../src/cli/scaffold/flow-builder.ts";
 import { moveNodeToModule } from "./flows.ts";
 import { mixedFlow, mixedNodeName, type MixedEdge, type MixedNodeSpec } from "./go-peer.ts";

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import YAML from "yaml";
 import { headers as natsHeaders } from "@nats-io/transport-node";
-import { INGRESS_HOSTNAME_SUFFIX_ANNOTATION, RESOURCES, type TinyKind, type TinyNode } from "../../src/k8s/api/index.ts";
+import { INGRESS_HOSTNAME_SUFFIX_ANNOTATION, RESOURCES, type TinyKind, type TinyNode } from "../../src/core/api/index.ts";
 import { ingresses, isNotFound, pods, services, type KubeClient, type KubeObject, type ResourceDescriptor } from "../../src/k8s/client/index.ts";
 import { tinyNodes } from "../../src/k8s/controllers/index.ts";
 import type { FlowManifests } from "../../src/cli/scaffold/flow-builder.ts";

@@ -8,7 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { headers as natsHeaders } from "@nats-io/transport-node";
-import { sanitizeResourceName, type TinyNode } from "../../src/k8s/api/index.ts";
+import { sanitizeResourceName, type TinyNode } from "../../src/core/api/index.ts";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
 import { tinyModules, tinyNodes } from "../../src/k8s/controllers/index.ts";
 import { logger } from "../../src/telemetry/log.ts";

@@ -7,7 +7,7 @@
  */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { base64Json, EXECUTION_MODE_DURABLE, EXECUTION_MODE_LABEL, sanitizeResourceName, type TinyNode } from "../../src/k8s/api/index.ts";
+import { base64Json, EXECUTION_MODE_DURABLE, EXECUTION_MODE_LABEL, sanitizeResourceName, type TinyNode } from "../../src/core/api/index.ts";
 import { goTool } from "./go-tools.ts";
 import { startModuleProcess, type ModuleProcess } from "./module-process.ts";
 import { freePort, startProcess, tail, waitUntil, type ManagedProcess } from "./process.ts";

@@ -1,9 +1,9 @@
 /**
  * A virtual {@link TimerHost} for unit tests: time moves only when the test calls `advance`, and a
  * delay above 2^31−1 ms is turned into 1 ms, exactly as real JavaScript timers do — so a test proves
- * that src/sdk/timer.ts never hands the host a delay it would clamp, without waiting 30 days.
+ * that src/core/timer.ts never hands the host a delay it would clamp, without waiting 30 days.
  */
-import type { HostHandle, TimerHost } from "../../src/sdk/timer.ts";
+import type { HostHandle, TimerHost } from "../../src/core/timer.ts";
 
 interface Pending {
   id: number;

@@ -12,7 +12,7 @@ import httpRequest from "../../components/http_request.ts";
 import jsEval, { DEFAULT_SETTINGS } from "../../components/js_eval.ts";
 import ticker from "../../components/ticker.ts";
 import { Scheduler } from "../../src/runtime/scheduler/index.ts";
-import type { Msg, Transport } from "../../src/transport/types.ts";
+import type { Msg, Transport } from "../../src/core/hop.ts";
 import { FakeCluster, waitFor } from "./components/leader-pods.ts";
 import { makeNode, MODULE, nodeName, relay } from "../support/fake-components.ts";
 

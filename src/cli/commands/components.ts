@@ -11,11 +11,12 @@
  */
 import { resolve } from "node:path";
 import { platformListing } from "../platform-listing.ts";
-import type { CommandRunner } from "../cli.ts";
+import type { CommandRunner } from "../command.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
-import { createRegistry, describeComponent, discoverComponents, RegistryError, type ComponentDescription, type Registry } from "../../runtime/registry/index.ts";
-import { loadComponentDir } from "../../runtime/registry/runtime-files.ts";
+import { createRegistry, describeComponent, RegistryError, type ComponentDescription, type Registry } from "../../runtime/registry/index.ts";
+import { discoverComponents } from "../../loader/discover.ts";
+import { loadComponentDir } from "../../loader/runtime-files.ts";
 
 /**
  * Help text of `tinyhost components`, with the `--dir` default of the case it runs in (components-source.ts).

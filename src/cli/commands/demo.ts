@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { exampleFiles, helloApi } from "../../../examples/generate.ts";
-import type { CommandRunner } from "../cli.ts";
+import type { CommandRunner } from "../command.ts";
 import { LocalHost } from "../../local/host.ts";
 import { DEFAULT_LOCAL_PORT, localOptions, parseRunLocalArgs, quietRuntimeLogs, untilSignal } from "./run-local.ts";
 import { FlagError, parseFlags } from "../flags.ts";

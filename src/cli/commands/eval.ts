@@ -5,7 +5,7 @@
  * could not run, so a flow's evals are its tests in CI.
  */
 import { resolve } from "node:path";
-import type { CommandRunner } from "../cli.ts";
+import type { CommandRunner } from "../command.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { parseGoDuration } from "../../runtime/expression/time.ts";
 

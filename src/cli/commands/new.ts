@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { isCompiledBinary } from "../components-source.ts";
-import type { CommandRunner } from "../cli.ts";
+import type { CommandRunner } from "../command.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { componentFiles, DEFAULT_COMPONENT_LAYOUT, type ScaffoldFile } from "../scaffold/component.ts";
 import { newFlowFiles } from "../scaffold/flow.ts";

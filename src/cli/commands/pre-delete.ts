@@ -12,7 +12,7 @@
  * Exit code 0 even when the deletion fails (logged as an error), as in Go: a failing pre-delete
  * hook makes `helm uninstall` fail and keeps the whole release; a stale TinyModule is the lesser harm.
  */
-import type { CommandRunner } from "../cli.ts";
+import type { CommandRunner } from "../command.ts";
 import { HOOK_FLAGS_HELP, HookUsageError, parseHookFlags } from "../hook-flags.ts";
 import { DEFAULT_HOOK_NAMESPACE } from "./pre-install.ts";
 import { createKubeClient, type KubeClient } from "../../k8s/client/index.ts";

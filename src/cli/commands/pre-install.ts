@@ -5,7 +5,7 @@
  * not reserved and is labelled `tinysystems.io/managed=true`. On refusal the reason goes to stderr
  * and the exit code is 1, so Helm stops the install before any release object lands.
  */
-import type { CommandRunner } from "../cli.ts";
+import type { CommandRunner } from "../command.ts";
 import { HOOK_FLAGS_HELP, HookUsageError, parseHookFlags } from "../hook-flags.ts";
 import { createKubeClient } from "../../k8s/client/index.ts";
 import { checkInstallNamespace, checkNamespaceName, InstallCheckError, kubeconfigFailure } from "../../provision/hooks/install-check.ts";

@@ -3,7 +3,7 @@
  * NATS broker, OTEL collector and the module release — by server-side apply (src/provision;
  * provision.md §2, §8). `--dry-run` prints the manifests instead and needs no cluster.
  */
-import type { CommandRunner } from "../cli.ts";
+import type { CommandRunner } from "../command.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { createKubeClient } from "../../k8s/client/index.ts";
 import {

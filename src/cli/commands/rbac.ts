@@ -3,7 +3,7 @@
  * the three Roles with their RoleBindings `tinyhost provision` applies, from the same builder
  * (src/provision/rbac.ts, release.ts), ready for `kubectl apply -f -`.
  */
-import type { CommandRunner } from "../cli.ts";
+import type { CommandRunner } from "../command.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import {
   DEFAULT_NAMESPACE,

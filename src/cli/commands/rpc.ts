@@ -8,12 +8,12 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { CommandRunner } from "../cli.ts";
+import type { CommandRunner } from "../command.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { DEFAULT_LOCAL_MODULE } from "../../local/constants.ts";
-import { sanitizeResourceName } from "../../k8s/api/naming.ts";
-import { startTimer, type Timer } from "../../sdk/timer.ts";
+import { sanitizeResourceName } from "../../core/api/naming.ts";
+import { startTimer, type Timer } from "../../core/timer.ts";
 
 /**
  * Help text of `tinyhost rpc`, with the `--components` default of the case it runs in.
@@ -105,7 +105,7 @@ export const rpcCommand: CommandRunner = {
     }
     process.env.TINYHOST_LOG_LEVEL ??= "warn";
     const module = sanitizeResourceName(call.module);
-    const { errorCode } = await import("../../sdk/errors.ts");
+    const { errorCode } = await import("../../core/errors.ts");
     const result = call.local ? await callLocal(call, module) : await callNats(call, module);
     if (result.kind === "fail") {
       const err = result.error as Error & { code?: string };
@@ -123,7 +123,7 @@ export const rpcCommand: CommandRunner = {
 async function callNats(call: Call, module: string) {
   const { connectNats } = await import("../../transport/nats/connect.ts");
   const { publishRpc } = await import("../../transport/nats/rpc.ts");
-  const { fail } = await import("../../sdk/result.ts");
+  const { fail } = await import("../../core/result.ts");
   let nc;
   try {
     nc = await connectNats(call.natsUrl!, { name: "tinyhost-rpc" });
@@ -138,14 +138,14 @@ async function callNats(call: Call, module: string) {
 }
 
 async function callLocal(call: Call, module: string) {
-  const { fail } = await import("../../sdk/result.ts");
+  const { fail } = await import("../../core/result.ts");
   let registry;
   try {
     if (call.components === undefined && Bun.isStandaloneExecutable) {
       const { loadStaticRegistry } = await import("../../runtime/registry/static.ts");
       registry = loadStaticRegistry();
     } else {
-      const { discoverComponents } = await import("../../runtime/registry/index.ts");
+      const { discoverComponents } = await import("../../loader/discover.ts");
       registry = await discoverComponents(resolve(call.components ?? "components"));
     }
   } catch (err) {

@@ -18,15 +18,15 @@
  * RELEASE_NAMESPACE, KUBERNETES_CLUSTER_DOMAIN, STORAGE_PATH are left to components, as in Go. Test/ops knobs (ms): TINYHOST_LEASE_DURATION_MS,
  * TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS, TINYHOST_DRAIN_TIMEOUT_MS.
  */
-import { version as tinyhostVersion } from "../version.ts";
+import { version as tinyhostVersion } from "../../core/version.ts";
 import { beginStart } from "../../operator/early.ts";
 import { DEFAULT_LEASE_TIMINGS } from "../../operator/leadership.ts";
-import type { ModuleOptions } from "../../operator/module.ts";
+import type { ModuleOptions } from "../../operator/options.ts";
 import { lazyChildLogger } from "../../telemetry/lazy-logger.ts";
 import { StopSignals } from "./stop-signals.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /**
  * Text of `tinyhost run --help` (cluster flags). The `--components` default depends on how tinyhost
@@ -165,7 +165,7 @@ export function moduleOptionsFrom(flags: RunClusterFlags, env: Record<string, st
     healthProbeBindAddress: flags.healthProbeBindAddress,
     ...(flags.metricsBindAddress ? { metricsBindAddress: flags.metricsBindAddress } : {}),
     grpcServerBindAddress: flags.grpcServerBindAddress,
-    // TINYHOST_COMPONENTS_DIR: the image's way to add watched component files (a ConfigMap mount), issue 17.
+    // TINYHOST_COMPONENTS_DIR: the image's way to add watched component files (a ConfigMap mount).
     ...(flags.components || env.TINYHOST_COMPONENTS_DIR ? { componentsDir: flags.components || env.TINYHOST_COMPONENTS_DIR } : {}),
     env,
     lease: {
@@ -181,7 +181,7 @@ export function moduleOptionsFrom(flags: RunClusterFlags, env: Record<string, st
  * Runs the module until SIGTERM/SIGINT (exit 0) or a fatal error (exit 1). The first start-up
  * stage (the kubeconfig and the three requests /readyz waits on, src/operator/early.ts) begins
  * before the runtime is loaded: loading it (./run-module.ts and what it imports) overlaps with
- * those round trips (issue 19).
+ * those round trips.
  * @returns the exit code: 0 stopped, 1 start-up or fatal error, 2 usage error.
  */
 export async function runCluster(args: readonly string[], env: Record<string, string | undefined> = process.env): Promise<number> {

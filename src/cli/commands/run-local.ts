@@ -3,12 +3,12 @@
  * this process — no cluster, no NATS (src/local). Runs until SIGINT/SIGTERM, then stops every node
  * without onDestroy and writes the state file, so the next run resumes.
  */
-import type { ComponentLogger } from "../../sdk/context.ts";
+import type { ComponentLogger } from "../../core/context.ts";
 import { setupTracing, type TracingHandle } from "../../telemetry/tracing.ts";
 import { resolve } from "node:path";
 import { LocalHost, type LocalHostOptions } from "../../local/host.ts";
 import { logger } from "../../telemetry/log.ts";
-import type { ComponentDefinition } from "../../sdk/component.ts";
+import type { ComponentDefinition } from "../../core/component.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { isCompiledBinary } from "../components-source.ts";
 import { consoleOptions, type ConsoleFlag } from "../console-flag.ts";
@@ -192,7 +192,7 @@ export async function runLocal(args: readonly string[]): Promise<number> {
     console.error(`tinyhost run --local: ${(err as Error).message}`);
     return 1;
   }
-  // A throw that escaped every node guard is logged and counted; the other nodes keep serving (issue 21).
+  // A throw that escaped every node guard is logged and counted; the other nodes keep serving.
   // Until the host exists its lines go to the JSON logger; from then on through the host's
   // logger, so they read as terminal lines like every other error of local mode.
   let lastResortLog: ComponentLogger = logger;

@@ -2,7 +2,7 @@
  * The running half of `tinyhost run` in a cluster: tracing, the last-resort handler, the module,
  * signals, the final trace flush. Loaded by ./run-cluster.ts after the first start-up stage began
  * (src/operator/early.ts), so that loading this file's imports — the runtime — overlaps with the
- * first requests (issue 19).
+ * first requests.
  */
 import type { EarlyStart } from "../../operator/early.ts";
 import { startModule, type ModuleOptions } from "../../operator/index.ts";
@@ -34,7 +34,7 @@ export async function runModule(options: ModuleOptions, early: EarlyStart, signa
     return 1;
   }
   // Before any component loads: a throw that escaped every node guard is logged and counted, and
-  // the module keeps serving its other nodes (issue 21; src/cli/last-resort.ts).
+  // the module keeps serving its other nodes (src/cli/last-resort.ts).
   const removeLastResort = installLastResort(logger);
   let module;
   try {

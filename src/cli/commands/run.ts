@@ -3,7 +3,7 @@
  * (./run-local.ts); without it, the module runs against a cluster (`--name`, `--namespace`, as the
  * Go CLI's `run`, runtime-spec §9) through ./run-cluster.ts.
  */
-import type { CommandRunner } from "../cli.ts";
+import type { CommandRunner } from "../command.ts";
 
 /** Help text of `tinyhost run` (loads both modes' flag lists). */
 export async function runUsage(): Promise<string> {

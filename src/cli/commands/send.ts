@@ -11,7 +11,7 @@
  * `--wait` prints the reply (the hop's result) and exits 1 when the hop failed or timed out.
  */
 import { resolve } from "node:path";
-import type { CommandRunner } from "../cli.ts";
+import type { CommandRunner } from "../command.ts";
 import { SETTINGS_PORT, SETTINGS_REFUSED } from "../../console/settings-port.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { ENV_NATS_TRANSPORT, ENV_NATS_URL } from "../../transport/select.ts";
@@ -146,7 +146,7 @@ async function sendLocal(a: SendArgs, url: string): Promise<Outcome> {
 
 async function sendNats(a: SendArgs, url: string, transport: "core" | "jetstream"): Promise<Outcome> {
   const [{ connectNats }, { publishToNode }] = await Promise.all([import("../../transport/nats/connect.ts"), import("../../transport/nats/publish.ts")]);
-  const { errorCode } = await import("../../sdk/errors.ts");
+  const { errorCode } = await import("../../core/errors.ts");
   // The module's connect options (runtime-spec §4.1): a first connect that fails within 5 s is an error.
   let nc: Awaited<ReturnType<typeof connectNats>>;
   try {

@@ -17,14 +17,15 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import YAML from "yaml";
-import type { CommandRunner } from "../cli.ts";
+import type { CommandRunner } from "../command.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
-import { describeComponent, discoverComponents, RegistryError, type Registry } from "../../runtime/registry/index.ts";
+import { describeComponent, RegistryError, type Registry } from "../../runtime/registry/index.ts";
+import { discoverComponents } from "../../loader/discover.ts";
 import { chartRbacValues, type ComponentNeeds } from "../../provision/rbac-values.ts";
 import { checkRbacCoverage, RBAC_CHECK_OK, rbacCheckReport } from "../../provision/rbac-check.ts";
 import type { NodeManifest } from "../../local/manifests.ts";
-import type { ComponentDefinition } from "../../sdk/component.ts";
+import type { ComponentDefinition } from "../../core/component.ts";
 import { platformListing } from "../platform-listing.ts";
 import { errorPortWarnings } from "../error-ports.ts";
 

@@ -4,7 +4,7 @@
  * `--with-addons` also removes the collector and the broker, `--delete-namespace` the namespace.
  * Flags: the shared parser of ../flags.ts.
  */
-import type { CommandRunner } from "../cli.ts";
+import type { CommandRunner } from "../command.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { createKubeClient } from "../../k8s/client/index.ts";
 import {

@@ -5,8 +5,8 @@
  * project's typecheck and `npm test` pass before the first edit.
  */
 import { relative, dirname, join } from "node:path";
-import { componentNameProblem } from "../../sdk/component-name.ts";
-import { TinyError } from "../../sdk/errors.ts";
+import { componentNameProblem } from "../../core/component-name.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** One file to write. */
 export interface ScaffoldFile {
@@ -116,7 +116,7 @@ function camel(name: string): string {
 
 /**
  * The component file and its test for component `name`.
- * @throws ComponentNameError when `name` breaks the component name rule (src/sdk/component-name.ts), with its suggestion.
+ * @throws ComponentNameError when `name` breaks the component name rule (src/core/component-name.ts), with its suggestion.
  */
 export function componentFiles(name: string, layout: ComponentLayout = DEFAULT_COMPONENT_LAYOUT): ScaffoldFile[] {
   const problem = componentNameProblem(name);

@@ -11,8 +11,8 @@
  */
 import { createHash } from "node:crypto";
 import { Document } from "yaml";
-import { base64Json } from "../../k8s/api/bytes.ts";
-import { flowHashPrefix, generateNodeName, sanitizeResourceName } from "../../k8s/api/naming.ts";
+import { base64Json } from "../../core/api/bytes.ts";
+import { flowHashPrefix, generateNodeName, sanitizeResourceName } from "../../core/api/naming.ts";
 import {
   API_VERSION,
   COMPONENT_POS_X_ANNOTATION,
@@ -29,9 +29,9 @@ import {
   type TinyNodeEdge,
   type TinyNodePortConfig,
   type TinyProject,
-} from "../../k8s/api/v1alpha1.ts";
+} from "../../core/api/v1alpha1.ts";
 import { START_SIGNAL_ANNOTATION } from "../../local/constants.ts";
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** One node of a flow description. */
 export interface NodeDescription {

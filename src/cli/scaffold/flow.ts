@@ -2,12 +2,12 @@
  * The flow `tinyhost new flow <dir>` writes: a signal that local mode starts once its node runs
  * (annotation `tinyhost.io/start-signal`) and a debug node that prints what arrives — the smallest
  * flow that runs and shows a message. The files are built by the same code as the examples
- * (src/local/flow-builder.ts): node names `<md5(project+flow)[:8]>.<module>.<component>-<5 hex>`,
+ * (src/cli/scaffold/flow-builder.ts): node names `<md5(project+flow)[:8]>.<module>.<component>-<5 hex>`,
  * flow and project labels, edges on the source node, base64 edge mappings on the target node, each
  * preceded by a comment with its decoded JSON (components.md §6).
  */
 import { basename } from "node:path";
-import { sanitizeResourceName } from "../../k8s/api/naming.ts";
+import { sanitizeResourceName } from "../../core/api/naming.ts";
 import { renderFlowFiles, type FlowDescription, type GeneratedFile } from "./flow-builder.ts";
 
 /** Options of {@link newFlow}. */

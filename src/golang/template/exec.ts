@@ -12,7 +12,7 @@
  * {@link ExecLimits.maxOutputBytes} and execution beyond {@link ExecLimits.maxMillis} fail the
  * call, and `{{template}}` nests at most {@link MAX_TEMPLATE_DEPTH} deep (Go: 100000).
  */
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 import { goSprint, goSprintf, goSprintln, goTypeName, isGoStringer } from "../fmt.ts";
 import { compareGoStrings } from "../unicode.ts";
 import { utf8Length } from "../unicode.ts";

@@ -5,7 +5,7 @@
  * parenthesised pipelines, field chains. Errors are Go's:
  * `template: NAME:LINE: function "x" not defined`, `unexpected "}" in operand`, `unexpected EOF` ….
  */
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 import { itemString, lex, type Item, type ItemType } from "./lex.ts";
 
 /** A template that does not parse; `message` is Go's text. code `TEMPLATE_PARSE`. */

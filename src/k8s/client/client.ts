@@ -4,7 +4,7 @@
  * (docs/reference/test-control-plane.md §4, landscape.md §D.1). Verbs and content types follow the
  * Kubernetes docs "API Concepts" and "Server-Side Apply".
  */
-import { version } from "../../cli/version.ts";
+import { version } from "../../core/version.ts";
 import type { ClusterConnection, Credentials } from "../config/types.ts";
 import { KubeApiError, KubeConnectionError, KubeDecodeError, KubeInputError, isStatus } from "./errors.ts";
 import { apiVersionOf, resourcePath } from "./paths.ts";

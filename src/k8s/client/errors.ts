@@ -4,7 +4,7 @@
  * a body that cannot be decoded ({@link KubeDecodeError}).
  */
 import type { KubeStatus, StatusDetails } from "./types.ts";
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /**
  * Reason used when the body is not a Status (or has none), by HTTP code. Rule: apimachinery

@@ -1,7 +1,7 @@
 /**
  * Descriptors for the built-in resources tinyhost touches, with light object types (the fields we
  * read or write; everything else passes through untouched). Group/version/plural/kind as in the
- * Kubernetes API reference. CRD types live in src/k8s/api.
+ * Kubernetes API reference. CRD types live in src/core/api.
  */
 import type { KubeObject, ResourceDescriptor } from "./types.ts";
 

@@ -3,9 +3,9 @@
  * resource descriptor that types every call. Field names follow `meta/v1` (Kubernetes API reference).
  */
 
-// ObjectMeta and friends have one definition, next to the CRD types (src/k8s/api/meta.ts).
-export type { ObjectMeta, OwnerReference, ManagedFieldsEntry } from "../api/meta.ts";
-import type { ObjectMeta } from "../api/meta.ts";
+// ObjectMeta and friends have one definition, next to the CRD types (src/core/api/meta.ts).
+export type { ObjectMeta, OwnerReference, ManagedFieldsEntry } from "../../core/api/meta.ts";
+import type { ObjectMeta } from "../../core/api/meta.ts";
 
 /** Any Kubernetes object: `apiVersion`, `kind` and `metadata` (spec/status vary by kind). */
 export interface KubeObject {

@@ -2,7 +2,7 @@
  * The one error class of config loading: a kubeconfig or in-cluster file that is missing, unreadable
  * or lacks a field, and a credential plugin that fails.
  */
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /**
  * Thrown when a Kubernetes client configuration cannot be loaded or its credentials cannot be

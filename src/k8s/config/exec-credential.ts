@@ -5,7 +5,7 @@
  */
 import { KubeConfigError } from "./errors.ts";
 import type { Credentials, CredentialSource } from "./types.ts";
-import { startTimer } from "../../sdk/timer.ts";
+import { startTimer } from "../../core/timer.ts";
 
 /** The `ExecCredential` API versions this client speaks; v1alpha1 was removed in Kubernetes 1.24. */
 export const EXEC_API_VERSIONS = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"] as const;

@@ -274,7 +274,7 @@ function bool(v: unknown, field: string, fail: Fail): boolean {
 
 /**
  * YAML text → value. Bun's native parser (Bun.YAML, YAML 1.2 core schema, as the `yaml` package's
- * default) does it without evaluating the 220 KB `yaml` package on the start path (issue 19: start →
+ * default) does it without evaluating the 220 KB `yaml` package on the start path (start →
  * ready). Bun's errors carry no position ("Unexpected token"), so on a failure the `yaml` package
  * parses the text again: its error (line and column) is the one thrown, and a text only it accepts
  * is still read. One difference stays: Bun keeps the last of duplicate mapping keys where `yaml`

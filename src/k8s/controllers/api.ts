@@ -5,7 +5,7 @@
  * Concepts › Resource versions"; optimistic concurrency), so neither our write nor the other
  * writer's is lost.
  */
-import type { TinyModuleStatus, TinyNode, TinyNodeStatus } from "../api/index.ts";
+import type { TinyModuleStatus, TinyNode, TinyNodeStatus } from "../../core/api/index.ts";
 import type { KubeClient } from "../client/index.ts";
 import { tinyModules, tinyNodes, type WatchedModule } from "./types.ts";
 import type { NodeStatusPatch } from "./node-status.ts";

@@ -1,11 +1,11 @@
 /**
  * The TinyModule status the module leader writes (runtime-spec §5.2): `addr`, `name` (unsanitized),
- * `version`, `sdkVersion` (the Go SDK version whose behaviour we implement, src/cli/version.ts
+ * `version`, `sdkVersion` (the Go SDK version whose behaviour we implement, src/core/version.ts
  * `SDK_VERSION`, as a Go module writes its own SDK version — runtime-spec §17), and one entry per registry component with its ports (system ports
  * `_reconcile`, `_client`, `_identity` left out) and each port's schema as base64 JSON.
  */
-import { base64Json, type TinyModuleComponentStatus, type TinyModuleStatus } from "../api/index.ts";
-import type { ComponentDefinition } from "../../sdk/component.ts";
+import { base64Json, type TinyModuleComponentStatus, type TinyModuleStatus } from "../../core/api/index.ts";
+import type { ComponentDefinition } from "../../core/component.ts";
 import { describeComponent } from "../../runtime/registry/describe.ts";
 
 /**

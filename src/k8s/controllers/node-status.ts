@@ -7,7 +7,8 @@
  * we keep that heartbeat but skip the no-op writes in between — docs/compatibility.md).
  */
 import { isDeepStrictEqual } from "node:util";
-import { statusText, type TinyNode, type TinyNodeStatus } from "../api/index.ts";
+import type { TinyNode, TinyNodeStatus } from "../../core/api/index.ts";
+import { statusText } from "../status-text.ts";
 import { statusPatch, type StatusPatch } from "../../runtime/runner/status-patch.ts";
 
 /** The module identity written to `status.module` (runtime-spec §5.1 step 5). */
@@ -16,7 +17,7 @@ export interface ModuleInfo {
   name: string;
   /** Module version (no leading `v`). */
   version: string;
-  /** The Go SDK version whose behaviour we implement (src/cli/version.ts `SDK_VERSION`; a Go module writes the SDK version it was built with). */
+  /** The Go SDK version whose behaviour we implement (src/core/version.ts `SDK_VERSION`; a Go module writes the SDK version it was built with). */
   sdkVersion: string;
 }
 

@@ -3,13 +3,13 @@
  * metadata/`_state`, port refresh; runtime-spec §2.4, §2.9, §14.6) becomes the resource manager's
  * `patchNode` — apply to the newest node known, resourceVersion-guarded merge patch of the status
  * subresource, on 409 read and retry. "Newest known" is the TinyNode informer's copy when the sink
- * has one ({@link NodeLookup}): one request per write instead of GET + PATCH (issue 19: under
+ * has one ({@link NodeLookup}): one request per write instead of GET + PATCH (under
  * traffic the GETs were half the apiserver requests). Any replica writes, as in Go. A node deleted
  * meanwhile (404) is not an error: the sink answers `"gone"`, so the runner stops writing instead of
- * retrying forever (issue 21); any other failure rejects and is retried by the runner.
+ * retrying forever; any other failure rejects and is retried by the runner.
  */
 import { isNotFound } from "../client/index.ts";
-import type { TinyNode } from "../api/index.ts";
+import type { TinyNode } from "../../core/api/index.ts";
 import type { StatusSink } from "../../runtime/runner/runner.ts";
 
 /**

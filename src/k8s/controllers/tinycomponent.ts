@@ -14,11 +14,11 @@
  *    module already reported this generation (installed, or the same failure), so several serving
  *    modules do not overwrite each other. Requeue: leader 5 min, follower 1 min (§13.1).
  */
-import { COMPONENT_FINALIZER, DEFAULT_COMPONENT_RUNTIME, TINY_COMPONENT_RESOURCE, type TinyComponentSpec, type TinyComponentStatus } from "../api/index.ts";
+import { COMPONENT_FINALIZER, DEFAULT_COMPONENT_RUNTIME, TINY_COMPONENT_RESOURCE, type TinyComponentSpec, type TinyComponentStatus } from "../../core/api/index.ts";
 import { defineResource, isNotFound, retryOnConflict, type KubeClient, type KubeObject, type ResourceDescriptor } from "../client/index.ts";
 import type { ReconcileResult, Reconciler } from "../runtime/controller.ts";
 import { splitKey } from "../runtime/source.ts";
-import type { ComponentDefinition } from "../../sdk/component.ts";
+import type { ComponentDefinition } from "../../core/component.ts";
 import type { ComponentCatalog } from "../../runtime/registry/catalog.ts";
 import { defineScriptComponent, SCRIPT_RUNTIMES } from "../../runtime/script/defined.ts";
 import type { ScriptLanguage } from "../../runtime/script/compile.ts";

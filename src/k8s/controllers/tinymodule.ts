@@ -6,7 +6,7 @@
  *   resourceVersion-guarded merge patch retried on 409. Followers do nothing: Go requeues them every
  *   5 s forever (§16 item 21); a leadership change enqueues the object instead (docs/compatibility.md).
  */
-import type { TinyModuleStatus } from "../api/index.ts";
+import type { TinyModuleStatus } from "../../core/api/index.ts";
 import { isNotFound, retryOnConflict } from "../client/index.ts";
 import type { Reconciler } from "../runtime/controller.ts";
 import { isDeepStrictEqual } from "node:util";

@@ -7,24 +7,20 @@
  */
 import { loop, type Runnable } from "../../manager/index.ts";
 import { reconcileSpan } from "../../telemetry/reconcile.ts";
-import type { ComponentLogger } from "../../sdk/context.ts";
+import type { ComponentLogger } from "../../core/context.ts";
 import { Controller } from "../runtime/controller.ts";
 import { generationOrStatusMetadataChanged } from "../runtime/predicates.ts";
 import { splitKey, type WatchSource } from "../runtime/source.ts";
 import { stripManagedFields, Watcher, type WatcherOptions } from "../runtime/watcher.ts";
 import { tinyNodeReconciler, type TinyNodeReconciler, type TinyNodeReconcilerOptions } from "./tinynode.ts";
-import type { TinyNode } from "../api/index.ts";
+import type { TinyNode } from "../../core/api/index.ts";
 
 /**
  * Default concurrent TinyNode reconciles (controller-runtime `MaxConcurrentReconciles`, default 1
  * there). Each reconcile waits on up to two apiserver round trips (finalizer, status), so one
- * worker leaves the apiserver idle most of the time: measured on the 2-core test bed with 1,000
- * nodes, 1 worker reached 217 writes/s against 412/s for a plain client loop with 16 in flight
- * (bench/scale.ts). The apiserver answers more writes/s the more are in flight (its latency, not
- * its CPU, bounds a client at 16): on the same bed with 10,000 nodes, a plain client loop reached
- * 310 writes/s at 16 in flight and 454/s at 64, and the module's time to all-ready went from
- * 103 s at 16 workers to 78 s at 64 (issue 19). A key is still never reconciled by two workers at
- * once. Cluster mode overrides it with `TINYHOST_NODE_WORKERS`; local mode runs the same number.
+ * worker leaves the apiserver idle most of the time, and the apiserver answers more writes/s the
+ * more are in flight (its latency, not its CPU, bounds a client): figures in bench/RESULTS.md
+ * "TinyNode workers". A key is still never reconciled by two workers at once. Cluster mode overrides it with `TINYHOST_NODE_WORKERS`; local mode runs the same number.
  */
 export const DEFAULT_NODE_WORKERS = 64;
 

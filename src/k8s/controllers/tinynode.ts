@@ -15,15 +15,15 @@
  *    that is not permanent is thrown after the write (rate-limited retry, as Go returns it).
  * Pod shutdown never reaches onDestroy: that is `Scheduler.stopAll` (runtime-spec §2.10).
  */
-import { NODE_FINALIZER, nameMatches, parseFullName } from "../api/index.ts";
+import { NODE_FINALIZER, nameMatches, parseFullName } from "../../core/api/index.ts";
 import { isNotFound, retryOnConflict } from "../client/index.ts";
 import type { ReconcileResult, Reconciler } from "../runtime/controller.ts";
 import { splitKey } from "../runtime/source.ts";
-import { isPermanent } from "../../sdk/errors.ts";
-import type { TinyNodeStatus } from "../api/index.ts";
+import { isPermanent } from "../../core/errors.ts";
+import type { TinyNodeStatus } from "../../core/api/index.ts";
 import type { TinyNodeApi } from "./api.ts";
 import { heartbeatDue, nodeStatusPatch, ownedNodeStatus, ownedStatusChanged, type ModuleInfo } from "./node-status.ts";
-import type { TinyNode } from "../api/index.ts";
+import type { TinyNode } from "../../core/api/index.ts";
 
 /** Leader requeue, ms (runtime-spec §5.1 step 8, §13.1). */
 export const LEADER_REQUEUE_MS = 5 * 60_000;

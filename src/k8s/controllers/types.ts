@@ -1,6 +1,6 @@
 /**
  * The objects the controllers watch, typed for the REST client and the controller runtime (whose
- * `KubeObject` types `managedFields` more loosely than src/k8s/api does; the wire shapes agree).
+ * `KubeObject` types `managedFields` more loosely than src/core/api does; the wire shapes agree).
  */
 import {
   TINY_MODULE_RESOURCE,
@@ -8,7 +8,7 @@ import {
   type TinyModuleSpec,
   type TinyModuleStatus,
   type TinyNode,
-} from "../api/index.ts";
+} from "../../core/api/index.ts";
 import { defineResource, type KubeObject, type ResourceDescriptor } from "../client/index.ts";
 
 

@@ -5,9 +5,11 @@
 import type { KubeClient } from "../client/index.ts";
 import { logger, type Logger } from "../../telemetry/log.ts";
 import { PodNameUnknownError } from "./errors.ts";
-import { DEFAULT_EXPOSE_LOCK_TTL_MS } from "./expose-lock.ts";
 import { Mutex } from "./mutex.ts";
 import { findReleaseName } from "./release.ts";
+
+/** How long a lock is valid without its holder releasing it, ms. An expose/disclose takes a few requests. */
+export const DEFAULT_EXPOSE_LOCK_TTL_MS = 30_000;
 
 /** Shared state of one resource manager. */
 export interface ResourceContext {

@@ -1,7 +1,7 @@
 /**
  * Typed calls on one TinySystems CRD through the REST client (runtime-spec §8).
  */
-import type { KubeObject as ApiObject, ResourceDescriptor as ApiDescriptor } from "../api/index.ts";
+import type { KubeObject as ApiObject, ResourceDescriptor as ApiDescriptor } from "../../core/api/index.ts";
 import { defineResource, resourcePath, type KubeClient, type ResourceDescriptor } from "../client/index.ts";
 
 /** Calls on one CRD, in a given namespace. */
@@ -25,7 +25,7 @@ export interface CrdApi<T extends ApiObject<unknown, unknown>> {
 }
 
 /**
- * Binds a CRD descriptor from src/k8s/api to a client.
+ * Binds a CRD descriptor from src/core/api to a client.
  * @param kube - the REST client. @param descriptor - e.g. `TINY_NODE_RESOURCE`.
  */
 export function crdApi<T extends ApiObject<unknown, unknown>>(kube: KubeClient, descriptor: ApiDescriptor): CrdApi<T> {

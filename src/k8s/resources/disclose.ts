@@ -1,6 +1,6 @@
 /**
  * disclosePort: take a component's port off the release Service and Ingress (runtime-spec §7.2),
- * removing only what exposePort recorded as its own (ownership.ts; issue 14; docs/compatibility.md).
+ * removing only what exposePort recorded as its own (ownership.ts; docs/compatibility.md).
  */
 import type { Ingress, Service } from "../client/index.ts";
 import type { ResourceContext } from "./context.ts";

@@ -2,7 +2,7 @@
  * Errors of the resource manager. Each has a stable `code`; messages name the offending value or
  * the label selector that matched too little or too much (runtime-spec §7.1, §16 item 26).
  */
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** Base class of the resource-manager errors (a {@link TinyError}: `code` e.g. `INVALID_HOSTNAME`). */
 export class ResourceManagerError extends TinyError {}

@@ -14,15 +14,13 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Service } from "../client/index.ts";
-import type { ResourceContext } from "./context.ts";
+import { DEFAULT_EXPOSE_LOCK_TTL_MS, type ResourceContext } from "./context.ts";
 import { ExposeLockTimeoutError } from "./errors.ts";
 import { withAnnotation } from "./ownership.ts";
 import { describeObject, updateService } from "./release-updates.ts";
 
 /** Annotation on the release Service holding the lock: `{"holder": "<pod>/<random>", "ttlSeconds": n, "since": "<RFC 3339>"}`. */
 export const EXPOSE_LOCK_ANNOTATION = "tinyhost.io/expose-lock";
-/** How long a lock is valid without its holder releasing it, ms. An expose/disclose takes a few requests. */
-export const DEFAULT_EXPOSE_LOCK_TTL_MS = 30_000;
 /** How long past the holder's TTL a waiter keeps waiting before it gives up, ms. */
 export const EXPOSE_LOCK_GRACE_MS = 10_000;
 

@@ -4,10 +4,10 @@
  * anything is written; entries of other writers are never reused or re-pointed (a conflict is an
  * error); what tinyhost adds is recorded on the objects (ownership.ts); the two writes are all or
  * nothing (two-writes.ts) and taken in turn by the release's replicas (expose-lock.ts); nothing is
- * written when the port and hosts are already exposed (runtime-spec §16 item 26; issue 14;
+ * written when the port and hosts are already exposed (runtime-spec §16 item 26;
  * docs/compatibility.md).
  */
-import { INGRESS_HOSTNAME_SUFFIX_ANNOTATION } from "../api/index.ts";
+import { INGRESS_HOSTNAME_SUFFIX_ANNOTATION } from "../../core/api/index.ts";
 import type { Ingress, Service } from "../client/index.ts";
 import type { ResourceContext } from "./context.ts";
 import { InvalidArgumentError, NoHostnamesError } from "./errors.ts";

@@ -3,7 +3,7 @@
  * `tinysystems.io/project-name` label, its display name in `tinysystems.io/flow-description`, and
  * the TinyProject as controlling owner.
  */
-import { FLOW_DESCRIPTION_ANNOTATION, KIND, PROJECT_NAME_LABEL, type TinyFlow } from "../api/index.ts";
+import { FLOW_DESCRIPTION_ANNOTATION, KIND, PROJECT_NAME_LABEL, type TinyFlow } from "../../core/api/index.ts";
 import type { Kinds } from "./kinds.ts";
 import { generateNameFor, requireText } from "./names.ts";
 import { ownerReferenceTo } from "./owner.ts";

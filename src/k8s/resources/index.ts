@@ -10,7 +10,7 @@
  * ```
  */
 export { createResourceManager, type ClusterModuleClient, type ResourceManagerOptions } from "./manager.ts";
-export { createResourceContext, type ResourceContext, type ResourceContextOptions } from "./context.ts";
+export { createResourceContext, DEFAULT_EXPOSE_LOCK_TTL_MS, type ResourceContext, type ResourceContextOptions } from "./context.ts";
 export { exposePort, type ExposePortRequest } from "./expose.ts";
 export { disclosePort } from "./disclose.ts";
 export {
@@ -100,7 +100,6 @@ export {
   decideLock,
   parseExposeLock,
   EXPOSE_LOCK_ANNOTATION,
-  DEFAULT_EXPOSE_LOCK_TTL_MS,
   EXPOSE_LOCK_GRACE_MS,
   type ExposeLock,
   type LockObservation,

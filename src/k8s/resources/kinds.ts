@@ -14,7 +14,7 @@ import {
   type TinyProject,
   type TinyScenario,
   type TinyWidgetPage,
-} from "../api/index.ts";
+} from "../../core/api/index.ts";
 import type { KubeClient } from "../client/index.ts";
 import { crdApi, type CrdApi } from "./crd-api.ts";
 

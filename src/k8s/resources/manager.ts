@@ -3,7 +3,7 @@
  * (runtime-spec §1.5, §7) and the runtime uses for TinyModule/TinyNode writes (Go
  * `ManagerInterface`: CreateModule, PatchNode, CreateNode, UpdateNode, DeleteNode, GetNode).
  */
-import type { ModuleClient } from "../../sdk/client.ts";
+import type { ModuleClient } from "../../core/client.ts";
 import type { KubeClient } from "../client/index.ts";
 import { createResourceContext, type ResourceContextOptions } from "./context.ts";
 import { disclosePort } from "./disclose.ts";

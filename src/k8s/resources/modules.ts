@@ -2,7 +2,7 @@
  * createModule: registers the running module as a TinyModule at start-up (runtime-spec §7.3,
  * provision.md §5.1 "created by every pod at start-up, already-exists ignored").
  */
-import { sanitizeResourceName, type TinyModule } from "../api/index.ts";
+import { sanitizeResourceName, type TinyModule } from "../../core/api/index.ts";
 import { isAlreadyExists } from "../client/index.ts";
 import { InvalidArgumentError } from "./errors.ts";
 import type { Kinds } from "./kinds.ts";

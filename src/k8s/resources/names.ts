@@ -1,7 +1,7 @@
 /**
  * Argument checks and name prefixes shared by the create helpers (runtime-spec §7.3).
  */
-import { sanitizeResourceName } from "../api/index.ts";
+import { sanitizeResourceName } from "../../core/api/index.ts";
 import { InvalidArgumentError } from "./errors.ts";
 
 /**

@@ -3,12 +3,12 @@
  * project and flow. A created node gets its TinyFlow (from the `tinysystems.io/flow-name` label)
  * as controlling owner, so deleting the flow garbage-collects its nodes.
  */
-import { FLOW_NAME_LABEL, KIND, PROJECT_NAME_LABEL, type NewTinyNode, type TinyNode } from "../api/index.ts";
+import { FLOW_NAME_LABEL, KIND, PROJECT_NAME_LABEL, type NewTinyNode, type TinyNode } from "../../core/api/index.ts";
 import type { WatchEvent, KubeObject } from "../client/index.ts";
 import type { Kinds } from "./kinds.ts";
 import { requireText } from "./names.ts";
 import { ownerReferenceTo } from "./owner.ts";
-import type { NodeUpdater } from "../../sdk/node.ts";
+import type { NodeUpdater } from "../../core/node.ts";
 import { patchNode, type PatchNodeResult } from "./patch-node.ts";
 import { labelSelector } from "./release.ts";
 import type { KubeClient } from "../client/index.ts";

@@ -3,7 +3,7 @@
  * or scenario by its TinyProject, each as the controlling owner (runtime-spec §7.3; Kubernetes
  * docs "Owners and Dependents"; controller-runtime `SetControllerReference`).
  */
-import { API_VERSION, type KubeObject, type OwnerReference } from "../api/index.ts";
+import { API_VERSION, type KubeObject, type OwnerReference } from "../../core/api/index.ts";
 import type { CrdApi } from "./crd-api.ts";
 import { OwnerLookupError } from "./errors.ts";
 

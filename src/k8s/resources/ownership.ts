@@ -2,7 +2,7 @@
  * Ownership records: what exposePort added to the release Service and Ingress, kept as an
  * annotation on each object so that it is written in the same compare-and-swap update as the
  * entries it describes, and any replica — or the same one after a restart — knows exactly which
- * entries are tinyhost's (issue 14; docs/compatibility.md "Resource manager").
+ * entries are tinyhost's (docs/compatibility.md "Resource manager").
  *
  * Why an annotation and not server-side-apply field managers: Ingress `spec.rules` and `spec.tls`
  * are atomic lists for SSA (one manager owns the whole list), so SSA cannot tell tinyhost's rule

@@ -2,7 +2,7 @@
  * TinyWidgetPage helpers (runtime-spec §7.3): a page carries its project label, its title and sort
  * index as annotations, and the TinyProject as controlling owner.
  */
-import { KIND, PAGE_NAME_ANNOTATION, PAGE_SORT_IDX_ANNOTATION, PROJECT_NAME_LABEL, type TinyWidgetPage } from "../api/index.ts";
+import { KIND, PAGE_NAME_ANNOTATION, PAGE_SORT_IDX_ANNOTATION, PROJECT_NAME_LABEL, type TinyWidgetPage } from "../../core/api/index.ts";
 import { InvalidArgumentError } from "./errors.ts";
 import type { Kinds } from "./kinds.ts";
 import { generateNameFor, requireText } from "./names.ts";

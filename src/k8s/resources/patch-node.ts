@@ -8,8 +8,8 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import { retryOnConflict } from "../client/index.ts";
-import type { TinyNode } from "../api/index.ts";
-import type { NodeUpdater } from "../../sdk/node.ts";
+import type { TinyNode } from "../../core/api/index.ts";
+import type { NodeUpdater } from "../../core/node.ts";
 import type { CrdApi } from "./crd-api.ts";
 import { createMergePatch } from "./merge-patch.ts";
 

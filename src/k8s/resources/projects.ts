@@ -2,7 +2,7 @@
  * TinyProject helpers (runtime-spec §7.3): a project's display name lives in the
  * `tinysystems.io/project-name` annotation, its resource name is generated from it; no owner.
  */
-import { PROJECT_NAME_ANNOTATION, type TinyProject } from "../api/index.ts";
+import { PROJECT_NAME_ANNOTATION, type TinyProject } from "../../core/api/index.ts";
 import type { Kinds } from "./kinds.ts";
 import { generateNameFor, requireText } from "./names.ts";
 

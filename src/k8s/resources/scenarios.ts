@@ -2,7 +2,7 @@
  * TinyScenario helpers (runtime-spec §7.3): a scenario carries its project label, its display
  * name in `tinysystems.io/scenario-name`, and the TinyProject as controlling owner.
  */
-import { KIND, PROJECT_NAME_LABEL, SCENARIO_NAME_ANNOTATION, type TinyScenario } from "../api/index.ts";
+import { KIND, PROJECT_NAME_LABEL, SCENARIO_NAME_ANNOTATION, type TinyScenario } from "../../core/api/index.ts";
 import type { Kinds } from "./kinds.ts";
 import { generateNameFor, requireText } from "./names.ts";
 import { ownerReferenceTo } from "./owner.ts";

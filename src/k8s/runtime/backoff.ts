@@ -5,7 +5,7 @@
  * from the initial delay.
  */
 import { systemClock, type Clock } from "./clock.ts";
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** Parameters of a {@link Backoff}. All durations in milliseconds. */
 export interface BackoffOptions {

@@ -3,7 +3,7 @@
  * watchdog, requeue-after) and the wall clock only for timestamps written to the API. Injected so
  * unit tests drive time by hand instead of sleeping.
  */
-import { startTimer } from "../../sdk/timer.ts";
+import { startTimer } from "../../core/timer.ts";
 
 /** A source of time and delays. */
 export interface Clock {
@@ -18,7 +18,7 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** The process clock: `performance.now()` for durations, `Date` for timestamps, src/sdk/timer.ts for delays. */
+/** The process clock: `performance.now()` for durations, `Date` for timestamps, src/core/timer.ts for delays. */
 export const systemClock: Clock = {
   now: () => performance.now(),
   wallNow: () => new Date(),

@@ -12,7 +12,7 @@ import { reflector } from "./reflector.ts";
 import { ObjectStore, type Store } from "./store.ts";
 import type { Watcher } from "./watcher.ts";
 import { WorkQueue, type WorkQueueOptions } from "./workqueue.ts";
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /**
  * What a reconcile asks for next (controller-runtime `reconcile.Result`).

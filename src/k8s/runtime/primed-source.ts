@@ -2,7 +2,7 @@
  * A watch source whose first list page is requested before its watcher exists, so a start-up
  * that must wait for other stages (components, the wire) before its controllers start does not
  * then also wait one apiserver round trip, usually on a new TLS connection, for the cache to sync
- * (issue 19: the TinyNode list was the last request before /readyz).
+ * (the TinyNode list was the last request before /readyz).
  *
  * Correctness is the watcher's: the early page is a consistent snapshot at its
  * `metadata.resourceVersion`, and the watch that follows resumes from that version, so every change

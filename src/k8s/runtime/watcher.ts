@@ -12,7 +12,7 @@ import type { KubeObject, KubeStatus } from "../client/types.ts";
 import { Backoff, type BackoffOptions } from "./backoff.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import type { WatchSource } from "./source.ts";
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** Why the watcher (re)listed. */
 export type RestartReason = "initial" | "gone" | "watchdog";

@@ -8,7 +8,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 import { parseGoDuration } from "../../runtime/expression/time.ts";
 import { formatFloat } from "../../golang/fmt.ts";
 

@@ -2,13 +2,13 @@
  * The chart's pre-install check (`/manager pre-install`, runtime-spec §9; Go cli/pre-install.go):
  * before any release object lands, refuse a reserved namespace and one not labelled
  * `tinysystems.io/managed=true`. The texts are the Go SDK's, word for word, because Helm shows
- * them to whoever runs `helm install` (test/integration/chart-hooks.test.ts compares them with the
+ * them to whoever runs `helm install` (test/integration/chart-install.test.ts compares them with the
  * SDK's own binary).
  */
 import { isNotFound, namespaces, type KubeClient, KubeApiError } from "../../k8s/client/index.ts";
 import { MANAGED_NAMESPACE_LABEL } from "../labels.ts";
 import { RESERVED_NAMESPACES } from "../options.ts";
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** Why the check refused. Each is one `code`; `message` is the Go SDK's text. */
 export type InstallCheckCode =

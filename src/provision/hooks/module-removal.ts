@@ -3,7 +3,7 @@
  * delete the module's TinyModule before Helm removes the Deployment, so the platform stops
  * listing a module that is gone. Also the first step of `tinyhost uninstall`.
  */
-import { sanitizeResourceName } from "../../k8s/api/index.ts";
+import { sanitizeResourceName } from "../../core/api/index.ts";
 import { isNotFound, type KubeClient } from "../../k8s/client/index.ts";
 import { tinyModules } from "../../k8s/controllers/index.ts";
 

@@ -1,29 +1,15 @@
 /**
  * The step ledger of durable runs (runtime-spec §1.7, §2.7): one record per completed step, keyed
  * by run id and step key. Two stores, as in Go:
- * - JetStream KV `TINY_EXEC` (src/transport/nats/ledger.ts), shared by every replica and module —
+ * - JetStream KV `TINY_EXEC` (src/runtime/durable/run-ledger.ts), shared by every replica and module —
  *   the store of the JetStream transport;
  * - node metadata ({@link MetadataLedger}): without JetStream, each record lives in the status
  *   metadata of the node that ran the step, as `_state/step/<stepKey>` (runtime-spec §4.6).
  */
-import type { State } from "../../sdk/state.ts";
+import type { State } from "../../core/state.ts";
 import { MetadataState } from "../runner/metadata-state.ts";
-import type { StepRecord } from "./run.ts";
-
-/** Where step records are kept. Every method may reject (the store is unreachable). */
-export interface StepLedger {
-  /** What backs the ledger: `"jetstream"` (KV `TINY_EXEC`) or `"metadata"` (node status metadata). */
-  readonly kind: "jetstream" | "metadata";
-  /**
-   * True when step `stepKey` of run `runId` has a record, so its hop must not run again
-   * (runtime-spec §2.2 step 2). `node` is the node that would run it (the metadata ledger looks there).
-   */
-  hasStep(runId: string, stepKey: string, node: string): Promise<boolean>;
-  /** Writes the record of a step (runtime-spec §2.7); the metadata ledger writes to `record.node`. */
-  putStep(runId: string, stepKey: string, record: StepRecord): Promise<void>;
-  /** Every record of run `runId` this ledger can see, by step key (empty when none). */
-  readRun(runId: string): Promise<Map<string, StepRecord>>;
-}
+import type { StepRecord } from "../../core/durable/run.ts";
+import type { StepLedger } from "../../core/durable/step-ledger.ts";
 
 /** State key prefix of step records inside a node's (or a run's) state (Go `StepLedgerPrefix`). */
 export const STEP_STATE_PREFIX = "step/";

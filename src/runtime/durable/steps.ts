@@ -14,13 +14,13 @@
  * The same protocol runs whatever the ledger is (JetStream KV or node metadata), so runs behave
  * alike with and without JetStream; only the delivery of hops differs (scheduler.ts).
  */
-import { coded, retryable, shouldRetry, TinyError } from "../../sdk/errors.ts";
-import { empty, fail, type Result } from "../../sdk/result.ts";
-import type { ComponentLogger } from "../../sdk/context.ts";
-import type { Msg } from "../../transport/types.ts";
-import { LedgerUnavailableError, StepNotRecordedError } from "./errors.ts";
-import type { StepLedger } from "./ledger.ts";
-import { mintRun, RunContext, rootStepKey, withRun, type StepRecord } from "./run.ts";
+import { coded, retryable, shouldRetry, TinyError } from "../../core/errors.ts";
+import { empty, fail, type Result } from "../../core/result.ts";
+import type { ComponentLogger } from "../../core/context.ts";
+import type { Msg } from "../../core/hop.ts";
+import { LedgerUnavailableError, StepNotRecordedError } from "../../core/durable/errors.ts";
+import type { StepLedger } from "../../core/durable/step-ledger.ts";
+import { mintRun, RunContext, rootStepKey, withRun, type StepRecord } from "../../core/durable/run.ts";
 
 /** Counters a test or a metrics endpoint can read. */
 export interface DurableStepStats {

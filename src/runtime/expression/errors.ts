@@ -5,7 +5,7 @@
  * evaluation error raised (or reported through a callback) on a hop. Both name the expression
  * as `{{…}}` so a log line points at the edge configuration text the user wrote.
  */
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** Renders an expression the way it appears in an edge configuration. */
 function quoted(expression: string): string {

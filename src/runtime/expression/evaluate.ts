@@ -9,7 +9,7 @@
 import type { Expr } from "./ast.ts";
 import { ExpressionEvalError, ExpressionSyntaxError } from "./errors.ts";
 import { FUNCTIONS } from "./functions.ts";
-import { escapeCount, toValidText } from "./gostring.ts";
+import { escapeCount, toValidText } from "../../golang/string.ts";
 import { compilePath, type Evaluator, type Loc } from "./jsonpath.ts";
 import { BINARY } from "./operators.ts";
 import { parseExpression } from "./parser.ts";

@@ -27,7 +27,7 @@ import {
   goTrimSpace,
   runesOf,
   toBytes,
-} from "./gostring.ts";
+} from "../../golang/string.ts";
 import { formatUnixSeconds } from "./time.ts";
 import { children, isObject, numeric, truthy, typeName, UnreadableNumber } from "./values.ts";
 

@@ -15,4 +15,4 @@ export {
   isTemplateConstant,
   type TemplateOptions,
 } from "./template.ts";
-export { toValidText } from "./gostring.ts";
+export { toValidText } from "../../golang/string.ts";

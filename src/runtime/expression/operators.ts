@@ -16,7 +16,7 @@
  */
 import type { BinaryOp } from "./ast.ts";
 import { EvalFailure } from "./errors.ts";
-import { concat } from "./gostring.ts";
+import { concat } from "../../golang/string.ts";
 import { pow } from "./gomath/index.ts";
 import { compileRegex } from "./regex.ts";
 import { formatRFC3339, formatSecondsSum, parseGoDuration, parseRFC3339 } from "./time.ts";

@@ -5,7 +5,7 @@
  * document but cannot be read (values.ts `UnreadableNumber`). `JSON.parse` does the parsing; the
  * two repairs run only when the text could need them, so an ordinary payload costs one parse.
  */
-import { toValidText } from "./gostring.ts";
+import { toValidText } from "../../golang/string.ts";
 import { isObject, type JsonObject, markUnreadableNumbers, setKey, UnreadableNumber } from "./values.ts";
 
 // ignoreBOM: keep a byte-order mark, so it fails the parse as it does in Go.

@@ -9,7 +9,7 @@
  */
 import type { RE2JS } from "re2js";
 import { EvalFailure } from "./errors.ts";
-import { hasEscapes, toBytes } from "./gostring.ts";
+import { hasEscapes, toBytes } from "../../golang/string.ts";
 
 /** A compiled pattern: `test(text)` is true when it matches anywhere in `text`. */
 export interface CompiledRegex {
@@ -18,7 +18,7 @@ export interface CompiledRegex {
 
 /**
  * re2js (250 KB of bundled code) loads on the first `=~`: most flows never match a pattern, and
- * evaluating it cost every process start (issue 19, start → ready). `require` keeps compiling
+ * evaluating it cost every process start (start → ready). `require` keeps compiling
  * synchronous.
  */
 let re2: typeof RE2JS | undefined;

@@ -22,7 +22,7 @@
  */
 import { ExpressionEvalError, ExpressionSyntaxError, NonFiniteNumberError } from "./errors.ts";
 import { type CompiledExpression, compileBare } from "./evaluate.ts";
-import { escapeCount, goTrimSpace, joinedText, toValidText } from "./gostring.ts";
+import { escapeCount, goTrimSpace, joinedText, toValidText } from "../../golang/string.ts";
 import { cloneJson, isObject, type JsonObject, setKey, toText } from "./values.ts";
 
 /** Receives each failing expression of a template per hop (the runner logs it and adds a span event). */

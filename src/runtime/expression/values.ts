@@ -11,7 +11,7 @@
  *   ajson's `pow10`/`factorial` return for a missing argument. Reading it as a number fails;
  *   comparing its type does not.
  */
-import { compareStrings } from "./gostring.ts";
+import { compareStrings } from "../../golang/string.ts";
 import { EvalFailure } from "./errors.ts";
 
 /** A JSON object as produced by `JSON.parse`. */

@@ -5,7 +5,7 @@
  * re-reconcile the nodes of those components (an edit reaches running nodes) and republish its
  * TinyModule status (runtime-spec §5.2, §5.3).
  */
-import type { ComponentDefinition } from "../../sdk/component.ts";
+import type { ComponentDefinition } from "../../core/component.ts";
 
 /** The scheduler calls the catalog makes (a subset of `Scheduler`). */
 export interface CatalogScheduler {

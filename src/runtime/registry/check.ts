@@ -2,8 +2,8 @@
  * Checks that an imported component file's default export is a component made by `defineComponent`,
  * and says precisely what is wrong when it is not.
  */
-import { COMPONENT_BRAND, isComponentDefinition, type ComponentDefinition } from "../../sdk/component.ts";
-import { componentNameProblem } from "../../sdk/component-name.ts";
+import { COMPONENT_BRAND, isComponentDefinition, type ComponentDefinition } from "../../core/component.ts";
+import { componentNameProblem } from "../../core/component-name.ts";
 import { InvalidComponentFileError } from "./errors.ts";
 
 /**
@@ -11,7 +11,7 @@ import { InvalidComponentFileError } from "./errors.ts";
  * @param mod the module namespace object (`import * as mod`).
  * @throws InvalidComponentFileError (`INVALID_COMPONENT`) naming `file` and the reason: no default
  *   export; default export not created with `defineComponent`; empty `info.name`; an `info.name`
- *   that breaks the component name rule (sdk/component-name.ts — `defineComponent` checks it too,
+ *   that breaks the component name rule (core/component-name.ts — `defineComponent` checks it too,
  *   this catches definitions made by another copy of the SDK).
  */
 export function componentOf(file: string, mod: Record<string, unknown>): ComponentDefinition {

@@ -3,8 +3,8 @@
  * (runtime-spec §5.2) with each port's schema as a platform schema object (the status writer
  * base64-encodes it; `tinyhost components --json` prints it as-is).
  */
-import type { ComponentDefinition } from "../../sdk/component.ts";
-import { POSITION_WIRE, type AnyPort } from "../../sdk/ports.ts";
+import type { ComponentDefinition } from "../../core/component.ts";
+import { POSITION_WIRE, type AnyPort } from "../../core/ports.ts";
 import { toPlatformSchema, type PlatformSchema } from "../schema/platform.ts";
 import type { JsonSchemaObject } from "../schema/json.ts";
 

@@ -3,7 +3,7 @@
  * serve a partial set (runtime-spec §9: any setup error → exit 1, "a module that dies reports that it died").
  */
 
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** Why discovery failed. */
 export type RegistryErrorCode =

@@ -1,7 +1,7 @@
 /**
  * Which files under a components directory are components: every `**\/*.ts` except tests
  * (`*.test.ts`, `*.spec.ts`, anything under `__tests__/`), type declarations (`*.d.ts`) and
- * `node_modules/`. Convention over configuration: dropping a file in is enough (DESIGN.md).
+ * `node_modules/`. Convention over configuration: dropping a file in is enough.
  */
 
 /** The glob the registry scans with `Bun.Glob`, relative to the components directory. */

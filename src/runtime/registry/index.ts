@@ -1,9 +1,8 @@
 /**
- * Component discovery and the registry (runtime-spec §1.1, landscape §D.7). `loadStaticRegistry`
+ * The component registry (runtime-spec §1.1, landscape §D.7); discovery from files is src/loader/discover.ts. `loadStaticRegistry`
  * lives in ./static.ts and is imported separately, because it pulls every bundled component into
  * the bundle.
  */
-export { discoverComponents, DEV_IMPORT_PATTERN } from "./discover.ts";
 export { createRegistry, type Registry, type RegistryEntry } from "./registry.ts";
 export { componentOf } from "./check.ts";
 export { COMPONENT_GLOB, isComponentFile, listComponentFiles } from "./files.ts";

@@ -3,7 +3,7 @@
  * the generated static list (compiled binary). Names are `info.name`, what `TinyNode.spec.component`
  * references (runtime-spec §1.1).
  */
-import type { ComponentDefinition } from "../../sdk/component.ts";
+import type { ComponentDefinition } from "../../core/component.ts";
 import { DuplicateComponentError, RegistryError } from "./errors.ts";
 
 /** The components this module serves. */

@@ -3,13 +3,13 @@
  * of an emit to a port's edges (first result by completion), and each edge send with its retry
  * policy and timeout.
  */
-import type { ComponentLogger } from "../../sdk/context.ts";
-import type { TinyNodeEdge } from "../../sdk/node.ts";
-import { empty, fail, type Result } from "../../sdk/result.ts";
-import type { Msg } from "../../transport/types.ts";
-import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
-import { fulfilledValue, NOT_FULFILLED } from "../../sdk/settled.ts";
-import { startTimer } from "../../sdk/timer.ts";
+import type { ComponentLogger } from "../../core/context.ts";
+import type { TinyNodeEdge } from "../../core/node.ts";
+import { empty, fail, type Result } from "../../core/result.ts";
+import type { Msg } from "../../core/hop.ts";
+import { sleepUnlessAborted } from "../../core/abortable-sleep.ts";
+import { fulfilledValue, NOT_FULFILLED } from "../../core/settled.ts";
+import { startTimer } from "../../core/timer.ts";
 import { EdgeTimeoutError, HopCancelledError } from "./errors.ts";
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, isDeadlineOf, mayRetry, resolveRetryPolicy, type ResolvedRetryPolicy } from "./retry.ts";
 import { HopScope } from "./scope.ts";
@@ -138,7 +138,9 @@ export class NodeEdges {
       void this.#attempts(msg, policy, bounded).then((r) => {
         t.cancel();
         // The wire's deadline error for this very deadline is the edge timing out (whichever timer fired first).
-        resolve(r.kind === "fail" && isDeadlineOf(r.error, msg.deadlineUnixMs!) ? fail(new EdgeTimeoutError(msg.edgeId, msg.to, policy.timeoutMs, r.error)) : r);
+        resolve(
+          r.kind === "fail" && isDeadlineOf(r.error, msg.deadlineUnixMs!) ? fail(new EdgeTimeoutError(msg.edgeId, msg.to, policy.timeoutMs, r.error)) : r,
+        );
       });
     });
   }

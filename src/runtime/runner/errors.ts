@@ -2,7 +2,7 @@
  * Errors the runner and scheduler raise. Each has a `code` and names the node, port and value
  * involved (project standard: a malformed message fails that hop, never the process).
  */
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** One schema violation of incoming port data (mirrors the schema module's `ValidationIssue`). */
 export interface PortIssue {
@@ -109,7 +109,7 @@ export class HopCancelledError extends TinyError {
 }
 
 /**
- * The node's status writes are failing (issue 21): shown as the node's status while they do (the
+ * The node's status writes are failing: shown as the node's status while they do (the
  * TinyNode reconciler publishes it), cleared by the next write that succeeds. code `"STATUS_WRITE_FAILED"`.
  */
 export class StatusWriteError extends TinyError {

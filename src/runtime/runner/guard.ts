@@ -1,5 +1,5 @@
 /**
- * The fault guard (issue 21 item 2): every call the runtime makes into component code — handle,
+ * The fault guard: every call the runtime makes into component code — handle,
  * every hook, `ports()`, `_reconcile` updaters, and the SDK's timer/task/background-loop helpers —
  * goes through a {@link NodeGuard}, so a throw becomes that node's fault: an error naming node,
  * component and site, one structured log line with the node name, and a count in
@@ -7,10 +7,10 @@
  * throws reaches the process; the process-level handlers (src/cli/last-resort.ts) are only for code
  * that bypassed these helpers. docs/operations.md "Component faults" lists the sites.
  */
-import type { ComponentLogger } from "../../sdk/context.ts";
-import { TinyError } from "../../sdk/errors.ts";
-import { toError } from "../../sdk/result.ts";
-import { statusText } from "../../k8s/api/status-text.ts";
+import type { ComponentLogger } from "../../core/context.ts";
+import { TinyError } from "../../core/errors.ts";
+import { toError } from "../../core/result.ts";
+import { statusText } from "../../k8s/status-text.ts";
 
 /**
  * Where component code threw. `state()` is the per-node state factory (a new runner); hook names

@@ -6,9 +6,9 @@
  * Writes go through the node's status writer (one write in flight, coalesced; status-writer.ts).
  * Writes coalesce per key: a burst of N sets of one key is one entry (its latest value) and one
  * shared promise, taken by the node's status write when that write starts ({@link
- * MetadataState.takeWrites}) — not N queued updaters each holding its own copy (issue 19).
+ * MetadataState.takeWrites}) — not N queued updaters each holding its own copy.
  *
- * What a write promises (issue 21; Go's `Set` returns once the updater is queued, docs/compatibility.md):
+ * What a write promises (Go's `Set` returns once the updater is queued, docs/compatibility.md):
  * - the value is readable at once (a pending overlay, read-your-writes) and stays readable while it
  *   is not persisted — the overlay's 5 s TTL (Go's) only starts once a write carried it;
  * - the promise of {@link MetadataState.set} resolves when a status write carrying the value (or a
@@ -20,9 +20,9 @@
  * set of a key made before the same write, so there are about as many as there are distinct writes
  * still waiting for a retry — what their callers hold anyway.
  */
-import { TinyError } from "../../sdk/errors.ts";
-import type { NodeUpdater } from "../../sdk/node.ts";
-import type { State } from "../../sdk/state.ts";
+import { TinyError } from "../../core/errors.ts";
+import type { NodeUpdater } from "../../core/node.ts";
+import type { State } from "../../core/state.ts";
 
 /** Metadata key prefix of state entries (runtime-spec §4.6). */
 export const STATE_PREFIX = "_state/";

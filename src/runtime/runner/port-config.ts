@@ -10,8 +10,8 @@
  * ±Infinity) fails the hop, as in Go.
  */
 import { LRUCache } from "lru-cache";
-import type { TinyNodePortConfig } from "../../sdk/node.ts";
-import { TinyError } from "../../sdk/errors.ts";
+import type { TinyNodePortConfig } from "../../core/node.ts";
+import { TinyError } from "../../core/errors.ts";
 import {
   compileTemplate,
   fieldMatcher,
@@ -122,8 +122,8 @@ export const TEMPLATES_KEPT = 4_096;
 /**
  * Templates by their base64 configuration bytes, shared by every node with the same mapping: a
  * compiled template holds no per-node or per-hop state (`evaluate` returns fresh containers), and
- * a flow copied many times, or one component placed in many flows, repeats the same mappings — at
- * 10,000 nodes compiling them again was 5 % of the module's CPU to all-ready (issue 19).
+ * a flow copied many times, or one component placed in many flows, repeats the same mappings
+ * (bench/RESULTS.md "Shared template cache").
  */
 const templates = new LRUCache<string, CompiledTemplate>({ max: TEMPLATES_KEPT });
 

@@ -2,8 +2,8 @@
  * Per-edge retry policy (runtime-spec §2.5): how many attempts, which errors qualify, and the delay
  * between attempts.
  */
-import { errorCode, isTimeout, shouldRetry } from "../../sdk/errors.ts";
-import type { RetryPolicy } from "../../sdk/node.ts";
+import { errorCode, isTimeout, shouldRetry } from "../../core/errors.ts";
+import type { RetryPolicy } from "../../core/node.ts";
 
 /** Attempts when a policy is absent or `maxAttempts <= 0` (runtime-spec §2.5 `defaultMaxAttempts`). */
 export const DEFAULT_MAX_ATTEMPTS = 3;

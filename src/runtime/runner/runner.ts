@@ -5,11 +5,11 @@
  * published through a debounced patch (./status-publisher.ts).
  */
 import { isDeepStrictEqual } from "node:util";
-import type { ComponentContext, ComponentLogger, Emitter, HopTrace, OutputFn } from "../../sdk/context.ts";
-import type { ComponentInstance, ErasedHooks } from "../../sdk/component.ts";
-import { RUN_RUNTIME, type RunRuntime } from "../../sdk/durable.ts";
-import { empty, fail, toError, toResult, type Result } from "../../sdk/result.ts";
-import { isSystemPort, SystemPort, type AnyPort } from "../../sdk/ports.ts";
+import type { ComponentContext, ComponentLogger, Emitter, HopTrace, OutputFn } from "../../core/context.ts";
+import type { ComponentInstance, ErasedHooks } from "../../core/component.ts";
+import { RUN_RUNTIME, type RunRuntime } from "../../core/durable/run-runtime.ts";
+import { empty, fail, toError, toResult, type Result } from "../../core/result.ts";
+import { isSystemPort, SystemPort, type AnyPort } from "../../core/ports.ts";
 import {
   LABEL_FLOW_NAME,
   LABEL_PROJECT_NAME,
@@ -17,13 +17,13 @@ import {
   type NodeUpdater,
   type TinyNode,
   type TinyNodeStatus,
-} from "../../sdk/node.ts";
-import { FROM_SIGNAL, parsePortAddress, type Msg } from "../../transport/types.ts";
+} from "../../core/node.ts";
+import { FROM_SIGNAL, parsePortAddress, type Msg } from "../../core/hop.ts";
 import { compilePortDecoder, type PortDecoder } from "../schema/index.ts";
-import { fulfilledValue, NOT_FULFILLED } from "../../sdk/settled.ts";
+import { fulfilledValue, NOT_FULFILLED } from "../../core/settled.ts";
 import { EmptyPortError, NodeStoppedError, PayloadDecodeError, PortValidationError, StatusWriteError, uniquePorts } from "./errors.ts";
 import { MetadataState } from "./metadata-state.ts";
-import { statusText } from "../../k8s/api/status-text.ts";
+import { statusText } from "../../k8s/status-text.ts";
 import type { WriteRetry } from "./status-writer.ts";
 import { StatusPublisher, type PendingWrites, type StatusSink } from "./status-publisher.ts";
 import { NodeEdges } from "./edges.ts";
@@ -34,10 +34,10 @@ import { NodeGuard, type ComponentFaultError, type FaultSite } from "./guard.ts"
 import { statusComponent, statusPorts } from "./status.ts";
 import type { HopSite, HopSpan, Tracer } from "./tracer.ts";
 import { credentialKeysOfSchema } from "../../telemetry/redact.ts";
-import { startTimer, type Timer } from "../../sdk/timer.ts";
+import { startTimer, type Timer } from "../../core/timer.ts";
 import { rememberSecretValue } from "../../telemetry/secret-values.ts";
 import { containsPlaceholder, NO_SECRET_SOURCE, resolvePlaceholders, type SecretSource } from "../secrets/index.ts";
-import { USAGE } from "../../sdk/usage.ts";
+import { USAGE } from "../../core/usage.ts";
 
 export { DEFAULT_STOP_FLUSH_MS, type StatusSink } from "./status-publisher.ts";
 
@@ -87,7 +87,7 @@ function cloneDefault(value: unknown): unknown {
 /** Per-hop context handed to handle and hooks; the combined signal is built only when read. */
 class HopContext implements ComponentContext<unknown> {
   #log: ComponentLogger | undefined;
-  /** What `meter` recorded in this hop (src/sdk/usage.ts), created on the first call. */
+  /** What `meter` recorded in this hop (src/core/usage.ts), created on the first call. */
   usage: Map<string, number> | undefined;
   get [USAGE](): Map<string, number> {
     return (this.usage ??= new Map());
@@ -435,7 +435,7 @@ export class Runner implements HopSite {
     }
     if (!isThenable(returned)) return Promise.resolve(this.#finish(port, data, span, toResult(returned), ctx));
     // A handler that returned a promise already fulfilled (a router returning its downstream
-    // hop's answer) finishes now, not a microtask later (src/sdk/settled.ts says why).
+    // hop's answer) finishes now, not a microtask later (src/core/settled.ts says why).
     const now = fulfilledValue(returned);
     if (now !== NOT_FULFILLED) return Promise.resolve(this.#finish(port, data, span, toResult(now), ctx));
     // Only a handler still running after it returned is in flight (what a reload drains).
@@ -634,7 +634,7 @@ export class Runner implements HopSite {
    * naming the keys), then (when `cleanup`, i.e. the node was deleted) `onDestroy` with a copy of
    * the last metadata, then abort the node signal so in-flight handlers see cancellation. Never
    * rejects: the scheduler already dropped this runner, so whatever fails here, the node signal must
-   * still fire or the component's background loops would run on (issue 21).
+   * still fire or the component's background loops would run on.
    */
   stop(cleanup: boolean, deadline?: AbortSignal): Promise<void> {
     // A second caller (a shutdown during a reload's stop) waits for the same stop, flush included.

@@ -2,12 +2,12 @@
  * A hop scope: the chain of cancellation signals and `node:port` addresses a hop inherited from its
  * callers, as an immutable linked list (O(1) per hop).
  *
- * Why not `AbortSignal.any` per hop: it costs ≈1.5 µs in Bun 1.4 and registers listeners on long-
- * lived node signals. A scope materialises one combined signal only when someone reads it (a handler
+ * Why not `AbortSignal.any` per hop: it is slow (bench/RESULTS.md "Hop scopes") and registers
+ * listeners on long-lived node signals. A scope materialises one combined signal only when someone reads it (a handler
  * touching `ctx.signal`, a wire transport, a retry wait).
  */
 
-import { LazyAbort, type Cancellation } from "../../sdk/lazy-abort.ts";
+import { LazyAbort, type Cancellation } from "../../core/lazy-abort.ts";
 
 /** One link of a hop chain. */
 export class HopScope {

@@ -5,7 +5,7 @@
  * (api/v1alpha1/tinynode_types.go): a node without an error has no `error` field at all, so `false`
  * travels as `null` (RFC 7386: removes a stored `true`, a no-op otherwise) and `true` is written.
  */
-import type { TinyNodeStatus } from "../../sdk/node.ts";
+import type { TinyNodeStatus } from "../../core/node.ts";
 
 /** `T` as a status merge patch: `error` is `true` or `null` (the field removed), never `false`. */
 export type StatusPatch<T extends { error?: boolean }> = Omit<T, "error"> & { error: true | null };

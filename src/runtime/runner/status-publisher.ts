@@ -4,9 +4,9 @@
  * fields — through one {@link StatusWriter}, keeping what failed writes changed for the next one,
  * and the last write when the node stops.
  */
-import type { ComponentLogger } from "../../sdk/context.ts";
-import type { NodeUpdater, TinyNode, TinyNodeStatus } from "../../sdk/node.ts";
-import { toError } from "../../sdk/result.ts";
+import type { ComponentLogger } from "../../core/context.ts";
+import type { NodeUpdater, TinyNode, TinyNodeStatus } from "../../core/node.ts";
+import { toError } from "../../core/result.ts";
 import { StatusWriteError } from "./errors.ts";
 import type { NodeGuard } from "./guard.ts";
 import { STATE_PREFIX, type MetadataState } from "./metadata-state.ts";
@@ -97,7 +97,15 @@ export class StatusPublisher {
   /** Status writes waiting or running (tests, diagnostics). */
   get pending(): PendingWrites {
     const w = this.#writer;
-    return { dirty: w.dirty, inFlight: w.inFlight, writes: w.writes, failures: w.failures, updaters: this.#updaters.length, carried: this.#carried?.size ?? 0, stateKeys: this.n.state.unwrittenKeys };
+    return {
+      dirty: w.dirty,
+      inFlight: w.inFlight,
+      writes: w.writes,
+      failures: w.failures,
+      updaters: this.#updaters.length,
+      carried: this.#carried?.size ?? 0,
+      stateKeys: this.n.state.unwrittenKeys,
+    };
   }
 
   /** The failing status writes as an error (node, failures in a row, cause, unwritten state keys), or undefined while they succeed. */
@@ -152,7 +160,10 @@ export class StatusPublisher {
       const changed = new Map([...(carried ?? []), ...metadataChanges(before, local.status?.metadata ?? {}, stateWrites?.keys)]);
       if (changed.size) this.#carried = changed;
       const failures = this.#writer.failures + 1;
-      n.log.warn({ node: n.name, err: toError(err).message, failures, retryInMs: this.#writer.retryDelayMs(failures), stateKeys: n.state.unwritten() }, "status write failed; retrying with backoff");
+      n.log.warn(
+        { node: n.name, err: toError(err).message, failures, retryInMs: this.#writer.retryDelayMs(failures), stateKeys: n.state.unwritten() },
+        "status write failed; retrying with backoff",
+      );
       throw err;
     }
     if (outcome === "gone") {
@@ -184,7 +195,10 @@ export class StatusPublisher {
     const dropped = n.state.close(flushed === "gone" ? "the node was deleted" : `node ${n.name} stopped before its status write succeeded`);
     if (flushed === "failed") {
       const lost = { stateKeys: dropped, metadataKeys: [...(this.#carried?.keys() ?? [])], updaters: this.#updaters.length };
-      n.log.error({ node: n.name, ...lost, err: toError(failure).message }, `node ${n.name} stopped with its status not persisted: state keys ${dropped.join(", ") || "none"} and ${lost.metadataKeys.length + lost.updaters} _reconcile change(s) lost`);
+      n.log.error(
+        { node: n.name, ...lost, err: toError(failure).message },
+        `node ${n.name} stopped with its status not persisted: state keys ${dropped.join(", ") || "none"} and ${lost.metadataKeys.length + lost.updaters} _reconcile change(s) lost`,
+      );
     }
   }
 }
@@ -199,7 +213,11 @@ function applyMetadata(node: TinyNode, entries: ReadonlyMap<string, string | nul
 }
 
 /** The metadata keys whose value differs between `before` and `after` (`null` = removed), except the given state keys (their entries are restored on their own). */
-function metadataChanges(before: Readonly<Record<string, string>>, after: Readonly<Record<string, string>>, stateKeys: readonly string[] = []): Map<string, string | null> {
+function metadataChanges(
+  before: Readonly<Record<string, string>>,
+  after: Readonly<Record<string, string>>,
+  stateKeys: readonly string[] = [],
+): Map<string, string | null> {
   const skip = new Set(stateKeys.map((k) => STATE_PREFIX + k));
   const out = new Map<string, string | null>();
   for (const [k, v] of Object.entries(after)) if (before[k] !== v && !skip.has(k)) out.set(k, v);

@@ -4,9 +4,8 @@
  *
  * Why not a plain debouncer: a debouncer arms its next window as soon as a write STARTS, so when the
  * apiserver takes longer than the window to answer, every node under traffic starts a new write each
- * window while the earlier ones still wait (GET, PATCH, 409, re-read…). Measured with 1,000 nodes and
- * 16 request/replies in flight (bench/_leak-probe.ts): ~250 nodes writing, 3,000 apiserver requests
- * in flight after 18 s and the heap growing ~3 MiB/s — a queue of pending writes without bound. Go's
+ * window while the earlier ones still wait (GET, PATCH, 409, re-read…): a queue of pending writes
+ * without bound (bench/RESULTS.md "One write in flight per node"). Go's
  * runner has the same shape as this writer: one flush at a time, the status computed when it runs.
  *
  * Rules: the first {@link request} arms a window of `intervalMs` (non-sliding: later requests inside
@@ -14,13 +13,13 @@
  * a write that ends with the node dirty again arms the next window. So writes of one node are
  * serial and at least `intervalMs` apart (start to start), whatever the request rate.
  *
- * A write that fails (rejects) is retried (issue 21: Go logs and drops it): the node stays dirty and
+ * A write that fails (rejects) is retried (Go logs and drops it): the node stays dirty and
  * the next window is the backoff delay — `retry.initialMs × 2^(n-1)`, capped at `retry.maxMs`, n =
  * failures in a row — instead of `intervalMs`. A retry is the same single write, so the rules above
  * hold during an outage too; what it sends is read when it starts (coalesced, bounded by the keys).
  * A write that answers `"gone"` (the node was deleted) ends the writer: nothing is retried forever.
  */
-import { startTimer, type Timer } from "../../sdk/timer.ts";
+import { startTimer, type Timer } from "../../core/timer.ts";
 
 /** What one write reports: nothing = written; `"gone"` = the node no longer exists (stop writing). A failure rejects. */
 export type WriteOutcome = void | "gone";

@@ -4,16 +4,13 @@
  * credential-looking configuration values masked; and the component info.
  */
 import { LRUCache } from "lru-cache";
-import type { ComponentInfo } from "../../sdk/component.ts";
-import type { TinyNodePortStatus } from "../../sdk/node.ts";
-import { POSITION_WIRE, SystemPort, type AnyPort } from "../../sdk/ports.ts";
+import type { ComponentInfo } from "../../core/component.ts";
+import type { TinyNodePortStatus } from "../../core/node.ts";
+import { POSITION_WIRE, SystemPort, type AnyPort } from "../../core/ports.ts";
 import { portPlatformSchema, schemaToBase64 } from "../schema/index.ts";
-import { maskSecretValues, REDACTED } from "../../telemetry/secret-values.ts";
+import { CREDENTIAL_KEY, maskSecretValues, REDACTED } from "../../telemetry/secret-values.ts";
 
 const HIDDEN = new Set<string>([SystemPort.reconcile, SystemPort.client, SystemPort.identity]);
-
-/** Keys whose string values are masked in published configurations (runtime-spec §2.8 redaction rule 3). */
-export const CREDENTIAL_KEY = /(api[_-]?key|secret|token|passw|authorization|bearer|credential|private[_-]?key|access[_-]?key)/i;
 
 export { REDACTED };
 
@@ -83,9 +80,8 @@ export const PUBLISHED_PER_SCHEMA = 256;
  * Published byte fields memoized by the port's schema object (its identity: components declare
  * their TypeBox schemas once, at module level, and never change them) and by the port's name and
  * configuration JSON. Building the platform schema is the costliest part of a status read, and a
- * status is read on every reconcile and every status write: at 10,000 nodes of a handful of
- * components it was 14 % of the module's CPU to all-ready (bench/scale.ts profile, issue 19), nearly
- * all of it rebuilding identical schemas. Weak keys: a schema nobody holds any more frees its entries.
+ * status is read on every reconcile and every status write, nearly always rebuilding identical
+ * schemas (bench/RESULTS.md "Published schema memo"). Weak keys: a schema nobody holds any more frees its entries.
  */
 const published = new WeakMap<object, LRUCache<string, PublishedBytes>>();
 

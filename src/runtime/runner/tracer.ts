@@ -7,15 +7,15 @@
  * allocation-free {@link noopSpan} while tracing is off; {@link noopTracer} never records.
  */
 import { context, SpanStatusCode, trace, type Attributes, type AttributeValue, type Context, type Span } from "@opentelemetry/api";
-import { noopTrace, type HopTrace } from "../../sdk/context.ts";
-import type { NodeIdentity } from "../../sdk/node.ts";
-import { ERROR_PORT } from "../../sdk/ports.ts";
+import { noopTrace, type HopTrace } from "../../core/context.ts";
+import type { NodeIdentity } from "../../core/node.ts";
+import { ERROR_PORT } from "../../core/ports.ts";
 import { uuidV1 } from "../../telemetry/ids.ts";
 import { redactedPayload } from "../../telemetry/redact.ts";
 import { maskSecretValues } from "../../telemetry/secret-values.ts";
-import { USAGE_ATTR_PREFIX } from "../../sdk/usage.ts";
+import { USAGE_ATTR_PREFIX } from "../../core/usage.ts";
 import { activeTracer } from "../../telemetry/tracing.ts";
-import type { Msg } from "../../transport/types.ts";
+import type { Msg } from "../../core/hop.ts";
 
 /** The node a span belongs to (a Runner). */
 export interface HopSite {

@@ -1,5 +1,5 @@
 /** Errors the scheduler raises; each names the node/port/component involved. */
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** `TinyNode.spec.component` names a component this module does not have. code `"COMPONENT_NOT_REGISTERED"`. */
 export class ComponentNotRegisteredError extends TinyError {

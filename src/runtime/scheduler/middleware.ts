@@ -9,7 +9,7 @@
  *   (local mode's hop watch and span tap, src/local/hop-watch.ts, src/local/span-tap.ts).
  * In a list, the first middleware is the outermost: it sees a hop first and its answer last.
  */
-import type { MsgHandler } from "../../transport/types.ts";
+import type { MsgHandler } from "../../core/hop.ts";
 import type { Tracer } from "../runner/tracer.ts";
 
 /** One layer around hops (see the file comment); either hook may be absent. */

@@ -9,12 +9,12 @@
  * a missing or null field is its zero value, unknown keys are dropped); a type mismatch fails with
  * the component, port and field before `handle` runs.
  */
-import type { ComponentDefinition, ComponentInstance } from "../../sdk/component.ts";
-import type { AnyPort } from "../../sdk/ports.ts";
-import type { ComponentContext, ComponentLogger, OutputFn } from "../../sdk/context.ts";
-import { noopTrace } from "../../sdk/context.ts";
-import { empty, fail, ok, toResult, type Result } from "../../sdk/result.ts";
-import type { Msg } from "../../transport/types.ts";
+import type { ComponentDefinition, ComponentInstance } from "../../core/component.ts";
+import type { AnyPort } from "../../core/ports.ts";
+import type { ComponentContext, ComponentLogger, OutputFn } from "../../core/context.ts";
+import { noopTrace } from "../../core/context.ts";
+import { empty, fail, ok, toResult, type Result } from "../../core/result.ts";
+import type { Msg } from "../../core/hop.ts";
 import type { HopScope } from "../runner/scope.ts";
 import { compilePortDecoder, type PortDecoder } from "../schema/index.ts";
 import { RpcInputError, RpcNotAgentToolError, RpcPortError, RpcUnknownComponentError } from "./errors.ts";

@@ -2,12 +2,12 @@
  * The scheduler's durable-run services behind the SDK's run functions (src/sdk/durable.ts): the
  * ledger read, reply subjects, and the root record of runs components begin.
  */
-import type { ComponentLogger } from "../../sdk/context.ts";
-import type { RunRuntime } from "../../sdk/durable.ts";
-import type { StepLedger } from "../durable/ledger.ts";
-import type { ReplyChannels, ReplyInbox } from "../durable/replies.ts";
-import type { StepRecord } from "../durable/run.ts";
-import { viewRun, type RunView } from "../durable/view.ts";
+import type { ComponentLogger } from "../../core/context.ts";
+import type { RunRuntime } from "../../core/durable/run-runtime.ts";
+import type { StepLedger } from "../../core/durable/step-ledger.ts";
+import type { ReplyChannels, ReplyInbox } from "../../core/durable/replies.ts";
+import type { StepRecord } from "../../core/durable/run.ts";
+import { viewRun, type RunView } from "../../core/durable/view.ts";
 
 /** {@link RunRuntime} over one ledger and one way of opening reply subjects. */
 export class SchedulerRuns implements RunRuntime {

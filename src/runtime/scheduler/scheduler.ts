@@ -6,17 +6,18 @@
  * agent-tool components (`x-mode: rpc`, rpc.ts).
  */
 import { isDeepStrictEqual } from "node:util";
-import { isComponentDefinition, type ComponentDefinition } from "../../sdk/component.ts";
-import type { ModuleClient } from "../../sdk/client.ts";
-import type { ComponentLogger } from "../../sdk/context.ts";
-import { PermanentError, retryable } from "../../sdk/errors.ts";
-import type { TinyNode, TinyNodeStatus } from "../../sdk/node.ts";
-import { isSystemPort, SystemPort } from "../../sdk/ports.ts";
-import { empty, fail, toError, type Result } from "../../sdk/result.ts";
-import { carriesRuns, moduleOfNode, parsePortAddress, payloadBytes, type Msg, type MsgHandler, type Transport } from "../../transport/types.ts";
-import { MetadataLedger, type StepLedger } from "../durable/ledger.ts";
-import { LocalReplies } from "../durable/replies.ts";
-import { currentRun, emitRecordOf, isReplyHop, type RunContext } from "../durable/run.ts";
+import { isComponentDefinition, type ComponentDefinition } from "../../core/component.ts";
+import type { ModuleClient } from "../../core/client.ts";
+import type { ComponentLogger } from "../../core/context.ts";
+import { PermanentError, retryable } from "../../core/errors.ts";
+import type { TinyNode, TinyNodeStatus } from "../../core/node.ts";
+import { isSystemPort, SystemPort } from "../../core/ports.ts";
+import { empty, fail, toError, type Result } from "../../core/result.ts";
+import { carriesRuns, moduleOfNode, parsePortAddress, payloadBytes, type Msg, type MsgHandler, type Transport } from "../../core/hop.ts";
+import { MetadataLedger } from "../durable/ledger.ts";
+import type { StepLedger } from "../../core/durable/step-ledger.ts";
+import { LocalReplies } from "../../core/durable/replies.ts";
+import { currentRun, emitRecordOf, isReplyHop, type RunContext } from "../../core/durable/run.ts";
 import { DurableSteps, type DurableStepStats } from "../durable/steps.ts";
 import { callAgentTool, type RpcHost } from "./rpc.ts";
 import { SchedulerRuns } from "./runs.ts";
@@ -29,9 +30,9 @@ import { recordFault } from "../runner/guard.ts";
 import type { WriteRetry } from "../runner/status-writer.ts";
 import { describeCycle, HopScope, rootScope } from "../runner/scope.ts";
 import { otelTracer, type Tracer } from "../runner/tracer.ts";
-import { EXECUTION_MODE_DURABLE, EXECUTION_MODE_LABEL } from "../../k8s/api/constants.ts";
+import { EXECUTION_MODE_DURABLE, EXECUTION_MODE_LABEL } from "../../core/api/constants.ts";
 import { ComponentNotRegisteredError, InstallError, NodeNotFoundError, PortNotReadyError, RouteError } from "./errors.ts";
-import { startTimer, type Timer } from "../../sdk/timer.ts";
+import { startTimer, type Timer } from "../../core/timer.ts";
 
 /** Max hop depth before a hop fails permanently (runtime-spec §3.1 `MaxMessageDepth`). */
 export const MAX_MESSAGE_DEPTH = 256;
@@ -244,7 +245,7 @@ export class Scheduler implements RunnerHost, RpcHost {
         throw recordFault({ node: name, component: def.info.name, log }, "state()", err);
       }
       runner = new Runner(instance, this, node, log);
-      // `node` was read before that flush: the writes just made may not be in it yet (issue 21).
+      // `node` was read before that flush: the writes just made may not be in it yet.
       if (previous) runner.state.adopt(previous.state);
       this.#runners.set(name, runner);
     }
@@ -261,7 +262,7 @@ export class Scheduler implements RunnerHost, RpcHost {
       if (this.#client !== undefined) await r.callHook("onClient", this.#client);
       await r.callHook("onNats", this.#jetstream);
       // First-reconcile hooks run until they succeed once, even when an earlier hook failed on the
-      // node's first reconcile (issue 21: they were skipped forever while the status read OK).
+      // node's first reconcile.
       for (const hook of r.firstHooksDue) {
         await r.callHook(hook, hook === "onState" ? r.state : r.emitter);
         r.firstHooksDue.delete(hook);

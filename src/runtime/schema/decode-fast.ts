@@ -16,7 +16,7 @@
  * (which depends on the order keys came in) is always the general decoder's. Nothing here writes
  * to the input, so a second pass sees it unchanged.
  */
-import type { DecodeNode } from "./decode.ts";
+import type { DecodeNode } from "./decode-node.ts";
 
 /** What the fast path needs from the general decoder (passed in: decode.ts imports this file). */
 export interface GeneralDecoder {

@@ -18,6 +18,7 @@ import type { TSchema } from "typebox";
 import { isPlainObject, type JsonSchemaObject } from "./json.ts";
 import { checkSchemaKeywords, SchemaCompileError } from "./strict.ts";
 import { compileFastDecoder, type GeneralDecoder } from "./decode-fast.ts";
+import type { DecodeNode, Field, Scalar } from "./decode-node.ts";
 
 /** One reason data does not decode into a port's type. */
 export interface ValidationIssue {
@@ -45,25 +46,6 @@ export interface DecodeOptions {
 
 /** Decodes one value into a port's type. Never throws for bad data; see {@link DecodeOutcome}. */
 export type PortDecoder = (data: unknown, options?: DecodeOptions) => DecodeOutcome;
-
-type Scalar = "string" | "integer" | "number" | "boolean";
-
-interface Field {
-  readonly key: string;
-  node: DecodeNode;
-}
-
-/** A Go kind the decoder emulates, compiled from a schema (exported for decode-fast.ts). */
-export type DecodeNode =
-  | { readonly k: "any" }
-  | { readonly k: "null" }
-  | { readonly k: "scalar"; readonly type: Scalar; readonly nullable: boolean }
-  | { readonly k: "struct"; readonly fields: Field[]; readonly exact: Map<string, Field>; readonly folded: Map<string, Field>; rest: DecodeNode | undefined; readonly nullable: boolean }
-  | { readonly k: "map"; values: DecodeNode }
-  | { readonly k: "array"; items: DecodeNode }
-  | { readonly k: "union"; readonly branches: DecodeNode[]; readonly types: string }
-  | { readonly k: "ref"; target: DecodeNode | undefined; readonly name: string }
-  | { readonly k: "nullable"; readonly inner: DecodeNode };
 
 const ANY: DecodeNode = { k: "any" };
 

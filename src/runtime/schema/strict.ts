@@ -6,7 +6,7 @@
  */
 import { isPlainObject } from "./json.ts";
 import { PLATFORM_KEYWORDS } from "./keywords.ts";
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** A port schema that cannot be used: unknown keyword, malformed keyword value, unresolvable `$ref`. */
 export class SchemaCompileError extends TinyError<"INVALID_SCHEMA"> {

@@ -13,12 +13,15 @@
  * - every node gets its own sandbox (a Worker), started at its first message;
  * - tagged `Defined`, like Go's, so listings can tell them from compiled components.
  */
-import { defineComponent, fail, source, target, Type, type ComponentDefinition } from "../../sdk/index.ts";
+import { Type } from "typebox";
+import { defineComponent, type ComponentDefinition } from "../../core/component.ts";
+import { source, target } from "../../core/ports.ts";
+import { fail } from "../../core/result.ts";
 import { compileScript, type ScriptLanguage } from "./compile.ts";
 import { ScriptError } from "./errors.ts";
 import { loadTimeoutMsOf, timeoutMsOf } from "./limits.ts";
 import { ScriptSandbox } from "./sandbox.ts";
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** Runtimes this module serves for TinyComponents (`spec.runtime`; empty = `js`). */
 export const SCRIPT_RUNTIMES: readonly ScriptLanguage[] = ["js", "ts"];

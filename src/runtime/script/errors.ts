@@ -2,7 +2,7 @@
  * Errors of the script runtime (docs/security.md). Each fails the one call (or the one compile)
  * it belongs to; none stops the process. `code` says which limit or rule was hit.
  */
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** Why a script call or compile failed. */
 export type ScriptErrorCode =

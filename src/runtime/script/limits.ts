@@ -3,7 +3,7 @@
  * `timeoutSeconds` (0 = 30 s, Go js-module components/eval/eval.go); the memory cap is ours (Go has
  * none) and is read from the environment once.
  */
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** Default time limit of one call, ms (Go js-module: `timeoutSeconds` 0 = 30 s). */
 export const DEFAULT_TIMEOUT_MS = 30_000;

@@ -19,7 +19,7 @@
 import { ScriptError } from "./errors.ts";
 import { memoryCapBytes } from "./limits.ts";
 import { memoryWatchdog, type MemoryWatchdog } from "./memory-watchdog.ts";
-import { startTimer, type Timer } from "../../sdk/timer.ts";
+import { startTimer, type Timer } from "../../core/timer.ts";
 
 /**
  * The worker entry; `scripts/build.ts` adds it to the compiled binary as a second entrypoint. In

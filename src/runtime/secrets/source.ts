@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import YAML from "yaml";
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 import { KubeApiError, secrets, type KubeClient } from "../../k8s/client/index.ts";
 import type { SecretRef } from "./placeholder.ts";
 

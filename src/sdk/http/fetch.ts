@@ -3,11 +3,11 @@
  * per-request timeout, auth headers, a capped streaming body read, and Go-shaped errors marked
  * retryable (transport/read failures, 429, 5xx) or not (bad URL, body over the cap, other 4xx).
  */
-import { retryable, TinyError } from "../errors.ts";
+import { retryable, TinyError } from "../../core/errors.ts";
 import type { Header } from "../fields.ts";
 import { headerList } from "./headers.ts";
 import { statusLine } from "./status-text.ts";
-import { timeoutSignal } from "../timer.ts";
+import { timeoutSignal } from "../../core/timer.ts";
 
 /** What `http_request` receives on `request` (Go `Request`), after defaults for missing fields. */
 export interface OutboundRequest {

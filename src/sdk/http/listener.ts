@@ -1,13 +1,11 @@
 /**
  * The HTTP listener of http_server: Hono on `Bun.serve`, one catch-all route, every request handed
  * to the flow and answered from its Result (components.md §2.1 "Request → response flow"). Hono
- * stays although calling the handler straight from Bun.serve measured ≈ 0.7 µs less CPU per request
- * (of ≈ 11 µs for the whole flow, bench/http.ts; measured before its route became a static table
- * hit and the request its env binding, which took part of that back): its error answers are what a
- * hand-written copy would re-implement (DESIGN.md: Hono for component HTTP servers). HEAD is
+ * stays although calling the handler straight from Bun.serve costs a little less CPU (bench/RESULTS.md
+ * "Hono in http_server"): its error answers are what a hand-written copy would re-implement. HEAD is
  * answered here, not by Hono: Hono's body-less copy of the GET answer made Bun write
  * `content-length: 0` and no `Date` ({@link headAnswer}). A flow that has answered by the time it
- * returns is answered synchronously, with a Response rather than a promise (src/sdk/settled.ts).
+ * returns is answered synchronously, with a Response rather than a promise (src/core/settled.ts).
  * RFC 9110/9112 behaviour, and what Bun's parser decides before this code runs: docs/security.md
  * "HTTP input", test/unit/sdk/http-server-rfc.test.ts.
  *
@@ -22,14 +20,14 @@
  */
 import { Hono } from "hono";
 import { startHttpServerSpan, type HttpServerSpan } from "../../telemetry/http.ts";
-import { fail, type Result } from "../result.ts";
-import { TinyError } from "../errors.ts";
-import { LazyAbort } from "../lazy-abort.ts";
-import { fulfilledValue, NOT_FULFILLED } from "../settled.ts";
+import { fail, type Result } from "../../core/result.ts";
+import { TinyError } from "../../core/errors.ts";
+import { LazyAbort } from "../../core/lazy-abort.ts";
+import { fulfilledValue, NOT_FULFILLED } from "../../core/settled.ts";
 import { answerFor, FlowTimeoutError, isLargeAnswer, textResponse } from "./server-response.ts";
-import { registerListener, unregisterListener, type Drainable } from "./open-listeners.ts";
+import { registerListener, unregisterListener, type Drainable } from "../../manager/open-listeners.ts";
 import { buildServerRequest, hostProblem, scanHeaders, type HeaderScan, type ServerRequest } from "./server-request.ts";
-import { startTimer, type Timer } from "../timer.ts";
+import { startTimer, type Timer } from "../../core/timer.ts";
 
 /** Bun's maximum `idleTimeout`, seconds. */
 export const BUN_MAX_IDLE_TIMEOUT_S = 255;
@@ -69,7 +67,7 @@ export interface ListenerOptions {
   /**
    * The node lifetime this listener belongs to (http_server passes `ctx.nodeSignal`): on shutdown
    * the host drains the listeners of its nodes before it stops them, so in-flight requests finish
-   * (src/sdk/http/open-listeners.ts). Absent: only {@link HttpListener.close} closes it.
+   * (src/manager/open-listeners.ts). Absent: only {@link HttpListener.close} closes it.
    */
   owner?: AbortSignal;
 }
@@ -140,8 +138,8 @@ class InFlight {
 /**
  * Granularity of the sweep, ms: it enforces `writeTimeout` (whole seconds) and notices clients
  * that went away. Polling `req.signal.aborted` instead of adding an abort listener per request:
- * Bun aborts the signal either way, and adding a listener cost ≈ 13% of the throughput of a
- * minimal `Bun.serve` handler (measured under wrk); a disconnect is then seen within this interval.
+ * Bun aborts the signal either way, and a listener costs a minimal handler much of its throughput
+ * (bench/RESULTS.md "Polling"); a disconnect is then seen within this interval.
  */
 const SWEEP_MS = 100;
 
@@ -263,7 +261,7 @@ export class HttpListener implements Drainable {
     };
     /**
      * Runs the flow for one request: its HTTP answer, synchronously when the flow answered before
-     * returning (the common case, src/sdk/settled.ts) — no promise, and nothing registered in flight.
+     * returning (the common case, src/core/settled.ts) — no promise, and nothing registered in flight.
      */
     const run = (req: Request, server: ReturnType<typeof Bun.serve>, scan: HeaderScan, body: string): Response | Promise<Response> => {
       if (beyondBun) server.timeout(req, 0);

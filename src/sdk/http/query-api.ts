@@ -7,7 +7,7 @@
  * retry machinery — a 429, a 5xx or a transport failure retryable, anything else permanent.
  */
 import { Type } from "typebox";
-import { permanent, retryable } from "../errors.ts";
+import { permanent, retryable } from "../../core/errors.ts";
 import { HeaderSchema, type Header } from "../fields.ts";
 import { HttpStatusError, performRequest, TransportError } from "./fetch.ts";
 

@@ -195,7 +195,7 @@ function trimBrackets(ip: string): string {
 /**
  * Echo `Context.RealIP()` without an IP extractor: first `X-Forwarded-For` entry, else
  * `X-Real-IP`, else the peer address ({@link peerIP}). `peer` is asked only in that last case:
- * Bun's `requestIP` is a native call (≈ 1 µs), and behind an ingress the headers always decide.
+ * Bun's `requestIP` is a native call, and behind an ingress the headers always decide.
  */
 export function realIP(scan: Pick<HeaderScan, "forwardedFor" | "realIp">, peer: () => string | undefined): string {
   const xff = scan.forwardedFor;

@@ -3,8 +3,8 @@
  * response flow"): a valid Response is written as Go's `writeResponse` does; anything else is an
  * error answer naming what was wrong.
  */
-import { isTimeout, TinyError } from "../errors.ts";
-import type { Result } from "../result.ts";
+import { isTimeout, TinyError } from "../../core/errors.ts";
+import type { Result } from "../../core/result.ts";
 import type { Header } from "../fields.ts";
 
 /** A checked Go `Response`. */

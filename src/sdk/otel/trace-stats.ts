@@ -9,7 +9,7 @@
  * `bun build --compile` needs no `.proto` file. grpc-js loads on the first call only.
  */
 import type { Client, ServiceError } from "@grpc/grpc-js";
-import { TinyError } from "../errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /** One run (trace) as the collector summarises it (collector `TraceInfo`). */
 export interface TraceSummary {

@@ -1,5 +1,5 @@
 /**
- * Admission of incoming gRPC calls to the module's hop slots (issue 21 item 4; the NATS wires'
+ * Admission of incoming gRPC calls to the module's hop slots (the NATS wires'
  * bound, src/transport/slots.ts). gRPC has no pull, as core NATS: a call beyond the limit waits in
  * the bounded slot queue for at most the queue wait, else it is refused with the retryable
  * `BUSY` (`BusyError`, src/transport/slots.ts). Once the server stops taking work ({@link CallAdmission.close}), queued and new
@@ -7,7 +7,7 @@
  * as a core NATS hop refused by the hop gate (docs/operations.md §10). A call whose caller went
  * away (cancel, deadline) while queued leaves the queue without a refusal.
  */
-import { retryable, type RetryableError } from "../../sdk/errors.ts";
+import { retryable, type RetryableError } from "../../core/errors.ts";
 import { ShuttingDownError } from "../refusal.ts";
 import { DEFAULT_HOP_QUEUE_WAIT_MS, type HopSlots } from "../slots.ts";
 

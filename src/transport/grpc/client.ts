@@ -4,10 +4,10 @@
  * connection shared per address, and turns the reply into a {@link Result}.
  */
 import { Client, credentials, Metadata, status as grpcStatus, type ClientUnaryCall, type ServiceError } from "@grpc/grpc-js";
-import { isTimeout } from "../../sdk/errors.ts";
-import { fail, type Result } from "../../sdk/result.ts";
+import { isTimeout } from "../../core/errors.ts";
+import { fail, type Result } from "../../core/result.ts";
 import { logger, type Logger } from "../../telemetry/log.ts";
-import { DEFAULT_REMOTE_HOP_TIMEOUT_MS, moduleOfNode, parsePortAddress, type Msg, type Transport } from "../types.ts";
+import { DEFAULT_REMOTE_HOP_TIMEOUT_MS, moduleOfNode, parsePortAddress, type Msg, type Transport } from "../../core/hop.ts";
 import { AddressPool, type ConnectionLease } from "./address-pool.ts";
 import { decodeCallError, DEPTH_METADATA, requestFromMsg, resultFromReply } from "./codec.ts";
 import { GrpcCallError, GrpcDeadlineError, GrpcRouteError } from "./errors.ts";

@@ -6,10 +6,10 @@
  * Pure functions: no I/O, unit-tested without a network.
  */
 import { status as grpcStatus, type Metadata, type MetadataValue } from "@grpc/grpc-js";
-import { CodedError, errorCode, retryable } from "../../sdk/errors.ts";
-import { empty, fail, ok, type Result } from "../../sdk/result.ts";
+import { CodedError, errorCode, retryable } from "../../core/errors.ts";
+import { empty, fail, ok, type Result } from "../../core/result.ts";
 import { isLocalRefusal } from "../refusal.ts";
-import type { Msg } from "../types.ts";
+import type { Msg } from "../../core/hop.ts";
 import { GrpcCallError, GrpcDecodeError, GrpcEncodeError, RemoteHandlerError } from "./errors.ts";
 import type { MessageRequestWire } from "./proto.ts";
 

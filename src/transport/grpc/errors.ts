@@ -4,7 +4,7 @@
  * one exception is a refusal of the receiving server (`x-refused` trailer, src/transport/refusal.ts),
  * which `decodeCallError` marks retryable.
  */
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../../core/errors.ts";
 
 /**
  * The address pool has no address for the target module (runtime-spec §4.7 client pool).
@@ -68,7 +68,7 @@ export class GrpcCallError extends TinyError {
 /**
  * The call's deadline passed before the reply came (gRPC status DEADLINE_EXCEEDED, from the
  * client's own timer, the server's, or the caller's deadline aborting the call). The deadline is
- * the edge's `retryPolicy.timeoutMs`, else `DEFAULT_REMOTE_HOP_TIMEOUT_MS` (5 min, src/transport/types.ts). code
+ * the edge's `retryPolicy.timeoutMs`, else `DEFAULT_REMOTE_HOP_TIMEOUT_MS` (5 min, src/core/hop.ts). code
  * `"GRPC_DEADLINE_EXCEEDED"`, a timeout for `isTimeout` (HTTP 504, the runner's `EDGE_TIMEOUT`).
  */
 export class GrpcDeadlineError extends GrpcCallError {

@@ -8,9 +8,9 @@
  */
 import { Metadata, Server, ServerCredentials, status as grpcStatus, type sendUnaryData, type ServerUnaryCall, type ServerErrorResponse } from "@grpc/grpc-js";
 import { context } from "@opentelemetry/api";
-import { fail, type Result } from "../../sdk/result.ts";
+import { fail, type Result } from "../../core/result.ts";
 import { logger, type Logger } from "../../telemetry/log.ts";
-import type { MsgHandler } from "../types.ts";
+import type { MsgHandler } from "../../core/hop.ts";
 import { DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../slots.ts";
 import { CallAdmission } from "./admission.ts";
 import { depthFromMetadata, ERROR_CODE_METADATA, errorStatus, msgFromRequest, REFUSED_FLAG, REFUSED_METADATA, replyFromResult } from "./codec.ts";
@@ -18,7 +18,7 @@ import { GrpcBindError, GrpcCallError, GrpcDeadlineError } from "./errors.ts";
 import { healthImplementation, healthServiceDefinition } from "./health.ts";
 import { extractTrace } from "./metadata.ts";
 import { moduleServiceDefinition, type MessageRequestWire, type MessageResponseWire } from "./proto.ts";
-import { startTimer } from "../../sdk/timer.ts";
+import { startTimer } from "../../core/timer.ts";
 
 /** Keepalive of both ends: ping every 10 s, drop after 3 s without an ack (runtime-spec §13.1). */
 export const KEEPALIVE_TIME_MS = 10_000;

@@ -15,15 +15,15 @@
 import type { Msg as NatsMsg, NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "../../telemetry/log.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
-import { fail, type Result } from "../../sdk/result.ts";
-import type { Msg, MsgHandler, Transport } from "../types.ts";
+import { fail, type Result } from "../../core/result.ts";
+import type { Msg, MsgHandler, Transport } from "../../core/hop.ts";
 import { DEFAULT_HOP_QUEUE_WAIT_MS, DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../slots.ts";
 import { msgSubject, subjectFor, sysmsgSubject } from "./names.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS, replyWithinLimit, request } from "./request.ts";
 import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
 import { injectTrace } from "./trace.ts";
 import { encodeErrorReply, encodeHop, encodePayload, H_REPLY_INBOX, H_TO, type EncodedReply } from "./wire.ts";
-import { startTimer, type Timer } from "../../sdk/timer.ts";
+import { startTimer, type Timer } from "../../core/timer.ts";
 
 /** Construction options of {@link CoreNatsTransport}. */
 export interface CoreNatsOptions {

@@ -3,7 +3,7 @@
  * payload refusals) so a log line alone says what went wrong. A failed hop resolves as `fail(err)`,
  * never as a rejected promise or a crashed process (project standard).
  */
-import { CodedError, TinyError } from "../../sdk/errors.ts";
+import { CodedError, TinyError } from "../../core/errors.ts";
 
 /** An incoming NATS message whose headers or payload cannot become a hop. code `"WIRE_DECODE"`. */
 export class WireDecodeError extends TinyError {

@@ -1,13 +1,11 @@
 /**
- * NATS transports (runtime-spec §4): the wire codec, core request/reply, JetStream with the durable
- * run ledger (KV `TINY_EXEC`) and its reconciler (run identity and steps: src/runtime/durable/).
+ * NATS transports (runtime-spec §4): the wire codec, core request/reply, JetStream (the durable run
+ * ledger on KV `TINY_EXEC` and its reconciler are src/runtime/durable/).
  * One import for the run command.
  */
 export { connectNats, NATS_CLIENT_NAME } from "./connect.ts";
 export { CoreNatsTransport, type CoreNatsOptions, type ServeOptions } from "./core.ts";
 export { JetStreamTransport, type JetStreamTransportOptions } from "./jetstream.ts";
-export { RunLedger } from "./ledger.ts";
-export { RunReconciler, type RunReconcilerOptions, type PassReport } from "./reconciler.ts";
 export type { SystemMsgHandler } from "./serve.ts";
 export * from "./errors.ts";
 export * from "./names.ts";

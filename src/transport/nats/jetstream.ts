@@ -15,27 +15,27 @@
  */
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
 import { createInbox, type NatsConnection } from "@nats-io/transport-node";
-import { coded, shouldRetry } from "../../sdk/errors.ts";
-import { empty, fail, ok, type Result } from "../../sdk/result.ts";
+import { coded, shouldRetry } from "../../core/errors.ts";
+import { empty, fail, ok, type Result } from "../../core/result.ts";
 import type { Logger } from "../../telemetry/log.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
-import { RunReplyTimeoutError } from "../../runtime/durable/errors.ts";
-import type { ReplyInbox } from "../../runtime/durable/replies.ts";
-import type { Msg, RunCarrier, Transport } from "../types.ts";
+import { RunReplyTimeoutError } from "../../core/durable/errors.ts";
+import type { ReplyInbox } from "../../core/durable/replies.ts";
+import type { Msg, RunCarrier, Transport } from "../../core/hop.ts";
 import type { ServeOptions } from "./core.ts";
 import { NatsSendError, RequestCancelledError, RequestTimeoutError } from "./errors.ts";
 import { EDGE_STREAM, subjectFor, sysConsumerName, SYSMSG_STREAM } from "./names.ts";
 import { checkPayloadSize, DEFAULT_REQUEST_TIMEOUT_MS, replyWithinLimit } from "./request.ts";
 import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
 import { businessConsumerConfig, ensureConsumer, ensureStream, ensureStreams, edgeStreamConfig, sysmsgStreamConfig, systemConsumerConfig } from "./streams.ts";
-import { ROOT_STEP_SUFFIX } from "../../runtime/durable/run.ts";
+import { ROOT_STEP_SUFFIX } from "../../core/durable/run.ts";
 import { settle } from "./settle.ts";
 import { ConsumerSupervisor, PULL_EXPIRES_MS } from "./supervisor.ts";
 import { ReconnectFanout } from "./reconnects.ts";
 import { DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../slots.ts";
 import { injectTrace } from "./trace.ts";
 import { decodeReply, encodeErrorReply, encodeHop, encodePayload, H_ERROR, H_REPLY_INBOX, type EncodedReply } from "./wire.ts";
-import { startInterval, startTimer, type Timer } from "../../sdk/timer.ts";
+import { startInterval, startTimer, type Timer } from "../../core/timer.ts";
 
 /** In-progress heartbeat interval while a handler runs, ms (runtime-spec §13.1: 10 s). */
 export const IN_PROGRESS_MS = 10_000;

@@ -3,7 +3,7 @@
  * (runtime-spec §4.2, §4.4, §13.3). Another program observes these, so they are constants here and
  * nowhere else.
  */
-import { moduleOfNode, parsePortAddress } from "../types.ts";
+import { moduleOfNode, parsePortAddress } from "../../core/hop.ts";
 import { NoSubjectError } from "./errors.ts";
 
 /** Subject prefix. */

@@ -20,14 +20,14 @@
  */
 import { jetstream } from "@nats-io/jetstream";
 import { createInbox, type NatsConnection } from "@nats-io/transport-node";
-import { fail, type Result } from "../../sdk/result.ts";
-import { FROM_SIGNAL, moduleOfNode } from "../types.ts";
+import { fail, type Result } from "../../core/result.ts";
+import { FROM_SIGNAL, moduleOfNode } from "../../core/hop.ts";
 import { NatsSendError, NoRespondersError, NoSubjectError, RequestTimeoutError } from "./errors.ts";
 import { msgSubject, sysmsgSubject } from "./names.ts";
 import { checkPayloadSize } from "./request.ts";
 import { injectTrace } from "./trace.ts";
 import { decodeReply, encodeHop, encodePayload } from "./wire.ts";
-import { startTimer } from "../../sdk/timer.ts";
+import { startTimer } from "../../core/timer.ts";
 
 /** Default reply wait, ms (Go `wire.Publish`: 30 s when `Timeout` is zero). */
 export const PUBLISH_TIMEOUT_MS = 30_000;

@@ -4,8 +4,8 @@
  * errors naming the subject; the caller's AbortSignal cancels the wait. Never rejects.
  */
 import { errors as natsErrors, type MsgHdrs, type NatsConnection } from "@nats-io/transport-node";
-import { coded } from "../../sdk/errors.ts";
-import { fail, type Result } from "../../sdk/result.ts";
+import { coded } from "../../core/errors.ts";
+import { fail, type Result } from "../../core/result.ts";
 import { NatsSendError, NoRespondersError, PayloadTooLargeError, RequestCancelledError, RequestTimeoutError, TransportMismatchError } from "./errors.ts";
 import { decodeReply, encodeErrorReply, headerBytes, streamAckOf, type EncodedReply } from "./wire.ts";
 

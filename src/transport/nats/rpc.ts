@@ -6,15 +6,15 @@
  * on the inbox, and so does a tinyhost core module (docs/compatibility.md: Go's core receiver does not).
  */
 import { createInbox, type NatsConnection } from "@nats-io/transport-node";
-import { TinyError } from "../../sdk/errors.ts";
-import { fail, type Result } from "../../sdk/result.ts";
+import { TinyError } from "../../core/errors.ts";
+import { fail, type Result } from "../../core/result.ts";
 import { NatsSendError } from "./errors.ts";
 import { msgSubject } from "./names.ts";
 import { checkPayloadSize } from "./request.ts";
 import { injectTrace } from "./trace.ts";
 import { decodeReply, H_MODE, H_REPLY_INBOX, H_TO, H_TRACEPARENT, H_BAGGAGE } from "./wire.ts";
 import { headers as natsHeaders } from "@nats-io/transport-node";
-import { startTimer } from "../../sdk/timer.ts";
+import { startTimer } from "../../core/timer.ts";
 
 /** Default reply wait of an RPC call, ms (Go `RPCOptions.Timeout` zero → 30 s). */
 export const DEFAULT_RPC_TIMEOUT_MS = 30_000;

@@ -4,8 +4,8 @@
  * never a dropped request or a crashed process.
  */
 import type { MsgHdrs } from "@nats-io/transport-node";
-import { fail, toError, type Result } from "../../sdk/result.ts";
-import type { Msg } from "../types.ts";
+import { fail, toError, type Result } from "../../core/result.ts";
+import type { Msg } from "../../core/hop.ts";
 import { withRemoteTrace } from "./trace.ts";
 import { decodeHop, encodeErrorReply, encodeReply, type DecodedHop, type EncodedReply } from "./wire.ts";
 

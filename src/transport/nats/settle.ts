@@ -5,7 +5,7 @@
  * Term carries no reason: nats-server before 2.10 matches the ack body `+TERM` exactly
  * (`server/consumer.go` `processAck`: `bytes.Equal(msg, AckTerm)`; 2.10 switched to `HasPrefix`),
  * so `+TERM <reason>` is silently ignored there and the message is redelivered after AckWait until
- * MaxDeliver — the hop ran three times (issue 21). The reason goes to the log instead. Pinned by
+ * MaxDeliver — the hop ran three times. The reason goes to the log instead. Pinned by
  * test/integration/nats-jetstream.test.ts "a failed hop is terminated once".
  *
  * A settle on a closed or draining connection (shutdown, a broker gone for good) would throw from

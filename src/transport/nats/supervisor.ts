@@ -3,7 +3,7 @@
  * stream and consumer → pull → rebuild when a pull fails or a periodic health check finds the
  * consumer or its stream gone, pausing between attempts. The process never restarts for it.
  *
- * Pulls are bounded by the module's hop slots (issue 21 item 4): each pull asks for as many
+ * Pulls are bounded by the module's hop slots: each pull asks for as many
  * messages as slots it could reserve, so nothing waits in this process's memory — what exceeds the
  * limit stays in the stream for any replica. Go's `Consume` prefetches instead (nats.go default 500
  * messages); the messages are the same, only fewer sit unstarted here.
@@ -17,7 +17,7 @@ import type { Consumer, ConsumerMessages, FetchMessages, JetStreamClient, JetStr
 import type { Logger } from "../../telemetry/log.ts";
 import type { HopSlots } from "../slots.ts";
 import { isMissingResource } from "./streams.ts";
-import { sleepUnlessAborted } from "../../sdk/abortable-sleep.ts";
+import { sleepUnlessAborted } from "../../core/abortable-sleep.ts";
 import type { ReconnectEvents } from "./reconnects.ts";
 
 /** Health-check interval, ms (runtime-spec §13.1: 20 s). */

@@ -4,9 +4,9 @@
  * connection, so the unit tests cover every header without a server.
  */
 import { headers as newHeaders, Match, MsgHdrsImpl, type MsgHdrs } from "@nats-io/transport-node";
-import { errorCode, retryable } from "../../sdk/errors.ts";
-import { empty, fail, ok, type Result } from "../../sdk/result.ts";
-import { payloadBytes, type Msg } from "../types.ts";
+import { errorCode, retryable } from "../../core/errors.ts";
+import { empty, fail, ok, type Result } from "../../core/result.ts";
+import { payloadBytes, type Msg } from "../../core/hop.ts";
 import { RemoteCodedError, RemoteError, WireDecodeError } from "./errors.ts";
 import { EDGE_STREAM, SYSMSG_STREAM } from "./names.ts";
 import { isLocalRefusal } from "../refusal.ts";
@@ -107,7 +107,7 @@ export function encodePayload(data: unknown): Uint8Array {
  */
 export function encodeHop(msg: Msg, opts: EncodeHopOptions = {}): MsgHdrs {
   const h = new MsgHdrsImpl();
-  // Straight into the header map: nats.js's set() re-scans every key per call (≈2 µs per hop).
+  // Straight into the header map: nats.js's set() re-scans every key per call.
   const m = h.headers;
   const put = (k: string, v: string) => m.set(k, [safeValue(v)]);
   if (msg.from) put(H_FROM, msg.from);

@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { SDK_CHECKED_VERSION, SDK_VERSION } from "../../../src/cli/version.ts";
+import { SDK_CHECKED_VERSION, SDK_VERSION } from "../../../src/core/version.ts";
 import { commands } from "../../../src/cli/cli.ts";
 
 test("SDK_CHECKED_VERSION is the Go SDK version test/go/go.mod pins; SDK_VERSION is not older", () => {

@@ -1,6 +1,6 @@
 /**
- * csv_decode, from the Go component's own tests (encoding-module components/csv/decode/
- * decode_test.go, ported case by case) plus the eval flow's input and tinyhost's deliberate
+ * csv_decode, from the Go component's own tests (encoding-module
+ * components/csv/decode/decode_test.go, ported case by case) plus the eval flow's input and tinyhost's deliberate
  * differences (docs/compatibility.md "encoding-module").
  */
 import { describe, expect, test } from "bun:test";

@@ -1,6 +1,6 @@
 /**
- * csv_encode, from the Go component's own tests (encoding-module components/csv/encode/
- * encode_test.go, ported case by case) plus cells Go writes with fmt and hostile values.
+ * csv_encode, from the Go component's own tests (encoding-module
+ * components/csv/encode/encode_test.go, ported case by case) plus cells Go writes with fmt and hostile values.
  */
 import { describe, expect, test } from "bun:test";
 import { testComponent } from "tinyhost";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { testComponent, type ComponentHarness } from "tinyhost";
 import debug from "../../../components/debug.ts";
-import { REDACTED } from "../../../src/runtime/runner/status.ts";
+import { REDACTED } from "../../../src/telemetry/secret-values.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 

@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { defineComponent, ok, target, Type, type StepRecord } from "tinyhost";
 import runStart from "../../../components/run_start.ts";
 import runStatusComponent, { runStatus } from "../../../components/run_status.ts";
-import { viewRun } from "../../../src/runtime/durable/view.ts";
+import { viewRun } from "../../../src/core/durable/view.ts";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { flaky, makeNode, MODULE, nodeName, relay, sink } from "../../support/fake-components.ts";
 

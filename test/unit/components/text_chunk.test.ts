@@ -1,6 +1,6 @@
 /**
- * text_chunk, from the Go component's own tests (encoding-module components/textchunk/
- * textchunk_test.go, ported case by case) plus the eval flow's input and the deliberate
+ * text_chunk, from the Go component's own tests (encoding-module
+ * components/textchunk/textchunk_test.go, ported case by case) plus the eval flow's input and the deliberate
  * difference on multi-byte characters (docs/compatibility.md "encoding-module").
  */
 import { describe, expect, test } from "bun:test";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { buttonsOf, flowView } from "../../../src/console/flow-view.ts";
-import type { TinyNode } from "../../../src/k8s/api/index.ts";
+import type { TinyNode } from "../../../src/core/api/index.ts";
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64");
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { HopHistory, hopEvent, matches } from "../../../src/console/history.ts";
 import type { HopRecord } from "../../../src/local/hop-watch.ts";
-import { TinyError } from "../../../src/sdk/errors.ts";
+import { TinyError } from "../../../src/core/errors.ts";
 
 function rec(over: Partial<HopRecord> = {}): HopRecord {
   return { node: "h.m.a-1", port: "in", from: "h.m.b-1:out", edgeId: "e1", data: '{"n":1}', result: { kind: "empty" }, error: undefined, expressionErrors: [], startedAt: 1000, durationMs: 1.23456, ...over };

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { HopGate } from "../../../src/operator/hop-gate.ts";
-import { ok, type Result } from "../../../src/sdk/result.ts";
-import { errorCode, shouldRetry } from "../../../src/sdk/errors.ts";
-import type { Msg } from "../../../src/transport/types.ts";
+import { ok, type Result } from "../../../src/core/result.ts";
+import { errorCode, shouldRetry } from "../../../src/core/errors.ts";
+import type { Msg } from "../../../src/core/hop.ts";
 
 const msg: Msg = { edgeId: "", from: "", to: "h.m.c-1:in", data: {}, depth: 0 };
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { moduleOptionsFrom, parseRunClusterFlags, RunUsageError, runClusterHelp } from "../../../src/cli/commands/run-cluster.ts";
-import { version } from "../../../src/cli/version.ts";
+import { version } from "../../../src/core/version.ts";
 
 describe("tinyhost run (cluster) flags", () => {
   test("defaults match the Go CLI, with the version defaulting to the tinyhost version", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { KubeApiError } from "../../../src/k8s/client/errors.ts";
-import type { TinyModuleStatus } from "../../../src/k8s/api/index.ts";
+import type { TinyModuleStatus } from "../../../src/core/api/index.ts";
 import { componentStatuses, tinyModuleReconciler, type TinyModuleApi, type WatchedModule } from "../../../src/k8s/controllers/index.ts";
 import type { ReconcileContext } from "../../../src/k8s/runtime/controller.ts";
 import { defineComponent, source, target, Type } from "../../../src/sdk/index.ts";

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { KubeApiError } from "../../../src/k8s/client/errors.ts";
-import { NODE_FINALIZER, type TinyNodeStatus } from "../../../src/k8s/api/index.ts";
+import { NODE_FINALIZER, type TinyNodeStatus } from "../../../src/core/api/index.ts";
 import { tinyNodeReconciler, type NodeScheduler, type NodeStatusPatch, type TinyNodeApi } from "../../../src/k8s/controllers/index.ts";
-import { PermanentError } from "../../../src/sdk/errors.ts";
-import type { TinyNode } from "../../../src/sdk/node.ts";
+import { PermanentError } from "../../../src/core/errors.ts";
+import type { TinyNode } from "../../../src/core/node.ts";
 import type { ReconcileContext } from "../../../src/k8s/runtime/controller.ts";
 
 const MODULE = { name: "tinysystems/mod-a", version: "1.2.3", sdkVersion: "0.1.0" };

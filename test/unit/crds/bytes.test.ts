@@ -2,7 +2,7 @@
  * Byte fields (Go []byte ↔ base64 JSON) of the CRDs: runtime-spec §8, components.md §6.
  */
 import { describe, expect, test } from "bun:test";
-import { Base64JsonError, base64Json, decodeBase64Json } from "../../../src/k8s/api/naming.ts";
+import { Base64JsonError, base64Json, decodeBase64Json } from "../../../src/core/api/naming.ts";
 
 function thrown(fn: () => unknown): unknown {
   try {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { API_VERSION, GROUP, KIND, PLURAL, RESOURCES, VERSION } from "../../../src/k8s/api/v1alpha1.ts";
+import { API_VERSION, GROUP, KIND, PLURAL, RESOURCES, VERSION } from "../../../src/core/api/v1alpha1.ts";
 import { at, crdPath, loadCrd, schemaOf, type SchemaNode } from "./crd-schema.ts";
 
 const KINDS = Object.values(KIND);

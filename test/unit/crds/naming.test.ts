@@ -11,7 +11,7 @@ import {
   parseFullName,
   sanitizeIdentity,
   sanitizeResourceName,
-} from "../../../src/k8s/api/naming.ts";
+} from "../../../src/core/api/naming.ts";
 
 describe("sanitizeResourceName", () => {
   test("a long name keeps its last 48 characters and never starts with the separator it was cut on", () => {

@@ -3,7 +3,7 @@
  */
 import { beginRun, beginRunWithReply, defineComponent, fail, ok, readRun, retryable, runId, source, target, Type, type State } from "tinyhost";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
-import { EXECUTION_MODE_DURABLE, EXECUTION_MODE_LABEL } from "../../../src/k8s/api/constants.ts";
+import { EXECUTION_MODE_DURABLE, EXECUTION_MODE_LABEL } from "../../../src/core/api/constants.ts";
 import { MODULE } from "../../support/fake-components.ts";
 
 /** Handler calls by node name, and the run id each saw. */

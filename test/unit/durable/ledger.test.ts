@@ -4,9 +4,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import { METADATA_LEDGER_MAX_AGE_MS, METADATA_LEDGER_MAX_STEPS, MetadataLedger } from "../../../src/runtime/durable/ledger.ts";
-import { LocalReplies } from "../../../src/runtime/durable/replies.ts";
-import type { StepRecord } from "../../../src/runtime/durable/run.ts";
-import { viewRun } from "../../../src/runtime/durable/view.ts";
+import { LocalReplies } from "../../../src/core/durable/replies.ts";
+import type { StepRecord } from "../../../src/core/durable/run.ts";
+import { viewRun } from "../../../src/core/durable/view.ts";
 import { memoryState } from "./fakes.ts";
 
 const at = (ms: number) => new Date(ms).toISOString();

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { childStepKey, currentRun, fnv1a64Hex, isReplyHop, mintRun, RunContext, withRun } from "../../../src/runtime/durable/run.ts";
+import { childStepKey, currentRun, fnv1a64Hex, isReplyHop, mintRun, RunContext, withRun } from "../../../src/core/durable/run.ts";
 
 describe("durable run identity (runtime-spec §1.7)", () => {
   test("FNV-1a 64 matches the reference vectors", () => {

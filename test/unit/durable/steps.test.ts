@@ -4,9 +4,9 @@
  */
 import { beforeEach, describe, expect, test } from "bun:test";
 import { shouldRetry, type Result, type StepRecord } from "tinyhost";
-import type { StepLedger } from "../../../src/runtime/durable/ledger.ts";
+import type { StepLedger } from "../../../src/core/durable/step-ledger.ts";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
-import { childStepKey, rootStepKey } from "../../../src/runtime/durable/run.ts";
+import { childStepKey, rootStepKey } from "../../../src/core/durable/run.ts";
 import { lifecycle, makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
 import { calls, doorTimeout, DURABLE, durableScheduler, step } from "./fakes.ts";
 

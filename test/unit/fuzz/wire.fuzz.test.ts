@@ -9,9 +9,9 @@ import fc from "fast-check";
 import { msgFromRequest, requestFromMsg } from "../../../src/transport/grpc/codec.ts";
 import { WireDecodeError } from "../../../src/transport/nats/errors.ts";
 import { decodeHop, decodeReply, encodeHop, encodeReply } from "../../../src/transport/nats/wire.ts";
-import type { Msg } from "../../../src/transport/types.ts";
-import { fail, ok } from "../../../src/sdk/result.ts";
-import { coded } from "../../../src/sdk/errors.ts";
+import type { Msg } from "../../../src/core/hop.ts";
+import { fail, ok } from "../../../src/core/result.ts";
+import { coded } from "../../../src/core/errors.ts";
 import { runs } from "./runs.ts";
 
 const text = fc.string({ maxLength: 40 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { errorCode, shouldRetry } from "../../../src/sdk/errors.ts";
+import { errorCode, shouldRetry } from "../../../src/core/errors.ts";
 import { CallAdmission, type Admission } from "../../../src/transport/grpc/admission.ts";
 import { isLocalRefusal } from "../../../src/transport/refusal.ts";
 import { HopSlots } from "../../../src/transport/slots.ts";

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { Metadata, status } from "@grpc/grpc-js";
 import { Type } from "typebox";
-import { CodedError, coded, errorCode, retryable, shouldRetry } from "../../../src/sdk/errors.ts";
+import { CodedError, coded, errorCode, retryable, shouldRetry } from "../../../src/core/errors.ts";
 import { ShuttingDownError } from "../../../src/transport/refusal.ts";
 import { BusyError } from "../../../src/transport/slots.ts";
-import { empty, fail, ok } from "../../../src/sdk/result.ts";
+import { empty, fail, ok } from "../../../src/core/result.ts";
 import {
   decodeCallError,
   depthFromMetadata,

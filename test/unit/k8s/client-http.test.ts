@@ -19,7 +19,7 @@ import {
   type ConfigMap,
   type WatchEvent,
 } from "../../../src/k8s/client/index.ts";
-import { version } from "../../../src/cli/version.ts";
+import { version } from "../../../src/core/version.ts";
 import { makeTestPki, type TestPki } from "./pki.ts";
 
 interface Seen {

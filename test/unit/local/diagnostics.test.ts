@@ -12,7 +12,7 @@ import { defineComponent, fail, source, target, Type, type Result } from "tinyho
 import { LocalHost, type LocalHostOptions } from "../../../src/local/host.ts";
 import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../src/cli/scaffold/flow-builder.ts";
 import { StateLockedError } from "../../../src/local/errors.ts";
-import { FROM_SIGNAL } from "../../../src/transport/types.ts";
+import { FROM_SIGNAL } from "../../../src/core/hop.ts";
 
 const pulse = defineComponent({
   info: { name: "pulse", description: "Pulse", info: "emits {n} on out per control go and returns the result" },

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { Type } from "typebox";
 import { edgeProblems, type RunningPorts } from "../../../src/local/edge-check.ts";
 import { parseManifestFile, type NodeManifest } from "../../../src/local/manifests.ts";
-import { source, target } from "../../../src/sdk/ports.ts";
+import { source, target } from "../../../src/core/ports.ts";
 
 const node = (name: string, component: string, edges: Array<{ id: string; port: string; to: string }> = []) => `---
 apiVersion: operator.tinysystems.io/v1alpha1

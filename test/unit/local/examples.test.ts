@@ -3,8 +3,8 @@ import { join, resolve } from "node:path";
 import { examples, staleFiles } from "../../../examples/generate.ts";
 import { readManifestDir } from "../../../src/local/manifests.ts";
 import { collectDesired } from "../../../src/local/desired.ts";
-import { flowHashPrefix } from "../../../src/k8s/api/naming.ts";
-import { decodeBase64Json } from "../../../src/k8s/api/bytes.ts";
+import { flowHashPrefix } from "../../../src/core/api/naming.ts";
+import { decodeBase64Json } from "../../../src/core/api/bytes.ts";
 
 const ROOT = resolve(import.meta.dir, "../../../examples");
 

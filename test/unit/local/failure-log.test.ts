@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { FailureLog, isCancellation, withoutNodePrefix } from "../../../src/local/failure-log.ts";
-import { TinyError } from "../../../src/sdk/errors.ts";
-import { PermanentError } from "../../../src/sdk/errors.ts";
+import { TinyError } from "../../../src/core/errors.ts";
+import { PermanentError } from "../../../src/core/errors.ts";
 import type { Schedule } from "../../../src/local/repeat-limiter.ts";
 
 const never: Schedule = () => () => {};

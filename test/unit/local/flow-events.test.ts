@@ -4,7 +4,7 @@ import { FailureLog } from "../../../src/local/failure-log.ts";
 import type { ListenFailure } from "../../../src/local/listen-watch.ts";
 import { ListenError } from "../../../src/sdk/http/listener.ts";
 import type { Runner } from "../../../src/runtime/runner/runner.ts";
-import { empty, ok } from "../../../src/sdk/result.ts";
+import { empty, ok } from "../../../src/core/result.ts";
 
 /** A host with an http_server "web" and a node "r" whose last reconcile failed with "bad settings". */
 function setup() {

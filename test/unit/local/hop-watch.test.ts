@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { hopWatchingTracer, EXPRESSION_ERROR_EVENT, HOP_TEXT_CHARS, type HopRecord, type HopWatcher } from "../../../src/local/hop-watch.ts";
 import { noopTracer, type HopSite } from "../../../src/runtime/runner/tracer.ts";
-import { empty, ok, type Result } from "../../../src/sdk/result.ts";
+import { empty, ok, type Result } from "../../../src/core/result.ts";
 
 const site: HopSite = { name: "h.m.a-1", identity: { nodeName: "h.m.a-1", namespace: "", flowName: "", projectName: "" }, credentialKeys: () => new Set() };
 

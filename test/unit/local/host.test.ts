@@ -7,8 +7,8 @@ import { LocalHost, type LocalHostOptions } from "../../../src/local/host.ts";
 import { shownPath } from "../../../src/telemetry/shown-path.ts";
 import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../src/cli/scaffold/flow-builder.ts";
 import { LEGACY_STATE_FILE_NAME, STATE_FILE_NAME } from "../../../src/local/state-file.ts";
-import { NODE_FINALIZER } from "../../../src/k8s/api/index.ts";
-import { SDK_VERSION } from "../../../src/cli/version.ts";
+import { NODE_FINALIZER } from "../../../src/core/api/index.ts";
+import { SDK_VERSION } from "../../../src/core/version.ts";
 
 /** Every hook call and sink message, in order. */
 const journal: string[] = [];

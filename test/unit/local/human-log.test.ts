@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { HumanLogger, logEventText, type LogEvent } from "../../../src/local/human-log.ts";
-import type { ComponentLogger } from "../../../src/sdk/context.ts";
+import type { ComponentLogger } from "../../../src/core/context.ts";
 import { forgetSecretValues, rememberSecretValue } from "../../../src/telemetry/secret-values.ts";
 
 /** A JSON-logger stand-in recording what reaches it, with its bindings. */

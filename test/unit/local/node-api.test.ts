@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { TinyNode } from "../../../src/k8s/api/index.ts";
+import type { TinyNode } from "../../../src/core/api/index.ts";
 import { isConflict, isGone, isNotFound } from "../../../src/k8s/client/errors.ts";
 import type { WatchEvent } from "../../../src/k8s/client/types.ts";
 import { LocalNodes, WATCH_HISTORY, type NodeChange } from "../../../src/local/node-api.ts";

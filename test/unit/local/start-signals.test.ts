@@ -3,11 +3,16 @@ import { LocalHostEvents } from "../../../src/local/host-events.ts";
 import { StartSignals } from "../../../src/local/start-signals.ts";
 import { START_SIGNAL_ANNOTATION } from "../../../src/local/constants.ts";
 import type { NodeManifest } from "../../../src/local/manifests.ts";
-import { empty, fail, type Result } from "../../../src/sdk/result.ts";
-import type { TinyNode } from "../../../src/sdk/node.ts";
+import { empty, fail, type Result } from "../../../src/core/result.ts";
+import type { TinyNode } from "../../../src/core/node.ts";
 
 function manifest(name: string, signal: string | undefined): NodeManifest {
-  const node = { apiVersion: "operator.tinysystems.io/v1alpha1", kind: "TinyNode", metadata: { name, ...(signal !== undefined ? { annotations: { [START_SIGNAL_ANNOTATION]: signal } } : {}) }, spec: { module: "m", component: "c" } } as unknown as TinyNode;
+  const node = {
+    apiVersion: "operator.tinysystems.io/v1alpha1",
+    kind: "TinyNode",
+    metadata: { name, ...(signal !== undefined ? { annotations: { [START_SIGNAL_ANNOTATION]: signal } } : {}) },
+    spec: { module: "m", component: "c" },
+  } as unknown as TinyNode;
   return { node, file: "flow.yaml", line: 1 } as NodeManifest;
 }
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { beginStart } from "../../../src/operator/early.ts";
 import { ModuleStartError } from "../../../src/operator/start-error.ts";
-import type { ModuleOptions } from "../../../src/operator/module.ts";
+import type { ModuleOptions } from "../../../src/operator/options.ts";
 import { lazyLogger } from "../../../src/telemetry/lazy-logger.ts";
 import type { Logger } from "../../../src/telemetry/log.ts";
 

@@ -10,8 +10,8 @@ import { allStages, checked, ModuleStartError, stages } from "../../../src/opera
 import { STOP_RESERVE_MS, transportConnection, transportReceivers } from "../../../src/operator/receivers.ts";
 import { HopGate } from "../../../src/operator/hop-gate.ts";
 import type { ModuleTransport } from "../../../src/operator/transport.ts";
-import { ok, type Result } from "../../../src/sdk/result.ts";
-import type { Msg } from "../../../src/transport/types.ts";
+import { ok, type Result } from "../../../src/core/result.ts";
+import type { Msg } from "../../../src/core/hop.ts";
 
 const log = pino({ level: "silent" });
 const msg: Msg = { edgeId: "", from: "", to: "h.m.c-1:in", data: {}, depth: 0 };

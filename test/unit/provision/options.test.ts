@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { DEFAULT_IMAGE, NATS_IMAGE, OTEL_IMAGE, ProvisionInputError, resolveOptions, splitImage } from "../../../src/provision/index.ts";
-import { version } from "../../../src/cli/version.ts";
+import { version } from "../../../src/core/version.ts";
 
 function refusal(fn: () => unknown): ProvisionInputError {
   try {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { clusterScopedName, MAX_RELEASE_NAME_LENGTH, sanitizeReleaseName } from "../../../src/provision/index.ts";
-import { sanitizeResourceName } from "../../../src/k8s/api/index.ts";
+import { sanitizeResourceName } from "../../../src/core/api/index.ts";
 
 describe("sanitizeReleaseName (provision.md §3.1)", () => {
   test("turns a publisher-qualified module name into a release name", () => {

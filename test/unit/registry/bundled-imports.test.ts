@@ -1,6 +1,6 @@
 /**
  * The bundled components are examples an author copies: each imports only "tinyhost" (and Node's
- * built-ins), as a component file loaded at run time must (src/runtime/registry/runtime-files.ts
+ * built-ins), as a component file loaded at run time must (src/loader/runtime-files.ts
  * resolves only "tinyhost" and "typebox").
  */
 import { expect, test } from "bun:test";

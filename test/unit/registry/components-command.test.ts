@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { describeComponent, discoverComponents } from "../../../src/runtime/registry/index.ts";
+import { describeComponent } from "../../../src/runtime/registry/index.ts";
+import { discoverComponents } from "../../../src/loader/discover.ts";
 import { renderComponents } from "../../../src/cli/commands/components.ts";
 
 const root = join(import.meta.dir, "../../..");

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { discoverComponents, isComponentFile, listComponentFiles, RegistryError } from "../../../src/runtime/registry/index.ts";
+import { isComponentFile, listComponentFiles, RegistryError } from "../../../src/runtime/registry/index.ts";
+import { discoverComponents } from "../../../src/loader/discover.ts";
 
 const fixtures = join(import.meta.dir, "../../fixtures");
 const fixture = (name: string) => join(fixtures, name);

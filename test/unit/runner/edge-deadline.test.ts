@@ -8,7 +8,7 @@ import { EdgeTimeoutError } from "../../../src/runtime/runner/errors.ts";
 import { isDeadlineOf } from "../../../src/runtime/runner/retry.ts";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { GrpcCallError, GrpcDeadlineError } from "../../../src/transport/grpc/errors.ts";
-import type { Msg, Transport } from "../../../src/transport/types.ts";
+import type { Msg, Transport } from "../../../src/core/hop.ts";
 import { makeNode, MODULE, nodeName, relay } from "../../support/fake-components.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";

@@ -9,7 +9,7 @@ import { BackgroundLoop, defineComponent, nodeInterval, nodeTask, nodeTimeout, o
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { componentFaults } from "../../../src/runtime/runner/guard.ts";
 import { uniquePorts } from "../../../src/runtime/runner/errors.ts";
-import { STATUS_TEXT_MAX, statusText } from "../../../src/k8s/api/status-text.ts";
+import { STATUS_TEXT_MAX, statusText } from "../../../src/k8s/status-text.ts";
 import { makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";

@@ -27,7 +27,14 @@ describe("status patch (Go's `error,omitempty`)", () => {
   });
 
   test("the reconciler's patch is built by the same rule", () => {
-    const owned = { module: { name: "m", version: "1", sdkVersion: "0" }, component: { description: "", info: "" }, ports: [], status: "OK", error: false, observedGeneration: 2 };
+    const owned = {
+      module: { name: "m", version: "1", sdkVersion: "0" },
+      component: { description: "", info: "" },
+      ports: [],
+      status: "OK",
+      error: false,
+      observedGeneration: 2,
+    };
     const patch = nodeStatusPatch(owned, new Date("2026-01-02T03:04:05.678Z"));
     expect(patch.error).toBeNull();
     expect(patch.lastUpdateTime).toBe("2026-01-02T03:04:05Z");

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { source, target, Type } from "tinyhost";
 import { configurationKey, maskSchemaSource, PUBLISHED_PER_SCHEMA, redact, statusPorts } from "../../../src/runtime/runner/status.ts";
 import { portPlatformSchema, schemaToBase64 } from "../../../src/runtime/schema/index.ts";
-import type { AnyPort } from "../../../src/sdk/ports.ts";
+import type { AnyPort } from "../../../src/core/ports.ts";
 
 const Settings = Type.Object({ context: Type.Any(), apiKey: Type.String() });
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v), "utf8").toString("base64");

@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { chainHandler, chainTracer, type HopMiddleware } from "../../../src/runtime/scheduler/middleware.ts";
 import { Scheduler } from "../../../src/runtime/scheduler/scheduler.ts";
 import { noopTracer, type Tracer } from "../../../src/runtime/runner/tracer.ts";
-import { fail, ok, type Result } from "../../../src/sdk/result.ts";
-import type { Msg, MsgHandler } from "../../../src/transport/types.ts";
+import { fail, ok, type Result } from "../../../src/core/result.ts";
+import type { Msg, MsgHandler } from "../../../src/core/hop.ts";
 
 const msg: Msg = { edgeId: "", from: "", to: "h.m.c-1:in", data: {}, depth: 0 };
 
@@ -27,7 +27,11 @@ describe("hop middleware", () => {
     expect(await handle(msg)).toEqual(ok(1));
     expect(seen).toEqual(["a>", "b>", "inner", "<b", "<a"]);
     seen.length = 0;
-    chainTracer(noopTracer, [named("a", seen), {}, named("b", seen)]).input({ name: "n", identity: { nodeName: "n", namespace: "", flowName: "", projectName: "" }, credentialKeys: () => new Set() }, "in", msg);
+    chainTracer(noopTracer, [named("a", seen), {}, named("b", seen)]).input(
+      { name: "n", identity: { nodeName: "n", namespace: "", flowName: "", projectName: "" }, credentialKeys: () => new Set() },
+      "in",
+      msg,
+    );
     expect(seen).toEqual(["span a", "span b"]);
   });
 
@@ -38,7 +42,12 @@ describe("hop middleware", () => {
   });
 
   test("the scheduler's entry for outside hops goes through the middleware's handler, and its runners get the wrapped tracer", async () => {
-    const refusing: HopMiddleware = { handler: () => async (m): Promise<Result> => fail(new Error(`refused ${m.to}`)) };
+    const refusing: HopMiddleware = {
+      handler:
+        () =>
+        async (m): Promise<Result> =>
+          fail(new Error(`refused ${m.to}`)),
+    };
     const marker: Tracer = { ...noopTracer };
     const s = new Scheduler({ module: "m", tracer: noopTracer, middleware: [refusing, { tracer: () => marker }] });
     const r = await s.handle(msg);

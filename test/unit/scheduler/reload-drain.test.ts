@@ -6,7 +6,7 @@
  */
 import { expect, test } from "bun:test";
 import { defineComponent, ok, target, Type } from "tinyhost";
-import { shouldRetry } from "../../../src/sdk/errors.ts";
+import { shouldRetry } from "../../../src/core/errors.ts";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
 

@@ -6,7 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020";
 import { resolve } from "node:path";
-import { discoverComponents, describeComponent } from "../../../src/runtime/registry/index.ts";
+import { describeComponent } from "../../../src/runtime/registry/index.ts";
+import { discoverComponents } from "../../../src/loader/discover.ts";
 import { PLATFORM_KEYWORDS } from "../../../src/runtime/schema/keywords.ts";
 import { compilePortDecoder } from "../../../src/runtime/schema/index.ts";
 

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import Type from "typebox";
 import { resolve } from "node:path";
-import { discoverComponents } from "../../../src/runtime/registry/index.ts";
+import { discoverComponents } from "../../../src/loader/discover.ts";
 import { compileGeneralDecoder, compilePortDecoder, type DecodeOptions } from "../../../src/runtime/schema/decode.ts";
 
 const registry = await discoverComponents(resolve(import.meta.dir, "../../../components"));

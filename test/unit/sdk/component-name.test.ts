@@ -1,11 +1,11 @@
 /**
- * The component name rule (src/sdk/component-name.ts): a name is valid exactly when it survives the
+ * The component name rule (src/core/component-name.ts): a name is valid exactly when it survives the
  * node name the platform builds from it and can be read back from that name.
  */
 import { describe, expect, test } from "bun:test";
 import { defineComponent, InvalidComponentError, target, Type } from "tinyhost";
-import { componentNameProblem, isValidComponentName, MAX_COMPONENT_NAME_LENGTH } from "../../../src/sdk/component-name.ts";
-import { generateNodeName, parseFullName } from "../../../src/k8s/api/naming.ts";
+import { componentNameProblem, isValidComponentName, MAX_COMPONENT_NAME_LENGTH } from "../../../src/core/component-name.ts";
+import { generateNodeName, parseFullName } from "../../../src/core/api/naming.ts";
 
 /** Every component the Go modules register (components.md §1, §2) plus our bundled ones. */
 const GO_AND_BUNDLED = [

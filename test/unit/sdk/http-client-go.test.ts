@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { isRetryable } from "../../../src/sdk/errors.ts";
+import { isRetryable } from "../../../src/core/errors.ts";
 import { performRequest, type OutboundRequest } from "../../../src/sdk/http/fetch.ts";
 import { generatePki } from "../../support/pki.ts";
 

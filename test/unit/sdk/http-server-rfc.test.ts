@@ -5,7 +5,7 @@
 // Where Bun's parser decides before any handler runs, the test pins Bun's behaviour and
 // docs/security.md "HTTP input" says so.
 import { afterEach, describe, expect, test } from "bun:test";
-import { ok } from "../../../src/sdk/result.ts";
+import { ok } from "../../../src/core/result.ts";
 import { HttpListener, type ListenerOptions } from "../../../src/sdk/http/listener.ts";
 import type { ServerRequest } from "../../../src/sdk/http/server-request.ts";
 import { firstBody, firstHeaders, rawExchange, serverSideState, slowReader } from "../../support/raw-http.ts";

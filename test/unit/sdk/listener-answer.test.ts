@@ -2,7 +2,7 @@
 // is written at once and never registered in flight; a flow answering later, failing, or throwing
 // gets the same answers as before the synchronous path existed.
 import { afterEach, describe, expect, test } from "bun:test";
-import { ok, type Result } from "../../../src/sdk/result.ts";
+import { ok, type Result } from "../../../src/core/result.ts";
 import { HttpListener, type ListenerOptions } from "../../../src/sdk/http/listener.ts";
 
 const open: HttpListener[] = [];

@@ -2,9 +2,9 @@
 // lets their in-flight requests finish, refuses new connections, and answers what outlives the
 // bound 503. Real Bun.serve listeners on free ports; the flows are plain promises.
 import { afterEach, describe, expect, test } from "bun:test";
-import { ok, type Result } from "../../../src/sdk/result.ts";
+import { ok, type Result } from "../../../src/core/result.ts";
 import { HttpListener } from "../../../src/sdk/http/listener.ts";
-import { drainListeners } from "../../../src/sdk/http/open-listeners.ts";
+import { drainListeners } from "../../../src/manager/open-listeners.ts";
 
 const open: HttpListener[] = [];
 afterEach(async () => {

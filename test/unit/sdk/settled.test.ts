@@ -1,7 +1,7 @@
-// fulfilledValue (src/sdk/settled.ts): what the runner and the HTTP listener may read without
+// fulfilledValue (src/core/settled.ts): what the runner and the HTTP listener may read without
 // waiting a microtask — only a native promise that has already fulfilled.
 import { describe, expect, test } from "bun:test";
-import { fulfilledValue, NOT_FULFILLED, rejectedNow } from "../../../src/sdk/settled.ts";
+import { fulfilledValue, NOT_FULFILLED, rejectedNow } from "../../../src/core/settled.ts";
 
 describe("fulfilledValue", () => {
   test("a fulfilled promise gives its value, undefined and null included", () => {

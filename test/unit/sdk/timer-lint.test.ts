@@ -1,5 +1,5 @@
 /**
- * One timer for the whole codebase (src/sdk/timer.ts): a `setTimeout`/`setInterval` anywhere else
+ * One timer for the whole codebase (src/core/timer.ts): a `setTimeout`/`setInterval` anywhere else
  * must take a constant delay (a number, or an UPPER_CASE constant, alone or as a `Math.min` bound),
  * or be a reviewed internal delay listed below with why it cannot come from a user or a message.
  * JavaScript turns a delay above 2^31−1 ms into 1 ms, so a user-controlled one would fire at once.
@@ -12,7 +12,7 @@ import ts from "typescript";
 const ROOT = join(import.meta.dir, "../../..");
 
 /** The primitive itself. */
-const PRIMITIVE = "src/sdk/timer.ts";
+const PRIMITIVE = "src/core/timer.ts";
 
 /**
  * Internal delays reviewed by hand: `file` → delay expressions (source text) and why each is bounded
@@ -80,7 +80,7 @@ export function variableTimerSites(file: string, text: string): Site[] {
 }
 
 describe("one timer primitive", () => {
-  test("no setTimeout/setInterval outside src/sdk/timer.ts takes a delay a user or a message could set", () => {
+  test("no setTimeout/setInterval outside src/core/timer.ts takes a delay a user or a message could set", () => {
     const files = [...sourceFiles(join(ROOT, "src")), ...sourceFiles(join(ROOT, "components"))];
     const bad: string[] = [];
     for (const path of files) {
@@ -88,7 +88,7 @@ describe("one timer primitive", () => {
       if (file === PRIMITIVE) continue;
       for (const s of variableTimerSites(file, readFileSync(path, "utf8"))) {
         if (REVIEWED[file]?.[s.delay] !== undefined) continue;
-        bad.push(`${s.file}:${s.line} ${s.call}(…, ${s.delay}) — use startTimer/startInterval/sleepUnlessAborted (src/sdk/timer.ts)`);
+        bad.push(`${s.file}:${s.line} ${s.call}(…, ${s.delay}) — use startTimer/startInterval/sleepUnlessAborted (src/core/timer.ts)`);
       }
     }
     expect(bad).toEqual([]);

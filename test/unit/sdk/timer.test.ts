@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { nodeInterval, nodeTimeout, sleepUnlessAborted } from "tinyhost";
-import { MAX_TIMER_MS, startInterval, startTimer, timeoutSignal, timerDelay } from "../../../src/sdk/timer.ts";
+import { MAX_TIMER_MS, startInterval, startTimer, timeoutSignal, timerDelay } from "../../../src/core/timer.ts";
 import { VirtualTimers } from "../../support/virtual-timers.ts";
 
 const DAY = 86_400_000;

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { defineComponent, fail, meter, target, Type, USAGE_ATTR_PREFIX } from "tinyhost";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { noopSpan, type HopSpan, type Tracer } from "../../../src/runtime/runner/tracer.ts";
-import { FROM_SIGNAL } from "../../../src/transport/types.ts";
+import { FROM_SIGNAL } from "../../../src/core/hop.ts";
 import { makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";

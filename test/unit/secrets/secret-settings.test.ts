@@ -14,7 +14,7 @@ import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { containsPlaceholder, localSecretSource, parsePlaceholder, resolvePlaceholders, SecretError, secretEnvName, type SecretRef, type SecretSource } from "../../../src/runtime/secrets/index.ts";
 import { forgetSecretValues, maskSecretValues, rememberSecretValue } from "../../../src/telemetry/secret-values.ts";
 import { redactValue } from "../../../src/telemetry/redact.ts";
-import { statusText } from "../../../src/k8s/api/status-text.ts";
+import { statusText } from "../../../src/k8s/status-text.ts";
 import { redact } from "../../../src/runtime/runner/status.ts";
 import { loggerOptions } from "../../../src/telemetry/log.ts";
 import { makeNode, MODULE } from "../../support/fake-components.ts";

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { headers } from "@nats-io/transport-node";
-import { coded, CodedError, errorCode, permanent, retryable, shouldRetry } from "../../../src/sdk/errors.ts";
+import { coded, CodedError, errorCode, permanent, retryable, shouldRetry } from "../../../src/core/errors.ts";
 import { BusyError } from "../../../src/transport/slots.ts";
 import { ShuttingDownError } from "../../../src/transport/refusal.ts";
-import { empty, fail, ok } from "../../../src/sdk/result.ts";
+import { empty, fail, ok } from "../../../src/core/result.ts";
 import { RemoteCodedError, RemoteError, WireDecodeError } from "../../../src/transport/nats/errors.ts";
 import { execKey, msgSubject, stepRecordKey, subjectFor, sysConsumerName, sysmsgSubject } from "../../../src/transport/nats/names.ts";
 import {
@@ -33,7 +33,7 @@ import {
   headerBytes,
   streamAckOf,
 } from "../../../src/transport/nats/wire.ts";
-import type { Msg } from "../../../src/transport/types.ts";
+import type { Msg } from "../../../src/core/hop.ts";
 
 const te = new TextEncoder();
 const td = new TextDecoder();

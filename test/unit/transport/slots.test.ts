@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { BusyError, HopSlots } from "../../../src/transport/slots.ts";
-import { errorCode } from "../../../src/sdk/errors.ts";
+import { errorCode } from "../../../src/core/errors.ts";
 
 describe("hop slots (bounded concurrency, issue 21)", () => {
   test("tryAcquire stops at the limit; release frees a slot", () => {

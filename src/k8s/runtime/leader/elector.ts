@@ -21,7 +21,7 @@ import { Backoff, type BackoffOptions } from "../backoff.ts";
 import { systemClock, type Clock } from "../clock.ts";
 import { formatMicroTime, leaseLock, type LeaseClient, type LeaseLock, type LeaseSpec } from "./lock.ts";
 import type { Lease } from "../../client/resources.ts";
-import { TinyError } from "../../../sdk/errors.ts";
+import { TinyError } from "../../../core/errors.ts";
 
 /** Parameters of a {@link LeaderElector}. Durations in milliseconds. */
 export interface LeaderElectorOptions {

@@ -8,9 +8,9 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { RegistryError } from "./errors.ts";
-import { listComponentFiles } from "./files.ts";
-import { createRegistry, type Registry, type RegistryEntry } from "./registry.ts";
+import { RegistryError } from "../runtime/registry/errors.ts";
+import { listComponentFiles } from "../runtime/registry/files.ts";
+import { createRegistry, type Registry, type RegistryEntry } from "../runtime/registry/registry.ts";
 import { importComponentFile } from "./runtime-files.ts";
 
 /** The `allowUnresolved` pattern matching this module's one dynamic import (Bun `BuildConfig.allowUnresolved`). */

@@ -3,18 +3,18 @@
  * read the run ledger; re-publish frontier hops (emitted, never recorded) of runs idle longer than
  * `staleAfter`, at most `maxRedrives` times each, then give up with a failed record; delete the keys
  * of finished runs idle longer than `gcAfter`. A run's reply hop is not part of its frontier
- * (src/runtime/durable/view.ts): it goes to the waiting origin, never to a handler, so it never
+ * (src/core/durable/view.ts): it goes to the waiting origin, never to a handler, so it never
  * gets a record — Go counts it and ends every replied run with a "re-drive limit" failure.
  */
-import type { Result } from "../../sdk/result.ts";
+import type { Result } from "../../core/result.ts";
 import type { Logger } from "../../telemetry/log.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
-import type { Msg } from "../types.ts";
-import { parseStepRecord } from "../../runtime/durable/ledger.ts";
-import type { StepRecord } from "../../runtime/durable/run.ts";
-import { viewRun } from "../../runtime/durable/view.ts";
-import type { RunLedger } from "./ledger.ts";
-import { startInterval, type Timer } from "../../sdk/timer.ts";
+import type { Msg } from "../../core/hop.ts";
+import { parseStepRecord } from "./ledger.ts";
+import type { StepRecord } from "../../core/durable/run.ts";
+import { viewRun } from "../../core/durable/view.ts";
+import type { RunLedger } from "./run-ledger.ts";
+import { startInterval, type Timer } from "../../core/timer.ts";
 
 /** Pass interval, ms (runtime-spec §13.1: 1 min). */
 export const RECONCILE_INTERVAL_MS = 60_000;

@@ -4,8 +4,8 @@
  * to that module's {@link Result}.
  */
 import type { TSchema } from "typebox";
-import type { Result } from "../sdk/result.ts";
-import type { ReplyInbox } from "../runtime/durable/replies.ts";
+import type { Result } from "./result.ts";
+import type { ReplyInbox } from "./durable/replies.ts";
 
 /** `From` value marking a raw external payload (dashboard, MCP `send_signal`); runtime-spec §2.1, §13.3. */
 export const FROM_SIGNAL = "signal";

@@ -21,7 +21,7 @@ export class WaitCancelledError extends TinyError<"CANCELLED"> {
 
 /**
  * Waits `ms` milliseconds unless `signal` aborts first.
- * @param ms wait in ms, any length (src/sdk/timer.ts chains waits past 2^31−1 ms); `≤ 0` still
+ * @param ms wait in ms, any length (src/core/timer.ts chains waits past 2^31−1 ms); `≤ 0` still
  *   yields once to the event loop (a zero-delay ticker must not starve other work).
  * @param signal cancels the wait; an already-aborted signal resolves at once.
  * @param options host timers (tests pass a virtual clock).

@@ -2,8 +2,8 @@
  * An abort controller whose `AbortSignal` exists only once someone asks for it.
  *
  * Why: a request-scoped cancellation (an HTTP request waiting for its flow) is almost never used —
- * the flow answers first — yet `new AbortController()` per request cost ≈ 1.3 µs of the ≈ 6 µs an
- * http_server → router → response request takes in process (bench/http.ts). The runtime's hop
+ * the flow answers first — yet `new AbortController()` per request is a fifth of an in-process
+ * request's cost (bench/RESULTS.md "Lazy abort controllers"). The runtime's hop
  * scopes read only `aborted` and `reason` on every hop and build a real signal only when a handler,
  * a retry wait or a wire transport needs one (src/runtime/runner/scope.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * The TinyNode as components and the runtime see it: the CRD types of src/k8s/api/v1alpha1.ts (one
+ * The TinyNode as components and the runtime see it: the CRD types of src/core/api/v1alpha1.ts (one
  * definition for the controllers, the resource manager, the runners and component authors;
  * runtime-spec §8), plus the node identity and labels a component reads.
  */
@@ -14,8 +14,8 @@ export type {
   TinyNodeModuleStatus,
   TinyNodeComponentStatus,
   RetryPolicy,
-} from "../k8s/api/v1alpha1.ts";
-import type { TinyNode } from "../k8s/api/v1alpha1.ts";
+} from "./api/v1alpha1.ts";
+import type { TinyNode } from "./api/v1alpha1.ts";
 
 /** Node identity handed to `onIdentity` (runtime-spec §1.4 `NodeIdentity`; JSON names match Go). */
 export interface NodeIdentity {

@@ -7,7 +7,7 @@
  */
 import type { Static, TSchema } from "typebox";
 import { Value } from "typebox/value";
-import { Position as WirePosition } from "../k8s/api/constants.ts";
+import { Position as WirePosition } from "./api/constants.ts";
 
 /** Where a port's handle sits on the node in the editor. Wire values in {@link POSITION_WIRE}. */
 export type Position = "top" | "right" | "bottom" | "left";

@@ -5,9 +5,9 @@
  * opens it); without JetStream every hop of a run stays in this process, so {@link LocalReplies}
  * hands the reply over in memory.
  */
-import { fail, ok, type Result } from "../../sdk/result.ts";
+import { fail, ok, type Result } from "../result.ts";
 import { RunReplyTimeoutError } from "./errors.ts";
-import { startTimer } from "../../sdk/timer.ts";
+import { startTimer } from "../timer.ts";
 
 /** An open reply subject. */
 export interface ReplyInbox {

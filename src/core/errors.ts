@@ -8,7 +8,7 @@
 
 /**
  * Base class of every tinyhost error — the runtime's, the components' and an author's: carries a
- * machine-readable `code` (project standard; DESIGN.md "errors are classes with a code"). `C`
+ * machine-readable `code` (project standard: errors are classes with a code). `C`
  * narrows the code's type for classes with one fixed code (`TinyError<"K8S_API">`). `name` is the
  * class name unless a subclass sets another.
  */

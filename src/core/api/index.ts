@@ -4,4 +4,3 @@
  */
 export * from "./v1alpha1.ts";
 export * from "./naming.ts";
-export * from "./status-text.ts";

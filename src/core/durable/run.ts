@@ -8,7 +8,7 @@
  * stamped with a child step key without the runner having to carry the run.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Msg } from "../../transport/types.ts";
+import type { Msg } from "../hop.ts";
 
 /** Step key suffix of a run's root (runtime-spec §1.7 `MintRun`: `"<runID>.root"`). */
 export const ROOT_STEP_SUFFIX = ".root";

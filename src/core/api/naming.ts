@@ -6,7 +6,7 @@
  * module/info.go, module/naming_match.go (runtime-spec §1.9, §6, §8).
  */
 import { createHash } from "node:crypto";
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../errors.ts";
 
 export { Base64JsonError, base64Json, decodeBase64Json } from "./bytes.ts";
 

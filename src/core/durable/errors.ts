@@ -1,5 +1,5 @@
 /** Errors of durable runs; each names the run, step or subject involved. */
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../errors.ts";
 
 /**
  * A durable step ran but its ledger record could not be written (runtime-spec §2.7). code

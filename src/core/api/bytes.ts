@@ -3,7 +3,7 @@
  * (`type: string, format: byte`). runtime-spec §8; components.md §6 "configuration and schema
  * are Go []byte → in the CR they are base64 strings".
  */
-import { TinyError } from "../../sdk/errors.ts";
+import { TinyError } from "../errors.ts";
 
 /**
  * A byte field could not be encoded or decoded. `field` names the CR field (e.g.

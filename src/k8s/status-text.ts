@@ -1,5 +1,5 @@
 /**
- * The bound on `TinyNode.status.status`, the free-text field where a node's error shows (issue 21).
+ * The bound on `TinyNode.status.status`, the free-text field where a node's error shows.
  *
  * Why: the text is an error message, and a component can throw one of any size. A 2 MB message made
  * the status write fail (`etcdserver: request is too large`, etcd's 1.5 MiB request limit), so the
@@ -9,7 +9,7 @@
  * nodes; Kubernetes' own `Condition.message` allows 32,768.
  */
 
-import { maskSecretValues } from "../../telemetry/secret-values.ts";
+import { maskSecretValues } from "../telemetry/secret-values.ts";
 
 /** Most characters (UTF-16 code units) of a status text or a logged error text. */
 export const STATUS_TEXT_MAX = 4_096;

@@ -6,10 +6,11 @@
 import { StorageType } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { parseStepRecord, type StepLedger } from "../../runtime/durable/ledger.ts";
-import type { StepRecord } from "../../runtime/durable/run.ts";
-import { checkPayloadSize } from "./request.ts";
-import { EXEC_BUCKET, execKey, redriveKey, STEP_LEDGER_PREFIX, stepRecordKey } from "./names.ts";
+import { parseStepRecord } from "./ledger.ts";
+import type { StepLedger } from "../../core/durable/step-ledger.ts";
+import type { StepRecord } from "../../core/durable/run.ts";
+import { checkPayloadSize } from "../../transport/nats/request.ts";
+import { EXEC_BUCKET, execKey, redriveKey, STEP_LEDGER_PREFIX, stepRecordKey } from "../../transport/nats/names.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

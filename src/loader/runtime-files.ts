@@ -15,15 +15,15 @@
 import { existsSync, readFileSync, realpathSync, statSync, watch, type FSWatcher } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import * as sdk from "../../sdk/index.ts";
+import * as sdk from "../sdk/index.ts";
 import * as typebox from "typebox";
-import type { ComponentDefinition } from "../../sdk/component.ts";
-import { componentOf } from "./check.ts";
-import { ComponentImportError, componentLoadError, RegistryError } from "./errors.ts";
-import { listComponentFiles } from "./files.ts";
-import { shownPath } from "../../telemetry/shown-path.ts";
-import type { ComponentCatalog } from "./catalog.ts";
-import { startInterval } from "../../sdk/timer.ts";
+import type { ComponentDefinition } from "../core/component.ts";
+import { componentOf } from "../runtime/registry/check.ts";
+import { ComponentImportError, componentLoadError, RegistryError } from "../runtime/registry/errors.ts";
+import { listComponentFiles } from "../runtime/registry/files.ts";
+import { shownPath } from "../telemetry/shown-path.ts";
+import type { ComponentCatalog } from "../runtime/registry/catalog.ts";
+import { startInterval } from "../core/timer.ts";
 
 /** One loaded component file. */
 export interface LoadedComponent {

@@ -1,6 +1,6 @@
 /**
  * The HTTP listeners open in this process, by owner, so a host can drain its own on shutdown
- * before it stops the nodes (issue 21: in-flight requests finish, new connections are refused).
+ * before it stops the nodes (in-flight requests finish, new connections are refused).
  *
  * Why a registry: a listener is opened by a component (http_server), the drain is a step of the
  * host's shutdown (src/manager/http-drain.ts), and the runtime hands components no host object.
