@@ -46,7 +46,18 @@ function missing(binary: string, pkg: string, lastError: string): Error {
  * @throws Error with one line naming the package and the command to run when it cannot be installed.
  */
 export function ensureDebianBinary(binary: string, pkg: string = binary): string {
-  const found = which(binary);
+  return ensureDebianPackage(pkg, () => which(binary), binary);
+}
+
+/**
+ * Ensures Debian package `pkg` is installed, judged by `present` (a path when it is, else null);
+ * installs it once per process, retried while another installer holds apt's locks.
+ * @param what the name the error gives (a binary or a file).
+ * @returns what `present` returns once the package is there.
+ * @throws Error with one line naming the package and the command to run when it cannot be installed.
+ */
+export function ensureDebianPackage(pkg: string, present: () => string | null, what: string = pkg): string {
+  const found = present();
   if (found) return found;
   let lastError = "";
   const runs = tried.has(pkg) ? null : aptRuns(pkg);
@@ -55,12 +66,12 @@ export function ensureDebianBinary(binary: string, pkg: string = binary): string
   while (runs) {
     const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
     for (const argv of runs) lastError = Bun.spawnSync(argv, { env, stdout: "ignore", stderr: "pipe" }).stderr.toString();
-    if (which(binary) || !HELD_LOCK.test(lastError) || Date.now() > deadline) break;
+    if (present() || !HELD_LOCK.test(lastError) || Date.now() > deadline) break;
     Bun.sleepSync(RETRY_PAUSE_MS);
   }
-  const after = which(binary);
+  const after = present();
   if (after) return after;
-  throw missing(binary, pkg, lastError);
+  throw missing(what, pkg, lastError);
 }
 
 const installing = new Map<string, Promise<string>>();

@@ -3,17 +3,23 @@
  * stops them, and prints `integration: N passed, N failed`.
  */
 import { runBunTest } from "./bun-test.ts";
+import { ensureNodeBinaries } from "./real-node/node.ts";
 import { startSuiteServers } from "./suite.ts";
 
 /** Runs the integration suite; resolves to its counts. Extra args go to `bun test`. */
 export async function runIntegration(extra: string[] = []) {
+  // Paths given on the command line narrow the run; without any, the whole integration folder runs.
+  const hasPath = extra.some((a) => a.startsWith("test/"));
+  // The whole suite includes the real-node tests: their binaries (the slowest cold build) start
+  // building now, niced, while the other files run; real-node.test.ts then waits on the build lock.
+  if (!hasPath) {
+    void ensureNodeBinaries().catch((err) => console.error(`[suite] node binaries: ${(err as Error).message}`));
+  }
   const servers = await startSuiteServers();
   const onSignal = () => void servers.stop().then(() => process.exit(130));
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   try {
-    // Paths given on the command line narrow the run; without any, the whole integration folder runs.
-    const hasPath = extra.some((a) => a.startsWith("test/"));
     // In-process logs are noise in a passing run (module processes log to their own files);
     // TINYHOST_LOG_LEVEL=info brings them back when a test needs reading.
     const env = { TINYHOST_LOG_LEVEL: process.env.TINYHOST_LOG_LEVEL ?? "error", ...servers.env };

@@ -23,7 +23,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { join, resolve } from "node:path";
 import YAML from "yaml";
 import type { ControlPlaneInfo } from "../control-plane.ts";
-import { ensureDebianBinary } from "../debian-package.ts";
+import { ensureDebianBinary, ensureDebianPackage } from "../debian-package.ts";
 import { goTool } from "../go-tools.ts";
 import { freePort, startProcess, tail, waitUntil, type ManagedProcess } from "../process.ts";
 import { writeScratchImage } from "./scratch-image.ts";
@@ -116,16 +116,8 @@ function ensureHostTools() {
     curl: ensureDebianBinary("curl"),
     gcc: ensureDebianBinary("gcc"),
   };
-  if (!existsSync("/usr/lib/cni/bridge")) {
-    Bun.spawnSync(["apt-get", "install", "-y", "-qq", "containernetworking-plugins"], {
-      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-      stdout: "ignore",
-      stderr: "ignore",
-    });
-    if (!existsSync("/usr/lib/cni/bridge")) {
-      throw new Error("the CNI plugins are missing and could not be installed: run `apt-get install -y containernetworking-plugins` and try again.");
-    }
-  }
+  // The CNI plugins are files, not a binary on PATH.
+  ensureDebianPackage("containernetworking-plugins", () => (existsSync("/usr/lib/cni/bridge") ? "/usr/lib/cni/bridge" : null), "the CNI bridge plugin");
   return tools;
 }
 
@@ -187,7 +179,8 @@ async function claimSlot(ownerPid: number): Promise<Slot> {
       50,
     );
     if (supervisor.exitCode === 75) continue;
-    if (supervisor.exitCode !== null) throw new Error(`the supervisor of slot ${slot} exited ${supervisor.exitCode}: ${readFileSync(join(RUN, `supervisor-${slot}.log`), "utf8").trim()}`);
+    if (supervisor.exitCode !== null)
+      throw new Error(`the supervisor of slot ${slot} exited ${supervisor.exitCode}: ${readFileSync(join(RUN, `supervisor-${slot}.log`), "utf8").trim()}`);
     return { slot, holder, supervisor };
   }
   throw new Error(`every real-node slot (1–${MAX_SLOTS}) is in use: see ${RUN}/slot-*.lock`);
@@ -198,10 +191,12 @@ function kubeconfigYaml(server: string, caPem: string, user: Record<string, stri
   return YAML.stringify({
     apiVersion: "v1",
     kind: "Config",
-    clusters: [{
-      name: "tinyhost-test",
-      cluster: { server, "certificate-authority-data": b64(caPem), ...(serverName ? { "tls-server-name": serverName } : {}) },
-    }],
+    clusters: [
+      {
+        name: "tinyhost-test",
+        cluster: { server, "certificate-authority-data": b64(caPem), ...(serverName ? { "tls-server-name": serverName } : {}) },
+      },
+    ],
     users: [{ name: "admin", user }],
     contexts: [{ name: "tinyhost-test", context: { cluster: "tinyhost-test", user: "admin" } }],
     "current-context": "tinyhost-test",
@@ -350,14 +345,16 @@ export async function startRealNode(cp: ControlPlaneInfo, options: RealNodeOptio
       JSON.stringify({
         cniVersion: "1.0.0",
         name: `tinyhost-${slot}`,
-        plugins: [{
-          type: "bridge",
-          bridge: "cni0",
-          isGateway: true,
-          ipMasq: false,
-          hairpinMode: true,
-          ipam: { type: "host-local", ranges: [[{ subnet: podCidr }]], routes: [{ dst: "0.0.0.0/0" }], dataDir: join(data, "cni", "ipam") },
-        }],
+        plugins: [
+          {
+            type: "bridge",
+            bridge: "cni0",
+            isGateway: true,
+            ipMasq: false,
+            hairpinMode: true,
+            ipam: { type: "host-local", ranges: [[{ subnet: podCidr }]], routes: [{ dst: "0.0.0.0/0" }], dataDir: join(data, "cni", "ipam") },
+          },
+        ],
       }),
     );
     writeFileSync(join(data, "resolv.conf"), `nameserver ${hostIp}\n`);
@@ -413,10 +410,15 @@ export async function startRealNode(cp: ControlPlaneInfo, options: RealNodeOptio
     const containerd = start("containerd", [tools.containerd, "--config", join(data, "containerd.toml")], true);
     // An import of a 200 MB image on a busy machine takes minutes.
     const ctr = (args: string[], timeoutMs = 30_000) => exec([tools.ctr, "--address", address, "--namespace", "k8s.io", ...args], timeoutMs);
-    await waitUntil("containerd to answer", async () => {
-      await alive(containerd);
-      return (await ctr(["version"])).code === 0;
-    }, 60_000, 200);
+    await waitUntil(
+      "containerd to answer",
+      async () => {
+        await alive(containerd);
+        return (await ctr(["version"])).code === 0;
+      },
+      60_000,
+      200,
+    );
     ready("containerd");
     const importImage = async (archive: string) => {
       const r = await ctr(["images", "import", archive], 15 * 60_000);
@@ -432,17 +434,37 @@ export async function startRealNode(cp: ControlPlaneInfo, options: RealNodeOptio
     const dnsReadyPort = freePort();
     const webPort = freePort();
     const pingPort = freePort();
-    const kcm = start("kube-controller-manager", [
-      join(bins, "kube-controller-manager"), `--kubeconfig=${cp.certKubeconfig}`, "--leader-elect=false",
-      "--bind-address=127.0.0.1", `--secure-port=${kcmPort}`, `--cert-dir=${join(data, "kcm-certs")}`,
-      `--service-account-private-key-file=${join(pki, "sa.key")}`, `--root-ca-file=${join(pki, "ca.crt")}`,
-      `--cluster-signing-cert-file=${join(pki, "ca.crt")}`, `--cluster-signing-key-file=${join(pki, "ca.key")}`,
-      "--use-service-account-credentials=false", "--v=0",
-    ], false);
-    const scheduler = start("kube-scheduler", [
-      join(bins, "kube-scheduler"), `--kubeconfig=${cp.certKubeconfig}`, "--leader-elect=false",
-      "--bind-address=127.0.0.1", `--secure-port=${schedPort}`, `--cert-dir=${join(data, "scheduler-certs")}`, "--v=0",
-    ], false);
+    const kcm = start(
+      "kube-controller-manager",
+      [
+        join(bins, "kube-controller-manager"),
+        `--kubeconfig=${cp.certKubeconfig}`,
+        "--leader-elect=false",
+        "--bind-address=127.0.0.1",
+        `--secure-port=${kcmPort}`,
+        `--cert-dir=${join(data, "kcm-certs")}`,
+        `--service-account-private-key-file=${join(pki, "sa.key")}`,
+        `--root-ca-file=${join(pki, "ca.crt")}`,
+        `--cluster-signing-cert-file=${join(pki, "ca.crt")}`,
+        `--cluster-signing-key-file=${join(pki, "ca.key")}`,
+        "--use-service-account-credentials=false",
+        "--v=0",
+      ],
+      false,
+    );
+    const scheduler = start(
+      "kube-scheduler",
+      [
+        join(bins, "kube-scheduler"),
+        `--kubeconfig=${cp.certKubeconfig}`,
+        "--leader-elect=false",
+        "--bind-address=127.0.0.1",
+        `--secure-port=${schedPort}`,
+        `--cert-dir=${join(data, "scheduler-certs")}`,
+        "--v=0",
+      ],
+      false,
+    );
     // The kubelet wants its cgroup root in every hierarchy before it starts; a new cpuset cgroup
     // holds no CPUs or memory nodes until given its parent's.
     for (const h of readdirSync("/sys/fs/cgroup")) {
@@ -454,11 +476,20 @@ export async function startRealNode(cp: ControlPlaneInfo, options: RealNodeOptio
         if (existsSync(join(dir, f)) && readFileSync(join(dir, f), "utf8").trim() === "") writeFileSync(join(dir, f), readFileSync(join(parent, f)));
       }
     }
-    const kubelet = start("kubelet", [
-      join(bins, "kubelet"), `--config=${join(data, "kubelet.yaml")}`, `--kubeconfig=${nodeKubeconfig}`,
-      `--root-dir=${join(data, "kubelet")}`, `--cert-dir=${join(data, "kubelet-pki")}`,
-      `--hostname-override=${nodeName}`, `--node-ip=${nodeIp}`, "--v=1",
-    ], true);
+    const kubelet = start(
+      "kubelet",
+      [
+        join(bins, "kubelet"),
+        `--config=${join(data, "kubelet.yaml")}`,
+        `--kubeconfig=${nodeKubeconfig}`,
+        `--root-dir=${join(data, "kubelet")}`,
+        `--cert-dir=${join(data, "kubelet-pki")}`,
+        `--hostname-override=${nodeName}`,
+        `--node-ip=${nodeIp}`,
+        "--v=1",
+      ],
+      true,
+    );
     const proxy = start("kube-proxy", [join(bins, "kube-proxy"), `--config=${join(data, "kube-proxy.yaml")}`, "--v=0"], true);
     writeFileSync(
       join(data, "Corefile"),
@@ -478,13 +509,24 @@ export async function startRealNode(cp: ControlPlaneInfo, options: RealNodeOptio
       ].join("\n"),
     );
     const coredns = start("coredns", [join(bins, "coredns"), "-conf", join(data, "Corefile")], false);
-    const traefik = start("traefik", [
-      join(bins, "traefik"), "--global.checkNewVersion=false", "--global.sendAnonymousUsage=false",
-      `--entryPoints.web.address=127.0.0.1:${webPort}`, `--entryPoints.traefik.address=127.0.0.1:${pingPort}`,
-      "--ping=true", "--ping.entryPoint=traefik", "--log.level=WARN",
-      "--providers.kubernetesIngress=true", `--providers.kubernetesIngress.endpoint=${cp.server}`,
-      `--providers.kubernetesIngress.token=${cp.token}`, `--providers.kubernetesIngress.certAuthFilePath=${join(pki, "ca.crt")}`,
-    ], false);
+    const traefik = start(
+      "traefik",
+      [
+        join(bins, "traefik"),
+        "--global.checkNewVersion=false",
+        "--global.sendAnonymousUsage=false",
+        `--entryPoints.web.address=127.0.0.1:${webPort}`,
+        `--entryPoints.traefik.address=127.0.0.1:${pingPort}`,
+        "--ping=true",
+        "--ping.entryPoint=traefik",
+        "--log.level=WARN",
+        "--providers.kubernetesIngress=true",
+        `--providers.kubernetesIngress.endpoint=${cp.server}`,
+        `--providers.kubernetesIngress.token=${cp.token}`,
+        `--providers.kubernetesIngress.certAuthFilePath=${join(pki, "ca.crt")}`,
+      ],
+      false,
+    );
 
     const request = (method: string, path: string, body?: unknown) =>
       fetch(cp.server + path, {
@@ -511,51 +553,86 @@ export async function startRealNode(cp: ControlPlaneInfo, options: RealNodeOptio
       metadata: { name: "kube-dns", labels: { "k8s-app": "kube-dns" } },
       spec: {
         clusterIP: CLUSTER_DNS_IP,
-        ports: [{ name: "dns", port: 53, protocol: "UDP" }, { name: "dns-tcp", port: 53, protocol: "TCP" }],
+        ports: [
+          { name: "dns", port: 53, protocol: "UDP" },
+          { name: "dns-tcp", port: 53, protocol: "TCP" },
+        ],
       },
     } as never);
     await apply("/apis/discovery.k8s.io/v1/namespaces/kube-system/endpointslices", {
       metadata: { name: "kube-dns-node", labels: { "kubernetes.io/service-name": "kube-dns", ...managedBy } },
       addressType: "IPv4",
       endpoints: [{ addresses: [hostIp], conditions: { ready: true } }],
-      ports: [{ name: "dns", port: 53, protocol: "UDP" }, { name: "dns-tcp", port: 53, protocol: "TCP" }],
+      ports: [
+        { name: "dns", port: 53, protocol: "UDP" },
+        { name: "dns-tcp", port: 53, protocol: "TCP" },
+      ],
     } as never);
     await apply("/apis/networking.k8s.io/v1/ingressclasses", {
       metadata: { name: "traefik", annotations: { "ingressclass.kubernetes.io/is-default-class": "true" } },
       spec: { controller: "traefik.io/ingress-controller" },
     } as never);
 
-    const healthz = (port: number) => async () =>
-      (await fetch(`https://127.0.0.1:${port}/healthz`, { tls: { rejectUnauthorized: false } })).ok;
+    const healthz = (port: number) => async () => (await fetch(`https://127.0.0.1:${port}/healthz`, { tls: { rejectUnauthorized: false } })).ok;
     await Promise.all([
-      waitUntil("kube-controller-manager /healthz", async () => {
-        await alive(kcm);
-        return healthz(kcmPort)();
-      }, 90_000, 200).then(() => ready("kube-controller-manager")),
-      waitUntil("kube-scheduler /healthz", async () => {
-        await alive(scheduler);
-        return healthz(schedPort)();
-      }, 90_000, 200).then(() => ready("kube-scheduler")),
-      waitUntil("CoreDNS /ready", async () => {
-        await alive(coredns);
-        await alive(socat);
-        return (await fetch(`http://127.0.0.1:${dnsReadyPort}/ready`)).ok;
-      }, 90_000, 200).then(() => ready("coredns")),
-      waitUntil("Traefik /ping", async () => {
-        await alive(traefik);
-        return (await fetch(`http://127.0.0.1:${pingPort}/ping`)).ok;
-      }, 90_000, 200).then(() => ready("traefik")),
-      waitUntil("kube-proxy /healthz", async () => {
-        await alive(proxy);
-        return (await exec(["curl", "-sf", "-o", "/dev/null", "http://127.0.0.1:10256/healthz"], 5_000)).code === 0;
-      }, 90_000, 300).then(() => ready("kube-proxy")),
-      waitUntil(`node ${nodeName} Ready`, async () => {
-        await alive(kubelet);
-        const res = await request("GET", `/api/v1/nodes/${nodeName}`);
-        if (!res.ok) return false;
-        const node = (await res.json()) as { status?: { conditions?: { type: string; status: string }[] } };
-        return node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
-      }, 120_000, 200).then(() => ready("kubelet (node Ready)")),
+      waitUntil(
+        "kube-controller-manager /healthz",
+        async () => {
+          await alive(kcm);
+          return healthz(kcmPort)();
+        },
+        90_000,
+        200,
+      ).then(() => ready("kube-controller-manager")),
+      waitUntil(
+        "kube-scheduler /healthz",
+        async () => {
+          await alive(scheduler);
+          return healthz(schedPort)();
+        },
+        90_000,
+        200,
+      ).then(() => ready("kube-scheduler")),
+      waitUntil(
+        "CoreDNS /ready",
+        async () => {
+          await alive(coredns);
+          await alive(socat);
+          return (await fetch(`http://127.0.0.1:${dnsReadyPort}/ready`)).ok;
+        },
+        90_000,
+        200,
+      ).then(() => ready("coredns")),
+      waitUntil(
+        "Traefik /ping",
+        async () => {
+          await alive(traefik);
+          return (await fetch(`http://127.0.0.1:${pingPort}/ping`)).ok;
+        },
+        90_000,
+        200,
+      ).then(() => ready("traefik")),
+      waitUntil(
+        "kube-proxy /healthz",
+        async () => {
+          await alive(proxy);
+          return (await exec(["curl", "-sf", "-o", "/dev/null", "http://127.0.0.1:10256/healthz"], 5_000)).code === 0;
+        },
+        90_000,
+        300,
+      ).then(() => ready("kube-proxy")),
+      waitUntil(
+        `node ${nodeName} Ready`,
+        async () => {
+          await alive(kubelet);
+          const res = await request("GET", `/api/v1/nodes/${nodeName}`);
+          if (!res.ok) return false;
+          const node = (await res.json()) as { status?: { conditions?: { type: string; status: string }[] } };
+          return node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+        },
+        120_000,
+        200,
+      ).then(() => ready("kubelet (node Ready)")),
     ]);
     return {
       slot,
