@@ -30,3 +30,17 @@ export async function bundledWithFiles(dir: string | undefined, onSkipped: (prob
 export function componentNeeds(defs: readonly ComponentDefinition[]): ComponentNeeds[] {
   return defs.map((d) => ({ name: d.info.name, usesClient: typeof d.instance().hooks.onClient === "function", ...(d.requirements ? { requirements: d.requirements } : {}) }));
 }
+
+/**
+ * The needs of the components a provisioned module serves: the bundled set plus the files of `dir`
+ * (`provision`, `rbac`). Every file must load: one skipped would leave its requirements ungranted.
+ * @throws Error listing the files that did not load; RegistryError when `dir` is not a directory.
+ */
+export async function provisionedComponentNeeds(dir: string | undefined): Promise<ComponentNeeds[]> {
+  const broken: string[] = [];
+  const registry = await bundledWithFiles(dir, (p) => broken.push(p));
+  if (broken.length > 0) {
+    throw new Error(`${broken.length} component file${broken.length === 1 ? "" : "s"} did not load, so their requirements cannot be granted:\n  ${broken.join("\n  ")}`);
+  }
+  return componentNeeds(registry.list());
+}

@@ -7,7 +7,7 @@
 import type { CommandRunner } from "../command.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { createKubeClient } from "../../k8s/client/index.ts";
-import { bundledWithFiles, componentNeeds } from "../component-set.ts";
+import { provisionedComponentNeeds } from "../component-set.ts";
 import {
   DEFAULT_IMAGE,
   DEFAULT_INGRESS_CLASS,
@@ -107,16 +107,8 @@ export const provisionCommand: CommandRunner = {
       console.error(`tinyhost provision: ${e.message}\n\n${PROVISION_USAGE}`);
       return 2;
     }
-    // The components' declared requirements become RBAC: a file that does not load would grant too little.
-    const broken: string[] = [];
     try {
-      const registry = await bundledWithFiles(flags.components, (p) => broken.push(p));
-      if (broken.length > 0) {
-        for (const p of broken) console.error(`tinyhost provision: ${p}`);
-        console.error(`tinyhost provision: ${broken.length} component file${broken.length === 1 ? "" : "s"} did not load; their requirements would not be granted`);
-        return 1;
-      }
-      options = { ...options, ...(registry.list().length > 0 ? { components: componentNeeds(registry.list()) } : {}) };
+      options = { ...options, components: await provisionedComponentNeeds(flags.components) };
     } catch (e) {
       const code = (e as { code?: unknown }).code;
       console.error(`tinyhost provision: ${e instanceof Error ? e.message : String(e)}${typeof code === "string" ? ` [${code}]` : ""}`);

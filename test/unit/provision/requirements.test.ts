@@ -7,7 +7,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { resolve } from "node:path";
 import YAML from "yaml";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { provisionCommand } from "../../../src/cli/commands/provision.ts";
+import { rbacCommand } from "../../../src/cli/commands/rbac.ts";
 import { clusterRoleBindings, clusterRoles, type PolicyRule } from "../../../src/k8s/client/index.ts";
 import {
   chartRbacValues,
@@ -140,6 +144,33 @@ describe("tinyhost provision --dry-run --components", () => {
     expect(r.code).toBe(0);
     expect(r.docs.some((d) => d.kind === "ClusterRole")).toBe(false);
     expect(find(r.docs, "Role", "shop-extra")!.rules).toEqual(exposeRules(pinnedNamesFor(options([]))));
+  });
+
+  test("a component file that does not load stops it (exit 1), naming the file: its requirements would go ungranted", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "th-prov-components-"));
+    writeFileSync(join(dir, "broken.ts"), 'throw new Error("boom at import");\n');
+    const r = await dryRun("--components", dir);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("1 component file did not load, so their requirements cannot be granted");
+    expect(r.err).toContain("broken.ts");
+    expect(r.docs).toEqual([]);
+  });
+
+  test("tinyhost rbac --components prints the same RBAC provision applies", async () => {
+    let out = "";
+    process.stdout.write = ((chunk: string) => {
+      out += chunk;
+      return true;
+    }) as typeof process.stdout.write;
+    const code = await rbacCommand.run(["--name", "shop", "-n", "prod", "--components", FIXTURES]);
+    process.stdout.write = write;
+    expect(code).toBe(0);
+    const printed = YAML.parseAllDocuments(out).map((d) => d.toJS() as ManifestObject);
+    const applied = (await dryRun("--components", FIXTURES)).docs.filter(
+      (d) => ["ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"].includes(d.kind) && d.metadata.labels?.["app.kubernetes.io/instance"] === "shop",
+    );
+    expect(printed).toEqual(applied);
+    expect(printed.map((d) => d.kind)).toContain("ClusterRole");
   });
 
   test("a missing components directory exits 1, naming it", async () => {
