@@ -7,6 +7,7 @@
  * lines. Every span is still recorded by the inner tracer.
  */
 import type { HopSite, HopSpan, Tracer } from "../runtime/runner/tracer.ts";
+import type { HopMiddleware } from "../runtime/scheduler/middleware.ts";
 import { toResult, type Result } from "../core/result.ts";
 import { redactedPayload } from "../telemetry/redact.ts";
 import { maskedError } from "../telemetry/secret-values.ts";
@@ -192,4 +193,9 @@ export function hopWatchingTracer(inner: Tracer, watcher: HopWatcher): Tracer {
       return inner.active;
     },
   };
+}
+
+/** {@link hopWatchingTracer} as hop middleware for the scheduler (src/runtime/scheduler/middleware.ts). */
+export function hopWatching(watcher: HopWatcher): HopMiddleware {
+  return { tracer: (next) => hopWatchingTracer(next, watcher) };
 }

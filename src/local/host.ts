@@ -32,7 +32,6 @@ import { httpDrain, Manager, ManagerStartError, onStop, task, type Runnable, typ
 import { healthServer, type HealthServer } from "../operator/health.ts";
 import { moduleMetrics } from "../operator/metrics.ts";
 import { isComponentFile } from "../runtime/registry/files.ts";
-import { otelTracer } from "../runtime/runner/tracer.ts";
 import type { ComponentDefinition } from "../core/component.ts";
 import type { TinyNodeStatus } from "../core/node.ts";
 import type { TinyComponentStatus } from "../core/api/v1alpha1.ts";
@@ -43,14 +42,14 @@ import { SDK_VERSION } from "../core/version.ts";
 import { FROM_SIGNAL } from "../core/hop.ts";
 import { LocalModuleClient } from "./client.ts";
 import { ComponentFiles } from "./component-files.ts";
-import { DEFAULT_LOCAL_MODULE, DEFAULT_LOCAL_NAMESPACE, HTTP_PORT_METADATA_KEY, HTTP_SERVER_COMPONENT, START_SIGNAL_ANNOTATION } from "./constants.ts";
+import { DEFAULT_LOCAL_MODULE, DEFAULT_LOCAL_NAMESPACE, HTTP_PORT_METADATA_KEY, HTTP_SERVER_COMPONENT } from "./constants.ts";
 import { collectDesired, type DesiredSet } from "./desired.ts";
 import { DirectorySource, REMOVE_GRACE_MS, type NodeDiff } from "./directory-source.ts";
 import { LocalStartError, type ManifestError } from "./errors.ts";
 import { DebugLines } from "./debug-lines.ts";
 import { FailureLog } from "./failure-log.ts";
 import { FlowEvents, type HopListener } from "./flow-events.ts";
-import { hopWatchingTracer, type HopRecord } from "./hop-watch.ts";
+import { hopWatching, type HopRecord } from "./hop-watch.ts";
 import { HumanLogger } from "./human-log.ts";
 import type { ListenFailure } from "./listen-watch.ts";
 import { LocalScheduler } from "./local-scheduler.ts";
@@ -64,15 +63,17 @@ import { LocalNodes, type NodeSeed } from "./node-api.ts";
 import { shownPath } from "../telemetry/shown-path.ts";
 import { displayNames } from "./node-names.ts";
 import { LocalReport } from "./report.ts";
-import { migrateLegacyStateFile, readStateFile, stateFilePath, StateFileWriter, type StateEntry } from "./state-file.ts";
-import { KEEP_REMOVED_STATE_MS, SavedStates } from "./saved-states.ts";
+import { migrateLegacyStateFile, readStateFile, stateFilePath, type StateEntry } from "./state-file.ts";
+import { KEEP_REMOVED_STATE_MS } from "./saved-states.ts";
 import { acquireStateLock, type StateLock } from "./state-lock.ts";
+import { LocalHostEvents } from "./host-events.ts";
+import { LOCK_CHECK_MS, StateKeeper } from "./state-keeper.ts";
+import { StartSignals } from "./start-signals.ts";
 import { LocalTerminal } from "./terminal.ts";
 import { watchDirectory } from "./watch.ts";
 import { localSecretSource } from "../runtime/secrets/index.ts";
 
-/** Default of {@link LocalHostOptions.lockCheckMs}, ms: a deleted lock is back before a second process is likely to start. */
-export const LOCK_CHECK_MS = 2000;
+export { LOCK_CHECK_MS };
 
 /** Options of {@link LocalHost.start}. */
 export interface LocalHostOptions {
@@ -223,24 +224,19 @@ export class LocalHost {
   readonly #failures: FailureLog;
   readonly #debugLines: DebugLines;
   readonly #events: FlowEvents;
-  readonly #writer: StateFileWriter | undefined;
+  /** Reads, node changes and reconciles, for the parts that subscribe themselves (./host-events.ts). */
+  readonly #hostEvents = new LocalHostEvents();
+  /** The state file, its lock and the saved states of nodes not in the API now (./state-keeper.ts). */
+  readonly #state: StateKeeper;
+  /** Start signals (./start-signals.ts). */
+  readonly #signals: StartSignals;
   readonly #health: HealthServer | undefined;
   readonly #terminal: LocalTerminal;
   /** Spans for readers of a whole run (`tinyhost eval`). */
   readonly #tap = new SpanTap();
-  /** Last start-signal value sent per node. */
-  readonly #signalled = new Map<string, string>();
-  /** States of nodes not in the API now: restored ones not created yet, removed ones kept (./saved-states.ts). */
-  readonly #saved: SavedStates;
   #removalTimer: ReturnType<typeof setTimeout> | undefined;
-  #lockTimer: ReturnType<typeof setInterval> | undefined;
-  /** Pid of another process last reported holding our lock (said once). */
-  #lockLostTo: number | undefined;
-  #pruneTimer: ReturnType<typeof setInterval> | undefined;
   #httpSeededNode: string | undefined;
   #httpSeeded = false;
-  #signalsOpen = false;
-  #ready = false;
   #settlePending = false;
   #stopped = false;
   readonly #stop = Promise.withResolvers<void>();
@@ -252,7 +248,14 @@ export class LocalHost {
     this.module = prepared.module;
     this.statePath = prepared.statePath;
     this.report = new LocalReport(options.report);
-    this.#saved = new SavedStates(prepared.restored, new Set(prepared.first.nodes.keys()), options.keepRemovedStateMs);
+    const events = this.#hostEvents;
+    // In this order: the terminal hears of a reconcile before the node's start signal is sent.
+    events.on("reconciled", (name) => this.#terminal.reconciled(name));
+    this.#state = this.#stateKeeper(options, prepared);
+    this.#signals = this.#startSignals();
+    events.on("reconciled", () => this.#settleSoon());
+    events.on("nodeChanged", (c) => this.#terminal.changed(c));
+    events.on("read", (current) => this.#terminal.read(current));
     this.#failures = new FailureLog((line) => this.report.line(line), options.repeatWindowMs !== undefined ? { windowMs: options.repeatWindowMs } : {});
     const namespace = options.namespace ?? DEFAULT_LOCAL_NAMESPACE;
     this.client = new LocalModuleClient(namespace, (port, url) => {
@@ -261,27 +264,12 @@ export class LocalHost {
     });
     this.nodes = new LocalNodes({
       namespace,
-      onChange: (c) => {
-        if (!c.after && c.before) this.#saved.park(c.name, { ...(c.before.status ? { status: c.before.status } : {}) });
-        this.#writer?.schedule();
-        if (!c.after) this.#signalled.delete(c.name);
-        this.#terminal.changed(c);
-      },
+      onChange: (c) => events.emit("nodeChanged", c),
       admitStatus: (name, status) => this.#terminal.admitStatus(name, status),
     });
     this.#source = new DirectorySource({ dir: this.dir, shownDir: shownPath(this.dir), nodes: this.nodes, seed: (name, entry) => this.#seed(name, entry), ...(options.removeGraceMs !== undefined ? { removeGraceMs: options.removeGraceMs } : {}) });
-    if (this.statePath) {
-      const path = this.statePath;
-      this.#writer = new StateFileWriter(
-        path,
-        () => this.#snapshot(),
-        options.stateDebounceMs ?? 200,
-        (err) => this.report.line(`error: cannot write state file ${shownPath(path)}: ${err.message}`),
-        () => this.#checkLock(),
-      );
-    }
     this.#debugLines = new DebugLines((line) => this.report.line(line), (node) => this.report.names.name(node), options.debugHint ? { hint: options.debugHint } : {});
-    const events = new FlowEvents(
+    const flowEvents = new FlowEvents(
       {
         stopped: () => this.#stopped,
         componentOf: (name) => this.#source.desired.get(name)?.node.spec.component,
@@ -291,9 +279,9 @@ export class LocalHost {
       this.#failures,
       this.#debugLines,
     );
-    this.#events = events;
+    this.#events = flowEvents;
     // Warnings and errors of the runtime and components become human lines, or are dropped as repeats.
-    const log = new HumanLogger(logger.child({ component: "local" }), (e) => events.log(e));
+    const log = new HumanLogger(logger.child({ component: "local" }), (e) => flowEvents.log(e));
     this.log = log;
     this.modules = new LocalModules({
       primary: this.module,
@@ -302,25 +290,7 @@ export class LocalHost {
       installed: (c) => this.scheduler.installed(c) !== undefined,
       known: () => this.#components.known((options.components ?? []).map((d) => d.info.name)),
     });
-    const transport = new LocalTransport((msg, signal) => this.scheduler.handle(msg, signal), (segment) => this.modules.notRun(segment));
-    this.scheduler = new LocalScheduler(
-      {
-        module: sanitizeResourceName(this.module),
-        remote: transport,
-        statusSink: kubeStatusSink((name, updater) => this.nodes.patch(name, updater)),
-        client: this.client,
-        tracer: this.#tap.wrap(hopWatchingTracer(otelTracer, events.watcher())),
-        debounceMs: options.debounceMs ?? 1000,
-        log,
-        warnUnknownEdgePorts: false, // local mode checks edges itself, naming the file and line (#checkEdges)
-        // `[[secret:…]]` placeholders: TINY_SECRET_<NAME>__<KEY> variables, then <dir>/.tinyhost/secrets.yaml (docs/operations.md).
-        secrets: localSecretSource(join(this.dir, ".tinyhost", "secrets.yaml"), process.env, `${shownPath(this.dir)}/.tinyhost/secrets.yaml`),
-      },
-      (name) => this.#source.desired.has(name),
-      () => this.#settledNow(),
-      () => this.#components.known((options.components ?? []).map((d) => d.info.name)),
-      (name, component) => this.modules.refusal(name, component),
-    );
+    this.scheduler = this.#localScheduler(options, flowEvents, log);
     this.scheduler.isLeader = true; // one process: it holds the "lease" (runtime-spec §6)
     this.#components = new ComponentFiles({ scheduler: this.scheduler, line: (l) => this.report.line(l), recreate: (c) => this.#recreate(c) });
     this.#tinyComponents = new LocalTinyComponents({
@@ -332,35 +302,8 @@ export class LocalHost {
       changed: (c) => void this.#recreate(c),
       line: (l) => this.report.line(l),
     });
-    const resyncMs = options.resyncMs ?? LEADER_REQUEUE_MS;
-    const primary = { name: this.module, version: options.moduleVersion ?? "local", sdkVersion: SDK_VERSION };
-    this.#controller = tinyNodeController({
-      module: primary,
-      // Every module this process runs, each under its own name (a common-module node's status says common-module).
-      moduleOf: (segment) => (nameMatches(segment, this.module) ? primary : this.modules.runs(segment) ? { ...primary, name: segment } : undefined),
-      scheduler: this.scheduler,
-      api: this.nodes,
-      source: this.nodes,
-      isLeader: () => true,
-      leaderRequeueMs: resyncMs,
-      heartbeatMs: Math.floor((resyncMs || LEADER_REQUEUE_MS) * 0.9),
-      workers: DEFAULT_NODE_WORKERS,
-      log,
-      watcher: { watchdogMs: 0 },
-      onReconciled: (name) => this.#afterReconcile(name),
-    });
-    if (options.healthProbeBindAddress !== undefined) {
-      const c = this.#controller;
-      this.#health = healthServer({
-        probeAddress: options.healthProbeBindAddress,
-        readiness: { nodes: () => (this.#ready ? true : "the first reconcile of every node has not finished") },
-        metrics: moduleMetrics({
-          controllers: [{ name: "tinynode", controller: c.controller as unknown as Controller<KubeObject>, watcher: c.watcher as unknown as Watcher<KubeObject>, writes: c.reconciler.stats }],
-          isLeader: () => true,
-          runners: () => this.scheduler.nodes().length,
-        }),
-      });
-    }
+    this.#controller = this.#nodeController(options, log);
+    if (options.healthProbeBindAddress !== undefined) this.#health = this.#healthServer(options.healthProbeBindAddress);
     this.#terminal = new LocalTerminal({
       module: this.module,
       dir: this.dir,
@@ -524,6 +467,100 @@ export class LocalHost {
     await this.#manager.stop("stop");
   }
 
+  // ----- parts --------------------------------------------------------------------------------
+
+  /** The scheduler running the nodes, its hop middleware (span tap, hop watch) and the in-process transport between modules. */
+  #localScheduler(options: LocalHostOptions, flowEvents: FlowEvents, log: ComponentLogger): LocalScheduler {
+    const transport = new LocalTransport((msg, signal) => this.scheduler.handle(msg, signal), (segment) => this.modules.notRun(segment));
+    return new LocalScheduler(
+      {
+        module: sanitizeResourceName(this.module),
+        remote: transport,
+        statusSink: kubeStatusSink((name, updater) => this.nodes.patch(name, updater)),
+        client: this.client,
+        middleware: [this.#tap, hopWatching(flowEvents.watcher())], // the tap outermost: it sees the watch's spans
+        debounceMs: options.debounceMs ?? 1000,
+        log,
+        warnUnknownEdgePorts: false, // local mode checks edges itself, naming the file and line (#checkEdges)
+        // `[[secret:…]]` placeholders: TINY_SECRET_<NAME>__<KEY> variables, then <dir>/.tinyhost/secrets.yaml (docs/operations.md).
+        secrets: localSecretSource(join(this.dir, ".tinyhost", "secrets.yaml"), process.env, `${shownPath(this.dir)}/.tinyhost/secrets.yaml`),
+      },
+      (name) => this.#source.desired.has(name),
+      () => this.#settledNow(),
+      () => this.#components.known((options.components ?? []).map((d) => d.info.name)),
+      (name, component) => this.modules.refusal(name, component),
+    );
+  }
+
+  /** The cluster's TinyNode controller over the in-memory API; a reconcile of an owned node becomes a `reconciled` event. */
+  #nodeController(options: LocalHostOptions, log: ComponentLogger): TinyNodeController {
+    const resyncMs = options.resyncMs ?? LEADER_REQUEUE_MS;
+    const primary = { name: this.module, version: options.moduleVersion ?? "local", sdkVersion: SDK_VERSION };
+    return tinyNodeController({
+      module: primary,
+      // Every module this process runs, each under its own name (a common-module node's status says common-module).
+      moduleOf: (segment) => (nameMatches(segment, this.module) ? primary : this.modules.runs(segment) ? { ...primary, name: segment } : undefined),
+      scheduler: this.scheduler,
+      api: this.nodes,
+      source: this.nodes,
+      isLeader: () => true,
+      leaderRequeueMs: resyncMs,
+      heartbeatMs: Math.floor((resyncMs || LEADER_REQUEUE_MS) * 0.9),
+      workers: DEFAULT_NODE_WORKERS,
+      log,
+      watcher: { watchdogMs: 0 },
+      onReconciled: (name) => {
+        if (!this.#stopped && this.#controller.reconciler.owns(name)) this.#hostEvents.emit("reconciled", name);
+      },
+    });
+  }
+
+  /** The state file, its lock and the saved states; subscribes itself to node changes. */
+  #stateKeeper(options: LocalHostOptions, prepared: Prepared): StateKeeper {
+    const { keepRemovedStateMs, stateDebounceMs, lockCheckMs } = options;
+    return new StateKeeper({
+      events: this.#hostEvents,
+      statePath: prepared.statePath,
+      lock: prepared.lock,
+      restored: prepared.restored,
+      declared: new Set(prepared.first.nodes.keys()),
+      nodes: () => this.nodes.items(),
+      line: (l) => this.report.line(l),
+      stopped: () => this.#stopped,
+      keepRemovedStateMs,
+      stateDebounceMs,
+      lockCheckMs,
+    });
+  }
+
+  /** The start signals; subscribe themselves to reads, node changes and reconciles. */
+  #startSignals(): StartSignals {
+    return new StartSignals({
+      events: this.#hostEvents,
+      desired: () => this.#source.desired,
+      runs: (name) => this.scheduler.runner(name) !== undefined,
+      send: (node, port, data) => this.send(node, port, data),
+      failed: (node, error) => this.#failures.hop(node, SystemPort.control, FROM_SIGNAL, error),
+      line: (l) => this.report.line(l),
+      quiet: () => this.#quiet(),
+      stopped: () => this.#stopped,
+    });
+  }
+
+  /** `/healthz`, `/readyz` (ready once the first start signals were sent) and `/metrics` on `probeAddress`. */
+  #healthServer(probeAddress: string): HealthServer {
+    const c = this.#controller;
+    return healthServer({
+      probeAddress,
+      readiness: { nodes: () => (this.#signals.ready ? true : "the first reconcile of every node has not finished") },
+      metrics: moduleMetrics({
+        controllers: [{ name: "tinynode", controller: c.controller as unknown as Controller<KubeObject>, watcher: c.watcher as unknown as Watcher<KubeObject>, writes: c.reconciler.stats }],
+        isLeader: () => true,
+        runners: () => this.scheduler.nodes().length,
+      }),
+    });
+  }
+
   // ----- runnables --------------------------------------------------------------------------
 
   #runnables(log: Logger): [RunnableGroup, Runnable][] {
@@ -531,12 +568,9 @@ export class LocalHost {
     if (this.#health) out.push(["servers", this.#health]);
     out.push(["stores", onStop("state file", () => {
       clearTimeout(this.#removalTimer);
-      clearInterval(this.#pruneTimer);
-      clearInterval(this.#lockTimer);
-      this.#writer?.close();
+      this.#state.stop();
       this.#failures.flush();
       this.#debugLines.flush();
-      this.#p.lock?.release();
     })]);
     out.push(["runners", task("components", () => this.#loadComponents())]);
     out.push(["runners", onStop("runners", (ctx) => this.scheduler.stopAll(ctx.signal))]);
@@ -545,16 +579,7 @@ export class LocalHost {
     if (this.#o.watch !== false) out.push(["controllers", this.#watches()]);
     for (const [group, runnable] of this.#o.runnables?.(this) ?? []) out.push([group, runnable]);
     out.push(["listeners", httpDrain(this.scheduler, log)]); // in-flight HTTP requests finish before the runners stop
-    out.push(["receivers", {
-      name: "start signals",
-      start: async () => {
-        await this.idle();
-        this.#signalsOpen = true;
-        for (const name of this.#source.desired.keys()) this.#maybeSignal(name);
-        this.#ready = true;
-      },
-      stop: () => void (this.#signalsOpen = false),
-    }]);
+    out.push(["receivers", this.#signals.runnable(() => this.idle())]);
     return out;
   }
 
@@ -574,44 +599,7 @@ export class LocalHost {
     if (migrated) this.report.line(`state: moved ${shownPath(migrated)} to ${shownPath(statePath!)} (kubectl apply -f <dir> skips sub-directories)`);
     await this.#tinyComponents.apply(this.#p.first.components);
     this.#applyRead(this.#p.first);
-    this.#prune();
-    // Checked a few times per keep period; unref'd, so it never keeps the process alive.
-    const keepMs = this.#o.keepRemovedStateMs ?? KEEP_REMOVED_STATE_MS;
-    this.#pruneTimer = setInterval(() => this.#prune(), Math.max(10, Math.min(60_000, keepMs / 4)));
-    this.#pruneTimer.unref?.();
-    if (this.#p.lock) {
-      this.#lockTimer = setInterval(() => this.#checkLock(), this.#o.lockCheckMs ?? LOCK_CHECK_MS);
-      this.#lockTimer.unref?.();
-    }
-  }
-
-  /** Re-creates the state lock when it was deleted (e.g. with `<dir>/.tinyhost`); says so, and says once when another process holds it. */
-  #checkLock(): void {
-    const lock = this.#p.lock;
-    if (!lock || this.#stopped) return;
-    let r: ReturnType<StateLock["ensure"]>;
-    try {
-      r = lock.ensure();
-    } catch (err) {
-      this.report.line(`error: cannot re-create the state lock ${shownPath(lock.file)}: ${toError(err).message}`);
-      return;
-    }
-    if (r === "recreated") {
-      this.#lockLostTo = undefined;
-      this.report.line(`state: ${shownPath(lock.file)} was deleted while this process runs; re-created it, so no second tinyhost starts on ${shownPath(this.statePath!)}`);
-    } else if (typeof r === "number" && r !== this.#lockLostTo) {
-      this.#lockLostTo = r;
-      this.report.line(`error: ${shownPath(lock.file)} now names pid ${r}: another tinyhost runs on ${shownPath(this.statePath!)} too, and both write it; stop one of them`);
-    }
-  }
-
-  /** Drops the kept states of nodes removed longer ago than the keep period, saying so. */
-  #prune(): void {
-    const dropped = this.#saved.prune();
-    for (const [name, removedAt] of dropped) {
-      this.report.line(`state: dropped the saved state of node ${name}: its manifest has been gone since ${new Date(removedAt).toISOString()} (a removed node's state is kept ${formatKeep(this.#saved.keepMs)})`);
-    }
-    if (dropped.length) this.#writer?.schedule();
+    this.#state.start();
   }
 
   /** Watches the manifests and (unless components were preloaded) the components directory. */
@@ -659,10 +647,8 @@ export class LocalHost {
     const current: DesiredSet = { ...set, nodes: new Map(this.#source.desired) };
     this.report.names.set(displayNames([...current.nodes.values()].map((e) => e.node)));
     for (const name of [...diff.changed, ...diff.removed]) this.#failures.forget(name);
-    this.#terminal.read(current);
+    this.#hostEvents.emit("read", current, diff);
     this.#scheduleRemoval();
-    // A changed start-signal annotation is sent again once the changes are reconciled.
-    if (this.#signalsOpen && diff.changed.length) void this.#quiet().then(() => diff.changed.forEach((n) => this.#maybeSignal(n)));
     return diff;
   }
 
@@ -680,9 +666,7 @@ export class LocalHost {
    * the first http_server (by name) also gets `--port` in its `port` metadata.
    */
   #seed(name: string, entry: NodeManifest): NodeSeed | undefined {
-    const saved = this.#saved.take(name);
-    if (saved?.removedAt !== undefined) this.report.line(`state: node ${name} is back: it resumes the state it had when it was removed at ${new Date(saved.removedAt).toISOString()}`);
-    const seed = saved?.seed;
+    const seed = this.#state.take(name);
     const port = this.#o.httpPort;
     if (port === undefined || this.#httpSeeded || entry.node.spec.component !== HTTP_SERVER_COMPONENT) return seed;
     const firstHttp = [...this.#source.desired.values()]
@@ -693,16 +677,6 @@ export class LocalHost {
     this.#httpSeeded = true;
     this.#httpSeededNode = name;
     return { ...seed, status: { ...seed?.status, metadata: { ...seed?.status?.metadata, [HTTP_PORT_METADATA_KEY]: String(port) } } };
-  }
-
-  /** The state file's contents: status and finalizers of every node that has either, and the kept states of removed nodes. */
-  #snapshot(): Map<string, StateEntry> {
-    const out: Map<string, StateEntry> = this.#saved.removed();
-    for (const n of this.nodes.items()) {
-      if (!n.status && !n.metadata.finalizers?.length) continue;
-      out.set(n.metadata.name, { status: n.status ?? {}, ...(n.metadata.finalizers?.length ? { finalizers: n.metadata.finalizers } : {}) });
-    }
-    return out;
   }
 
   #enqueue(name: string): void {
@@ -732,36 +706,13 @@ export class LocalHost {
 
   // ----- after reconciles: terminal, signals ----------------------------------------------
 
-  #afterReconcile(name: string): void {
-    if (this.#stopped || !this.#controller.reconciler.owns(name)) return;
-    this.#terminal.reconciled(name);
-    this.#maybeSignal(name);
+  /** Once the reconciles so far are done, the terminal announces what settled (one wait at a time). */
+  #settleSoon(): void {
     if (this.#settlePending) return;
     this.#settlePending = true;
     void this.#quiet().then(() => {
       this.#settlePending = false;
       if (!this.#stopped) this.#terminal.settled();
-    });
-  }
-
-  /** Sends the node's start signal (annotation) when signals are open, the node runs and the value was not sent yet. */
-  #maybeSignal(name: string): void {
-    if (!this.#signalsOpen || this.#stopped) return;
-    const entry = this.#source.desired.get(name);
-    const raw = entry?.node.metadata.annotations?.[START_SIGNAL_ANNOTATION];
-    if (!entry || raw === undefined || !this.scheduler.runner(name) || this.#signalled.get(name) === raw) return;
-    this.#signalled.set(name, raw);
-    let data: unknown;
-    try {
-      data = JSON.parse(raw);
-    } catch (err) {
-      this.report.line(`error: ${entry.file}:${entry.line}: node ${name}: annotation ${START_SIGNAL_ANNOTATION} is not JSON (${(err as Error).message})`);
-      return;
-    }
-    void this.send(name, SystemPort.control, data).then((r) => {
-      // Printed unless the hop's own span already did (the usual case); a hop that never reached
-      // the node (no `_control` port) is only known here.
-      if (r.kind === "fail" && !this.#stopped) this.#failures.hop(name, SystemPort.control, FROM_SIGNAL, r.error);
     });
   }
 
@@ -780,12 +731,4 @@ export class LocalHost {
     const queue = this.#controller.controller.queue;
     return this.nodes.caughtUp() && queue.depth === 0 && queue.processing === 0;
   }
-}
-
-/** `1 h`, `10 min`, `30 s` or `250 ms`: a keep period as the state lines show it. */
-function formatKeep(ms: number): string {
-  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
-  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000} s`;
-  return `${ms} ms`;
 }

@@ -6,6 +6,7 @@
  * spans pass through untouched.
  */
 import type { HopSite, HopSpan, Tracer } from "../runtime/runner/tracer.ts";
+import type { HopMiddleware } from "../runtime/scheduler/middleware.ts";
 import { redactedPayload } from "../telemetry/redact.ts";
 import type { Msg } from "../core/hop.ts";
 
@@ -31,8 +32,8 @@ export interface SpanListener {
   ended(span: TappedSpan): void;
 }
 
-/** The tracer wrapper and its listeners. */
-export class SpanTap {
+/** The tap (a hop middleware around the runners' tracer, src/runtime/scheduler/middleware.ts) and its listeners. */
+export class SpanTap implements HopMiddleware {
   readonly #listeners = new Set<SpanListener>();
 
   /** Adds `listener` until the returned function is called. */
@@ -42,7 +43,7 @@ export class SpanTap {
   }
 
   /** `inner`, with every span also reported to the listeners while there are any. */
-  wrap(inner: Tracer): Tracer {
+  tracer(inner: Tracer): Tracer {
     const listeners = this.#listeners;
     return {
       input(site: HopSite, port: string, msg: Msg): HopSpan {

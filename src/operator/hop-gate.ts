@@ -1,7 +1,7 @@
 /**
  * Admission of incoming hops during shutdown: counts hops in flight, refuses new ones once draining
  * started, and lets shutdown wait, bounded, until the in-flight ones finished. Also counts hops for
- * /metrics.
+ * /metrics. A hop middleware (src/runtime/scheduler/middleware.ts) around the scheduler's entry.
  *
  * Shutdown stops the transport receivers before it drains the gate (src/operator/receivers.ts), so
  * a refusal is rare: a hop that slipped in after the receivers stopped (a core message already
@@ -13,6 +13,7 @@ import { fail, type Result } from "../core/result.ts";
 import { retryable } from "../core/errors.ts";
 import { ShuttingDownError } from "../transport/refusal.ts";
 import type { Msg, MsgHandler } from "../core/hop.ts";
+import type { HopMiddleware } from "../runtime/scheduler/middleware.ts";
 import { startTimer, type Timer } from "../core/timer.ts";
 
 /** The refusal of a hop arriving while draining; its home is src/transport/refusal.ts (the gRPC server refuses with it too). */
@@ -30,39 +31,35 @@ export interface HopStats {
   inFlight: number;
 }
 
-/** Wraps a hop handler with admission control. */
-export class HopGate {
+/** Admission control of incoming hops, as hop middleware: one gate's counters cover every handler it wraps. */
+export class HopGate implements HopMiddleware {
   /** Live counters. */
   readonly stats: HopStats = { started: 0, failed: 0, refused: 0, inFlight: 0 };
-  readonly #inner: MsgHandler;
   #draining = false;
   #idle: (() => void)[] = [];
 
-  /** @param inner - the real handler, typically `Scheduler.handle`. */
-  constructor(inner: MsgHandler) {
-    this.#inner = inner;
+  /** `next` (typically the scheduler's entry) behind the gate: the handler to give transports. Never rejects. */
+  handler(next: MsgHandler): MsgHandler {
+    return async (msg: Msg, signal?: AbortSignal): Promise<Result> => {
+      if (this.#draining) {
+        this.stats.refused++;
+        return fail(retryable(new ShuttingDownError(msg.to)));
+      }
+      this.stats.started++;
+      this.stats.inFlight++;
+      try {
+        const result = await next(msg, signal);
+        if (result.kind === "fail") this.stats.failed++;
+        return result;
+      } catch (err) {
+        this.stats.failed++;
+        return fail(err);
+      } finally {
+        this.stats.inFlight--;
+        if (this.stats.inFlight === 0) for (const wake of this.#idle.splice(0)) wake();
+      }
+    };
   }
-
-  /** The gated handler to give transports. Never rejects. */
-  readonly handle: MsgHandler = async (msg: Msg, signal?: AbortSignal): Promise<Result> => {
-    if (this.#draining) {
-      this.stats.refused++;
-      return fail(retryable(new ShuttingDownError(msg.to)));
-    }
-    this.stats.started++;
-    this.stats.inFlight++;
-    try {
-      const result = await this.#inner(msg, signal);
-      if (result.kind === "fail") this.stats.failed++;
-      return result;
-    } catch (err) {
-      this.stats.failed++;
-      return fail(err);
-    } finally {
-      this.stats.inFlight--;
-      if (this.stats.inFlight === 0) for (const wake of this.#idle.splice(0)) wake();
-    }
-  };
 
   /** True once {@link drain} was called. */
   get draining(): boolean {

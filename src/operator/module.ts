@@ -121,11 +121,11 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
     const { election, nodeSource, registration } = await begun.parts;
     const nodeCache: NodeCache = {}; // the TinyNode informer's store, once the controllers exist
     const client: ModuleClient = { ...createResourceManager({ kube, namespace, podName: o.hostname, env: o.env }), mode: "cluster" };
-    const scheduler = await stage("scheduler", () => moduleScheduler({ moduleName, kube, namespace, transport, client, leadership, nodeCache, log: base }));
+    const gate = new HopGate(); // every hop from the wire passes it (the scheduler's hop middleware)
+    const scheduler = await stage("scheduler", () => moduleScheduler({ moduleName, kube, namespace, transport, client, leadership, nodeCache, middleware: [gate], log: base }));
     // The live component set: bundled, files (--components, watched), TinyComponents (runtime-spec §5.3).
     const catalog = new ComponentCatalog(scheduler);
     for (const def of registry.list()) catalog.put(def, `bundled:${registry.source(def.info.name)}`);
-    const gate = new HopGate((msg, signal) => scheduler.handle(msg, signal));
     const controllers = moduleControllers({ kube, namespace, module: { name: o.name, version: o.version, sdkVersion: SDK_VERSION }, moduleName, scheduler, catalog, transport, leadership, nodeSource, workers, log });
     nodeCache.store = controllers.nodes.controller.store;
     const readiness = moduleReadiness({ nodeStore: controllers.nodes.controller.store, transport, leadership });
@@ -143,7 +143,7 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
       .add("controllers", registration);
     for (const r of controllers.runnables) manager.add("controllers", r);
     manager
-      .add("receivers", transportReceivers({ transport, gate, drainMs, onServing: controllers.requeueOwnModule, log }))
+      .add("receivers", transportReceivers({ transport, handle: (msg, signal) => scheduler.handle(msg, signal), gate, drainMs, onServing: controllers.requeueOwnModule, log }))
       .add("listeners", httpDrain(scheduler, log, drainMs)); // first on stop: a request's flow can still hop back over the wire
     const fromEnv = softLimitSource(o.env) === "env";
     if (governor) {

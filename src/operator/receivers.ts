@@ -11,6 +11,7 @@
 import type { Runnable } from "../manager/index.ts";
 import type { Logger } from "../telemetry/log.ts";
 import type { HopGate } from "./hop-gate.ts";
+import type { MsgHandler } from "../core/hop.ts";
 import type { ModuleTransport } from "./transport.ts";
 
 /** Default bound on draining in-flight hops at shutdown, ms (inside the manager's shutdown budget). */
@@ -40,8 +41,10 @@ export function transportConnection(transport: ModuleTransport): Runnable {
 /** Options of {@link transportReceivers}. */
 export interface TransportReceiversOptions {
   transport: ModuleTransport;
-  /** Every incoming hop goes through it; drained on stop. */
-  gate: HopGate;
+  /** What the receivers serve: the scheduler's entry, behind the gate (its hop middleware). */
+  handle: MsgHandler;
+  /** The gate every incoming hop passes; drained on stop. */
+  gate: Pick<HopGate, "drain" | "stats">;
   /** Bound on the hop drain, ms (further bounded by the budget left minus {@link STOP_RESERVE_MS}). */
   drainMs: number;
   /** Called once the receivers serve (the TinyModule status can now carry the bound address). */
@@ -50,7 +53,7 @@ export interface TransportReceiversOptions {
 }
 
 /**
- * The receivers' runnable (group `receivers`): start serves the gate's handler; stop is the
+ * The receivers' runnable (group `receivers`): start serves the gated handler; stop is the
  * sequence in the module comment.
  * @throws (from start) when the gRPC bind or a JetStream consumer fails.
  */
@@ -59,7 +62,7 @@ export function transportReceivers(o: TransportReceiversOptions): Runnable {
   return {
     name: "transport receivers",
     async start() {
-      await transport.serve(gate.handle);
+      await transport.serve(o.handle);
       o.onServing();
     },
     async stop(ctx) {

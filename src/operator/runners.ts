@@ -12,7 +12,7 @@ import type { Store } from "../k8s/runtime/store.ts";
 import { onStop, type Runnable } from "../manager/index.ts";
 import type { ComponentCatalog } from "../runtime/registry/catalog.ts";
 import { watchComponentDir } from "../loader/runtime-files.ts";
-import { Scheduler } from "../runtime/scheduler/index.ts";
+import { Scheduler, type HopMiddleware } from "../runtime/scheduler/index.ts";
 import { kubeSecretSource } from "../runtime/secrets/index.ts";
 import type { ModuleClient } from "../core/client.ts";
 import type { Logger } from "../telemetry/log.ts";
@@ -41,6 +41,8 @@ export interface ModuleSchedulerOptions {
   /** `scheduler.isLeader` follows it (a campaign won before is applied now). */
   leadership: Leadership;
   nodeCache: NodeCache;
+  /** Hop middleware of the scheduler (the shutdown gate). */
+  middleware?: readonly HopMiddleware[];
   log: Logger;
 }
 
@@ -60,6 +62,7 @@ export function moduleScheduler(o: ModuleSchedulerOptions): Scheduler {
     // `[[secret:…]]` placeholders in settings: the module namespace's Secrets (Go pkg/secret).
     secrets: kubeSecretSource(o.kube, o.namespace),
     log: o.log.child({ component: "scheduler" }),
+    ...(o.middleware ? { middleware: o.middleware } : {}),
   });
   scheduler.isLeader = o.leadership.leading; // the campaign may have won already
   o.leadership.onChange((leading) => {

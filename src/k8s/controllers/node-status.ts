@@ -9,6 +9,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { TinyNode, TinyNodeStatus } from "../../core/api/index.ts";
 import { statusText } from "../status-text.ts";
+import { statusPatch, type StatusPatch } from "../../runtime/runner/status-patch.ts";
 
 /** The module identity written to `status.module` (runtime-spec §5.1 step 5). */
 export interface ModuleInfo {
@@ -26,16 +27,14 @@ export type OwnedNodeStatus = Required<Pick<TinyNodeStatus, "module" | "componen
 };
 
 /**
- * The status merge patch (RFC 7386) that writes `desired` at `at`. Go's `TinyNodeStatus.Error` is
- * `json:"error,omitempty"` (api/v1alpha1/tinynode_types.go): a node without an error has no
- * `error` field at all. So `false` is sent as `null`, which removes a stored `true` and is a no-op
- * otherwise; `true` is written.
+ * The status merge patch (RFC 7386) that writes `desired` at `at`; `error` follows Go's
+ * `error,omitempty` rule (src/runtime/runner/status-patch.ts: `false` is sent as `null`).
  */
-export type NodeStatusPatch = Omit<OwnedNodeStatus, "error" | "lastUpdateTime"> & { error: true | null; lastUpdateTime: string };
+export type NodeStatusPatch = Omit<StatusPatch<OwnedNodeStatus>, "lastUpdateTime"> & { lastUpdateTime: string };
 
 /** Builds the {@link NodeStatusPatch} for `desired`, stamped `lastUpdateTime` = `at`. */
 export function nodeStatusPatch(desired: OwnedNodeStatus, at: Date): NodeStatusPatch {
-  return { ...desired, error: desired.error ? true : null, lastUpdateTime: formatTime(at) };
+  return { ...statusPatch(desired), lastUpdateTime: formatTime(at) };
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * One Runner per TinyNode per pod (runtime-spec §2): turns incoming hops into typed, decoded
- * component input, dispatches system ports to capability hooks, sends emitted data along the node's
- * edges (with per-edge retries), and publishes status through a debounced patch.
+ * component input, dispatches system ports to capability hooks, and owns the node's lifecycle
+ * (spec changes, drain, stop). Emits go out along the node's edges (./edges.ts); status is
+ * published through a debounced patch (./status-publisher.ts).
  */
 import { isDeepStrictEqual } from "node:util";
 import type { ComponentContext, ComponentLogger, Emitter, HopTrace, OutputFn } from "../../core/context.ts";
@@ -14,21 +15,20 @@ import {
   LABEL_PROJECT_NAME,
   type NodeIdentity,
   type NodeUpdater,
-  type TinyNodeEdge,
   type TinyNode,
   type TinyNodeStatus,
 } from "../../core/node.ts";
 import { FROM_SIGNAL, parsePortAddress, type Msg } from "../../core/hop.ts";
 import { compilePortDecoder, type PortDecoder } from "../schema/index.ts";
-import { sleepUnlessAborted } from "../../core/abortable-sleep.ts";
 import { fulfilledValue, NOT_FULFILLED } from "../../core/settled.ts";
-import { EdgeTimeoutError, EmptyPortError, HopCancelledError, NodeStoppedError, PayloadDecodeError, PortValidationError, StatusWriteError, uniquePorts } from "./errors.ts";
-import { MetadataState, STATE_PREFIX } from "./metadata-state.ts";
+import { EmptyPortError, NodeStoppedError, PayloadDecodeError, PortValidationError, StatusWriteError, uniquePorts } from "./errors.ts";
+import { MetadataState } from "./metadata-state.ts";
 import { statusText } from "../../k8s/status-text.ts";
-import { StatusWriter, type WriteOutcome, type WriteRetry, type FlushOutcome } from "./status-writer.ts";
+import type { WriteRetry } from "./status-writer.ts";
+import { StatusPublisher, type PendingWrites, type StatusSink } from "./status-publisher.ts";
+import { NodeEdges } from "./edges.ts";
 import { compilePortConfigs, decodeConfiguredPayload, evaluatePortConfig, PortConfigTable } from "./port-config.ts";
 import { orphanedKeys } from "./orphaned-keys.ts";
-import { backoffDelayMs, DEFAULT_RETRY_POLICY, isDeadlineOf, mayRetry, resolveRetryPolicy, type ResolvedRetryPolicy } from "./retry.ts";
 import { HopScope } from "./scope.ts";
 import { NodeGuard, type ComponentFaultError, type FaultSite } from "./guard.ts";
 import { statusComponent, statusPorts } from "./status.ts";
@@ -39,19 +39,7 @@ import { rememberSecretValue } from "../../telemetry/secret-values.ts";
 import { containsPlaceholder, NO_SECRET_SOURCE, resolvePlaceholders, type SecretSource } from "../secrets/index.ts";
 import { USAGE } from "../../core/usage.ts";
 
-/** Persists a node's status: applies `mutate` to the live object and writes its status subresource. */
-export interface StatusSink {
-  /**
-   * Applies `mutate` (metadata updaters, then the runner's status) to the live TinyNode named
-   * `nodeName` and persists its status (runtime-spec §2.4: read live object, apply, patch status).
-   * Resolves once written (nothing), or `"gone"` when the node no longer exists (nothing to write,
-   * never retried); rejects when the write failed (the runner retries it with backoff).
-   */
-  patchStatus(nodeName: string, mutate: (node: TinyNode) => void): Promise<void | "gone">;
-}
-
-/** How long a stopping runner keeps retrying its last status write when its caller gives no deadline, ms (a reload, a deleted node). */
-export const DEFAULT_STOP_FLUSH_MS = 5000;
+export { DEFAULT_STOP_FLUSH_MS, type StatusSink } from "./status-publisher.ts";
 
 /** What a runner needs from its scheduler. */
 export interface RunnerHost {
@@ -83,14 +71,6 @@ interface CachedPort {
   decoder: PortDecoder | undefined;
   /** Schema-marked credential keys of this port plus the node's (built when a span first needs them). */
   credentialKeys: ReadonlySet<string> | undefined;
-}
-
-interface EdgeRoute {
-  readonly edge: TinyNodeEdge;
-  readonly from: string;
-  readonly policy: ResolvedRetryPolicy;
-  /** Aborts sends on this edge when it disappears from the spec (runtime-spec §2.5 `cancelRemovedEdges`). */
-  readonly cancel: AbortController;
 }
 
 const dec = new TextDecoder();
@@ -154,33 +134,6 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
   return v !== null && (typeof v === "object" || typeof v === "function") && typeof (v as { then?: unknown }).then === "function";
 }
 
-/** Waits `ms` unless the hop's scope is cancelled first (false then). */
-function sleep(ms: number, scope: HopScope): Promise<boolean> {
-  return scope.aborted ? Promise.resolve(false) : sleepUnlessAborted(ms, scope.toSignal());
-}
-
-/** The first non-empty `ok` by completion; else the first failure by completion; else empty (runtime-spec §2.4). */
-function firstResult(sends: Promise<Result>[]): Promise<Result> {
-  return new Promise((resolve) => {
-    let left = sends.length;
-    let firstFail: Result | undefined;
-    let done = false;
-    for (const p of sends) {
-      void p.then((r) => {
-        left--;
-        if (done) return;
-        if (r.kind === "ok" && r.value !== undefined && r.value !== null) {
-          done = true;
-          resolve(r);
-          return;
-        }
-        if (r.kind === "fail" && !firstFail) firstFail = r;
-        if (left === 0) resolve(firstFail ?? empty);
-      });
-    }
-  });
-}
-
 /** Drives one component instance for one TinyNode. */
 export class Runner implements HopSite {
   readonly name: string;
@@ -205,24 +158,16 @@ export class Runner implements HopSite {
   /** A fault outside a reconcile (timer, task, loop, ports(), updater): shown until the spec changes. */
   #fault: ComponentFaultError | undefined;
   #portConfigs = new PortConfigTable();
-  #edges = new Map<string, EdgeRoute[]>();
+  /** The node's outbound edges and their sends (edges.ts). */
+  readonly #edges: NodeEdges;
   /** Compiled configurations already checked for undeclared keys ({@link #warnOrphanedKeys}). */
   #keysChecked = new WeakSet<object>();
-  #edgeById = new Map<string, EdgeRoute>();
   #settings: { value: unknown } | undefined;
   /** When settings holding a secret placeholder were last delivered, ms on {@link #clock}. */
   #secretsAt = 0;
   readonly #clock = () => performance.now();
-  /** One status write in flight at most, coalesced requests (status-writer.ts says why). */
-  readonly #writer: StatusWriter;
-  /** `_reconcile` updaters emitted since the last write started (state writes coalesce in {@link state}). */
-  #updaters: NodeUpdater[] = [];
-  /**
-   * What failed writes' `_reconcile` updaters did to `status.metadata` (key → value, `null` =
-   * removed), sent again first by the next write: bounded by the metadata keys however long the
-   * writes fail, where keeping the updater functions would grow with every emit.
-   */
-  #carried: Map<string, string | null> | undefined;
+  /** The node's debounced status writes (status-publisher.ts). */
+  readonly #status: StatusPublisher;
   /** The stop in progress or done ({@link stop}). */
   #stopping: Promise<void> | undefined;
   /** Credential field names authored in the node's `spec.ports[].schema` (runtime-spec §2.6); lazy. */
@@ -238,13 +183,19 @@ export class Runner implements HopSite {
     this.log = log;
     this.#node = node;
     this.identity = identityOf(node);
-    this.#writer = new StatusWriter(host.debounceMs, () => this.#patch(), host.statusRetry);
+    this.#edges = new NodeEdges(this.name, host, log);
     this.guard = new NodeGuard({ node: this.name, component: instance.definition.info.name, log, lifetime: this.#stop.signal, onFault: (e) => this.#onFault(e) });
     this.state = new MetadataState({
       nodeName: this.name,
       metadata: () => this.#node.status?.metadata ?? {},
       requestWrite: () => this.#schedulePatch(),
     });
+    this.#status = new StatusPublisher(
+      { name: this.name, log, guard: this.guard, state: this.state, node: () => this.#node, adopt: (n) => void (this.#node = n), ownedStatus: () => this.readStatus(false) },
+      host.statusSink,
+      host.debounceMs,
+      host.statusRetry,
+    );
     this.emitter = (port, data, signal) => this.output(port, data, new HopScope(signal, "", undefined), -1);
     this.setNode(node);
   }
@@ -281,28 +232,7 @@ export class Runner implements HopSite {
       templateText && ((port) => templateText[port]),
     );
     this.#nodeCredentialKeys = undefined;
-    const byPort = new Map<string, EdgeRoute[]>();
-    const byId = new Map<string, EdgeRoute>();
-    const seen = new Set<string>();
-    for (const edge of node.spec.edges ?? []) {
-      const dedup = edge.port + edge.to; // runtime-spec §2.4: de-duplicate by port+to
-      if (seen.has(dedup)) continue;
-      seen.add(dedup);
-      const prev = this.#edgeById.get(edge.id);
-      const route: EdgeRoute = {
-        edge,
-        from: `${this.name}:${edge.port}`,
-        policy: resolveRetryPolicy(edge.retryPolicy),
-        cancel: prev && prev.edge.to === edge.to ? prev.cancel : new AbortController(),
-      };
-      byId.set(edge.id, route);
-      const list = byPort.get(edge.port);
-      if (list) list.push(route);
-      else byPort.set(edge.port, [route]);
-    }
-    for (const [id, r] of this.#edgeById) if (byId.get(id)?.cancel !== r.cancel) r.cancel.abort(new Error(`edge ${id} removed`));
-    this.#edges = byPort;
-    this.#edgeById = byId;
+    this.#edges.set(node.spec.edges);
     this.invalidatePorts();
   }
 
@@ -610,7 +540,7 @@ export class Runner implements HopSite {
       return Promise.resolve(empty);
     }
     if (port === SystemPort.reconcile) {
-      if (typeof data === "function") this.#updaters.push(data as NodeUpdater);
+      if (typeof data === "function") this.#status.addUpdater(data as NodeUpdater);
       this.#schedulePatch();
       return Promise.resolve(empty);
     }
@@ -624,80 +554,9 @@ export class Runner implements HopSite {
     });
   }
 
-  /** Sends an emit on a data port: one direct hop, or fan-out to the port's edges (runtime-spec §2.4). */
+  /** Sends an emit on a data port along the node's edges (edges.ts). */
   #emit(port: string, data: unknown, scope: HopScope, depth: number): Promise<Result> {
-    const next = depth + 1;
-    if (port.includes(":")) {
-      return this.#send({ edgeId: "", from: "", to: port, data, depth: next }, DEFAULT_RETRY_POLICY, scope);
-    }
-    const routes = this.#edges.get(port);
-    if (!routes) return Promise.resolve(empty);
-    const responseSchema = this.#portMap().get(port)?.spec.responseSchema;
-    const send = (r: EdgeRoute) => {
-      const msg: Msg = { edgeId: r.edge.id, from: r.from, to: r.edge.to, data, depth: next };
-      if (responseSchema) msg.responseSchema = responseSchema;
-      return this.#send(msg, r.policy, new HopScope(r.cancel.signal, "", scope));
-    };
-    if (routes.length === 1) return send(routes[0]!);
-    return firstResult(routes.map(send));
-  }
-
-  /** One edge send with its retry policy (runtime-spec §2.5). */
-  #send(msg: Msg, policy: ResolvedRetryPolicy, scope: HopScope): Promise<Result> {
-    if (policy.timeoutMs === 0) return this.#attempts(msg, policy, scope);
-    msg.deadlineUnixMs = Date.now() + policy.timeoutMs; // a wire transport sends it as the call deadline
-    const deadline = new AbortController();
-    const bounded = new HopScope(deadline.signal, "", scope);
-    return new Promise<Result>((resolve) => {
-      const t = startTimer(policy.timeoutMs, () => {
-        const e = new EdgeTimeoutError(msg.edgeId, msg.to, policy.timeoutMs);
-        deadline.abort(e);
-        resolve(fail(e));
-      });
-      void this.#attempts(msg, policy, bounded).then((r) => {
-        t.cancel();
-        // The wire's deadline error for this very deadline is the edge timing out (whichever timer fired first).
-        resolve(r.kind === "fail" && isDeadlineOf(r.error, msg.deadlineUnixMs!) ? fail(new EdgeTimeoutError(msg.edgeId, msg.to, policy.timeoutMs, r.error)) : r);
-      });
-    });
-  }
-
-  /**
-   * The attempts of one send (runtime-spec §2.5). The first attempt is not `async`: most hops
-   * succeed at once, and an `async` wrapper costs a promise per hop; retries continue in {@link #retry}.
-   */
-  #attempts(msg: Msg, policy: ResolvedRetryPolicy, scope: HopScope): Promise<Result> {
-    if (scope.aborted) return Promise.resolve(fail(new HopCancelledError(msg.to, scope.reason)));
-    let first: Promise<Result>;
-    try {
-      first = this.host.route(msg, scope);
-    } catch (err) {
-      first = Promise.resolve(fail(err));
-    }
-    // Already answered and nothing to retry: the attempt's own promise is the send's answer.
-    const now = fulfilledValue(first);
-    if (now !== NOT_FULFILLED && (now.kind !== "fail" || policy.maxAttempts <= 1 || !mayRetry(policy, 1, now.error))) return first;
-    if (policy.maxAttempts <= 1) return first.catch((err: unknown) => fail(err));
-    return first.then(
-      (r) => (r.kind !== "fail" || !mayRetry(policy, 1, r.error) ? r : this.#retry(msg, policy, scope, r)),
-      (err: unknown) => this.#retry(msg, policy, scope, fail(err)),
-    );
-  }
-
-  /** Attempts 2.. of a send whose attempt 1 failed with `failed` (backoff, then route again). */
-  async #retry(msg: Msg, policy: ResolvedRetryPolicy, scope: HopScope, failed: Result): Promise<Result> {
-    let r: Result = failed;
-    for (let attempt = 1; ; attempt++) {
-      if (r.kind !== "fail" || !mayRetry(policy, attempt, r.error)) return r;
-      this.log.debug({ node: this.name, to: msg.to, attempt, err: r.error.message }, "retrying hop");
-      if (!(await sleep(backoffDelayMs(policy, attempt), scope))) return fail(new HopCancelledError(msg.to, scope.reason));
-      if (scope.aborted) return fail(new HopCancelledError(msg.to, scope.reason));
-      try {
-        r = await this.host.route(msg, scope);
-      } catch (err) {
-        r = fail(err);
-      }
-    }
+    return this.#edges.emit(port, data, scope, depth, (p) => this.#portMap().get(p)?.spec.responseSchema);
   }
 
   /** Context for lifecycle hooks: the node's lifetime signal, no source node. */
@@ -755,80 +614,17 @@ export class Runner implements HopSite {
 
   #schedulePatch(): void {
     if (this.#stop.signal.aborted) return;
-    this.#writer.request();
+    this.#status.request();
   }
 
   /** Status writes waiting or running for this node (tests, diagnostics); `failures` = failed writes in a row, `carried` = metadata keys of failed `_reconcile` updaters. */
-  get pendingWrites(): { dirty: boolean; inFlight: boolean; writes: number; failures: number; updaters: number; carried: number; stateKeys: number } {
-    const w = this.#writer;
-    return { dirty: w.dirty, inFlight: w.inFlight, writes: w.writes, failures: w.failures, updaters: this.#updaters.length, carried: this.#carried?.size ?? 0, stateKeys: this.state.unwrittenKeys };
+  get pendingWrites(): PendingWrites {
+    return this.#status.pending;
   }
 
   /** The failing status writes as an error (node, failures in a row, cause, unwritten state keys), or undefined while they succeed. */
   get writeFailure(): StatusWriteError | undefined {
-    const w = this.#writer;
-    if (w.failures === 0) return undefined;
-    return new StatusWriteError(this.name, w.failures, w.retryDelayMs(w.failures), this.state.unwritten(), w.lastError);
-  }
-
-  /**
-   * One status write (runtime-spec §2.4, §2.9), its content read now: what failed writes' updaters
-   * changed ({@link #carried}), the `_reconcile` updaters emitted so far, the state keys set since
-   * the last write (latest values), then the runtime-owned status fields. A failure rejects (the
-   * writer retries with backoff, status-writer.ts): the state entries go back for the next write
-   * (later sets win; their sets keep waiting) and the updaters' metadata changes are carried;
-   * nothing is dropped unless the node is gone (`"gone"`: state sets rejected, nothing retried).
-   */
-  async #patch(): Promise<WriteOutcome> {
-    const updaters = this.#updaters;
-    this.#updaters = [];
-    const carried = this.#carried;
-    this.#carried = undefined;
-    const stateWrites = this.state.takeWrites();
-    const status = this.readStatus(false);
-    let live = updaters; // a throwing updater faults the node and is dropped; the rest still apply
-    const apply = (node: TinyNode) => {
-      if (carried) applyMetadata(node, carried);
-      live = live.filter((u) => this.guard.call("_reconcile updater", () => (u(node), true), false));
-      stateWrites?.apply(node);
-      const { error, ...owned } = status;
-      node.status = { ...node.status, ...owned };
-      // Go's `error,omitempty` (node-status.ts): a node without an error has no `error` field, as
-      // the reconciler's write leaves it. Writing `false` here made every runner write after a
-      // reconciler's a real request.
-      if (error) node.status.error = true;
-      else delete node.status.error;
-    };
-    // On a copy: `#node` may be the TinyNode informer's own object (the reconciler hands it over),
-    // and the sink starts its write from that object — changed in place, the write would find
-    // nothing to send.
-    const local = structuredClone(this.#node);
-    const before = { ...local.status?.metadata };
-    let outcome: WriteOutcome;
-    try {
-      apply(local); // inside the try: whatever throws here, what this write took is put back
-      this.#node = local;
-      if (!this.host.statusSink) {
-        stateWrites?.done();
-        return;
-      }
-      outcome = await this.host.statusSink.patchStatus(this.name, apply);
-    } catch (err) {
-      stateWrites?.failed();
-      // What this write's updaters changed, after what earlier failed writes carried (already in `before`).
-      const changed = new Map([...(carried ?? []), ...metadataChanges(before, local.status?.metadata ?? {}, stateWrites?.keys)]);
-      if (changed.size) this.#carried = changed;
-      const failures = this.#writer.failures + 1;
-      this.log.warn({ node: this.name, err: toError(err).message, failures, retryInMs: this.#writer.retryDelayMs(failures), stateKeys: this.state.unwritten() }, "status write failed; retrying with backoff");
-      throw err;
-    }
-    if (outcome === "gone") {
-      stateWrites?.dropped("the node was deleted");
-      this.state.close("the node was deleted");
-      this.log.debug({ node: this.name }, "status write: node gone");
-      return "gone";
-    }
-    stateWrites?.done();
+    return this.#status.writeFailure;
   }
 
   /**
@@ -846,20 +642,7 @@ export class Runner implements HopSite {
   }
 
   async #stopOnce(cleanup: boolean, deadline: AbortSignal | undefined): Promise<void> {
-    let flushed: FlushOutcome;
-    try {
-      flushed = await this.#writer.flush(deadline ?? AbortSignal.timeout(DEFAULT_STOP_FLUSH_MS));
-    } catch (err) {
-      this.log.warn({ node: this.name, err: toError(err).message }, "last status write failed");
-      flushed = "failed";
-    }
-    const failure = this.#writer.lastError;
-    this.#writer.stop();
-    const dropped = this.state.close(flushed === "gone" ? "the node was deleted" : `node ${this.name} stopped before its status write succeeded`);
-    if (flushed === "failed") {
-      const lost = { stateKeys: dropped, metadataKeys: [...(this.#carried?.keys() ?? [])], updaters: this.#updaters.length };
-      this.log.error({ node: this.name, ...lost, err: toError(failure).message }, `node ${this.name} stopped with its status not persisted: state keys ${dropped.join(", ") || "none"} and ${lost.metadataKeys.length + lost.updaters} _reconcile change(s) lost`);
-    }
+    await this.#status.close(deadline);
     if (cleanup) {
       try {
         await this.callHook("onDestroy", { ...(this.#node.status?.metadata ?? {}) });
@@ -867,7 +650,7 @@ export class Runner implements HopSite {
         // logged and counted by the guard (site onDestroy); deletion goes on
       }
     }
-    for (const r of this.#edgeById.values()) r.cancel.abort(new NodeStoppedError(this.name));
+    this.#edges.cancelAll(new NodeStoppedError(this.name));
     this.#stop.abort(new NodeStoppedError(this.name));
   }
 }
@@ -881,22 +664,4 @@ export function identityOf(node: TinyNode): NodeIdentity {
     flowName: labels[LABEL_FLOW_NAME] ?? "",
     projectName: labels[LABEL_PROJECT_NAME] ?? "",
   };
-}
-
-/** Sets (or, for `null`, removes) each entry in `node.status.metadata`. */
-function applyMetadata(node: TinyNode, entries: ReadonlyMap<string, string | null>): void {
-  const status = (node.status ??= {});
-  for (const [k, v] of entries) {
-    if (v !== null) (status.metadata ??= {})[k] = v;
-    else if (status.metadata) delete status.metadata[k];
-  }
-}
-
-/** The metadata keys whose value differs between `before` and `after` (`null` = removed), except the given state keys (their entries are restored on their own). */
-function metadataChanges(before: Readonly<Record<string, string>>, after: Readonly<Record<string, string>>, stateKeys: readonly string[] = []): Map<string, string | null> {
-  const skip = new Set(stateKeys.map((k) => STATE_PREFIX + k));
-  const out = new Map<string, string | null>();
-  for (const [k, v] of Object.entries(after)) if (before[k] !== v && !skip.has(k)) out.set(k, v);
-  for (const k of Object.keys(before)) if (!(k in after) && !skip.has(k)) out.set(k, null);
-  return out;
 }

@@ -13,7 +13,7 @@ import { PermanentError, retryable } from "../../core/errors.ts";
 import type { TinyNode, TinyNodeStatus } from "../../core/node.ts";
 import { isSystemPort, SystemPort } from "../../core/ports.ts";
 import { empty, fail, toError, type Result } from "../../core/result.ts";
-import { carriesRuns, moduleOfNode, parsePortAddress, payloadBytes, type Msg, type Transport } from "../../core/hop.ts";
+import { carriesRuns, moduleOfNode, parsePortAddress, payloadBytes, type Msg, type MsgHandler, type Transport } from "../../core/hop.ts";
 import { MetadataLedger } from "../durable/ledger.ts";
 import type { StepLedger } from "../../core/durable/step-ledger.ts";
 import { LocalReplies } from "../../core/durable/replies.ts";
@@ -21,6 +21,7 @@ import { currentRun, emitRecordOf, isReplyHop, type RunContext } from "../../cor
 import { DurableSteps, type DurableStepStats } from "../durable/steps.ts";
 import { callAgentTool, type RpcHost } from "./rpc.ts";
 import { SchedulerRuns } from "./runs.ts";
+import { chainHandler, chainTracer, type HopMiddleware } from "./middleware.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
 import { HopCancelledError, NodeReloadedError } from "../runner/errors.ts";
 import { Runner, type RunnerHost, type StatusSink } from "../runner/runner.ts";
@@ -55,6 +56,8 @@ export interface SchedulerOptions {
   statusSink?: StatusSink;
   /** Span factory; default {@link otelTracer} (records once `setupTracing` installed a provider, else no-op). */
   tracer?: Tracer;
+  /** Hop middleware around {@link Scheduler.handle} and {@link tracer}, the first outermost (middleware.ts). */
+  middleware?: readonly HopMiddleware[];
   /** Logger; default the host's root logger. */
   log?: ComponentLogger & { child?(bindings: object): ComponentLogger };
   /** Status-patch debounce window, ms; default 1000 (runtime-spec §2.9). */
@@ -121,12 +124,15 @@ export class Scheduler implements RunnerHost, RpcHost {
   readonly #wireRuns: boolean;
   /** A hop and its stamped copy: a retry of the same send keeps its step key (runtime-spec §2.5). */
   readonly #stamped = new WeakMap<Msg, Msg>();
+  /** {@link handle} behind the hop middleware's handlers. */
+  readonly #entry: MsgHandler;
 
   constructor(options: SchedulerOptions) {
     this.module = options.module;
     this.#remote = options.remote;
     this.statusSink = options.statusSink;
-    this.tracer = options.tracer ?? otelTracer;
+    this.tracer = chainTracer(options.tracer ?? otelTracer, options.middleware);
+    this.#entry = chainHandler((msg, signal) => this.dispatch(msg, rootScope(signal)), options.middleware);
     this.#log = options.log ?? rootLogger.child({ component: "scheduler" });
     this.debounceMs = options.debounceMs ?? 1000;
     this.statusRetry = options.statusRetry;
@@ -318,11 +324,12 @@ export class Scheduler implements RunnerHost, RpcHost {
   }
 
   /**
-   * Entry for a hop from outside (a transport, a signal, a test). Never rejects.
+   * Entry for a hop from outside (a transport, a signal, a test), through the hop middleware's
+   * handlers ({@link SchedulerOptions.middleware}). Never rejects.
    * @param signal aborting it cancels the hop and every handler below it.
    */
   handle(msg: Msg, signal?: AbortSignal): Promise<Result> {
-    return this.dispatch(msg, rootScope(signal));
+    return this.#entry(msg, signal);
   }
 
   /**

@@ -9,11 +9,12 @@ const msg: Msg = { edgeId: "", from: "", to: "h.m.c-1:in", data: {}, depth: 0 };
 describe("hop gate (shutdown drain)", () => {
   test("drain waits for in-flight hops and refuses new ones with a retryable SHUTTING_DOWN", async () => {
     const release = Promise.withResolvers<Result>();
-    const gate = new HopGate(() => release.promise);
-    const inflight = gate.handle(msg);
+    const gate = new HopGate();
+    const handle = gate.handler(() => release.promise);
+    const inflight = handle(msg);
     expect(gate.stats.inFlight).toBe(1);
     const drained = gate.drain(5_000);
-    const refused = await gate.handle(msg);
+    const refused = await handle(msg);
     expect(refused.kind).toBe("fail");
     expect(refused.kind === "fail" && [errorCode(refused.error), shouldRetry(refused.error)]).toEqual(["SHUTTING_DOWN", true]);
     release.resolve(ok(1));
@@ -23,8 +24,8 @@ describe("hop gate (shutdown drain)", () => {
   });
 
   test("drain returns after its bound with the number of hops still running", async () => {
-    const gate = new HopGate(() => new Promise<Result>(() => {}));
-    void gate.handle(msg);
+    const gate = new HopGate();
+    void gate.handler(() => new Promise<Result>(() => {}))(msg);
     expect(await gate.drain(20)).toBe(1);
   });
 });

@@ -103,12 +103,13 @@ describe("transport runnables", () => {
   test("receivers stop: stop receiving, then wait for the in-flight hop, then stop serving", async () => {
     const calls: string[] = [];
     const release = Promise.withResolvers<Result>();
-    const gate = new HopGate(() => release.promise);
+    const gate = new HopGate();
+    const handle = gate.handler(() => release.promise);
     let served = 0;
-    const r = transportReceivers({ transport: fakeTransport(calls), gate, drainMs: 4_000, onServing: () => served++, log });
+    const r = transportReceivers({ transport: fakeTransport(calls), handle, gate, drainMs: 4_000, onServing: () => served++, log });
     await r.start!({ fatal: () => {} });
     expect([calls, served]).toEqual([["serve"], 1]);
-    const inflight = gate.handle(msg);
+    const inflight = handle(msg);
     const stopped = r.stop!({ signal: new AbortController().signal, remainingMs: () => 8_000 });
     await Bun.sleep(10);
     expect(calls).toEqual(["serve", "stopReceiving"]); // still draining
@@ -120,10 +121,10 @@ describe("transport runnables", () => {
 
   test("the hop drain is bounded by drainMs and leaves STOP_RESERVE_MS of the budget to what stops after it", async () => {
     const bounds: number[] = [];
-    const gate = { handle: () => Promise.resolve(ok(1)), stats: {}, drain: async (ms: number) => (bounds.push(ms), 1) } as unknown as HopGate;
+    const gate = { stats: {}, drain: async (ms: number) => (bounds.push(ms), 1) } as unknown as HopGate;
     for (const remaining of [8_000, STOP_RESERVE_MS + 30, STOP_RESERVE_MS - 100]) {
       const calls: string[] = [];
-      const r = transportReceivers({ transport: fakeTransport(calls), gate, drainMs: 4_000, onServing: () => {}, log });
+      const r = transportReceivers({ transport: fakeTransport(calls), handle: () => Promise.resolve(ok(1)), gate, drainMs: 4_000, onServing: () => {}, log });
       await r.stop!({ signal: new AbortController().signal, remainingMs: () => remaining });
       expect(calls).toEqual(["stopReceiving", "stopServing(500)"]);
     }

@@ -20,9 +20,11 @@ const PRIMITIVE = "src/core/timer.ts";
  */
 const REVIEWED: Record<string, Record<string, string>> = {
   "src/local/host.ts": {
-    "Math.max(10, Math.min(60_000, keepMs / 4))": "capped at 60 s",
-    "this.#o.lockCheckMs ?? LOCK_CHECK_MS": "a test option; default a constant",
     "Math.max(0, due - Date.now()) + 5": "due = a removal time at most REMOVE_GRACE_MS ahead",
+  },
+  "src/local/state-keeper.ts": {
+    "Math.max(10, Math.min(60_000, keepMs / 4))": "capped at 60 s",
+    "this.o.lockCheckMs ?? LOCK_CHECK_MS": "a test option; default a constant",
   },
   "src/local/watch.ts": { debounceMs: "file-watch debounce, a constant of the caller" },
   "src/local/state-file.ts": { "this.debounceMs": "state-file write coalescing, a constructor constant (200 ms)" },
