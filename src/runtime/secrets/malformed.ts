@@ -6,7 +6,11 @@
  * says so: one warning per node naming each setting path and the text.
  */
 import type { ComponentLogger } from "../../core/context.ts";
+import { SystemPort } from "../../core/ports.ts";
+import type { HopSite, HopSpan, Tracer } from "../runner/tracer.ts";
 import { SECRET_PLACEHOLDER } from "./placeholder.ts";
+
+const SETTINGS_PORT: string = SystemPort.settings;
 
 /** Where a placeholder's text starts. */
 const MARKER = "[[secret:";
@@ -73,4 +77,35 @@ export function warnMalformedPlaceholders(settings: unknown, log: Pick<Component
     `settings hold ${found.length === 1 ? "a string that is not a" : `${found.length} strings that are not`} [[secret:<name>/<key>]] placeholder${found.length === 1 ? "" : "s"}, passed on as literal text (as the Go SDK does): ${list}`,
   );
   return signature;
+}
+
+/**
+ * Hop middleware (src/runtime/scheduler/middleware.ts) that applies {@link warnMalformedPlaceholders}
+ * to every settings delivery: its input spans of `_settings` ask the runner for the decoded payload
+ * (as local mode's hop watch does) and pass everything on to the inner span. One signature per
+ * runner, so a node's warning is not repeated until its settings change (or its component reloads).
+ */
+export function placeholderWarnings(log: Pick<ComponentLogger, "warn">): { tracer(next: Tracer): Tracer } {
+  const last = new WeakMap<HopSite, string>();
+  return {
+    tracer: (next) => ({
+      active: next.active,
+      output: (site, port, data) => next.output(site, port, data),
+      input(site, port, msg): HopSpan {
+        const inner = next.input(site, port, msg);
+        if (port !== SETTINGS_PORT) return inner;
+        return {
+          recording: true,
+          event: (name, attributes) => inner.event(name, attributes),
+          data(value) {
+            last.set(site, warnMalformedPlaceholders(value, log, site.name, last.get(site)));
+            if (inner.recording) inner.data(value);
+          },
+          run: (fn) => inner.run(fn),
+          usage: (totals) => inner.usage(totals),
+          end: (error) => inner.end(error),
+        };
+      },
+    }),
+  };
 }

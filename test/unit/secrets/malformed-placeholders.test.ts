@@ -4,7 +4,12 @@
  * not repeated while the settings hold the same ones.
  */
 import { describe, expect, test } from "bun:test";
+import { defineComponent, target, Type } from "tinyhost";
+import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { containsPlaceholder, malformedPlaceholders, resolvePlaceholders, warnMalformedPlaceholders } from "../../../src/runtime/secrets/index.ts";
+import { makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
+
+process.env.TINYHOST_LOG_LEVEL ??= "silent";
 
 const FORM = "needs the form [[secret:<name>/<key>]], name and key of letters, digits, '.', '_' and '-'";
 
@@ -57,5 +62,46 @@ describe("malformed placeholders", () => {
     expect(log.lines[1]!.msg).toContain('settings hold a string that is not a [[secret:<name>/<key>]] placeholder, passed on as literal text (as the Go SDK does): token: "[[secret:name/]]"');
     expect(warnMalformedPlaceholders({ token: "[[secret:name/key]]" }, log, "n1", last)).toBe("");
     expect(log.lines).toHaveLength(2);
+  });
+});
+
+describe("in the scheduler", () => {
+  const seen: unknown[] = [];
+  const keeper = defineComponent({
+    info: { name: "keeper", description: "K", info: "" },
+    ports: () => [target("_settings", Type.Object({ token: Type.String(), region: Type.String() }), { default: { token: "", region: "" } })],
+    onSettings(_ctx, s) {
+      seen.push(s);
+    },
+    handle: () => undefined,
+  });
+  const node = (settings: unknown) => makeNode("k", "keeper", { ports: [{ from: "", port: "_settings", config: settings }] });
+
+  function logger() {
+    const warnings: { obj: object | string; msg?: string }[] = [];
+    const noop = () => {};
+    const log = { debug: noop, info: noop, error: noop, warn: (obj: object | string, msg?: string) => void warnings.push({ obj, msg }) };
+    return { warnings, log: { ...log, child: () => log } };
+  }
+
+  test("a settings delivery holding one warns once for the node, naming path and text; the component gets the literal text", async () => {
+    seen.length = 0;
+    const { warnings, log } = logger();
+    const s = new Scheduler({ module: MODULE, log });
+    s.install(keeper);
+    const status = await s.update(node({ token: "[[secret:name]]", region: "eu" }));
+    expect(status.error).not.toBe(true);
+    expect(seen).toEqual([{ token: "[[secret:name]]", region: "eu" }]);
+    const mine = () => warnings.filter((w) => typeof w.msg === "string" && w.msg.includes("[[secret:<name>/<key>]]"));
+    expect(mine()).toHaveLength(1);
+    expect(mine()[0]!.obj).toEqual({ node: nodeName("k"), placeholders: [{ path: "token", text: "[[secret:name]]" }] });
+    await s.update(node({ token: "[[secret:name]]", region: "eu" })); // reconciled again, unchanged
+    expect(mine()).toHaveLength(1);
+    await s.update(node({ token: "[[secret:name]]", region: "[[secret:]]" }));
+    expect(mine()).toHaveLength(2);
+    expect(mine()[1]!.msg).toContain('region: "[[secret:]]"');
+    await s.update(node({ token: "plain", region: "eu" }));
+    expect(mine()).toHaveLength(2);
+    await s.destroy(nodeName("k"));
   });
 });
