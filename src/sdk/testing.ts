@@ -10,7 +10,7 @@
  * expect(h.emitted).toEqual([{ port: "out", data: { n: 4 } }]);
  */
 import { Scheduler } from "../runtime/scheduler/scheduler.ts";
-import { otelTracer, type HopSpan, type Tracer } from "../runtime/runner/index.ts";
+import type { HopSpan, Tracer } from "../runtime/runner/index.ts";
 import { mapSecretSource } from "../runtime/secrets/index.ts";
 import type { ComponentDefinition } from "../core/component.ts";
 import type { Emitter } from "../core/context.ts";
@@ -128,7 +128,7 @@ export async function testComponent(def: ComponentDefinition, options: TestCompo
     debounceMs: 10,
     readyTimeoutMs: 100,
     warnUnknownEdgePorts: false, // capture edges are generated for the ports before settings apply
-    tracer: meteringTracer(otelTracer, (u) => usage.push(u)),
+    middleware: [{ tracer: (next) => meteringTracer(next, (u) => usage.push(u)) }],
     secrets: mapSecretSource(options.secrets ?? {}, "testComponent's options.secrets"),
     remote: {
       async send(msg) {
