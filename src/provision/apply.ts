@@ -21,7 +21,7 @@ import { FIELD_MANAGER, MANAGED_BY, MODULE_IMAGE_ANNOTATION } from "./labels.ts"
 import { describeManifest, type Manifest } from "./manifest.ts";
 import { splitImage, type ProvisionOptions } from "./options.ts";
 import { buildPlan } from "./plan.ts";
-import { namesFor } from "./release.ts";
+import { declaredReleaseRules, namesFor } from "./release.ts";
 import { generateToken } from "./token.ts";
 
 /**
@@ -140,20 +140,24 @@ export async function checkReleaseImage(kube: KubeClient, o: ProvisionOptions): 
 }
 
 /**
- * Removes what earlier tinyhost versions applied and this one no longer does: the cluster-scoped
- * `<R-N>-manager-role` and its binding (the module's rules are a namespaced Role now). Only objects
- * labelled `app.kubernetes.io/managed-by=tinyhost` are deleted; anything else of that name is left.
+ * Removes what earlier tinyhost versions or earlier runs applied and this run does not: the
+ * cluster-scoped `<R-N>-manager-role` and its binding (the module's rules are a namespaced Role
+ * now), and the ClusterRole `<R-N>-extra` with its binding when no component declares cluster-wide
+ * rules any more. Only objects labelled `app.kubernetes.io/managed-by=tinyhost` are deleted;
+ * anything else of that name is left.
  * @returns the objects removed (result `deleted`).
  * @throws KubeApiError other than NotFound.
  */
 export async function pruneLegacy(kube: KubeClient, o: ProvisionOptions): Promise<AppliedObject[]> {
   const names = namesFor(o);
   const out: AppliedObject[] = [];
-  for (const [kind, res, name] of [
+  const stale: (readonly ["ClusterRoleBinding" | "ClusterRole", typeof clusterRoles | typeof clusterRoleBindings, string])[] = [
     ["ClusterRoleBinding", clusterRoleBindings, names.legacyClusterRoleBinding],
     ["ClusterRole", clusterRoles, names.legacyClusterRole],
-  ] as const) {
-    let found;
+  ];
+  if (declaredReleaseRules(o).cluster.length === 0) stale.push(["ClusterRoleBinding", clusterRoleBindings, names.extraClusterRole], ["ClusterRole", clusterRoles, names.extraClusterRole]);
+  for (const [kind, res, name] of stale) {
+  let found;
     try {
       found = await kube.get(res as ResourceDescriptor<KubeObject>, name);
     } catch (e) {
@@ -174,7 +178,8 @@ export async function pruneLegacy(kube: KubeClient, o: ProvisionOptions): Promis
  * 1. publisher guard; 2. Namespace with `tinysystems.io/managed=true`; 3. CRDs, then wait for
  * Established; 4. NATS auth Secret create-if-absent (a fresh 40-character token only when absent;
  * the module reads it through `secretKeyRef`), the broker objects; 5. the collector; 6. the release
- * objects; 7. the legacy cluster-scoped role of earlier versions is removed ({@link pruneLegacy}).
+ * objects (with the ClusterRole of the components' declared cluster-wide rules, if any); 7. the
+ * cluster-scoped roles this run no longer applies are removed ({@link pruneLegacy}).
  * Idempotent: a second run with the same options changes no object.
  * @throws ReleaseImageMismatchError, ApplyObjectError, CrdNotEstablishedError; KubeApiError /
  *   KubeConnectionError from reads. Objects written before a failure stay (re-run to finish).

@@ -82,6 +82,8 @@ export interface ReleaseNames {
   service: string;
   ingress: string;
   deployment: string;
+  /** ClusterRole (and its binding, same name) of the rules components declare cluster-wide (`requirements.rbac.extraRules`): `<R-N>-extra`. */
+  extraClusterRole: string;
   /** ClusterRole earlier tinyhost versions applied (`<R-N>-manager-role`); provision removes it. */
   legacyClusterRole: string;
   /** Its ClusterRoleBinding (`<R-N>-manager-rolebinding`). */
@@ -91,8 +93,8 @@ export interface ReleaseNames {
 /**
  * The chart's object names: `R-controller-manager` (SA, Deployment), `R-manager-role` /
  * `-rolebinding` (namespaced here), `R-leader-election-role` / `-rolebinding`, `R-extra`,
- * `R-manager-service`, `R-manager-ingress`; and the cluster-scoped names of before
- * (`clusterScopedName`).
+ * `R-manager-service`, `R-manager-ingress`; `<R-N>-extra` for declared cluster-wide rules; and the
+ * cluster-scoped names of before (`clusterScopedName`).
  * @param release - R. @param scoped - `clusterScopedName(R, N)`.
  */
 export function releaseNames(release: string, scoped: string): ReleaseNames {
@@ -107,6 +109,7 @@ export function releaseNames(release: string, scoped: string): ReleaseNames {
     service: `${release}-manager-service`,
     ingress: `${release}-manager-ingress`,
     deployment: `${release}-controller-manager`,
+    extraClusterRole: `${scoped}-extra`,
     legacyClusterRole: `${scoped}-manager-role`,
     legacyClusterRoleBinding: `${scoped}-manager-rolebinding`,
   };

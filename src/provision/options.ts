@@ -7,6 +7,7 @@ import { ProvisionInputError } from "./errors.ts";
 import { IMAGE_REFERENCE_FORM, ImageReferenceError, parseImageReference, type ImageReference } from "./image-ref.ts";
 import { NATS_IMAGE } from "./nats.ts";
 import { OTEL_IMAGE } from "./otel.ts";
+import type { ComponentNeeds } from "./rbac-values.ts";
 import { MAX_LABEL_LENGTH, sanitizeReleaseName } from "./sanitize.ts";
 
 /** Default runtime namespace (`tiny -n`, provision.md §1). */
@@ -47,6 +48,11 @@ export interface ProvisionInput {
   ingressClass?: string;
   /** Grant the CR-helper kinds (tinyflows, tinyprojects, tinywidgetpages, tinyscenarios; node create/delete); default false. */
   withCrHelpers?: boolean;
+  /**
+   * The module's components, for the rules they declare in `requirements` (extra namespaced and
+   * cluster-wide rules, the Secrets their placeholders may name); default none (the runtime's own rules).
+   */
+  components?: readonly ComponentNeeds[];
 }
 
 /** Validated options. */
@@ -71,6 +77,8 @@ export interface ProvisionOptions {
   ingressSuffix: string;
   ingressClass: string;
   withCrHelpers: boolean;
+  /** The components whose declared requirements the release grants (rbac-values.ts `declaredRbac`); absent = none. */
+  components?: readonly ComponentNeeds[];
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -167,5 +175,6 @@ export function resolveOptions(input: ProvisionInput = {}): ProvisionOptions {
     ingressSuffix,
     ingressClass,
     withCrHelpers: input.withCrHelpers ?? false,
+    ...(input.components && input.components.length > 0 ? { components: input.components } : {}),
   };
 }

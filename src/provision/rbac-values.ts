@@ -47,12 +47,10 @@ export function chartRbacValues(components: readonly ComponentNeeds[], options: 
   const namespaced: PolicyRule[] = [];
   if (components.some((c) => c.usesClient)) namespaced.push(...exposeRules());
   if (options.withCrHelpers) namespaced.push(...crHelperRules().filter((r) => !r.resources?.includes("tinynodes")));
-  const declared = components.map((c) => c.requirements?.rbac).filter((r) => r !== undefined);
-  namespaced.push(...declared.flatMap((r) => r.extraNamespacedRules ?? []).map(copyRule));
-  const secretRule = secretReadRule(components);
-  if (secretRule) namespaced.push(secretRule);
-  const cluster = unique(declared.flatMap((r) => r.extraRules ?? []).map(copyRule));
-  const base = declared.some((r) => r.enableKubernetesResourceAccess === true);
+  const declared = declaredRbac(components);
+  namespaced.push(...declared.namespaced);
+  const cluster = declared.cluster;
+  const base = declared.resourceAccess;
   if (!base && cluster.length === 0 && namespaced.length === 0) return undefined;
   return {
     rbac: {
@@ -60,6 +58,29 @@ export function chartRbacValues(components: readonly ComponentNeeds[], options: 
       ...(cluster.length > 0 ? { extraRules: cluster } : {}),
       ...(namespaced.length > 0 ? { extraNamespacedRules: unique(namespaced) } : {}),
     },
+  };
+}
+
+/** What the components declare in `requirements`, merged: the rules both the chart overlay and `provision` grant. */
+export interface DeclaredRbac {
+  /** Some component asks for `enableKubernetesResourceAccess` (the chart's read/write of pods, services, deployments, ingresses). */
+  resourceAccess: boolean;
+  /** `extraRules` of every component, without repeats: cluster-wide (a ClusterRole). */
+  cluster: PolicyRule[];
+  /** `extraNamespacedRules` of every component, then the Secret `get` rule ({@link secretReadRule}), without repeats. */
+  namespaced: PolicyRule[];
+}
+
+/** Merges the components' declared requirements into the rules they need (fresh arrays). */
+export function declaredRbac(components: readonly Pick<ComponentNeeds, "requirements">[]): DeclaredRbac {
+  const declared = components.map((c) => c.requirements?.rbac).filter((r) => r !== undefined);
+  const namespaced = declared.flatMap((r) => r.extraNamespacedRules ?? []).map(copyRule);
+  const secretRule = secretReadRule(components);
+  if (secretRule) namespaced.push(secretRule);
+  return {
+    resourceAccess: declared.some((r) => r.enableKubernetesResourceAccess === true),
+    cluster: unique(declared.flatMap((r) => r.extraRules ?? []).map(copyRule)),
+    namespaced: unique(namespaced),
   };
 }
 

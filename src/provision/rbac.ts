@@ -75,6 +75,19 @@ export function crHelperRules(): PolicyRule[] {
 }
 
 /**
+ * What the chart grants a module with `rbac.enableKubernetesResourceAccess` (its manager ClusterRole,
+ * provision.md §5.1): deployments, pods, services and ingresses get/list/patch/update/watch.
+ */
+export function kubernetesResourceAccessRules(): PolicyRule[] {
+  const verbs = ["get", "list", "patch", "update", "watch"];
+  return [
+    { apiGroups: ["apps"], resources: ["deployments"], verbs: [...verbs] },
+    { apiGroups: [""], resources: ["pods", "services"], verbs: [...verbs] },
+    { apiGroups: ["networking.k8s.io"], resources: ["ingresses"], verbs: [...verbs] },
+  ];
+}
+
+/**
  * What ExposePort/DisclosePort call (src/k8s/resources/release.ts, release-updates.ts): `get` of
  * the pod named HOSTNAME (its name is random, so unpinned), a label-selector `list` of Services and
  * Ingresses, then `get` + `update` (and `patch`, for a merge-patch writer) of the two found.

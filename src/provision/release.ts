@@ -11,13 +11,17 @@
 import { sanitizeResourceName } from "../core/api/index.ts";
 import { parseMemoryQuantity } from "../operator/memory-governor.ts";
 import {
+  clusterRoleBindings,
+  clusterRoles,
   deployments,
   ingresses,
   roleBindings,
   roles,
   serviceAccounts,
   services,
+  type KubeObject,
   type PolicyRule,
+  type ResourceDescriptor,
 } from "../k8s/client/index.ts";
 import { NATS_AUTH_SECRET, NATS_CLIENT_PORT, NATS_NAME, NATS_TOKEN_KEY } from "./broker-url.ts";
 import {
@@ -32,7 +36,8 @@ import {
 } from "./labels.ts";
 import type { Manifest, ManifestObject } from "./manifest.ts";
 import type { ProvisionOptions } from "./options.ts";
-import { moduleRbacRules, type PinnedNames } from "./rbac.ts";
+import { kubernetesResourceAccessRules, moduleRbacRules, type PinnedNames } from "./rbac.ts";
+import { declaredRbac } from "./rbac-values.ts";
 import { clusterScopedName } from "./sanitize.ts";
 import { podSecurityContext, restrictedContainerSecurityContext } from "./security.ts";
 
@@ -161,23 +166,58 @@ export function managerServiceAccount(o: ProvisionOptions): ManifestObject {
 }
 
 /**
+ * The rules the components declare (`requirements`, rbac-values.ts `declaredRbac`), as provision
+ * grants them: `namespaced` joins the Role `R-extra` (the chart's Role for `extraNamespacedRules`),
+ * `cluster` is `extraRules` plus, when asked, the chart's Kubernetes resource access — a ClusterRole,
+ * as the chart grants both.
+ */
+export function declaredReleaseRules(o: Pick<ProvisionOptions, "components">): { namespaced: PolicyRule[]; cluster: PolicyRule[] } {
+  const declared = declaredRbac(o.components ?? []);
+  return { namespaced: declared.namespaced, cluster: [...(declared.resourceAccess ? kubernetesResourceAccessRules() : []), ...declared.cluster] };
+}
+
+/**
  * The module's RBAC, each Role followed by its RoleBinding: `R-manager-role`,
- * `R-leader-election-role`, `R-extra` (rules: rbac.ts, pinned to the release's names).
+ * `R-leader-election-role`, `R-extra` (rules: rbac.ts, pinned to the release's names, then the
+ * components' declared namespaced rules and Secret reads), and — only when a component declares
+ * cluster-wide rules — the ClusterRole `<R-N>-extra` with its ClusterRoleBinding.
  */
 export function releaseRbac(o: ProvisionOptions): ManifestObject[] {
   const names = namesFor(o);
   const rbacLabels = operatorLabels(o.release, "rbac");
   const extraLabels = { ...commonLabels(o.release), "app.kubernetes.io/component": "rbac" };
   const rules = moduleRbacRules({ withCrHelpers: o.withCrHelpers, names: pinnedNamesFor(o) });
-  return [
+  const declared = declaredReleaseRules(o);
+  const out = [
     role(names.managerRole, o.namespace, rbacLabels, rules.manager),
     binding(names.managerRoleBinding, names.managerRole, o, rbacLabels),
     role(names.leaderElectionRole, o.namespace, rbacLabels, rules.leaderElection),
     binding(names.leaderElectionRoleBinding, names.leaderElectionRole, o, rbacLabels),
-    role(names.extraRole, o.namespace, extraLabels, rules.expose),
+    role(names.extraRole, o.namespace, extraLabels, [...rules.expose, ...declared.namespaced]),
     binding(names.extraRoleBinding, names.extraRole, o, extraLabels),
   ];
+  if (declared.cluster.length > 0) {
+    out.push(
+      { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: names.extraClusterRole, labels: extraLabels }, rules: declared.cluster },
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRoleBinding",
+        metadata: { name: names.extraClusterRole, labels: extraLabels },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: names.extraClusterRole },
+        subjects: [{ kind: "ServiceAccount", name: names.serviceAccount, namespace: o.namespace }],
+      },
+    );
+  }
+  return out;
 }
+
+/** The API resource of each RBAC kind {@link releaseRbac} renders. */
+const RBAC_RESOURCES: Record<string, ResourceDescriptor<KubeObject>> = {
+  Role: roles as ResourceDescriptor<KubeObject>,
+  RoleBinding: roleBindings as ResourceDescriptor<KubeObject>,
+  ClusterRole: clusterRoles as ResourceDescriptor<KubeObject>,
+  ClusterRoleBinding: clusterRoleBindings as ResourceDescriptor<KubeObject>,
+};
 
 /** The manager Service: one `grpc` port (the only entry tinyhost owns; ExposePort's `port<N>` entries survive re-applies). */
 export function managerService(o: ProvisionOptions): ManifestObject {
@@ -272,13 +312,14 @@ export function managerDeployment(o: ProvisionOptions, inputs: ReleaseInputs): M
 }
 
 /**
- * Every object of the release, in apply order (provision.md §8): ServiceAccount → Roles/bindings →
+ * Every object of the release, in apply order (provision.md §8): ServiceAccount → Roles/bindings
+ * (and the declared ClusterRole/binding) →
  * Service → Ingress → Deployment. The Service and Ingress are applied without force (the module
  * edits them); the rest with force.
  */
 export function releaseManifests(o: ProvisionOptions, inputs: ReleaseInputs): Manifest[] {
   const force = "apply-force" as const;
-  const rbac = releaseRbac(o).map((object): Manifest => ({ resource: object.kind === "Role" ? roles : roleBindings, policy: force, object }));
+  const rbac = releaseRbac(o).map((object): Manifest => ({ resource: RBAC_RESOURCES[object.kind]!, policy: force, object }));
   return [
     { resource: serviceAccounts, policy: force, object: managerServiceAccount(o) },
     ...rbac,

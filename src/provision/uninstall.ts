@@ -2,7 +2,8 @@
  * `tinyhost uninstall`: reverses `tinyhost provision` for one release. Order: the pre-delete step
  * first (TinyModule `<module>` — as the chart's pre-delete hook, while the module still runs), then
  * the release objects in reverse apply order (Deployment → Ingress → Service → RBAC →
- * ServiceAccount, and the cluster-scoped role of earlier versions); with `addons`, the collector and
+ * ServiceAccount, then the ClusterRole of declared cluster-wide rules and the cluster-scoped role of
+ * earlier versions); with `addons`, the collector and
  * the broker in reverse order too; the Namespace only when asked.
  *
  * Never deleted: the CRDs (they hold every module's flows in the cluster) and, unless the namespace
@@ -51,8 +52,15 @@ function target(m: Manifest): DeletionTarget {
  */
 export function uninstallTargets(o: ProvisionOptions, options: Pick<UninstallOptions, "addons" | "deleteNamespace"> = {}): DeletionTarget[] {
   const names = namesFor(o);
-  const out = releaseManifests(o, { nats: o.nats }).map(target).reverse();
+  // The declared cluster-wide role goes after the ServiceAccount, whether or not these options name
+  // components (the uninstall command loads none): absent is reported as such.
+  const out = releaseManifests(o, { nats: o.nats })
+    .map(target)
+    .filter((t) => t.kind !== "ClusterRole" && t.kind !== "ClusterRoleBinding")
+    .reverse();
   out.push(
+    { resource: clusterRoleBindings as ResourceDescriptor<KubeObject>, kind: "ClusterRoleBinding", name: names.extraClusterRole },
+    { resource: clusterRoles as ResourceDescriptor<KubeObject>, kind: "ClusterRole", name: names.extraClusterRole },
     { resource: clusterRoleBindings as ResourceDescriptor<KubeObject>, kind: "ClusterRoleBinding", name: names.legacyClusterRoleBinding },
     { resource: clusterRoles as ResourceDescriptor<KubeObject>, kind: "ClusterRole", name: names.legacyClusterRole },
   );

@@ -57,7 +57,7 @@ export { meter, USAGE_ATTR_PREFIX } from "../core/usage.ts";
 export type { Requirements, RequiredRule } from "../core/requirements.ts";
 export type { AgentToolSpec, AgentToolInfo } from "../core/agent-tool.ts";
 export { testComponent } from "./testing.ts";
-export type { ComponentHarness, Emitted, TestComponentOptions } from "./testing.ts";
+export type { ComponentHarness, Emitted, HopUsage, TestComponentOptions } from "./testing.ts";
 export { isModuleClient } from "../core/client.ts";
 export type { ModuleClient, ExposePortRequest } from "../core/client.ts";
 

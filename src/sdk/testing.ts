@@ -1,6 +1,8 @@
 /**
  * `testComponent`: run one component in a real scheduler for unit tests — same input validation,
- * hook order and settings dedup as production — with its source ports captured.
+ * hook order and settings dedup as production — with its source ports captured, `[[secret:…]]`
+ * placeholders in its settings resolved from the secrets the test gives, and what it `meter`s
+ * recorded per hop.
  *
  * @example
  * const h = await testComponent(double);
@@ -8,6 +10,8 @@
  * expect(h.emitted).toEqual([{ port: "out", data: { n: 4 } }]);
  */
 import { Scheduler } from "../runtime/scheduler/scheduler.ts";
+import type { HopSpan, Tracer } from "../runtime/runner/index.ts";
+import { mapSecretSource } from "../runtime/secrets/index.ts";
 import type { ComponentDefinition } from "../core/component.ts";
 import type { Emitter } from "../core/context.ts";
 import type { TinyNode, TinyNodeStatus } from "../core/node.ts";
@@ -23,8 +27,23 @@ export interface Emitted {
   data: unknown;
 }
 
+/** What one hop of the component metered (`meter(ctx, unit, amount)`, summed per unit), as the runtime writes it on the hop's span. */
+export interface HopUsage {
+  /** The port the hop arrived on (`_settings` for the settings hook). */
+  port: string;
+  /** Unit → the hop's total, e.g. `{ llm_input_tokens: 1200 }`; written on the span as `tiny.usage.<unit>`. */
+  units: Record<string, number>;
+}
+
 /** Options of {@link testComponent}. */
 export interface TestComponentOptions {
+  /**
+   * Secrets that `[[secret:<name>/<key>]]` placeholders in settings resolve from, as
+   * `{<name>: {<key>: <value>}}` — the shape of local mode's `.tinyhost/secrets.yaml`, with its checks:
+   * a placeholder naming a Secret or key not given fails the settings with an error naming it.
+   * Resolved values are redacted in logs and status as in production. Default: none.
+   */
+  secrets?: Record<string, Record<string, string>>;
   /** Node-own `_settings` value delivered on start (as a node's `spec.ports` entry would). */
   settings?: unknown;
   /** Labels of the test node (flow/project names…). */
@@ -37,6 +56,10 @@ export interface TestComponentOptions {
 export interface ComponentHarness {
   /** Every emit on a source port, in order. */
   readonly emitted: Emitted[];
+  /** One entry per finished hop that metered something, in the order the hops ended (a hop that metered nothing adds none). */
+  readonly usage: HopUsage[];
+  /** The sum of every hop's {@link HopUsage.units}, per unit. */
+  usageTotals(): Record<string, number>;
   /** The per-node instance state (`ctx.self`). */
   readonly self: unknown;
   /** Delivers `data` to `port` as a raw signal payload; resolves to the handler's result. */
@@ -68,15 +91,45 @@ function node(def: ComponentDefinition, ports: readonly AnyPort[], options: Test
   };
 }
 
-/** Starts `def` as one node in a fresh scheduler with every source port captured. */
+/** A tracer that records like `base` and also hands each input hop's metered totals to `record`. */
+function meteringTracer(base: Tracer, record: (u: HopUsage) => void): Tracer {
+  return {
+    active: base.active,
+    output: (site, port, data) => base.output(site, port, data),
+    input(site, port, msg): HopSpan {
+      const span = base.input(site, port, msg);
+      return {
+        get recording() {
+          return span.recording;
+        },
+        event: (name, attributes) => span.event(name, attributes),
+        data: (value) => span.data(value),
+        run: (fn) => span.run(fn),
+        usage(totals) {
+          record({ port, units: Object.fromEntries(totals) });
+          span.usage(totals);
+        },
+        end: (error) => span.end(error),
+      };
+    },
+  };
+}
+
+/**
+ * Starts `def` as one node in a fresh scheduler with every source port captured.
+ * @throws whatever installing the component or its first reconcile throws.
+ */
 export async function testComponent(def: ComponentDefinition, options: TestComponentOptions = {}): Promise<ComponentHarness> {
   const emitted: Emitted[] = [];
+  const usage: HopUsage[] = [];
   const responders = new Map<string, (data: unknown) => Result | Promise<Result>>();
   const scheduler = new Scheduler({
     module: HARNESS_MODULE,
     debounceMs: 10,
     readyTimeoutMs: 100,
     warnUnknownEdgePorts: false, // capture edges are generated for the ports before settings apply
+    middleware: [{ tracer: (next) => meteringTracer(next, (u) => usage.push(u)) }],
+    secrets: mapSecretSource(options.secrets ?? {}, "testComponent's options.secrets"),
     remote: {
       async send(msg) {
         const port = msg.to.slice(msg.to.lastIndexOf(":") + 1);
@@ -96,6 +149,12 @@ export async function testComponent(def: ComponentDefinition, options: TestCompo
   await scheduler.update(current);
   return {
     emitted,
+    usage,
+    usageTotals() {
+      const out: Record<string, number> = {};
+      for (const hop of usage) for (const [unit, amount] of Object.entries(hop.units)) out[unit] = (out[unit] ?? 0) + amount;
+      return out;
+    },
     get self() {
       return runner().instance.self;
     },

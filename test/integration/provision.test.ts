@@ -38,6 +38,7 @@ import {
   resolveOptions,
   ReleaseImageMismatchError,
   type AppliedObject,
+  type ComponentNeeds,
   type ProvisionInput,
 } from "../../src/provision/index.ts";
 
@@ -267,6 +268,40 @@ describe("tinyhost provision", () => {
     const otherNs = await cp.newNamespace("prov-pinned-other");
     const crossNs = await moduleKube.list(tinyModules, { namespace: otherNs }).then(() => undefined, (e: unknown) => e as { reason?: string });
     expect(crossNs?.reason).toBe("Forbidden"); // namespaced Roles only: nothing outside its namespace
+  });
+
+  test("grants what the components declare: get of the named Secret only, the cluster-wide rule; a run without them removes the ClusterRole", async () => {
+    const ns = freshNamespace("prov-req");
+    const components: ComponentNeeds[] = [
+      { name: "vault_reader", usesClient: false, requirements: { secrets: { names: ["api-creds"] } } },
+      { name: "ns_reader", usesClient: false, requirements: { rbac: { extraRules: [{ apiGroups: [""], resources: ["namespaces"], verbs: ["get"] }] } } },
+    ];
+    const first = await run(ns, { components });
+    expect(first.objects.filter((o) => o.kind.startsWith("Cluster")).map((o) => `${o.kind}/${o.name}:${o.result}`)).toEqual([`ClusterRole/shop-${ns}-extra:created`, `ClusterRoleBinding/shop-${ns}-extra:created`]);
+    const token = (v: string) => ({ token: Buffer.from(v).toString("base64") });
+    await kube.create(secrets, { metadata: { name: "api-creds" }, data: token("s3cret") }, { namespace: ns });
+    await kube.create(secrets, { metadata: { name: "other" }, data: token("not-yours") }, { namespace: ns });
+    const moduleKube = await serviceAccountClient(ns, "shop-controller-manager");
+    const reason = (p: Promise<unknown>) => p.then(() => "allowed", (e: unknown) => (e as { reason?: string }).reason ?? String(e));
+
+    expect(decode((await moduleKube.get(secrets, "api-creds", ns)).data?.token)).toBe("s3cret");
+    expect(await reason(moduleKube.get(secrets, "other", ns))).toBe("Forbidden");
+    expect(await reason(moduleKube.get(secrets, "tinysystems-nats-auth", ns))).toBe("Forbidden");
+    expect(await reason(moduleKube.list(secrets, { namespace: ns }))).toBe("Forbidden"); // get pinned by name, never list
+    expect(await reason(moduleKube.get(namespaces, ns))).toBe("allowed"); // only a ClusterRole can grant a cluster-scoped kind
+
+    // The components no longer declare anything: the ClusterRole goes, the Secret rule leaves R-extra.
+    const second = await run(ns);
+    expect(second.objects.filter((o) => o.result === "deleted").map((o) => `${o.kind}/${o.name}`)).toEqual([`ClusterRoleBinding/shop-${ns}-extra`, `ClusterRole/shop-${ns}-extra`]);
+    expect(await kube.get(clusterRoles, `shop-${ns}-extra`).then(() => "present", () => "gone")).toBe("gone");
+    // The authorizer's RBAC cache follows the deletions within moments.
+    let after: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      after = [await reason(moduleKube.get(secrets, "api-creds", ns)), await reason(moduleKube.get(namespaces, ns))];
+      if (after.every((r) => r === "Forbidden")) break;
+      await Bun.sleep(100);
+    }
+    expect(after).toEqual(["Forbidden", "Forbidden"]);
   });
 
   test("removes the cluster-scoped role earlier tinyhost versions applied", async () => {

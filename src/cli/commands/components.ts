@@ -14,9 +14,9 @@ import { platformListing } from "../platform-listing.ts";
 import type { CommandRunner } from "../command.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
-import { createRegistry, describeComponent, RegistryError, type ComponentDescription, type Registry } from "../../runtime/registry/index.ts";
+import { describeComponent, RegistryError, type ComponentDescription, type Registry } from "../../runtime/registry/index.ts";
 import { discoverComponents } from "../../loader/discover.ts";
-import { loadComponentDir } from "../../loader/runtime-files.ts";
+import { bundledWithFiles } from "../component-set.ts";
 
 /**
  * Help text of `tinyhost components`, with the `--dir` default of the case it runs in (components-source.ts).
@@ -42,19 +42,6 @@ export const COMPONENTS_FLAGS = {
   components: { type: "string", valueName: "a directory" },
   help: { type: "boolean", short: "h" },
 } as const;
-
-/** The bundled set plus the files of `dir` (runtime-files.ts); broken files are printed and skipped. */
-async function loadWithFiles(dir: string): Promise<Registry> {
-  const { loadStaticRegistry } = await import("../../runtime/registry/static.ts");
-  const bundled = loadStaticRegistry();
-  const files = await loadComponentDir(dir);
-  for (const e of files.errors) console.error(`tinyhost components: ${e.message} [${e.code}] (skipped)`);
-  const fromFiles = new Set(files.components.map((c) => c.definition.info.name));
-  return createRegistry([
-    ...bundled.list().filter((d) => !fromFiles.has(d.info.name)).map((d) => ({ definition: d, source: bundled.source(d.info.name) })),
-    ...files.components.map((c) => ({ definition: c.definition, source: c.source })),
-  ]);
-}
 
 async function load(dir: string | undefined): Promise<Registry> {
   if (dir === undefined && Bun.isStandaloneExecutable) {
@@ -101,7 +88,7 @@ export const componentsCommand: CommandRunner = {
     let registry: Registry;
     let list: ComponentDescription[];
     try {
-      registry = flags.components !== undefined ? await loadWithFiles(flags.components) : await load(flags.dir);
+      registry = flags.components !== undefined ? await bundledWithFiles(flags.components, (p) => console.error(`tinyhost components: ${p} (skipped)`)) : await load(flags.dir);
       list = registry.list().map(platformListing);
     } catch (e) {
       const code = e instanceof RegistryError ? ` [${e.code}]` : "";

@@ -1,11 +1,13 @@
 /**
  * `tinyhost provision`: installs what a tinyhost module needs in a cluster — namespace, CRDs,
  * NATS broker, OTEL collector and the module release — by server-side apply (src/provision;
- * provision.md §2, §8). `--dry-run` prints the manifests instead and needs no cluster.
+ * provision.md §2, §8), with the RBAC the module's components declare in `requirements` (the
+ * bundled set, plus `--components <dir>`). `--dry-run` prints the manifests instead and needs no cluster.
  */
 import type { CommandRunner } from "../command.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { createKubeClient } from "../../k8s/client/index.ts";
+import { provisionedComponentNeeds } from "../component-set.ts";
 import {
   DEFAULT_IMAGE,
   DEFAULT_INGRESS_CLASS,
@@ -45,6 +47,9 @@ Flags:
   --ingress-suffix <host>  tinysystems.io/ingress-hostname-suffix on the manager Ingress
   --ingress-class <class>  ingressClassName of the manager Ingress (default ${DEFAULT_INGRESS_CLASS})
   --with-cr-helpers        grant tinyflows/tinyprojects/tinywidgetpages/tinyscenarios (see tinyhost rbac)
+  --components <dir>       the module's component files, on top of the bundled ones (as run --components
+                           serves them): the RBAC rules and Secrets their requirements declare are granted
+                           (Role <name>-extra; ClusterRole <name>-<ns>-extra for cluster-wide rules)
   --kubeconfig <path>      kubeconfig file (default $KUBECONFIG, in-cluster, ~/.kube/config)
   --context <name>         kubeconfig context (default its current-context)`;
 
@@ -62,6 +67,7 @@ export const PROVISION_FLAGS = {
   "ingress-suffix": { type: "string" },
   "ingress-class": { type: "string" },
   "with-cr-helpers": { type: "boolean" },
+  components: { type: "string", valueName: "a directory" },
   kubeconfig: { type: "string" },
   context: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -71,7 +77,7 @@ function line(o: AppliedObject): string {
   return `${o.kind.toLowerCase()}/${o.name}${o.namespace ? ` (${o.namespace})` : ""} ${o.result}`;
 }
 
-/** The `provision` sub-command. Exit codes: 0 done, 1 a cluster step failed, 2 usage error. */
+/** The `provision` sub-command. Exit codes: 0 done, 1 the components did not load or a cluster step failed, 2 usage error. */
 export const provisionCommand: CommandRunner = {
   name: "provision",
   async run(args) {
@@ -100,6 +106,13 @@ export const provisionCommand: CommandRunner = {
       if (!(e instanceof ProvisionInputError || e instanceof FlagError)) throw e;
       console.error(`tinyhost provision: ${e.message}\n\n${PROVISION_USAGE}`);
       return 2;
+    }
+    try {
+      options = { ...options, components: await provisionedComponentNeeds(flags.components) };
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      console.error(`tinyhost provision: ${e instanceof Error ? e.message : String(e)}${typeof code === "string" ? ` [${code}]` : ""}`);
+      return 1;
     }
     if (flags["dry-run"] === true) {
       process.stdout.write(toYamlStream(planManifests(dryRunPlan(options)).map((m) => m.object)));

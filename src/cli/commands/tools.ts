@@ -27,6 +27,7 @@ import { checkRbacCoverage, RBAC_CHECK_OK, rbacCheckReport } from "../../provisi
 import type { NodeManifest } from "../../local/manifests.ts";
 import type { ComponentDefinition } from "../../core/component.ts";
 import { platformListing } from "../platform-listing.ts";
+import { componentNeeds } from "../component-set.ts";
 import { errorPortWarnings } from "../error-ports.ts";
 
 /** Help text of `tinyhost tools`. */
@@ -104,7 +105,7 @@ export const toolsCommand: CommandRunner = {
       return 1;
     }
     const defs = registry.list();
-    const needs = () => defs.map((d) => ({ name: d.info.name, usesClient: typeof d.instance().hooks.onClient === "function", ...(d.requirements ? { requirements: d.requirements } : {}) }));
+    const needs = () => componentNeeds(defs);
     if (tool === "rbac-values") {
       const values = chartRbacValues(needs(), { withCrHelpers: flags["with-cr-helpers"] === true });
       if (values) process.stdout.write(YAML.stringify(values, { indentSeq: false }));

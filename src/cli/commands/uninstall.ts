@@ -22,7 +22,8 @@ export const UNINSTALL_USAGE = `Usage: tinyhost uninstall [flags]
 
 Removes what tinyhost provision installed for one release, in this order:
   TinyModule <name> (as the chart's pre-delete hook) → Deployment → Ingress → Service → Roles and
-  RoleBindings → ServiceAccount (and the ClusterRole of earlier tinyhost versions).
+  RoleBindings → ServiceAccount → the ClusterRole <name>-<ns>-extra of declared cluster-wide rules
+  (and the ClusterRole of earlier tinyhost versions).
 Objects not labelled app.kubernetes.io/managed-by=tinyhost are kept. The CRDs are never removed
 (they hold every flow in the cluster); the broker's auth Secret and volume claims only with the namespace.
 

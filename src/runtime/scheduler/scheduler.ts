@@ -25,7 +25,7 @@ import { chainHandler, chainTracer, type HopMiddleware } from "./middleware.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
 import { HopCancelledError, NodeReloadedError } from "../runner/errors.ts";
 import { Runner, type RunnerHost, type StatusSink } from "../runner/runner.ts";
-import type { SecretSource } from "../secrets/index.ts";
+import { placeholderWarnings, type SecretSource } from "../secrets/index.ts";
 import { recordFault } from "../runner/guard.ts";
 import type { WriteRetry } from "../runner/status-writer.ts";
 import { describeCycle, HopScope, rootScope } from "../runner/scope.ts";
@@ -131,9 +131,10 @@ export class Scheduler implements RunnerHost, RpcHost {
     this.module = options.module;
     this.#remote = options.remote;
     this.statusSink = options.statusSink;
-    this.tracer = chainTracer(options.tracer ?? otelTracer, options.middleware);
-    this.#entry = chainHandler((msg, signal) => this.dispatch(msg, rootScope(signal)), options.middleware);
     this.#log = options.log ?? rootLogger.child({ component: "scheduler" });
+    // Innermost: settings strings that only look like `[[secret:…]]` placeholders are named once per node.
+    this.tracer = chainTracer(options.tracer ?? otelTracer, [...(options.middleware ?? []), placeholderWarnings(this.#log)]);
+    this.#entry = chainHandler((msg, signal) => this.dispatch(msg, rootScope(signal)), options.middleware);
     this.debounceMs = options.debounceMs ?? 1000;
     this.statusRetry = options.statusRetry;
     this.readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;

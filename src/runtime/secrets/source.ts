@@ -11,7 +11,7 @@ import { KubeApiError, secrets, type KubeClient } from "../../k8s/client/index.t
 import type { SecretRef } from "./placeholder.ts";
 
 /** Why a placeholder could not be resolved. */
-export type SecretErrorCode = "SECRET_NOT_FOUND" | "SECRET_KEY_NOT_FOUND" | "SECRET_READ_FAILED" | "SECRET_SOURCE_MISSING";
+export type SecretErrorCode = "SECRET_NOT_FOUND" | "SECRET_KEY_NOT_FOUND" | "SECRET_READ_FAILED" | "SECRET_SOURCE_MISSING" | "SECRET_ENV_AMBIGUOUS";
 
 /** A placeholder that cannot be resolved; the message starts with the placeholder. */
 export class SecretError extends TinyError<SecretErrorCode> {
@@ -79,13 +79,34 @@ export function secretEnvName(ref: Pick<SecretRef, "name" | "key">): string {
  * `{<secret name>: {<key>: <value>}}`, each value taken as the text written (`012345`, `true`),
  * re-read on every lookup so an edit is picked up at the next re-delivery. A missing file is no
  * error; an unreadable or malformed one is, naming the file, as is an empty value.
+ *
+ * Two placeholders whose names fold to one variable (`a-b` and `a_b`, `Api` and `api`) cannot both
+ * be read from it: once both were asked for while the variable is set, each lookup of either fails
+ * with `SECRET_ENV_AMBIGUOUS` naming both placeholders and the variable (the one asked for first
+ * fails from its next lookup, at the latest its next re-delivery), rather than one value silently
+ * serving two Secrets.
  */
 export function localSecretSource(file: string, env: Record<string, string | undefined> = process.env, shownFile = file): SecretSource {
+  /** Every placeholder asked for, by the variable it maps to. */
+  const askedByVar = new Map<string, Map<string, SecretRef>>();
   return {
     where: `${SECRET_ENV_PREFIX}* variables or ${shownFile}`,
     async read(ref) {
-      const fromEnv = env[secretEnvName(ref)];
-      if (fromEnv !== undefined) return fromEnv;
+      const variable = secretEnvName(ref);
+      const asked = askedByVar.get(variable) ?? askedByVar.set(variable, new Map()).get(variable)!;
+      asked.set(`${ref.name}/${ref.key}`, ref);
+      const fromEnv = env[variable];
+      if (fromEnv !== undefined) {
+        const other = [...asked.values()].find((r) => r.name !== ref.name || r.key !== ref.key);
+        if (other) {
+          throw new SecretError(
+            "SECRET_ENV_AMBIGUOUS",
+            ref,
+            `${other.text} and ${ref.text} both map to the variable ${variable}, which cannot tell them apart; unset it and give both in ${shownFile}, or rename one Secret or key`,
+          );
+        }
+        return fromEnv;
+      }
       let doc: unknown;
       if (existsSync(file)) {
         try {
@@ -95,22 +116,44 @@ export function localSecretSource(file: string, env: Record<string, string | und
           throw new SecretError("SECRET_READ_FAILED", ref, `cannot read ${shownFile}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
         }
       }
-      // An empty file is no Secrets; any other shape is a malformed file, said so rather than "not found".
-      if (doc !== undefined && doc !== null && !isMapping(doc)) throw new SecretError("SECRET_READ_FAILED", ref, `${shownFile} must map Secret names to {key: value}, got ${kindOf(doc)}`);
-      const secret = doc ? (doc as Record<string, unknown>)[ref.name] : undefined;
-      if (secret === undefined || secret === null) {
-        throw new SecretError("SECRET_NOT_FOUND", ref, `no variable ${secretEnvName(ref)} and no Secret "${ref.name}" in ${shownFile}${existsSync(file) ? "" : " (no such file)"}`);
-      }
-      if (!isMapping(secret)) throw new SecretError("SECRET_READ_FAILED", ref, `Secret "${ref.name}" in ${shownFile} must map keys to values, got ${kindOf(secret)}`);
-      if (!Object.hasOwn(secret, ref.key)) {
-        throw new SecretError("SECRET_KEY_NOT_FOUND", ref, `no variable ${secretEnvName(ref)} and no key "${ref.key}" in Secret "${ref.name}" of ${shownFile} (its keys: ${Object.keys(secret).join(", ") || "none"})`);
-      }
-      const value = secret[ref.key];
-      if (value === null || value === undefined || value === "") throw new SecretError("SECRET_READ_FAILED", ref, `key "${ref.key}" of Secret "${ref.name}" in ${shownFile} has no value`);
-      if (typeof value === "object") throw new SecretError("SECRET_READ_FAILED", ref, `key "${ref.key}" of Secret "${ref.name}" in ${shownFile} must be a string, got ${kindOf(value)}`);
-      return String(value);
+      return valueIn(doc, ref, shownFile, `no variable ${variable} and `, existsSync(file) ? "" : " (no such file)");
     },
   };
+}
+
+/**
+ * A source over `secrets` — `{<secret name>: {<key>: <value>}}`, the shape of local mode's secrets
+ * file — with local mode's checks and messages (a missing Secret or key, an empty value); for the
+ * SDK's test harness (src/sdk/testing.ts).
+ * @param where - how messages name the map.
+ */
+export function mapSecretSource(secrets: Readonly<Record<string, Readonly<Record<string, string>>>>, where = "the given secrets"): SecretSource {
+  return {
+    where,
+    async read(ref) {
+      return valueIn(secrets, ref, where, "", "");
+    },
+  };
+}
+
+/**
+ * The value of `ref` in `doc` (`{<secret name>: {<key>: <value>}}`), as text.
+ * @param shown - how messages name `doc`. @param missing - prefix of a not-found message. @param note - suffix of a missing Secret's message.
+ * @throws SecretError naming the placeholder: `doc` or the Secret is no mapping, the Secret or key is missing, the value is empty or not a scalar.
+ */
+function valueIn(doc: unknown, ref: SecretRef, shown: string, missing: string, note: string): string {
+  // An empty document is no Secrets; any other shape is malformed, said so rather than "not found".
+  if (doc !== undefined && doc !== null && !isMapping(doc)) throw new SecretError("SECRET_READ_FAILED", ref, `${shown} must map Secret names to {key: value}, got ${kindOf(doc)}`);
+  const secret = doc ? (doc as Record<string, unknown>)[ref.name] : undefined;
+  if (secret === undefined || secret === null) throw new SecretError("SECRET_NOT_FOUND", ref, `${missing}no Secret "${ref.name}" in ${shown}${note}`);
+  if (!isMapping(secret)) throw new SecretError("SECRET_READ_FAILED", ref, `Secret "${ref.name}" in ${shown} must map keys to values, got ${kindOf(secret)}`);
+  if (!Object.hasOwn(secret, ref.key)) {
+    throw new SecretError("SECRET_KEY_NOT_FOUND", ref, `${missing}no key "${ref.key}" in Secret "${ref.name}" of ${shown} (its keys: ${Object.keys(secret).join(", ") || "none"})`);
+  }
+  const value = secret[ref.key];
+  if (value === null || value === undefined || value === "") throw new SecretError("SECRET_READ_FAILED", ref, `key "${ref.key}" of Secret "${ref.name}" in ${shown} has no value`);
+  if (typeof value === "object") throw new SecretError("SECRET_READ_FAILED", ref, `key "${ref.key}" of Secret "${ref.name}" in ${shown} must be a string, got ${kindOf(value)}`);
+  return String(value);
 }
 
 function isMapping(v: unknown): v is Record<string, unknown> {

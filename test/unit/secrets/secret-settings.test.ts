@@ -187,6 +187,37 @@ describe("local mode's source", () => {
     expect(await src.read(ref)).toBe("from-env");
   });
 
+  test("two placeholders that map to one variable fail, naming both and the variable, instead of sharing its value", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "th-secrets-")), "secrets.yaml");
+    const dashed = parsePlaceholder("[[secret:a-b/token]]")!;
+    const underscored = parsePlaceholder("[[secret:a_b/token]]")!;
+    const upper = parsePlaceholder("[[secret:A-B/token]]")!;
+    expect(new Set([dashed, underscored, upper].map(secretEnvName))).toEqual(new Set(["TINY_SECRET_A_B__TOKEN"]));
+    const src = localSecretSource(file, { TINY_SECRET_A_B__TOKEN: "shared" }, "secrets.yaml");
+    expect(await src.read(dashed)).toBe("shared"); // alone, the variable is unambiguous
+    expect(await src.read(dashed)).toBe("shared");
+    const message = "settings: [[secret:a_b/token]]: [[secret:a-b/token]] and [[secret:a_b/token]] both map to the variable TINY_SECRET_A_B__TOKEN, which cannot tell them apart; unset it and give both in secrets.yaml, or rename one Secret or key";
+    await expect(src.read(underscored)).rejects.toMatchObject({ code: "SECRET_ENV_AMBIGUOUS", message });
+    // From now on the first one fails too: neither may take the other's value.
+    await expect(src.read(dashed)).rejects.toMatchObject({ code: "SECRET_ENV_AMBIGUOUS" });
+    await expect(src.read(upper)).rejects.toThrow("TINY_SECRET_A_B__TOKEN");
+    // Without the variable the file tells them apart: no collision.
+    writeFileSync(file, "a-b:\n  token: one\na_b:\n  token: two\n");
+    const fileOnly = localSecretSource(file, {}, "secrets.yaml");
+    expect([await fileOnly.read(dashed), await fileOnly.read(underscored)]).toEqual(["one", "two"]);
+  });
+
+  test("a node whose settings name two colliding placeholders fails with that error", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "th-secrets-")), "secrets.yaml");
+    const seen: unknown[] = [];
+    const s = new Scheduler({ module: MODULE, secrets: localSecretSource(file, { TINY_SECRET_API__TOKEN: "v" }, "secrets.yaml") });
+    s.install(recorder(seen));
+    const status = await s.update(node({ token: "[[secret:api/token]]", more: [{ key: "[[secret:API/token]]" }] }));
+    expect(status.error).toBe(true);
+    expect(status.status).toContain("[[secret:api/token]] and [[secret:API/token]] both map to the variable TINY_SECRET_API__TOKEN");
+    expect(seen).toEqual([]);
+  });
+
   test("a malformed secrets file is named as malformed, never as a missing Secret or key", async () => {
     const dir = mkdtempSync(join(tmpdir(), "th-secrets-"));
     const file = join(dir, "secrets.yaml");
