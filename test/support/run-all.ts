@@ -3,9 +3,12 @@
  * itself; prints one closing line `tests: N passed, N failed` and exits non-zero on any failure.
  */
 import { runBunTest } from "./bun-test.ts";
+import { startPrebuilds } from "./prebuild.ts";
 import { runIntegration } from "./run-integration.ts";
 
 const started = performance.now();
+// Cold Go builds run niced beside the unit tests (they need none of them).
+startPrebuilds();
 // The per-test limit is given on the command line: Bun 1.4.4 ignores bunfig.toml's [test] timeout
 // (its 5 s default applied, and spawn-heavy unit tests failed on a loaded machine).
 const unit = await runBunTest(["--timeout", "20000", "test/unit"], { TINYHOST_LOG_LEVEL: process.env.TINYHOST_LOG_LEVEL ?? "silent" });

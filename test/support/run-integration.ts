@@ -3,18 +3,15 @@
  * stops them, and prints `integration: N passed, N failed`.
  */
 import { runBunTest } from "./bun-test.ts";
-import { ensureNodeBinaries } from "./real-node/node.ts";
+import { startPrebuilds } from "./prebuild.ts";
 import { startSuiteServers } from "./suite.ts";
 
 /** Runs the integration suite; resolves to its counts. Extra args go to `bun test`. */
 export async function runIntegration(extra: string[] = []) {
   // Paths given on the command line narrow the run; without any, the whole integration folder runs.
   const hasPath = extra.some((a) => a.startsWith("test/"));
-  // The whole suite includes the real-node tests: their binaries (the slowest cold build) start
-  // building now, niced, while the other files run; real-node.test.ts then waits on the build lock.
-  if (!hasPath) {
-    void ensureNodeBinaries().catch((err) => console.error(`[suite] node binaries: ${(err as Error).message}`));
-  }
+  // The whole suite needs every cold build (the real node's included): start them all now.
+  if (!hasPath) startPrebuilds();
   const servers = await startSuiteServers();
   const onSignal = () => void servers.stop().then(() => process.exit(130));
   process.once("SIGINT", onSignal);
