@@ -360,14 +360,20 @@ describe("helm install of the platform's chart with tinyhost's image, on a real 
       created: true, complete: true, failed: false, exitCode: 0, phase: "Succeeded",
     });
     expect(hook.pod?.spec.serviceAccountName).toBe(`${FULLNAME}-controller-manager`);
+    // The leader-election Lease is the module's, not the chart's: Helm never knew it. The module
+    // releases it on SIGTERM (holder cleared), as the Go SDK's controller-runtime does, and leaves it.
+    const lease = `Lease/${FULLNAME}-lock`;
     let left: string[] = [];
     const t0 = performance.now();
     await waitUntil("every object of the release to be gone", async () => {
       left = await leftovers();
-      return left.length === 0;
+      return left.filter((l) => l !== lease).length === 0;
     }, 120_000, 500).catch((e: Error) => {
       throw new Error(`${e.message}; left: ${left.join(", ")}`);
     });
+    expect(left).toEqual([lease]);
+    const held = await api<{ spec: { holderIdentity?: string } }>("GET", `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${FULLNAME}-lock`);
+    expect(held.spec.holderIdentity ?? "").toBe("");
     jobs.stop();
     podWatch.stop();
     console.error(`[real-chart] helm uninstall ${r.ms} ms; pre-delete Job created → Complete ${hook.ms} ms (container ran ${hook.runSeconds} s); all gone ${Math.round(performance.now() - t0)} ms after helm returned`);
