@@ -339,6 +339,13 @@ describe("helm install of the platform's chart with tinyhost's image, on a real 
     );
   });
 
+  test("helm v4 writes the release by server-side apply: the manager Service's ports are field manager helm (Apply)", async () => {
+    const svc = await api<{ metadata: { managedFields?: { manager: string; operation: string; fieldsV1?: { "f:spec"?: Record<string, unknown> } }[] } }>(
+      "GET", `/api/v1/namespaces/${ns}/services/${FULLNAME}-manager-service`);
+    const portOwners = (svc.metadata.managedFields ?? []).filter((f) => f.fieldsV1?.["f:spec"]?.["f:ports"] !== undefined).map((f) => `${f.manager} (${f.operation})`);
+    expect(portOwners).toEqual(["helm (Apply)"]);
+  });
+
   test("the module registers its TinyModule under the chart's RBAC", async () => {
     let mod: { spec?: { image?: string }; status?: { addr?: string; name?: string; version?: string; components?: unknown[] } } | undefined;
     await waitUntil("the TinyModule's status", async () => {
@@ -360,8 +367,11 @@ describe("helm install of the platform's chart with tinyhost's image, on a real 
       created: true, complete: true, failed: false, exitCode: 0, phase: "Succeeded",
     });
     expect(hook.pod?.spec.serviceAccountName).toBe(`${FULLNAME}-controller-manager`);
-    // The leader-election Lease is the module's, not the chart's: Helm never knew it. The module
-    // releases it on SIGTERM (holder cleared), as the Go SDK's controller-runtime does, and leaves it.
+    // The leader-election Lease is the module's, not the chart's: Helm never knew it, so it stays.
+    // Helm deletes the Role and ServiceAccount in the same pass as the Deployment, so the terminating
+    // pod cannot release it on SIGTERM: it keeps naming the dead pod until it expires, and a
+    // reinstall's first leader waits out its lease duration (`tinyhost uninstall` waits for the
+    // pods before their RBAC instead: real-provision.test.ts).
     const lease = `Lease/${FULLNAME}-lock`;
     let left: string[] = [];
     const t0 = performance.now();
@@ -373,7 +383,7 @@ describe("helm install of the platform's chart with tinyhost's image, on a real 
     });
     expect(left).toEqual([lease]);
     const held = await api<{ spec: { holderIdentity?: string } }>("GET", `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${FULLNAME}-lock`);
-    expect(held.spec.holderIdentity ?? "").toBe("");
+    expect(held.spec.holderIdentity ?? "").toStartWith(`${FULLNAME}-controller-manager-`);
     jobs.stop();
     podWatch.stop();
     console.error(`[real-chart] helm uninstall ${r.ms} ms; pre-delete Job created → Complete ${hook.ms} ms (container ran ${hook.runSeconds} s); all gone ${Math.round(performance.now() - t0)} ms after helm returned`);

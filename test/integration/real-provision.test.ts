@@ -213,7 +213,11 @@ describe("tinyhost provision into a Pod Security restricted namespace, on a real
       }
     }
     console.error(`[real-provision] uninstall --with-addons ${r.ms} ms:\n  ${removedFirst.join("\n  ")}\n  left in the namespace: ${left.join(", ")}`);
-    expect(left.filter((l) => !l.startsWith("Lease/"))).toEqual([`PersistentVolumeClaim/${NATS_NAME}-js-${NATS_NAME}-0`, `Secret/${NATS_NAME}-auth`]);
+    // Kept on purpose (the token other modules use, the durable runs) — and the module's own
+    // leader-election Lease, released by the module on SIGTERM: provision never applied it.
+    expect(left.sort()).toEqual([`Lease/${RELEASE}-lock`, `PersistentVolumeClaim/${NATS_NAME}-js-${NATS_NAME}-0`, `Secret/${NATS_NAME}-auth`]);
+    const lease = await api<{ spec: { holderIdentity?: string } }>("GET", `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${RELEASE}-lock`);
+    expect(lease.spec.holderIdentity ?? "").toBe("");
   }, 200_000);
 
   test("uninstall --delete-namespace leaves nothing: the namespace and the release's cluster-wide objects are gone", async () => {
