@@ -10,30 +10,33 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SRC="$ROOT/test/go"
 SDK=$(sed -n 's#^[[:space:]]*\(require \)\{0,1\}github.com/tiny-systems/module \(v[^ ]*\).*#\2#p' "$SRC/go.mod" | head -n 1)
-HASH=$(cd "$SRC" && find . -type f \( -name '*.go' -o -name 'go.mod' -o -name 'go.sum' \) -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
-OUT=${TINYHOST_GO_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tinyhost/go-tools/sdk-$SDK-$HASH}
 
 die() { echo "build-go-tools: $*" >&2; exit 1; }
 
-if [ "${1:-}" = "--print-dir" ]; then echo "$OUT"; exit 0; fi
-
 # Servers and tools pinned at an exact version, built from the Go module proxy once into a cache dir
 # of their own (they do not change with test/go) and linked into $OUT:
-# - helm, for the tests that render the platform's tinysystems-operator chart with `helm template`
-#   (takes minutes on 2 cores);
+# - helm (v4, helm.sh/helm/v4), for the tests that render the platform's tinysystems-operator chart
+#   with `helm template` and install it on the real node with `helm install` (takes minutes on 2 cores);
 # - victoria-metrics (VictoriaMetrics single-node), a real server of the Prometheus query API
 #   (/api/v1/query, /api/v1/query_range) for the promql_query tests (measured: 58 s of CPU, 5.6 min
 #   on a loaded 2-core machine with an empty module cache).
-HELM_VERSION=v3.22.0
+HELM_VERSION=v4.3.2
 VM_VERSION=v1.151.0
+# The directory's hash covers the pinned versions too: the links in it name one helm and one
+# victoria-metrics, so a worktree pinning other versions gets a directory of its own (relinking the
+# test/go tools from the warm Go build cache takes seconds) instead of re-pointing a shared link.
+HASH=$( { (cd "$SRC" && find . -type f \( -name '*.go' -o -name 'go.mod' -o -name 'go.sum' \) -print0 | LC_ALL=C sort -z | xargs -0 sha256sum); echo "helm $HELM_VERSION victoria-metrics $VM_VERSION"; } | sha256sum | cut -c1-16)
+OUT=${TINYHOST_GO_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tinyhost/go-tools/sdk-$SDK-$HASH}
+if [ "${1:-}" = "--print-dir" ]; then echo "$OUT"; exit 0; fi
 # pinned_dir NAME VERSION: the cache dir of a pinned binary.
 pinned_dir() { echo "${XDG_CACHE_HOME:-$HOME/.cache}/tinyhost/go-tools/$1-$2"; }
 # pinned_ready: every pinned binary is built (nothing to build outside the lock below).
 pinned_ready() { [ -x "$(pinned_dir helm "$HELM_VERSION")/helm" ] && [ -x "$(pinned_dir victoria-metrics "$VM_VERSION")/victoria-metrics" ]; }
-# link_pinned NAME PACKAGE VERSION: `go install PACKAGE@VERSION` into <cache>/NAME-VERSION once, then
-# link it into $OUT as NAME.
+# link_pinned NAME PACKAGE VERSION [LDFLAGS]: `go install PACKAGE@VERSION` into <cache>/NAME-VERSION
+# once (LDFLAGS added to -s -w, e.g. the -X a project's Makefile stamps its version with), then link
+# it into $OUT as NAME.
 link_pinned() {
-  local name=$1 pkg=$2 version=$3
+  local name=$1 pkg=$2 version=$3 ldflags=${4:-}
   local dir
   dir=$(pinned_dir "$name" "$version")
   if [ ! -x "$dir/$name" ]; then
@@ -41,7 +44,7 @@ link_pinned() {
     mkdir -p "$dir"
     local pstart
     pstart=$(date +%s)
-    (GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS= GOBIN="$dir/.bin" go install -trimpath -ldflags "-s -w" "$pkg@$version" \
+    (GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS= GOBIN="$dir/.bin" go install -trimpath -ldflags "-s -w $ldflags" "$pkg@$version" \
       && mv "$dir/.bin/$(basename "$pkg")" "$dir/$name") \
       || die "building $name $version from the Go module proxy failed (see the output above)."
     echo "build-go-tools: built $name $version in $(( $(date +%s) - pstart )) s" >&2
@@ -50,7 +53,8 @@ link_pinned() {
   ln -sfn "$dir/$name" "$OUT/$name"
 }
 link_pinned_all() {
-  link_pinned helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
+  # helm's Makefile stamps the version (`helm version` says v4.3 without it).
+  link_pinned helm helm.sh/helm/v4/cmd/helm "$HELM_VERSION" "-X helm.sh/helm/v4/internal/version.version=$HELM_VERSION"
   link_pinned victoria-metrics github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics "$VM_VERSION"
 }
 

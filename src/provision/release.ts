@@ -51,6 +51,8 @@ export const MODULE_UID = 65532;
 export const MODULE_BINARY = "/manager";
 /** OTLP DSN the chart's `extraEnv` sets (provision.md §3.3). */
 export const OTLP_DSN = "http://token@tinysystems-otel-collector:2345";
+/** Seconds the kubelet waits after SIGTERM before killing a module pod (the chart's 10). */
+export const MODULE_GRACE_SECONDS = 10;
 /** Env variable that carries the broker token from its Secret into `TINY_NATS_URL`. */
 export const NATS_TOKEN_ENV = "NATS_TOKEN";
 /** Where the module's writable scratch directory is mounted (root filesystem is read-only). */
@@ -287,7 +289,7 @@ export function managerDeployment(o: ProvisionOptions, inputs: ReleaseInputs): M
         spec: {
           securityContext: podSecurityContext(MODULE_UID),
           serviceAccountName: names.serviceAccount,
-          terminationGracePeriodSeconds: 10,
+          terminationGracePeriodSeconds: MODULE_GRACE_SECONDS,
           containers: [
             {
               name: "manager",

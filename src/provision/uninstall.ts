@@ -6,21 +6,29 @@
  * earlier versions); with `addons`, the collector and
  * the broker in reverse order too; the Namespace only when asked.
  *
+ * The module's pods keep running for up to their grace period after the Deployment is deleted and,
+ * on SIGTERM, release their leader-election Lease through their own ServiceAccount and Role: so the
+ * RBAC and the ServiceAccount go only once those pods are gone (or after {@link PODS_GONE_TIMEOUT_MS}),
+ * else the release is refused and the Lease keeps naming a dead holder.
+ *
  * Never deleted: the CRDs (they hold every module's flows in the cluster) and, unless the namespace
  * goes, the broker's auth Secret and its volume claims (the token other modules use; durable runs).
  * An object not labelled `app.kubernetes.io/managed-by=tinyhost` (say, a Helm release of the same
  * name) is left and reported `kept`.
  */
-import { isNotFound, namespaces, type KubeClient, type KubeObject, type ResourceDescriptor } from "../k8s/client/index.ts";
+import { isNotFound, namespaces, pods, type KubeClient, type KubeObject, type ResourceDescriptor } from "../k8s/client/index.ts";
 import type { AppliedObject } from "./apply.ts";
 import { clusterRoleBindings, clusterRoles } from "../k8s/client/index.ts";
 import { deleteTinyModule } from "./hooks/module-removal.ts";
-import { MANAGED_BY } from "./labels.ts";
+import { MANAGED_BY, podLabels } from "./labels.ts";
 import type { Manifest } from "./manifest.ts";
 import { natsManifests } from "./nats.ts";
 import type { ProvisionOptions } from "./options.ts";
 import { otelManifests } from "./otel.ts";
-import { namesFor, releaseManifests } from "./release.ts";
+import { MODULE_GRACE_SECONDS, namesFor, releaseManifests } from "./release.ts";
+
+/** Longest wait for the module's pods to exit after their Deployment is deleted: the grace period and a margin. */
+export const PODS_GONE_TIMEOUT_MS = (MODULE_GRACE_SECONDS + 20) * 1000;
 
 /** What to remove besides the release. */
 export interface UninstallOptions {
@@ -30,6 +38,10 @@ export interface UninstallOptions {
   deleteNamespace?: boolean;
   /** Called after each object (the CLI prints a line). */
   onObject?: (o: AppliedObject) => void;
+  /** Longest wait for the module's pods to exit before the RBAC goes (default {@link PODS_GONE_TIMEOUT_MS}). */
+  podsGoneTimeoutMs?: number;
+  /** Poll interval of that wait (default 250 ms). */
+  podsGonePollMs?: number;
 }
 
 /** One object to delete: its resource, kind and name. */
@@ -111,6 +123,27 @@ export async function uninstall(kube: KubeClient, o: ProvisionOptions, options: 
   };
   const removal = await deleteTinyModule(kube, o.release, o.namespace);
   record({ kind: "TinyModule", name: removal.name, namespace: o.namespace, result: removal.result, resourceVersion: "" });
-  for (const t of uninstallTargets(o, options)) record(await deleteManaged(kube, t));
+  for (const t of uninstallTargets(o, options)) {
+    const r = await deleteManaged(kube, t);
+    record(r);
+    if (t.kind === "Deployment" && r.result === "deleted" && t.name === namesFor(o).deployment) {
+      await modulePodsGone(kube, o, options.podsGoneTimeoutMs ?? PODS_GONE_TIMEOUT_MS, options.podsGonePollMs ?? 250);
+    }
+  }
   return out;
+}
+
+/**
+ * Waits until no pod of the release's Deployment is left in the namespace, or `timeoutMs` passed
+ * (then uninstall goes on: a stuck pod must not stop it).
+ * @throws KubeApiError / KubeConnectionError from the pod list.
+ */
+async function modulePodsGone(kube: KubeClient, o: ProvisionOptions, timeoutMs: number, pollMs: number): Promise<void> {
+  const labelSelector = Object.entries(podLabels(o.release))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+  const deadline = Date.now() + timeoutMs;
+  while ((await kube.list(pods, { namespace: o.namespace, labelSelector })).items.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
 }

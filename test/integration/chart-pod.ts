@@ -1,7 +1,7 @@
 /**
  * Test bed for running tinyhost the way the platform's tinysystems-operator chart runs a module:
  * the real chart from the Go SDK (v0.13.125, in the Go module cache after the Go test tools are
- * built) rendered by a real `helm template` (helm v3.22.0 from the Go module proxy,
+ * built) rendered by a real `helm template` (helm v4.3.2 from the Go module proxy,
  * scripts/build-go-tools.sh), its RBAC applied to the test apiserver, and each rendered container
  * started as the kubelet would start it: `command` (`/manager` = the compiled binary) and `args`
  * as rendered, only the env the pod spec gives plus what the kubelet adds (HOSTNAME,

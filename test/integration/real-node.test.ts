@@ -22,12 +22,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { getRealCluster, type RealCluster } from "../support/real-cluster.ts";
 import { PODSERVER_IMAGE } from "../support/real-node/node.ts";
+import { containerProcess } from "../support/real-node/container-process.ts";
 import { waitUntil } from "../support/process.ts";
 import { openBuildContext } from "../../scripts/image/build-context.ts";
 import { buildModuleImage } from "../../scripts/image/module-image.ts";
 import { MODULE_BINARY, MODULE_UID } from "../../src/provision/release.ts";
 import { podSecurityContext, restrictedContainerSecurityContext } from "../../src/provision/security.ts";
-import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -277,21 +277,6 @@ describe("a real node", () => {
     expect([...seen].filter((n) => !freshNames.has(n))).toEqual([]);
   });
 });
-
-/** The kernel's view of a container's first process, found through the kubelet's cgroup of it. */
-function containerProcess(slot: number, containerId: string): { pid: number; status: Map<string, string>; rootReadOnly: boolean } {
-  const find = Bun.spawnSync(["find", `/sys/fs/cgroup/pids/tinyhost-node-${slot}`, "-type", "d", "-name", containerId], { stdout: "pipe" });
-  const dir = find.stdout.toString().trim().split("\n")[0] ?? "";
-  if (!dir || !existsSync(join(dir, "cgroup.procs"))) throw new Error(`no cgroup for container ${containerId}`);
-  const pid = Number(readFileSync(join(dir, "cgroup.procs"), "utf8").trim().split("\n")[0]);
-  const status = new Map<string, string>();
-  for (const line of readFileSync(`/proc/${pid}/status`, "utf8").split("\n")) {
-    const i = line.indexOf(":");
-    if (i > 0) status.set(line.slice(0, i), line.slice(i + 1).trim());
-  }
-  const root = readFileSync(`/proc/${pid}/mountinfo`, "utf8").split("\n").find((l) => l.split(" ")[4] === "/");
-  return { pid, status, rootReadOnly: (root?.split(" ")[5] ?? "").split(",").includes("ro") };
-}
 
 describe("tinyhost's image on the real node", () => {
   test("runs as a module pod under the chart's securityContext and 128Mi, Ready under the kubelet's probes", async () => {

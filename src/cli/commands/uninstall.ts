@@ -23,7 +23,8 @@ export const UNINSTALL_USAGE = `Usage: tinyhost uninstall [flags]
 Removes what tinyhost provision installed for one release, in this order:
   TinyModule <name> (as the chart's pre-delete hook) → Deployment → Ingress → Service → Roles and
   RoleBindings → ServiceAccount → the ClusterRole <name>-<ns>-extra of declared cluster-wide rules
-  (and the ClusterRole of earlier tinyhost versions).
+  (and the ClusterRole of earlier tinyhost versions); the RBAC only once the module's pods have
+  exited (at most 30 s), so they can release their leader Lease.
 Objects not labelled app.kubernetes.io/managed-by=tinyhost are kept. The CRDs are never removed
 (they hold every flow in the cluster); the broker's auth Secret and volume claims only with the namespace.
 
