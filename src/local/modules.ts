@@ -110,6 +110,17 @@ export class LocalModules {
     return `component ${JSON.stringify(component)} is not registered (known: ${this.h.known()})`;
   }
 
+  /**
+   * True when module `segment` is run here but tinyhost can serve none of its nodes: not the
+   * primary, not a platform module, and no declared node of it has a registered component or one
+   * of `declared` (components the directory declares as TinyComponents, not installed yet).
+   */
+  unservable(segment: string, declared: ReadonlySet<string> = new Set()): boolean {
+    if (!this.runs(segment) || nameMatches(segment, this.h.primary) || platformModule(segment) !== undefined) return false;
+    for (const n of this.h.nodes()) if (segmentOf(n.node.metadata.name) === segment && declared.has(n.node.spec.component)) return false;
+    return !this.#anyKnown(segment);
+  }
+
   /** True when some declared node of module `segment` has a registered component. */
   #anyKnown(segment: string): boolean {
     for (const n of this.h.nodes()) if (segmentOf(n.node.metadata.name) === segment && this.h.installed(n.node.spec.component)) return true;
