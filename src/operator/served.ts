@@ -1,0 +1,49 @@
+/**
+ * The module names one cluster process serves: `--name A` and each `--also B` (a deployment that
+ * stands in for the Go common-module serves `--also tinysystems/common-module-v0`). Every name gets
+ * its own NATS subjects / JetStream consumers (transport.ts), its TinyNodes (the node filter), its
+ * TinyModule with the address and its nodes' `status.module`; they share one scheduler (hops
+ * between them stay in-process), one connection, one health server and one Lease, `<A>-lock`
+ * (docs/operations.md "Serving several module names").
+ * A served platform module (src/core/api/platform-modules.ts) publishes only its own
+ * components in its TinyModule, so the platform offers the same components under its name as the
+ * Go module does; any other name publishes the whole set, as `--name` does.
+ */
+import { sanitizeResourceName } from "../core/api/index.ts";
+import { platformModule, type PlatformModule } from "../core/api/platform-modules.ts";
+
+/** One module name this process serves. */
+export interface ServedModule {
+  /** As given (`--name`, `--also`): the TinyModule's spec and nodes' `status.module.name`. */
+  readonly name: string;
+  /** `sanitizeResourceName(name)`: TinyModule name, NATS subject and consumer, node-name segment. */
+  readonly sanitized: string;
+  /** The platform module the name maps onto, when it is one. */
+  readonly platform: PlatformModule | undefined;
+}
+
+/**
+ * The served modules, `primary` first.
+ * @throws Error naming the value when an `--also` name is empty or names a module already served
+ *   (after sanitizing: `A` and `a` are one TinyModule).
+ */
+export function servedModules(primary: string, also: readonly string[] = []): ServedModule[] {
+  const out: ServedModule[] = [];
+  for (const [i, name] of [primary, ...also].entries()) {
+    const sanitized = sanitizeResourceName(name);
+    if (sanitized === "") throw new Error(`--also = ${JSON.stringify(name)} is not a module name`);
+    const twin = out.find((m) => m.sanitized === sanitized);
+    if (twin)
+      throw new Error(
+        `--also = ${JSON.stringify(name)} names module ${sanitized}, already served as ${i === 0 || twin === out[0] ? "--name" : "--also"} ${JSON.stringify(twin.name)}`,
+      );
+    out.push({ name, sanitized, platform: platformModule(sanitized) });
+  }
+  return out;
+}
+
+/** The component names `m`'s TinyModule publishes: its platform module's (those registered), else all of `names`. */
+export function publishedComponents<T extends { info: { name: string } }>(m: ServedModule, defs: readonly T[]): T[] {
+  const platform = m.platform;
+  return platform ? defs.filter((d) => platform.components.includes(d.info.name)) : [...defs];
+}
