@@ -9,7 +9,7 @@
  * modules run, and a hop to a node of any other module fails at once naming the flag to use.
  */
 import { nameMatches, parseFullName, sanitizeResourceName } from "../core/api/naming.ts";
-import { PLATFORM_MODULES, platformModule } from "../core/api/platform-modules.ts";
+import { notInPlatformModule, platformModule } from "../core/api/platform-modules.ts";
 import type { NodeManifest } from "./manifests.ts";
 
 export { PLATFORM_MODULES, platformModule, type PlatformModule } from "../core/api/platform-modules.ts";
@@ -68,11 +68,7 @@ export class LocalModules {
     const platform = segment === undefined ? undefined : platformModule(segment);
     if (platform) {
       if (platform.components.includes(component) && this.h.installed(component)) return undefined;
-      const home = PLATFORM_MODULES.find((m) => m.components.includes(component));
-      return (
-        `component ${JSON.stringify(component)} is not part of ${platform.name} (its components: ${platform.components.join(", ")})` +
-        (home ? `; it is in ${home.name}: name the node <prefix>.tinysystems-${home.name}.<component>-<suffix>` : this.h.installed(component) ? "; it is a tinyhost component: put the node in your own module" : "")
-      );
+      return notInPlatformModule(platform, component, this.h.installed(component));
     }
     if (this.h.installed(component)) return undefined;
     // The user's own module gets the plain message (a typo or a renamed component); another module

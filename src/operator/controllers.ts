@@ -32,7 +32,7 @@ import type { Leadership } from "./leadership.ts";
 import type { WatchedController } from "./metrics.ts";
 import type { ModuleTransport } from "./transport.ts";
 import { envInteger } from "./env-integer.ts";
-import { publishedComponents, type ServedModule } from "./served.ts";
+import { platformScoped, publishedComponents, type ServedModule } from "./served.ts";
 import { nameMatches } from "../core/api/naming.ts";
 
 /** Options of {@link moduleControllers}. */
@@ -87,7 +87,7 @@ export function moduleControllers(o: ModuleControllersOptions): ModuleController
     const m = served.find((s) => nameMatches(segment, s.name));
     return m === undefined ? undefined : m === served[0] ? o.module : { ...o.module, name: m.name };
   };
-  const nodes = tinyNodeController({ module: o.module, ...(served.length > 1 ? { moduleOf } : {}), scheduler, api: kubeNodeApi(kube, namespace), isLeader, source: o.nodeSource, workers: o.workers, log });
+  const nodes = tinyNodeController({ module: o.module, ...(served.length > 1 ? { moduleOf } : {}), scheduler: platformScoped(served, scheduler), api: kubeNodeApi(kube, namespace), isLeader, source: o.nodeSource, workers: o.workers, log });
 
   // Each status's component list, rebuilt only when the catalog changed.
   const components = new Map<string, { version: number; list: ReturnType<typeof componentStatuses> }>();

@@ -26,6 +26,7 @@ import { waitUntil } from "../support/process.ts";
 
 const COMMON = "tinysystems/common-module-v0";
 const COMMON_SEGMENT = "tinysystems-common-module-v0";
+const HOPS = "tinyhost_hops_total";
 const HOPS_FAILED = "tinyhost_hops_failed_total";
 
 let cp: ControlPlane;
@@ -86,10 +87,12 @@ async function servesBoth(prefix: string, natsUrl: string, transport: "core" | "
   const server = manifests.nodes.get("server")!.metadata.name!;
   await sendSignal(natsUrl, signal, "_control", { send: true });
   const port = Number(await waitForMetadata(kube, ns, server, "port"));
+  const hopsBefore = await proc.metric(HOPS);
   const get = await fetch(`http://127.0.0.1:${port}/hello`);
   expect(get.status).toBe(200);
   expect(await get.json()).toEqual({ hello: "world", method: "GET", path: "/hello" });
   expect(transform.split(".")[1]).toBe(COMMON_SEGMENT);
+  expect((await proc.metric(HOPS))! - hopsBefore!).toBe(0); // router → transform → response: no wire hop
   expect(await proc.metric(HOPS_FAILED)).toBe(0);
 
   // Both TinyModules, each with its own address; the common one lists common-module's components only.

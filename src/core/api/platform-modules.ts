@@ -55,3 +55,21 @@ export const PLATFORM_MODULES: readonly PlatformModule[] = [
 export function platformModule(segment: string): PlatformModule | undefined {
   return PLATFORM_MODULES.find((m) => nameMatches(segment, m.name));
 }
+
+/**
+ * Why a node of platform module `platform` cannot run `component`: it is not one of that Go
+ * module's components (the platform's editor offers it under another module, or none).
+ * @param tinyhostComponent - true when `component` is registered in tinyhost all the same (then it
+ *   belongs in the user's own module).
+ */
+export function notInPlatformModule(platform: PlatformModule, component: string, tinyhostComponent: boolean): string {
+  const home = PLATFORM_MODULES.find((m) => m.components.includes(component));
+  return (
+    `component ${JSON.stringify(component)} is not part of ${platform.name} (its components: ${platform.components.join(", ")})` +
+    (home
+      ? `; it is in ${home.name}: name the node <prefix>.tinysystems-${home.name}.<component>-<suffix>`
+      : tinyhostComponent
+        ? "; it is a tinyhost component: put the node in your own module"
+        : "")
+  );
+}
