@@ -81,6 +81,16 @@ describe("eval specs (the SDK's pkg/evals format)", () => {
     expect(none).toEqual([]);
   });
 
+  test("tinyhost eval prints the warning on stderr and goes on", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tinyhost-evals-"));
+    dirs.push(dir);
+    writeFileSync(join(dir, "e.yaml"), "name: x\ntrigger: {node: sig}\nexpekt: {errors: 1}\n");
+    const err: string[] = [];
+    const code = await runEvalCommand({ flowDir: join(dir, "no-such-flow"), evals: join(dir, "e.yaml"), json: false, verbose: false }, () => {}, (l) => err.push(l));
+    expect(code).toBe(1); // the flow directory is missing: the run itself fails after the warning
+    expect(err[0]).toBe(`tinyhost eval: warning: ${join(dir, "e.yaml")}: unknown key "expekt" ignored (known: name, flow, trigger, timeout, expect)`);
+  });
+
   test("a negative timeout is refused, naming the field and the value", async () => {
     await expect(parseEvals("a.yaml", "name: x\ntrigger: {node: sig}\ntimeout: -5s")).rejects.toThrow('a.yaml: timeout: "-5s" is negative');
   });
