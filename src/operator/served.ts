@@ -28,8 +28,9 @@ export interface ServedModule {
 
 /**
  * The served modules, `primary` first.
- * @throws Error naming the value when an `--also` name is empty or names a module already served
- *   (after sanitizing: `A` and `a` are one TinyModule).
+ * @throws Error naming the value when an `--also` name is empty, names a module already served
+ *   (after sanitizing: `A` and `a` are one TinyModule), or one a node name could not be told from
+ *   (`shop` and `tinysystems/shop`: the publisher prefix is optional in node names, `NameMatches`).
  */
 export function servedModules(primary: string, also: readonly string[] = []): ServedModule[] {
   const out: ServedModule[] = [];
@@ -37,9 +38,12 @@ export function servedModules(primary: string, also: readonly string[] = []): Se
     const sanitized = sanitizeResourceName(name);
     if (sanitized === "") throw new Error(`--also = ${JSON.stringify(name)} is not a module name`);
     const twin = out.find((m) => m.sanitized === sanitized);
-    if (twin)
+    const as = (m: ServedModule) => `${m === out[0] ? "--name" : "--also"} ${JSON.stringify(m.name)}`;
+    if (twin) throw new Error(`--also = ${JSON.stringify(name)} names module ${sanitized}, already served as ${as(twin)}`);
+    const alike = out.find((m) => nameMatches(sanitized, m.sanitized));
+    if (alike)
       throw new Error(
-        `--also = ${JSON.stringify(name)} names module ${sanitized}, already served as ${i === 0 || twin === out[0] ? "--name" : "--also"} ${JSON.stringify(twin.name)}`,
+        `--also = ${JSON.stringify(name)} cannot be told from ${as(alike)} in a node name (a publisher prefix is optional there): serve one of them`,
       );
     out.push({ name, sanitized, platform: i === 0 ? undefined : platformModule(sanitized) });
   }
