@@ -24,13 +24,15 @@ export interface FlagSpec {
   short?: string;
   /** What the value is, for the missing-value message (default `"a value"`), e.g. `"a directory"`. */
   valueName?: string;
+  /** A value flag given any number of times: its values, in order (else the last one given wins). */
+  multiple?: boolean;
 }
 
 /** The flags of one command by long name. */
 export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
 
 /** Parsed values by long name: strings for value flags, booleans for switches; absent when not given. */
-export type FlagValues<S extends FlagSpecs> = { -readonly [K in keyof S]?: S[K]["type"] extends "boolean" ? boolean : string };
+export type FlagValues<S extends FlagSpecs> = { -readonly [K in keyof S]?: S[K]["type"] extends "boolean" ? boolean : S[K]["multiple"] extends true ? string[] : string };
 
 /** A usage mistake on the command line; the message names the argument. code `"USAGE"`. */
 export class FlagError extends TinyError<"USAGE"> {
@@ -55,7 +57,7 @@ export function parseFlags<const S extends FlagSpecs>(args: readonly string[], s
   const config = Object.fromEntries(Object.entries(specs).map(([name, s]) => [name, s.short ? { type: s.type, short: s.short } : { type: s.type }]));
   // Non-strict: parseArgs only splits the arguments; every decision below is ours.
   const { tokens } = parseArgs({ args: [...args], options: config, strict: false, allowPositionals: true, tokens: true });
-  const values: Record<string, string | boolean> = {};
+  const values: Record<string, string | boolean | string[]> = {};
   const positionals: string[] = [];
   for (const t of tokens) {
     if (t.kind === "option-terminator") continue;
@@ -82,7 +84,8 @@ export function parseFlags<const S extends FlagSpecs>(args: readonly string[], s
     if (t.value === undefined || t.value === "" || (!t.inlineValue && looksLikeFlag(t.value))) {
       throw new FlagError(`${t.rawName} needs ${spec.valueName ?? "a value"}`);
     }
-    values[t.name] = t.value;
+    if (spec.multiple) values[t.name] = [...((values[t.name] as string[] | undefined) ?? []), t.value];
+    else values[t.name] = t.value;
   }
   return { values: values as FlagValues<S>, positionals };
 }

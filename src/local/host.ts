@@ -592,7 +592,7 @@ export class LocalHost {
   async #firstRead(): Promise<void> {
     const { lock, migrated, statePath } = this.#p;
     this.report.line(
-      `tinyhost local: ${this.#moduleSummary()} (in-process, leader) · manifests ${shownPath(this.dir)} · ` +
+      `tinyhost local: ${this.#moduleSummary()} (in-process, leader)${this.#notServedSummary()} · manifests ${shownPath(this.dir)} · ` +
         `${statePath ? `state ${shownPath(statePath)}` : "state in memory"} · components ${this.#componentSummary()}`,
     );
     if (lock?.tookOverFrom !== undefined) this.report.line(`state: took over ${shownPath(lock.file)} from pid ${lock.tookOverFrom}, which is no longer running`);
@@ -691,11 +691,23 @@ export class LocalHost {
     return names;
   }
 
-  /** `module a` or `modules a, tinysystems-common-module-v0`: what runs, the primary first. */
+  /** `module a` or `modules a, tinysystems-common-module-v0`: what runs, the primary first (not the modules of {@link #notServedSummary}). */
   #moduleSummary(): string {
-    const run = this.modules.segments(this.#p.first.nodes.values()).filter((m) => this.modules.runs(m) && !nameMatches(m, this.module));
+    const run = this.modules.segments(this.#p.first.nodes.values()).filter((m) => this.modules.runs(m) && !nameMatches(m, this.module) && !this.#unservable(m));
     if (run.length === 0) return `module ${this.module}`;
     return `modules ${[this.module, ...run].join(", ")}`;
+  }
+
+  /** `; not served: m (…why)`: modules of the directory none of whose components tinyhost has (each node's error line says what to do). */
+  #notServedSummary(): string {
+    const not = this.modules.segments(this.#p.first.nodes.values()).filter((m) => this.#unservable(m));
+    if (not.length === 0) return "";
+    return `; not served: ${not.join(", ")} (no component of ${not.length === 1 ? "it" : "them"} is bundled or in the components directory; a hop to ${not.length === 1 ? "its" : "their"} nodes fails)`;
+  }
+
+  /** {@link LocalModules.unservable}, counting the directory's TinyComponents (installed after the start line). */
+  #unservable(segment: string): boolean {
+    return this.modules.unservable(segment, new Set([...this.#p.first.components.values()].map((c) => c.object.spec?.component)));
   }
 
   #componentSummary(): string {

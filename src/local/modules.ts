@@ -9,33 +9,10 @@
  * modules run, and a hop to a node of any other module fails at once naming the flag to use.
  */
 import { nameMatches, parseFullName, sanitizeResourceName } from "../core/api/naming.ts";
+import { notInPlatformModule, platformModule } from "../core/api/platform-modules.ts";
 import type { NodeManifest } from "./manifests.ts";
 
-/** One of the platform's Go modules whose every component tinyhost bundles. */
-export interface PlatformModule {
-  /** The module's name without its publisher, as `nameMatches` compares it (`tinysystems-` is optional). */
-  readonly name: string;
-  /** The Go module's components (tiny-systems/modules `<name minus -v0>/components`). */
-  readonly components: readonly string[];
-}
-
-/** The platform's modules tinyhost stands in for, with the components of each. */
-export const PLATFORM_MODULES: readonly PlatformModule[] = [
-  {
-    name: "common-module-v0",
-    components: [
-      "array_filter", "array_get", "array_split", "async", "budget_guard", "chat", "collect", "cron", "debug", "delay", "display", "flow_telemetry",
-      "form", "group_by", "inject", "kv", "retry", "router", "run_start", "run_status", "signal", "ticker", "transform",
-    ],
-  },
-  { name: "http-module-v0", components: ["http_auth_parse", "http_request", "http_server", "logql_query", "promql_query"] },
-  { name: "encoding-module-v0", components: ["csv_decode", "csv_encode", "go_template", "json_decode", "json_encode", "jwt_decode", "jwt_encode", "text_chunk", "xml_encode"] },
-];
-
-/** The platform module a node-name segment (or module name) names, e.g. `tinysystems-common-module-v0` → common-module-v0. */
-export function platformModule(segment: string): PlatformModule | undefined {
-  return PLATFORM_MODULES.find((m) => nameMatches(segment, m.name));
-}
+export { PLATFORM_MODULES, platformModule, type PlatformModule } from "../core/api/platform-modules.ts";
 
 /** What {@link LocalModules} reads live. */
 export interface LocalModulesHost {
@@ -91,11 +68,7 @@ export class LocalModules {
     const platform = segment === undefined ? undefined : platformModule(segment);
     if (platform) {
       if (platform.components.includes(component) && this.h.installed(component)) return undefined;
-      const home = PLATFORM_MODULES.find((m) => m.components.includes(component));
-      return (
-        `component ${JSON.stringify(component)} is not part of ${platform.name} (its components: ${platform.components.join(", ")})` +
-        (home ? `; it is in ${home.name}: name the node <prefix>.tinysystems-${home.name}.<component>-<suffix>` : this.h.installed(component) ? "; it is a tinyhost component: put the node in your own module" : "")
-      );
+      return notInPlatformModule(platform, component, this.h.installed(component));
     }
     if (this.h.installed(component)) return undefined;
     // The user's own module gets the plain message (a typo or a renamed component); another module
@@ -108,6 +81,17 @@ export class LocalModules {
       );
     }
     return `component ${JSON.stringify(component)} is not registered (known: ${this.h.known()})`;
+  }
+
+  /**
+   * True when module `segment` is run here but tinyhost can serve none of its nodes: not the
+   * primary, not a platform module, and no declared node of it has a registered component or one
+   * of `declared` (components the directory declares as TinyComponents, not installed yet).
+   */
+  unservable(segment: string, declared: ReadonlySet<string> = new Set()): boolean {
+    if (!this.runs(segment) || nameMatches(segment, this.h.primary) || platformModule(segment) !== undefined) return false;
+    for (const n of this.h.nodes()) if (segmentOf(n.node.metadata.name) === segment && declared.has(n.node.spec.component)) return false;
+    return !this.#anyKnown(segment);
   }
 
   /** True when some declared node of module `segment` has a registered component. */

@@ -32,6 +32,8 @@ import type { Leadership } from "./leadership.ts";
 import type { WatchedController } from "./metrics.ts";
 import type { ModuleTransport } from "./transport.ts";
 import { envInteger } from "./env-integer.ts";
+import { platformScoped, publishedComponents, type ServedModule } from "./served.ts";
+import { nameMatches } from "../core/api/naming.ts";
 
 /** Options of {@link moduleControllers}. */
 export interface ModuleControllersOptions {
@@ -42,10 +44,15 @@ export interface ModuleControllersOptions {
   module: { name: string; version: string; sdkVersion: string };
   /** Sanitized module name: the own TinyModule's name. */
   moduleName: string;
+  /**
+   * Every module name served, `module` first (served.ts); absent → `module` alone. Each one's nodes
+   * are owned (their status names it) and its TinyModule gets the status.
+   */
+  served?: readonly ServedModule[];
   scheduler: Scheduler;
   /** The live component set (the TinyModule status lists it; TinyComponents add to it). */
   catalog: ComponentCatalog;
-  /** The own address for the status, other modules' addresses (gRPC). */
+  /** The own addresses for the statuses, other modules' addresses (gRPC). */
   transport: Pick<ModuleTransport, "address" | "addresses">;
   leadership: Leadership;
   /** The TinyNode list/watch source (primed at start-up: its first page is already on the wire). */
@@ -63,7 +70,7 @@ export interface ModuleControllers {
   readonly runnables: readonly Runnable[];
   /** The three controllers as /metrics sees them. */
   readonly watched: readonly WatchedController[];
-  /** Requeues the own TinyModule (its status changed outside a watch event, e.g. the address bound). */
+  /** Requeues the own TinyModules (their status changed outside a watch event, e.g. the address bound). */
   requeueOwnModule(): void;
 }
 
@@ -74,16 +81,28 @@ export interface ModuleControllers {
 export function moduleControllers(o: ModuleControllersOptions): ModuleControllers {
   const { kube, namespace, scheduler, catalog, transport, leadership, log } = o;
   const isLeader = leadership.isLeader;
-  const nodes = tinyNodeController({ module: o.module, scheduler, api: kubeNodeApi(kube, namespace), isLeader, source: o.nodeSource, workers: o.workers, log });
+  const served = o.served ?? [{ name: o.module.name, sanitized: o.moduleName, platform: undefined }];
+  // A node of a served name is run as that module (its status says which).
+  const moduleOf = (segment: string) => {
+    const m = served.find((s) => nameMatches(segment, s.name));
+    return m === undefined ? undefined : m === served[0] ? o.module : { ...o.module, name: m.name };
+  };
+  const nodes = tinyNodeController({ module: o.module, ...(served.length > 1 ? { moduleOf } : {}), scheduler: platformScoped(served, scheduler), api: kubeNodeApi(kube, namespace), isLeader, source: o.nodeSource, workers: o.workers, log });
 
-  // The status's component list, rebuilt only when the catalog changed.
-  let components = { version: -1, list: componentStatuses([]) };
-  const listed = () => (components.version === catalog.version ? components : (components = { version: catalog.version, list: componentStatuses(catalog.list()) })).list;
+  // Each status's component list, rebuilt only when the catalog changed.
+  const components = new Map<string, { version: number; list: ReturnType<typeof componentStatuses> }>();
+  const listed = (m: ServedModule) => {
+    let c = components.get(m.sanitized);
+    if (c?.version !== catalog.version) components.set(m.sanitized, (c = { version: catalog.version, list: componentStatuses(publishedComponents(m, catalog.list())) }));
+    return c.list;
+  };
   const moduleReconciler = tinyModuleReconciler({
     ownName: o.moduleName,
-    desiredStatus: () => {
-      const addr = transport.address(); // "" until the gRPC receiver bound its port
-      return addr === "" ? undefined : moduleStatus({ addr, ...o.module, components: listed() });
+    alsoOwn: served.slice(1).map((m) => m.sanitized),
+    desiredStatus: (name) => {
+      const m = served.find((s) => s.sanitized === name) ?? served[0]!;
+      const addr = transport.address(m.sanitized); // "" until the gRPC receiver bound its port
+      return addr === "" ? undefined : moduleStatus({ addr, ...o.module, name: m.name, components: listed(m) });
     },
     api: kubeModuleApi(kube, namespace),
     isLeader,
@@ -96,8 +115,10 @@ export function moduleControllers(o: ModuleControllersOptions): ModuleController
     reconcile: (key, obj, ctx) => reconcileSpan(`TinyModule ${key}`, () => moduleReconciler.reconcile(key, obj, ctx)),
     onError: (key, err) => log.warn({ controller: "tinymodule", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
   });
-  const ownModuleKey = `${namespace}/${o.moduleName}`;
-  const requeueOwnModule = () => moduleController.enqueue(ownModuleKey);
+  const ownModuleKeys = served.map((m) => `${namespace}/${m.sanitized}`);
+  const requeueOwnModule = () => {
+    for (const key of ownModuleKeys) moduleController.enqueue(key);
+  };
   const componentController = tinyComponentController({ kube, namespace, module: o.module.name, catalog, isLeader, log });
 
   catalog.onChange((names) => {

@@ -1,7 +1,8 @@
 /**
  * The cluster start's first stage: the kubeconfig, then at once the three requests
  * /readyz waits on — the Lease get (leadership.ts), the TinyNode cache's first list page
- * (src/k8s/runtime/primed-source.ts) and the own TinyModule create (register.ts) — sent before the
+ * (src/k8s/runtime/primed-source.ts) and the own TinyModule creates (register.ts; one per served
+ * name, src/operator/served.ts) — sent before the
  * rest of the module is loaded. The CLI calls {@link beginStart} and only then imports the runtime
  * (src/cli/commands/run-cluster.ts), so evaluating pino, the NATS client and the runtime (~12 ms in
  * the compiled binary, bench/start-imports.ts) overlaps with those round trips instead of coming
@@ -31,8 +32,8 @@ export interface EarlyParts {
   election: EarlyLoop;
   /** The TinyNode list/watch source; its first page is on the wire. */
   nodeSource: WatchSource<TinyNode>;
-  /** The own TinyModule registration (group controllers waits for it). */
-  registration: Runnable;
+  /** The own TinyModules' registrations, `--name`'s then each `--also`'s (group controllers waits for them). */
+  registrations: readonly Runnable[];
   /** How long reading the kubeconfig took, ms (the `start: kubeconfig` log line). */
   kubeconfigMs: number;
 }
@@ -68,7 +69,7 @@ export function beginStart(o: ModuleOptions, log: Logger): EarlyStart {
       // In this order: the Lease's get is on the path to a leader, the longest.
       election: leaseCampaign({ kube, namespace: o.namespace, moduleName, hostname: o.hostname, timings: o.lease ?? DEFAULT_LEASE_TIMINGS, leadership, log }),
       nodeSource: primedSource(resourceSource(kube, tinyNodes, { namespace: o.namespace })),
-      registration: ownModuleRegistration({ kube, namespace: o.namespace, module: { name: o.name, version: o.version }, runtimeVersion: tinyhostVersion, log }),
+      registrations: [o.name, ...(o.also ?? [])].map((name) => ownModuleRegistration({ kube, namespace: o.namespace, module: { name, version: o.version }, runtimeVersion: tinyhostVersion, log })),
     }),
     (err: unknown) => {
       throw new ModuleStartError("kubeconfig", err);

@@ -19,7 +19,7 @@
  *   election     the Lease campaign `<module>-lock`, adopted (released on stop: ReleaseOnCancel)
  *   runners      scheduler.stopAll on stop (§2.10); the `--components` file watch, so file
  *                components exist before the first node reconcile (runners.ts)
- *   controllers  own TinyModule registration, TinyNode, TinyModule and TinyComponent controllers
+ *   controllers  own TinyModule registrations (one per served name: served.ts), TinyNode, TinyModule and TinyComponent controllers
  *                (§5.3), started at once (controllers.ts)
  *   receivers    transport receivers behind the hop gate; on stop: stop receiving, drain in-flight
  *                hops (bounded), refuse stragglers (receivers.ts)
@@ -46,6 +46,7 @@ import { DEFAULT_DRAIN_TIMEOUT_MS, TRANSPORT_GRACE_MS, transportConnection, tran
 import { componentFiles, moduleScheduler, runnersStop, type NodeCache } from "./runners.ts";
 import { allStages, checked, loadRegistry, ModuleStartError, stages } from "./stages.ts";
 import { openTransport } from "./transport.ts";
+import { servedModules } from "./served.ts";
 
 /**
  * Re-exported from the parts' files, where they are documented: Lease timings (leadership.ts),
@@ -86,6 +87,8 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
   const memoryLimit = checked("memory", () => softMemoryLimit(o.env));
   const gauge = checked("memory", () => memoryGauge(o.env));
   const stage = stages(log);
+  const served = checked("flags", () => servedModules(o.name, o.also));
+  const alsoServes = served.slice(1).map((m) => m.sanitized);
 
   // ---- stages before the manager (this order and overlap are measured by bench/vs-go.ts)
   // The kubeconfig and the three requests /readyz waits on (early.ts): sent by the CLI before it
@@ -107,7 +110,7 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
   // same time they held the kubeconfig stage's file reads behind them (measured). Bun's fetch does
   // its TLS handshakes on its own thread, so they overlap with the loading that follows. The dial
   // goes first: its TCP handshake and the server's INFO arrive while the components evaluate.
-  const transportReady = begun.sent.then(() => stage("transport", () => openTransport({ module: moduleName, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader: leadership.isLeader, log: base })));
+  const transportReady = begun.sent.then(() => stage("transport", () => openTransport({ module: moduleName, also: alsoServes, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader: leadership.isLeader, log: base })));
   const componentsReady = begun.sent.then(() => stage("components", () => loadRegistry(o.componentsDir === undefined ? undefined : null)));
   // Start-up failed before the manager took the campaign over: end it (the Lease is released).
   const cancelCampaign = () => begun.cancel();
@@ -118,15 +121,15 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
 
   try {
     // ---- parts
-    const { election, nodeSource, registration } = await begun.parts;
+    const { election, nodeSource, registrations } = await begun.parts;
     const nodeCache: NodeCache = {}; // the TinyNode informer's store, once the controllers exist
     const client: ModuleClient = { ...createResourceManager({ kube, namespace, podName: o.hostname, env: o.env }), mode: "cluster" };
     const gate = new HopGate(); // every hop from the wire passes it (the scheduler's hop middleware)
-    const scheduler = await stage("scheduler", () => moduleScheduler({ moduleName, kube, namespace, transport, client, leadership, nodeCache, middleware: [gate], log: base }));
+    const scheduler = await stage("scheduler", () => moduleScheduler({ moduleName, alsoServes, kube, namespace, transport, client, leadership, nodeCache, middleware: [gate], log: base }));
     // The live component set: bundled, files (--components, watched), TinyComponents (runtime-spec §5.3).
     const catalog = new ComponentCatalog(scheduler);
     for (const def of registry.list()) catalog.put(def, `bundled:${registry.source(def.info.name)}`);
-    const controllers = moduleControllers({ kube, namespace, module: { name: o.name, version: o.version, sdkVersion: SDK_VERSION }, moduleName, scheduler, catalog, transport, leadership, nodeSource, workers, log });
+    const controllers = moduleControllers({ kube, namespace, module: { name: o.name, version: o.version, sdkVersion: SDK_VERSION }, moduleName, served, scheduler, catalog, transport, leadership, nodeSource, workers, log });
     nodeCache.store = controllers.nodes.controller.store;
     const readiness = moduleReadiness({ nodeStore: controllers.nodes.controller.store, transport, leadership });
     const governor = memoryLimit === undefined ? undefined : new MemoryGovernor({ limitBytes: memoryLimit, gauge: gaugeReader(gauge) });
@@ -139,8 +142,8 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
       .add("servers", health)
       .add("stores", transportConnection(transport))
       .add("election", election.runnable)
-      .add("runners", runnersStop(scheduler))
-      .add("controllers", registration);
+      .add("runners", runnersStop(scheduler));
+    for (const r of registrations) manager.add("controllers", r);
     for (const r of controllers.runnables) manager.add("controllers", r);
     manager
       .add("receivers", transportReceivers({ transport, handle: (msg, signal) => scheduler.handle(msg, signal), gate, drainMs, onServing: controllers.requeueOwnModule, log }))
@@ -156,7 +159,7 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
 
     // ---- start
     await manager.start();
-    log.info({ module: o.name, version: o.version, namespace, transport: transport.kind, health: health.url }, "module started");
+    log.info({ module: o.name, ...(alsoServes.length > 0 ? { also: served.slice(1).map((m) => m.name) } : {}), version: o.version, namespace, transport: transport.kind, health: health.url }, "module started");
     readiness.markStarted();
     return { healthUrl: health.url, done: manager.done, stop: (reason) => manager.stop(reason), manager };
   } catch (err) {

@@ -6,6 +6,11 @@ import type { LeaseTimings } from "./leadership.ts";
 export interface ModuleOptions {
   /** Unsanitized module name (`--name`). */
   name: string;
+  /**
+   * Further module names this process serves (`--also`, repeatable; unsanitized), each with its own
+   * subjects, nodes and TinyModule, sharing the rest (src/operator/served.ts).
+   */
+  also?: readonly string[];
   /** Module version without a leading `v` (`--version`). */
   version: string;
   /** Namespace of nodes, the Lease and the TinyModule (`--namespace`). */

@@ -31,6 +31,8 @@ export interface NodeCache {
 export interface ModuleSchedulerOptions {
   /** Sanitized module name (hops to its own nodes stay in-process). */
   moduleName: string;
+  /** Further sanitized module names served (`--also`): hops to their nodes stay in-process too. */
+  alsoServes?: readonly string[];
   kube: KubeClient;
   /** Namespace of the nodes. */
   namespace: string;
@@ -51,6 +53,7 @@ export function moduleScheduler(o: ModuleSchedulerOptions): Scheduler {
   const nodeCalls = bindKinds(o.kube).nodes;
   const scheduler = new Scheduler({
     module: o.moduleName,
+    ...(o.alsoServes?.length ? { alsoServes: o.alsoServes } : {}),
     remote: o.transport.remote,
     ...(o.transport.ledger ? { ledger: o.transport.ledger } : {}),
     // Status writes start from the informer's copy (no GET per write).

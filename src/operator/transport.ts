@@ -41,6 +41,12 @@ export const ENV_HOP_QUEUE_WAIT_MS = "TINYHOST_HOP_QUEUE_WAIT_MS";
 export interface OpenTransportOptions {
   /** Sanitized module name (subjects, queue group, consumer names). */
   module: string;
+  /**
+   * Further sanitized module names served (`run --also`, src/operator/served.ts): on NATS each gets
+   * its own subscriptions / JetStream consumers on the one connection, sharing the hop slots; the
+   * gRPC server serves every name at one address.
+   */
+  also?: readonly string[];
   /** Pod name (`HOSTNAME`): JetStream's per-pod system consumer. */
   pod: string;
   /** gRPC listen address (`--grpc-server-bind-address`), Go syntax. */
@@ -74,8 +80,11 @@ export interface ModuleTransport {
   stopReceiving(): Promise<void>;
   /** The bound on concurrent incoming hops (/metrics `tinyhost_hop_slots_*`); set by every wire {@link openTransport} opens. */
   readonly slots?: HopSlots;
-  /** `TinyModule.status.addr`: the advertised gRPC address, or `nats://tinymodule.<module>.msg`. */
-  address(): string;
+  /**
+   * `TinyModule.status.addr` of served module `module` (default the `--name` one): the advertised
+   * gRPC address, or `nats://tinymodule.<module>.msg`.
+   */
+  address(module?: string): string;
   /** True when connected (NATS) or listening (gRPC); else the reason. */
   ready(): true | string;
   /**
@@ -180,7 +189,10 @@ class NatsHealth {
 
 function openCore(o: OpenTransportOptions, nc: NatsConnection): ModuleTransport {
   const slots = slotsFromEnv(o.env);
-  const transport = new CoreNatsTransport({ nc, module: o.module, slots, queueWaitMs: queueWaitFromEnv(o.env), log: o.log.child({ component: "nats-core" }) });
+  const queueWaitMs = queueWaitFromEnv(o.env);
+  // One transport per served name on the one connection; the first sends for all of them.
+  const served = [o.module, ...(o.also ?? [])].map((module) => new CoreNatsTransport({ nc, module, slots, queueWaitMs, log: o.log.child({ component: "nats-core", ...(o.also?.length ? { module } : {}) }) }));
+  const transport = served[0]!;
   const health = new NatsHealth(nc, o.log);
   return {
     kind: "core",
@@ -188,12 +200,12 @@ function openCore(o: OpenTransportOptions, nc: NatsConnection): ModuleTransport 
     addresses: undefined,
     slots,
     async serve(handler) {
-      transport.serve({ handler, isLeader: o.isLeader });
+      for (const t of served) t.serve({ handler, isLeader: o.isLeader });
     },
-    stopReceiving: () => transport.stopReceiving(),
-    address: () => `nats://tinymodule.${o.module}.msg`,
+    stopReceiving: async () => void (await Promise.all(served.map((t) => t.stopReceiving()))),
+    address: (module = o.module) => `nats://tinymodule.${module}.msg`,
     ready: health.ready,
-    stopServing: (graceMs) => transport.close(graceMs), // the subscriptions; the connection stays for sends
+    stopServing: async (graceMs) => void (await Promise.all(served.map((t) => t.close(graceMs)))), // the subscriptions; the connection stays for sends
     close: () => health.close(),
     failed: health.failed,
   };
@@ -209,7 +221,11 @@ async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promi
   const ledger = await RunLedger.open(nc);
   const ackWaitMs = ackWaitFromEnv(o.env);
   const slots = slotsFromEnv(o.env);
-  const transport = await JetStreamTransport.create({ nc, module: o.module, pod: o.pod, slots, ...(ackWaitMs ? { ackWaitMs } : {}), log: o.log.child({ component: "nats-jetstream" }) });
+  // One transport (business and system consumers) per served name on the one connection; the first sends for all of them.
+  const served = await Promise.all(
+    [o.module, ...(o.also ?? [])].map((module) => JetStreamTransport.create({ nc, module, pod: o.pod, slots, ...(ackWaitMs ? { ackWaitMs } : {}), log: o.log.child({ component: "nats-jetstream", ...(o.also?.length ? { module } : {}) }) })),
+  );
+  const transport = served[0]!;
   const reconciler = new RunReconciler({ ledger, republish: (msg) => transport.send(msg), isLeader: o.isLeader, log: o.log.child({ component: "run-reconciler" }) });
   return {
     kind: "jetstream",
@@ -218,15 +234,15 @@ async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promi
     ledger,
     slots,
     async serve(handler) {
-      await transport.serve({ handler, isLeader: o.isLeader });
+      for (const t of served) await t.serve({ handler, isLeader: o.isLeader });
       reconciler.start();
     },
-    stopReceiving: () => transport.stopReceiving(),
-    address: () => `nats://tinymodule.${o.module}.msg`,
+    stopReceiving: async () => void (await Promise.all(served.map((t) => t.stopReceiving()))),
+    address: (module = o.module) => `nats://tinymodule.${module}.msg`,
     ready: health.ready,
     async stopServing(graceMs) {
       await reconciler.stop();
-      await transport.close(graceMs); // the consumers; the connection stays for sends
+      await Promise.all(served.map((t) => t.close(graceMs))); // the consumers; the connection stays for sends
     },
     close: () => health.close(),
     failed: health.failed,

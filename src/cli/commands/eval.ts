@@ -81,7 +81,7 @@ export async function runEvalCommand(a: EvalArgs, out: (l: string) => void, err:
   const { bundledComponents, quietRuntimeLogs } = await import("./run-local.ts");
   let specs;
   try {
-    specs = await loadEvals(resolve(a.evals));
+    specs = await loadEvals(resolve(a.evals), process.env, (w) => err(`tinyhost eval: warning: ${w}`));
   } catch (e) {
     err(`tinyhost eval: ${(e as Error).message}`);
     return 1;

@@ -4,6 +4,7 @@
  *
  * Flags (`--flag value` or `--flag=value`):
  *   --name, -n                      module name (default "main")
+ *   --also <name>                   also serve this module name (repeatable; src/operator/served.ts)
  *   --version, -v                   module version, no leading "v" (default: the tinyhost version;
  *                                   Go requires the flag — we default it)
  *   --namespace                     namespace (default "tinysystems")
@@ -27,6 +28,7 @@ import { StopSignals } from "./stop-signals.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { TinyError } from "../../core/errors.ts";
+import { servedModules } from "../../operator/served.ts";
 
 /**
  * Text of `tinyhost run --help` (cluster flags). The `--components` default depends on how tinyhost
@@ -41,6 +43,8 @@ on a Lease, serves hops over NATS or gRPC.
 
 Flags:
   -n, --name <name>                        module name (default "main")
+      --also <name>                        also serve module <name>, e.g. tinysystems/common-module-v0
+                                           in place of the Go common-module (repeatable)
   -v, --version <version>                  module version, without a leading "v" (default ${tinyhostVersion})
       --namespace <ns>                     namespace of nodes, Lease and TinyModule (default "tinysystems")
   -k, --kubeconfig <path>                  kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)
@@ -53,6 +57,7 @@ Flags:
 
 Environment:
   HOSTNAME             pod name: Lease identity (required)
+  TINYHOST_ALSO        further module names to serve, comma-separated (added to --also)
   TINY_NATS_URL        NATS server(s); unset → gRPC between modules
   TINY_NATS_TRANSPORT  "jetstream" → durable JetStream wire; anything else → core NATS
   SELF_SERVICE_HOST    address other modules dial for gRPC (TinyModule status.addr)
@@ -85,6 +90,8 @@ export class RunUsageError extends TinyError<"USAGE"> {
 /** Parsed `run` flags (cluster mode). */
 export interface RunClusterFlags {
   name: string;
+  /** `--also`, in order (may be empty). */
+  also: string[];
   version: string;
   namespace: string;
   kubeconfig?: string;
@@ -98,6 +105,7 @@ export interface RunClusterFlags {
 /** Flags of `run` in a cluster, with the Go CLI's short names (runtime-spec §9; parsed by src/cli/flags.ts). */
 export const RUN_CLUSTER_FLAGS = {
   name: { type: "string", short: "n" },
+  also: { type: "string", multiple: true, valueName: "a module name" },
   version: { type: "string", short: "v" },
   namespace: { type: "string" },
   kubeconfig: { type: "string", short: "k" },
@@ -123,6 +131,7 @@ export function parseRunClusterFlags(args: readonly string[]): RunClusterFlags {
   }
   const flags: RunClusterFlags = {
     name: v.name ?? "main",
+    also: v.also ?? [],
     version: v.version ?? tinyhostVersion,
     namespace: v.namespace ?? "tinysystems",
     ...(v.kubeconfig !== undefined ? { kubeconfig: v.kubeconfig } : {}),
@@ -156,8 +165,17 @@ function msFromEnv(env: Record<string, string | undefined>, name: string, fallba
 export function moduleOptionsFrom(flags: RunClusterFlags, env: Record<string, string | undefined>): ModuleOptions {
   const hostname = (env.HOSTNAME ?? "").trim();
   if (hostname === "") throw new RunUsageError("HOSTNAME is not set: it names this pod on the module's Lease (the kubelet sets it in a cluster; export HOSTNAME=<name> elsewhere)");
+  // TINYHOST_ALSO: the env form of --also, for a chart that sets env but not the arguments.
+  const fromEnv = (env.TINYHOST_ALSO ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const also = [...flags.also, ...fromEnv];
+  try {
+    servedModules(flags.name, also);
+  } catch (err) {
+    throw new RunUsageError(`${(err as Error).message}${fromEnv.length > 0 ? ` (--also and TINYHOST_ALSO = ${JSON.stringify(env.TINYHOST_ALSO)})` : ""}`);
+  }
   return {
     name: flags.name,
+    ...(also.length > 0 ? { also } : {}),
     version: flags.version,
     namespace: flags.namespace,
     ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),

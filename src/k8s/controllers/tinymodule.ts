@@ -37,11 +37,16 @@ export interface TinyModuleReconcilerOptions {
   /** Our TinyModule's name: `sanitizeResourceName(module name)`. */
   ownName: string;
   /**
-   * The status we publish; read at each reconcile (the gRPC port is known only after the
+   * Further TinyModules this process serves (cluster `run --also`), sanitized: written as the own
+   * one is, with `desiredStatus(name)`; never put in the address pool (their hops stay in-process).
+   */
+  alsoOwn?: readonly string[];
+  /**
+   * The status we publish for own TinyModule `name`; read at each reconcile (the gRPC port is known only after the
    * receivers started). `undefined` = not known yet: nothing is written (the receivers' start
    * enqueues our TinyModule again), so no status with an empty address is ever published.
    */
-  desiredStatus: () => TinyModuleStatus | undefined;
+  desiredStatus: (name: string) => TinyModuleStatus | undefined;
   /** Reads and writes in the module's namespace. */
   api: TinyModuleApi;
   /** Live leader flag. */
@@ -61,9 +66,10 @@ export interface TinyModuleReconciler {
 /** Builds the TinyModule reconciler. */
 export function tinyModuleReconciler(opts: TinyModuleReconcilerOptions): TinyModuleReconciler {
   const stats: TinyModuleReconcilerStats = { statusWrites: 0, statusSkips: 0, conflicts: 0 };
+  const own = new Set([opts.ownName, ...(opts.alsoOwn ?? [])]);
   const reconcile: Reconciler<WatchedModule> = async (key, object) => {
     const { name } = splitKey(key);
-    if (name !== opts.ownName) {
+    if (!own.has(name)) {
       if (!object) opts.addresses?.deregister(name);
       else if (object.status?.addr) opts.addresses?.register(name, object.status.addr);
       return;
@@ -71,7 +77,7 @@ export function tinyModuleReconciler(opts: TinyModuleReconcilerOptions): TinyMod
     if (!object || !opts.isLeader()) return;
     try {
       const out = await retryOnConflict({ what: `TinyModule ${name} status`, current: object, read: () => opts.api.get(name), write: (m) => {
-        const desired = opts.desiredStatus();
+        const desired = opts.desiredStatus(name);
         if (desired === undefined || isDeepStrictEqual(m.status, desired)) return undefined;
         return opts.api.patchStatus(name, m.metadata.resourceVersion ?? "", desired);
       } });

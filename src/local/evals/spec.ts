@@ -67,13 +67,18 @@ export class EvalSpecError extends TinyError {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** Receives a warning about an eval file (a key the SDK ignores); the text names the file and the key. */
+export type EvalWarn = (message: string) => void;
+
 /**
  * Reads one eval file's text (Go `evals.Parse`): empty → none; a YAML list → several; else one.
- * YAML is read as 1.1, as sigs.k8s.io/yaml does (`yes` is true).
+ * YAML is read as 1.1, as sigs.k8s.io/yaml does (`yes` is true). A key the format does not have is
+ * ignored, as Go's non-strict YAML does, and reported to `warn` (a misspelt `expekt` would
+ * otherwise check nothing).
  * @throws EvalSpecError `<path>: <what>` for bad YAML, a field of the wrong type, a missing name or
- *   trigger node, an `at` without `:`, or a timeout that is no Go duration.
+ *   trigger node, an `at` without `:`, a timeout that is no Go duration or is negative.
  */
-export async function parseEvals(path: string, text: string): Promise<EvalSpec[]> {
+export async function parseEvals(path: string, text: string, warn: EvalWarn = () => {}): Promise<EvalSpec[]> {
   const trimmed = text.trim();
   if (trimmed === "") return [];
   const { parse } = await import("yaml");
@@ -87,7 +92,7 @@ export async function parseEvals(path: string, text: string): Promise<EvalSpec[]
   if (!Array.isArray(list)) throw new EvalSpecError(`${path}: expected a list of evals, got ${typeName(doc)}`);
   return list.map((raw, i) => {
     try {
-      return toSpec(raw, path);
+      return toSpec(raw, path, (where, key, known) => warn(`${path}: ${list.length > 1 ? `eval ${i + 1}: ` : ""}unknown key ${JSON.stringify(key)}${where ? ` in ${where}` : ""} ignored (known: ${known.join(", ")})`));
     } catch (err) {
       throw new EvalSpecError(`${path}: ${list.length > 1 ? `eval ${i + 1}: ` : ""}${(err as Error).message}`);
     }
@@ -96,11 +101,11 @@ export async function parseEvals(path: string, text: string): Promise<EvalSpec[]
 
 /**
  * Reads the evals of a file, or of every `*.yaml`/`*.yml` under a directory in sorted path order
- * (internal/eval/load.go), with `${VAR}` expanded from `env`.
- * @throws EvalSpecError as {@link parseEvals}, for a missing path, a directory with no evals, or an
- *   unset variable (`<name>: unset environment variable(s): A, B`).
+ * (internal/eval/load.go), with `${VAR}` expanded from `env`; unknown keys go to `warn`.
+ * @throws EvalSpecError as {@link parseEvals}, for a missing path, a file or directory with no
+ *   evals (`no evals in <file>`), or an unset variable (`<name>: unset environment variable(s): A, B`).
  */
-export async function loadEvals(path: string, env: Record<string, string | undefined> = process.env): Promise<EvalSpec[]> {
+export async function loadEvals(path: string, env: Record<string, string | undefined> = process.env, warn: EvalWarn = () => {}): Promise<EvalSpec[]> {
   let dir: boolean;
   try {
     dir = statSync(path).isDirectory();
@@ -109,7 +114,9 @@ export async function loadEvals(path: string, env: Record<string, string | undef
   }
   const files = dir ? walk(path).sort() : [path];
   const specs: EvalSpec[] = [];
-  for (const f of files) specs.push(...(await parseEvals(f, readFileSync(f, "utf8"))));
+  for (const f of files) specs.push(...(await parseEvals(f, readFileSync(f, "utf8"), warn)));
+  // An empty file would pass with nothing checked: refused (the SDK's Parse returns none).
+  if (!dir && specs.length === 0) throw new EvalSpecError(`no evals in ${path}`);
   if (dir && specs.length === 0) throw new EvalSpecError(`no evals found in ${path} — files must end in .yaml or .yml`);
   for (const s of specs) expandEnv(s, env);
   return specs;
@@ -146,16 +153,35 @@ export function expandEnv(spec: EvalSpec, env: Record<string, string | undefined
   spec.trigger.data = data;
 }
 
-function toSpec(raw: unknown, path: string): EvalSpec {
+/** Reports one key the format does not have: where (`""` = the eval, `trigger`, `expect.arrives[0]`), the key, the known ones. */
+type UnknownKey = (where: string, key: string, known: readonly string[]) => void;
+
+/** Go `evals.Spec`, `Trigger`, `Expect`, `Arrival` and `Bound` fields, by their YAML keys. */
+const KEYS = {
+  eval: ["name", "flow", "trigger", "timeout", "expect"],
+  trigger: ["node", "port", "data"],
+  expect: ["errors", "silent", "arrives", "usage"],
+  arrival: ["at", "path", "equals", "contains", "matches", "exists", "min", "max"],
+  bound: ["min", "max"],
+} as const;
+
+function unknownKeys(o: Obj, known: readonly string[], where: string, report: UnknownKey): void {
+  for (const k of Object.keys(o)) if (!known.includes(k)) report(where, k, known);
+}
+
+function toSpec(raw: unknown, path: string, report: UnknownKey): EvalSpec {
   const o = raw === null || raw === undefined ? {} : obj(raw, "eval");
+  unknownKeys(o, KEYS.eval, "", report);
   const name = str(o.name, "name") ?? "";
   const trigger = o.trigger === undefined || o.trigger === null ? {} : obj(o.trigger, "trigger");
+  unknownKeys(trigger, KEYS.trigger, "trigger", report);
   const expectRaw = o.expect === undefined || o.expect === null ? {} : obj(o.expect, "expect");
+  unknownKeys(expectRaw, KEYS.expect, "expect", report);
   const spec: EvalSpec = {
     name,
     trigger: { node: str(trigger.node, "trigger.node") ?? "", port: str(trigger.port, "trigger.port") ?? "" },
     timeoutMs: timeout(o.timeout),
-    expect: expectOf(expectRaw),
+    expect: expectOf(expectRaw, report),
     path,
   };
   const flow = str(o.flow, "flow");
@@ -171,23 +197,29 @@ function toSpec(raw: unknown, path: string): EvalSpec {
   return spec;
 }
 
-function expectOf(o: Obj): Expect {
+function expectOf(o: Obj, report: UnknownKey): Expect {
   const e: Expect = {};
   if (o.errors !== undefined && o.errors !== null) {
     if (typeof o.errors !== "number" || !Number.isInteger(o.errors)) throw new Error(`expect.errors must be an integer, got ${JSON.stringify(o.errors)}`);
     e.errors = o.errors;
   }
   if (o.silent !== undefined && o.silent !== null) e.silent = list(o.silent, "expect.silent").map((s, i) => str(s, `expect.silent[${i}]`) ?? "");
-  if (o.arrives !== undefined && o.arrives !== null) e.arrives = list(o.arrives, "expect.arrives").map((a, i) => arrival(a, `expect.arrives[${i}]`));
+  if (o.arrives !== undefined && o.arrives !== null) e.arrives = list(o.arrives, "expect.arrives").map((a, i) => arrival(a, `expect.arrives[${i}]`, report));
   if (o.usage !== undefined && o.usage !== null) {
     e.usage = {};
-    for (const [unit, b] of Object.entries(obj(o.usage, "expect.usage"))) e.usage[unit] = bound(b === null ? {} : obj(b, `expect.usage.${unit}`), `expect.usage.${unit}`);
+    for (const [unit, b] of Object.entries(obj(o.usage, "expect.usage"))) {
+      const where = `expect.usage.${unit}`;
+      const bo = b === null ? {} : obj(b, where);
+      unknownKeys(bo, KEYS.bound, where, report);
+      e.usage[unit] = bound(bo, where);
+    }
   }
   return e;
 }
 
-function arrival(raw: unknown, where: string): Arrival {
+function arrival(raw: unknown, where: string, report: UnknownKey): Arrival {
   const o = raw === null ? {} : obj(raw, where);
+  unknownKeys(o, KEYS.arrival, where, report);
   const a: Arrival = { at: str(o.at, `${where}.at`) ?? "" };
   const path = str(o.path, `${where}.path`);
   if (path) a.path = path;
@@ -225,6 +257,8 @@ function timeout(v: unknown): number {
   if (s === "") return DEFAULT_EVAL_TIMEOUT_MS;
   const ns = parseGoDuration(s);
   if (ns === undefined) throw new Error(`timeout: bad duration ${JSON.stringify(s)}: time: invalid duration ${JSON.stringify(s)} (a Go duration: 45s, 1m30s)`);
+  // Go accepts it and the run's context is over before it starts: every eval would fail at once.
+  if (ns < 0n) throw new Error(`timeout: ${JSON.stringify(s)} is negative: an eval needs time to run (a Go duration: 45s, 1m30s)`);
   return ns === 0n ? DEFAULT_EVAL_TIMEOUT_MS : Number(ns / 1_000_000n);
 }
 

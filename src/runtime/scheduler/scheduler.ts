@@ -50,6 +50,11 @@ export const DEFAULT_RELOAD_GRACE_MS = 3000;
 export interface SchedulerOptions {
   /** Sanitized name of this module: hops to nodes whose name's 2nd dot segment equals it stay in-process (runtime-spec §3.5). */
   module: string;
+  /**
+   * Further sanitized module names this process serves (cluster `run --also`): hops to their nodes
+   * stay in-process too, as hops to {@link module}'s do.
+   */
+  alsoServes?: readonly string[];
   /** Transport for hops to other modules; absent → such hops fail with `NO_ROUTE`. */
   remote?: Transport;
   /** Status writer for debounced patches (Kubernetes later); absent → in-memory only. */
@@ -127,8 +132,12 @@ export class Scheduler implements RunnerHost, RpcHost {
   /** {@link handle} behind the hop middleware's handlers. */
   readonly #entry: MsgHandler;
 
+  /** {@link module} and {@link SchedulerOptions.alsoServes}: the modules whose hops stay in-process. */
+  readonly #served: ReadonlySet<string>;
+
   constructor(options: SchedulerOptions) {
     this.module = options.module;
+    this.#served = new Set([options.module, ...(options.alsoServes ?? [])]);
     this.#remote = options.remote;
     this.statusSink = options.statusSink;
     this.#log = options.log ?? rootLogger.child({ component: "scheduler" });
@@ -390,7 +399,7 @@ export class Scheduler implements RunnerHost, RpcHost {
 
   /**
    * Sends a hop a runner emitted (runtime-spec §3.5): the destination's module is the second dot
-   * segment of its node name; this module → in-process; other → the remote transport.
+   * segment of its node name; this module (or one it also serves) → in-process; other → the remote transport.
    */
   route(msg: Msg, scope: HopScope): Promise<Result> {
     const run = msg.runId ? undefined : currentRun();
@@ -399,7 +408,7 @@ export class Scheduler implements RunnerHost, RpcHost {
     const module = moduleOfNode(node);
     if (module === undefined) return Promise.resolve(fail(new RouteError(`parse destination error: node name ${JSON.stringify(node)} in ${JSON.stringify(msg.to)} has no module segment`)));
     if (msg.runId) return this.#routeDurable(msg, module, scope, run);
-    if (module === this.module) return this.dispatch(msg, scope);
+    if (this.#served.has(module)) return this.dispatch(msg, scope);
     return this.#send(msg, module, scope);
   }
 
@@ -432,7 +441,7 @@ export class Scheduler implements RunnerHost, RpcHost {
       if (run) msg = { ...msg, data: safeBytes(msg.data) ?? msg.data }; // encoded once: the wire and the emit record share it
       sent = this.#remote!.send(msg, scope.toSignal());
     } else {
-      sent = module === this.module ? this.dispatch(msg, scope) : this.#send(msg, module, scope);
+      sent = this.#served.has(module) ? this.dispatch(msg, scope) : this.#send(msg, module, scope);
     }
     if (!run) return sent;
     return sent.then((r) => {

@@ -4,7 +4,7 @@ import { version } from "../../../src/core/version.ts";
 
 describe("tinyhost run (cluster) flags", () => {
   test("defaults match the Go CLI, with the version defaulting to the tinyhost version", () => {
-    expect(parseRunClusterFlags([])).toEqual({ name: "main", version, namespace: "tinysystems", healthProbeBindAddress: ":8081", grpcServerBindAddress: ":0", help: false });
+    expect(parseRunClusterFlags([])).toEqual({ name: "main", version, namespace: "tinysystems", also: [], healthProbeBindAddress: ":8081", grpcServerBindAddress: ":0", help: false });
   });
 
   test("long, short and --flag=value forms are accepted", () => {
@@ -23,6 +23,16 @@ describe("tinyhost run (cluster) flags", () => {
     expect(() => parseRunClusterFlags(["-n", "-k", "/k"])).toThrow("-n needs a value (see tinyhost run --help)");
   });
 
+  test("--also is repeatable and TINYHOST_ALSO (comma-separated) adds to it; a name served twice is refused naming both", () => {
+    const f = parseRunClusterFlags(["--name", "mine", "--also", "tinysystems/common-module-v0", "--also=http-module-v0"]);
+    expect(f.also).toEqual(["tinysystems/common-module-v0", "http-module-v0"]);
+    expect(moduleOptionsFrom(f, { HOSTNAME: "p", TINYHOST_ALSO: " encoding-module-v0 , " }).also).toEqual(["tinysystems/common-module-v0", "http-module-v0", "encoding-module-v0"]);
+    expect(moduleOptionsFrom(parseRunClusterFlags([]), { HOSTNAME: "p" }).also).toBeUndefined();
+    expect(() => moduleOptionsFrom(parseRunClusterFlags(["--name", "Mine", "--also", "mine"]), { HOSTNAME: "p" })).toThrow('--also = "mine" names module mine, already served as --name "Mine"');
+    expect(() => moduleOptionsFrom(parseRunClusterFlags(["--also", "a", "--also", "b"]), { HOSTNAME: "p", TINYHOST_ALSO: "A" })).toThrow('--also = "A" names module a, already served as --also "a" (--also and TINYHOST_ALSO = "A")');
+    expect(() => parseRunClusterFlags(["--also"])).toThrow("--also needs a module name");
+  });
+
   test("HOSTNAME is required and named in the error", () => {
     expect(() => moduleOptionsFrom(parseRunClusterFlags([]), {})).toThrow(/HOSTNAME is not set/);
     expect(moduleOptionsFrom(parseRunClusterFlags([]), { HOSTNAME: "pod-1" }).hostname).toBe("pod-1");
@@ -36,7 +46,7 @@ describe("tinyhost run (cluster) flags", () => {
   });
 
   test("--help lists every flag and the environment", () => {
-    for (const s of ["--name", "--version", "--namespace", "--kubeconfig", "--metrics-bind-address", "--health-probe-bind-address", "--grpc-server-bind-address", "HOSTNAME", "TINY_NATS_URL", "TINY_NATS_TRANSPORT", "SELF_SERVICE_HOST", "OTLP_DSN"]) {
+    for (const s of ["--name", "--also", "TINYHOST_ALSO", "--version", "--namespace", "--kubeconfig", "--metrics-bind-address", "--health-probe-bind-address", "--grpc-server-bind-address", "HOSTNAME", "TINY_NATS_URL", "TINY_NATS_TRANSPORT", "SELF_SERVICE_HOST", "OTLP_DSN"]) {
       expect(runClusterHelp()).toContain(s);
     }
   });

@@ -87,6 +87,24 @@ describe("TinyModule reconciler", () => {
     expect(s.r.stats).toEqual({ statusWrites: 1, statusSkips: 1, conflicts: 0 });
   });
 
+  test("with --also, each served TinyModule gets its own desired status and none goes into the address pool", async () => {
+    const api = new FakeModules();
+    const book: string[] = [];
+    const r = tinyModuleReconciler({
+      ownName: OWN,
+      alsoOwn: ["tinysystems-common-module-v0"],
+      desiredStatus: (name) => ({ ...desired(`nats://tinymodule.${name}.msg`), name }),
+      api,
+      isLeader: () => true,
+      addresses: { register: (m, a) => void book.push(`+${m}=${a}`), deregister: (m) => void book.push(`-${m}`) },
+    });
+    for (const name of [OWN, "tinysystems-common-module-v0"]) await r.reconcile(`ns/${name}`, api.put({ metadata: { name } }), ctx);
+    expect(api.objects.get("tinysystems-common-module-v0")!.status).toMatchObject({ name: "tinysystems-common-module-v0", addr: "nats://tinymodule.tinysystems-common-module-v0.msg" });
+    expect(api.objects.get(OWN)!.status).toMatchObject({ name: OWN, addr: `nats://tinymodule.${OWN}.msg` });
+    expect(book).toEqual([]);
+    expect(api.writes).toBe(2);
+  });
+
   test("a follower never writes its own status and asks for no requeue", async () => {
     const s = setup(false);
     const own = s.api.put({ metadata: { name: OWN } });

@@ -63,6 +63,46 @@ describe("eval specs (the SDK's pkg/evals format)", () => {
     writeFileSync(join(dir, "notes.txt"), "name: not an eval");
     expect((await loadEvals(dir)).map((s) => s.name)).toEqual(["first", "second"]);
   });
+
+  test("a misspelt key is accepted, as Go's non-strict YAML does, with a warning naming the key and the file", async () => {
+    const warnings: string[] = [];
+    const yaml = "- name: a\n  trigger: {node: sig}\n- name: b\n  trigger: {node: sig, prot: in}\n  expekt: {errors: 1}\n  expect: {arrives: [{at: 'x:y', equal: 1}], usage: {tokens: {mx: 3}}}\n";
+    const specs = await parseEvals("a.yaml", yaml, (w) => warnings.push(w));
+    expect(specs.map((s) => s.name)).toEqual(["a", "b"]);
+    expect(specs[1]!.expect).toEqual({ arrives: [{ at: "x:y" }], usage: { tokens: {} } });
+    expect(warnings).toEqual([
+      'a.yaml: eval 2: unknown key "expekt" ignored (known: name, flow, trigger, timeout, expect)',
+      'a.yaml: eval 2: unknown key "prot" in trigger ignored (known: node, port, data)',
+      'a.yaml: eval 2: unknown key "equal" in expect.arrives[0] ignored (known: at, path, equals, contains, matches, exists, min, max)',
+      'a.yaml: eval 2: unknown key "mx" in expect.usage.tokens ignored (known: min, max)',
+    ]);
+    const none: string[] = [];
+    await parseEvals("b.yaml", "name: x\ntrigger: {node: sig}\nexpect: {errors: 0}\n", (w) => none.push(w));
+    expect(none).toEqual([]);
+  });
+
+  test("tinyhost eval prints the warning on stderr and goes on", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tinyhost-evals-"));
+    dirs.push(dir);
+    writeFileSync(join(dir, "e.yaml"), "name: x\ntrigger: {node: sig}\nexpekt: {errors: 1}\n");
+    const err: string[] = [];
+    const code = await runEvalCommand({ flowDir: join(dir, "no-such-flow"), evals: join(dir, "e.yaml"), json: false, verbose: false }, () => {}, (l) => err.push(l));
+    expect(code).toBe(1); // the flow directory is missing: the run itself fails after the warning
+    expect(err[0]).toBe(`tinyhost eval: warning: ${join(dir, "e.yaml")}: unknown key "expekt" ignored (known: name, flow, trigger, timeout, expect)`);
+  });
+
+  test("a negative timeout is refused, naming the field and the value", async () => {
+    await expect(parseEvals("a.yaml", "name: x\ntrigger: {node: sig}\ntimeout: -5s")).rejects.toThrow('a.yaml: timeout: "-5s" is negative');
+  });
+
+  test("an evals file with no evals is refused: no evals in <file>", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tinyhost-evals-"));
+    dirs.push(dir);
+    for (const [f, text] of [["empty.yaml", ""], ["blank.yaml", "  \n\n"]] as const) {
+      writeFileSync(join(dir, f), text);
+      await expect(loadEvals(join(dir, f))).rejects.toThrow(`no evals in ${join(dir, f)}`);
+    }
+  });
 });
 
 describe("check (Go evals.Check)", () => {

@@ -154,6 +154,8 @@ describe("local mode runs every module of the directory", () => {
     const lines: string[] = [];
     const host = await start([{ name: n("mod", "pulse-aaaaa"), component: "pulse", edges: [{ port: "out", to: `${kube}:in` }] }, { name: kube, component: "pod_watch" }], {}, lines);
     const reason = "module tinysystems-kubernetes-module-v0 cannot run in tinyhost: none of its components (pod_watch) is bundled or in the components directory";
+    expect(lines[0]).toContain("module mod (in-process, leader); not served: tinysystems-kubernetes-module-v0 (no component of it is bundled or in the components directory; a hop to its nodes fails)");
+    expect(lines[0]).not.toContain("modules mod, tinysystems-kubernetes-module-v0");
     expect(lines.some((l) => l.startsWith("error:") && l.includes(kube) && l.includes(reason) && l.includes("tinyhost new component pod_watch"))).toBe(true);
     const r = await host.send(n("mod", "pulse-aaaaa"), "in", {});
     expect(r.kind === "fail" && r.error.message).toContain(reason);
