@@ -16,6 +16,7 @@
  * An object not labelled `app.kubernetes.io/managed-by=tinyhost` (say, a Helm release of the same
  * name) is left and reported `kept`.
  */
+import { sleep } from "../core/timer.ts";
 import { isNotFound, namespaces, pods, type KubeClient, type KubeObject, type ResourceDescriptor } from "../k8s/client/index.ts";
 import type { AppliedObject } from "./apply.ts";
 import { clusterRoleBindings, clusterRoles } from "../k8s/client/index.ts";
@@ -144,6 +145,6 @@ async function modulePodsGone(kube: KubeClient, o: ProvisionOptions, timeoutMs: 
     .join(",");
   const deadline = Date.now() + timeoutMs;
   while ((await kube.list(pods, { namespace: o.namespace, labelSelector })).items.length > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, pollMs));
+    await sleep(pollMs);
   }
 }
