@@ -87,7 +87,7 @@ describe("gRPC hop backpressure (issue 21 item 4)", () => {
     const r = await receiver({ TINYHOST_MAX_CONCURRENT_HOPS: String(LIMIT) }, HOLD_MS, ALLOC_BYTES);
     const before = (await r.probe()).rss;
     const t = client(r.port);
-    // The edge's retry policy; the loop is the runner's (runner.ts #retry): mayRetry, then backoff.
+    // The edge's retry policy; the loop is the edge send's (src/runtime/runner/edges.ts #retry): mayRetry, then backoff.
     const policy = resolveRetryPolicy({ maxAttempts: 60, initialDelayMs: 100, backoffCoefficient: "1.5", maxDelayMs: 800 });
     let refused = 0;
     const other: string[] = [];

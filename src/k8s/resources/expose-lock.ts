@@ -4,7 +4,7 @@
  * of a module run the same code against the same two objects, and two writes to two objects cannot
  * be one compare-and-swap, so without a shared turn a replica's rollback could undo a port another
  * replica was just completing. The lock is an annotation on the release Service (no extra object,
- * no extra RBAC), taken and released with compare-and-swap updates (read-modify-write.ts).
+ * no extra RBAC), taken and released with compare-and-swap updates (release-updates.ts).
  *
  * Expiry follows client-go leader election (tools/leaderelection): a waiter never compares its
  * clock with the holder's; it takes a lock over only after seeing the same lock value unchanged

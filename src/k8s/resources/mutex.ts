@@ -1,7 +1,7 @@
 /**
  * A promise-chain mutex: the process-local lock the Go manager holds around ExposePort and
  * DisclosePort (runtime-spec §7.1 step 3). It only spares conflicts between calls of one process;
- * correctness across processes comes from resourceVersion checks (read-modify-write.ts).
+ * correctness across processes comes from resourceVersion checks (release-updates.ts, src/k8s/client/conflict.ts).
  */
 export class Mutex {
   #tail: Promise<void> = Promise.resolve();

@@ -33,7 +33,7 @@ export interface CompiledExpression {
    */
   evaluate(payload: unknown): unknown;
   /**
-   * As {@link evaluate}, but strings may still hold escaped bytes (gostring.ts), for a caller
+   * As {@link evaluate}, but strings may still hold escaped bytes (src/golang/string.ts), for a caller
    * that joins several results as Go joins bytes (interpolation) and cleans the text itself.
    */
   evaluateRaw(payload: unknown): unknown;

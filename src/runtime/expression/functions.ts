@@ -108,7 +108,7 @@ function tooFew(fn: string, args: readonly unknown[], min: number, usage: string
   if (args.length < min) throw new EvalFailure(`${fn}() needs ${usage}`);
 }
 
-// ---- Go string functions on byte strings (gostring.ts) ----------------------------------------
+// ---- Go string functions on byte strings (src/golang/string.ts) -------------------------------
 
 const ASCII = /^[\x00-\x7f]*$/;
 

@@ -41,7 +41,7 @@ export function compileRegex(pattern: string): CompiledRegex {
     throw new EvalFailure((err as Error).message); // re2js words it as Go does: `error parsing regexp: …`
   }
   const compiled: CompiledRegex = {
-    // Text holding escaped bytes (gostring.ts) is matched as the bytes Go would see.
+    // Text holding escaped bytes (src/golang/string.ts) is matched as the bytes Go would see.
     test: (text) => (hasEscapes(text) ? re.test(toBytes(text)) : re.test(text)),
   };
   if (cache.size >= CACHE_LIMIT) cache.clear();

@@ -199,7 +199,7 @@ class TemplateCompiler {
             out += p.raw;
           }
         }
-        // Escaped bytes (gostring.ts) from parts are joined as Go joins bytes, then cleaned.
+        // Escaped bytes (src/golang/string.ts) from parts are joined as Go joins bytes, then cleaned.
         return escapeCount() === escapesBefore ? out : joinedText(out);
       },
     };
