@@ -8,7 +8,7 @@
  * quoted fields, a lone `\r` kept, empty lines skipped, the record count checked against the first
  * record, and `TrimLeadingSpace` / `LazyQuotes` exactly. The reader works on UTF-8 bytes so
  * columns are Go's byte columns. test/conformance/encoding/go.jsonl holds Go's outputs for a
- * corpus of hostile inputs (csv-cases.ts) and test/unit/golang/encoding-conformance.test.ts compares.
+ * corpus of hostile inputs (test/conformance/encoding/csv-cases.ts) and test/unit/golang/encoding-conformance.test.ts compares.
  */
 import { TinyError } from "../core/errors.ts";
 import { isGoSpace, utf8Bytes, utf8String, wellFormed } from "./unicode.ts";

@@ -4,7 +4,7 @@
  * Each file is imported by the one component-file loader (runtime-files.ts `importComponentFile`),
  * whose import is deliberately written as a `file://` template literal: a compiled build can then
  * pass `--allow-unresolved 'file://*'` (see {@link DEV_IMPORT_PATTERN}) and still fail on any other
- * dynamic import, while the binary itself uses the static registry (static.ts) for its bundled set.
+ * dynamic import, while the binary itself uses the static registry (src/runtime/registry/static.ts) for its bundled set.
  */
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -17,7 +17,7 @@ import { importComponentFile } from "./runtime-files.ts";
 export const DEV_IMPORT_PATTERN = "file://*";
 
 /**
- * Finds and imports every component file under `dir` (see files.ts for which files count), in
+ * Finds and imports every component file under `dir` (see src/runtime/registry/files.ts for which files count), in
  * sorted path order.
  * @param dir the components directory, absolute or relative to the working directory.
  * @throws RegistryError `COMPONENTS_DIR_NOT_FOUND` when `dir` is missing or not a directory;

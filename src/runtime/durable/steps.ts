@@ -4,7 +4,7 @@
  *
  * 1. A hop carrying a run whose step already has a ledger record is skipped: the handler (and its
  *    side effects) never run twice for one step.
- * 2. Otherwise the handler runs with the run current (run.ts), so the hops it emits are stamped
+ * 2. Otherwise the handler runs with the run current (src/core/durable/run.ts), so the hops it emits are stamped
  *    with child step keys by the scheduler's router and recorded as this step's emits.
  * 3. After the handler returned — every emit is then stored — the step's record is written; only
  *    then does the caller (the JetStream receiver) ack. A failure the component marked retryable
@@ -12,7 +12,7 @@
  *    the run reconciler); any other failure is recorded as `failed`, which is terminal.
  *
  * The same protocol runs whatever the ledger is (JetStream KV or node metadata), so runs behave
- * alike with and without JetStream; only the delivery of hops differs (scheduler.ts).
+ * alike with and without JetStream; only the delivery of hops differs (src/runtime/scheduler/scheduler.ts).
  */
 import { coded, retryable, shouldRetry, TinyError } from "../../core/errors.ts";
 import { empty, fail, type Result } from "../../core/result.ts";

@@ -1,6 +1,6 @@
 /**
  * The live set of components a module serves: the bundled (compiled-in) set, component files
- * loaded at run time (runtime-files.ts) and TinyComponent definitions. Every change installs or
+ * loaded at run time (src/loader/runtime-files.ts) and TinyComponent definitions. Every change installs or
  * uninstalls in the scheduler and tells listeners which names changed, so the module can
  * re-reconcile the nodes of those components (an edit reaches running nodes) and republish its
  * TinyModule status (runtime-spec §5.2, §5.3).

@@ -61,7 +61,7 @@ export class ComponentImportError extends RegistryError {
 /**
  * The error a component file's import (evaluation) failure becomes: `INVALID_COMPONENT` when
  * `defineComponent` itself rejected the spec (a component problem), else `COMPONENT_IMPORT_FAILED`.
- * Shared by the component-file loader (runtime-files.ts) and the static registry so both report a
+ * Shared by the component-file loader (src/loader/runtime-files.ts) and the static registry so both report a
  * bad file the same way.
  * @param file the component file as reported to the user.
  * @param cause what the import threw.
