@@ -32,6 +32,7 @@ import type { Leadership } from "./leadership.ts";
 import type { WatchedController } from "./metrics.ts";
 import type { ModuleTransport } from "./transport.ts";
 import { envInteger } from "./env-integer.ts";
+import { messageOf } from "../core/errors.ts";
 
 /** Options of {@link moduleControllers}. */
 export interface ModuleControllersOptions {
@@ -94,7 +95,7 @@ export function moduleControllers(o: ModuleControllersOptions): ModuleController
     name: "tinymodule",
     watcher: moduleWatcher,
     reconcile: (key, obj, ctx) => reconcileSpan(`TinyModule ${key}`, () => moduleReconciler.reconcile(key, obj, ctx)),
-    onError: (key, err) => log.warn({ controller: "tinymodule", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
+    onError: (key, err) => log.warn({ controller: "tinymodule", key, err: messageOf(err) }, "reconcile failed"),
   });
   const ownModuleKey = `${namespace}/${o.moduleName}`;
   const requeueOwnModule = () => moduleController.enqueue(ownModuleKey);

@@ -46,6 +46,7 @@ import { DEFAULT_DRAIN_TIMEOUT_MS, TRANSPORT_GRACE_MS, transportConnection, tran
 import { componentFiles, moduleScheduler, runnersStop, type NodeCache } from "./runners.ts";
 import { allStages, checked, loadRegistry, ModuleStartError, stages } from "./stages.ts";
 import { openTransport } from "./transport.ts";
+import { messageOf } from "../core/errors.ts";
 
 /**
  * Re-exported from the parts' files, where they are documented: Lease timings (leadership.ts),
@@ -98,7 +99,7 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
       return p.kube;
     },
     (err: unknown) => {
-      log.error({ stage: "kubeconfig", err: err instanceof Error ? err.message : String(err) }, "start failed: kubeconfig");
+      log.error({ stage: "kubeconfig", err: messageOf(err) }, "start failed: kubeconfig");
       throw err;
     },
   );

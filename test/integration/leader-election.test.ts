@@ -8,6 +8,7 @@ import { createKubeClient, leases, type KubeClient } from "../../src/k8s/client/
 import { sanitizeIdentity, sanitizeResourceName } from "../../src/core/api/naming.ts";
 import { LeaderElector, type LeaseClient } from "../../src/k8s/runtime/index.ts";
 import { getControlPlane, startControlPlane, type ControlPlane, type OwnedControlPlane } from "../support/control-plane.ts";
+import { until as poll } from "../support/until.ts";
 
 const LEASE_MS = 4_000;
 const RENEW_MS = 3_000;
@@ -40,14 +41,8 @@ function elector(ns: string, identity: string, extra: { releaseOnCancel?: boolea
   return { el, stop, run, events };
 }
 
-async function until(cond: () => boolean, ms: number, what: string): Promise<number> {
-  const start = performance.now();
-  while (!cond()) {
-    if (performance.now() - start > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-  return performance.now() - start;
-}
+/** This file's timeout and poll interval. */
+const until = (cond: () => boolean, ms: number, what: string) => poll(what, cond, ms);
 
 describe("leader election on a real Lease", () => {
   test("two electors: exactly one leader at every sample over 10 s, and the Lease names it", async () => {
