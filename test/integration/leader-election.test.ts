@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createKubeClient, leases, type KubeClient } from "../../src/k8s/client/index.ts";
 import { sanitizeIdentity, sanitizeResourceName } from "../../src/core/api/naming.ts";
 import { LeaderElector, type LeaseClient } from "../../src/k8s/runtime/index.ts";
-import { getControlPlane, startControlPlane, type ControlPlane, type OwnedControlPlane } from "../support/control-plane.ts";
+import { connectControlPlane, startControlPlane, type ControlPlane, type OwnedControlPlane } from "../support/control-plane.ts";
 import { until as poll } from "../support/until.ts";
 
 const LEASE_MS = 4_000;
@@ -17,10 +17,7 @@ const RETRY_MS = 500;
 let cp: ControlPlane;
 let kube: KubeClient;
 
-beforeAll(async () => {
-  cp = await getControlPlane();
-  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
-}, 900_000);
+beforeAll(async () => void ({ cp, kube } = await connectControlPlane()), 900_000);
 
 function elector(ns: string, identity: string, extra: { releaseOnCancel?: boolean } = {}) {
   const events: { what: "started" | "stopped"; at: number }[] = [];

@@ -5,16 +5,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { configMaps, createKubeClient, type ConfigMap, type KubeClient } from "../../src/k8s/client/index.ts";
 import { Controller, ObjectStore, reflector, resourceSource, Watcher, type ChangeEvent } from "../../src/k8s/runtime/index.ts";
-import { getControlPlane, startControlPlane, type ControlPlane, type OwnedControlPlane } from "../support/control-plane.ts";
+import { connectControlPlane, startControlPlane, type ControlPlane, type OwnedControlPlane } from "../support/control-plane.ts";
 import { until as poll } from "../support/until.ts";
 
 let cp: ControlPlane;
 let kube: KubeClient;
 
-beforeAll(async () => {
-  cp = await getControlPlane();
-  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
-}, 900_000);
+beforeAll(async () => void ({ cp, kube } = await connectControlPlane()), 900_000);
 
 /** Runs watcher → reflector in the background and records the `v` of every change to `name`. */
 function observe(watcher: Watcher<ConfigMap>, name: string) {

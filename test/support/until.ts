@@ -1,4 +1,5 @@
-/** The one polling wait of the tests. */
+/** The polling waits of the tests: {@link until} fails on a throw, {@link waitUntil} polls through one (a server still starting). */
+import { messageOf } from "../../src/core/errors.ts";
 
 /**
  * Polls `cond` every `everyMs` until it returns something truthy; fails naming `what` after `ms`.
@@ -13,4 +14,22 @@ export async function until(what: string | (() => string), cond: () => unknown, 
     await Bun.sleep(everyMs);
   }
   return performance.now() - start;
+}
+
+/**
+ * Polls `check` every `intervalMs` until it returns true or `timeoutMs` passes.
+ * @throws Error with `what` and the last failure when the time runs out.
+ */
+export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 100): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "";
+  while (Date.now() < deadline) {
+    try {
+      if (await check()) return;
+    } catch (err) {
+      last = messageOf(err);
+    }
+    await Bun.sleep(intervalMs);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${last})` : ""}`);
 }
