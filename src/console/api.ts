@@ -25,7 +25,7 @@ import { CONSOLE_CSS, CONSOLE_JS, pageHtml } from "./page.ts";
 import { NodeLookupError, resolveNode } from "./resolve.ts";
 import { StreamClient } from "./stream.ts";
 import { SETTINGS_PORT, SETTINGS_REFUSED } from "./settings-port.ts";
-import { startTimer, type Timer } from "../core/timer.ts";
+import { withDeadline } from "../core/timer.ts";
 import { maskSecretValues } from "../telemetry/secret-values.ts";
 
 /** What the console needs of a running local host (a {@link LocalHost} has all of it). */
@@ -164,9 +164,7 @@ export function consoleApp(s: ConsoleState): Hono {
       void hop; // the hop goes on; its outcome is in the stream
       return c.json({ node, shown: shown(node), port, result: "sent" } satisfies SendAnswer, 202);
     }
-    let timer: Timer | undefined;
-    const r = await Promise.race([hop, new Promise<"timeout">((resolve) => (timer = startTimer(timeoutMs, () => resolve("timeout"))))]);
-    timer?.cancel();
+    const r = await withDeadline(hop, timeoutMs, () => "timeout" as const);
     const ms = Math.round((performance.now() - t0) * 1000) / 1000;
     const to: SendTarget = { node, shown: shown(node), port };
     let answer: SendAnswer;

@@ -48,6 +48,11 @@ export class CodedError extends TinyError {
   }
 }
 
+/** The message of anything thrown: an Error's `message`, anything else as `String(x)`. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }

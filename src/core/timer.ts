@@ -146,3 +146,43 @@ export function timeoutSignal(ms: number, options: TimerOptions = {}): AbortSign
 export function sleep(ms: number, options: TimerOptions = {}): Promise<void> {
   return new Promise<void>((resolve) => void startTimer(ms, resolve, options));
 }
+
+/**
+ * Races `p` against a deadline: `p`'s outcome when it settles within `ms`, else what `onTimeout`
+ * returns (or throws), called once when the time runs out. The timer is cancelled either way; `p`
+ * itself goes on (cancel it through its own signal, e.g. from `onTimeout`).
+ * @param ms deadline, ms; see {@link timerDelay}.
+ */
+export async function withDeadline<T, U>(p: Promise<T>, ms: number, onTimeout: () => U, options: TimerOptions = {}): Promise<T | U> {
+  let timer: Timer | undefined;
+  const late = new Promise<U>((resolve, reject) => {
+    timer = startTimer(
+      ms,
+      () => {
+        try {
+          resolve(onTimeout());
+        } catch (err) {
+          reject(err);
+        }
+      },
+      options,
+    );
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    timer?.cancel();
+  }
+}
+
+/** Resolves when `p` settles (fulfilled or rejected, its outcome dropped) or after `ms`, whichever comes first. */
+export async function bounded(p: Promise<unknown>, ms: number): Promise<void> {
+  await withDeadline(
+    p.then(
+      () => {},
+      () => {},
+    ),
+    ms,
+    () => {},
+  );
+}

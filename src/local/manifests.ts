@@ -18,6 +18,7 @@ import { ManifestError } from "./errors.ts";
 import { fastDocuments, FastPathBail } from "./manifest-fast.ts";
 import { portExpressionProblems } from "./port-expressions.ts";
 import { retryPolicyProblem } from "./retry-policy-check.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 
 /**
  * Most alias expansions one document may make, counted as the `yaml` package counts them; more is
@@ -88,7 +89,7 @@ type Path = readonly (string | number)[];
 function checkNode(raw: Record<string, unknown>): { node: TinyNode } | { problem: string; path: Path } {
   const bad = (path: Path, problem: string) => ({ problem, path });
   const meta = raw.metadata as Record<string, unknown> | undefined;
-  if (!isObject(meta)) return bad(raw.metadata === undefined ? [] : ["metadata"], `a TinyNode needs metadata.name (<flow-prefix>.<module>.<component>-<suffix>), got ${raw.metadata === undefined ? "no metadata" : `metadata ${JSON.stringify(raw.metadata)}`}`);
+  if (!isPlainObject(meta)) return bad(raw.metadata === undefined ? [] : ["metadata"], `a TinyNode needs metadata.name (<flow-prefix>.<module>.<component>-<suffix>), got ${raw.metadata === undefined ? "no metadata" : `metadata ${JSON.stringify(raw.metadata)}`}`);
   const name = meta.name;
   if (typeof name !== "string" || name === "") return bad(name === undefined ? ["metadata"] : ["metadata", "name"], `a TinyNode needs metadata.name (<flow-prefix>.<module>.<component>-<suffix>), got ${name === undefined ? "none" : JSON.stringify(name)}`);
   try {
@@ -99,7 +100,7 @@ function checkNode(raw: Record<string, unknown>): { node: TinyNode } | { problem
   if (meta!.labels !== undefined && !isStringMap(meta!.labels)) return bad(["metadata", "labels"], "metadata.labels must map strings to strings");
   if (meta!.annotations !== undefined && !isStringMap(meta!.annotations)) return bad(["metadata", "annotations"], "metadata.annotations must map strings to strings");
   const spec = raw.spec as Record<string, unknown> | undefined;
-  if (!isObject(spec)) return bad(["spec"], "spec is required (module, component)");
+  if (!isPlainObject(spec)) return bad(["spec"], "spec is required (module, component)");
   for (const key of ["module", "component"] as const) {
     if (typeof spec[key] !== "string" || spec[key] === "") return bad(["spec", key], `spec.${key} must be a non-empty string, got ${JSON.stringify(spec[key] ?? null)}`);
   }
@@ -108,7 +109,7 @@ function checkNode(raw: Record<string, unknown>): { node: TinyNode } | { problem
   for (let i = 0; i < ports.length; i++) {
     const p = ports[i] as Record<string, unknown>;
     const at = `spec.ports[${i}]`;
-    if (!isObject(p)) return bad(["spec", "ports", i], `${at} must be a mapping`);
+    if (!isPlainObject(p)) return bad(["spec", "ports", i], `${at} must be a mapping`);
     if (typeof p.port !== "string" || p.port === "") return bad(["spec", "ports", i, "port"], `${at}.port must be a non-empty string, got ${JSON.stringify(p.port ?? null)}`);
     if (p.from !== undefined && p.from !== "" && (typeof p.from !== "string" || parsePortAddress(p.from)[0] === "")) {
       return bad(["spec", "ports", i, "from"], `${at}.from must be "<node>:<port>", got ${JSON.stringify(p.from)}`);
@@ -126,7 +127,7 @@ function checkNode(raw: Record<string, unknown>): { node: TinyNode } | { problem
   for (let i = 0; i < edges.length; i++) {
     const e = edges[i] as Record<string, unknown>;
     const at = `spec.edges[${i}]`;
-    if (!isObject(e)) return bad(["spec", "edges", i], `${at} must be a mapping`);
+    if (!isPlainObject(e)) return bad(["spec", "edges", i], `${at} must be a mapping`);
     for (const f of ["id", "port", "to"] as const) {
       if (typeof e[f] !== "string" || e[f] === "") return bad(["spec", "edges", i, f], `${at}.${f} must be a non-empty string, got ${JSON.stringify(e[f] ?? null)}`);
     }
@@ -144,12 +145,9 @@ function checkNode(raw: Record<string, unknown>): { node: TinyNode } | { problem
   return { node };
 }
 
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
-}
 
 function isStringMap(x: unknown): x is Record<string, string> {
-  return isObject(x) && Object.values(x).every((v) => typeof v === "string");
+  return isPlainObject(x) && Object.values(x).every((v) => typeof v === "string");
 }
 
 /** 1-based line of the value at `path` in `doc`, or of the document itself when the path is absent. */
@@ -308,12 +306,12 @@ function interpret(out: FileManifests, docs: readonly ParsedDocument[]): FileMan
   for (const doc of docs) {
     const docLine = doc.line([]);
     const raw = doc.raw;
-    if (!isObject(raw) || !doc.mapping) {
+    if (!isPlainObject(raw) || !doc.mapping) {
       out.errors.push(new ManifestError("MANIFEST_INVALID", file, docLine, "", `a document must be a mapping with apiVersion and kind, got ${doc.list ? "a list" : typeof raw}`));
       continue;
     }
     const kind = raw.kind;
-    const name = isObject(raw.metadata) && typeof raw.metadata.name === "string" ? raw.metadata.name : "";
+    const name = isPlainObject(raw.metadata) && typeof raw.metadata.name === "string" ? raw.metadata.name : "";
     if (raw.apiVersion !== API_VERSION) {
       if (typeof kind === "string" && kind.startsWith("Tiny")) {
         out.errors.push(new ManifestError("MANIFEST_INVALID", file, doc.line(["apiVersion"]), kind === KIND.TinyNode ? name : "", `apiVersion must be ${API_VERSION}, got ${JSON.stringify(raw.apiVersion ?? null)}`));
@@ -338,7 +336,7 @@ function interpret(out: FileManifests, docs: readonly ParsedDocument[]): FileMan
         if (mismatch) out.errors.push(new ManifestError("MODULE_MISMATCH", file, doc.line(["spec", "module"]), name, mismatch));
       }
     } else if (kind === KIND.TinyComponent) {
-      if (name === "" || !isObject(raw.spec)) {
+      if (name === "" || !isPlainObject(raw.spec)) {
         out.errors.push(new ManifestError("MANIFEST_INVALID", file, docLine, "", `TinyComponent ${name || "(no metadata.name)"} needs metadata.name and spec`));
         continue;
       }

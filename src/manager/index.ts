@@ -15,5 +15,6 @@ export {
   type RunContext,
   type StopContext,
 } from "./manager.ts";
-export { loop, earlyLoop, task, onStop, bounded, type EarlyLoop, type LoopOptions } from "./runnables.ts";
+export { loop, earlyLoop, task, onStop, type EarlyLoop, type LoopOptions } from "./runnables.ts";
+export { bounded } from "../core/timer.ts";
 export { httpDrain, DEFAULT_HTTP_DRAIN_MS, type NodeLifetimes } from "./http-drain.ts";

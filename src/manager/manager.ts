@@ -29,9 +29,9 @@
  * it, stops everything, and {@link Manager.done} resolves with exit code 1 ("a module that dies
  * reports that it died", runtime-spec §9).
  */
-import { TinyError } from "../core/errors.ts";
+import { TinyError, messageOf } from "../core/errors.ts";
 import type { Logger } from "../telemetry/log.ts";
-import { startTimer, type Timer } from "../core/timer.ts";
+import { startTimer, withDeadline } from "../core/timer.ts";
 
 /** The groups, in start order (stop order is the reverse). See the module comment for why. */
 export const RUNNABLE_GROUPS = ["servers", "stores", "election", "runners", "controllers", "receivers", "listeners"] as const;
@@ -94,7 +94,7 @@ export class ManagerStartError extends TinyError {
   readonly runnable: string;
   /** @param runnable - its name. @param cause - what its start threw. */
   constructor(runnable: string, cause: unknown) {
-    super("MANAGER_START", `start-up failed at stage "${runnable}": ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super("MANAGER_START", `start-up failed at stage "${runnable}": ${messageOf(cause)}`, { cause });
     this.runnable = runnable;
   }
 }
@@ -106,8 +106,6 @@ export class ManagerStateError extends TinyError {
     super("MANAGER_STATE", message);
   }
 }
-
-const errText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** Starts and stops runnables by group (see the module comment). */
 export class Manager {
@@ -177,7 +175,7 @@ export class Manager {
         if (failed >= 0) {
           const runnable = members[failed]!;
           const err = (results[failed] as PromiseRejectedResult).reason;
-          this.#log.error({ runnable: runnable.name, err: errText(err) }, `start failed: ${runnable.name}`);
+          this.#log.error({ runnable: runnable.name, err: messageOf(err) }, `start failed: ${runnable.name}`);
           await this.stop(`start-up failed at ${runnable.name}`);
           throw new ManagerStartError(runnable.name, err);
         }
@@ -209,7 +207,7 @@ export class Manager {
   #fatal(name: string, err: unknown): void {
     if (this.#stopping) return;
     this.#exitCode = 1;
-    this.#log.fatal({ runnable: name, err: errText(err) }, "fatal error; the process stops");
+    this.#log.fatal({ runnable: name, err: messageOf(err) }, "fatal error; the process stops");
     void this.stop(`fatal: ${name}`);
   }
 
@@ -224,10 +222,7 @@ export class Manager {
         const members = this.#started.filter((s) => s.group === group).map((s) => s.runnable);
         if (members.length === 0) continue;
         const all = Promise.all(members.map((r) => this.#stopOne(r, ctx))).then(() => true);
-        let limitTimer: Timer | undefined;
-        const limit = new Promise<boolean>((r) => (limitTimer = startTimer(Math.max(ctx.remainingMs(), SHUTDOWN_OVERTIME_MS), () => r(false))));
-        const finished = await Promise.race([all, limit]);
-        limitTimer?.cancel();
+        const finished = await withDeadline(all, Math.max(ctx.remainingMs(), SHUTDOWN_OVERTIME_MS), () => false);
         if (!finished) this.#log.warn({ group, budgetMs: this.#budgetMs }, `shutdown budget spent while stopping ${group}; going on`);
       }
     } finally {
@@ -242,7 +237,7 @@ export class Manager {
     try {
       await runnable.stop?.(ctx);
     } catch (err) {
-      this.#log.warn({ runnable: runnable.name, err: errText(err) }, `shutdown step failed: ${runnable.name}`);
+      this.#log.warn({ runnable: runnable.name, err: messageOf(err) }, `shutdown step failed: ${runnable.name}`);
     }
     this.#log.info({ runnable: runnable.name, ms: Math.round(performance.now() - t0) }, `shutdown: ${runnable.name}`);
   }

@@ -3,7 +3,7 @@
  * one to a manager is one line: `mgr.add("controllers", loop("tinynode controller", (s) => c.run(s)))`.
  */
 import type { Runnable, StopContext } from "./manager.ts";
-import { startTimer, type Timer } from "../core/timer.ts";
+import { bounded } from "../core/timer.ts";
 
 /** Options of {@link loop}. */
 export interface LoopOptions {
@@ -85,11 +85,4 @@ export function task(name: string, start: () => Promise<unknown> | unknown): Run
 /** A part with only a stop step (stop the runners, flush a file). */
 export function onStop(name: string, stop: (ctx: StopContext) => Promise<unknown> | unknown): Runnable {
   return { name, stop: async (ctx) => void (await stop(ctx)) };
-}
-
-/** Resolves when `p` settles or after `ms`, whichever comes first. */
-export async function bounded(p: Promise<unknown>, ms: number): Promise<void> {
-  let timer: Timer | undefined;
-  await Promise.race([p.then(() => {}, () => {}), new Promise<void>((r) => (timer = startTimer(ms, r)))]);
-  timer?.cancel();
 }

@@ -34,6 +34,7 @@ import type { ModuleTransport } from "./transport.ts";
 import { envInteger } from "./env-integer.ts";
 import { platformScoped, publishedComponents, type ServedModule } from "./served.ts";
 import { nameMatches } from "../core/api/naming.ts";
+import { messageOf } from "../core/errors.ts";
 
 /** Options of {@link moduleControllers}. */
 export interface ModuleControllersOptions {
@@ -113,7 +114,7 @@ export function moduleControllers(o: ModuleControllersOptions): ModuleController
     name: "tinymodule",
     watcher: moduleWatcher,
     reconcile: (key, obj, ctx) => reconcileSpan(`TinyModule ${key}`, () => moduleReconciler.reconcile(key, obj, ctx)),
-    onError: (key, err) => log.warn({ controller: "tinymodule", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
+    onError: (key, err) => log.warn({ controller: "tinymodule", key, err: messageOf(err) }, "reconcile failed"),
   });
   const ownModuleKeys = served.map((m) => `${namespace}/${m.sanitized}`);
   const requeueOwnModule = () => {

@@ -14,7 +14,7 @@ import { retryable } from "../core/errors.ts";
 import { ShuttingDownError } from "../transport/refusal.ts";
 import type { Msg, MsgHandler } from "../core/hop.ts";
 import type { HopMiddleware } from "../runtime/scheduler/middleware.ts";
-import { startTimer, type Timer } from "../core/timer.ts";
+import { withDeadline } from "../core/timer.ts";
 
 /** The refusal of a hop arriving while draining; its home is src/transport/refusal.ts (the gRPC server refuses with it too). */
 export { ShuttingDownError };
@@ -73,12 +73,7 @@ export class HopGate implements HopMiddleware {
   async drain(timeoutMs: number): Promise<number> {
     this.#draining = true;
     if (this.stats.inFlight === 0) return 0;
-    let timer: Timer | undefined;
-    await Promise.race([
-      new Promise<void>((resolve) => this.#idle.push(resolve)),
-      new Promise<void>((resolve) => (timer = startTimer(timeoutMs, resolve))),
-    ]);
-    timer?.cancel();
+    await withDeadline(new Promise<void>((resolve) => this.#idle.push(resolve)), timeoutMs, () => {});
     return this.stats.inFlight;
   }
 }

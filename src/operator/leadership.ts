@@ -14,6 +14,7 @@ import type { KubeClient } from "../k8s/client/index.ts";
 import { LeaderElector } from "../k8s/runtime/index.ts";
 import { earlyLoop, type EarlyLoop } from "../manager/index.ts";
 import type { Logger } from "../telemetry/log.ts";
+import { messageOf } from "../core/errors.ts";
 
 /** Lease timings in ms (runtime-spec §6: 15 s / 10 s / 2 s). */
 export interface LeaseTimings {
@@ -122,7 +123,7 @@ export function leaseCampaign(o: LeaseCampaignOptions): EarlyLoop {
         o.leadership.observed();
         o.log.info({ leader: id }, "leader observed");
       },
-      onError: (err) => o.log.debug({ err: err instanceof Error ? err.message : String(err) }, "lease request failed"),
+      onError: (err) => o.log.debug({ err: messageOf(err) }, "lease request failed"),
     }).run(signal),
   );
 }

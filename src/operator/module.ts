@@ -47,6 +47,7 @@ import { componentFiles, moduleScheduler, runnersStop, type NodeCache } from "./
 import { allStages, checked, loadRegistry, ModuleStartError, stages } from "./stages.ts";
 import { openTransport } from "./transport.ts";
 import { servedModules } from "./served.ts";
+import { messageOf } from "../core/errors.ts";
 
 /**
  * Re-exported from the parts' files, where they are documented: Lease timings (leadership.ts),
@@ -101,7 +102,7 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
       return p.kube;
     },
     (err: unknown) => {
-      log.error({ stage: "kubeconfig", err: err instanceof Error ? err.message : String(err) }, "start failed: kubeconfig");
+      log.error({ stage: "kubeconfig", err: messageOf(err) }, "start failed: kubeconfig");
       throw err;
     },
   );

@@ -13,6 +13,7 @@ import type { Logger } from "../telemetry/log.ts";
 import type { HopGate } from "./hop-gate.ts";
 import type { MsgHandler } from "../core/hop.ts";
 import type { ModuleTransport } from "./transport.ts";
+import { messageOf } from "../core/errors.ts";
 
 /** Default bound on draining in-flight hops at shutdown, ms (inside the manager's shutdown budget). */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 4_000;
@@ -33,7 +34,7 @@ export const TRANSPORT_GRACE_MS = 500;
 export function transportConnection(transport: ModuleTransport): Runnable {
   return {
     name: "transport connection",
-    start: (ctx) => void transport.failed.catch((err) => ctx.fatal(new Error(`${transport.kind} transport: ${err instanceof Error ? err.message : String(err)}`))),
+    start: (ctx) => void transport.failed.catch((err) => ctx.fatal(new Error(`${transport.kind} transport: ${messageOf(err)}`))),
     stop: () => transport.close(TRANSPORT_GRACE_MS),
   };
 }

@@ -9,6 +9,7 @@ import type { Registry } from "../runtime/registry/index.ts";
 import { discoverComponents } from "../loader/discover.ts";
 import type { Logger } from "../telemetry/log.ts";
 import { ModuleStartError } from "./start-error.ts";
+import { messageOf } from "../core/errors.ts";
 
 export { ModuleStartError };
 
@@ -24,7 +25,7 @@ export function stages(log: Logger): Stage {
       log.info({ stage: name, ms: Math.round(performance.now() - t0) }, `start: ${name}`);
       return out;
     } catch (err) {
-      log.error({ stage: name, err: err instanceof Error ? err.message : String(err) }, `start failed: ${name}`);
+      log.error({ stage: name, err: messageOf(err) }, `start failed: ${name}`);
       throw new ModuleStartError(name, err);
     }
   };

@@ -3,7 +3,7 @@
  * (src/operator/early.ts, loaded before the rest of the module) can throw it without loading the
  * other stages' code.
  */
-import { TinyError } from "../core/errors.ts";
+import { TinyError, messageOf } from "../core/errors.ts";
 
 /**
  * A stage before the manager failed (kubeconfig, components, transport, scheduler, a flag); names
@@ -15,7 +15,7 @@ export class ModuleStartError extends TinyError {
   readonly stage: string;
   /** @param stage - the failing stage. @param cause - its error. */
   constructor(stage: string, cause: unknown) {
-    super("MODULE_START", `start-up failed at stage "${stage}": ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super("MODULE_START", `start-up failed at stage "${stage}": ${messageOf(cause)}`, { cause });
     this.stage = stage;
   }
 }

@@ -29,6 +29,7 @@ import type { ModuleAddressBook } from "../k8s/controllers/index.ts";
 import type { StepLedger } from "../core/durable/step-ledger.ts";
 import { envInteger } from "./env-integer.ts";
 import { DEFAULT_HOP_QUEUE_WAIT_MS, DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../transport/slots.ts";
+import { messageOf } from "../core/errors.ts";
 
 /** Env variable overriding the JetStream business consumer's AckWait, ms (default Go's 30 000). */
 export const ENV_JETSTREAM_ACK_WAIT_MS = "TINYHOST_JETSTREAM_ACK_WAIT_MS";
@@ -119,7 +120,7 @@ async function openSelected(o: OpenTransportOptions): Promise<ModuleTransport> {
   try {
     nc = await connectNats(selection.natsUrl);
   } catch (err) {
-    o.log.error({ err: err instanceof Error ? err.message : String(err), url: redactUrl(selection.natsUrl) }, "nats connect failed; falling back to gRPC");
+    o.log.error({ err: messageOf(err), url: redactUrl(selection.natsUrl) }, "nats connect failed; falling back to gRPC");
     return await openGrpc(o);
   }
   return selection.kind === "jetstream" ? openJetStream(o, nc) : openCore(o, nc);

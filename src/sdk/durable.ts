@@ -9,7 +9,7 @@
  * are for the component that starts one on purpose (a front door) and for run-status components.
  */
 import type { ComponentContext } from "../core/context.ts";
-import { TinyError } from "../core/errors.ts";
+import { TinyError, messageOf } from "../core/errors.ts";
 import { fail, ok, toResult, type Result } from "../core/result.ts";
 import { NoRunRuntimeError } from "../core/durable/errors.ts";
 import { currentRun, mintRun, withRun, type RunContext, type StepRecord } from "../core/durable/run.ts";
@@ -153,6 +153,6 @@ function decodeReply(r: Result): Result {
   try {
     return ok(r.value.byteLength === 0 ? null : JSON.parse(new TextDecoder().decode(r.value)));
   } catch (err) {
-    return fail(new TinyError("DECODE", `run reply is not valid JSON: ${err instanceof Error ? err.message : String(err)}`));
+    return fail(new TinyError("DECODE", `run reply is not valid JSON: ${messageOf(err)}`));
   }
 }

@@ -3,6 +3,7 @@
  * The probe is ready only when every check passes (Kubernetes docs "Configure Liveness, Readiness
  * and Startup Probes"; controller-runtime `healthz.Checker` by name).
  */
+import { messageOf } from "../core/errors.ts";
 
 /** One check: `true` when ready, or a short reason (string) why not. Must not throw; a throw counts as not ready. */
 export type ReadinessCheck = () => true | string;
@@ -25,7 +26,7 @@ export function runChecks(checks: ReadonlyMap<string, ReadinessCheck> | Record<s
     try {
       answer = check();
     } catch (err) {
-      answer = `check threw: ${err instanceof Error ? err.message : String(err)}`;
+      answer = `check threw: ${messageOf(err)}`;
     }
     if (answer === true) out[name] = "ok";
     else {

@@ -15,6 +15,8 @@
  * configurations, spans and logs agree on what a credential key is.
  */
 import { CREDENTIAL_KEY, maskSecretValues, REDACTED } from "./secret-values.ts";
+import { messageOf } from "../core/errors.ts";
+import { hasPlainPrototype } from "../core/plain-object.ts";
 
 export { CREDENTIAL_KEY, REDACTED };
 
@@ -63,11 +65,6 @@ const NO_KEYS: ReadonlySet<string> = new Set();
 /** Nesting walked at most (a cyclic or absurdly deep value stops here instead of overflowing the stack). */
 const MAX_DEPTH = 64;
 
-function isPlainObject(v: object): v is Record<string, unknown> {
-  const proto = Object.getPrototypeOf(v) as unknown;
-  return proto === Object.prototype || proto === null;
-}
-
 /**
  * A copy of `value` with credential-looking values replaced by `"<redacted>"` (runtime-spec §2.8).
  * Recurses into arrays and plain objects only: class instances (Error, Date, Uint8Array) are kept
@@ -89,7 +86,7 @@ function walk(value: unknown, keys: ReadonlySet<string>, depth: number): unknown
     }
     return out ?? value;
   }
-  if (!isPlainObject(value)) return value;
+  if (!hasPlainPrototype(value)) return value;
   let out: Record<string, unknown> | undefined;
   for (const k of Object.keys(value)) {
     const v = value[k];
@@ -118,7 +115,7 @@ export function redactedPayload(value: unknown, options?: RedactOptions): string
   try {
     return JSON.stringify(redactValue(value, options)) ?? "null";
   } catch (err) {
-    return `<unencodable payload: ${err instanceof Error ? err.message : String(err)}>`;
+    return `<unencodable payload: ${messageOf(err)}>`;
   }
 }
 

@@ -29,6 +29,7 @@ import { events } from "../support/durable-journal.ts";
 import { durableFlow, type DurableKey } from "../support/durable-flow.ts";
 import { goTool } from "../support/go-tools.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
+import { until as poll } from "../support/until.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 delete process.env.DURABLE_JOURNAL; // this file reads the in-memory journal
@@ -80,14 +81,8 @@ async function tapped<T>(fn: () => Promise<T>): Promise<{ out: T; msgs: NatsMsg[
   }
 }
 
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await Bun.sleep(25);
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-}
+/** This file's timeout and poll interval. */
+const until = (what: string, cond: () => unknown, ms = 20_000) => poll(what, cond, ms, 25);
 
 /** A classic JetStream request to `<node>:in` from a client module (x-reply-inbox, as Go's classic sender). */
 async function callDoor(node: string, client: JetStreamTransport): Promise<{ runId: string; reply: { trail: string[] } }> {

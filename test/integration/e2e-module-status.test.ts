@@ -10,11 +10,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createKubeClient, type KubeClient } from "../../src/k8s/client/index.ts";
+import { type KubeClient } from "../../src/k8s/client/index.ts";
 import { decodeBase64Json } from "../../src/core/api/bytes.ts";
 import { tinyModules } from "../../src/k8s/controllers/index.ts";
 import { BUN } from "../support/bun-test.ts";
-import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
+import { connectControlPlane, type ControlPlane } from "../support/control-plane.ts";
 import { startModuleProcess, type ModuleProcess } from "../support/module-process.ts";
 import { waitUntil } from "../support/process.ts";
 
@@ -40,10 +40,7 @@ let cp: ControlPlane;
 let kube: KubeClient;
 let proc: ModuleProcess | undefined;
 
-beforeAll(async () => {
-  cp = await getControlPlane();
-  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
-}, 900_000);
+beforeAll(async () => void ({ cp, kube } = await connectControlPlane()), 900_000);
 
 afterAll(async () => {
   await proc?.stop(9000);

@@ -13,6 +13,7 @@ import { mintRun } from "../../src/core/durable/run.ts";
 import { PULL_EXPIRES_MS } from "../../src/transport/nats/supervisor.ts";
 import type { Msg } from "../../src/core/hop.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
+import { until } from "../support/until.ts";
 
 /** Outage length: longer than a pull's expiry and several reconnect attempts (production wait: 2 s). */
 const OUTAGE_MS = 8_000;
@@ -35,15 +36,6 @@ afterAll(async () => {
   await Promise.allSettled(conns.map((c) => c.close()));
   await srv.dispose();
 });
-
-async function until(what: string, cond: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return;
-    await Bun.sleep(10);
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-}
 
 describe("JetStream hops after a broker outage", () => {
   test(`resume within ${RESUME_BOUND_MS} ms of the reconnect, wherever the pull loop was`, async () => {

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createKubeClient, leases, type KubeClient } from "../../src/k8s/client/index.ts";
 import { sanitizeIdentity, sanitizeResourceName } from "../../src/core/api/naming.ts";
 import { LeaderElector, type LeaseClient } from "../../src/k8s/runtime/index.ts";
-import { getControlPlane, startControlPlane, type ControlPlane, type OwnedControlPlane } from "../support/control-plane.ts";
+import { connectControlPlane, startControlPlane, type ControlPlane, type OwnedControlPlane } from "../support/control-plane.ts";
+import { until as poll } from "../support/until.ts";
 
 const LEASE_MS = 4_000;
 const RENEW_MS = 3_000;
@@ -16,10 +17,7 @@ const RETRY_MS = 500;
 let cp: ControlPlane;
 let kube: KubeClient;
 
-beforeAll(async () => {
-  cp = await getControlPlane();
-  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
-}, 900_000);
+beforeAll(async () => void ({ cp, kube } = await connectControlPlane()), 900_000);
 
 function elector(ns: string, identity: string, extra: { releaseOnCancel?: boolean } = {}) {
   const events: { what: "started" | "stopped"; at: number }[] = [];
@@ -40,14 +38,8 @@ function elector(ns: string, identity: string, extra: { releaseOnCancel?: boolea
   return { el, stop, run, events };
 }
 
-async function until(cond: () => boolean, ms: number, what: string): Promise<number> {
-  const start = performance.now();
-  while (!cond()) {
-    if (performance.now() - start > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-  return performance.now() - start;
-}
+/** This file's timeout and poll interval. */
+const until = (cond: () => boolean, ms: number, what: string) => poll(what, cond, ms);
 
 describe("leader election on a real Lease", () => {
   test("two electors: exactly one leader at every sample over 10 s, and the Lease names it", async () => {

@@ -18,6 +18,7 @@ import { Scheduler } from "../../src/runtime/scheduler/index.ts";
 import { defineComponent, target as targetPort, Type } from "../../src/sdk/index.ts";
 import type { Msg } from "../../src/core/hop.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
+import { until as poll } from "../support/until.ts";
 
 const td = new TextDecoder();
 const te = new TextEncoder();
@@ -42,14 +43,8 @@ let seq = 0;
 const modName = (p: string) => `${p}-${++seq}`;
 const hop = (to: string, data: unknown, extra: Partial<Msg> = {}): Msg => ({ edgeId: "e1", from: "h1.src.x-1:out", to, data, depth: 1, ...extra });
 
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await Bun.sleep(25);
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-}
+/** This file's timeout and poll interval. */
+const until = (what: string, cond: () => unknown, ms = 20_000) => poll(what, cond, ms, 25);
 
 beforeAll(async () => {
   srv = await startNats();

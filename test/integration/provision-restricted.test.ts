@@ -9,18 +9,15 @@
  * the same namespace: enforcement is on.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
-import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
-import { createKubeClient, namespaces, type KubeClient } from "../../src/k8s/client/index.ts";
+import { connectControlPlane, type ControlPlane } from "../support/control-plane.ts";
+import { namespaces, type KubeClient } from "../../src/k8s/client/index.ts";
 import { buildPlan, planManifests, resolveOptions, type Manifest, type ManifestObject } from "../../src/provision/index.ts";
 import { findRendered, helmTemplate, prepareChart } from "./chart-pod.ts";
 
 let cp: ControlPlane;
 let kube: KubeClient;
 
-beforeAll(async () => {
-  cp = await getControlPlane();
-  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
-}, 900_000);
+beforeAll(async () => void ({ cp, kube } = await connectControlPlane()), 900_000);
 
 const PSA_LABELS = {
   "pod-security.kubernetes.io/enforce": "restricted",

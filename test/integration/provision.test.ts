@@ -7,7 +7,7 @@
  * pods, so the tests check objects, never pods.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
+import { connectControlPlane, type ControlPlane } from "../support/control-plane.ts";
 import {
   clusterRoleBindings,
   clusterRoles,
@@ -51,10 +51,7 @@ async function serviceAccountClient(namespace: string, name: string): Promise<Ku
   return createKubeClient({ kubeconfig: mount.kubeconfig, env: {} });
 }
 
-beforeAll(async () => {
-  cp = await getControlPlane();
-  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
-}, 900_000);
+beforeAll(async () => void ({ cp, kube } = await connectControlPlane()), 900_000);
 
 afterAll(() => cleanupPodDirs());
 

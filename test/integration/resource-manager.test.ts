@@ -6,7 +6,7 @@
  * checked through owner references.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
-import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
+import { connectControlPlane, type ControlPlane } from "../support/control-plane.ts";
 import {
   KubeClient,
   createKubeClient,
@@ -33,10 +33,7 @@ import {
 let cp: ControlPlane;
 let kube: KubeClient;
 
-beforeAll(async () => {
-  cp = await getControlPlane();
-  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
-}, 900_000);
+beforeAll(async () => void ({ cp, kube } = await connectControlPlane()), 900_000);
 
 const release = (prefix: string, opts: ReleaseOptions = {}) => releaseIn(cp, kube, prefix, opts);
 const manager = (ns: string, client: KubeClient = kube, podName: string | null = POD): ClusterModuleClient => managerFor(client, ns, podName);

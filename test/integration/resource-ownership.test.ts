@@ -54,6 +54,7 @@ import {
   type ReleaseOptions,
   type ReleaseState,
 } from "./resource-manager-release.ts";
+import { until as poll } from "../support/until.ts";
 
 let cp: ControlPlane;
 let kube: KubeClient;
@@ -135,14 +136,8 @@ class SlowClient extends KubeClient {
   }
 }
 
-/** Polls `check` every 10 ms until it holds (at most 20 s). */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not reached within 20 s");
-    await Bun.sleep(10);
-  }
-}
+/** This file's timeout and poll interval. */
+const until = (check: () => Promise<boolean>) => poll("the condition", check, 20_000);
 
 /** A client authenticated as a new ServiceAccount bound to a Role with `rules` (real RBAC). */
 async function serviceAccountClient(ns: string, name: string, rules: PolicyRule[]): Promise<KubeClient> {

@@ -7,8 +7,8 @@
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { defineComponent, target, Type } from "tinyhost";
-import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
-import { createKubeClient, KubeApiError, KubeClient, roleBindings, roles, secrets, serviceAccounts, type PolicyRule } from "../../src/k8s/client/index.ts";
+import { connectControlPlane, type ControlPlane } from "../support/control-plane.ts";
+import { KubeApiError, KubeClient, roleBindings, roles, secrets, serviceAccounts, type PolicyRule } from "../../src/k8s/client/index.ts";
 import { chartRbacValues } from "../../src/provision/rbac-values.ts";
 import { Scheduler } from "../../src/runtime/scheduler/index.ts";
 import { kubeSecretSource } from "../../src/runtime/secrets/index.ts";
@@ -20,10 +20,7 @@ process.env.TINYHOST_LOG_LEVEL ??= "silent";
 let cp: ControlPlane;
 let kube: KubeClient;
 
-beforeAll(async () => {
-  cp = await getControlPlane();
-  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
-}, 900_000);
+beforeAll(async () => void ({ cp, kube } = await connectControlPlane()), 900_000);
 
 /** A client authenticated as a new ServiceAccount bound to a Role with `rules`, once the binding is in effect. */
 async function serviceAccountClient(ns: string, name: string, rules: PolicyRule[], probe: string): Promise<KubeClient> {

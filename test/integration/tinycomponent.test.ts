@@ -9,13 +9,13 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { headers as natsHeaders } from "@nats-io/transport-node";
-import { createKubeClient, type KubeClient } from "../../src/k8s/client/index.ts";
+import { type KubeClient } from "../../src/k8s/client/index.ts";
 import type { TinyNode } from "../../src/core/api/index.ts";
 import { tinyModules, tinyNodes } from "../../src/k8s/controllers/index.ts";
 import { tinyComponents, type WatchedComponent } from "../../src/k8s/controllers/tinycomponent.ts";
 import { connectNats } from "../../src/transport/nats/index.ts";
 import { H_EMPTY, H_FROM, H_TO } from "../../src/transport/nats/wire.ts";
-import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
+import { connectControlPlane, type ControlPlane } from "../support/control-plane.ts";
 import { startModuleProcess, type ModuleProcess } from "../support/module-process.ts";
 import { waitUntil } from "../support/process.ts";
 
@@ -28,10 +28,7 @@ let kube: KubeClient;
 let proc: ModuleProcess | undefined;
 let proc2: ModuleProcess | undefined;
 
-beforeAll(async () => {
-  cp = await getControlPlane();
-  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
-}, 900_000);
+beforeAll(async () => void ({ cp, kube } = await connectControlPlane()), 900_000);
 
 afterAll(async () => {
   await proc?.stop(9000);

@@ -5,15 +5,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { configMaps, createKubeClient, type ConfigMap, type KubeClient } from "../../src/k8s/client/index.ts";
 import { Controller, ObjectStore, reflector, resourceSource, Watcher, type ChangeEvent } from "../../src/k8s/runtime/index.ts";
-import { getControlPlane, startControlPlane, type ControlPlane, type OwnedControlPlane } from "../support/control-plane.ts";
+import { connectControlPlane, startControlPlane, type ControlPlane, type OwnedControlPlane } from "../support/control-plane.ts";
+import { until as poll } from "../support/until.ts";
 
 let cp: ControlPlane;
 let kube: KubeClient;
 
-beforeAll(async () => {
-  cp = await getControlPlane();
-  kube = await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} });
-}, 900_000);
+beforeAll(async () => void ({ cp, kube } = await connectControlPlane()), 900_000);
 
 /** Runs watcher → reflector in the background and records the `v` of every change to `name`. */
 function observe(watcher: Watcher<ConfigMap>, name: string) {
@@ -28,13 +26,8 @@ function observe(watcher: Watcher<ConfigMap>, name: string) {
   return { store, values, stop, done };
 }
 
-async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
+/** This file's timeout and poll interval. */
+const until = (cond: () => boolean, ms: number, what: string) => poll(what, cond, ms, 20);
 
 /** Updates ConfigMap `name` to v = from..to, one PUT each (read-modify-write on the latest version). */
 async function updates(client: KubeClient, ns: string, name: string, from: number, to: number, pauseMs = 0): Promise<void> {

@@ -16,6 +16,7 @@ import { join, resolve } from "node:path";
 import YAML from "yaml";
 import { generatePki } from "./pki.ts";
 import { freePort, startProcess, tail, waitUntil, type ManagedProcess } from "./process.ts";
+import { createKubeClient, type KubeClient } from "../../src/k8s/client/index.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
@@ -355,4 +356,13 @@ export function getControlPlane(): Promise<ControlPlane> {
     });
   }
   return shared;
+}
+
+/**
+ * The shared control plane ({@link getControlPlane}) and a client holding its token: what a test
+ * file's `beforeAll` sets up (give that hook minutes; a first start builds the binaries).
+ */
+export async function connectControlPlane(): Promise<{ cp: ControlPlane; kube: KubeClient }> {
+  const cp = await getControlPlane();
+  return { cp, kube: await createKubeClient({ kubeconfig: cp.tokenKubeconfig, env: {} }) };
 }

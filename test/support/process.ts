@@ -102,28 +102,8 @@ export function freePort(): number {
   return port;
 }
 
-/**
- * Polls `check` every `intervalMs` until it returns true or `timeoutMs` passes.
- * @throws Error with `what` and the last failure when the time runs out.
- */
-export async function waitUntil(
-  what: string,
-  check: () => Promise<boolean>,
-  timeoutMs: number,
-  intervalMs = 100,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = "";
-  while (Date.now() < deadline) {
-    try {
-      if (await check()) return;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    await Bun.sleep(intervalMs);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${last})` : ""}`);
-}
+// The polling waits have one home; re-exported for the many files that take it from here.
+export { waitUntil } from "./until.ts";
 
 /** Returns the last `lines` lines of a log file, for error messages. */
 export async function tail(file: string, lines = 20): Promise<string> {

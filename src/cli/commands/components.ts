@@ -17,6 +17,7 @@ import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { describeComponent, RegistryError, type ComponentDescription, type Registry } from "../../runtime/registry/index.ts";
 import { discoverComponents } from "../../loader/discover.ts";
 import { bundledWithFiles } from "../component-set.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /**
  * Help text of `tinyhost components`, with the `--dir` default of the case it runs in (components-source.ts).
@@ -92,7 +93,7 @@ export const componentsCommand: CommandRunner = {
       list = registry.list().map(platformListing);
     } catch (e) {
       const code = e instanceof RegistryError ? ` [${e.code}]` : "";
-      console.error(`tinyhost components: ${e instanceof Error ? e.message : String(e)}${code}`);
+      console.error(`tinyhost components: ${messageOf(e)}${code}`);
       return 1;
     }
     if (flags.json) {

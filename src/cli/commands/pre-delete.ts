@@ -19,6 +19,7 @@ import { createKubeClient, type KubeClient } from "../../k8s/client/index.ts";
 import { moduleNameFromAccount, parseServiceAccountUser, whoAmI } from "../../provision/hooks/identity.ts";
 import { deleteTinyModule } from "../../provision/hooks/module-removal.ts";
 import { logger } from "../../telemetry/log.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** Help text of `tinyhost pre-delete`. */
 export const PRE_DELETE_USAGE = `Usage: tinyhost pre-delete [flags]
@@ -36,7 +37,7 @@ async function moduleFromAccount(kube: KubeClient, log: typeof logger): Promise<
   try {
     user = await whoAmI(kube);
   } catch (e) {
-    log.error({ err: e instanceof Error ? e.message : String(e) }, "pre-delete: --name not given and this pod's identity cannot be read (SelfSubjectReview)");
+    log.error({ err: messageOf(e) }, "pre-delete: --name not given and this pod's identity cannot be read (SelfSubjectReview)");
     return undefined;
   }
   const account = parseServiceAccountUser(user);
@@ -68,7 +69,7 @@ export const preDeleteCommand: CommandRunner = {
     try {
       kube = await createKubeClient({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), env });
     } catch (e) {
-      log.error({ err: e instanceof Error ? e.message : String(e) }, "unable to get kubeconfig");
+      log.error({ err: messageOf(e) }, "unable to get kubeconfig");
       return 0;
     }
     const name = flags.name ?? (await moduleFromAccount(kube, log));
@@ -78,7 +79,7 @@ export const preDeleteCommand: CommandRunner = {
       const r = await deleteTinyModule(kube, name, namespace);
       log.info({ name: r.name, namespace, result: r.result }, "tinymodule deleted");
     } catch (e) {
-      log.error({ err: e instanceof Error ? e.message : String(e), namespace }, "unable to delete tinymodule");
+      log.error({ err: messageOf(e), namespace }, "unable to delete tinymodule");
     }
     return 0;
   },

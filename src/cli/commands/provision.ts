@@ -23,6 +23,7 @@ import {
   toYamlStream,
   type AppliedObject,
 } from "../../provision/index.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** Help text of `tinyhost provision`. */
 export const PROVISION_USAGE = `Usage: tinyhost provision [flags]
@@ -130,7 +131,7 @@ export const provisionCommand: CommandRunner = {
       return 0;
     } catch (e) {
       const code = (e as { code?: unknown }).code;
-      console.error(`tinyhost provision: ${e instanceof Error ? e.message : String(e)}${typeof code === "string" ? ` [${code}]` : ""}`);
+      console.error(`tinyhost provision: ${messageOf(e)}${typeof code === "string" ? ` [${code}]` : ""}`);
       return 1;
     }
   },

@@ -13,7 +13,8 @@ import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { DEFAULT_LOCAL_MODULE } from "../../local/constants.ts";
 import { sanitizeResourceName } from "../../core/api/naming.ts";
-import { startTimer, type Timer } from "../../core/timer.ts";
+import { withDeadline } from "../../core/timer.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /**
  * Help text of `tinyhost rpc`, with the `--components` default of the case it runs in.
@@ -80,7 +81,7 @@ function parse(args: string[], env: Record<string, string | undefined>): Call | 
   try {
     JSON.parse(text);
   } catch (e) {
-    throw new FlagError(`the payload is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+    throw new FlagError(`the payload is not valid JSON: ${messageOf(e)}`);
   }
   const natsUrl = v["nats-url"] ?? env.TINY_NATS_URL;
   if (!v.local && !natsUrl) throw new FlagError("no NATS server: pass --nats-url or set TINY_NATS_URL (or use --local)");
@@ -128,7 +129,7 @@ async function callNats(call: Call, module: string) {
   try {
     nc = await connectNats(call.natsUrl!, { name: "tinyhost-rpc" });
   } catch (err) {
-    return fail(new Error(`cannot connect to NATS at ${call.natsUrl}: ${err instanceof Error ? err.message : String(err)}`));
+    return fail(new Error(`cannot connect to NATS at ${call.natsUrl}: ${messageOf(err)}`));
   }
   try {
     return await publishRpc(nc, module, call.component, new TextEncoder().encode(call.payload), call.timeoutMs);
@@ -156,14 +157,8 @@ async function callLocal(call: Call, module: string) {
   for (const def of registry.list()) scheduler.install(def);
   const data = new TextEncoder().encode(call.payload);
   const stop = new AbortController();
-  let timer: Timer | undefined;
-  const timedOut = new Promise<ReturnType<typeof fail>>((r) => {
-    timer = startTimer(call.timeoutMs, () => {
-      stop.abort(new Error("timeout"));
-      r(fail(new Error(`component ${call.component} did not answer within ${call.timeoutMs} ms`)));
-    });
+  return withDeadline(scheduler.handle({ edgeId: "", from: "", to: call.component, data, depth: 0, mode: "rpc" }, stop.signal), call.timeoutMs, () => {
+    stop.abort(new Error("timeout"));
+    return fail(new Error(`component ${call.component} did not answer within ${call.timeoutMs} ms`));
   });
-  const result = await Promise.race([scheduler.handle({ edgeId: "", from: "", to: call.component, data, depth: 0, mode: "rpc" }, stop.signal), timedOut]);
-  timer?.cancel();
-  return result;
 }

@@ -10,6 +10,7 @@ import { logger } from "../../telemetry/log.ts";
 import { setupTracing, type TracingHandle } from "../../telemetry/tracing.ts";
 import { installLastResort } from "../last-resort.ts";
 import type { StopSignals } from "./stop-signals.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** Hard bound on shutdown, ms: inside the chart's 10 s termination grace period (runtime-spec §12). */
 export const SHUTDOWN_LIMIT_MS = 9_000;
@@ -28,7 +29,7 @@ export async function runModule(options: ModuleOptions, early: EarlyStart, signa
     // Before the transports exist, so every hop they send carries traceparent (runtime-spec §9.1).
     tracing = await setupTracing({ serviceName: options.name, serviceVersion: options.version, env });
   } catch (err) {
-    console.error(`tinyhost run: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`tinyhost run: ${messageOf(err)}`);
     await early.cancel(); // the campaign began before this: release the Lease
     signals.dispose();
     return 1;
@@ -40,7 +41,7 @@ export async function runModule(options: ModuleOptions, early: EarlyStart, signa
   try {
     module = await startModule(options, early);
   } catch (err) {
-    logger.fatal({ err: err instanceof Error ? err.message : String(err) }, "tinyhost run: start-up failed");
+    logger.fatal({ err: messageOf(err) }, "tinyhost run: start-up failed");
     removeLastResort();
     signals.dispose();
     await flushTraces(tracing);
@@ -75,7 +76,7 @@ async function flushTraces(tracing: TracingHandle): Promise<void> {
   try {
     await tracing.shutdown();
   } catch (err) {
-    logger.warn({ err: err instanceof Error ? err.message : String(err) }, "tinyhost run: the last trace export failed");
+    logger.warn({ err: messageOf(err) }, "tinyhost run: the last trace export failed");
   }
 }
 

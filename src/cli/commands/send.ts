@@ -15,6 +15,7 @@ import type { CommandRunner } from "../command.ts";
 import { SETTINGS_PORT, SETTINGS_REFUSED } from "../../console/settings-port.ts";
 import { FlagError, parseFlags } from "../flags.ts";
 import { ENV_NATS_TRANSPORT, ENV_NATS_URL } from "../../transport/select.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** Usage of `tinyhost send`. */
 export const SEND_USAGE = `Usage: tinyhost send [flags] <node> <port> ['<json>']
@@ -152,7 +153,7 @@ async function sendNats(a: SendArgs, url: string, transport: "core" | "jetstream
   try {
     nc = await connectNats(url, { name: "tinyhost-send" });
   } catch (err) {
-    return { out: [], err: [`cannot connect to NATS at ${url}: ${err instanceof Error ? err.message : String(err)}`], code: 1 };
+    return { out: [], err: [`cannot connect to NATS at ${url}: ${messageOf(err)}`], code: 1 };
   }
   try {
     const { subject, result } = await publishToNode(nc, a.node, a.port, a.data, { wait: a.wait, timeoutMs: a.timeoutMs, transport });

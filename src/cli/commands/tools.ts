@@ -29,6 +29,7 @@ import type { ComponentDefinition } from "../../core/component.ts";
 import { platformListing } from "../platform-listing.ts";
 import { componentNeeds } from "../component-set.ts";
 import { errorPortWarnings } from "../error-ports.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** Help text of `tinyhost tools`. */
 export function toolsUsage(compiled = isCompiledBinary()): string {
@@ -101,7 +102,7 @@ export const toolsCommand: CommandRunner = {
       registry = await loadComponents(flags.dir);
     } catch (e) {
       const code = e instanceof RegistryError ? ` [${e.code}]` : "";
-      console.error(`tinyhost tools ${tool}: ${e instanceof Error ? e.message : String(e)}${code}`);
+      console.error(`tinyhost tools ${tool}: ${messageOf(e)}${code}`);
       return 1;
     }
     const defs = registry.list();

@@ -16,6 +16,7 @@ import {
   uninstallTargets,
   type AppliedObject,
 } from "../../provision/index.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** Help text of `tinyhost uninstall`. */
 export const UNINSTALL_USAGE = `Usage: tinyhost uninstall [flags]
@@ -65,7 +66,7 @@ export const uninstallCommand: CommandRunner = {
       }
       options = resolveOptions({ ...(values.name !== undefined ? { name: values.name } : {}), ...(values.namespace !== undefined ? { namespace: values.namespace } : {}) });
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
+      const message = messageOf(e);
       if (!(e instanceof ProvisionInputError) && !(e instanceof FlagError)) throw e;
       console.error(`tinyhost uninstall: ${message}\n\n${UNINSTALL_USAGE}`);
       return 2;
@@ -84,7 +85,7 @@ export const uninstallCommand: CommandRunner = {
       return 0;
     } catch (e) {
       const code = (e as { code?: unknown }).code;
-      console.error(`tinyhost uninstall: ${e instanceof Error ? e.message : String(e)}${typeof code === "string" ? ` [${code}]` : ""}`);
+      console.error(`tinyhost uninstall: ${messageOf(e)}${typeof code === "string" ? ` [${code}]` : ""}`);
       return 1;
     }
   },

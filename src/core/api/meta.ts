@@ -87,8 +87,8 @@ export interface ObjectMeta {
  * Metadata of a list response. Source: Kubernetes `ListMeta` (meta/v1).
  */
 export interface ListMeta {
-  /** Version of the collection, the starting point of a watch. */
-  resourceVersion?: string;
+  /** Version of the collection: start a watch here to see every later change (the apiserver always sets it). */
+  resourceVersion: string;
   /** Token for the next page when the list was limited. */
   continue?: string;
   /** Objects left after this page, when the server knows. */
@@ -96,10 +96,12 @@ export interface ListMeta {
 }
 
 /**
- * A typed Kubernetes object: `apiVersion`, `kind`, `metadata`, and the kind's `spec`/`status`.
- * `Spec`/`Status` are the CRD's types, e.g. `KubeObject<TinyNodeSpec, TinyNodeStatus>`.
+ * A Kubernetes object: `apiVersion`, `kind`, `metadata`, and the kind's `spec`/`status` — the one
+ * object model of the REST client, the controller runtime and the CRD types.
+ * `Spec`/`Status` are the kind's types, e.g. `KubeObject<TinyNodeSpec, TinyNodeStatus>`; a bare
+ * `KubeObject` is any object.
  */
-export interface KubeObject<Spec, Status> {
+export interface KubeObject<Spec = unknown, Status = unknown> {
   /** `<group>/<version>`, e.g. `operator.tinysystems.io/v1alpha1`. May be empty on objects from a typed list. */
   apiVersion?: string;
   /** Kind, e.g. `TinyNode`. May be empty on objects from a typed list. */

@@ -3,12 +3,15 @@
  * (`/apis/<group>/<version>/namespaces/<ns>/<plural>`). runtime-spec §8.
  */
 import { GROUP, KIND, PLURAL, VERSION, type TinyKind } from "./constants.ts";
+import type { KubeObject } from "./meta.ts";
 
 /**
- * Where a kind lives on the API server.
- * `namespaced` decides whether the URL has a `namespaces/<ns>` segment.
+ * Where a kind lives on the API server and, through `T`, the object type its calls return.
+ * Rule: the API path is `/api/{version}` for the core group (group "") and
+ * `/apis/{group}/{version}` otherwise, then `/namespaces/{ns}` when namespaced, then `/{plural}`
+ * (Kubernetes docs, "API Concepts").
  */
-export interface ResourceDescriptor {
+export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
   /** API group, e.g. `operator.tinysystems.io` (empty string for the core group). */
   readonly group: string;
   /** API version, e.g. `v1alpha1`. */
@@ -19,6 +22,8 @@ export interface ResourceDescriptor {
   readonly namespaced: boolean;
   /** Kind, e.g. `TinyNode`. */
   readonly kind: string;
+  /** Type-only marker carrying `T`; never set at run time. */
+  readonly __object?: T;
 }
 
 function descriptor(kind: TinyKind): ResourceDescriptor {

@@ -1,5 +1,5 @@
 /** Errors of durable runs; each names the run, step or subject involved. */
-import { TinyError } from "../errors.ts";
+import { TinyError, messageOf } from "../errors.ts";
 
 /**
  * A durable step ran but its ledger record could not be written (runtime-spec §2.7). code
@@ -8,14 +8,14 @@ import { TinyError } from "../errors.ts";
  */
 export class StepNotRecordedError extends TinyError {
   constructor(node: string, stepKey: string, cause: unknown) {
-    super("STEP_NOT_RECORDED", `node ${node}: step ${stepKey} ran but its ledger record was not written: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super("STEP_NOT_RECORDED", `node ${node}: step ${stepKey} ran but its ledger record was not written: ${messageOf(cause)}`, { cause });
   }
 }
 
 /** The ledger could not be read before a durable step (runtime-spec §2.2 step 2). code `"LEDGER_UNAVAILABLE"`. */
 export class LedgerUnavailableError extends TinyError {
   constructor(node: string, stepKey: string, cause: unknown) {
-    super("LEDGER_UNAVAILABLE", `node ${node}: step ledger unreadable for step ${stepKey}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super("LEDGER_UNAVAILABLE", `node ${node}: step ledger unreadable for step ${stepKey}: ${messageOf(cause)}`, { cause });
   }
 }
 

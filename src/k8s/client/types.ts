@@ -3,56 +3,14 @@
  * resource descriptor that types every call. Field names follow `meta/v1` (Kubernetes API reference).
  */
 
-// ObjectMeta and friends have one definition, next to the CRD types (src/core/api/meta.ts).
-export type { ObjectMeta, OwnerReference, ManagedFieldsEntry } from "../../core/api/meta.ts";
-import type { ObjectMeta } from "../../core/api/meta.ts";
-
-/** Any Kubernetes object: `apiVersion`, `kind` and `metadata` (spec/status vary by kind). */
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-}
-
-/**
- * Describes one REST resource and, through `T`, the object type its calls return.
- * Rule: the API path is `/api/{version}` for the core group (group "") and
- * `/apis/{group}/{version}` otherwise, then `/namespaces/{ns}` when namespaced, then `/{plural}`
- * (Kubernetes docs, "API Concepts").
- */
-export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
-  /** API group; `""` for the core group (`v1`). */
-  readonly group: string;
-  /** API version within the group, e.g. `v1`. */
-  readonly version: string;
-  /** Lower-case plural used in paths, e.g. `configmaps`. */
-  readonly plural: string;
-  /** Whether objects live in a namespace. */
-  readonly namespaced: boolean;
-  /** `kind` of the objects, e.g. `ConfigMap`. */
-  readonly kind: string;
-  /** Type-only marker carrying `T`; never set at run time. */
-  readonly __object?: T;
-}
+// The object model has one definition, next to the CRD types (src/core/api/meta.ts, resources.ts).
+export type { KubeList, KubeObject, ListMeta, ObjectMeta, OwnerReference, ManagedFieldsEntry } from "../../core/api/meta.ts";
+export type { ResourceDescriptor } from "../../core/api/resources.ts";
+import type { KubeObject, ListMeta, ObjectMeta } from "../../core/api/meta.ts";
+import type { ResourceDescriptor } from "../../core/api/resources.ts";
 
 /** The object type a descriptor stands for. */
 export type ObjectOf<R> = R extends ResourceDescriptor<infer T> ? T : never;
-
-/** `meta/v1` ListMeta. */
-export interface ListMeta {
-  /** The collection's resourceVersion: start a watch here to see every later change. */
-  resourceVersion: string;
-  /** Token for the next page; empty or absent on the last page. */
-  continue?: string;
-  /** Objects remaining after this page (an estimate, only with `limit`). */
-  remainingItemCount?: number;
-}
-
-/** What {@link KubeClient.list} returns. */
-export interface KubeList<T> {
-  items: T[];
-  metadata: ListMeta;
-}
 
 /** `meta/v1` StatusCause. */
 export interface StatusCause {

@@ -6,6 +6,7 @@
 import { KubeConfigError } from "./errors.ts";
 import type { Credentials, CredentialSource } from "./types.ts";
 import { startTimer } from "../../core/timer.ts";
+import { isPlainObject } from "../../core/plain-object.ts";
 
 /** The `ExecCredential` API versions this client speaks; v1alpha1 was removed in Kubernetes 1.24. */
 export const EXEC_API_VERSIONS = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"] as const;
@@ -160,11 +161,11 @@ export function parseExecCredential(
   } catch {
     throw bad(`is not JSON: ${JSON.stringify(stdout.slice(0, 200))}`);
   }
-  if (!isRecord(doc)) throw bad("is not a JSON object");
+  if (!isPlainObject(doc)) throw bad("is not a JSON object");
   if (doc.kind !== "ExecCredential") throw bad(`kind is ${JSON.stringify(doc.kind)}, want "ExecCredential"`);
   if (doc.apiVersion !== apiVersion) throw bad(`apiVersion is ${JSON.stringify(doc.apiVersion)}, want ${JSON.stringify(apiVersion)}`);
   const status = doc.status;
-  if (!isRecord(status)) throw bad("status is missing");
+  if (!isPlainObject(status)) throw bad("status is missing");
   const token = optionalString(status.token, "status.token", bad);
   const cert = optionalString(status.clientCertificateData, "status.clientCertificateData", bad);
   const key = optionalString(status.clientKeyData, "status.clientKeyData", bad);
@@ -183,10 +184,6 @@ export function parseExecCredential(
     creds.clientKeyPem = key;
   }
   return { creds, expiresAt };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function optionalString(v: unknown, name: string, bad: (what: string) => Error): string | undefined {

@@ -10,6 +10,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { TinyNode, TinyNodeStatus } from "../../core/api/index.ts";
 import { statusText } from "../status-text.ts";
 import { statusPatch, type StatusPatch } from "../../runtime/runner/status-patch.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** The module identity written to `status.module` (runtime-spec §5.1 step 5). */
 export interface ModuleInfo {
@@ -66,7 +67,7 @@ export function ownedNodeStatus(node: TinyNode, module: ModuleInfo, fromSchedule
 
 /** The failure's text, bounded (status-text.ts says why). */
 function errorText(err: unknown): string {
-  return statusText(err instanceof Error ? err.message : String(err));
+  return statusText(messageOf(err));
 }
 
 /** True when an owned field other than `lastUpdateTime` differs from `current`. */

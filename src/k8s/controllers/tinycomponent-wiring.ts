@@ -9,6 +9,7 @@ import { resourceSource } from "../runtime/source.ts";
 import { Watcher } from "../runtime/watcher.ts";
 import type { ComponentCatalog } from "../../runtime/registry/catalog.ts";
 import { kubeComponentApi, tinyComponentReconciler, tinyComponents, type TinyComponentReconciler, type WatchedComponent } from "./tinycomponent.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /**
  * Concurrent TinyComponent reconciles. A reconcile builds the definition, which loads the script
@@ -52,7 +53,7 @@ export function tinyComponentController(o: TinyComponentControllerOptions): Tiny
     watcher,
     workers: TINYCOMPONENT_WORKERS,
     reconcile: (key, obj, ctx) => reconciler.reconcile(key, obj, ctx),
-    onError: (key, err) => o.log.warn({ controller: "tinycomponent", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
+    onError: (key, err) => o.log.warn({ controller: "tinycomponent", key, err: messageOf(err) }, "reconcile failed"),
   });
   return {
     controller,

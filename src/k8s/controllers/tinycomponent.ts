@@ -22,6 +22,7 @@ import type { ComponentDefinition } from "../../core/component.ts";
 import type { ComponentCatalog } from "../../runtime/registry/catalog.ts";
 import { defineScriptComponent, SCRIPT_RUNTIMES } from "../../runtime/script/defined.ts";
 import type { ScriptLanguage } from "../../runtime/script/compile.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** A TinyComponent as the controller sees it (runtime-spec §8). */
 export interface WatchedComponent extends KubeObject {
@@ -136,7 +137,7 @@ export function tinyComponentReconciler(opts: TinyComponentReconcilerOptions): T
           result = refused ? { generation, component, installed: false, reason: `install: ${refused}` } : { generation, component, installed: true, reason: "" };
         } catch (err) {
           // A broken edit leaves the previous version serving (Go keeps it too); the status says why.
-          result = { generation, component, installed: false, reason: err instanceof Error ? err.message : String(err) };
+          result = { generation, component, installed: false, reason: messageOf(err) };
         }
       }
     }

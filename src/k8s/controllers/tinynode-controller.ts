@@ -14,6 +14,7 @@ import { splitKey, type WatchSource } from "../runtime/source.ts";
 import { stripManagedFields, Watcher, type WatcherOptions } from "../runtime/watcher.ts";
 import { tinyNodeReconciler, type TinyNodeReconciler, type TinyNodeReconcilerOptions } from "./tinynode.ts";
 import type { TinyNode } from "../../core/api/index.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /**
  * Default concurrent TinyNode reconciles (controller-runtime `MaxConcurrentReconciles`, default 1
@@ -75,7 +76,7 @@ export function tinyNodeController(o: TinyNodeControllerOptions): TinyNodeContro
     },
     workers: o.workers,
     predicates: [generationOrStatusMetadataChanged],
-    onError: (key, err) => o.log.warn({ controller: "tinynode", key, err: err instanceof Error ? err.message : String(err) }, "reconcile failed"),
+    onError: (key, err) => o.log.warn({ controller: "tinynode", key, err: messageOf(err) }, "reconcile failed"),
   });
   const runnable = loop("tinynode controller", (signal) => controller.run(signal), { stopTimeoutMs: CONTROLLER_STOP_TIMEOUT_MS });
   return { controller, watcher, reconciler, runnable };

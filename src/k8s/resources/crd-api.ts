@@ -1,11 +1,10 @@
 /**
  * Typed calls on one TinySystems CRD through the REST client (runtime-spec §8).
  */
-import type { KubeObject as ApiObject, ResourceDescriptor as ApiDescriptor } from "../../core/api/index.ts";
-import { defineResource, resourcePath, type KubeClient, type ResourceDescriptor } from "../client/index.ts";
+import { defineResource, resourcePath, type KubeClient, type KubeObject, type ResourceDescriptor } from "../client/index.ts";
 
 /** Calls on one CRD, in a given namespace. */
-export interface CrdApi<T extends ApiObject<unknown, unknown>> {
+export interface CrdApi<T extends KubeObject> {
   /** The client descriptor (for raw watch calls). */
   readonly resource: ResourceDescriptor;
   /** GET one object. @throws KubeApiError (`isNotFound`). */
@@ -28,7 +27,7 @@ export interface CrdApi<T extends ApiObject<unknown, unknown>> {
  * Binds a CRD descriptor from src/core/api to a client.
  * @param kube - the REST client. @param descriptor - e.g. `TINY_NODE_RESOURCE`.
  */
-export function crdApi<T extends ApiObject<unknown, unknown>>(kube: KubeClient, descriptor: ApiDescriptor): CrdApi<T> {
+export function crdApi<T extends KubeObject>(kube: KubeClient, descriptor: ResourceDescriptor): CrdApi<T> {
   const res = defineResource<T>(descriptor);
   return {
     resource: res,

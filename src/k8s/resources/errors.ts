@@ -2,7 +2,7 @@
  * Errors of the resource manager. Each has a stable `code`; messages name the offending value or
  * the label selector that matched too little or too much (runtime-spec §7.1, §16 item 26).
  */
-import { TinyError } from "../../core/errors.ts";
+import { TinyError, messageOf } from "../../core/errors.ts";
 
 /** Base class of the resource-manager errors (a {@link TinyError}: `code` e.g. `INVALID_HOSTNAME`). */
 export class ResourceManagerError extends TinyError {}
@@ -120,7 +120,7 @@ export class InvalidArgumentError extends ResourceManagerError {
 export class OwnerLookupError extends ResourceManagerError {
   /** @param kind - owner kind. @param namespace - namespace. @param name - owner name. @param cause - the API error. */
   constructor(kind: string, namespace: string, name: string, cause: unknown) {
-    const why = cause instanceof Error ? cause.message : String(cause);
+    const why = messageOf(cause);
     super("OWNER_NOT_FOUND", `failed to get ${kind} ${namespace}/${name} for the owner reference: ${why}`, { cause });
   }
 }
@@ -204,10 +204,9 @@ export class PartialWriteError extends ResourceManagerError {
 
   /** @param operation - e.g. `exposePort(8080)`. @param first - the object written first. @param cause - second-write failure. @param undoError - undo failure. */
   constructor(operation: string, first: string, cause: unknown, undoError: unknown) {
-    const text = (e: unknown) => (e instanceof Error ? e.message : String(e));
     super(
       "PARTIAL_WRITE",
-      `${operation} failed half-way: ${text(cause)}; undoing its change of ${first} failed too: ${text(undoError)}. ${first} keeps that change, recorded in its tinyhost ownership annotation; calling exposePort or disclosePort for the port again settles it`,
+      `${operation} failed half-way: ${messageOf(cause)}; undoing its change of ${first} failed too: ${messageOf(undoError)}. ${first} keeps that change, recorded in its tinyhost ownership annotation; calling exposePort or disclosePort for the port again settles it`,
       { cause },
     );
     this.undoError = undoError;

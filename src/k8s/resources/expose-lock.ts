@@ -18,6 +18,7 @@ import { DEFAULT_EXPOSE_LOCK_TTL_MS, type ResourceContext } from "./context.ts";
 import { ExposeLockTimeoutError } from "./errors.ts";
 import { withAnnotation } from "./ownership.ts";
 import { describeObject, updateService } from "./release-updates.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** Annotation on the release Service holding the lock: `{"holder": "<pod>/<random>", "ttlSeconds": n, "since": "<RFC 3339>"}`. */
 export const EXPOSE_LOCK_ANNOTATION = "tinyhost.io/expose-lock";
@@ -107,7 +108,7 @@ export async function withExposeLock<R>(ctx: ResourceContext, serviceName: strin
         return raw !== undefined && parseExposeLock(raw).holder === me ? withLock(current, undefined) : undefined;
       });
     } catch (err) {
-      ctx.log.warn({ service: serviceName, err: err instanceof Error ? err.message : String(err) }, "expose lock: release failed; it expires after its TTL");
+      ctx.log.warn({ service: serviceName, err: messageOf(err) }, "expose lock: release failed; it expires after its TTL");
     }
   }
 }

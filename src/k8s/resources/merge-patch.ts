@@ -4,10 +4,7 @@
  * same diff controller-runtime's `client.MergeFrom(base)` sends (runtime-spec §7.3 PatchNode).
  */
 import { isDeepStrictEqual } from "node:util";
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+import { isPlainObject } from "../../core/plain-object.ts";
 
 /**
  * The merge patch from `base` to `modified`.

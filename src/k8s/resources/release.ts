@@ -5,6 +5,7 @@
  */
 import { ingresses, isNotFound, pods, services, type Ingress, type KubeClient, type Service } from "../client/index.ts";
 import { ReleaseNotFoundError, ReleaseObjectLookupError } from "./errors.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** Label holding the Helm release name (chart common labels). */
 export const INSTANCE_LABEL = "app.kubernetes.io/instance";
@@ -43,7 +44,7 @@ export async function findReleaseName(kube: KubeClient, namespace: string, podNa
   try {
     pod = await kube.get(pods, podName, namespace);
   } catch (e) {
-    const why = isNotFound(e) ? "the pod does not exist" : e instanceof Error ? e.message : String(e);
+    const why = isNotFound(e) ? "the pod does not exist" : messageOf(e);
     throw new ReleaseNotFoundError(namespace, podName, why, e);
   }
   const release = pod.metadata.labels?.[INSTANCE_LABEL];

@@ -6,6 +6,7 @@
  */
 import type { Logger } from "../../telemetry/log.ts";
 import { PartialWriteError } from "./errors.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** The two writes of {@link writeBoth}. */
 export interface TwoWrites<A extends { changed: boolean }> {
@@ -39,7 +40,7 @@ export async function writeBoth<A extends { changed: boolean }>(w: TwoWrites<A>)
     } catch (undoErr) {
       throw new PartialWriteError(w.operation, w.firstObject, err, undoErr);
     }
-    w.log.info({ operation: w.operation, object: w.firstObject, err: err instanceof Error ? err.message : String(err) }, "second write failed; first write undone");
+    w.log.info({ operation: w.operation, object: w.firstObject, err: messageOf(err) }, "second write failed; first write undone");
     throw err;
   }
 }

@@ -14,7 +14,7 @@
  * The same protocol runs whatever the ledger is (JetStream KV or node metadata), so runs behave
  * alike with and without JetStream; only the delivery of hops differs (src/runtime/scheduler/scheduler.ts).
  */
-import { coded, retryable, shouldRetry, TinyError } from "../../core/errors.ts";
+import { coded, retryable, shouldRetry, TinyError, messageOf } from "../../core/errors.ts";
 import { empty, fail, type Result } from "../../core/result.ts";
 import type { ComponentLogger } from "../../core/context.ts";
 import type { Msg } from "../../core/hop.ts";
@@ -98,7 +98,7 @@ export class DurableSteps {
       this.stats.recorded++;
     } catch (err) {
       this.stats.recordFailures++;
-      this.log.warn({ node, runId: run.runId, stepKey: run.stepKey, err: err instanceof Error ? err.message : String(err) }, "step record not written");
+      this.log.warn({ node, runId: run.runId, stepKey: run.stepKey, err: messageOf(err) }, "step record not written");
       // A minted run's first step came in as a classic hop: nothing would redeliver it as this step.
       if (minted) return result;
       const notRecorded = new StepNotRecordedError(node, run.stepKey, err);

@@ -15,6 +15,7 @@ import { BINARY } from "./operators.ts";
 import { parseExpression } from "./parser.ts";
 import { compileRegex } from "./regex.ts";
 import { hasUnreadableNumbers, isObject, stringOf, ternaryTruthy, unpackProblem, UnreadableNumber } from "./values.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /**
  * A compiled expression. `evaluate` resolves it against a payload (the incoming message JSON,
@@ -224,7 +225,7 @@ export function compileBare(source: string): CompiledExpression {
     } catch (err) {
       // Any failure (also a stack overflow on a pathological payload) fails this expression
       // only: the field becomes null and the hop goes on, as in Go.
-      throw new ExpressionEvalError(source, err instanceof Error ? err.message : String(err));
+      throw new ExpressionEvalError(source, messageOf(err));
     }
     if (v instanceof UnreadableNumber) throw new ExpressionEvalError(source, v.reason);
     if (typeof v === "object" && v !== null && hasUnreadableNumbers(payload)) {

@@ -2,7 +2,7 @@
  * Errors the runner and scheduler raise. Each has a `code` and names the node, port and value
  * involved (project standard: a malformed message fails that hop, never the process).
  */
-import { TinyError } from "../../core/errors.ts";
+import { TinyError, messageOf } from "../../core/errors.ts";
 
 /** One schema violation of incoming port data (mirrors the schema module's `ValidationIssue`). */
 export interface PortIssue {
@@ -31,7 +31,7 @@ export class PortValidationError extends TinyError {
 /** The incoming payload is not decodable JSON. code `"DECODE"`. */
 export class PayloadDecodeError extends TinyError {
   constructor(node: string, port: string, cause: unknown) {
-    super("DECODE", `node ${node} port ${port}: payload is not valid JSON: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super("DECODE", `node ${node} port ${port}: payload is not valid JSON: ${messageOf(cause)}`, { cause });
   }
 }
 
@@ -115,6 +115,6 @@ export class HopCancelledError extends TinyError {
 export class StatusWriteError extends TinyError {
   constructor(node: string, failures: number, retryInMs: number, unwrittenKeys: readonly string[], cause: unknown) {
     const keys = unwrittenKeys.length ? `; state not persisted yet: ${unwrittenKeys.map((k) => JSON.stringify(k)).join(", ")}` : "";
-    super("STATUS_WRITE_FAILED", `node ${node}: status write failed ${failures} time${failures === 1 ? "" : "s"} in a row (${cause instanceof Error ? cause.message : String(cause)})${keys}; retrying in ${retryInMs} ms`, { cause });
+    super("STATUS_WRITE_FAILED", `node ${node}: status write failed ${failures} time${failures === 1 ? "" : "s"} in a row (${messageOf(cause)})${keys}; retrying in ${retryInMs} ms`, { cause });
   }
 }

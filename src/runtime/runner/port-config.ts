@@ -11,7 +11,7 @@
  */
 import { LRUCache } from "lru-cache";
 import type { TinyNodePortConfig } from "../../core/node.ts";
-import { TinyError } from "../../core/errors.ts";
+import { TinyError, messageOf } from "../../core/errors.ts";
 import {
   compileTemplate,
   fieldMatcher,
@@ -42,7 +42,7 @@ export interface CompiledPortConfig {
  */
 export class PortConfigError extends TinyError {
   constructor(node: string, from: string, port: string, cause: unknown) {
-    const why = cause instanceof Error ? cause.message : String(cause);
+    const why = messageOf(cause);
     super("PORT_CONFIG", `node ${node}: configuration of port ${port} (from ${JSON.stringify(from)}) is invalid: ${why}`, { cause });
   }
 }

@@ -34,7 +34,7 @@ import { NodeGuard, type ComponentFaultError, type FaultSite } from "./guard.ts"
 import { statusComponent, statusPorts } from "./status.ts";
 import type { HopSite, HopSpan, Tracer } from "./tracer.ts";
 import { credentialKeysOfSchema } from "../../telemetry/redact.ts";
-import { startTimer, type Timer } from "../../core/timer.ts";
+import { withDeadline } from "../../core/timer.ts";
 import { rememberSecretValue } from "../../telemetry/secret-values.ts";
 import { containsPlaceholder, NO_SECRET_SOURCE, resolvePlaceholders, type SecretSource } from "../secrets/index.ts";
 import { USAGE } from "../../core/usage.ts";
@@ -314,13 +314,10 @@ export class Runner implements HopSite {
    */
   async drain(ms: number): Promise<boolean> {
     if (this.#inFlight === 0) return true;
-    let timer: Timer | undefined;
     const idle = new Promise<boolean>((resolve) => (this.#drained = () => resolve(true)));
-    const late = new Promise<boolean>((resolve) => (timer = startTimer(ms, () => resolve(false))));
     try {
-      return await Promise.race([idle, late]);
+      return await withDeadline(idle, ms, () => false);
     } finally {
-      timer?.cancel();
       this.#drained = undefined;
     }
   }

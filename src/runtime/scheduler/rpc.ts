@@ -18,6 +18,7 @@ import type { Msg } from "../../core/hop.ts";
 import type { HopScope } from "../runner/scope.ts";
 import { compilePortDecoder, type PortDecoder } from "../schema/index.ts";
 import { RpcInputError, RpcNotAgentToolError, RpcPortError, RpcUnknownComponentError } from "./errors.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** What an RPC call needs from the scheduler. */
 export interface RpcHost {
@@ -66,7 +67,7 @@ export async function callAgentTool(host: RpcHost, msg: Msg, scope: HopScope): P
   try {
     data = decode(msg.data);
   } catch (err) {
-    return fail(new RpcInputError(name, tool.inputPort, `payload is not valid JSON: ${err instanceof Error ? err.message : String(err)}`));
+    return fail(new RpcInputError(name, tool.inputPort, `payload is not valid JSON: ${messageOf(err)}`));
   }
   let decoder = decoders.get(input.schema);
   try {

@@ -8,6 +8,7 @@ import type { StepLedger } from "../../core/durable/step-ledger.ts";
 import type { ReplyChannels, ReplyInbox } from "../../core/durable/replies.ts";
 import type { StepRecord } from "../../core/durable/run.ts";
 import { viewRun, type RunView } from "../../core/durable/view.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** {@link RunRuntime} over one ledger and one way of opening reply subjects. */
 export class SchedulerRuns implements RunRuntime {
@@ -29,7 +30,7 @@ export class SchedulerRuns implements RunRuntime {
     try {
       await this.ledger.putStep(runId, stepKey, record);
     } catch (err) {
-      this.log.warn({ runId, stepKey, node: record.node, err: err instanceof Error ? err.message : String(err) }, "root step record not written");
+      this.log.warn({ runId, stepKey, node: record.node, err: messageOf(err) }, "root step record not written");
     }
   }
 }

@@ -15,7 +15,8 @@
  * Verified against the real SDK by test/integration/port-parity.test.ts (test/go/schemas).
  */
 import type { TSchema } from "typebox";
-import { isPlainObject, type JsonSchemaObject } from "./json.ts";
+import { isPlainObject } from "../../core/plain-object.ts";
+import type { JsonSchemaObject } from "./json.ts";
 import { checkSchemaKeywords, SchemaCompileError } from "./strict.ts";
 import { compileFastDecoder, type GeneralDecoder } from "./decode-fast.ts";
 import type { DecodeNode, Field, Scalar } from "./decode-node.ts";

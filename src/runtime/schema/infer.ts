@@ -7,7 +7,8 @@
  * Numbers are `number` (Go decodes JSON numbers into float64), nested objects carry their own
  * properties and no `default`, a list's `items` come from its first element.
  */
-import { isPlainObject, type JsonSchemaObject } from "./json.ts";
+import { isPlainObject } from "../../core/plain-object.ts";
+import type { JsonSchemaObject } from "./json.ts";
 
 /**
  * Infers a schema for one JSON value: `{type: "string"|"number"|"boolean", default}`;

@@ -24,7 +24,8 @@
  */
 import type { TSchema } from "typebox";
 import { inferProperties, inferSchema } from "./infer.ts";
-import { isPlainObject, type JsonSchemaObject } from "./json.ts";
+import { isPlainObject } from "../../core/plain-object.ts";
+import type { JsonSchemaObject } from "./json.ts";
 import { GO_UNNAMED } from "./keywords.ts";
 import { definitionName } from "./naming.ts";
 

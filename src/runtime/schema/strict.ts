@@ -4,7 +4,7 @@
  * (`maxLenght`), and the editor would silently ignore it. Checked once per schema, when its
  * decoder is compiled. Values of `default`, `examples`, `enum` and `const` are data, not schemas.
  */
-import { isPlainObject } from "./json.ts";
+import { isPlainObject } from "../../core/plain-object.ts";
 import { PLATFORM_KEYWORDS } from "./keywords.ts";
 import { TinyError } from "../../core/errors.ts";
 

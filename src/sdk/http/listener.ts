@@ -27,7 +27,7 @@ import { fulfilledValue, NOT_FULFILLED } from "../../core/settled.ts";
 import { answerFor, FlowTimeoutError, isLargeAnswer, textResponse } from "./server-response.ts";
 import { registerListener, unregisterListener, type Drainable } from "../../manager/open-listeners.ts";
 import { buildServerRequest, hostProblem, scanHeaders, type HeaderScan, type ServerRequest } from "./server-request.ts";
-import { startTimer, type Timer } from "../../core/timer.ts";
+import { bounded, startTimer, type Timer } from "../../core/timer.ts";
 
 /** Bun's maximum `idleTimeout`, seconds. */
 export const BUN_MAX_IDLE_TIMEOUT_S = 255;
@@ -203,13 +203,6 @@ const BUN_BODY_CAP = Number.MAX_SAFE_INTEGER;
 /** How long a close waits for the 503 answers of the requests it cancelled to be written, ms. */
 const FLUSH_MS = 250;
 
-/** Resolves when `p` settles or after `ms`, whichever is first. */
-async function settledWithin(p: Promise<unknown>, ms: number): Promise<void> {
-  let t: Timer | undefined;
-  await Promise.race([p.then(() => {}, () => {}), new Promise<void>((r) => (t = startTimer(ms, r)))]);
-  t?.cancel();
-}
-
 /**
  * The answer to a HEAD: the GET answer's status and headers without its body, with the
  * `Content-Length` that body would have had (RFC 9110 §9.3.2; Go counts the bytes the handler
@@ -347,10 +340,10 @@ export class HttpListener implements Drainable {
     this.#closed ??= (async () => {
       if (!graceful) this.#cancelInFlight();
       const stopped = this.#server.stop(false);
-      await settledWithin(stopped, graceMs);
+      await bounded(stopped, graceMs);
       if (this.#inFlight.size > 0) {
         this.#cancelInFlight();
-        await settledWithin(stopped, FLUSH_MS); // the 503s are written before the connections close
+        await bounded(stopped, FLUSH_MS); // the 503s are written before the connections close
       }
       clearInterval(this.#sweep);
       await this.#server.stop(true);

@@ -4,7 +4,7 @@
  * one exception is a refusal of the receiving server (`x-refused` trailer, src/transport/refusal.ts),
  * which `decodeCallError` marks retryable.
  */
-import { TinyError } from "../../core/errors.ts";
+import { TinyError, messageOf } from "../../core/errors.ts";
 
 /**
  * The address pool has no address for the target module (runtime-spec §4.7 client pool).
@@ -29,14 +29,14 @@ export class GrpcRouteError extends TinyError {
 /** The hop payload (or a reply) cannot be encoded as JSON bytes, e.g. a cycle or a BigInt. code `"ENCODE"`. */
 export class GrpcEncodeError extends TinyError {
   constructor(what: string, cause: unknown) {
-    super("ENCODE", `cannot encode ${what} as JSON: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super("ENCODE", `cannot encode ${what} as JSON: ${messageOf(cause)}`, { cause });
   }
 }
 
 /** Reply bytes that the sending port expects as JSON are not valid JSON. code `"DECODE"`. */
 export class GrpcDecodeError extends TinyError {
   constructor(to: string, cause: unknown) {
-    super("DECODE", `reply from ${to} is not valid JSON: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super("DECODE", `reply from ${to} is not valid JSON: ${messageOf(cause)}`, { cause });
   }
 }
 

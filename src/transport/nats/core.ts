@@ -23,7 +23,8 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, replyWithinLimit, request } from "./request
 import { decodeIncoming, replyFor, runHop, type SystemMsgHandler } from "./serve.ts";
 import { injectTrace } from "./trace.ts";
 import { encodeErrorReply, encodeHop, encodePayload, H_REPLY_INBOX, H_TO, type EncodedReply } from "./wire.ts";
-import { startTimer, type Timer } from "../../core/timer.ts";
+import { bounded } from "../../core/timer.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** Construction options of {@link CoreNatsTransport}. */
 export interface CoreNatsOptions {
@@ -156,7 +157,7 @@ export class CoreNatsTransport implements Transport {
       const sent = replyWithinLimit(this.nc, inbox, reply);
       this.nc.publish(inbox, sent.data, sent.headers ? { headers: sent.headers } : undefined);
     } catch (e) {
-      this.#log.warn({ subject: m.subject, err: e instanceof Error ? e.message : String(e) }, "reply not sent");
+      this.#log.warn({ subject: m.subject, err: messageOf(e) }, "reply not sent");
     }
   }
 
@@ -183,9 +184,7 @@ export class CoreNatsTransport implements Transport {
   async close(graceMs = 10_000): Promise<void> {
     await this.stopReceiving();
     if (this.#inflight.size > 0) {
-      let timer: Timer | undefined;
-      await Promise.race([Promise.allSettled([...this.#inflight]), new Promise((r) => (timer = startTimer(graceMs, () => r(undefined))))]);
-      timer?.cancel();
+      await bounded(Promise.allSettled([...this.#inflight]), graceMs);
     }
     this.#stop.abort(new Error("nats transport closed"));
   }

@@ -3,7 +3,7 @@
  * payload refusals) so a log line alone says what went wrong. A failed hop resolves as `fail(err)`,
  * never as a rejected promise or a crashed process (project standard).
  */
-import { CodedError, TinyError } from "../../core/errors.ts";
+import { CodedError, TinyError, messageOf } from "../../core/errors.ts";
 
 /** An incoming NATS message whose headers or payload cannot become a hop. code `"WIRE_DECODE"`. */
 export class WireDecodeError extends TinyError {
@@ -77,7 +77,7 @@ export class TransportMismatchError extends TinyError {
 /** Any other NATS failure while sending (connection closed, publish rejected). code `"NATS"`. */
 export class NatsSendError extends TinyError {
   constructor(readonly subject: string, cause: unknown) {
-    super("NATS", `nats request to ${subject}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super("NATS", `nats request to ${subject}: ${messageOf(cause)}`, { cause });
   }
 }
 

@@ -35,7 +35,7 @@ import { ReconnectFanout } from "./reconnects.ts";
 import { DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../slots.ts";
 import { injectTrace } from "./trace.ts";
 import { decodeReply, encodeErrorReply, encodeHop, encodePayload, H_ERROR, H_REPLY_INBOX, type EncodedReply } from "./wire.ts";
-import { startInterval, startTimer, type Timer } from "../../core/timer.ts";
+import { bounded, startInterval, startTimer } from "../../core/timer.ts";
 
 /** In-progress heartbeat interval while a handler runs, ms (runtime-spec §13.1: 10 s). */
 export const IN_PROGRESS_MS = 10_000;
@@ -334,9 +334,7 @@ export class JetStreamTransport implements Transport, RunCarrier {
   async close(graceMs = 10_000): Promise<void> {
     await this.stopReceiving();
     if (this.#inflight.size > 0) {
-      let timer: Timer | undefined;
-      await Promise.race([Promise.allSettled([...this.#inflight]), new Promise((r) => (timer = startTimer(graceMs, () => r(undefined))))]);
-      timer?.cancel();
+      await bounded(Promise.allSettled([...this.#inflight]), graceMs);
     }
     this.#stop.abort(new Error("jetstream transport closed"));
   }

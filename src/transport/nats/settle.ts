@@ -15,6 +15,7 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "../../telemetry/log.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** How a message is settled (JetStream ack kinds; `working` = `+WPI`, resets AckWait). */
 export type SettleKind = "ack" | "nak" | "term" | "working";
@@ -41,7 +42,7 @@ export function settle(nc: NatsConnection, m: JsMsg, kind: SettleKind, log: Logg
     }
     return true;
   } catch (err) {
-    log.warn({ subject: m.subject, seq: m.seq, kind, err: err instanceof Error ? err.message : String(err) }, "message not settled (redelivered after AckWait)");
+    log.warn({ subject: m.subject, seq: m.seq, kind, err: messageOf(err) }, "message not settled (redelivered after AckWait)");
     return false;
   }
 }

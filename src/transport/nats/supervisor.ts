@@ -19,6 +19,7 @@ import type { HopSlots } from "../slots.ts";
 import { isMissingResource } from "./streams.ts";
 import { sleepUnlessAborted } from "../../core/abortable-sleep.ts";
 import type { ReconnectEvents } from "./reconnects.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** Health-check interval, ms (runtime-spec §13.1: 20 s). */
 export const HEALTH_CHECK_MS = 20_000;
@@ -123,7 +124,7 @@ export class ConsumerSupervisor {
       } catch (err) {
         if (signal.aborted) break;
         if (!(err instanceof Reconnected)) {
-          o.log.warn({ stream: o.stream, consumer: o.consumer, err: err instanceof Error ? err.message : String(err) }, "consumer pull failed; rebuilding");
+          o.log.warn({ stream: o.stream, consumer: o.consumer, err: messageOf(err) }, "consumer pull failed; rebuilding");
         }
       } finally {
         cycle.abort();

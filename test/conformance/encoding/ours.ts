@@ -7,6 +7,7 @@ import { encodeGoXml } from "../../../src/golang/xml.ts";
 import { GoTemplateSet, TemplateExecError, TemplateParseError, type GoFunc } from "../../../src/golang/template/index.ts";
 import { GoTime } from "../../../src/golang/time.ts";
 import type { EncodingCase, GoOutcome } from "./types.ts";
+import { messageOf } from "../../../src/core/errors.ts";
 
 /** The oracle's `template` op: one set per template with every partial, `now` fixed. */
 function render(c: EncodingCase): GoOutcome {
@@ -38,10 +39,6 @@ function render(c: EncodingCase): GoOutcome {
   }
 }
 
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 function csvRead(c: EncodingCase): GoOutcome {
   const reader = new GoCsvReader(c.text ?? "", { comma: c.comma, trimLeadingSpace: c.trim, lazyQuotes: c.lazy, fieldsPerRecord: c.ragged ? -1 : 0 });
   const records: string[][] = [];
@@ -63,19 +60,19 @@ export function ours(c: EncodingCase): GoOutcome {
       try {
         return { text: writeGoCsv(c.records ?? [], c.comma) };
       } catch (err) {
-        return { error: message(err) };
+        return { error: messageOf(err) };
       }
     case "json_decode":
       try {
         return { value: marshalGoJson(parseGoJson(c.text ?? "")) };
       } catch (err) {
-        return { error: message(err) };
+        return { error: messageOf(err) };
       }
     case "json_encode":
       try {
         return { text: marshalGoJson(c.value) };
       } catch (err) {
-        return { error: message(err) };
+        return { error: messageOf(err) };
       }
     case "sprint": {
       // The oracle decodes the values with goccy: our values are what that decoding gives.
@@ -86,19 +83,19 @@ export function ours(c: EncodingCase): GoOutcome {
       try {
         return { text: encodeGoXml(parseGoJson(JSON.stringify(c.value))) };
       } catch (err) {
-        return { text: "", error: message(err) };
+        return { text: "", error: messageOf(err) };
       }
     case "jwt_sign":
       try {
         return { token: signGoJwt(c.method ?? "", parseGoJson(c.claims ?? "{}") as Record<string, unknown>, c.key ?? "") };
       } catch (err) {
-        return { error: message(err) };
+        return { error: messageOf(err) };
       }
     case "jwt_parse":
       try {
         return { claims: marshalGoJson(verifyGoJwt(c.token ?? "", c.method ?? "", c.key ?? "")) };
       } catch (err) {
-        return { error: message(err) };
+        return { error: messageOf(err) };
       }
     case "template":
       return render(c);

@@ -1,16 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { ok, testComponent, type ComponentHarness } from "tinyhost";
 import asyncComponent from "../../../components/async.ts";
+import { until as poll } from "../../support/until.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 
-async function until(what: string, check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 3000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(1);
-  }
-}
+/** This file's timeout and poll interval. */
+const until = (what: string, check: () => boolean) => poll(what, check, 3000, 1);
 
 /** Makes the downstream of `out` block until `release()`; `calls` counts arrivals. */
 function blockingDownstream(h: ComponentHarness) {

@@ -11,6 +11,7 @@ import httpServer from "../../../components/http_server.ts";
 import router from "../../../components/router.ts";
 import signal from "../../../components/signal.ts";
 import ticker from "../../../components/ticker.ts";
+import { until as poll } from "../../support/until.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 
@@ -24,13 +25,8 @@ afterEach(async () => {
   await Promise.all(harnesses.splice(0).map((h) => h.stop()));
 });
 
-async function until(what: string, check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(2);
-  }
-}
+/** This file's timeout and poll interval. */
+const until = (what: string, check: () => boolean) => poll(what, check, 5000, 2);
 
 function portNames(h: ComponentHarness): string[] {
   return (h.status().ports ?? []).map((p) => p.name);

@@ -9,6 +9,7 @@ import { nodeNameOf, renderFlowFiles, type FlowDescription } from "../../../src/
 import { LEGACY_STATE_FILE_NAME, STATE_FILE_NAME } from "../../../src/local/state-file.ts";
 import { NODE_FINALIZER } from "../../../src/core/api/index.ts";
 import { SDK_VERSION } from "../../../src/core/version.ts";
+import { until as poll } from "../../support/until.ts";
 
 /** Every hook call and sink message, in order. */
 const journal: string[] = [];
@@ -128,13 +129,8 @@ async function start(dir: string, extra: Partial<LocalHostOptions> = {}, lines: 
   return host;
 }
 
-async function waitFor(what: string, check: () => boolean, ms = 3000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; journal: ${journal.join(" | ")}`);
-    await Bun.sleep(10);
-  }
-}
+/** This file's timeout and poll interval. */
+const waitFor = (what: string, check: () => boolean, ms = 3000) => poll(() => `${what}; journal: ${journal.join(" | ")}`, check, ms);
 
 describe("LocalHost", () => {
   test("runs the nodes of the manifests: the start signal flows along edges with their mappings", async () => {

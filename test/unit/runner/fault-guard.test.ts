@@ -11,6 +11,7 @@ import { componentFaults } from "../../../src/runtime/runner/guard.ts";
 import { uniquePorts } from "../../../src/runtime/runner/errors.ts";
 import { STATUS_TEXT_MAX, statusText } from "../../../src/k8s/status-text.ts";
 import { makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
+import { until as poll } from "../../support/until.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 
@@ -101,13 +102,8 @@ const faulty = defineComponent({
   },
 });
 
-async function until(what: string, cond: () => boolean, ms = 2000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
+/** This file's timeout and poll interval. */
+const until = (what: string, cond: () => boolean, ms = 2000) => poll(what, cond, ms, 5);
 
 function setup(sink = true) {
   const { log, lines } = recordingLog();

@@ -11,19 +11,14 @@ import { MetadataState, STATE_OVERLAY_TTL_MS, type StatusSink } from "../../../s
 import { kubeStatusSink } from "../../../src/k8s/controllers/index.ts";
 import { KubeApiError } from "../../../src/k8s/client/errors.ts";
 import { makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
+import { until as poll } from "../../support/until.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 
 const dec = new TextDecoder();
 
-/** Polls `cond` every 2 ms until it holds; fails naming `what` after `ms`. */
-async function until(what: string, cond: () => boolean, ms = 3000): Promise<void> {
-  const end = performance.now() + ms;
-  while (!cond()) {
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(2);
-  }
-}
+/** This file's timeout and poll interval. */
+const until = (what: string, cond: () => boolean, ms = 3000) => poll(what, cond, ms, 2);
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 
 /** A component that keeps its state and emitter handles; `tag` tells two versions apart. */

@@ -4,17 +4,12 @@ import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { StatusWriter, type StatusSink } from "../../../src/runtime/runner/index.ts";
 import { statusWriteFailures } from "../../../src/runtime/runner/status-writer.ts";
 import { makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
+import { until as poll } from "../../support/until.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 
-/** Polls `cond` every 2 ms until it holds; fails naming `what` after `ms`. */
-async function until(what: string, cond: () => boolean, ms = 3000): Promise<void> {
-  const end = performance.now() + ms;
-  while (!cond()) {
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(2);
-  }
-}
+/** This file's timeout and poll interval. */
+const until = (what: string, cond: () => boolean, ms = 3000) => poll(what, cond, ms, 2);
 
 /** A write that blocks until released; counts how many run at once. */
 function gatedWrites() {

@@ -9,6 +9,7 @@ import { defineComponent, ok, target, Type } from "tinyhost";
 import { shouldRetry } from "../../../src/core/errors.ts";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { makeNode, MODULE, nodeName } from "../../support/fake-components.ts";
+import { until as poll } from "../../support/until.ts";
 
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 
@@ -30,13 +31,8 @@ function version(v: number) {
 
 const send = (s: Scheduler, n: number) => s.handle({ edgeId: "", from: "signal", to: `${nodeName("a")}:in`, data: { n }, depth: 0 });
 
-async function until(what: string, check: () => boolean): Promise<void> {
-  const end = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
+/** This file's timeout and poll interval. */
+const until = (what: string, check: () => boolean) => poll(what, check, 5000, 5);
 
 test("in-flight hops of the old version finish; hops arriving during the reload run on the new version", async () => {
   gate = Promise.withResolvers<void>();

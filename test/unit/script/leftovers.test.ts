@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 const LEFTOVER_GRACE_MS = 250;
 import { MemoryWatchdog, ScriptError, startScript, type ScriptSandbox } from "../../../src/runtime/script/index.ts";
+import { until } from "../../support/until.ts";
 
 const CAP = 128 * 2 ** 20;
 const started: ScriptSandbox[] = [];
@@ -18,15 +19,6 @@ async function start(main: string, logs: string[] = [], watchdog = new MemoryWat
   const s = await startScript({ main }, { loadTimeoutMs: 5_000, watchdog, onLog: (level, text) => logs.push(`${level}: ${text}`) });
   started.push(s);
   return s;
-}
-
-/** Waits until `check` holds, polling; fails naming `what` after `ms`. */
-async function until(what: string, check: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
 }
 
 describe("a call's leftovers are stopped", () => {
