@@ -2,7 +2,7 @@
  * Errors of the provisioner. Every one carries a stable `code`; input errors name the flag or
  * field and the value that was refused.
  */
-import { TinyError } from "../core/errors.ts";
+import { TinyError, messageOf } from "../core/errors.ts";
 
 /** Base class: a provisioning step failed (a {@link TinyError}: `code` e.g. `PROVISION_INPUT`). */
 export class ProvisionError extends TinyError {
@@ -59,7 +59,7 @@ export class ApplyObjectError extends ProvisionError {
 
   /** @param object - `Kind ns/name`. @param cause - the client error. */
   constructor(object: string, cause: unknown) {
-    super("PROVISION_APPLY", `applying ${object}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super("PROVISION_APPLY", `applying ${object}: ${messageOf(cause)}`, { cause });
     this.name = "ApplyObjectError";
     this.object = object;
   }

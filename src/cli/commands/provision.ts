@@ -112,7 +112,7 @@ export const provisionCommand: CommandRunner = {
       options = { ...options, components: await provisionedComponentNeeds(flags.components) };
     } catch (e) {
       const code = (e as { code?: unknown }).code;
-      console.error(`tinyhost provision: ${e instanceof Error ? e.message : String(e)}${typeof code === "string" ? ` [${code}]` : ""}`);
+      console.error(`tinyhost provision: ${messageOf(e)}${typeof code === "string" ? ` [${code}]` : ""}`);
       return 1;
     }
     if (flags["dry-run"] === true) {

@@ -16,6 +16,7 @@ import {
   resolveOptions,
   toYamlStream,
 } from "../../provision/index.ts";
+import { messageOf } from "../../core/errors.ts";
 
 /** Help text of `tinyhost rbac`. */
 export const RBAC_USAGE = `Usage: tinyhost rbac [--name <module>] [--namespace <ns>] [--with-cr-helpers] [--components <dir>]
@@ -72,7 +73,7 @@ export const rbacCommand: CommandRunner = {
       options = { ...options, components: await provisionedComponentNeeds(flags.components) };
     } catch (e) {
       const code = (e as { code?: unknown }).code;
-      console.error(`tinyhost rbac: ${e instanceof Error ? e.message : String(e)}${typeof code === "string" ? ` [${code}]` : ""}`);
+      console.error(`tinyhost rbac: ${messageOf(e)}${typeof code === "string" ? ` [${code}]` : ""}`);
       return 1;
     }
     process.stdout.write(toYamlStream([managerServiceAccount(options), ...releaseRbac(options)]));

@@ -8,7 +8,7 @@
 import { isNotFound, namespaces, type KubeClient, KubeApiError } from "../../k8s/client/index.ts";
 import { MANAGED_NAMESPACE_LABEL } from "../labels.ts";
 import { RESERVED_NAMESPACES } from "../options.ts";
-import { TinyError } from "../../core/errors.ts";
+import { TinyError, messageOf } from "../../core/errors.ts";
 
 /** Why the check refused. Each is one `code`; `message` is the Go SDK's text. */
 export type InstallCheckCode =
@@ -96,5 +96,5 @@ export async function checkInstallNamespace(kube: KubeClient, namespace: string)
 /** An API error as client-go prints it (the server's message); anything else by its message. */
 function errorText(e: unknown): string {
   if (e instanceof KubeApiError && e.serverMessage) return e.serverMessage;
-  return e instanceof Error ? e.message : String(e);
+  return messageOf(e);
 }

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import YAML from "yaml";
-import { TinyError } from "../../core/errors.ts";
+import { TinyError, messageOf } from "../../core/errors.ts";
 import { KubeApiError, secrets, type KubeClient } from "../../k8s/client/index.ts";
 import type { SecretRef } from "./placeholder.ts";
 
@@ -48,7 +48,7 @@ export function kubeSecretSource(kube: Pick<KubeClient, "get">, namespace: strin
       } catch (err) {
         if (err instanceof KubeApiError && err.status === 404) throw new SecretError("SECRET_NOT_FOUND", ref, `Secret "${ref.name}" not found in namespace "${namespace}"`, { cause: err });
         const why = err instanceof KubeApiError && err.status === 403 ? " (forbidden: the module's RBAC does not grant get on this Secret — declare it in the component's requirements.secrets)" : "";
-        throw new SecretError("SECRET_READ_FAILED", ref, `cannot read Secret "${ref.name}" in namespace "${namespace}"${why}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new SecretError("SECRET_READ_FAILED", ref, `cannot read Secret "${ref.name}" in namespace "${namespace}"${why}: ${messageOf(err)}`, { cause: err });
       }
       const data = secret.data ?? {};
       const encoded = data[ref.key];
@@ -113,7 +113,7 @@ export function localSecretSource(file: string, env: Record<string, string | und
           // Every scalar as written (YAML's failsafe schema): a PIN `012345` stays `012345`, not 12345.
           doc = YAML.parse(readFileSync(file, "utf8"), { schema: "failsafe" });
         } catch (err) {
-          throw new SecretError("SECRET_READ_FAILED", ref, `cannot read ${shownFile}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+          throw new SecretError("SECRET_READ_FAILED", ref, `cannot read ${shownFile}: ${messageOf(err)}`, { cause: err });
         }
       }
       return valueIn(doc, ref, shownFile, `no variable ${variable} and `, existsSync(file) ? "" : " (no such file)");
