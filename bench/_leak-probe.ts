@@ -54,34 +54,59 @@ const routers = created.filter((n) => n.spec?.component === "router").map((n) =>
 const port = freePort();
 const t0 = performance.now();
 const m = await startModule({
-  name: MODULE, version: "1.0.0", namespace: ns, kubeconfig: cp.tokenKubeconfig, hostname: "probe-0",
-  healthProbeBindAddress: `127.0.0.1:${port}`, grpcServerBindAddress: "127.0.0.1:0", env: { TINY_NATS_URL: nats.url },
+  name: MODULE,
+  version: "1.0.0",
+  namespace: ns,
+  kubeconfig: cp.tokenKubeconfig,
+  hostname: "probe-0",
+  healthProbeBindAddress: `127.0.0.1:${port}`,
+  grpcServerBindAddress: "127.0.0.1:0",
+  env: { TINY_NATS_URL: nats.url },
 });
 await waitAllReady(kube, ns, MODULE, NODES, t0, 120_000);
 await Bun.sleep(3000);
 Bun.gc(true);
 const before = heapStats();
-console.error(`idle: heap ${(before.heapSize / MiB).toFixed(1)} MiB (capacity ${(before.heapCapacity / MiB).toFixed(1)}), objects ${before.objectCount}, rss ${(process.memoryUsage().rss / MiB).toFixed(1)}`);
+console.error(
+  `idle: heap ${(before.heapSize / MiB).toFixed(1)} MiB (capacity ${(before.heapCapacity / MiB).toFixed(1)}), objects ${before.objectCount}, rss ${(process.memoryUsage().rss / MiB).toFixed(1)}`,
+);
 const nc = await connectNats(nats.url, { name: "probe" });
 let ok = 0;
 const deadline = performance.now() + SECONDS * 1000;
 const sampler = setInterval(() => {
   const h = heapStats();
-  console.error(`  rss ${(process.memoryUsage.rss() / MiB).toFixed(0)} MiB extra ${((h.extraMemorySize ?? 0) / MiB).toFixed(1)} MiB heap ${(h.heapSize / MiB).toFixed(1)} MiB (capacity ${(h.heapCapacity / MiB).toFixed(1)}) external ${(process.memoryUsage().external / MiB).toFixed(1)} MiB objects ${h.objectCount} promises ${h.objectTypeCounts.Promise ?? 0} ok ${ok} inflight ${JSON.stringify(inflight)}`);
+  console.error(
+    `  rss ${(process.memoryUsage.rss() / MiB).toFixed(0)} MiB extra ${((h.extraMemorySize ?? 0) / MiB).toFixed(1)} MiB heap ${(h.heapSize / MiB).toFixed(1)} MiB (capacity ${(h.heapCapacity / MiB).toFixed(1)}) external ${(process.memoryUsage().external / MiB).toFixed(1)} MiB objects ${h.objectCount} promises ${h.objectTypeCounts.Promise ?? 0} ok ${ok} inflight ${JSON.stringify(inflight)}`,
+  );
 }, 2000);
-await Promise.all(Array.from({ length: 16 }, async (_, w) => {
-  for (let i = w; performance.now() < deadline; i += 16) {
-    const h = natsHeaders();
-    h.set(H_TO, `${routers[i % routers.length]}:input`);
-    h.set(H_FROM, "signal");
-    await nc.request(`tinymodule.${MODULE}.msg`, new TextEncoder().encode(JSON.stringify({ context: { flow: i }, conditions: [{ route: "A", condition: true }] })), { headers: h, timeout: 10_000 }).then(() => ok++, () => {});
-  }
-}));
+await Promise.all(
+  Array.from({ length: 16 }, async (_, w) => {
+    for (let i = w; performance.now() < deadline; i += 16) {
+      const h = natsHeaders();
+      h.set(H_TO, `${routers[i % routers.length]}:input`);
+      h.set(H_FROM, "signal");
+      await nc
+        .request(
+          `tinymodule.${MODULE}.msg`,
+          new TextEncoder().encode(JSON.stringify({ context: { flow: i }, conditions: [{ route: "A", condition: true }] })),
+          { headers: h, timeout: 10_000 },
+        )
+        .then(
+          () => ok++,
+          () => {},
+        );
+    }
+  }),
+);
 clearInterval(sampler);
 Bun.gc(true);
 const after = heapStats();
 console.error(`after ${SECONDS} s traffic (${ok} ok): heap ${(after.heapSize / MiB).toFixed(1)} MiB, objects ${after.objectCount}`);
-const grew = Object.entries(after.objectTypeCounts).map(([k, v]) => [k, v - (before.objectTypeCounts[k] ?? 0)] as const).filter(([, d]) => d > 200).sort((a, b) => b[1] - a[1]).slice(0, 30);
+const grew = Object.entries(after.objectTypeCounts)
+  .map(([k, v]) => [k, v - (before.objectTypeCounts[k] ?? 0)] as const)
+  .filter(([, d]) => d > 200)
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, 30);
 for (const [k, d] of grew) console.error(`  ${k.padEnd(32)} +${d}`);
 if (snapIdx >= 0) writeFileSync(process.argv[snapIdx + 1]!, JSON.stringify(Bun.generateHeapSnapshot()));
 await nc.close();

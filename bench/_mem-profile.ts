@@ -27,7 +27,9 @@ const ms = performance.now() - t0;
 Bun.gc(true);
 const after = heapStats();
 const mem1 = process.memoryUsage();
-console.log(`${N} nodes: update ${ms.toFixed(0)} ms (${((ms * 1000) / N).toFixed(0)} µs/node); heap +${((after.heapSize - before.heapSize) / N / 1024).toFixed(1)} KiB/node, rss +${((mem1.rss - mem0.rss) / N / 1024).toFixed(1)} KiB/node, objects +${((after.objectCount - before.objectCount) / N).toFixed(0)}/node`);
+console.log(
+  `${N} nodes: update ${ms.toFixed(0)} ms (${((ms * 1000) / N).toFixed(0)} µs/node); heap +${((after.heapSize - before.heapSize) / N / 1024).toFixed(1)} KiB/node, rss +${((mem1.rss - mem0.rss) / N / 1024).toFixed(1)} KiB/node, objects +${((after.objectCount - before.objectCount) / N).toFixed(0)}/node`,
+);
 const grew = Object.entries(after.objectTypeCounts)
   .map(([k, v]) => [k, (v - (before.objectTypeCounts[k] ?? 0)) / N] as const)
   .filter(([, d]) => d >= 1)

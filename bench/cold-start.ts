@@ -64,10 +64,27 @@ for (let i = 0; i < LOCAL_RUNS; i++) {
 }
 const floorMed = median(floor);
 const readyzMed = median(readyz);
-log(`local: --version ${floorMed.toFixed(1)} ms, /readyz ${readyzMed.toFixed(1)} ms, first /hello ${median(firstHello).toFixed(1)} ms (medians of ${LOCAL_RUNS})`);
+log(
+  `local: --version ${floorMed.toFixed(1)} ms, /readyz ${readyzMed.toFixed(1)} ms, first /hello ${median(firstHello).toFixed(1)} ms (medians of ${LOCAL_RUNS})`,
+);
 rows.push(
-  row({ name: "cold_start_local_readyz", value: readyzMed, unit: "ms", baseline: floorMed, max: 100, digits: 1, note: `compiled binary, examples/hello-api, spawn → /readyz 200, median of ${LOCAL_RUNS}; baseline: spawn → exit of --version` }),
-  row({ name: "cold_start_local_first_request", value: median(firstHello), unit: "ms", baseline: floorMed, digits: 1, note: `spawn → first GET /hello 200 through http_server → router → transform, median of ${LOCAL_RUNS}` }),
+  row({
+    name: "cold_start_local_readyz",
+    value: readyzMed,
+    unit: "ms",
+    baseline: floorMed,
+    max: 100,
+    digits: 1,
+    note: `compiled binary, examples/hello-api, spawn → /readyz 200, median of ${LOCAL_RUNS}; baseline: spawn → exit of --version`,
+  }),
+  row({
+    name: "cold_start_local_first_request",
+    value: median(firstHello),
+    unit: "ms",
+    baseline: floorMed,
+    digits: 1,
+    note: `spawn → first GET /hello 200 through http_server → router → transform, median of ${LOCAL_RUNS}`,
+  }),
   row({ name: "cold_start_process_floor", value: floorMed, unit: "ms", digits: 1, note: "dist/tinyhost --version, spawn → exit" }),
   row({ name: "binary_size", value: bin.bytes / 2 ** 20, unit: "MiB", digits: 1, note: "dist/tinyhost (bun build --compile --minify)" }),
 );
@@ -98,10 +115,23 @@ try {
       await m.stop(10_000);
     }
   }
-  log(`cluster: first start /readyz ${Math.round(firstReadyz)} ms; restarts /readyz ${times.map((t) => Math.round(t)).join(", ")} ms; lists ${lists.map((t) => Math.round(t)).join(", ")} ms`);
+  log(
+    `cluster: first start /readyz ${Math.round(firstReadyz)} ms; restarts /readyz ${times.map((t) => Math.round(t)).join(", ")} ms; lists ${lists.map((t) => Math.round(t)).join(", ")} ms`,
+  );
   rows.push(
-    row({ name: "cold_start_cluster_readyz_1000_nodes", value: median(times), unit: "ms", max: 2_000, note: `compiled binary, ${NODES} TinyNodes present, spawn → /readyz 200, median of ${CLUSTER_RUNS} fresh processes` }),
-    row({ name: "cold_start_cluster_initial_list_1000_nodes", value: median(lists), unit: "ms", note: "TinyNode list (all pages of 500) inside that start (tinyhost_watch_list_duration_seconds)" }),
+    row({
+      name: "cold_start_cluster_readyz_1000_nodes",
+      value: median(times),
+      unit: "ms",
+      max: 2_000,
+      note: `compiled binary, ${NODES} TinyNodes present, spawn → /readyz 200, median of ${CLUSTER_RUNS} fresh processes`,
+    }),
+    row({
+      name: "cold_start_cluster_initial_list_1000_nodes",
+      value: median(lists),
+      unit: "ms",
+      note: "TinyNode list (all pages of 500) inside that start (tinyhost_watch_list_duration_seconds)",
+    }),
   );
 } finally {
   await cp.stop();

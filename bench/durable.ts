@@ -49,7 +49,12 @@ const end = defineComponent({
 const srv = await startNats();
 try {
   const node = (mod: string, id: string, component: string, o: { to?: string; from?: string; durable?: boolean }) => ({
-    metadata: { name: `h.${mod}.${id}`, namespace: "bench", generation: 1, labels: (o.durable ? { [EXECUTION_MODE_LABEL]: EXECUTION_MODE_DURABLE } : {}) as Record<string, string> },
+    metadata: {
+      name: `h.${mod}.${id}`,
+      namespace: "bench",
+      generation: 1,
+      labels: (o.durable ? { [EXECUTION_MODE_LABEL]: EXECUTION_MODE_DURABLE } : {}) as Record<string, string>,
+    },
     spec: {
       module: mod,
       component,

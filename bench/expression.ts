@@ -20,7 +20,10 @@ const request = {
   host: "example.com",
   requestURI: "/hello?x=1",
   body: "",
-  headers: [{ key: "Accept", value: "*/*" }, { key: "User-Agent", value: "curl/8" }],
+  headers: [
+    { key: "Accept", value: "*/*" },
+    { key: "User-Agent", value: "curl/8" },
+  ],
 };
 
 const cases: Array<{ name: string; config: unknown; payload: unknown }> = [
@@ -46,13 +49,27 @@ const cases: Array<{ name: string; config: unknown; payload: unknown }> = [
   },
   {
     name: "cert_check_ok",
-    config: { url: "{{$.context}}", status: "{{$.response.statusCode}}", daysLeft: "{{$.response.tls.daysUntilExpiry}}", warn: "{{$.response.tls.daysUntilExpiry < 14 ? 'renew' : 'fine'}}" },
+    config: {
+      url: "{{$.context}}",
+      status: "{{$.response.statusCode}}",
+      daysLeft: "{{$.response.tls.daysUntilExpiry}}",
+      warn: "{{$.response.tls.daysUntilExpiry < 14 ? 'renew' : 'fine'}}",
+    },
     payload: { context: "https://example.com", response: { statusCode: 200, tls: { daysUntilExpiry: 42 } } },
   },
   {
     name: "filter_and_functions",
     config: { cheap: "{{$.items[?(@.price < 10)].name}}", total: "{{sum($.prices)}}", tag: "{{upper($.tag) + '-' + string($.n)}}" },
-    payload: { items: [{ name: "a", price: 5 }, { name: "b", price: 15 }, { name: "c", price: 7 }], prices: [5, 15, 7], tag: "x", n: 3 },
+    payload: {
+      items: [
+        { name: "a", price: 5 },
+        { name: "b", price: 15 },
+        { name: "c", price: 7 },
+      ],
+      prices: [5, 15, 7],
+      tag: "x",
+      n: 3,
+    },
   },
 ];
 
@@ -107,7 +124,13 @@ for (const r of regexCases) {
   if ((compiled.evaluate(payload) as { match: unknown }).match !== true) throw new Error(`regex case ${r.name} does not match`);
   const evalRate = measure(() => (sink = compiled.evaluate(payload)));
   const baseRate = measure(() => (sink = r.js.test(r.text)));
-  results.push({ name: `expression_regex_${r.name}`, value: evalRate, unit: "evaluations/s", baseline: baseRate, ratio: Math.round((evalRate / baseRate) * 1000) / 1000 });
+  results.push({
+    name: `expression_regex_${r.name}`,
+    value: evalRate,
+    unit: "evaluations/s",
+    baseline: baseRate,
+    ratio: Math.round((evalRate / baseRate) * 1000) / 1000,
+  });
 }
 {
   // One evaluation each: RE2 (through the evaluator) and the backtracking JS engine on the same input.
@@ -119,7 +142,13 @@ for (const r of regexCases) {
   t0 = performance.now();
   sink = /^(a+)+$/.test(text);
   const jsMs = performance.now() - t0;
-  results.push({ name: "expression_regex_catastrophic_32_chars", value: Math.round(re2Ms * 100) / 100, unit: "ms", baseline: Math.round(jsMs), ratio: Math.round((re2Ms / jsMs) * 10000) / 10000 });
+  results.push({
+    name: "expression_regex_catastrophic_32_chars",
+    value: Math.round(re2Ms * 100) / 100,
+    unit: "ms",
+    baseline: Math.round(jsMs),
+    ratio: Math.round((re2Ms / jsMs) * 10000) / 10000,
+  });
 }
 const compileRate = measure(() => (sink = compileTemplate(cases[0]!.config)));
 results.push({ name: "expression_compile_router_input", value: compileRate, unit: "compiles/s" });

@@ -82,7 +82,10 @@ function toMs(v: string): number {
 
 /** One wrk run; `headers` are sent with every request (`-H`). */
 async function wrk(url: string, seconds: number, headers: string[] = []): Promise<Load> {
-  const p = Bun.spawn([WRK, "-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, "--latency", ...headers.flatMap((h) => ["-H", h]), url], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([WRK, "-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, "--latency", ...headers.flatMap((h) => ["-H", h]), url], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const cpu0 = process.cpuUsage();
   const [out] = await Promise.all([new Response(p.stdout).text(), p.exited]);
   const cpu = process.cpuUsage(cpu0);
@@ -159,7 +162,12 @@ async function compare(headers: string[]): Promise<Comparison> {
     bases.push(b);
     flows.push(f);
   }
-  const pick = (loads: Load[]) => ({ rps: median(loads.map((l) => l.rps)), p50: median(loads.map((l) => l.p50)), p99: median(loads.map((l) => l.p99)), cpuUs: median(loads.map((l) => l.cpuUs)) });
+  const pick = (loads: Load[]) => ({
+    rps: median(loads.map((l) => l.rps)),
+    p50: median(loads.map((l) => l.p50)),
+    p99: median(loads.map((l) => l.p99)),
+    cpuUs: median(loads.map((l) => l.cpuUs)),
+  });
   return { base: pick(bases), flow: pick(flows), ratio: median(flows.map((f, i) => f.rps / bases[i]!.rps)) };
 }
 
@@ -192,7 +200,15 @@ const out = [
     met: true,
     note: "this process's user + system CPU per request during the same pairs (GC threads and kernel included; wrk excluded)",
   },
-  { name: "http_flow_requests_per_second_behind_ingress (X-Forwarded-For sent)", value: Math.round(ingress.flow.rps), unit: "req/s", baseline: Math.round(ingress.base.rps), ratio: r2(ingress.ratio), target: null, met: true },
+  {
+    name: "http_flow_requests_per_second_behind_ingress (X-Forwarded-For sent)",
+    value: Math.round(ingress.flow.rps),
+    unit: "req/s",
+    baseline: Math.round(ingress.base.rps),
+    ratio: r2(ingress.ratio),
+    target: null,
+    met: true,
+  },
 ];
 await s.stopAll();
 raw.stop(true);

@@ -50,7 +50,16 @@ import { startControlPlane } from "../test/support/control-plane.ts";
 import { startNats } from "../test/support/nats.ts";
 import { EXEC_ARGV, staticRequirePlugin } from "../scripts/build.ts";
 import { ensureBinary, ROOT } from "./lib/binary.ts";
-import { benchNodes, forEachBounded, moduleLaunch, startBenchModule, waitAllReady, warmUpApiserver, type BenchModule, type ModuleLaunch } from "./lib/cluster.ts";
+import {
+  benchNodes,
+  forEachBounded,
+  moduleLaunch,
+  startBenchModule,
+  waitAllReady,
+  warmUpApiserver,
+  type BenchModule,
+  type ModuleLaunch,
+} from "./lib/cluster.ts";
 import { cgroupSupport, createMemoryCgroup, dropPageCache, type CgroupStats, type MemoryCgroup } from "./lib/cgroup.ts";
 import { imageEnv } from "./lib/image-env.ts";
 import { parseMemoryQuantity, softMemoryLimit } from "../src/operator/memory-governor.ts";
@@ -105,7 +114,9 @@ function envList(text: string): Record<string, string> {
 /** A `--pod-try` variant from its list. */
 function podTry(list: string): Variant {
   const { POD_LIMIT: limit = "128Mi", ...env } = envList(list);
-  const rest = Object.entries(env).map(([k, v]) => `${k}=${v}`).join(",");
+  const rest = Object.entries(env)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
   return { label: `pod ${limit}${rest ? `, ${rest}` : ""}`, binary: shipped, env, cgroupBytes: parseMemoryQuantity(limit) };
 }
 /** One module run: which binary, its environment on top of the image's, and the cgroup limit (none: no cgroup). */
@@ -119,33 +130,48 @@ const IMAGE_ENV = imageEnv();
 const cgroups = cgroupSupport();
 if ("reason" in cgroups) log(`no writable memory cgroup (${cgroups.reason}): the no-cgroup variants only`);
 else log(`memory cgroups: v${cgroups.version} under ${cgroups.parent}`);
-log(`the image's ENV (Dockerfile): ${Object.entries(IMAGE_ENV).map(([k, v]) => `${k}=${v}`).join(" ") || "none"}`);
+log(
+  `the image's ENV (Dockerfile): ${
+    Object.entries(IMAGE_ENV)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ") || "none"
+  }`,
+);
 const shipped = ensureBinary(log).path;
-const pods: Variant[] = "reason" in cgroups ? [] : [
-  { label: "pod 128Mi", binary: shipped, env: {}, cgroupBytes: 128 * MiB },
-  { label: "pod 100Mi", binary: shipped, env: {}, cgroupBytes: 100 * MiB },
-  { label: "pod 128Mi, gauge VmRSS", binary: shipped, env: { TINYHOST_MEMORY_GAUGE: "rss" }, cgroupBytes: 128 * MiB },
-  // The image's setting before it told JavaScriptCore half the limit: anon leaves the binary's hot pages too little room (docs/operations.md §8).
-  { label: "pod 128Mi, BUN_JSC_forceRAMSize=128Mi", binary: shipped, env: { BUN_JSC_forceRAMSize: String(128 * MiB) }, cgroupBytes: 128 * MiB },
-  // JavaScriptCore's optimizing JIT tiers back on (the image turns them off: ~17 MiB of RSS at 1,000 nodes under traffic).
-  { label: "pod 128Mi, BUN_JSC_useDFGJIT=1", binary: shipped, env: { BUN_JSC_useDFGJIT: "1" }, cgroupBytes: 128 * MiB },
-];
+const pods: Variant[] =
+  "reason" in cgroups
+    ? []
+    : [
+        { label: "pod 128Mi", binary: shipped, env: {}, cgroupBytes: 128 * MiB },
+        { label: "pod 100Mi", binary: shipped, env: {}, cgroupBytes: 100 * MiB },
+        { label: "pod 128Mi, gauge VmRSS", binary: shipped, env: { TINYHOST_MEMORY_GAUGE: "rss" }, cgroupBytes: 128 * MiB },
+        // The image's setting before it told JavaScriptCore half the limit: anon leaves the binary's hot pages too little room (docs/operations.md §8).
+        { label: "pod 128Mi, BUN_JSC_forceRAMSize=128Mi", binary: shipped, env: { BUN_JSC_forceRAMSize: String(128 * MiB) }, cgroupBytes: 128 * MiB },
+        // JavaScriptCore's optimizing JIT tiers back on (the image turns them off: ~17 MiB of RSS at 1,000 nodes under traffic).
+        { label: "pod 128Mi, BUN_JSC_useDFGJIT=1", binary: shipped, env: { BUN_JSC_useDFGJIT: "1" }, cgroupBytes: 128 * MiB },
+      ];
 const variants: Variant[] = [
   ...pods,
   // No cgroup: nothing for the governor to find, so the env gives it what a pod under 128Mi gets.
   { label: "no cgroup", binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "96Mi" } },
   ...(process.argv.includes("--baked-only") ? [] : [{ label: "governor off", binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "off" } }]),
   // What the image's `BUN_JSC_useDFGJIT=0` costs where no limit applies (the optimizing tiers back on).
-  ...(process.argv.includes("--baked-only") ? [] : [{ label: "no cgroup, BUN_JSC_useDFGJIT=1", binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "96Mi", BUN_JSC_useDFGJIT: "1" } }]),
+  ...(process.argv.includes("--baked-only")
+    ? []
+    : [{ label: "no cgroup, BUN_JSC_useDFGJIT=1", binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "96Mi", BUN_JSC_useDFGJIT: "1" } }]),
   // `--try K=V,K=V` (repeatable): the shipped binary, soft limit 96Mi unless the list sets
   // TINYHOST_MEMORY_SOFT_LIMIT, plus that environment (allocator / JSC options under test), so
   // variants run against the same control plane, interleaved. Labelled by the list alone.
-  ...process.argv.flatMap((a, i) => (a === "--try" ? [{ label: process.argv[i + 1]!, binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "96Mi", ...envList(process.argv[i + 1]!) } }] : [])),
+  ...process.argv.flatMap((a, i) =>
+    a === "--try" ? [{ label: process.argv[i + 1]!, binary: shipped, env: { TINYHOST_MEMORY_SOFT_LIMIT: "96Mi", ...envList(process.argv[i + 1]!) } }] : [],
+  ),
   // `--pod-try [POD_LIMIT=100Mi,]K=V,…` (repeatable): as `--try`, but in a cgroup (128Mi unless
   // POD_LIMIT says) with the governor finding its limit there (unless the list sets
   // TINYHOST_MEMORY_SOFT_LIMIT). Labelled "pod <limit>, <the rest of the list>".
   ...("reason" in cgroups ? [] : process.argv.flatMap((a, i) => (a === "--pod-try" ? [podTry(process.argv[i + 1]!)] : []))),
-  ...(process.argv.includes("--smol") ? [{ label: `${ALT_ARGV.join(" ") || "no options"}, governor off`, binary: await altBinary(work), env: { TINYHOST_MEMORY_SOFT_LIMIT: "off" } }] : []),
+  ...(process.argv.includes("--smol")
+    ? [{ label: `${ALT_ARGV.join(" ") || "no options"}, governor off`, binary: await altBinary(work), env: { TINYHOST_MEMORY_SOFT_LIMIT: "off" } }]
+    : []),
 ];
 // `--only <label>` (repeatable; labels hold commas): only these variants (a shorter run while looking into some).
 const only = new Set(process.argv.flatMap((a, i) => (a === "--only" ? [process.argv[i + 1]!] : [])));
@@ -169,17 +195,37 @@ try {
     if (v.cgroupBytes !== undefined && !("reason" in cgroups)) {
       cg = createMemoryCgroup(cgroups, `tinyhost-memory-${process.pid}-${index}`, v.cgroupBytes);
       const cached = dropPageCache(v.binary);
-      log(`${v.label}: cgroup ${cg.dir} limit ${v.cgroupBytes / MiB} MiB; the binary's page cache after the drop: ${Number.isNaN(cached) ? "?" : `${(cached / MiB).toFixed(1)} MiB`}`);
+      log(
+        `${v.label}: cgroup ${cg.dir} limit ${v.cgroupBytes / MiB} MiB; the binary's page cache after the drop: ${Number.isNaN(cached) ? "?" : `${(cached / MiB).toFixed(1)} MiB`}`,
+      );
     }
     const launch: ModuleLaunch = cg ? { argv: cg.wrap([v.binary]), label: `${v.binary} in ${cg.dir}` } : moduleLaunch(v.binary);
-    const m = startBenchModule({ launch, hostname: `memory-${index}`, module: MODULE, namespace: ns, kubeconfig: cp.tokenKubeconfig, logDir: work, env: { TINY_NATS_URL: nats.url, TINYHOST_LOG_LEVEL: "warn", ...IMAGE_ENV, ...v.env, ...extraEnv } });
+    const m = startBenchModule({
+      launch,
+      hostname: `memory-${index}`,
+      module: MODULE,
+      namespace: ns,
+      kubeconfig: cp.tokenKubeconfig,
+      logDir: work,
+      env: { TINY_NATS_URL: nats.url, TINYHOST_LOG_LEVEL: "warn", ...IMAGE_ENV, ...v.env, ...extraEnv },
+    });
     const note = `${nodes.length} nodes, ${v.label}`;
     try {
       rows.push(...(await measure(v, m, ns, cg, routers, note)));
     } catch (err) {
       // A variant that could not finish (an OOM kill during start-up, say) still reports what the cgroup saw.
       log(`${v.label}: FAILED: ${(err as Error).message}`);
-      if (cg) rows.push(row({ name: `memory_oom_kills[${v.label}]`, value: cg.stats().oomKills, unit: "kills", max: 0, digits: 0, note: `${note}: the variant failed (${(err as Error).message})` }));
+      if (cg)
+        rows.push(
+          row({
+            name: `memory_oom_kills[${v.label}]`,
+            value: cg.stats().oomKills,
+            unit: "kills",
+            max: 0,
+            digits: 0,
+            note: `${note}: the variant failed (${(err as Error).message})`,
+          }),
+        );
     } finally {
       await m.stop(10_000);
       await cg?.remove();
@@ -193,19 +239,56 @@ try {
 const ratio = (name: string, of: string, to: string, extra: { minRatio?: number }, why: string) => {
   const a = throughput.get(of);
   const b = throughput.get(to);
-  if (a !== undefined && b !== undefined) rows.push(row({ name, value: a, baseline: b, unit: "req/s", digits: 0, ...extra, note: `${of} against ${to}, same run: ${why}` }));
+  if (a !== undefined && b !== undefined)
+    rows.push(row({ name, value: a, baseline: b, unit: "req/s", digits: 0, ...extra, note: `${of} against ${to}, same run: ${why}` }));
 };
 // Issue 19's 100 MiB as a pod limit: the working set fits when throughput stays within run-to-run noise of 128Mi.
-ratio("memory_throughput_ratio[pod 100Mi / pod 128Mi]", "pod 100Mi", "pod 128Mi", { minRatio: 0.9 }, "the working set fits in 100 MiB if the kernel's reclaim and the governor cost < 10 %");
+ratio(
+  "memory_throughput_ratio[pod 100Mi / pod 128Mi]",
+  "pod 100Mi",
+  "pod 128Mi",
+  { minRatio: 0.9 },
+  "the working set fits in 100 MiB if the kernel's reclaim and the governor cost < 10 %",
+);
 // The chart's limit against no limit: a pod whose anon memory leaves too little room for the
 // binary's hot pages re-reads them from disk (major faults) and slows to a crawl without an OOM kill.
-ratio("memory_throughput_ratio[pod 128Mi / no cgroup]", "pod 128Mi", "no cgroup", { minRatio: 0.9 }, "the shipped image under the chart's limit keeps its throughput (< 10 % lost to reclaim)");
-ratio("memory_throughput_ratio[pod 128Mi, BUN_JSC_forceRAMSize=128Mi / no cgroup]", "pod 128Mi, BUN_JSC_forceRAMSize=128Mi", "no cgroup", {}, "JavaScriptCore told the whole 128Mi (the image's setting before it was halved) in the chart's limit against the image without a limit");
+ratio(
+  "memory_throughput_ratio[pod 128Mi / no cgroup]",
+  "pod 128Mi",
+  "no cgroup",
+  { minRatio: 0.9 },
+  "the shipped image under the chart's limit keeps its throughput (< 10 % lost to reclaim)",
+);
+ratio(
+  "memory_throughput_ratio[pod 128Mi, BUN_JSC_forceRAMSize=128Mi / no cgroup]",
+  "pod 128Mi, BUN_JSC_forceRAMSize=128Mi",
+  "no cgroup",
+  {},
+  "JavaScriptCore told the whole 128Mi (the image's setting before it was halved) in the chart's limit against the image without a limit",
+);
 // The image's JIT choice (docs/operations.md §8, "What the ~115 MiB is made of"): no target, the
 // machine's noise spreads single pairs 0.25–3.3×; the medians over runs are what the docs quote.
-ratio("memory_throughput_ratio[no cgroup / no cgroup, BUN_JSC_useDFGJIT=1]", "no cgroup", "no cgroup, BUN_JSC_useDFGJIT=1", {}, "the image's JIT tiers off against on, without a limit (what turning them off costs where nothing is squeezed)");
-ratio("memory_throughput_ratio[pod 128Mi / pod 128Mi, BUN_JSC_useDFGJIT=1]", "pod 128Mi", "pod 128Mi, BUN_JSC_useDFGJIT=1", {}, "the image's JIT tiers off against on, under the chart's limit");
-ratio("memory_throughput_ratio[gauge RssAnon / gauge VmRSS]", "pod 128Mi", "pod 128Mi, gauge VmRSS", {}, "the governor reading RssAnon (default) against VmRSS under the chart's limit");
+ratio(
+  "memory_throughput_ratio[no cgroup / no cgroup, BUN_JSC_useDFGJIT=1]",
+  "no cgroup",
+  "no cgroup, BUN_JSC_useDFGJIT=1",
+  {},
+  "the image's JIT tiers off against on, without a limit (what turning them off costs where nothing is squeezed)",
+);
+ratio(
+  "memory_throughput_ratio[pod 128Mi / pod 128Mi, BUN_JSC_useDFGJIT=1]",
+  "pod 128Mi",
+  "pod 128Mi, BUN_JSC_useDFGJIT=1",
+  {},
+  "the image's JIT tiers off against on, under the chart's limit",
+);
+ratio(
+  "memory_throughput_ratio[gauge RssAnon / gauge VmRSS]",
+  "pod 128Mi",
+  "pod 128Mi, gauge VmRSS",
+  {},
+  "the governor reading RssAnon (default) against VmRSS under the chart's limit",
+);
 // bench/run.ts refuses a row without a finite value (a file v2 kernels before 5.19 lack, a process
 // killed before its last sample): such a figure is named on stderr instead.
 for (const r of rows.filter((r) => !Number.isFinite(r.value))) log(`${r.name}: no value (${r.value})`);
@@ -224,7 +307,9 @@ async function measure(v: Variant, m: BenchModule, namespace: string, cg: Memory
   const softLimit = before.length ? metricSum(before, "tinyhost_memory_soft_limit_bytes") : Number.NaN;
   const idleParts = processRssParts(m.pid);
   if (idleParts) log(`${v.label}: idle RSS by mapping: ${rssPartsLine(idleParts)}`);
-  log(`${v.label}: ${NODES} nodes ready in ${Math.round(readyMs)} ms; idle VmRSS ${mib(idleRss)}, RssAnon ${mib(idleAnon)}, heap ${mib(idleHeap)}${cg ? `, cgroup ${cgLine(cg.stats())}` : ""}; governor soft limit ${softLimit ? mib(softLimit) : "none"}${before.length ? "" : " (no /metrics answer in 30 s)"}`);
+  log(
+    `${v.label}: ${NODES} nodes ready in ${Math.round(readyMs)} ms; idle VmRSS ${mib(idleRss)}, RssAnon ${mib(idleAnon)}, heap ${mib(idleHeap)}${cg ? `, cgroup ${cgLine(cg.stats())}` : ""}; governor soft limit ${softLimit ? mib(softLimit) : "none"}${before.length ? "" : " (no /metrics answer in 30 s)"}`,
+  );
 
   const requestsBefore = gauge(before, "tinyhost_apiserver_requests_total");
   const collectionsBefore = gauge(before, "tinyhost_memory_governor_collections_total");
@@ -292,38 +377,113 @@ async function measure(v: Variant, m: BenchModule, namespace: string, cg: Memory
   log(`${v.label}: VmRSS each second (MiB): ${trail.join(" ")}`);
   if (cg) log(`${v.label}: cgroup usage each second (MiB): ${cgTrail.join(" ")}`);
   log(`${v.label}: every 5 s, JS heap/external (MiB): ${heapTrail.join(" ")}`);
-  log(`${v.label}: traffic ${rps.toFixed(0)} req/s (${failed} failed); VmRSS max ${mib(maxRss)}, end ${mib(endRss)}, RssAnon max ${mib(maxAnon)}, heap ${mib(endHeap)}`);
-  if (cgEnd) log(`${v.label}: cgroup peak ${mib(cgEnd.peak)}, end anon ${mib(cgEnd.anon)} file ${mib(cgEnd.file)} (mapped ${mib(cgEnd.mappedFile)}, shmem ${mib(cgEnd.shmem)}), limit hits ${cgEnd.limitHits}, OOM kills ${cgEnd.oomKills}`);
+  log(
+    `${v.label}: traffic ${rps.toFixed(0)} req/s (${failed} failed); VmRSS max ${mib(maxRss)}, end ${mib(endRss)}, RssAnon max ${mib(maxAnon)}, heap ${mib(endHeap)}`,
+  );
+  if (cgEnd)
+    log(
+      `${v.label}: cgroup peak ${mib(cgEnd.peak)}, end anon ${mib(cgEnd.anon)} file ${mib(cgEnd.file)} (mapped ${mib(cgEnd.mappedFile)}, shmem ${mib(cgEnd.shmem)}), limit hits ${cgEnd.limitHits}, OOM kills ${cgEnd.oomKills}`,
+    );
   const pod = cg !== undefined;
   const shippedSettings = !Object.keys(v.env).some((k) => k in IMAGE_ENV);
   const out = [
     row({ name: `memory_rss_idle[${v.label}]`, value: idleRss / MiB, unit: "MiB", max: 128, digits: 1, note: `${note}, 5 s after all ready` }),
-    row({ name: `memory_rss_anon_idle[${v.label}]`, value: idleAnon / MiB, unit: "MiB", digits: 1, note: `${note}: RssAnon (VmRSS without the mapped binary and files)` }),
+    row({
+      name: `memory_rss_anon_idle[${v.label}]`,
+      value: idleAnon / MiB,
+      unit: "MiB",
+      digits: 1,
+      note: `${note}: RssAnon (VmRSS without the mapped binary and files)`,
+    }),
     // Issue 19's target is on VmRSS outside a cgroup; inside one VmRSS is bounded by the limit and
     // its file pages are the kernel's to reclaim, so the cgroup rows below carry the pod's targets.
     // A variant that overrides one of the image's settings (the JIT tiers back on) is a
     // comparison: the ≤ 100 MiB target is on the shipped image's settings only.
-    row({ name: `memory_rss_traffic_last10s[${v.label}]`, value: median(lastRss) / MiB, unit: "MiB", ...(pod || !shippedSettings ? {} : { max: 100 }), digits: 1, note: `${note}: median VmRSS over the last 10 s of ${SECONDS} s of traffic (issue 19: ≤ 100 MiB${pod ? "; no target in a cgroup: see memory_cgroup_*" : ""})` }),
-    row({ name: `memory_rss_anon_traffic_max[${v.label}]`, value: maxAnon / MiB, unit: "MiB", max: 100, digits: 1, note: `${note}: max RssAnon during the traffic (what a limit cannot reclaim; ≤ issue 19's 100 MiB)` }),
+    row({
+      name: `memory_rss_traffic_last10s[${v.label}]`,
+      value: median(lastRss) / MiB,
+      unit: "MiB",
+      ...(pod || !shippedSettings ? {} : { max: 100 }),
+      digits: 1,
+      note: `${note}: median VmRSS over the last 10 s of ${SECONDS} s of traffic (issue 19: ≤ 100 MiB${pod ? "; no target in a cgroup: see memory_cgroup_*" : ""})`,
+    }),
+    row({
+      name: `memory_rss_anon_traffic_max[${v.label}]`,
+      value: maxAnon / MiB,
+      unit: "MiB",
+      max: 100,
+      digits: 1,
+      note: `${note}: max RssAnon during the traffic (what a limit cannot reclaim; ≤ issue 19's 100 MiB)`,
+    }),
     row({ name: `memory_heap_idle[${v.label}]`, value: idleHeap / MiB, unit: "MiB", digits: 1, note }),
-    row({ name: `memory_rss_traffic_max[${v.label}]`, value: maxRss / MiB, unit: "MiB", max: 128, digits: 1, note: `${note}, ${CONCURRENCY} in flight for ${SECONDS} s` }),
+    row({
+      name: `memory_rss_traffic_max[${v.label}]`,
+      value: maxRss / MiB,
+      unit: "MiB",
+      max: 128,
+      digits: 1,
+      note: `${note}, ${CONCURRENCY} in flight for ${SECONDS} s`,
+    }),
     row({ name: `memory_heap_traffic_end[${v.label}]`, value: endHeap / MiB, unit: "MiB", digits: 1, note }),
     row({ name: `memory_throughput[${v.label}]`, value: rps, unit: "req/s", digits: 0, note: `${note}; 4 hops + a state write per request; ${failed} failed` }),
-    row({ name: `memory_governor_collections[${v.label}]`, value: collectionsPerS, unit: "1/s", digits: 2, note: `${note}: full collections per second of traffic (soft limit ${softLimit ? mib(softLimit) : "none"})` }),
-    row({ name: `memory_major_faults_traffic[${v.label}]`, value: faults, unit: "faults", digits: 0, note: `${note}: /proc/<pid>/stat majflt during the traffic (file pages read back after reclaim)` }),
+    row({
+      name: `memory_governor_collections[${v.label}]`,
+      value: collectionsPerS,
+      unit: "1/s",
+      digits: 2,
+      note: `${note}: full collections per second of traffic (soft limit ${softLimit ? mib(softLimit) : "none"})`,
+    }),
+    row({
+      name: `memory_major_faults_traffic[${v.label}]`,
+      value: faults,
+      unit: "faults",
+      digits: 0,
+      note: `${note}: /proc/<pid>/stat majflt during the traffic (file pages read back after reclaim)`,
+    }),
   ];
   if (cg && cgEnd) {
     const lim = cg.limitBytes / MiB;
     out.push(
       // The governor must find its limit in the cgroup (75 %): TINYHOST_MEMORY_SOFT_LIMIT is not set in a pod variant.
-      row({ name: `memory_governor_soft_limit[${v.label}]`, value: softLimit / MiB, unit: "MiB", min: (softMemoryLimit({}, () => cg.limitBytes) ?? 0) / MiB, digits: 1, note: `${note}: tinyhost_memory_soft_limit_bytes, found in the process's own cgroup` }),
+      row({
+        name: `memory_governor_soft_limit[${v.label}]`,
+        value: softLimit / MiB,
+        unit: "MiB",
+        min: (softMemoryLimit({}, () => cg.limitBytes) ?? 0) / MiB,
+        digits: 1,
+        note: `${note}: tinyhost_memory_soft_limit_bytes, found in the process's own cgroup`,
+      }),
       // No target: the page cache takes whatever room anon leaves (the 117 MiB binary is larger than
       // the limit), so the peak reaches the limit whenever the binary is read; what must fit is
       // anon plus the binary's hot pages, which the throughput ratios and major faults show.
-      row({ name: `memory_cgroup_usage_max[${v.label}]`, value: cgEnd.peak / MiB, unit: "MiB", digits: 1, note: `${note}: the cgroup's peak usage (anon + page cache + kernel), limit ${lim} MiB; page cache fills it by design, no target` }),
-      row({ name: `memory_cgroup_anon_end[${v.label}]`, value: cgEnd.anon / MiB, unit: "MiB", digits: 1, note: `${note}: memory.stat anon after the traffic (what an OOM kill counts)` }),
-      row({ name: `memory_cgroup_file_end[${v.label}]`, value: cgEnd.file / MiB, unit: "MiB", digits: 1, note: `${note}: memory.stat page cache after the traffic (reclaimable)` }),
-      row({ name: `memory_cgroup_limit_hits[${v.label}]`, value: cgEnd.limitHits, unit: "hits", digits: 0, note: `${note}: times usage reached the limit (v1 failcnt, v2 memory.events max); the kernel reclaimed then` }),
+      row({
+        name: `memory_cgroup_usage_max[${v.label}]`,
+        value: cgEnd.peak / MiB,
+        unit: "MiB",
+        digits: 1,
+        note: `${note}: the cgroup's peak usage (anon + page cache + kernel), limit ${lim} MiB; page cache fills it by design, no target`,
+      }),
+      row({
+        name: `memory_cgroup_anon_end[${v.label}]`,
+        value: cgEnd.anon / MiB,
+        unit: "MiB",
+        digits: 1,
+        note: `${note}: memory.stat anon after the traffic (what an OOM kill counts)`,
+      }),
+      row({
+        name: `memory_cgroup_file_end[${v.label}]`,
+        value: cgEnd.file / MiB,
+        unit: "MiB",
+        digits: 1,
+        note: `${note}: memory.stat page cache after the traffic (reclaimable)`,
+      }),
+      row({
+        name: `memory_cgroup_limit_hits[${v.label}]`,
+        value: cgEnd.limitHits,
+        unit: "hits",
+        digits: 0,
+        note: `${note}: times usage reached the limit (v1 failcnt, v2 memory.events max); the kernel reclaimed then`,
+      }),
       row({ name: `memory_oom_kills[${v.label}]`, value: cgEnd.oomKills, unit: "kills", max: 0, digits: 0, note: `${note}: OOM kills in the cgroup` }),
     );
   }

@@ -94,7 +94,9 @@ try {
     raw.push(await drive(N / 2, () => client.request("bench.raw", payload, { timeout: 10_000 })));
     our.push(await drive(N / 2, () => ours.send(msg)));
     rawH.push(await drive(N / 2, () => client.request("bench.rawh", payload, { timeout: 10_000, headers: goHeaders() })));
-    console.error(`[nats] round ${round + 1}: raw ${Math.round(raw[round]!.rate)}/s, raw+headers ${Math.round(rawH[round]!.rate)}/s, ours ${Math.round(our[round]!.rate)}/s`);
+    console.error(
+      `[nats] round ${round + 1}: raw ${Math.round(raw[round]!.rate)}/s, raw+headers ${Math.round(rawH[round]!.rate)}/s, ours ${Math.round(our[round]!.rate)}/s`,
+    );
   }
   const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const rawRate = avg(raw.map((r) => r.rate));
@@ -103,10 +105,42 @@ try {
   await mod.close(100);
 
   const rows: Row[] = [
-    { name: "core request/reply rate (ours vs raw nats.js)", value: Math.round(ourRate), unit: "req/s", baseline: Math.round(rawRate), ratio: +(ourRate / rawRate).toFixed(3), target: 0.8, met: ourRate / rawRate >= 0.8 },
-    { name: "core request/reply rate (ours vs raw nats.js with the same Go headers)", value: Math.round(ourRate), unit: "req/s", baseline: Math.round(rawHRate), ratio: +(ourRate / rawHRate).toFixed(3), target: 0.8, met: ourRate / rawHRate >= 0.8 },
-    { name: "core request/reply p50 (ours)", value: +avg(our.map((r) => r.p50)).toFixed(3), unit: "ms", baseline: +avg(raw.map((r) => r.p50)).toFixed(3), ratio: null, target: null, met: null },
-    { name: "core request/reply p99 (ours)", value: +avg(our.map((r) => r.p99)).toFixed(3), unit: "ms", baseline: +avg(raw.map((r) => r.p99)).toFixed(3), ratio: null, target: null, met: null },
+    {
+      name: "core request/reply rate (ours vs raw nats.js)",
+      value: Math.round(ourRate),
+      unit: "req/s",
+      baseline: Math.round(rawRate),
+      ratio: +(ourRate / rawRate).toFixed(3),
+      target: 0.8,
+      met: ourRate / rawRate >= 0.8,
+    },
+    {
+      name: "core request/reply rate (ours vs raw nats.js with the same Go headers)",
+      value: Math.round(ourRate),
+      unit: "req/s",
+      baseline: Math.round(rawHRate),
+      ratio: +(ourRate / rawHRate).toFixed(3),
+      target: 0.8,
+      met: ourRate / rawHRate >= 0.8,
+    },
+    {
+      name: "core request/reply p50 (ours)",
+      value: +avg(our.map((r) => r.p50)).toFixed(3),
+      unit: "ms",
+      baseline: +avg(raw.map((r) => r.p50)).toFixed(3),
+      ratio: null,
+      target: null,
+      met: null,
+    },
+    {
+      name: "core request/reply p99 (ours)",
+      value: +avg(our.map((r) => r.p99)).toFixed(3),
+      unit: "ms",
+      baseline: +avg(raw.map((r) => r.p99)).toFixed(3),
+      ratio: null,
+      target: null,
+      met: null,
+    },
   ];
   await Promise.allSettled([server.close(), client.close()]);
   console.log(JSON.stringify(rows));

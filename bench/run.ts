@@ -19,7 +19,14 @@ const dir = import.meta.dir;
 const HAND_WRITTEN = "## Measurements behind code choices";
 const quick = process.argv.includes("--quick");
 const onlyArg = process.argv.find((a, i) => process.argv[i - 1] === "--only" || a.startsWith("--only="));
-const only = onlyArg ? new Set(onlyArg.replace(/^--only=/, "").split(",").map((s) => s.replace(/\.ts$/, ""))) : undefined;
+const only = onlyArg
+  ? new Set(
+      onlyArg
+        .replace(/^--only=/, "")
+        .split(",")
+        .map((s) => s.replace(/\.ts$/, "")),
+    )
+  : undefined;
 const files = readdirSync(dir)
   .filter((f) => f.endsWith(".ts") && f !== "run.ts" && !f.startsWith("_"))
   .filter((f) => !only || only.has(f.replace(/\.ts$/, "")))
@@ -85,10 +92,19 @@ if (merge && existsSync(resolve(dir, "results.json"))) {
   const kept = (JSON.parse(readFileSync(resolve(dir, "results.json"), "utf8")) as ResultRow[]).filter((r) => !ran.has(r.bench));
   results.unshift(...kept);
 }
-writeFileSync(resolve(dir, "results.json"), JSON.stringify(results.map(({ bench: _b, note: _n, ...r }) => ({ ...r, bench: _b, ...(_n ? { note: _n } : {}) })), null, 2) + "\n");
+writeFileSync(
+  resolve(dir, "results.json"),
+  JSON.stringify(
+    results.map(({ bench: _b, note: _n, ...r }) => ({ ...r, bench: _b, ...(_n ? { note: _n } : {}) })),
+    null,
+    2,
+  ) + "\n",
+);
 writeFileSync(resolve(dir, "RESULTS.md"), markdown());
 console.table(results.map(({ note: _n, ...r }) => r));
-console.error(`bench: ${results.length} figures in ${totalS} s; ${results.filter((r) => r.met === false).length} targets missed; failed: ${failed.join(", ") || "none"}`);
+console.error(
+  `bench: ${results.length} figures in ${totalS} s; ${results.filter((r) => r.met === false).length} targets missed; failed: ${failed.join(", ") || "none"}`,
+);
 process.exit(failed.length ? 1 : 0);
 
 function tryParse(text: string): unknown {
@@ -143,13 +159,19 @@ function markdown(): string {
     `| Node | ${machine.node} |`,
     `| nats-server | ${machine.nats} |`,
     `| load average at start (1/5/15 min) | ${machine.loadAverage.join(" / ")} |`,
-    `| mode | ${quick ? "--quick" : "full"}${merge ? `; re-run of ${files.join(", ")} merged into the previous full run's other rows` : ""}; ${totalS} s in all (${Object.entries(durations).map(([f, s]) => `${f} ${s} s`).join(", ")}) |`,
+    `| mode | ${quick ? "--quick" : "full"}${merge ? `; re-run of ${files.join(", ")} merged into the previous full run's other rows` : ""}; ${totalS} s in all (${Object.entries(
+      durations,
+    )
+      .map(([f, s]) => `${f} ${s} s`)
+      .join(", ")}) |`,
     "",
     "## Figures",
     "",
     "| bench | name | value | unit | baseline | ratio | target | met |",
     "|---|---|---:|---|---:|---:|---:|---|",
-    ...results.map((r) => `| ${r.bench} | ${r.name} | ${cell(r.value)} | ${r.unit} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.target)} | ${cell(r.met)} |`),
+    ...results.map(
+      (r) => `| ${r.bench} | ${r.name} | ${cell(r.value)} | ${r.unit} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.target)} | ${cell(r.met)} |`,
+    ),
     "",
   ];
   // The Go comparison (bench/vs-go.ts) once more on its own: tinyhost beside the Go SDK's peer module.
@@ -162,7 +184,10 @@ function markdown(): string {
       "",
       "| figure | unit | tinyhost | Go | tinyhost ÷ Go | target | met |",
       "|---|---|---:|---:|---:|---:|---|",
-      ...vsGo.map((r) => `| ${r.name.replace(/^vs_go_/, "")} | ${r.unit} | ${cell(r.value)} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.target)} | ${cell(r.met)} |`),
+      ...vsGo.map(
+        (r) =>
+          `| ${r.name.replace(/^vs_go_/, "")} | ${r.unit} | ${cell(r.value)} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.target)} | ${cell(r.met)} |`,
+      ),
       "",
     );
   }

@@ -127,12 +127,24 @@ async function plainRun(n: number, { cp, kube, cpuMs: cpCpuMs }: Bed): Promise<P
   const cp0 = cpCpuMs();
   const ms = await forEachBounded(created, WRITE_PARALLEL, async (node) => {
     const name = node.metadata.name!;
-    const withFinalizer = await kube.mergePatch(tinyNodes, name, { metadata: { resourceVersion: node.metadata.resourceVersion!, finalizers: [NODE_FINALIZER] } }, { namespace: ns });
-    await kube.mergePatch(tinyNodes, name, { metadata: { resourceVersion: withFinalizer.metadata.resourceVersion! }, status: statuses.get(name)! }, { namespace: ns, subresource: "status" });
+    const withFinalizer = await kube.mergePatch(
+      tinyNodes,
+      name,
+      { metadata: { resourceVersion: node.metadata.resourceVersion!, finalizers: [NODE_FINALIZER] } },
+      { namespace: ns },
+    );
+    await kube.mergePatch(
+      tinyNodes,
+      name,
+      { metadata: { resourceVersion: withFinalizer.metadata.resourceVersion! }, status: statuses.get(name)! },
+      { namespace: ns, subresource: "status" },
+    );
   });
   const readyMs = await watch;
   const run = { readyMs, writeRate: (2 * n) / (ms / 1000), cpPerWrite: (cpCpuMs() - cp0) / (2 * n) };
-  log(`${n}: plain client loop: ${2 * n} writes in ${Math.round(ms)} ms = ${Math.round(run.writeRate)} writes/s (${WRITE_PARALLEL} in flight), all ready in ${Math.round(readyMs)} ms, apiserver + etcd ${run.cpPerWrite.toFixed(2)} ms/write`);
+  log(
+    `${n}: plain client loop: ${2 * n} writes in ${Math.round(ms)} ms = ${Math.round(run.writeRate)} writes/s (${WRITE_PARALLEL} in flight), all ready in ${Math.round(readyMs)} ms, apiserver + etcd ${run.cpPerWrite.toFixed(2)} ms/write`,
+  );
   return run;
 }
 
@@ -179,14 +191,62 @@ async function moduleRun(n: number, rssIdle: number, base: PlainRun, { cp, kube,
       note: `${launch.label} spawn → every status written (watch); baseline: the plain client loop's same writes → every node ready on the same watch (no process start, no list); each on a fresh control plane`,
     }),
     row({ name: `scale_${n}_readyz`, value: readyzMs, unit: "ms", note: "spawn → /readyz 200 (cache synced, leader known)" }),
-    row({ name: `scale_${n}_initial_list`, value: listS * 1000, unit: "ms", digits: 0, note: "the TinyNode list, all pages (tinyhost_watch_list_duration_seconds)" }),
-    row({ name: `scale_${n}_rss_after`, value: rssAfter / MiB, unit: "MiB", max: Math.round(rssTarget * 10) / 10, digits: 1, note: "VmRSS once every node is ready; target 120 MB + 20 KB/node" }),
-    row({ name: `scale_${n}_rss_per_node`, value: ((rssAfter - rssIdle) / n) / 1024, unit: "KiB/node", digits: 1, note: "(RSS after − idle RSS) / nodes: the slope behind the 20 KB/node budget" }),
-    row({ name: `scale_${n}_apiserver_requests`, value: totalReq, unit: "requests", note: `get ${req("get")}, list ${req("list")}, watch ${req("watch")}, patch ${req("patch")}, update ${req("update")}, create ${req("create")}; ${(totalReq / n).toFixed(2)}/node` }),
-    row({ name: `scale_${n}_module_write_rate`, value: moduleRate, unit: "writes/s", baseline: base.writeRate, note: `module writes between /readyz and all-ready vs a plain client loop (${WRITE_PARALLEL} in flight) doing the same 2 writes per node` }),
-    row({ name: `scale_${n}_module_cpu_per_node`, value: moduleCpu / n, unit: "CPU ms/node", digits: 2, note: "module process utime + stime (/proc/<pid>/stat) from spawn to all-ready, per node: on 2 shared cores it is taken from the apiserver" }),
-    row({ name: `scale_${n}_controlplane_cpu_per_write`, value: cpCpu / writes, unit: "CPU ms/write", baseline: base.cpPerWrite, digits: 2, note: "kube-apiserver + etcd utime + stime while the module ran, per module write, vs the same during the plain client loop (the same finalizer and status bodies)" }),
-    row({ name: `scale_${n}_create_rate`, value: createRate, unit: "creates/s", note: `bench client, ${CREATE_PARALLEL} in flight (the apiserver's write ceiling here)` }),
+    row({
+      name: `scale_${n}_initial_list`,
+      value: listS * 1000,
+      unit: "ms",
+      digits: 0,
+      note: "the TinyNode list, all pages (tinyhost_watch_list_duration_seconds)",
+    }),
+    row({
+      name: `scale_${n}_rss_after`,
+      value: rssAfter / MiB,
+      unit: "MiB",
+      max: Math.round(rssTarget * 10) / 10,
+      digits: 1,
+      note: "VmRSS once every node is ready; target 120 MB + 20 KB/node",
+    }),
+    row({
+      name: `scale_${n}_rss_per_node`,
+      value: (rssAfter - rssIdle) / n / 1024,
+      unit: "KiB/node",
+      digits: 1,
+      note: "(RSS after − idle RSS) / nodes: the slope behind the 20 KB/node budget",
+    }),
+    row({
+      name: `scale_${n}_apiserver_requests`,
+      value: totalReq,
+      unit: "requests",
+      note: `get ${req("get")}, list ${req("list")}, watch ${req("watch")}, patch ${req("patch")}, update ${req("update")}, create ${req("create")}; ${(totalReq / n).toFixed(2)}/node`,
+    }),
+    row({
+      name: `scale_${n}_module_write_rate`,
+      value: moduleRate,
+      unit: "writes/s",
+      baseline: base.writeRate,
+      note: `module writes between /readyz and all-ready vs a plain client loop (${WRITE_PARALLEL} in flight) doing the same 2 writes per node`,
+    }),
+    row({
+      name: `scale_${n}_module_cpu_per_node`,
+      value: moduleCpu / n,
+      unit: "CPU ms/node",
+      digits: 2,
+      note: "module process utime + stime (/proc/<pid>/stat) from spawn to all-ready, per node: on 2 shared cores it is taken from the apiserver",
+    }),
+    row({
+      name: `scale_${n}_controlplane_cpu_per_write`,
+      value: cpCpu / writes,
+      unit: "CPU ms/write",
+      baseline: base.cpPerWrite,
+      digits: 2,
+      note: "kube-apiserver + etcd utime + stime while the module ran, per module write, vs the same during the plain client loop (the same finalizer and status bodies)",
+    }),
+    row({
+      name: `scale_${n}_create_rate`,
+      value: createRate,
+      unit: "creates/s",
+      note: `bench client, ${CREATE_PARALLEL} in flight (the apiserver's write ceiling here)`,
+    }),
   );
   await m.stop(10_000);
 }

@@ -11,10 +11,19 @@ process.env.TINYHOST_LOG_LEVEL ??= "silent";
 const N = Number(process.env.N ?? 5000);
 const compiled = defineComponent({
   info: { name: "double_compiled", description: "", info: "" },
-  ports: () => [target("request", Type.Object({ context: Type.Optional(Type.Unknown()), inputData: Type.Optional(Type.Unknown()) })), source("response", Type.Object({ context: Type.Unknown(), outputData: Type.Unknown() }))],
+  ports: () => [
+    target("request", Type.Object({ context: Type.Optional(Type.Unknown()), inputData: Type.Optional(Type.Unknown()) })),
+    source("response", Type.Object({ context: Type.Unknown(), outputData: Type.Unknown() })),
+  ],
   handle: (_c, output, _p, d) => output("response", { context: d.context ?? null, outputData: { n: (d.inputData as { n: number }).n * 2 } }),
 });
-const scripted = await defineScriptComponent({ name: "double_script", runtime: "js", script: "export default (i) => ({ n: i.n * 2 })", inputSchema: "{}", outputSchema: "{}" });
+const scripted = await defineScriptComponent({
+  name: "double_script",
+  runtime: "js",
+  script: "export default (i) => ({ n: i.n * 2 })",
+  inputSchema: "{}",
+  outputSchema: "{}",
+});
 
 async function perCallUs(def: typeof compiled): Promise<number> {
   const h = await testComponent(def);

@@ -35,7 +35,16 @@ try {
     ].join("\n"),
   );
   const outfile = join(dir, "entry");
-  const built = await Bun.build({ entrypoints: [entry], compile: { outfile }, minify: true, bytecode: true, format: "esm", target: "bun", allowUnresolved: ["file://*"], plugins: [staticRequirePlugin] });
+  const built = await Bun.build({
+    entrypoints: [entry],
+    compile: { outfile },
+    minify: true,
+    bytecode: true,
+    format: "esm",
+    target: "bun",
+    allowUnresolved: ["file://*"],
+    plugins: [staticRequirePlugin],
+  });
   if (!built.success) throw new Error(`compiling the import probe failed: ${built.logs.join("\n")}`);
   const first: number[] = [];
   const rest: number[] = [];
@@ -48,8 +57,20 @@ try {
   }
   progress("start-imports", `first stage ${first.map((x) => x.toFixed(1)).join(" ")} ms; the rest ${rest.map((x) => x.toFixed(1)).join(" ")} ms`);
   emit([
-    row({ name: "start_import_first_stage", value: median(first), unit: "ms", digits: 2, note: `compiled binary: import of src/operator/early.ts (before the first requests leave), median of ${RUNS}` }),
-    row({ name: "start_import_runtime", value: median(rest), unit: "ms", digits: 2, note: `then src/cli/commands/run-module.ts and the NATS client (while the first requests are answered), median of ${RUNS}` }),
+    row({
+      name: "start_import_first_stage",
+      value: median(first),
+      unit: "ms",
+      digits: 2,
+      note: `compiled binary: import of src/operator/early.ts (before the first requests leave), median of ${RUNS}`,
+    }),
+    row({
+      name: "start_import_runtime",
+      value: median(rest),
+      unit: "ms",
+      digits: 2,
+      note: `then src/cli/commands/run-module.ts and the NATS client (while the first requests are answered), median of ${RUNS}`,
+    }),
   ]);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -73,7 +73,12 @@ async function round(def: ComponentDefinition, messages: number): Promise<{ hops
 /** Mean time of one awaited set on an idle node, ms. */
 async function setLatency(samples: number): Promise<number> {
   const kept: { state?: State } = {};
-  const holder = defineComponent({ info: { name: "holder", description: "", info: "" }, ports: () => [], onState: (_c, s) => void (kept.state = s), handle: () => {} });
+  const holder = defineComponent({
+    info: { name: "holder", description: "", info: "" },
+    ports: () => [],
+    onState: (_c, s) => void (kept.state = s),
+    handle: () => {},
+  });
   const s = new Scheduler({ module: "bench", debounceMs: WINDOW_MS, statusSink: { patchStatus: async () => void (await Bun.sleep(2)) } });
   s.install(holder);
   await s.update({ metadata: { name: "h.bench.s" }, spec: { module: "bench", component: "holder" } });

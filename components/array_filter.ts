@@ -28,7 +28,10 @@ export class ArrayFilterQueryError extends TinyError<"ARRAY_FILTER_QUERY"> {
 const Request = Type.Object(
   {
     context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Passthrough, emitted with the result." })),
-    array: Type.Union([Type.Array(Type.Unknown()), Type.Null()], { title: "Array", description: "The items to filter. Map an upstream array straight in: {{$.pods}}." }),
+    array: Type.Union([Type.Array(Type.Unknown()), Type.Null()], {
+      title: "Array",
+      description: "The items to filter. Map an upstream array straight in: {{$.pods}}.",
+    }),
     query: Type.String({
       title: "Query",
       description: "JSONPath predicate evaluated against EACH item, the same dialect kv uses — e.g. $.hasProblem, $.phase == 'Running', $.restarts > 3.",
@@ -40,10 +43,15 @@ const Request = Type.Object(
 const Result = Type.Object(
   {
     context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context" })),
-    items: Type.Optional(Type.Union([Type.Array(Type.Unknown()), Type.Null()], { title: "Items", description: "The items the predicate kept, in their original order." })),
+    items: Type.Optional(
+      Type.Union([Type.Array(Type.Unknown()), Type.Null()], { title: "Items", description: "The items the predicate kept, in their original order." }),
+    ),
     count: Type.Optional(Type.Integer({ title: "Count", description: "How many matched — wire this to a router to branch on 'any' versus 'none'." })),
     total: Type.Optional(
-      Type.Integer({ title: "Total", description: "How many were examined. count == total means the predicate kept everything, which usually means it is wrong." }),
+      Type.Integer({
+        title: "Total",
+        description: "How many were examined. count == total means the predicate kept everything, which usually means it is wrong.",
+      }),
     ),
   },
   { $id: "Result" },
@@ -76,7 +84,6 @@ interface FilterSettings {
   enableErrorPort: boolean;
 }
 
-
 /**
  * Whether `query` keeps `item`: only a boolean answer counts (Go `matches`).
  * @throws Error with the reason when the query cannot be evaluated or answers a non-boolean.
@@ -106,7 +113,11 @@ export default defineComponent({
   ports: (self) => [
     target("request", Request, { label: "Request", position: "left", default: { array: null, query: "" } }),
     source("result", Result, { label: "Result", position: "right", default: { items: null, count: 0, total: 0 } }),
-    target("_settings", Settings, { label: "Settings", position: "top", default: { skipUnevaluable: self.skipUnevaluable, enableErrorPort: self.enableErrorPort } }),
+    target("_settings", Settings, {
+      label: "Settings",
+      position: "top",
+      default: { skipUnevaluable: self.skipUnevaluable, enableErrorPort: self.enableErrorPort },
+    }),
     ...(self.enableErrorPort ? [source("error", ErrorOut, { label: "Error", position: "bottom", default: { error: "" } })] : []),
   ],
   onSettings(ctx, settings) {

@@ -27,7 +27,11 @@ const Request = Type.Object(
   {
     context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Arbitrary context to pass through" })),
     // Go `[]Item`: a missing or null array decodes as a nil slice (null) — "array is empty".
-    array: Type.Union([Type.Array(Type.Unknown({ $id: "Item" })), Type.Null()], { configurable: true, title: "Array", description: "Array to get element from" }),
+    array: Type.Union([Type.Array(Type.Unknown({ $id: "Item" })), Type.Null()], {
+      configurable: true,
+      title: "Array",
+      description: "Array to get element from",
+    }),
     index: Type.Integer({ title: "Index", description: "1-based item number" }),
   },
   { $id: "Request" },
@@ -49,7 +53,6 @@ const ErrorOut = Type.Object(
   },
   { $id: "Error" },
 );
-
 
 /** Why `index` does not address an element of `array` (Go's texts), or undefined when it does. */
 function indexProblem(array: readonly unknown[], index: number): string | undefined {
@@ -85,7 +88,8 @@ export default defineComponent({
   handle(ctx, output, _port, data) {
     const array = data.array ?? [];
     const problem = indexProblem(array, data.index);
-    if (problem === undefined) return output("result", omitEmpty({ context: data.context, item: array[data.index - 1] ?? null, index: data.index }, OMIT_CONTEXT));
+    if (problem === undefined)
+      return output("result", omitEmpty({ context: data.context, item: array[data.index - 1] ?? null, index: data.index }, OMIT_CONTEXT));
     if (ctx.self.enableErrorPort) return output("error", omitEmpty({ context: data.context, error: problem }, OMIT_CONTEXT));
     return fail(new ArrayGetIndexError(problem));
   },

@@ -12,7 +12,11 @@ const In = Type.Object(
   {
     context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Message to be send further with each item" })),
     // Go `[]ItemContext`: a missing or null array decodes as a nil slice (null), split into nothing.
-    array: Type.Union([Type.Array(Type.Unknown({ $id: "ItemContext" })), Type.Null()], { shared: true, title: "Array", description: "Array of items to be split" }),
+    array: Type.Union([Type.Array(Type.Unknown({ $id: "ItemContext" })), Type.Null()], {
+      shared: true,
+      title: "Array",
+      description: "Array of items to be split",
+    }),
   },
   { $id: "InMessage" },
 );
@@ -31,8 +35,7 @@ export default defineComponent({
   info: {
     name: "array_split",
     description: "Split Array",
-    info:
-      "Array iterator. Input: context + array. Emits one message per array element on Out, each containing {context, item, index, total} — index is the element's 0-based position, total the array length, context the incoming message's context passed through unchanged per item. Elements are processed sequentially - next item sent after previous Out completes. Use to process lists item by item. For map-reduce, pair with `collect`: route each item through the per-item work, map index/total (and a group key unique per source message) into collect, and it reassembles the array once all items arrive.",
+    info: "Array iterator. Input: context + array. Emits one message per array element on Out, each containing {context, item, index, total} — index is the element's 0-based position, total the array length, context the incoming message's context passed through unchanged per item. Elements are processed sequentially - next item sent after previous Out completes. Use to process lists item by item. For map-reduce, pair with `collect`: route each item through the per-item work, map index/total (and a group key unique per source message) into collect, and it reassembles the array once all items arrive.",
     tags: ["SDK", "ARRAY"],
   },
   ports: () => [

@@ -13,7 +13,9 @@ const DEFAULT_MAX_CONCURRENCY = 100;
 // are named as the Go module names them; no `required`/`default` beyond Go's tags.
 const Settings = Type.Object(
   {
-    maxConcurrency: Type.Optional(Type.Integer({ title: "Max Concurrency", description: "Maximum number of concurrent async operations. 0 means use default (100)." })),
+    maxConcurrency: Type.Optional(
+      Type.Integer({ title: "Max Concurrency", description: "Maximum number of concurrent async operations. 0 means use default (100)." }),
+    ),
   },
   { $id: "Settings" },
 );

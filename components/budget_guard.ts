@@ -8,13 +8,21 @@
 import { defineComponent, mark, omitEmpty, source, target, Type } from "tinyhost";
 
 /** Go `type Context any`: the passthrough loop payload. */
-const context = (description?: string) => mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", ...(description ? { description } : {}) });
+const context = (description?: string) =>
+  mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", ...(description ? { description } : {}) });
 
 const Settings = Type.Object(
   {
     maxIterations: Type.Integer({ title: "Max Iterations", description: "How many times the loop may go round before it is cut off." }),
-    maxTokens: Type.Optional(Type.Integer({ title: "Max Tokens", description: "Total input+output tokens the loop may spend. 0 means no token ceiling — iterations still apply." })),
-    maxCostUSD: Type.Optional(Type.Number({ title: "Max Cost (USD)", description: "Total spend the loop may reach, using the cost you supply per iteration. 0 means no cost ceiling." })),
+    maxTokens: Type.Optional(
+      Type.Integer({ title: "Max Tokens", description: "Total input+output tokens the loop may spend. 0 means no token ceiling — iterations still apply." }),
+    ),
+    maxCostUSD: Type.Optional(
+      Type.Number({
+        title: "Max Cost (USD)",
+        description: "Total spend the loop may reach, using the cost you supply per iteration. 0 means no cost ceiling.",
+      }),
+    ),
   },
   { $id: "Settings" },
 );
@@ -22,8 +30,12 @@ const Settings = Type.Object(
 const Request = Type.Object(
   {
     context: Type.Optional(context("Loop payload — passed through unchanged so the next iteration can carry on.")),
-    iteration: Type.Optional(Type.Integer({ title: "Iteration", description: "Zero or absent on first arrival. Map the value from proceed back here on each pass." })),
-    inputTokens: Type.Optional(Type.Integer({ title: "Input Tokens", description: "Tokens used by THIS iteration — map from the model's usage. Accumulated by the guard." })),
+    iteration: Type.Optional(
+      Type.Integer({ title: "Iteration", description: "Zero or absent on first arrival. Map the value from proceed back here on each pass." }),
+    ),
+    inputTokens: Type.Optional(
+      Type.Integer({ title: "Input Tokens", description: "Tokens used by THIS iteration — map from the model's usage. Accumulated by the guard." }),
+    ),
     outputTokens: Type.Optional(Type.Integer({ title: "Output Tokens", description: "Tokens produced by THIS iteration — map from the model's usage." })),
     costUSD: Type.Optional(Type.Number({ title: "Cost (USD)", description: "Cost of THIS iteration, if you price it. Accumulated by the guard." })),
     spentTokens: Type.Optional(Type.Integer({ title: "Spent Tokens", description: "Running total so far. Map from proceed." })),
@@ -93,11 +105,19 @@ export default defineComponent({
   },
   state: (): { settings: Ceilings } => ({ settings: { maxIterations: 10, maxTokens: 0, maxCostUSD: 0 } }),
   ports: (self) => [
-    target("_settings", Settings, { label: "Settings", position: "top", default: omitEmpty(self.settings, { values: ["maxTokens", "maxCostUSD"] }) as Ceilings }),
+    target("_settings", Settings, {
+      label: "Settings",
+      position: "top",
+      default: omitEmpty(self.settings, { values: ["maxTokens", "maxCostUSD"] }) as Ceilings,
+    }),
     target("request", Request, { label: "Request", position: "left", default: {} }),
     // Concrete values (Go's), so an edge mapping the counters back in checks against numbers.
     source("proceed", Proceed, { label: "Proceed", position: "right", default: { iteration: 1, spentTokens: 0, spentUSD: 0, remainingIterations: 9 } }),
-    source("exceeded", Exceeded, { label: "Exceeded", position: "bottom", default: { reason: "iteration limit reached (10)", iteration: 11, spentTokens: 0, spentUSD: 0 } }),
+    source("exceeded", Exceeded, {
+      label: "Exceeded",
+      position: "bottom",
+      default: { reason: "iteration limit reached (10)", iteration: 11, spentTokens: 0, spentUSD: 0 },
+    }),
   ],
   onSettings(ctx, s) {
     // A ceiling of zero would let every loop through: refuse it when configured, not on the bill.
@@ -115,6 +135,9 @@ export default defineComponent({
     const spentUSD = (data.spentUSD ?? 0) + (data.costUSD ?? 0);
     const reason = exceededReason(set, iteration, spentTokens, spentUSD);
     if (reason !== "") return output("exceeded", omitEmpty({ context: data.context, reason, iteration, spentTokens, spentUSD }, { interfaces: ["context"] }));
-    return output("proceed", omitEmpty({ context: data.context, iteration, spentTokens, spentUSD, remainingIterations: set.maxIterations - iteration }, { interfaces: ["context"] }));
+    return output(
+      "proceed",
+      omitEmpty({ context: data.context, iteration, spentTokens, spentUSD, remainingIterations: set.maxIterations - iteration }, { interfaces: ["context"] }),
+    );
   },
 });

@@ -67,19 +67,49 @@ const CONTROL_SCHEMA = {
 };
 
 const ctxDef = (options: { configurable?: boolean; description?: string }) =>
-  mark(Type.Unknown({ $id: "Context" }), { ...(options.configurable ? { configurable: true } : {}), title: "Context", ...(options.description ? { description: options.description } : {}) });
+  mark(Type.Unknown({ $id: "Context" }), {
+    ...(options.configurable ? { configurable: true } : {}),
+    title: "Context",
+    ...(options.description ? { description: options.description } : {}),
+  });
 
 const Settings = Type.Object(
   {
-    form: Type.Optional(Type.String({ title: "Question Form", format: "code", language: "json", description: "Default JSON Schema for ask questions (a request's own form overrides it). Leave empty for Approve/Deny." })),
-    timeoutSeconds: Type.Optional(
-      Type.Integer({ title: "Question Timeout Seconds", default: 0, description: "How long a question may stay unanswered before it expires onto the Error port (0 = wait forever). Expiry is passive — checked when messages arrive and on reconcile ticks." }),
+    form: Type.Optional(
+      Type.String({
+        title: "Question Form",
+        format: "code",
+        language: "json",
+        description: "Default JSON Schema for ask questions (a request's own form overrides it). Leave empty for Approve/Deny.",
+      }),
     ),
-    enableErrorPort: Type.Boolean({ title: "Enable Error Port", description: "Emit timed-out questions on the Error port as {context, error}. Without it expired questions are dropped with a log line — enable this when a timeout is set." }),
-    historyLimit: Type.Optional(Type.Integer({ title: "History Limit", default: 50, description: "Messages kept in the widget thread. Display only — conversation memory belongs in a store component." })),
+    timeoutSeconds: Type.Optional(
+      Type.Integer({
+        title: "Question Timeout Seconds",
+        default: 0,
+        description:
+          "How long a question may stay unanswered before it expires onto the Error port (0 = wait forever). Expiry is passive — checked when messages arrive and on reconcile ticks.",
+      }),
+    ),
+    enableErrorPort: Type.Boolean({
+      title: "Enable Error Port",
+      description:
+        "Emit timed-out questions on the Error port as {context, error}. Without it expired questions are dropped with a log line — enable this when a timeout is set.",
+    }),
+    historyLimit: Type.Optional(
+      Type.Integer({
+        title: "History Limit",
+        default: 50,
+        description: "Messages kept in the widget thread. Display only — conversation memory belongs in a store component.",
+      }),
+    ),
     placeholder: Type.Optional(Type.String({ title: "Composer Placeholder", description: "Hint text in the input box, e.g. 'Ask the agent…'." })),
     hideComposer: Type.Optional(
-      Type.Boolean({ title: "Hide Composer", description: "Form mode: the widget shows only question cards and notes — no free-text input. For settings-style surfaces where the flow drives every question (keep the card armed by re-asking after each answer)." }),
+      Type.Boolean({
+        title: "Hide Composer",
+        description:
+          "Form mode: the widget shows only question cards and notes — no free-text input. For settings-style surfaces where the flow drives every question (keep the card armed by re-asking after each answer).",
+      }),
     ),
   },
   { $id: "Settings" },
@@ -87,8 +117,16 @@ const Settings = Type.Object(
 
 const Say = Type.Object(
   {
-    requestId: Type.Optional(Type.String({ title: "Request ID", description: "Id from a message emitted on the Message port; carrying it back marks that message answered. Empty or unknown ids are shown as unsolicited messages, not dropped." })),
-    role: Type.Optional(stringEnum(["assistant", "system", "error"], { title: "Role", description: "How the bubble renders: assistant (default), system note, or error note." })),
+    requestId: Type.Optional(
+      Type.String({
+        title: "Request ID",
+        description:
+          "Id from a message emitted on the Message port; carrying it back marks that message answered. Empty or unknown ids are shown as unsolicited messages, not dropped.",
+      }),
+    ),
+    role: Type.Optional(
+      stringEnum(["assistant", "system", "error"], { title: "Role", description: "How the bubble renders: assistant (default), system note, or error note." }),
+    ),
     text: Type.Optional(Type.String({ title: "Text", description: "Markdown is rendered." })),
     context: Type.Optional(ctxDef({ configurable: true })),
   },
@@ -98,7 +136,14 @@ const Say = Type.Object(
 const AskRequest = Type.Object(
   {
     context: Type.Optional(ctxDef({ configurable: true, description: "Payload under review — shown on the question card and passed through to the answer." })),
-    form: Type.Optional(Type.String({ title: "Form", format: "code", language: "json", description: 'JSON Schema of the question form, overriding the Settings form for this question only. Fields with format:"button" are the answers.' })),
+    form: Type.Optional(
+      Type.String({
+        title: "Form",
+        format: "code",
+        language: "json",
+        description: 'JSON Schema of the question form, overriding the Settings form for this question only. Fields with format:"button" are the answers.',
+      }),
+    ),
   },
   { $id: "AskRequest" },
 );
@@ -108,7 +153,8 @@ const ClearRequest = Type.Object(
     context: Type.Optional(
       ctxDef({
         configurable: true,
-        description: "Passthrough payload, carried for correlation only — anything arriving here wipes the displayed conversation and any pending questions. Conversation MEMORY lives in a store component and must be cleared there separately.",
+        description:
+          "Passthrough payload, carried for correlation only — anything arriving here wipes the displayed conversation and any pending questions. Conversation MEMORY lives in a store component and must be cleared there separately.",
       }),
     ),
   },
@@ -127,7 +173,9 @@ const Message = Type.Object(
 const Answer = Type.Object(
   {
     questionId: Type.Optional(Type.String({ title: "Question ID" })),
-    values: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { title: "Values", description: "What the human submitted, keyed by the form's field names." })),
+    values: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { title: "Values", description: "What the human submitted, keyed by the form's field names." }),
+    ),
     context: Type.Optional(ctxDef({ description: "The ask request payload, unchanged." })),
   },
   { $id: "Answer" },
@@ -239,7 +287,10 @@ async function saveList(state: State, key: string, list: readonly unknown[]): Pr
     await Promise.race([write, Promise.resolve()]);
   } catch (err) {
     if (errorCode(err) === "STATE_TOO_LARGE") {
-      throw new Error(`state budget exhausted (~${STATE_CAP_KIB}KB per node): lower historyLimit or carry smaller context (IDs, not blobs): ${(err as Error).message}`, { cause: err });
+      throw new Error(
+        `state budget exhausted (~${STATE_CAP_KIB}KB per node): lower historyLimit or carry smaller context (IDs, not blobs): ${(err as Error).message}`,
+        { cause: err },
+      );
     }
     throw err;
   }
@@ -373,7 +424,11 @@ async function sweep(ctx: ComponentContext<ChatSelf>): Promise<boolean> {
     const { kept, expired } = sweepExpired(await loadList<PendingQuestion>(state, QUEUE_KEY), now, self.settings.timeoutSeconds);
     if (expired.length > 0) {
       await saveList(state, QUEUE_KEY, kept);
-      await saveList(state, THREAD_KEY, appendCapped(await loadList<ThreadEntry>(state, THREAD_KEY), self.settings.historyLimit, ...expiredNotes(expired, now)));
+      await saveList(
+        state,
+        THREAD_KEY,
+        appendCapped(await loadList<ThreadEntry>(state, THREAD_KEY), self.settings.historyLimit, ...expiredNotes(expired, now)),
+      );
     }
     return expired;
   });
@@ -421,7 +476,11 @@ async function handleAsk(ctx: ComponentContext<ChatSelf>, data: { context?: unkn
     const question: PendingQuestion = { id: newId("q", now), context: data.context ?? null, form, askedAt: formatRfc3339Nano(now) };
     await saveList(state, QUEUE_KEY, [...kept, question]);
     const card: ThreadEntry = { id: newId("t", now), kind: "question", qid: question.id, at: formatRfc3339Nano(now), pending: true };
-    await saveList(state, THREAD_KEY, appendCapped(await loadList<ThreadEntry>(state, THREAD_KEY), self.settings.historyLimit, ...expiredNotes(expired, now), card));
+    await saveList(
+      state,
+      THREAD_KEY,
+      appendCapped(await loadList<ThreadEntry>(state, THREAD_KEY), self.settings.historyLimit, ...expiredNotes(expired, now), card),
+    );
     return expired;
   });
   emitExpired(ctx, expired);
@@ -479,7 +538,13 @@ async function controlAnswer(ctx: ComponentContext<ChatSelf>, values: Record<str
     const entries = expiredNotes(expired, now);
     if (answered) {
       for (const e of thread) if (e.kind === "question" && e.qid === answered.id) delete e.pending;
-      entries.push({ id: newId("a", now), kind: "answer", qid: answered.id, values: maskSecrets(cleanValues(values), secretFields(answered.form)), at: formatRfc3339Nano(now) });
+      entries.push({
+        id: newId("a", now),
+        kind: "answer",
+        qid: answered.id,
+        values: maskSecrets(cleanValues(values), secretFields(answered.form)),
+        at: formatRfc3339Nano(now),
+      });
     }
     await saveList(state, THREAD_KEY, appendCapped(thread, self.settings.historyLimit, ...entries));
     return { answered, expired };
@@ -521,7 +586,11 @@ export default defineComponent({
     shown: undefined,
   }),
   ports: (self) => [
-    target("_settings", Settings, { label: "Settings", position: "top", default: omitEmpty(self.settings, { values: ["form", "placeholder"] }) as Required<ChatSettings> }),
+    target("_settings", Settings, {
+      label: "Settings",
+      position: "top",
+      default: omitEmpty(self.settings, { values: ["form", "placeholder"] }) as Required<ChatSettings>,
+    }),
     target("say", Say, { label: "Say", position: "left", default: { text: "" } }),
     target("ask", AskRequest, { label: "Ask", position: "left", default: {} }),
     target("clear", ClearRequest, { label: "Clear", position: "left", default: {} }),
@@ -545,7 +614,14 @@ export default defineComponent({
     const form = s.form ?? "";
     if (form !== "" && !isJson(form)) throw new Error(`form is not valid JSON: ${JSON.stringify(form.slice(0, 80))}`);
     const historyLimit = (s.historyLimit ?? 0) > 0 ? s.historyLimit! : DEFAULT_HISTORY_LIMIT;
-    ctx.self.settings = { form, timeoutSeconds: Math.max(0, s.timeoutSeconds ?? 0), enableErrorPort: s.enableErrorPort, historyLimit, placeholder: s.placeholder ?? "", hideComposer: s.hideComposer ?? false };
+    ctx.self.settings = {
+      form,
+      timeoutSeconds: Math.max(0, s.timeoutSeconds ?? 0),
+      enableErrorPort: s.enableErrorPort,
+      historyLimit,
+      placeholder: s.placeholder ?? "",
+      hideComposer: s.hideComposer ?? false,
+    };
     await refresh(ctx.self);
   },
   async onReconcile(ctx) {

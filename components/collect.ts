@@ -60,7 +60,11 @@ const Settings = Type.Object(
       }),
     ),
     maxGroups: Type.Optional(
-      Type.Integer({ title: "Max Groups", default: DEFAULT_MAX_GROUPS, description: "Maximum number of in-flight groups (0 = default 100). Guards the node's ~900KB state budget." }),
+      Type.Integer({
+        title: "Max Groups",
+        default: DEFAULT_MAX_GROUPS,
+        description: "Maximum number of in-flight groups (0 = default 100). Guards the node's ~900KB state budget.",
+      }),
     ),
   },
   { $id: "Settings" },
@@ -69,7 +73,12 @@ const Settings = Type.Object(
 const In = Type.Object(
   {
     context: Type.Optional(
-      Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Passthrough payload; the group's Response carries the context of its LAST arriving item." }),
+      Type.Unknown({
+        $id: "Context",
+        configurable: true,
+        title: "Context",
+        description: "Passthrough payload; the group's Response carries the context of its LAST arriving item.",
+      }),
     ),
     groupKey: Type.String({
       title: "Group Key",
@@ -79,7 +88,8 @@ const In = Type.Object(
     index: Type.Optional(
       Type.Integer({
         title: "Index",
-        description: "0-based position of this item in the reassembled array — map array_split's index. A duplicate index overwrites; it does not double-count.",
+        description:
+          "0-based position of this item in the reassembled array — map array_split's index. A duplicate index overwrites; it does not double-count.",
       }),
     ),
     total: Type.Integer({
@@ -161,7 +171,12 @@ function decodeGroup(bytes: Uint8Array): Group | undefined {
   }
   if (v === null || typeof v !== "object" || Array.isArray(v)) return undefined;
   const o = v as Record<string, unknown>;
-  const firstSeen = typeof o.firstSeen === "string" ? Date.parse(o.firstSeen) : o.firstSeen === undefined || o.firstSeen === null ? Date.parse("0001-01-01T00:00:00Z") : Number.NaN;
+  const firstSeen =
+    typeof o.firstSeen === "string"
+      ? Date.parse(o.firstSeen)
+      : o.firstSeen === undefined || o.firstSeen === null
+        ? Date.parse("0001-01-01T00:00:00Z")
+        : Number.NaN;
   const total = o.total === undefined || o.total === null ? 0 : o.total;
   if (Number.isNaN(firstSeen) || typeof total !== "number" || !Number.isSafeInteger(total)) return undefined;
   const items = new Map<number, unknown>();
@@ -175,9 +190,11 @@ function decodeGroup(bytes: Uint8Array): Group | undefined {
   return { firstSeen, total, context: o.context ?? null, items };
 }
 
-
 function timeoutError(groupKey: string, g: Group): TimeoutError {
-  return omitEmpty({ context: g.context, groupKey, received: g.items.size, total: g.total, error: `collect timeout: got ${g.items.size} of ${g.total}` }, OMIT_CONTEXT) as TimeoutError; // only context may go
+  return omitEmpty(
+    { context: g.context, groupKey, received: g.items.size, total: g.total, error: `collect timeout: got ${g.items.size} of ${g.total}` },
+    OMIT_CONTEXT,
+  ) as TimeoutError; // only context may go
 }
 
 /** What one item decides under the lock; emits happen after it (Go `outcome`). */
@@ -242,7 +259,10 @@ async function process(self: CollectSelf, state: State, msg: Item): Promise<Outc
   if (g.items.size >= g.total) {
     // Complete (also a straggler finishing an expired group: late success beats failure).
     void state.delete(msg.groupKey);
-    o.response = omitEmpty({ context: g.context, items: Array.from({ length: g.total }, (_, i) => g.items.get(i) ?? null) }, OMIT_CONTEXT) as Outcome["response"];
+    o.response = omitEmpty(
+      { context: g.context, items: Array.from({ length: g.total }, (_, i) => g.items.get(i) ?? null) },
+      OMIT_CONTEXT,
+    ) as Outcome["response"];
     return o;
   }
   if (now - g.firstSeen > timeoutMs) {
@@ -284,7 +304,9 @@ export default defineComponent({
     target("_settings", Settings, { label: "Settings", position: "top", default: { ...self.settings } }),
     target("item", In, { label: "Item", position: "left", default: { groupKey: "", index: 0, total: 1, item: null } }),
     source("response", Out, { label: "Response", position: "right", default: { items: [] } }),
-    ...(self.settings.enableErrorPort ? [source("error", ErrorOut, { label: "Error", position: "bottom", default: { groupKey: "", received: 0, total: 0, error: "" } })] : []),
+    ...(self.settings.enableErrorPort
+      ? [source("error", ErrorOut, { label: "Error", position: "bottom", default: { groupKey: "", received: 0, total: 0, error: "" } })]
+      : []),
   ],
   onState(ctx, state) {
     ctx.self.state = state;

@@ -73,7 +73,14 @@ export default defineComponent({
     info: "Counts incoming messages. Adds By (or Step) to a count kept in node state, emits the context with the new count on Out and returns what Out returned. The count survives restarts; Reset on the control panel starts it again from Initial.",
     tags: ["SDK"],
   },
-  state: (): CounterSelf => ({ settings: { step: 1, initial: 0 }, state: undefined, emit: undefined, count: undefined, published: false, serial: new SerialQueue() }),
+  state: (): CounterSelf => ({
+    settings: { step: 1, initial: 0 },
+    state: undefined,
+    emit: undefined,
+    count: undefined,
+    published: false,
+    serial: new SerialQueue(),
+  }),
   ports: (self) => [
     target("_settings", Settings, { label: "Settings", position: "top", default: self.settings }),
     target("in", In, { label: "In", position: "left", default: { context: null, by: 0 } }),

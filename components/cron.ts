@@ -5,7 +5,22 @@
  * for a rejected schedule), so a restarted pod or a new leader resumes it on reconcile. A pod that
  * loses the lease stops its loop; deleting the node stops it too (Go has no OnDestroy here).
  */
-import { BackgroundLoop, defineComponent, formatRfc3339, parseCron, readControl, source, systemClock, target, Type, type ComponentContext, type CronSchedule, type Emitter, type TinyNode, type WallClock } from "tinyhost";
+import {
+  BackgroundLoop,
+  defineComponent,
+  formatRfc3339,
+  parseCron,
+  readControl,
+  source,
+  systemClock,
+  target,
+  Type,
+  type ComponentContext,
+  type CronSchedule,
+  type Emitter,
+  type TinyNode,
+  type WallClock,
+} from "tinyhost";
 
 /** Metadata keys (components.md §1.16). */
 const KEY_RUNNING = "cron-running";
@@ -18,8 +33,14 @@ const DEFAULT_SCHEDULE = "*/1 * * * *";
 // Go `cron` port types (common-module); `$id`s are the Go type names.
 const Settings = Type.Object(
   {
-    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Arbitrary message to send on each scheduled execution" })),
-    schedule: Type.String({ default: DEFAULT_SCHEDULE, title: "Schedule", description: "Cron expression (e.g., '*/5 * * * *' for every 5 minutes, '0 9 * * 1-5' for 9 AM on weekdays)" }),
+    context: Type.Optional(
+      Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Arbitrary message to send on each scheduled execution" }),
+    ),
+    schedule: Type.String({
+      default: DEFAULT_SCHEDULE,
+      title: "Schedule",
+      description: "Cron expression (e.g., '*/5 * * * *' for every 5 minutes, '0 9 * * 1-5' for 9 AM on weekdays)",
+    }),
   },
   { $id: "Settings" },
 );
@@ -164,8 +185,7 @@ export default defineComponent({
   info: {
     name: "cron",
     description: "Cron",
-    info:
-      "Scheduled emitter using cron expressions. Click Start to begin emitting context on Out port according to the schedule. Supports standard cron syntax (minute hour day-of-month month day-of-week). Examples: '*/5 * * * *' (every 5 min), '0 */2 * * *' (every 2 hours), '0 9 * * 1-5' (9 AM weekdays). Click Stop to pause. Cron survives pod restarts and leadership changes.",
+    info: "Scheduled emitter using cron expressions. Click Start to begin emitting context on Out port according to the schedule. Supports standard cron syntax (minute hour day-of-month month day-of-week). Examples: '*/5 * * * *' (every 5 min), '0 */2 * * *' (every 2 hours), '0 9 * * 1-5' (9 AM weekdays). Click Stop to pause. Cron survives pod restarts and leadership changes.",
     tags: ["SDK"],
   },
   state: (): CronSelf => ({
@@ -179,7 +199,11 @@ export default defineComponent({
   }),
   ports: (self) => [
     target("_reconcile", Type.Unknown(), { label: "", position: "top" }),
-    target("_settings", Settings, { label: "Settings", position: "top", default: { context: self.settings.context ?? null, schedule: self.settings.schedule } }),
+    target("_settings", Settings, {
+      label: "Settings",
+      position: "top",
+      default: { context: self.settings.context ?? null, schedule: self.settings.schedule },
+    }),
     source("out", Type.Unknown({ $id: "Context" }), { label: "Out", position: "right", default: null }),
     control(self),
   ],

@@ -19,7 +19,21 @@
  * as numbers (Go's message then cannot be encoded as JSON); it answers agent-tool calls (Go tags
  * it `agent_tool` without implementing the capability). Row keys are written in Go's sorted order.
  */
-import { contextField, CsvParseError, defineComponent, fail, GoCsvReader, mark, source, stringEnum, target, TinyError, trimGoSpace, Type, type Static } from "tinyhost";
+import {
+  contextField,
+  CsvParseError,
+  defineComponent,
+  fail,
+  GoCsvReader,
+  mark,
+  source,
+  stringEnum,
+  target,
+  TinyError,
+  trimGoSpace,
+  Type,
+  type Static,
+} from "tinyhost";
 
 const DEFAULT_MAX_ROWS = 10000;
 const DELIMITERS: Record<string, string> = { comma: ",", semicolon: ";", tab: "\t", pipe: "|" };
@@ -35,14 +49,21 @@ const Settings = Type.Object(
     noHeader: Type.Optional(
       Type.Boolean({
         title: "First Row Is Data, Not A Header",
-        description: "Off (default): the first record names the columns. On: there is no header, and columns are named col1, col2 … so the output shape stays an object either way.",
+        description:
+          "Off (default): the first record names the columns. On: there is no header, and columns are named col1, col2 … so the output shape stays an object either way.",
       }),
     ),
-    trimSpace: Type.Optional(Type.Boolean({ title: "Trim Leading Space", description: "Ignore space that follows a delimiter. Turn this on for a file written with ', ' between fields." })),
+    trimSpace: Type.Optional(
+      Type.Boolean({
+        title: "Trim Leading Space",
+        description: "Ignore space that follows a delimiter. Turn this on for a file written with ', ' between fields.",
+      }),
+    ),
     lazyQuotes: Type.Optional(
       Type.Boolean({
         title: "Tolerate Bad Quoting",
-        description: "Accept a bare quote inside an unquoted field instead of failing. Real exports contain them; the cost is that a genuinely malformed file decodes to something wrong rather than reporting itself.",
+        description:
+          "Accept a bare quote inside an unquoted field instead of failing. Real exports contain them; the cost is that a genuinely malformed file decodes to something wrong rather than reporting itself.",
       }),
     ),
     allowRagged: Type.Optional(
@@ -59,7 +80,9 @@ const Settings = Type.Object(
           "On: a field that parses as a number or as true/false becomes one, so a downstream $.restarts > 3 works. Off (default): every field stays a string. Leave it off when a column holds an identifier — 007 and 01234 do not survive inference.",
       }),
     ),
-    maxRows: Type.Optional(Type.Integer({ title: "Max Rows", description: "Ceiling on records from one file. Reaching it sets truncated.", default: DEFAULT_MAX_ROWS })),
+    maxRows: Type.Optional(
+      Type.Integer({ title: "Max Rows", description: "Ceiling on records from one file. Reaching it sets truncated.", default: DEFAULT_MAX_ROWS }),
+    ),
     rows: Type.Optional(
       mark(Type.Unknown({ $id: "Rows" }), {
         configurable: true,
@@ -86,7 +109,11 @@ const Response = Type.Object(
   {
     context: Type.Optional(mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context" })),
     rows: Type.Optional(
-      mark(Type.Unknown({ $id: "Rows" }), { configurable: true, title: "Rows", description: "One object per record. Wire through array_split so each row arrives as its own message." }),
+      mark(Type.Unknown({ $id: "Rows" }), {
+        configurable: true,
+        title: "Rows",
+        description: "One object per record. Wire through array_split so each row arrives as its own message.",
+      }),
     ),
     headers: Type.Optional(
       Type.Union([Type.Array(Type.String({ $id: "String" })), Type.Null()], {

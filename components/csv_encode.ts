@@ -13,13 +13,34 @@
  * Deliberate difference (docs/compatibility.md "encoding-module"): it answers agent-tool calls
  * (Go tags it `agent_tool` without implementing the capability).
  */
-import { compareGoStrings, contextField, defineComponent, fail, formatFloat, goQuote, goSprint, goTypeName, mark, source, stringEnum, target, TinyError, Type, writeGoCsv, type Static } from "tinyhost";
+import {
+  compareGoStrings,
+  contextField,
+  defineComponent,
+  fail,
+  formatFloat,
+  goQuote,
+  goSprint,
+  goTypeName,
+  mark,
+  source,
+  stringEnum,
+  target,
+  TinyError,
+  Type,
+  writeGoCsv,
+  type Static,
+} from "tinyhost";
 
 const DELIMITERS: Record<string, string> = { comma: ",", semicolon: ";", tab: "\t", pipe: "|" };
 
 const Settings = Type.Object(
   {
-    delimiter: stringEnum(["comma", "semicolon", "tab", "pipe"], { title: "Delimiter", default: "comma", enumTitles: ["Comma ,", "Semicolon ;", "Tab", "Pipe |"] }),
+    delimiter: stringEnum(["comma", "semicolon", "tab", "pipe"], {
+      title: "Delimiter",
+      default: "comma",
+      enumTitles: ["Comma ,", "Semicolon ;", "Tab", "Pipe |"],
+    }),
     columns: Type.Optional(
       Type.Union([Type.Array(Type.String({ $id: "String" })), Type.Null()], {
         title: "Columns",
@@ -28,7 +49,10 @@ const Settings = Type.Object(
       }),
     ),
     omitHeader: Type.Optional(
-      Type.Boolean({ title: "Omit The Header Row", description: "Off (default): the first line names the columns. On: rows only, for appending to a file that already has a header." }),
+      Type.Boolean({
+        title: "Omit The Header Row",
+        description: "Off (default): the first line names the columns. On: rows only, for appending to a file that already has a header.",
+      }),
     ),
     failOnMissing: Type.Optional(
       Type.Boolean({
@@ -47,7 +71,8 @@ const Request = Type.Object(
     context: Type.Optional(contextField("Passthrough, emitted with the encoded file.")),
     rows: Type.Union([Type.Array(Type.Unknown()), Type.Null()], {
       title: "Rows",
-      description: "The objects to write, one row each. Map an upstream array straight in: {{$.rows}}. Wire collect before this when the rows arrive one at a time.",
+      description:
+        "The objects to write, one row each. Map an upstream array straight in: {{$.rows}}. Wire collect before this when the rows arrive one at a time.",
     }),
   },
   { $id: "Request" },
@@ -57,7 +82,9 @@ const Response = Type.Object(
   {
     context: Type.Optional(mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context" })),
     encoded: Type.Optional(Type.String({ title: "CSV", description: "The encoded file, ready for an attachment, an object write or an HTTP body." })),
-    columns: Type.Optional(Type.Union([Type.Array(Type.String({ $id: "String" })), Type.Null()], { title: "Columns", description: "The columns written, in order." })),
+    columns: Type.Optional(
+      Type.Union([Type.Array(Type.String({ $id: "String" })), Type.Null()], { title: "Columns", description: "The columns written, in order." }),
+    ),
     count: Type.Optional(Type.Integer({ title: "Count", description: "Rows written, not counting the header." })),
   },
   { $id: "Response" },
@@ -98,7 +125,8 @@ export function encodeCsv(rows: readonly unknown[], settings: Settings): { encod
     records.push(
       columns.map((column) => {
         const present = Object.hasOwn(row, column);
-        if (!present && settings.failOnMissing) throw new CsvEncodeError(`row ${i} has no ${goQuote(column)} — an empty cell would read as a value it does not have`);
+        if (!present && settings.failOnMissing)
+          throw new CsvEncodeError(`row ${i} has no ${goQuote(column)} — an empty cell would read as a value it does not have`);
         return cell(present ? row[column] : null);
       }),
     );

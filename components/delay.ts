@@ -22,7 +22,10 @@ const In = Type.Object(
   { $id: "Request" },
 );
 
-const Out = Type.Object({ context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Passthrough — the message, unchanged" })) }, { $id: "OutMessage" });
+const Out = Type.Object(
+  { context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Passthrough — the message, unchanged" })) },
+  { $id: "OutMessage" },
+);
 
 export default defineComponent({
   info: {

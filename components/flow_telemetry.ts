@@ -51,10 +51,14 @@ const Settings = Type.Object(
 
 const Request = Type.Object(
   {
-    context: Type.Optional(mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Passed through to the result unchanged." })),
+    context: Type.Optional(
+      mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Passed through to the result unchanged." }),
+    ),
     project: Type.String({ title: "Project", description: "Project whose traces to read — the resource name, e.g. the one list_projects reports." }),
     flow: Type.Optional(Type.String({ title: "Flow", description: "Limit to one flow. Empty reads every flow in the project." })),
-    traceId: Type.Optional(Type.String({ title: "Trace ID", description: "Fetch this single trace's spans instead of a list. Use an id from a previous list result." })),
+    traceId: Type.Optional(
+      Type.String({ title: "Trace ID", description: "Fetch this single trace's spans instead of a list. Use an id from a previous list result." }),
+    ),
     lookbackMinutes: Type.Optional(Type.Integer({ title: "Lookback (minutes)", description: "How far back to look when listing. Defaults to 60." })),
     errorsOnly: Type.Optional(Type.Boolean({ title: "Errors Only", description: "List only traces that recorded at least one error." })),
   },
@@ -92,7 +96,10 @@ const Result = Type.Object(
     errorTraces: Type.Optional(Type.Integer({ title: "Error Traces", description: "Traces with at least one error among those scanned." })),
     scanned: Type.Optional(Type.Integer({ title: "Scanned", description: "Traces examined. Below total when the scan stopped early." })),
     truncated: Type.Optional(
-      Type.Boolean({ title: "Truncated", description: "True when the scan stopped before the end of the window — treat an empty result as inconclusive, and narrow the window or the flow." }),
+      Type.Boolean({
+        title: "Truncated",
+        description: "True when the scan stopped before the end of the window — treat an empty result as inconclusive, and narrow the window or the flow.",
+      }),
     ),
   },
   { $id: "Result" },
@@ -123,7 +130,13 @@ function resolveNamespace(self: TelemetrySelf): string {
 export async function scanTraces(
   page: (offset: number) => Promise<{ traces: TraceSummary[]; total: number }>,
   errorsOnly: boolean,
-): Promise<{ traces: { id: string; spans: number; errors: number; durationMs: number; startedAt: string }[]; total: number; errorTraces: number; scanned: number; truncated: boolean }> {
+): Promise<{
+  traces: { id: string; spans: number; errors: number; durationMs: number; startedAt: string }[];
+  total: number;
+  errorTraces: number;
+  scanned: number;
+  truncated: boolean;
+}> {
   const traces: { id: string; spans: number; errors: number; durationMs: number; startedAt: string }[] = [];
   const seen = new Set<string>();
   let errorTraces = 0;
@@ -142,7 +155,13 @@ export async function scanTraces(
       if (errorsOnly && t.errors === 0) continue;
       if (t.errors > 0) errorTraces++;
       if (traces.length >= MAX_TRACES) continue;
-      traces.push({ id: t.id, spans: t.spans, errors: t.errors, durationMs: Math.trunc(t.durationNs / 1e6), startedAt: formatRfc3339(new Date(Math.trunc(t.startUs / 1000)), "utc") });
+      traces.push({
+        id: t.id,
+        spans: t.spans,
+        errors: t.errors,
+        durationMs: Math.trunc(t.durationNs / 1e6),
+        startedAt: formatRfc3339(new Date(Math.trunc(t.startUs / 1000)), "utc"),
+      });
     }
     offset += res.traces.length;
     if (traces.length >= MAX_TRACES) {
@@ -190,7 +209,9 @@ export default defineComponent({
         truncated: false,
       },
     }),
-    ...(self.settings.enableErrorPort ? [source("error", ErrorMessageSchema, { label: "Error", position: "bottom", default: { error: "", retryable: false } })] : []),
+    ...(self.settings.enableErrorPort
+      ? [source("error", ErrorMessageSchema, { label: "Error", position: "bottom", default: { error: "", retryable: false } })]
+      : []),
   ],
   onClient(ctx, client) {
     ctx.self.moduleNamespace = client.namespace;
@@ -202,7 +223,8 @@ export default defineComponent({
   },
   async handle(ctx, output, _port, data) {
     const self = ctx.self;
-    const onError = (err: Error) => (self.settings.enableErrorPort ? output("error", omitEmpty(errorPayload(err, data.context), { interfaces: ["context"] })) : fail(err));
+    const onError = (err: Error) =>
+      self.settings.enableErrorPort ? output("error", omitEmpty(errorPayload(err, data.context), { interfaces: ["context"] })) : fail(err);
     if (data.project.trim() === "") return onError(permanent(new Error('project is required: field "project" is empty')));
     const client = new TraceStatsClient(self.address(self.settings, resolveNamespace(self)));
     try {
@@ -213,14 +235,23 @@ export default defineComponent({
         } catch (err) {
           return onError(retryable(new Error(`get trace ${data.traceId}: ${(err as Error).message}`, { cause: err })));
         }
-        return output("result", omitEmpty({ context: data.context, traces: [], spans: hops(spans), total: 0, errorTraces: 0, scanned: 0, truncated: false }, { interfaces: ["context"], values: ["spans"] }));
+        return output(
+          "result",
+          omitEmpty(
+            { context: data.context, traces: [], spans: hops(spans), total: 0, errorTraces: 0, scanned: 0, truncated: false },
+            { interfaces: ["context"], values: ["spans"] },
+          ),
+        );
       }
       const lookback = (data.lookbackMinutes ?? 0) > 0 ? data.lookbackMinutes! : DEFAULT_LOOKBACK_MINUTES;
       const end = new Date();
       const start = new Date(end.getTime() - lookback * 60_000);
       let scan: Awaited<ReturnType<typeof scanTraces>>;
       try {
-        scan = await scanTraces((offset) => client.getTraces({ project: data.project, flow: data.flow ?? "", start, end, offset }, CALL_DEADLINE_MS, ctx.signal), data.errorsOnly ?? false);
+        scan = await scanTraces(
+          (offset) => client.getTraces({ project: data.project, flow: data.flow ?? "", start, end, offset }, CALL_DEADLINE_MS, ctx.signal),
+          data.errorsOnly ?? false,
+        );
       } catch (err) {
         // An unreachable or busy collector is transient: a retry may well succeed.
         return onError(retryable(new Error(`list traces: ${(err as Error).message}`, { cause: err })));
@@ -235,6 +266,9 @@ export default defineComponent({
 /** One run's hops (Go `detail`): which port sent each, which received it (span attributes `from`, `to`). */
 function hops(spans: readonly TraceSpan[]) {
   return spans.map((s) =>
-    omitEmpty({ id: s.spanId, name: s.name, from: s.attributes.from ?? "", to: s.attributes.to ?? "", durationMs: Number((s.endNs - s.startNs) / 1_000_000n) }, { values: ["from", "to"] }),
+    omitEmpty(
+      { id: s.spanId, name: s.name, from: s.attributes.from ?? "", to: s.attributes.to ?? "", durationMs: Number((s.endNs - s.startNs) / 1_000_000n) },
+      { values: ["from", "to"] },
+    ),
   );
 }

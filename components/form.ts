@@ -14,7 +14,8 @@ import { defineComponent, mark, source, target, Type, type Emitter, type State }
 const RESULT_KEY = "result";
 const PREFILL_KEY = "prefill";
 
-const formField = (description?: string) => mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Form", ...(description ? { description } : {}) });
+const formField = (description?: string) =>
+  mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Form", ...(description ? { description } : {}) });
 
 const Settings = Type.Object(
   { context: formField('The form\'s fields. Author a custom schema (masked passwords via writeOnly + format:"password") for the fields a person fills.') },
@@ -37,7 +38,8 @@ const ResultMessage = Type.Object(
     prefill: Type.Optional(
       mark(Type.Unknown({ $id: "Context" }), {
         title: "Prefill",
-        description: "Optional values written back into the form's fields (e.g. the masked saved secret into a password field). Persisted; shown until the person edits or the flow overwrites.",
+        description:
+          "Optional values written back into the form's fields (e.g. the masked saved secret into a password field). Persisted; shown until the person edits or the flow overwrites.",
       }),
     ),
   },

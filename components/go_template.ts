@@ -35,10 +35,16 @@ const TemplateFile = Type.Object(
 
 const Settings = Type.Object(
   {
-    enableErrorPort: mark(Type.Boolean({ title: "Enable Error Port", description: "If error happen, error port will emit an error message" }), { tab: "Settings" }),
+    enableErrorPort: mark(Type.Boolean({ title: "Enable Error Port", description: "If error happen, error port will emit an error message" }), {
+      tab: "Settings",
+    }),
     templates: mark(Type.Union([Type.Array(TemplateFile), Type.Null()], { title: "Templates", minItems: 1, uniqueItems: true }), { tab: "Templates" }),
     partials: mark(
-      Type.Union([Type.Array(TemplateFile), Type.Null()], { title: "Partials", description: "All partials being loaded with each template", uniqueItems: true }),
+      Type.Union([Type.Array(TemplateFile), Type.Null()], {
+        title: "Partials",
+        description: "All partials being loaded with each template",
+        uniqueItems: true,
+      }),
       { tab: "Partials" },
     ),
   },
@@ -60,8 +66,16 @@ function templateField(names: readonly string[]) {
 function request(names: readonly string[]) {
   return Type.Object(
     {
-      context: Type.Optional(mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Arbitrary message to be send alongside with rendered content" })),
-      renderData: Type.Optional(mark(Type.Unknown({ $id: "RenderData" }), { configurable: true, title: "Render data", description: "Data being used to render the template" })),
+      context: Type.Optional(
+        mark(Type.Unknown({ $id: "Context" }), {
+          configurable: true,
+          title: "Context",
+          description: "Arbitrary message to be send alongside with rendered content",
+        }),
+      ),
+      renderData: Type.Optional(
+        mark(Type.Unknown({ $id: "RenderData" }), { configurable: true, title: "Render data", description: "Data being used to render the template" }),
+      ),
       template: templateField(names),
     },
     { $id: "Request" },
@@ -76,8 +90,8 @@ export const DEFAULT_SETTINGS: Settings = {
   enableErrorPort: false,
   templates: [
     { name: "home.html", content: '{{template "layout.html" .}}\n{{define "title"}}Welcome.{{end}}\n{{define "content"}}\nWelcome\n{{end}}' },
-    { name: "page1.html", content: "{{template \"layout.html\" .}}\n{{define \"title\"}} Page one.{{end}}\n{{define \"content\"}}\nI'm page 1\n{{end}}" },
-    { name: "page2.html", content: "{{template \"layout.html\" .}}\n{{define \"title\"}} Page 2 title {{end}}\n{{define \"content\"}}\nI'm page 2\n{{end}}" },
+    { name: "page1.html", content: '{{template "layout.html" .}}\n{{define "title"}} Page one.{{end}}\n{{define "content"}}\nI\'m page 1\n{{end}}' },
+    { name: "page2.html", content: '{{template "layout.html" .}}\n{{define "title"}} Page 2 title {{end}}\n{{define "content"}}\nI\'m page 2\n{{end}}' },
   ],
   partials: [
     {
@@ -85,8 +99,14 @@ export const DEFAULT_SETTINGS: Settings = {
       content:
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<title>{{block "title" .}}{{end}}</title>\n</head>\n<body>\n{{block "nav" . }}{{end}}\n<div style="padding:20px">\n{{block "content" .}}{{end}}\n</div>\n{{block "footer" .}}{{end}}\n</body>\n</html>',
     },
-    { name: "footer.html", content: '{{define "footer"}}\n<hr/>\n<div style="text-align:center">\n <p>&copy; {{now.UTC.Year}}</p>\n <p>{{builtWith}}</p>\n</div>\n{{end}}' },
-    { name: "nav.html", content: '{{define "nav"}}\n<div>\n <a href="/">Home page</a>\n <a href="/page1">Page1</a>\n <a href="/page2">Page2</a>\n</div>\n{{end}}' },
+    {
+      name: "footer.html",
+      content: '{{define "footer"}}\n<hr/>\n<div style="text-align:center">\n <p>&copy; {{now.UTC.Year}}</p>\n <p>{{builtWith}}</p>\n</div>\n{{end}}',
+    },
+    {
+      name: "nav.html",
+      content: '{{define "nav"}}\n<div>\n <a href="/">Home page</a>\n <a href="/page1">Page1</a>\n <a href="/page2">Page2</a>\n</div>\n{{end}}',
+    },
   ],
 };
 
@@ -160,4 +180,3 @@ export default defineComponent({
     return output("response", { context, content });
   },
 });
-

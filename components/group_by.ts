@@ -23,7 +23,12 @@ const In = Type.Object(
   {
     context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Arbitrary data passed through to output" })),
     items: Type.Union([Type.Array(Type.Unknown({ $id: "Item" })), Type.Null()], { configurable: true, title: "Items", description: "Array of items to group" }),
-    groupByPath: Type.String({ $id: "String", configurable: true, title: "Group By Path", description: "JSON path to group by (e.g., 'labels.app', 'namespace', 'kind')" }),
+    groupByPath: Type.String({
+      $id: "String",
+      configurable: true,
+      title: "Group By Path",
+      description: "JSON path to group by (e.g., 'labels.app', 'namespace', 'kind')",
+    }),
   },
   { $id: "InMessage" },
 );
@@ -57,7 +62,6 @@ function keyOf(item: unknown, path: readonly string[]): string {
   }
   return current === null || current === undefined ? "" : goSprint(current);
 }
-
 
 export default defineComponent({
   info: {

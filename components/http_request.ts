@@ -8,7 +8,21 @@
  * `enableErrorPort`, emit `{context, error, retryable, response}` on `error` and return its result.
  * TLS certificate details (`response.tls`) are not available under Bun and are never set.
  */
-import { contentTypeField, contextField, defineComponent, fail, HeaderSchema, HTTP_METHODS, isRetryable, performRequest, source, stringEnum, target, Type, type Static } from "tinyhost";
+import {
+  contentTypeField,
+  contextField,
+  defineComponent,
+  fail,
+  HeaderSchema,
+  HTTP_METHODS,
+  isRetryable,
+  performRequest,
+  source,
+  stringEnum,
+  target,
+  Type,
+  type Static,
+} from "tinyhost";
 
 /** Go `defaultMaxResponseBytes`: 10 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -38,7 +52,13 @@ const Request = Type.Object(
     method: stringEnum(HTTP_METHODS, { title: "Method", enumTitles: [...HTTP_METHODS], colSpan: "col-span-6" }),
     timeout: Type.Integer({ title: "Request Timeout", colSpan: "col-span-6" }),
     url: Type.String({ title: "URL", format: "uri" }),
-    bearerToken: Type.Optional(Type.String({ format: "password", title: "Bearer Token", description: "Sets the Authorization: Bearer header. Wins over basic auth if both are set; an explicit Authorization header below overrides either." })),
+    bearerToken: Type.Optional(
+      Type.String({
+        format: "password",
+        title: "Bearer Token",
+        description: "Sets the Authorization: Bearer header. Wins over basic auth if both are set; an explicit Authorization header below overrides either.",
+      }),
+    ),
     basicAuthUser: Type.Optional(Type.String({ title: "Basic Auth User", colSpan: "col-span-6" })),
     basicAuthPassword: Type.Optional(Type.String({ format: "password", title: "Basic Auth Password", colSpan: "col-span-6" })),
     headers: Type.Optional(Type.Union([Type.Array(HeaderSchema), Type.Null()], { title: "Headers" })),
@@ -48,16 +68,14 @@ const Request = Type.Object(
   { $id: "Request" },
 );
 
-const TLSInfo = Type.Object(
-  {
-    notAfter: Type.Optional(Type.String({ title: "Not After", description: "Certificate expiry date in RFC3339 format" })),
-    notBefore: Type.Optional(Type.String({ title: "Not Before", description: "Certificate start date in RFC3339 format" })),
-    issuer: Type.Optional(Type.String({ title: "Issuer" })),
-    subject: Type.Optional(Type.String({ title: "Subject" })),
-    dnsNames: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()], { title: "DNS Names" })),
-    daysUntilExpiry: Type.Optional(Type.Integer({ title: "Days Until Expiry" })),
-  },
-);
+const TLSInfo = Type.Object({
+  notAfter: Type.Optional(Type.String({ title: "Not After", description: "Certificate expiry date in RFC3339 format" })),
+  notBefore: Type.Optional(Type.String({ title: "Not Before", description: "Certificate start date in RFC3339 format" })),
+  issuer: Type.Optional(Type.String({ title: "Issuer" })),
+  subject: Type.Optional(Type.String({ title: "Subject" })),
+  dnsNames: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()], { title: "DNS Names" })),
+  daysUntilExpiry: Type.Optional(Type.Integer({ title: "Days Until Expiry" })),
+});
 
 /** Go `ResponseResponse`; `options` are the tags of the field holding it (`title`, `description`). */
 function responseResponse(options: { title?: string; description?: string } = {}) {
@@ -88,7 +106,8 @@ const ErrorOut = Type.Object(
     retryable: Type.Optional(
       Type.Boolean({
         title: "Retryable",
-        description: "True for network failures, 429 (rate limit), and 5xx responses — wire the error port into the retry component to retry these with backoff. False for 4xx (client errors won't get better on retry).",
+        description:
+          "True for network failures, 429 (rate limit), and 5xx responses — wire the error port into the retry component to retry these with backoff. False for 4xx (client errors won't get better on retry).",
       }),
     ),
     response: Type.Optional(responseResponse()),
@@ -153,4 +172,3 @@ export default defineComponent({
     return output("error", { context, error: outcome.error.message, retryable: isRetryable(outcome.error), response: outcome.response });
   },
 });
-

@@ -14,7 +14,27 @@
  * timeouts and error statuses). `stop` (enableStopPort) clears `http-start` then stops; onDestroy
  * stops and, on the leader, discloses the port.
  */
-import { contentTypeField, contextField, defineComponent, empty, fail, HeaderSchema, HTTP_METHODS, HttpListener, ok, source, stringEnum, target, Type, type ComponentLogger, type Emitter, type ModuleClient, type NodeUpdater, type Result, type Static } from "tinyhost";
+import {
+  contentTypeField,
+  contextField,
+  defineComponent,
+  empty,
+  fail,
+  HeaderSchema,
+  HTTP_METHODS,
+  HttpListener,
+  ok,
+  source,
+  stringEnum,
+  target,
+  Type,
+  type ComponentLogger,
+  type Emitter,
+  type ModuleClient,
+  type NodeUpdater,
+  type Result,
+  type Static,
+} from "tinyhost";
 
 /** Metadata key holding the JSON of the last Start config (the start intent). */
 export const METADATA_START = "http-start";
@@ -35,7 +55,9 @@ const Settings = Type.Object(
   {
     enableStatusPort: Type.Boolean({ title: "Enable status port", description: "Status port notifies when server is up or down" }),
     enableStopPort: Type.Boolean({ title: "Enable stop port", description: "Stop port stops the running server when it receives any message" }),
-    maxBodySize: Type.Optional(Type.Integer({ title: "Max Body Size (MB)", description: "Maximum request body size in megabytes. 0 means use default (10MB)." })),
+    maxBodySize: Type.Optional(
+      Type.Integer({ title: "Max Body Size (MB)", description: "Maximum request body size in megabytes. 0 means use default (10MB)." }),
+    ),
   },
   { $id: "Settings" },
 );
@@ -49,14 +71,28 @@ const Start = Type.Object(
     hostnames: Type.Optional(Strings({ title: "Hostnames", description: "List of virtual host this server should be bound to." })),
     readTimeout: Type.Integer({
       title: "Read Timeout",
-      description: "Read timeout is the maximum duration for reading the entire request in seconds, including the body. A zero or negative value means there will be no timeout.",
+      description:
+        "Read timeout is the maximum duration for reading the entire request in seconds, including the body. A zero or negative value means there will be no timeout.",
     }),
     writeTimeout: Type.Integer({
       title: "Write Timeout",
-      description: "Write timeout is the maximum duration before timing out writes of the response in seconds. It is reset whenever a new request's header is read.",
+      description:
+        "Write timeout is the maximum duration before timing out writes of the response in seconds. It is reset whenever a new request's header is read.",
     }),
-    tlsCert: Type.Optional(Type.String({ title: "TLS Certificate", description: "PEM or base64-encoded PEM certificate for HTTPS. Leave empty for plain HTTP.", format: "textarea" })),
-    tlsKey: Type.Optional(Type.String({ title: "TLS Private Key", description: "PEM or base64-encoded PEM private key for HTTPS. Leave empty for plain HTTP.", format: "textarea" })),
+    tlsCert: Type.Optional(
+      Type.String({
+        title: "TLS Certificate",
+        description: "PEM or base64-encoded PEM certificate for HTTPS. Leave empty for plain HTTP.",
+        format: "textarea",
+      }),
+    ),
+    tlsKey: Type.Optional(
+      Type.String({
+        title: "TLS Private Key",
+        description: "PEM or base64-encoded PEM private key for HTTPS. Leave empty for plain HTTP.",
+        format: "textarea",
+      }),
+    ),
   },
   { $id: "Start" },
 );
@@ -65,8 +101,16 @@ const RequestOut = Type.Object(
   {
     context: Type.Optional(Type.Unknown({ $id: "StartContext" })),
     path: Type.String({ title: "Path", description: "Request path with no query string, e.g. /hooks/github. Branch on this, not on requestURI." }),
-    pathSegments: Type.Optional(Strings({ title: "Path Segments", description: "Path split on '/', empty parts dropped: /hooks/github gives [hooks, github]. Read one with $.pathSegments[0]." })),
-    requestURI: Type.String({ title: "Request URI", description: "Full target including the query string. Use path to route; use this only when you need the raw line." }),
+    pathSegments: Type.Optional(
+      Strings({
+        title: "Path Segments",
+        description: "Path split on '/', empty parts dropped: /hooks/github gives [hooks, github]. Read one with $.pathSegments[0].",
+      }),
+    ),
+    requestURI: Type.String({
+      title: "Request URI",
+      description: "Full target including the query string. Use path to route; use this only when you need the raw line.",
+    }),
     requestParams: Type.Union([Type.Record(Type.String(), Type.Union([Type.Array(Type.String()), Type.Null()])), Type.Null()], { $id: "Values" }),
     host: Type.String(),
     method: stringEnum(HTTP_METHODS, { title: "Method", enumTitles: [...HTTP_METHODS] }),
@@ -98,7 +142,10 @@ const Control = Type.Object(
   { $id: "Control" },
 );
 /** Go `Stop`: any object (or null) stops the server; the context is ignored. */
-const Stop = Type.Object({ context: Type.Optional(contextField("Ignored — any message on this port stops the server", { $id: "StartContext" })) }, { $id: "Stop" });
+const Stop = Type.Object(
+  { context: Type.Optional(contextField("Ignored — any message on this port stops the server", { $id: "StartContext" })) },
+  { $id: "Stop" },
+);
 const Status = Type.Object(
   {
     context: Type.Optional(Type.Unknown({ $id: "StartContext", title: "Context" })),
@@ -109,7 +156,19 @@ const Status = Type.Object(
 );
 
 /** Go's zero `Request` as it marshals (nil slice and map → null); only ever published, never validated. */
-const REQUEST_ZERO = { context: null, path: "", pathSegments: null, requestURI: "", requestParams: null, host: "", method: "", realIP: "", body: "", scheme: "", podName: "" } as unknown as Static<typeof RequestOut>;
+const REQUEST_ZERO = {
+  context: null,
+  path: "",
+  pathSegments: null,
+  requestURI: "",
+  requestParams: null,
+  host: "",
+  method: "",
+  realIP: "",
+  body: "",
+  scheme: "",
+  podName: "",
+} as unknown as Static<typeof RequestOut>;
 
 // ---- state --------------------------------------------------------------------------------------
 
@@ -402,7 +461,13 @@ export default defineComponent({
     target("start", Start, { label: "Start", position: "left", default: startJSON(self.start) }),
     ...(self.settings.enableStopPort ? [target("stop", Stop, { label: "Stop", position: "left", default: {} })] : []),
     ...(self.settings.enableStatusPort
-      ? [source("status", Status, { label: "Status", position: "bottom", default: { context: null, listenAddr: self.publicAddr, isRunning: self.running !== undefined } })]
+      ? [
+          source("status", Status, {
+            label: "Status",
+            position: "bottom",
+            default: { context: null, listenAddr: self.publicAddr, isRunning: self.running !== undefined },
+          }),
+        ]
       : []),
   ],
   onClient(ctx, client) {
@@ -456,7 +521,11 @@ export default defineComponent({
 });
 
 /** The `stop` and `start` ports (and an unknown port's failure). */
-async function handleControl(ctx: { self: ServerSelf; log: ComponentLogger; signal: AbortSignal; nodeSignal: AbortSignal; isLeader: boolean }, port: string, data: unknown): Promise<Result> {
+async function handleControl(
+  ctx: { self: ServerSelf; log: ComponentLogger; signal: AbortSignal; nodeSignal: AbortSignal; isLeader: boolean },
+  port: string,
+  data: unknown,
+): Promise<Result> {
   const self = ctx.self;
   self.log ??= ctx.log;
   if (port === "stop") {

@@ -19,7 +19,10 @@ const CONFIG_KEY = "config";
 const Settings = Type.Object(
   {
     configRequired: Type.Optional(
-      Type.Boolean({ title: "Config Required", description: "When enabled, messages arriving before config is set are sent to the error port instead of output" }),
+      Type.Boolean({
+        title: "Config Required",
+        description: "When enabled, messages arriving before config is set are sent to the error port instead of output",
+      }),
     ),
   },
   { $id: "Settings" },

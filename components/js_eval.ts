@@ -14,7 +14,22 @@
  * is stopped. Differences from Go (URL imports, module state after a stopped call, rejections
  * with the error port): docs/compatibility.md "js_eval".
  */
-import { contextField, defineComponent, fail, MAIN_MODULE, mark, ScriptError, source, startScript, target, loadTimeoutMsOf, timeoutMsOf, Type, type ScriptSandbox, type Static } from "tinyhost";
+import {
+  contextField,
+  defineComponent,
+  fail,
+  MAIN_MODULE,
+  mark,
+  ScriptError,
+  source,
+  startScript,
+  target,
+  loadTimeoutMsOf,
+  timeoutMsOf,
+  Type,
+  type ScriptSandbox,
+  type Static,
+} from "tinyhost";
 
 const SCRIPT_HELP = "Full ECMAScript 5.1 support. Experimental ESM support. Please CDN only ESM modules";
 
@@ -31,7 +46,9 @@ const ScriptFile = (id: string) =>
 /** `_settings` as the editor shows it (Go `Settings` with its tags). */
 const SettingsPublished = Type.Object(
   {
-    enableErrorPort: mark(Type.Boolean({ title: "Enable Error Port", description: "If error happen, error port will emit an error message" }), { tab: "Settings" }),
+    enableErrorPort: mark(Type.Boolean({ title: "Enable Error Port", description: "If error happen, error port will emit an error message" }), {
+      tab: "Settings",
+    }),
     inputData: Type.Optional(
       mark(Type.Unknown(), {
         configurable: true,
@@ -48,9 +65,23 @@ const SettingsPublished = Type.Object(
       tab: "Settings",
     }),
     script: mark(ScriptFile("Script"), { title: "Script", description: SCRIPT_HELP, tab: "Main script" }),
-    modules: mark(Type.Array(ScriptFile("ScriptItem"), { title: "Modules", description: "Full ECMAScript 5.1 support. Experimental ESM support. Please CDN only ESM modules.", uniqueItems: true }), { tab: "Includes" }),
+    modules: mark(
+      Type.Array(ScriptFile("ScriptItem"), {
+        title: "Modules",
+        description: "Full ECMAScript 5.1 support. Experimental ESM support. Please CDN only ESM modules.",
+        uniqueItems: true,
+      }),
+      { tab: "Includes" },
+    ),
     timeoutSeconds: Type.Optional(
-      mark(Type.Integer({ title: "Timeout (seconds)", description: "Wall-clock cap for one invocation; a script that exceeds it (e.g. an accidental infinite loop) is interrupted and fails the hop. 0 = default 30." }), { tab: "Settings" }),
+      mark(
+        Type.Integer({
+          title: "Timeout (seconds)",
+          description:
+            "Wall-clock cap for one invocation; a script that exceeds it (e.g. an accidental infinite loop) is interrupted and fails the hop. 0 = default 30.",
+        }),
+        { tab: "Settings" },
+      ),
     ),
   },
   { $id: "Settings" },
@@ -135,7 +166,11 @@ export default defineComponent({
   ports: (self) => [
     // Go's configuration is `Request{InputData: settings.InputData}` with `omitempty` on both
     // fields: `{}` until the settings carry an inputData example.
-    target("request", RequestPublished, { label: "Request", position: "left", default: self.settings.inputData === null ? {} : { inputData: self.settings.inputData } }),
+    target("request", RequestPublished, {
+      label: "Request",
+      position: "left",
+      default: self.settings.inputData === null ? {} : { inputData: self.settings.inputData },
+    }),
     source("response", Response, { label: "Response", position: "right", default: { context: null, outputData: self.settings.outputData } }),
     target("_settings", SettingsPublished, { label: "Settings", default: self.settings }),
     ...(self.settings.enableErrorPort ? [source("error", ErrorOut, { label: "Error", position: "bottom", default: { context: null, error: "" } })] : []),
@@ -184,7 +219,11 @@ export default defineComponent({
   },
 });
 
-function logLine(log: { debug(o: object, m?: string): void; info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void }, level: string, text: string): void {
+function logLine(
+  log: { debug(o: object, m?: string): void; info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void },
+  level: string,
+  text: string,
+): void {
   const fn = level === "error" ? log.error : level === "warn" ? log.warn : level === "debug" ? log.debug : log.info;
   fn.call(log, { script: true }, text);
 }

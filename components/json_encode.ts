@@ -17,7 +17,13 @@ type Settings = Static<typeof Settings>;
 
 const Request = Type.Object(
   {
-    context: Type.Optional(mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Arbitrary message to be send alongside with encoded message" })),
+    context: Type.Optional(
+      mark(Type.Unknown({ $id: "Context" }), {
+        configurable: true,
+        title: "Context",
+        description: "Arbitrary message to be send alongside with encoded message",
+      }),
+    ),
     document: unnamed(mark(Type.Unknown(), { configurable: true, title: "Input object", description: "" })), // Go `any` field: inline
   },
   { $id: "Request" },

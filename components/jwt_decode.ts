@@ -11,7 +11,21 @@
  * is expired`, a key that does not parse (`parse RSA public key: …`), an unknown method — fail the
  * hop or, with `enableErrorPort`, go to `error` `{context, error}`.
  */
-import { defineComponent, fail, GoJwtError, jwtClaimsSchema, jwtSigningMethodField, mark, source, target, toPlatformSchema, Type, verifyGoJwt, withGoClaimsDef, type Static } from "tinyhost";
+import {
+  defineComponent,
+  fail,
+  GoJwtError,
+  jwtClaimsSchema,
+  jwtSigningMethodField,
+  mark,
+  source,
+  target,
+  toPlatformSchema,
+  Type,
+  verifyGoJwt,
+  withGoClaimsDef,
+  type Static,
+} from "tinyhost";
 
 const Settings = Type.Object(
   { enableErrorPort: Type.Boolean({ title: "Enable Error Port", description: "If error happens, error port will emit an error message" }) },
@@ -46,7 +60,12 @@ export default defineComponent({
   state: () => ({ settings: { enableErrorPort: false } as Settings }),
   ports: (self) => [
     target("request", Request, { label: "In", position: "left", default: { context: null, signingMethod: "HS256", token: "", key: "" } }),
-    source("response", Response, { label: "Out", position: "right", default: RESPONSE_DEFAULT, rawSchema: withGoClaimsDef(toPlatformSchema(Response, RESPONSE_DEFAULT), "Claims", false) }),
+    source("response", Response, {
+      label: "Out",
+      position: "right",
+      default: RESPONSE_DEFAULT,
+      rawSchema: withGoClaimsDef(toPlatformSchema(Response, RESPONSE_DEFAULT), "Claims", false),
+    }),
     target("_settings", Settings, { label: "Settings", default: self.settings }),
     ...(self.settings.enableErrorPort ? [source("error", ErrorOut, { label: "Error", position: "bottom", default: { context: null, error: "" } })] : []),
   ],

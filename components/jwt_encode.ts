@@ -14,7 +14,21 @@
  * reported (`invalid key: Key must be a PEM encoded PKCS1 or PKCS8 key`, `key is not a valid RSA
  * private key`); Go drops the parse error and signs with a nil key, which crashes its handler.
  */
-import { defineComponent, fail, GoJwtError, jwtClaimsSchema, jwtSigningMethodField, mark, signGoJwt, source, target, toPlatformSchema, Type, withGoClaimsDef, type Static } from "tinyhost";
+import {
+  defineComponent,
+  fail,
+  GoJwtError,
+  jwtClaimsSchema,
+  jwtSigningMethodField,
+  mark,
+  signGoJwt,
+  source,
+  target,
+  toPlatformSchema,
+  Type,
+  withGoClaimsDef,
+  type Static,
+} from "tinyhost";
 
 const Settings = Type.Object(
   { enableErrorPort: Type.Boolean({ title: "Enable Error Port", description: "If error happen, error port will emit an error message" }) },
@@ -22,7 +36,8 @@ const Settings = Type.Object(
 );
 type Settings = Static<typeof Settings>;
 
-const context = () => mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Arbitrary message to be send alongside with encoded message" });
+const context = () =>
+  mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Arbitrary message to be send alongside with encoded message" });
 const key = () => Type.String({ title: "Private Key", description: "Plain text or PEM formatted private key", format: "textarea" });
 
 /** What `request` publishes (Go `Request`). */
@@ -56,7 +71,12 @@ export default defineComponent({
   info: { name: "jwt_encode", description: "JWT Encoder", info: "Generates JWT token", tags: ["jwt"] },
   state: () => ({ settings: { enableErrorPort: false } as Settings }),
   ports: (self) => [
-    target("request", Request, { label: "In", position: "left", default: REQUEST_DEFAULT, rawSchema: withGoClaimsDef(toPlatformSchema(RequestPublished, REQUEST_DEFAULT), "Mapclaims", true) }),
+    target("request", Request, {
+      label: "In",
+      position: "left",
+      default: REQUEST_DEFAULT,
+      rawSchema: withGoClaimsDef(toPlatformSchema(RequestPublished, REQUEST_DEFAULT), "Mapclaims", true),
+    }),
     source("response", Response, { label: "Out", position: "right", default: { context: null, token: "" } }),
     target("_settings", Settings, { label: "Settings", default: self.settings }),
     ...(self.settings.enableErrorPort ? [source("error", ErrorOut, { label: "Error", position: "bottom", default: { context: null, error: "" } })] : []),

@@ -86,8 +86,10 @@ const Settings = Type.Object(
   { $id: "Settings" },
 );
 
-const StoreContext = (configurable: boolean) => Type.Optional(Type.Unknown({ $id: "StoreContext", title: "Context", ...(configurable ? { configurable: true } : {}) }));
-const QueryContext = (configurable: boolean) => Type.Optional(Type.Unknown({ $id: "QueryContext", title: "Context", ...(configurable ? { configurable: true } : {}) }));
+const StoreContext = (configurable: boolean) =>
+  Type.Optional(Type.Unknown({ $id: "StoreContext", title: "Context", ...(configurable ? { configurable: true } : {}) }));
+const QueryContext = (configurable: boolean) =>
+  Type.Optional(Type.Unknown({ $id: "QueryContext", title: "Context", ...(configurable ? { configurable: true } : {}) }));
 
 const storeRequestFields = {
   context: StoreContext(true),
@@ -177,7 +179,6 @@ function publish(port: string, schema: TSchema, value: unknown): PlatformSchema 
   return out;
 }
 
-
 const dec = new TextDecoder();
 
 /** A stored record as a document, or undefined when it is not a JSON object (Go: Unmarshal into the map fails). */
@@ -230,7 +231,9 @@ export default defineComponent({
       target("store", StoreRequest, { label: "Store", position: "left", default: defaults.store, rawSchema: raw("store") }),
       target("query", QueryRequest, { label: "Query", position: "left", default: { query: "$.status == 'DOWN'" } }),
       source("query_result", QueryResult, { label: "Query Result", position: "right", default: defaults.query_result, rawSchema: raw("query_result") }),
-      ...(s.enableStoreAckPort ? [source("store_ack", StoreAck, { label: "Store Ack", position: "right", default: defaults.store_ack, rawSchema: raw("store_ack") })] : []),
+      ...(s.enableStoreAckPort
+        ? [source("store_ack", StoreAck, { label: "Store Ack", position: "right", default: defaults.store_ack, rawSchema: raw("store_ack") })]
+        : []),
     ];
   },
   async onState(ctx, state) {
@@ -331,7 +334,10 @@ export default defineComponent({
       if (!refused) return undefined;
       const reason = refused.reason as Error & { code?: string };
       if (reason.code === "STATE_TOO_LARGE") {
-        return new KvStoreError(`state budget exhausted: the node's total state is capped at ~900KB; store smaller records or lower maxRecords: ${reason.message}`, { cause: reason });
+        return new KvStoreError(
+          `state budget exhausted: the node's total state is capped at ~900KB; store smaller records or lower maxRecords: ${reason.message}`,
+          { cause: reason },
+        );
       }
       return new KvStoreError(`state.Set: ${reason.message}`, { cause: reason });
     });
@@ -339,6 +345,12 @@ export default defineComponent({
     self.records = await countRecords(state);
     void output("_control");
     if (!enableStoreAckPort) return;
-    return output("store_ack", omitEmpty({ context: data.context, request: omitEmpty({ context: data.context, operation: data.operation, document }, OMIT_CONTEXT) as typeof data }, OMIT_CONTEXT));
+    return output(
+      "store_ack",
+      omitEmpty(
+        { context: data.context, request: omitEmpty({ context: data.context, operation: data.operation, document }, OMIT_CONTEXT) as typeof data },
+        OMIT_CONTEXT,
+      ),
+    );
   },
 });

@@ -47,12 +47,29 @@ const Settings = queryApiSettingsSchema({
 
 const Request = Type.Object(
   {
-    context: Type.Optional(mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Passed through to the result unchanged." })),
-    query: Type.String({ title: "LogQL", format: "textarea", description: 'LogQL selector, e.g. {namespace="prod"} |= "error". A stream selector in braces is mandatory — Loki rejects a bare search.' }),
+    context: Type.Optional(
+      mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Passed through to the result unchanged." }),
+    ),
+    query: Type.String({
+      title: "LogQL",
+      format: "textarea",
+      description: 'LogQL selector, e.g. {namespace="prod"} |= "error". A stream selector in braces is mandatory — Loki rejects a bare search.',
+    }),
     rangeMinutes: Type.Optional(Type.Integer({ title: "Range (minutes)", description: "Window to search. Defaults to 60." })),
     limit: Type.Optional(Type.Integer({ title: "Limit", description: "Maximum log lines. Capped at 500." })),
-    token: Type.Optional(Type.String({ format: "password", title: "Bearer Token", description: "Carried per-request from the trigger widget the user fills, so the credential is not stored in the flow." })),
-    username: Type.Optional(Type.String({ title: "Username", description: "For backends using basic auth (Grafana Cloud uses the instance id here, with the token as the password)." })),
+    token: Type.Optional(
+      Type.String({
+        format: "password",
+        title: "Bearer Token",
+        description: "Carried per-request from the trigger widget the user fills, so the credential is not stored in the flow.",
+      }),
+    ),
+    username: Type.Optional(
+      Type.String({
+        title: "Username",
+        description: "For backends using basic auth (Grafana Cloud uses the instance id here, with the token as the password).",
+      }),
+    ),
   },
   { $id: "Request" },
 );
@@ -72,7 +89,11 @@ const Result = Type.Object(
     entries: Type.Optional(Type.Array(Entry, { title: "Entries", description: "Matching lines, newest first." })),
     count: Type.Optional(Type.Integer({ title: "Count" })),
     truncated: Type.Optional(
-      Type.Boolean({ title: "Truncated", description: "True when the query matched more lines than were returned — narrow the window or the selector before concluding anything from the sample." }),
+      Type.Boolean({
+        title: "Truncated",
+        description:
+          "True when the query matched more lines than were returned — narrow the window or the selector before concluding anything from the sample.",
+      }),
     ),
   },
   { $id: "Result" },
@@ -102,10 +123,15 @@ export function parseEntries(body: string): EntryOut[] {
   } catch (err) {
     throw permanent(new Error(`loki returned a body that is not JSON: ${(err as Error).message}`));
   }
-  if (doc?.status !== undefined && doc.status !== "" && doc.status !== "success") throw permanent(new Error(`loki error: ${typeof doc.error === "string" ? doc.error : JSON.stringify(doc.status)}`));
+  if (doc?.status !== undefined && doc.status !== "" && doc.status !== "success")
+    throw permanent(new Error(`loki error: ${typeof doc.error === "string" ? doc.error : JSON.stringify(doc.status)}`));
   const type = doc?.data?.resultType;
   if (type === "matrix" || type === "vector" || type === "scalar") {
-    throw permanent(new Error(`loki returned a ${type} result: this is a metric query; logql_query reads log lines (a stream selector with filters), promql_query reads metrics`));
+    throw permanent(
+      new Error(
+        `loki returned a ${type} result: this is a metric query; logql_query reads log lines (a stream selector with filters), promql_query reads metrics`,
+      ),
+    );
   }
   const lines: { ns: bigint; entry: EntryOut }[] = [];
   for (const stream of (Array.isArray(doc?.data?.result) ? doc.data.result : []) as { stream?: Record<string, string> | null; values?: unknown }[]) {
@@ -147,22 +173,33 @@ export default defineComponent({
   },
   state: (): { settings: QueryApiSettings } => ({ settings: { baseURL: "", orgID: "", headers: [], timeoutSeconds: 30, enableErrorPort: false } }),
   ports: (self) => [
-    target("_settings", Settings, { label: "Settings", position: "top", default: omitEmpty(self.settings, { values: ["orgID", "headers"] }) as QueryApiSettings }),
+    target("_settings", Settings, {
+      label: "Settings",
+      position: "top",
+      default: omitEmpty(self.settings, { values: ["orgID", "headers"] }) as QueryApiSettings,
+    }),
     target("request", Request, { label: "Request", position: "left", default: { query: "" } }),
     // A concrete example, so an edge reading $.entries[0].line checks when the flow is built.
     source("result", Result, {
       label: "Result",
       position: "right",
-      default: { entries: [{ at: "2026-07-30T00:00:00Z", line: "example log line", labels: { namespace: "prod", pod: "example-pod" } }], count: 1, truncated: false },
+      default: {
+        entries: [{ at: "2026-07-30T00:00:00Z", line: "example log line", labels: { namespace: "prod", pod: "example-pod" } }],
+        count: 1,
+        truncated: false,
+      },
     }),
-    ...(self.settings.enableErrorPort ? [source("error", ErrorMessageSchema, { label: "Error", position: "bottom", default: { error: "", retryable: false } })] : []),
+    ...(self.settings.enableErrorPort
+      ? [source("error", ErrorMessageSchema, { label: "Error", position: "bottom", default: { error: "", retryable: false } })]
+      : []),
   ],
   onSettings(ctx, s) {
     ctx.self.settings = checkQueryApiSettings(s);
   },
   async handle(ctx, output, _port, data) {
     const set = ctx.self.settings;
-    const toErrorPort = (err: Error) => (set.enableErrorPort ? output("error", omitEmpty(errorPayload(err, data.context), { interfaces: ["context"] })) : fail(err));
+    const toErrorPort = (err: Error) =>
+      set.enableErrorPort ? output("error", omitEmpty(errorPayload(err, data.context), { interfaces: ["context"] })) : fail(err);
     if (data.query.trim() === "") return toErrorPort(permanent(new Error('query is required: field "query" is empty')));
     if (set.baseURL.trim() === "") return toErrorPort(permanent(new Error('base URL is required: settings field "baseURL" is empty')));
     const limit = (data.limit ?? 0) <= 0 || data.limit! > MAX_ENTRIES ? MAX_ENTRIES : data.limit!;
@@ -170,11 +207,28 @@ export default defineComponent({
     const url = queryRangeUrl(set.baseURL, data.query, range, limit, Date.now());
     let entries: EntryOut[];
     try {
-      entries = parseEntries(await callQueryApi(set, { method: "GET", url, token: data.token ?? "", username: data.username ?? "", backend: "loki", transportPrefix: "query loki", maxBodyBytes: MAX_BODY_BYTES }, ctx.signal));
+      entries = parseEntries(
+        await callQueryApi(
+          set,
+          {
+            method: "GET",
+            url,
+            token: data.token ?? "",
+            username: data.username ?? "",
+            backend: "loki",
+            transportPrefix: "query loki",
+            maxBodyBytes: MAX_BODY_BYTES,
+          },
+          ctx.signal,
+        ),
+      );
     } catch (err) {
       return toErrorPort(err as Error);
     }
     // Reaching the limit means the window may hold more: the sample is not the whole picture.
-    return output("result", omitEmpty({ context: data.context, entries, count: entries.length, truncated: entries.length >= limit }, { interfaces: ["context"] }));
+    return output(
+      "result",
+      omitEmpty({ context: data.context, entries, count: entries.length, truncated: entries.length >= limit }, { interfaces: ["context"] }),
+    );
   },
 });

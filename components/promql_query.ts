@@ -41,18 +41,40 @@ const MAX_POINTS = 500;
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 const Settings = queryApiSettingsSchema({
-  baseURL: "Root of the metrics API, e.g. http://prometheus-server.monitoring.svc.cluster.local or https://prometheus-prod-01.grafana.net/api/prom. The /api/v1 path is appended.",
+  baseURL:
+    "Root of the metrics API, e.g. http://prometheus-server.monitoring.svc.cluster.local or https://prometheus-prod-01.grafana.net/api/prom. The /api/v1 path is appended.",
   orgID: "Tenant header for multi-tenant backends (Mimir, Grafana Cloud, Cortex). Leave empty for a single-tenant Prometheus.",
 });
 
 const Request = Type.Object(
   {
-    context: Type.Optional(mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Passed through to the result unchanged." })),
-    query: Type.String({ title: "PromQL", format: "textarea", description: "PromQL expression, e.g. sum(rate(container_cpu_usage_seconds_total[5m])) by (pod)." }),
-    rangeMinutes: Type.Optional(Type.Integer({ title: "Range (minutes)", description: "Query over a window instead of at an instant. Empty or 0 evaluates once, now." })),
-    stepSeconds: Type.Optional(Type.Integer({ title: "Step (seconds)", description: "Resolution of a range query. Defaults to a step that keeps the series under 500 points." })),
-    token: Type.Optional(Type.String({ format: "password", title: "Bearer Token", description: "Carried per-request from the trigger widget the user fills, so the credential is not stored in the flow." })),
-    username: Type.Optional(Type.String({ title: "Username", description: "For backends using basic auth (Grafana Cloud uses the instance id here, with the token as the password)." })),
+    context: Type.Optional(
+      mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Passed through to the result unchanged." }),
+    ),
+    query: Type.String({
+      title: "PromQL",
+      format: "textarea",
+      description: "PromQL expression, e.g. sum(rate(container_cpu_usage_seconds_total[5m])) by (pod).",
+    }),
+    rangeMinutes: Type.Optional(
+      Type.Integer({ title: "Range (minutes)", description: "Query over a window instead of at an instant. Empty or 0 evaluates once, now." }),
+    ),
+    stepSeconds: Type.Optional(
+      Type.Integer({ title: "Step (seconds)", description: "Resolution of a range query. Defaults to a step that keeps the series under 500 points." }),
+    ),
+    token: Type.Optional(
+      Type.String({
+        format: "password",
+        title: "Bearer Token",
+        description: "Carried per-request from the trigger widget the user fills, so the credential is not stored in the flow.",
+      }),
+    ),
+    username: Type.Optional(
+      Type.String({
+        title: "Username",
+        description: "For backends using basic auth (Grafana Cloud uses the instance id here, with the token as the password).",
+      }),
+    ),
   },
   { $id: "Request" },
 );
@@ -68,7 +90,9 @@ const Point = Type.Object(
 const Series = Type.Object(
   {
     labels: Type.Optional(Type.Record(Type.String(), Type.String(), { title: "Labels" })),
-    value: Type.Optional(Type.Union([Type.Number(), Type.Null()], { title: "Value", description: "Latest sample. For a range query this is the most recent point." })),
+    value: Type.Optional(
+      Type.Union([Type.Number(), Type.Null()], { title: "Value", description: "Latest sample. For a range query this is the most recent point." }),
+    ),
     points: Type.Optional(Type.Array(Point, { title: "Points", description: "Samples over the window, oldest first. Empty for an instant query." })),
   },
   { $id: "Series" },
@@ -120,7 +144,8 @@ export function parseSeries(body: string): { series: SeriesOut[]; truncated: boo
     throw permanent(new Error(`metrics API returned a body that is not JSON: ${(err as Error).message}`));
   }
   // The API answers 200 with status "error" for some failures: the HTTP code alone is not enough.
-  if (doc?.status !== undefined && doc.status !== "" && doc.status !== "success") throw permanent(new Error(`metrics API error: ${typeof doc.error === "string" ? doc.error : ""}`));
+  if (doc?.status !== undefined && doc.status !== "" && doc.status !== "success")
+    throw permanent(new Error(`metrics API error: ${typeof doc.error === "string" ? doc.error : ""}`));
   const data = doc?.data ?? {};
   if (data.resultType === "scalar" || data.resultType === "string") {
     return { series: [{ labels: {}, value: Array.isArray(data.result) ? sampleValue(data.result[1]) : 0 }], truncated: false };
@@ -150,7 +175,11 @@ export function parseSeries(body: string): { series: SeriesOut[]; truncated: boo
 }
 
 /** The endpoint and form of a request (Go `buildQuery`): instant, or a range ending now. */
-export function buildQuery(baseURL: string, req: { query: string; rangeMinutes: number; stepSeconds: number }, now: number): { url: string; form: URLSearchParams } {
+export function buildQuery(
+  baseURL: string,
+  req: { query: string; rangeMinutes: number; stepSeconds: number },
+  now: number,
+): { url: string; form: URLSearchParams } {
   const base = baseURL.endsWith("/") ? baseURL.slice(0, -1) : baseURL;
   const form = new URLSearchParams({ query: req.query });
   if (req.rangeMinutes <= 0) return { url: `${base}/api/v1/query`, form };
@@ -175,7 +204,11 @@ export default defineComponent({
   },
   state: (): { settings: QueryApiSettings } => ({ settings: { baseURL: "", orgID: "", headers: [], timeoutSeconds: 30, enableErrorPort: false } }),
   ports: (self) => [
-    target("_settings", Settings, { label: "Settings", position: "top", default: omitEmpty(self.settings, { values: ["orgID", "headers"] }) as QueryApiSettings }),
+    target("_settings", Settings, {
+      label: "Settings",
+      position: "top",
+      default: omitEmpty(self.settings, { values: ["orgID", "headers"] }) as QueryApiSettings,
+    }),
     target("request", Request, { label: "Request", position: "left", default: { query: "" } }),
     // A concrete example, so an edge reading $.series[0].value checks when the flow is built.
     source("result", Result, {
@@ -183,25 +216,40 @@ export default defineComponent({
       position: "right",
       default: { series: [{ labels: { pod: "example-pod" }, value: 0.42, points: [{ at: "2026-07-30T00:00:00Z", value: 0.42 }] }], count: 1, truncated: false },
     }),
-    ...(self.settings.enableErrorPort ? [source("error", ErrorMessageSchema, { label: "Error", position: "bottom", default: { error: "", retryable: false } })] : []),
+    ...(self.settings.enableErrorPort
+      ? [source("error", ErrorMessageSchema, { label: "Error", position: "bottom", default: { error: "", retryable: false } })]
+      : []),
   ],
   onSettings(ctx, s) {
     ctx.self.settings = checkQueryApiSettings(s);
   },
   async handle(ctx, output, _port, data) {
     const set = ctx.self.settings;
-    const failWith = (err: Error) => (set.enableErrorPort ? output("error", omitEmpty(errorPayload(err, data.context), { interfaces: ["context"] })) : fail(err));
+    const failWith = (err: Error) =>
+      set.enableErrorPort ? output("error", omitEmpty(errorPayload(err, data.context), { interfaces: ["context"] })) : fail(err);
     if (data.query.trim() === "") return failWith(permanent(new Error('query is required: field "query" is empty')));
     if (set.baseURL.trim() === "") return failWith(permanent(new Error('base URL is required: settings field "baseURL" is empty')));
     const { url, form } = buildQuery(set.baseURL, { query: data.query, rangeMinutes: data.rangeMinutes ?? 0, stepSeconds: data.stepSeconds ?? 0 }, Date.now());
     let parsed: ReturnType<typeof parseSeries>;
     try {
       // POST: a real expression easily outgrows what some proxies allow in a URL; the API takes both.
-      const call = { method: "POST", url, form, token: data.token ?? "", username: data.username ?? "", backend: "metrics API", transportPrefix: `query ${url}`, maxBodyBytes: MAX_BODY_BYTES } as const;
+      const call = {
+        method: "POST",
+        url,
+        form,
+        token: data.token ?? "",
+        username: data.username ?? "",
+        backend: "metrics API",
+        transportPrefix: `query ${url}`,
+        maxBodyBytes: MAX_BODY_BYTES,
+      } as const;
       parsed = parseSeries(await callQueryApi(set, call, ctx.signal));
     } catch (err) {
       return failWith(err as Error);
     }
-    return output("result", omitEmpty({ context: data.context, series: parsed.series, count: parsed.series.length, truncated: parsed.truncated }, { interfaces: ["context"] }));
+    return output(
+      "result",
+      omitEmpty({ context: data.context, series: parsed.series, count: parsed.series.length, truncated: parsed.truncated }, { interfaces: ["context"] }),
+    );
   },
 });

@@ -34,13 +34,20 @@ const Settings = Type.Object(
       description: "Upper bound on retry loops. Counts the first attempt; e.g. 5 = original + 4 retries.",
     }),
     initialDelayMs: Type.Integer({ minimum: 0, default: DEFAULT_INITIAL_MS, title: "Initial Delay (ms)", description: "Wait before the first retry." }),
-    maxDelayMs: Type.Integer({ minimum: 0, default: DEFAULT_MAX_MS, title: "Max Delay (ms)", description: "Upper bound on a single wait. Caps exponential growth." }),
+    maxDelayMs: Type.Integer({
+      minimum: 0,
+      default: DEFAULT_MAX_MS,
+      title: "Max Delay (ms)",
+      description: "Upper bound on a single wait. Caps exponential growth.",
+    }),
     backoff: stringEnum(BACKOFFS, {
       default: "exponential",
       title: "Backoff",
       description: "exponential: initial * 2^n. linear: initial * (n+1). constant: always initial.",
     }),
-    jitter: Type.Optional(Type.Boolean({ title: "Jitter", description: "Randomise each delay by ±25% to avoid thundering herd when many flows retry the same upstream." })),
+    jitter: Type.Optional(
+      Type.Boolean({ title: "Jitter", description: "Randomise each delay by ±25% to avoid thundering herd when many flows retry the same upstream." }),
+    ),
   },
   { $id: "Settings" },
 );
@@ -114,7 +121,6 @@ export function computeDelay(s: RetrySettings, prevAttempt: number, random: () =
   return Math.trunc(raw);
 }
 
-
 export default defineComponent({
   info: {
     name: "retry",
@@ -140,7 +146,8 @@ export default defineComponent({
   async handle(ctx, output, _port, data) {
     const self = ctx.self;
     const attempt = data.attempt ?? 0;
-    const failed = (n: number, reason: string) => output("failed", omitEmpty({ context: data.context, attempt: n, error: data.error, reason }, OMIT_CONTEXT_ERROR));
+    const failed = (n: number, reason: string) =>
+      output("failed", omitEmpty({ context: data.context, attempt: n, error: data.error, reason }, OMIT_CONTEXT_ERROR));
     if (data.retryable !== true) return failed(attempt, "not_retryable");
     const maxAttempts = self.settings.maxAttempts <= 0 ? DEFAULT_MAX_ATTEMPTS : self.settings.maxAttempts;
     const next = attempt + 1;

@@ -71,8 +71,7 @@ export default defineComponent({
   info: {
     name: "router",
     description: "Router",
-    info:
-      'Conditional message router. Configure routes via settings (e.g., routes=["POST", "OTHER"]). Output ports are named out_<lowercase(route)> (e.g., out_post, out_other). Input: context (data to forward) + conditions array (each with route name and boolean). Routes context to FIRST condition where condition=true. If NO condition is true: with enableDefaultPort=true, routes to \'default\' port (leave unwired to silently drop); with enableDefaultPort=false, returns an error to the caller. Prefer enableDefaultPort=true when unmatched messages should be ignored. Each out_<route> emits the routed message under `context` — a downstream edge reads `$.context.<field>`.',
+    info: 'Conditional message router. Configure routes via settings (e.g., routes=["POST", "OTHER"]). Output ports are named out_<lowercase(route)> (e.g., out_post, out_other). Input: context (data to forward) + conditions array (each with route name and boolean). Routes context to FIRST condition where condition=true. If NO condition is true: with enableDefaultPort=true, routes to \'default\' port (leave unwired to silently drop); with enableDefaultPort=false, returns an error to the caller. Prefer enableDefaultPort=true when unmatched messages should be ignored. Each out_<route> emits the routed message under `context` — a downstream edge reads `$.context.<field>`.',
     tags: ["SDK"],
   },
   state: () => ({ settings: { routes: [...DEFAULT_ROUTES], enableDefaultPort: false } as Settings, ports: routePorts(DEFAULT_ROUTES) }),

@@ -12,7 +12,8 @@
  */
 import { beginRun, defineComponent, mark, omitEmpty, source, target, Type } from "tinyhost";
 
-const context = (description?: string) => mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", ...(description ? { description } : {}) });
+const context = (description?: string) =>
+  mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", ...(description ? { description } : {}) });
 
 const Request = Type.Object({ context: Type.Optional(context("Payload to send into the run")) }, { $id: "Request" });
 /** Go `OutMessage`: the passthrough under `context`, so downstream reads `$.context.<field>`. */

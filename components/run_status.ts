@@ -44,12 +44,18 @@ const Response = Type.Object(
 /** The `response` payload for run `runId` as its ledger records it (`view` undefined: no record). */
 export function runStatus(runId: string, view: RunView | undefined, context: unknown) {
   const steps = (view?.steps ?? []).map((s) =>
-    omitEmpty({ stepKey: s.stepKey, node: s.node, status: s.status, error: s.error ?? "", completedAt: formatRfc3339Nano(s.completedAt) }, { values: ["error"] }),
+    omitEmpty(
+      { stepKey: s.stepKey, node: s.node, status: s.status, error: s.error ?? "", completedAt: formatRfc3339Nano(s.completedAt) },
+      { values: ["error"] },
+    ),
   );
   const found = view !== undefined;
   const failed = view?.status === "failed";
   const pendingSteps = view?.frontier.length ?? 0;
-  return omitEmpty({ context, runID: runId, found, complete: found && pendingSteps === 0 && !failed, failed, pendingSteps, steps }, { interfaces: ["context"], values: ["steps"] });
+  return omitEmpty(
+    { context, runID: runId, found, complete: found && pendingSteps === 0 && !failed, failed, pendingSteps, steps },
+    { interfaces: ["context"], values: ["steps"] },
+  );
 }
 
 export default defineComponent({
@@ -61,7 +67,11 @@ export default defineComponent({
   },
   ports: () => [
     target("request", Request, { label: "Request", position: "left", default: { context: null, runID: "" } }),
-    source("response", Response, { label: "Response", position: "right", default: { runID: "", found: false, complete: false, failed: false, pendingSteps: 0 } }),
+    source("response", Response, {
+      label: "Response",
+      position: "right",
+      default: { runID: "", found: false, complete: false, failed: false, pendingSteps: 0 },
+    }),
   ],
   async handle(ctx, output, _port, data) {
     if (data.runID === "") return fail(new Error(`runID is required, got ""`));

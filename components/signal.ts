@@ -32,8 +32,7 @@ export default defineComponent({
   info: {
     name: "signal",
     description: "Signal",
-    info:
-      "Flow trigger. Click Send to emit the configured context on Out and kick off the flow. Fire-and-forget: it emits once and returns — there is no running state and no Reset (the distributed runtime can't cancel downstream work by context). To stop something the flow started, wire a Stop-capable component downstream (e.g. http_server's Stop port). Use as an entry point.",
+    info: "Flow trigger. Click Send to emit the configured context on Out and kick off the flow. Fire-and-forget: it emits once and returns — there is no running state and no Reset (the distributed runtime can't cancel downstream work by context). To stop something the flow started, wire a Stop-capable component downstream (e.g. http_server's Stop port). Use as an entry point.",
     tags: ["SDK"],
   },
   state: (): SignalSelf => ({ context: null, emit: undefined }),

@@ -17,7 +17,21 @@
  * alone is wider than the chunk). Go cuts bytes blindly and so emits broken characters (U+FFFD on
  * the wire) at both ends of the pieces around the cut. ASCII text chunks exactly as in Go.
  */
-import { contextField, defineComponent, fail, isRuneStart, mark, source, stringEnum, target, trimGoSpace, Type, utf8Bytes, utf8String, type Static } from "tinyhost";
+import {
+  contextField,
+  defineComponent,
+  fail,
+  isRuneStart,
+  mark,
+  source,
+  stringEnum,
+  target,
+  trimGoSpace,
+  Type,
+  utf8Bytes,
+  utf8String,
+  type Static,
+} from "tinyhost";
 
 const DEFAULT_CHUNK_SIZE = 1000;
 const DEFAULT_OVERLAP = 200;
@@ -27,20 +41,23 @@ const Settings = Type.Object(
   {
     chunkSize: Type.Integer({
       title: "Chunk Size",
-      description: "Target size in characters. A chunk may come in under it when a boundary falls early, and may exceed it only when a single unbreakable run is longer.",
+      description:
+        "Target size in characters. A chunk may come in under it when a boundary falls early, and may exceed it only when a single unbreakable run is longer.",
       default: DEFAULT_CHUNK_SIZE,
     }),
     overlap: Type.Optional(
       Type.Integer({
         title: "Overlap",
-        description: "Characters repeated from the end of one chunk at the start of the next, so a sentence spanning a boundary is still retrievable. Must be smaller than the chunk size.",
+        description:
+          "Characters repeated from the end of one chunk at the start of the next, so a sentence spanning a boundary is still retrievable. Must be smaller than the chunk size.",
         default: DEFAULT_OVERLAP,
       }),
     ),
     splitOn: Type.Optional(
       stringEnum(["paragraph", "line", "sentence", "none"], {
         title: "Split On",
-        description: "Where a break is allowed. Prose splits best on paragraph; a log or CSV-ish file on line; 'none' cuts at exactly the chunk size and will cut mid-word.",
+        description:
+          "Where a break is allowed. Prose splits best on paragraph; a log or CSV-ish file on line; 'none' cuts at exactly the chunk size and will cut mid-word.",
         default: "paragraph",
         enumTitles: ["Paragraph", "Line", "Sentence", "Anywhere"],
       }),
@@ -79,12 +96,15 @@ const Chunk = Type.Object(
 const Response = Type.Object(
   {
     context: Type.Optional(mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context" })),
-    chunks: Type.Optional(Type.Union([Type.Array(Chunk), Type.Null()], { title: "Chunks", description: "Wire through array_split so each chunk reaches embed_text on its own." })),
+    chunks: Type.Optional(
+      Type.Union([Type.Array(Chunk), Type.Null()], { title: "Chunks", description: "Wire through array_split so each chunk reaches embed_text on its own." }),
+    ),
     count: Type.Optional(Type.Integer({ title: "Count" })),
     truncated: Type.Optional(
       Type.Boolean({
         title: "Truncated",
-        description: "True when the document produced more pieces than maxChunks and the rest were dropped. Check it — a silently half-indexed document answers questions wrongly rather than not at all.",
+        description:
+          "True when the document produced more pieces than maxChunks and the rest were dropped. Check it — a silently half-indexed document answers questions wrongly rather than not at all.",
       }),
     ),
   },
@@ -220,7 +240,9 @@ export default defineComponent({
     const overlap = s.overlap < 0 ? DEFAULT_OVERLAP : s.overlap;
     const maxChunks = s.maxChunks > 0 ? s.maxChunks : DEFAULT_MAX_CHUNKS;
     if (overlap >= size) {
-      const error = new Error(`overlap (${overlap}) must be smaller than chunkSize (${size}) — an overlap at least as large as a chunk never advances through the document`);
+      const error = new Error(
+        `overlap (${overlap}) must be smaller than chunkSize (${size}) — an overlap at least as large as a chunk never advances through the document`,
+      );
       if (!s.enableErrorPort) return fail(error);
       return output("error", withContext(context, { error: error.message }));
     }

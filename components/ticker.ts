@@ -5,7 +5,19 @@
  * (`ticker-running`, `ticker-config`), so after a pod restart or a change of leader the new
  * leader's reconcile resumes it; a pod that loses the lease stops its loop (metadata kept).
  */
-import { BackgroundLoop, defineComponent, readControl, sleepUnlessAborted, source, target, Type, type ComponentContext, type ComponentLogger, type Emitter, type TinyNode } from "tinyhost";
+import {
+  BackgroundLoop,
+  defineComponent,
+  readControl,
+  sleepUnlessAborted,
+  source,
+  target,
+  Type,
+  type ComponentContext,
+  type ComponentLogger,
+  type Emitter,
+  type TinyNode,
+} from "tinyhost";
 
 /** Metadata key set to `"true"` while the ticker should run (components.md §1.15). */
 const KEY_RUNNING = "ticker-running";
@@ -18,7 +30,9 @@ const DEFAULT_DELAY_MS = 1000;
 // editor but, as in Go, a settings value without it decodes to 0 (no pause between ticks).
 const Settings = Type.Object(
   {
-    context: Type.Optional(Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Arbitrary message to be send each period of time" })),
+    context: Type.Optional(
+      Type.Unknown({ $id: "Context", configurable: true, title: "Context", description: "Arbitrary message to be send each period of time" }),
+    ),
     delay: Type.Integer({ minimum: 0, default: DEFAULT_DELAY_MS, title: "Delay (ms)", description: "Delay between signals" }),
   },
   { $id: "Settings" },
@@ -141,14 +155,28 @@ export default defineComponent({
     info: "Periodic emitter. Click Start to begin emitting context on Out. Waits for Out port to complete, then waits [delay] ms before next emit. Click Stop to pause. Survives pod restarts via metadata persistence.",
     tags: ["SDK"],
   },
-  state: (): TickerSelf => ({ settings: { delay: DEFAULT_DELAY_MS }, settingsFromPort: false, loop: new BackgroundLoop(), emit: undefined, delayChanged: undefined }),
+  state: (): TickerSelf => ({
+    settings: { delay: DEFAULT_DELAY_MS },
+    settingsFromPort: false,
+    loop: new BackgroundLoop(),
+    emit: undefined,
+    delayChanged: undefined,
+  }),
   ports: (self) => [
     target("_settings", Settings, { label: "Settings", position: "top", default: { context: self.settings.context ?? null, delay: self.settings.delay } }),
     target("_reconcile", Type.Unknown(), { label: "Reconcile", position: "top" }),
     source("out", Type.Unknown({ $id: "Context" }), { label: "Out", position: "right", default: null }),
     self.loop.running
-      ? source("_control", ControlRunning, { label: "Control", position: "top", default: { context: self.settings.context ?? null, status: "Running", stop: true } })
-      : source("_control", ControlStopped, { label: "Control", position: "top", default: { context: self.settings.context ?? null, status: "Not running", start: true } }),
+      ? source("_control", ControlRunning, {
+          label: "Control",
+          position: "top",
+          default: { context: self.settings.context ?? null, status: "Running", stop: true },
+        })
+      : source("_control", ControlStopped, {
+          label: "Control",
+          position: "top",
+          default: { context: self.settings.context ?? null, status: "Not running", start: true },
+        }),
   ],
   handle: () => undefined, // every input is a system port
   onEmitter(ctx, emit) {
@@ -158,7 +186,8 @@ export default defineComponent({
     const self = ctx.self;
     const delayChanged = settings.delay !== self.settings.delay;
     // Decoded settings carry every field; a null context means none (sent as null, as Go sends its nil).
-    self.settings = settings.context === undefined || settings.context === null ? { delay: settings.delay } : { context: settings.context, delay: settings.delay };
+    self.settings =
+      settings.context === undefined || settings.context === null ? { delay: settings.delay } : { context: settings.context, delay: settings.delay };
     self.settingsFromPort = true;
     if (delayChanged) self.delayChanged?.abort();
     if (self.loop.running) persistRunning(self.emit, self.settings);

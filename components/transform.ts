@@ -15,8 +15,7 @@ export default defineComponent({
   info: {
     name: "transform",
     description: "Modify",
-    info:
-      "Data transformer for connecting output back to input on the SAME node (e.g., http_server request→response loops). AVOID using modify between DIFFERENT nodes - configure data mapping directly on the edge instead. Edge configuration can set literal values and map fields without needing modify in between.",
+    info: "Data transformer for connecting output back to input on the SAME node (e.g., http_server request→response loops). AVOID using modify between DIFFERENT nodes - configure data mapping directly on the edge instead. Edge configuration can set literal values and map fields without needing modify in between.",
     tags: ["SDK"],
   },
   ports: () => [

@@ -39,7 +39,12 @@ export function helloApi(o: ExampleOptions = {}): FlowDescription {
     module: o.module ?? EXAMPLES_MODULE,
     nodes: {
       start: { component: "signal", label: "Start server", settings: { context: { env: "dev" } }, startSignal: { send: true }, position: [40, 160] },
-      server: { component: "http_server", label: "HTTP server", settings: { enableStatusPort: false, enableStopPort: false, maxBodySize: 1 }, position: [300, 160] },
+      server: {
+        component: "http_server",
+        label: "HTTP server",
+        settings: { enableStatusPort: false, enableStopPort: false, maxBodySize: 1 },
+        position: [300, 160],
+      },
       router: { component: "router", label: "Route by method", settings: { routes: ["GET", "POST"], enableDefaultPort: true }, position: [600, 160] },
       hello: { component: "transform", label: "Build hello JSON", position: [880, 80] },
     },
@@ -59,7 +64,11 @@ export function helloApi(o: ExampleOptions = {}): FlowDescription {
       { from: "router:out_get", to: "hello:in", configuration: { context: { hello: "world", method: "{{$.context.method}}", path: "{{$.context.path}}" } } },
       { from: "hello:out", to: "server:response", configuration: { statusCode: 200, contentType: "application/json", body: "{{string($.context)}}" } },
       { from: "router:out_post", to: "server:response", configuration: { statusCode: 201, contentType: "application/json", body: "{{$.context.body}}" } },
-      { from: "router:default", to: "server:response", configuration: { statusCode: 404, contentType: "text/plain", body: "no route for {{$.context.method}} {{$.context.path}}" } },
+      {
+        from: "router:default",
+        to: "server:response",
+        configuration: { statusCode: 404, contentType: "text/plain", body: "no route for {{$.context.method}} {{$.context.path}}" },
+      },
     ],
   };
 }
@@ -76,10 +85,16 @@ export function tickCount(o: TickCountOptions = {}): FlowDescription {
     project: EXAMPLES_PROJECT,
     projectTitle: "tinyhost examples",
     flow: "tick-count",
-    description: "A ticker drives a counter whose count lives in node state (status.metadata[\"_state/count\"]); a debug node shows each tick.",
+    description: 'A ticker drives a counter whose count lives in node state (status.metadata["_state/count"]); a debug node shows each tick.',
     module: o.module ?? EXAMPLES_MODULE,
     nodes: {
-      ticker: { component: "ticker", label: "Every second", settings: { context: { source: "ticker" }, delay: o.delayMs ?? 1000 }, startSignal: { start: true }, position: [40, 160] },
+      ticker: {
+        component: "ticker",
+        label: "Every second",
+        settings: { context: { source: "ticker" }, delay: o.delayMs ?? 1000 },
+        startSignal: { start: true },
+        position: [40, 160],
+      },
       counter: { component: "counter", label: "Count ticks", settings: { step: 1, initial: 0 }, position: [320, 160] },
       debug: { component: "debug", label: "Last tick", position: [600, 160] },
     },
@@ -110,10 +125,16 @@ export function uptimeProbe(o: UptimeProbeOptions = {}): FlowDescription {
     project: EXAMPLES_PROJECT,
     projectTitle: "tinyhost examples",
     flow: "uptime-probe",
-    description: "Every minute, probe each target URL one by one; answers go to \"Up\", failures (through the HTTP client's error port) to \"Down\".",
+    description: 'Every minute, probe each target URL one by one; answers go to "Up", failures (through the HTTP client\'s error port) to "Down".',
     module: o.module ?? EXAMPLES_MODULE,
     nodes: {
-      ticker: { component: "ticker", label: "Every minute", settings: { context: { targets }, delay: o.delayMs ?? 60_000 }, startSignal: { start: true }, position: [40, 160] },
+      ticker: {
+        component: "ticker",
+        label: "Every minute",
+        settings: { context: { targets }, delay: o.delayMs ?? 60_000 },
+        startSignal: { start: true },
+        position: [40, 160],
+      },
       split: { component: "array_split", label: "Each target", position: [300, 160] },
       pause: { component: "delay", label: "Space probes", position: [540, 160] },
       probe: { component: "http_request", label: "Probe", settings: { enableErrorPort: true, maxResponseBytes: 1_048_576 }, position: [780, 160] },
@@ -126,9 +147,21 @@ export function uptimeProbe(o: UptimeProbeOptions = {}): FlowDescription {
       {
         from: "pause:out",
         to: "probe:request",
-        configuration: { context: "{{$.context.item}}", method: "GET", url: "{{$.context.item}}", timeout: 5, contentType: "text/plain", headers: [], body: "" },
+        configuration: {
+          context: "{{$.context.item}}",
+          method: "GET",
+          url: "{{$.context.item}}",
+          timeout: 5,
+          contentType: "text/plain",
+          headers: [],
+          body: "",
+        },
       },
-      { from: "probe:response", to: "up:in", configuration: { url: "{{$.context}}", status: "{{$.response.statusCode}}", daysLeft: "{{$.response.tls.daysUntilExpiry}}" } },
+      {
+        from: "probe:response",
+        to: "up:in",
+        configuration: { url: "{{$.context}}", status: "{{$.response.statusCode}}", daysLeft: "{{$.response.tls.daysUntilExpiry}}" },
+      },
       { from: "probe:error", to: "down:in", configuration: { url: "{{$.context}}", error: "{{$.error}}", retryable: "{{$.retryable}}" } },
     ],
   };
@@ -151,7 +184,12 @@ export function runsApi(o: ExampleOptions = {}): FlowDescription {
     module: o.module ?? EXAMPLES_MODULE,
     nodes: {
       start: { component: "signal", label: "Start server", startSignal: { send: true }, position: [40, 200] },
-      server: { component: "http_server", label: "HTTP server", settings: { enableStatusPort: false, enableStopPort: false, maxBodySize: 1 }, position: [280, 200] },
+      server: {
+        component: "http_server",
+        label: "HTTP server",
+        settings: { enableStatusPort: false, enableStopPort: false, maxBodySize: 1 },
+        position: [280, 200],
+      },
       auth: { component: "http_auth_parse", label: "Basic auth", position: [520, 200] },
       router: { component: "router", label: "Route", settings: { routes: ["START", "STATUS"], enableDefaultPort: true }, position: [760, 200] },
       runs: { component: "run_start", label: "Start run", position: [1000, 80] },
@@ -179,7 +217,11 @@ export function runsApi(o: ExampleOptions = {}): FlowDescription {
       { from: "runs:started", to: "server:response", configuration: { statusCode: 202, contentType: "application/json", body: '{"runID":"{{$.runID}}"}' } },
       { from: "router:out_status", to: "status:request", configuration: { runID: "{{$.context.pathSegments[1]}}" } },
       { from: "status:response", to: "server:response", configuration: { statusCode: 200, contentType: "application/json", body: "{{string($)}}" } },
-      { from: "router:default", to: "server:response", configuration: { statusCode: 401, contentType: "text/plain", body: "POST /runs or GET /runs/<id>, with Basic credentials ops:demo" } },
+      {
+        from: "router:default",
+        to: "server:response",
+        configuration: { statusCode: 401, contentType: "text/plain", body: "POST /runs or GET /runs/<id>, with Basic credentials ops:demo" },
+      },
     ],
   };
 }
@@ -195,13 +237,25 @@ export function agentLoop(o: ExampleOptions = {}): FlowDescription {
     project: EXAMPLES_PROJECT,
     projectTitle: "tinyhost examples",
     flow: "agent-loop",
-    description: "A form starts a loop that budget_guard cuts off after 5 passes or 600 tokens; progress goes to a chat widget and the outcome back to the form.",
+    description:
+      "A form starts a loop that budget_guard cuts off after 5 passes or 600 tokens; progress goes to a chat widget and the outcome back to the form.",
     module: o.module ?? EXAMPLES_MODULE,
     nodes: {
-      ask: { component: "form", label: "Task", settings: { context: { task: "summarise last night's errors" } }, startSignal: { submit: true }, position: [40, 160] },
+      ask: {
+        component: "form",
+        label: "Task",
+        settings: { context: { task: "summarise last night's errors" } },
+        startSignal: { submit: true },
+        position: [40, 160],
+      },
       guard: { component: "budget_guard", label: "Budget", settings: { maxIterations: 5, maxTokens: 600 }, position: [300, 160] },
       model: { component: "delay", label: "Model call", position: [560, 80] },
-      chat: { component: "chat", label: "Progress", settings: { enableErrorPort: false, historyLimit: 50, placeholder: "Ask the agent…" }, position: [820, 240] },
+      chat: {
+        component: "chat",
+        label: "Progress",
+        settings: { enableErrorPort: false, historyLimit: 50, placeholder: "Ask the agent…" },
+        position: [820, 240],
+      },
     },
     edges: [
       { from: "ask:out", to: "guard:request", configuration: { context: "{{$}}" } },
@@ -219,7 +273,11 @@ export function agentLoop(o: ExampleOptions = {}): FlowDescription {
           costUSD: 0.002,
         },
       },
-      { from: "guard:proceed", to: "chat:say", configuration: { text: "pass {{$.iteration}}: {{$.spentTokens}} tokens so far, {{$.remainingIterations}} passes left" } },
+      {
+        from: "guard:proceed",
+        to: "chat:say",
+        configuration: { text: "pass {{$.iteration}}: {{$.spentTokens}} tokens so far, {{$.remainingIterations}} passes left" },
+      },
       { from: "guard:exceeded", to: "chat:say", configuration: { role: "system", text: "stopped: {{$.reason}}" } },
       { from: "guard:exceeded", to: "ask:result", configuration: { text: "stopped at pass {{$.iteration}}: {{$.reason}}" } },
     ],
@@ -250,7 +308,13 @@ export function podReport(o: ExampleOptions = {}): FlowDescription {
     description: "Filter a pod list, group it by app, split it into report lines and collect them back into a dashboard panel.",
     module: o.module ?? EXAMPLES_MODULE,
     nodes: {
-      start: { component: "signal", label: "Pods", settings: { context: { runId: "report-1", pods: REPORT_PODS } }, startSignal: { send: true }, position: [40, 200] },
+      start: {
+        component: "signal",
+        label: "Pods",
+        settings: { context: { runId: "report-1", pods: REPORT_PODS } },
+        startSignal: { send: true },
+        position: [40, 200],
+      },
       restarted: { component: "array_filter", label: "Restarted pods", position: [300, 200] },
       byApp: { component: "group_by", label: "By app", position: [580, 40] },
       apps: { component: "debug", label: "Restarts by app", position: [840, 40] },
@@ -271,12 +335,25 @@ export function podReport(o: ExampleOptions = {}): FlowDescription {
       {
         from: "each:out",
         to: "line:in",
-        configuration: { context: { runId: "{{$.context.runId}}", index: "{{$.index}}", total: "{{$.total}}", line: "**{{$.item.name}}** ({{$.item.app}}): {{$.item.restarts}} restarts" } },
+        configuration: {
+          context: {
+            runId: "{{$.context.runId}}",
+            index: "{{$.index}}",
+            total: "{{$.total}}",
+            line: "**{{$.item.name}}** ({{$.item.app}}): {{$.item.restarts}} restarts",
+          },
+        },
       },
       {
         from: "line:out",
         to: "gather:item",
-        configuration: { context: { runId: "{{$.context.runId}}" }, groupKey: "{{$.context.runId}}", index: "{{$.context.index}}", total: "{{$.context.total}}", item: "{{$.context.line}}" },
+        configuration: {
+          context: { runId: "{{$.context.runId}}" },
+          groupKey: "{{$.context.runId}}",
+          index: "{{$.context.index}}",
+          total: "{{$.context.total}}",
+          item: "{{$.context.line}}",
+        },
       },
       { from: "gather:response", to: "panel:in", configuration: { text: "Restarted pods ({{$.context.runId}}): {{join($.items, ', ')}}" } },
     ],
@@ -310,8 +387,18 @@ export function statusBoard(o: ExampleOptions = {}): FlowDescription {
     module: o.module ?? EXAMPLES_MODULE,
     nodes: {
       start: { component: "signal", label: "Start server", settings: { context: { board: "status" } }, startSignal: { send: true }, position: [40, 240] },
-      server: { component: "http_server", label: "HTTP server", settings: { enableStatusPort: false, enableStopPort: false, maxBodySize: 1 }, position: [280, 240] },
-      route: { component: "router", label: "Route", settings: { routes: ["OWNER", "STORE", "LIST", "DOWN", "HOOK"], enableDefaultPort: true }, position: [540, 240] },
+      server: {
+        component: "http_server",
+        label: "HTTP server",
+        settings: { enableStatusPort: false, enableStopPort: false, maxBodySize: 1 },
+        position: [280, 240],
+      },
+      route: {
+        component: "router",
+        label: "Route",
+        settings: { routes: ["OWNER", "STORE", "LIST", "DOWN", "HOOK"], enableDefaultPort: true },
+        position: [540, 240],
+      },
       owner: { component: "transform", label: "Set owner", position: [800, 40] },
       board: { component: "inject", label: "Owner", settings: { configRequired: false }, position: [1300, 160] },
       store: {
@@ -322,7 +409,12 @@ export function statusBoard(o: ExampleOptions = {}): FlowDescription {
       },
       group: { component: "group_by", label: "Group by state", position: [1540, 160] },
       notify: { component: "http_request", label: "Notify hook", settings: { enableErrorPort: true, maxResponseBytes: 65536 }, position: [1060, 360] },
-      again: { component: "retry", label: "Retry hook", settings: { maxAttempts: 4, initialDelayMs: 50, maxDelayMs: 500, backoff: "exponential", jitter: false }, position: [1300, 460] },
+      again: {
+        component: "retry",
+        label: "Retry hook",
+        settings: { maxAttempts: 4, initialDelayMs: 50, maxDelayMs: 500, backoff: "exponential", jitter: false },
+        position: [1300, 460],
+      },
       hook: { component: "router", label: "Flaky hook", settings: { routes: ["OK"], enableDefaultPort: true }, position: [800, 560] },
     },
     edges: [
@@ -341,7 +433,11 @@ export function statusBoard(o: ExampleOptions = {}): FlowDescription {
           ],
         },
       },
-      { from: "route:default", to: "server:response", configuration: { statusCode: 404, contentType: "text/plain", body: "no route for {{$.context.method}} {{$.context.path}}" } },
+      {
+        from: "route:default",
+        to: "server:response",
+        configuration: { statusCode: 404, contentType: "text/plain", body: "no route for {{$.context.method}} {{$.context.path}}" },
+      },
       // POST /owner: the owner goes to inject, and the request is answered.
       { from: "route:out_owner", to: "owner:in", configuration: { context: { owner: "{{$.context.requestParams.name[0]}}" } } },
       { from: "owner:out", to: "board:config", configuration: { data: { owner: "{{$.context.owner}}" } } },
@@ -350,22 +446,62 @@ export function statusBoard(o: ExampleOptions = {}): FlowDescription {
       {
         from: "route:out_store",
         to: "store:store",
-        configuration: { context: "{{$.context}}", operation: "store", document: { id: "{{$.context.requestParams.id[0]}}", state: "{{$.context.requestParams.state[0]}}" } },
+        configuration: {
+          context: "{{$.context}}",
+          operation: "store",
+          document: { id: "{{$.context.requestParams.id[0]}}", state: "{{$.context.requestParams.state[0]}}" },
+        },
       },
-      { from: "store:store_ack", to: "notify:request", configuration: hookRequest({ id: "{{$.request.document.id}}", host: "{{$.context.host}}", attempt: 0 }, 0) },
-      { from: "notify:response", to: "server:response", configuration: { statusCode: 201, contentType: "text/plain", body: "stored {{$.context.id}}; the hook took it on attempt {{$.context.attempt}}" } },
-      { from: "notify:error", to: "again:request", configuration: { context: "{{$.context}}", attempt: "{{$.context.attempt}}", retryable: "{{$.retryable}}", error: "{{$.error}}" } },
-      { from: "again:retry", to: "notify:request", configuration: hookRequest({ id: "{{$.context.id}}", host: "{{$.context.host}}", attempt: "{{$.attempt}}" }, "{{$.attempt}}") },
-      { from: "again:failed", to: "server:response", configuration: { statusCode: 202, contentType: "text/plain", body: "stored {{$.context.id}}; the hook failed after {{$.attempt}} attempts: {{$.error}}" } },
+      {
+        from: "store:store_ack",
+        to: "notify:request",
+        configuration: hookRequest({ id: "{{$.request.document.id}}", host: "{{$.context.host}}", attempt: 0 }, 0),
+      },
+      {
+        from: "notify:response",
+        to: "server:response",
+        configuration: { statusCode: 201, contentType: "text/plain", body: "stored {{$.context.id}}; the hook took it on attempt {{$.context.attempt}}" },
+      },
+      {
+        from: "notify:error",
+        to: "again:request",
+        configuration: { context: "{{$.context}}", attempt: "{{$.context.attempt}}", retryable: "{{$.retryable}}", error: "{{$.error}}" },
+      },
+      {
+        from: "again:retry",
+        to: "notify:request",
+        configuration: hookRequest({ id: "{{$.context.id}}", host: "{{$.context.host}}", attempt: "{{$.attempt}}" }, "{{$.attempt}}"),
+      },
+      {
+        from: "again:failed",
+        to: "server:response",
+        configuration: {
+          statusCode: 202,
+          contentType: "text/plain",
+          body: "stored {{$.context.id}}; the hook failed after {{$.attempt}} attempts: {{$.error}}",
+        },
+      },
       // The hook: busy (503, retryable) until attempt 2.
-      { from: "route:out_hook", to: "hook:input", configuration: { context: "{{$.context}}", conditions: [{ route: "OK", condition: "{{$.context.requestParams.attempt[0] == '2'}}" }] } },
+      {
+        from: "route:out_hook",
+        to: "hook:input",
+        configuration: { context: "{{$.context}}", conditions: [{ route: "OK", condition: "{{$.context.requestParams.attempt[0] == '2'}}" }] },
+      },
       { from: "hook:out_ok", to: "server:response", configuration: { statusCode: 200, contentType: "text/plain", body: "ok" } },
-      { from: "hook:default", to: "server:response", configuration: { statusCode: 503, contentType: "text/plain", body: "hook busy on attempt {{$.context.requestParams.attempt[0]}}" } },
+      {
+        from: "hook:default",
+        to: "server:response",
+        configuration: { statusCode: 503, contentType: "text/plain", body: "hook busy on attempt {{$.context.requestParams.attempt[0]}}" },
+      },
       // GET /status and GET /down: query, attach the owner, group by state, answer JSON.
       { from: "route:out_list", to: "store:query", configuration: { context: "{{$.context}}", query: "" } },
       { from: "route:out_down", to: "store:query", configuration: { context: "{{$.context}}", query: "$.state == 'DOWN'" } },
       { from: "store:query_result", to: "board:message", configuration: { context: "{{$}}" } },
-      { from: "board:output", to: "group:in", configuration: { context: { owner: "{{$.config.owner}}" }, items: "{{$.context.results}}", groupByPath: "document.state" } },
+      {
+        from: "board:output",
+        to: "group:in",
+        configuration: { context: { owner: "{{$.config.owner}}" }, items: "{{$.context.results}}", groupByPath: "document.state" },
+      },
       { from: "group:out", to: "server:response", configuration: { statusCode: 200, contentType: "application/json", body: "{{string($)}}" } },
     ],
   };
@@ -388,8 +524,19 @@ export function csvReport(o: ExampleOptions = {}): FlowDescription {
     description: "A CSV export → rows → a semicolon report of chosen columns, the rows as JSON, and a signed token summarising the run.",
     module: o.module ?? EXAMPLES_MODULE,
     nodes: {
-      start: { component: "signal", label: "CSV export", settings: { context: { file: "pods.csv", csv: CSV_REPORT_INPUT } }, startSignal: { send: true }, position: [40, 160] },
-      decode: { component: "csv_decode", label: "Parse CSV", settings: { delimiter: "comma", inferTypes: true, maxRows: 1000, rows: [{ name: "api-1", restarts: 0, ready: true }] }, position: [300, 160] },
+      start: {
+        component: "signal",
+        label: "CSV export",
+        settings: { context: { file: "pods.csv", csv: CSV_REPORT_INPUT } },
+        startSignal: { send: true },
+        position: [40, 160],
+      },
+      decode: {
+        component: "csv_decode",
+        label: "Parse CSV",
+        settings: { delimiter: "comma", inferTypes: true, maxRows: 1000, rows: [{ name: "api-1", restarts: 0, ready: true }] },
+        position: [300, 160],
+      },
       report: { component: "csv_encode", label: "Restarts report", settings: { delimiter: "semicolon", columns: ["name", "restarts"] }, position: [580, 60] },
       json: { component: "json_encode", label: "Rows as JSON", settings: { enableErrorPort: false }, position: [580, 200] },
       sign: { component: "jwt_encode", label: "Sign summary", settings: { enableErrorPort: true }, position: [580, 340] },
@@ -405,7 +552,12 @@ export function csvReport(o: ExampleOptions = {}): FlowDescription {
       {
         from: "decode:response",
         to: "sign:request",
-        configuration: { context: "{{$.context}}", signingMethod: "HS256", claims: { sub: "{{$.context}}", rows: "{{$.count}}", truncated: "{{$.truncated}}" }, key: "dev-only-secret" },
+        configuration: {
+          context: "{{$.context}}",
+          signingMethod: "HS256",
+          claims: { sub: "{{$.context}}", rows: "{{$.count}}", truncated: "{{$.truncated}}" },
+          key: "dev-only-secret",
+        },
       },
       { from: "report:response", to: "show:in", configuration: { file: "{{$.context}}", columns: "{{$.columns}}", csv: "{{$.encoded}}" } },
       { from: "json:response", to: "showJson:in", configuration: { file: "{{$.context}}", json: "{{$.encoded}}" } },

@@ -66,7 +66,15 @@ const num = (p: string) => {
 /** `key value` lines (memory.stat, memory.events, memory.oom_control) → a record. */
 function keyed(p: string): Record<string, number> {
   try {
-    return Object.fromEntries(read(p).trim().split("\n").map((l) => { const [k, v] = l.split(/\s+/); return [k!, Number(v)]; }));
+    return Object.fromEntries(
+      read(p)
+        .trim()
+        .split("\n")
+        .map((l) => {
+          const [k, v] = l.split(/\s+/);
+          return [k!, Number(v)];
+        }),
+    );
   } catch {
     return {};
   }

@@ -37,7 +37,17 @@ export function benchFlow(module: string, namespace: string, i: number): FlowDes
       show2: { component: "debug" },
     },
     edges: [
-      { from: "tick:out", to: "route:input", configuration: { context: "{{$}}", conditions: [{ route: "A", condition: "{{$.flow % 2 == 0}}" }, { route: "B", condition: "{{$.flow % 2 == 1}}" }] } },
+      {
+        from: "tick:out",
+        to: "route:input",
+        configuration: {
+          context: "{{$}}",
+          conditions: [
+            { route: "A", condition: "{{$.flow % 2 == 0}}" },
+            { route: "B", condition: "{{$.flow % 2 == 1}}" },
+          ],
+        },
+      },
       { from: "route:out_a", to: "shape:in", configuration: { context: { flow: "{{$.context.flow}}", kind: "even" } } },
       { from: "route:out_b", to: "count:in", configuration: { context: "{{$.context}}" } },
       { from: "shape:out", to: "count:in", configuration: { context: "{{$.context}}" } },
@@ -87,7 +97,14 @@ export interface ModuleLaunch {
 export function moduleLaunch(binary: string | undefined): ModuleLaunch {
   return binary
     ? { argv: [binary], label: "compiled dist/tinyhost" }
-    : { argv: [process.execPath, ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF] : []), join(ROOT, "src/cli/main.ts")], label: "dev: bun src/cli/main.ts" };
+    : {
+        argv: [
+          process.execPath,
+          ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF] : []),
+          join(ROOT, "src/cli/main.ts"),
+        ],
+        label: "dev: bun src/cli/main.ts",
+      };
 }
 
 /** A started module process. */
@@ -114,13 +131,20 @@ export function startBenchModule(o: {
   const proc = startProcess({
     name: `module ${o.hostname}`,
     cmd: [
-      ...o.launch.argv, "run",
-      "--name", o.module,
-      "--version", "1.0.0",
-      "--namespace", o.namespace,
-      "--kubeconfig", o.kubeconfig,
-      "--health-probe-bind-address", `127.0.0.1:${port}`,
-      "--grpc-server-bind-address", "127.0.0.1:0",
+      ...o.launch.argv,
+      "run",
+      "--name",
+      o.module,
+      "--version",
+      "1.0.0",
+      "--namespace",
+      o.namespace,
+      "--kubeconfig",
+      o.kubeconfig,
+      "--health-probe-bind-address",
+      `127.0.0.1:${port}`,
+      "--grpc-server-bind-address",
+      "127.0.0.1:0",
     ],
     cwd: ROOT,
     logFile,
@@ -169,7 +193,6 @@ export async function waitAllReady(kube: KubeClient, namespace: string, module: 
  * which would be charged to the first module started.
  */
 export async function warmUpApiserver(kube: KubeClient, namespace: string, timeoutMs = 60_000): Promise<void> {
-
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     try {

@@ -17,7 +17,7 @@ export const DOCKERFILE = join(ROOT, "Dockerfile");
 function tokens(args: string): string[] {
   const out: string[] = [];
   for (const m of args.matchAll(/(?:[^\s"'\\]|\\.|"(?:[^"\\]|\\.)*"|'[^']*')+/g)) {
-    out.push(m[0].replace(/"((?:[^"\\]|\\.)*)"|'([^']*)'|\\(.)/g, (_, dq, sq, esc) => (dq !== undefined ? dq.replace(/\\(.)/g, "$1") : sq ?? esc)));
+    out.push(m[0].replace(/"((?:[^"\\]|\\.)*)"|'([^']*)'|\\(.)/g, (_, dq, sq, esc) => (dq !== undefined ? dq.replace(/\\(.)/g, "$1") : (sq ?? esc))));
   }
   return out;
 }

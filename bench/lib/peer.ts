@@ -78,23 +78,39 @@ export async function startPeerModule(o: PeerModuleOptions): Promise<PeerModule>
   const logFile = join(o.logDir, `${o.hostname}.log`);
   const common = [
     "run",
-    "--name", o.module,
-    "--version", "1.0.0",
-    "--namespace", o.namespace,
-    "--kubeconfig", o.kubeconfig,
-    "--health-probe-bind-address", `127.0.0.1:${port}`,
-    "--grpc-server-bind-address", "127.0.0.1:0",
+    "--name",
+    o.module,
+    "--version",
+    "1.0.0",
+    "--namespace",
+    o.namespace,
+    "--kubeconfig",
+    o.kubeconfig,
+    "--health-probe-bind-address",
+    `127.0.0.1:${port}`,
+    "--grpc-server-bind-address",
+    "127.0.0.1:0",
   ];
-  const cmd = o.runtime === "go"
-    ? [await goTool("peer"), ...common, "--metrics-bind-address", "0"]
-    : [o.tinyhostBinary, ...common, ...(o.peerComponents === false ? [] : ["--components", BENCH_PEER_COMPONENTS])];
+  const cmd =
+    o.runtime === "go"
+      ? [await goTool("peer"), ...common, "--metrics-bind-address", "0"]
+      : [o.tinyhostBinary, ...common, ...(o.peerComponents === false ? [] : ["--components", BENCH_PEER_COMPONENTS])];
   const spawnedAt = performance.now();
   const proc = startProcess({
     name: `${o.runtime} module ${o.hostname}`,
     cmd,
     cwd: ROOT,
     logFile,
-    env: { HOSTNAME: o.hostname, TINY_NATS_URL: "", TINY_NATS_TRANSPORT: "", OTLP_DSN: "", PEER_RECORD_FILE: "", TINYHOST_LOG_LEVEL: "info", PEER_LOG_LEVEL: GO_LOG_LEVEL, ...o.env },
+    env: {
+      HOSTNAME: o.hostname,
+      TINY_NATS_URL: "",
+      TINY_NATS_TRANSPORT: "",
+      OTLP_DSN: "",
+      PEER_RECORD_FILE: "",
+      TINYHOST_LOG_LEVEL: "info",
+      PEER_LOG_LEVEL: GO_LOG_LEVEL,
+      ...o.env,
+    },
   });
   return { ...proc, runtime: o.runtime, healthUrl: `http://127.0.0.1:${port}`, logFile, spawnedAt, hostname: o.hostname };
 }
@@ -133,7 +149,15 @@ export function cpuMs(pid: number): number {
  * @returns ms from `since` (a `performance.now()` reading) to the first poll that saw it.
  * @throws Error after `timeoutMs`, naming the holder seen last.
  */
-export async function untilLeaseHeld(kube: KubeClient, namespace: string, name: string, identity: string, since: number, timeoutMs: number, intervalMs = 5): Promise<number> {
+export async function untilLeaseHeld(
+  kube: KubeClient,
+  namespace: string,
+  name: string,
+  identity: string,
+  since: number,
+  timeoutMs: number,
+  intervalMs = 5,
+): Promise<number> {
   let holder = "(no Lease)";
   for (;;) {
     const lease = await kube.get(leases, name, namespace).catch(() => undefined);
@@ -157,7 +181,15 @@ export function peerChain(namespace: string, module: string, prefix: string): Ti
   const a = n("relay", "a");
   const b = n("relay", "b");
   const c = n("echo", "c");
-  return mixedFlow(namespace, prefix, [a, b, c], [{ from: a, to: b }, { from: b, to: c }]);
+  return mixedFlow(
+    namespace,
+    prefix,
+    [a, b, c],
+    [
+      { from: a, to: b },
+      { from: b, to: c },
+    ],
+  );
 }
 
 /** `count` TinyNodes of `module` (rounded up to whole {@link peerChain}s; flow prefixes `f0000000`, …). */

@@ -88,14 +88,27 @@ export async function openBuildah(log: LogSink = "stderr"): Promise<Buildah> {
     async bud(o) {
       const iidfile = join(runroot, `iid-${process.pid}-${Date.now()}`);
       await run([
-        "bud", "--layers", "--pull=never", "--force-rm", "--isolation", "chroot",
+        "bud",
+        "--layers",
+        "--pull=never",
+        "--force-rm",
+        "--isolation",
+        "chroot",
         ...(o.hostNetwork ? ["--network", "host"] : []),
         ...Object.entries(o.buildArgs ?? {}).flatMap(([k, v]) => ["--build-arg", `${k}=${v}`]),
         ...(o.volumes ?? []).flatMap((v) => ["--volume", v]),
-        "--iidfile", iidfile, "-f", o.file, "-t", o.tag, o.context,
+        "--iidfile",
+        iidfile,
+        "-f",
+        o.file,
+        "-t",
+        o.tag,
+        o.context,
       ]);
       try {
-        return readFileSync(iidfile, "utf8").trim().replace(/^sha256:/, "");
+        return readFileSync(iidfile, "utf8")
+          .trim()
+          .replace(/^sha256:/, "");
       } finally {
         rmSync(iidfile, { force: true });
       }

@@ -29,5 +29,7 @@ export interface ImportOptions {
  */
 export async function importImage(archive: string, options: ImportOptions): Promise<void> {
   const ctr = ensureDebianBinary("ctr", "containerd");
-  await runCommand([ctr, "--address", options.address, "--namespace", options.namespace ?? CRI_NAMESPACE, "images", "import", archive], { log: options.log ?? "stderr" });
+  await runCommand([ctr, "--address", options.address, "--namespace", options.namespace ?? CRI_NAMESPACE, "images", "import", archive], {
+    log: options.log ?? "stderr",
+  });
 }

@@ -122,7 +122,18 @@ export async function ensureDebianBase(buildah: Buildah, suite: string, log: Log
   const container = (await buildah.run(["from", "--pull=never", "scratch"], { capture: true })).trim();
   try {
     await buildah.run(["add", container, tarball, "/"]);
-    await buildah.run(["config", "--os", "linux", "--arch", arch, "--env", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "--cmd", '["bash"]', container]);
+    await buildah.run([
+      "config",
+      "--os",
+      "linux",
+      "--arch",
+      arch,
+      "--env",
+      "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+      "--cmd",
+      '["bash"]',
+      container,
+    ]);
     await buildah.run(["commit", "--quiet", container, ref], { log: "quiet" });
   } finally {
     await buildah.run(["rm", container], { log: "quiet" }).catch(() => undefined);

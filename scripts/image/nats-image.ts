@@ -36,7 +36,9 @@ export async function buildNatsImage(ctx: BuildContext): Promise<BuiltImage> {
   const container = (await ctx.buildah.run(["from", "--pull=never", local], { capture: true, log: "quiet" })).trim();
   let version: string;
   try {
-    version = natsVersion(await ctx.buildah.run(["run", "--isolation", "chroot", container, "--", "/usr/sbin/nats-server", "--version"], { capture: true, log: "quiet" }));
+    version = natsVersion(
+      await ctx.buildah.run(["run", "--isolation", "chroot", container, "--", "/usr/sbin/nats-server", "--version"], { capture: true, log: "quiet" }),
+    );
   } finally {
     await ctx.buildah.run(["rm", container], { log: "quiet" }).catch(() => undefined);
   }

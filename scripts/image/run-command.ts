@@ -17,7 +17,11 @@ export function logLine(sink: LogSink, line: string): void {
 /** A command that exited non-zero; the message names it and quotes its last output lines. */
 export class CommandError extends Error {
   /** @param command - argv. @param code - exit code. @param tail - last lines of its output. */
-  constructor(readonly command: readonly string[], readonly code: number, readonly tail: string) {
+  constructor(
+    readonly command: readonly string[],
+    readonly code: number,
+    readonly tail: string,
+  ) {
     super(`${command.slice(0, 3).join(" ")} … exited with code ${code}${tail ? `:\n${tail}` : ""}`);
     this.name = "CommandError";
   }
@@ -68,10 +72,7 @@ export async function runCommand(command: readonly string[], options: RunOptions
     stdout: "pipe",
     stderr: "pipe",
   });
-  await Promise.all([
-    drain(proc.stdout, options.capture ? (t) => (captured += t) : emit),
-    drain(proc.stderr, emit),
-  ]);
+  await Promise.all([drain(proc.stdout, options.capture ? (t) => (captured += t) : emit), drain(proc.stderr, emit)]);
   const code = await proc.exited;
   if (code !== 0) throw new CommandError(command, code, tail.trimEnd());
   return captured;

@@ -42,10 +42,18 @@ export const commands: Command[] = [
     import("./commands/pre-install.ts").then((m) => m.preInstallCommand),
   ),
   lazy("pre-delete", "the chart's pre-delete hook: delete the module's TinyModule", () => import("./commands/pre-delete.ts").then((m) => m.preDeleteCommand)),
-  lazy("tools", "developer tools: rbac-values (chart RBAC overlay), rbac-check, components-info", () => import("./commands/tools.ts").then((m) => m.toolsCommand)),
-  lazy("send", "send a message to a node's port in a running flow (--local <dir>, or a cluster's NATS), --wait for the result", () => import("./commands/send.ts").then((m) => m.sendCommand)),
-  lazy("eval", "run a flow's evals (the SDK's pkg/evals specs) against it in local mode; exit 1 on a failure", () => import("./commands/eval.ts").then((m) => m.evalCommand)),
-  lazy("new", "write a new component and its test (new component <name>), or a runnable flow (new flow <dir>)", () => import("./commands/new.ts").then((m) => m.newCommand)),
+  lazy("tools", "developer tools: rbac-values (chart RBAC overlay), rbac-check, components-info", () =>
+    import("./commands/tools.ts").then((m) => m.toolsCommand),
+  ),
+  lazy("send", "send a message to a node's port in a running flow (--local <dir>, or a cluster's NATS), --wait for the result", () =>
+    import("./commands/send.ts").then((m) => m.sendCommand),
+  ),
+  lazy("eval", "run a flow's evals (the SDK's pkg/evals specs) against it in local mode; exit 1 on a failure", () =>
+    import("./commands/eval.ts").then((m) => m.evalCommand),
+  ),
+  lazy("new", "write a new component and its test (new component <name>), or a runnable flow (new flow <dir>)", () =>
+    import("./commands/new.ts").then((m) => m.newCommand),
+  ),
 ];
 
 /**

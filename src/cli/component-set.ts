@@ -21,14 +21,21 @@ export async function bundledWithFiles(dir: string | undefined, onSkipped: (prob
   for (const e of files.errors) onSkipped(`${e.message} [${e.code}]`);
   const fromFiles = new Set(files.components.map((c) => c.definition.info.name));
   return createRegistry([
-    ...bundled.list().filter((d) => !fromFiles.has(d.info.name)).map((d) => ({ definition: d, source: bundled.source(d.info.name) })),
+    ...bundled
+      .list()
+      .filter((d) => !fromFiles.has(d.info.name))
+      .map((d) => ({ definition: d, source: bundled.source(d.info.name) })),
     ...files.components.map((c) => ({ definition: c.definition, source: c.source })),
   ]);
 }
 
 /** What the RBAC builders read of each component (src/provision/rbac-values.ts), in registration order. */
 export function componentNeeds(defs: readonly ComponentDefinition[]): ComponentNeeds[] {
-  return defs.map((d) => ({ name: d.info.name, usesClient: typeof d.instance().hooks.onClient === "function", ...(d.requirements ? { requirements: d.requirements } : {}) }));
+  return defs.map((d) => ({
+    name: d.info.name,
+    usesClient: typeof d.instance().hooks.onClient === "function",
+    ...(d.requirements ? { requirements: d.requirements } : {}),
+  }));
 }
 
 /**
@@ -40,7 +47,9 @@ export async function provisionedComponentNeeds(dir: string | undefined): Promis
   const broken: string[] = [];
   const registry = await bundledWithFiles(dir, (p) => broken.push(p));
   if (broken.length > 0) {
-    throw new Error(`${broken.length} component file${broken.length === 1 ? "" : "s"} did not load, so their requirements cannot be granted:\n  ${broken.join("\n  ")}`);
+    throw new Error(
+      `${broken.length} component file${broken.length === 1 ? "" : "s"} did not load, so their requirements cannot be granted:\n  ${broken.join("\n  ")}`,
+    );
   }
   return componentNeeds(registry.list());
 }

@@ -32,7 +32,9 @@ export interface FlagSpec {
 export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
 
 /** Parsed values by long name: strings for value flags, booleans for switches; absent when not given. */
-export type FlagValues<S extends FlagSpecs> = { -readonly [K in keyof S]?: S[K]["type"] extends "boolean" ? boolean : S[K]["multiple"] extends true ? string[] : string };
+export type FlagValues<S extends FlagSpecs> = {
+  -readonly [K in keyof S]?: S[K]["type"] extends "boolean" ? boolean : S[K]["multiple"] extends true ? string[] : string;
+};
 
 /** A usage mistake on the command line; the message names the argument. code `"USAGE"`. */
 export class FlagError extends TinyError<"USAGE"> {
@@ -53,7 +55,11 @@ export interface ParseFlagsOptions {
  * @returns the values and the positional arguments, in order.
  * @throws FlagError for the first mistake, in argument order.
  */
-export function parseFlags<const S extends FlagSpecs>(args: readonly string[], specs: S, options: ParseFlagsOptions = {}): { values: FlagValues<S>; positionals: string[] } {
+export function parseFlags<const S extends FlagSpecs>(
+  args: readonly string[],
+  specs: S,
+  options: ParseFlagsOptions = {},
+): { values: FlagValues<S>; positionals: string[] } {
   const config = Object.fromEntries(Object.entries(specs).map(([name, s]) => [name, s.short ? { type: s.type, short: s.short } : { type: s.type }]));
   // Non-strict: parseArgs only splits the arguments; every decision below is ours.
   const { tokens } = parseArgs({ args: [...args], options: config, strict: false, allowPositionals: true, tokens: true });

@@ -49,6 +49,7 @@ export function parseConsoleAddress(value: string): ConsoleAddress {
   }
   if (!parsed) throw new ConsoleAddressError(value, `not "[host:]port" with a port 0-65535 (use --no-console to turn the console off)`);
   const hostname = text.startsWith(":") ? "127.0.0.1" : parsed.hostname;
-  if (!isLoopback(hostname)) throw new ConsoleAddressError(value, `the console has no login, so it listens on a loopback address only (127.0.0.1, ::1, localhost)`);
+  if (!isLoopback(hostname))
+    throw new ConsoleAddressError(value, `the console has no login, so it listens on a loopback address only (127.0.0.1, ::1, localhost)`);
   return { hostname, port: parsed.port, fallback: false };
 }

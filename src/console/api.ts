@@ -95,7 +95,10 @@ type SendBody = { node?: unknown; port?: unknown; data?: unknown; wait?: unknown
 /** Builds the console app over `s`. */
 export function consoleApp(s: ConsoleState): Hono {
   const app = new Hono();
-  app.use("*", loopbackGuard(() => s.port()));
+  app.use(
+    "*",
+    loopbackGuard(() => s.port()),
+  );
   app.use("*", async (c, next) => {
     await next();
     c.header("Cache-Control", "no-store");
@@ -110,12 +113,22 @@ export function consoleApp(s: ConsoleState): Hono {
   app.get("/api/flow", (c) => c.json(snapshot(s)));
   app.get("/api/hops", (c) => {
     const after = Number(c.req.query("after") ?? 0);
-    if (!Number.isSafeInteger(after) || after < 0) return c.json({ error: `after must be a sequence number ≥ 0, got ${JSON.stringify(c.req.query("after"))}` }, 400);
-    return c.json({ seq: s.history.seq, hops: s.history.list(filterOf((k) => c.req.query(k)), after) });
+    if (!Number.isSafeInteger(after) || after < 0)
+      return c.json({ error: `after must be a sequence number ≥ 0, got ${JSON.stringify(c.req.query("after"))}` }, 400);
+    return c.json({
+      seq: s.history.seq,
+      hops: s.history.list(
+        filterOf((k) => c.req.query(k)),
+        after,
+      ),
+    });
   });
   app.get("/api/events", (c) => {
     const last = Number(c.req.header("last-event-id") ?? c.req.query("after") ?? 0);
-    const client = new StreamClient(filterOf((k) => c.req.query(k)), Number.isSafeInteger(last) && last > 0 ? last : 0);
+    const client = new StreamClient(
+      filterOf((k) => c.req.query(k)),
+      Number.isSafeInteger(last) && last > 0 ? last : 0,
+    );
     return streamSSE(c, async (stream) => {
       s.clients.add(client);
       try {
@@ -133,11 +146,14 @@ export function consoleApp(s: ConsoleState): Hono {
       return c.json({ error: `the body is not JSON: ${(err as Error).message}` }, 400);
     }
     if (typeof body !== "object" || body === null) return c.json({ error: "the body must be a JSON object {node, port, data}" }, 400);
-    if (typeof body.node !== "string" || body.node === "") return c.json({ error: `node must be a node name, label or name segment, got ${JSON.stringify(body.node)}` }, 400);
-    if (typeof body.port !== "string" || body.port === "" || body.port.includes(":")) return c.json({ error: `port must be a port name, got ${JSON.stringify(body.port)}` }, 400);
+    if (typeof body.node !== "string" || body.node === "")
+      return c.json({ error: `node must be a node name, label or name segment, got ${JSON.stringify(body.node)}` }, 400);
+    if (typeof body.port !== "string" || body.port === "" || body.port.includes(":"))
+      return c.json({ error: `port must be a port name, got ${JSON.stringify(body.port)}` }, 400);
     if (body.port === SETTINGS_PORT) return c.json({ error: SETTINGS_REFUSED, code: "SETTINGS_PORT" }, 400);
     const timeoutMs = body.timeoutMs === undefined ? SEND_TIMEOUT_MS : Number(body.timeoutMs);
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > SEND_MAX_TIMEOUT_MS) return c.json({ error: `timeoutMs must be 1–${SEND_MAX_TIMEOUT_MS}, got ${JSON.stringify(body.timeoutMs)}` }, 400);
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > SEND_MAX_TIMEOUT_MS)
+      return c.json({ error: `timeoutMs must be 1–${SEND_MAX_TIMEOUT_MS}, got ${JSON.stringify(body.timeoutMs)}` }, 400);
     let node: string;
     try {
       node = resolveNode(body.node, s.host.nodes.items());

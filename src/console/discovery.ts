@@ -108,7 +108,10 @@ function recordFiles(dir: string): Map<string, number | undefined> {
 export function findConsole(dir: string, isAlive: (pid: number) => boolean = processIsAlive): FoundConsole {
   const where = join(dir, STATE_DIR_NAME);
   const files = recordFiles(dir);
-  if (!files.size) throw new ConsoleNotFoundError(`no console found for ${dir} (no console-<pid>.json in ${where}): is \`tinyhost run --local ${dir}\` running, with its console on?`);
+  if (!files.size)
+    throw new ConsoleNotFoundError(
+      `no console found for ${dir} (no console-<pid>.json in ${where}): is \`tinyhost run --local ${dir}\` running, with its console on?`,
+    );
   const live: ConsoleRecord[] = [];
   const problems: string[] = [];
   for (const file of files.keys()) {
@@ -127,7 +130,8 @@ export function findConsole(dir: string, isAlive: (pid: number) => boolean = pro
   const own = resolve(dir, STATE_FILE_NAME);
   live.sort((a, b) => Number(b.state === own) - Number(a.state === own) || a.pid - b.pid);
   const [record, ...others] = live as [ConsoleRecord, ...ConsoleRecord[]];
-  const describe = (r: ConsoleRecord) => `pid ${r.pid} at ${r.url}${r.state === undefined ? "" : r.state === null ? ", state in memory" : `, state ${r.state}`}`;
+  const describe = (r: ConsoleRecord) =>
+    `pid ${r.pid} at ${r.url}${r.state === undefined ? "" : r.state === null ? ", state in memory" : `, state ${r.state}`}`;
   const note = others.length
     ? `${live.length} tinyhost processes run on ${dir}: using ${describe(record)}; others: ${others.map(describe).join("; ")} (pick one with --console <url>)`
     : undefined;

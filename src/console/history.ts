@@ -71,7 +71,16 @@ function cut(text: string): string {
 
 /** The {@link HopEvent} of hop record `r` numbered `seq`. */
 export function hopEvent(r: HopRecord, seq: number): HopEvent {
-  const e: HopEvent = { seq, at: r.startedAt, node: r.node, port: r.port, from: r.from, edge: r.edgeId, result: "empty", ms: Math.round(r.durationMs * 1000) / 1000 };
+  const e: HopEvent = {
+    seq,
+    at: r.startedAt,
+    node: r.node,
+    port: r.port,
+    from: r.from,
+    edge: r.edgeId,
+    result: "empty",
+    ms: Math.round(r.durationMs * 1000) / 1000,
+  };
   if (r.data !== undefined) e.data = r.data;
   if (r.error) {
     e.result = "fail";
@@ -118,7 +127,8 @@ export class HopHistory {
     const e = hopEvent(r, ++this.#seq);
     this.#ring[this.#next] = e;
     this.#next = (this.#next + 1) % this.capacity;
-    if (e.result === "fail" && e.code !== "CANCELLED" && e.code !== "NODE_STOPPED") this.#lastErrors.set(e.node, { port: e.port, from: e.from, message: e.error!, at: e.at });
+    if (e.result === "fail" && e.code !== "CANCELLED" && e.code !== "NODE_STOPPED")
+      this.#lastErrors.set(e.node, { port: e.port, from: e.from, message: e.error!, at: e.at });
     for (const l of this.#listeners) l(e);
     return e;
   }

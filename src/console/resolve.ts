@@ -28,7 +28,8 @@ export function resolveNode(query: string, nodes: readonly NamedNode[]): string 
   ] as const) {
     const hits = nodes.filter((n) => of(n) === query).map((n) => n.metadata.name!);
     if (hits.length === 1) return hits[0]!;
-    if (hits.length > 1) throw new NodeLookupError("AMBIGUOUS_NODE", `${JSON.stringify(query)} is the ${what} of ${hits.length} nodes (${hits.join(", ")}): give the full name`);
+    if (hits.length > 1)
+      throw new NodeLookupError("AMBIGUOUS_NODE", `${JSON.stringify(query)} is the ${what} of ${hits.length} nodes (${hits.join(", ")}): give the full name`);
   }
   const known = nodes.map((n) => (nodeLabel(n) ? `${JSON.stringify(nodeLabel(n))} (${n.metadata.name})` : n.metadata.name!)).join(", ");
   throw new NodeLookupError("UNKNOWN_NODE", `no node ${JSON.stringify(query)}: not a name, label or name segment of any node (nodes: ${known || "none"})`);

@@ -34,10 +34,14 @@ export function sleepUnlessAborted(ms: number, signal: AbortSignal, options?: Ti
       timer.cancel();
       resolve(false);
     };
-    const timer = startTimer(ms, () => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, options);
+    const timer = startTimer(
+      ms,
+      () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(true);
+      },
+      options,
+    );
     signal.addEventListener("abort", onAbort, { once: true });
   });
 }

@@ -46,7 +46,8 @@ export function resolveAgentTool(spec: true | AgentToolSpec): AgentToolInfo | st
   }
   for (const k of ["inputPort", "outputPort"] as const) {
     const v = s[k];
-    if (v !== undefined && (v === "" || v.startsWith("_") || v.includes(":"))) return `agentTool.${k} ${JSON.stringify(v)} must name a business port (not empty, no leading "_", no ":")`;
+    if (v !== undefined && (v === "" || v.startsWith("_") || v.includes(":")))
+      return `agentTool.${k} ${JSON.stringify(v)} must name a business port (not empty, no leading "_", no ":")`;
   }
   return Object.freeze({ name: s.name ?? "", description: s.description ?? "", inputPort: s.inputPort ?? "in", outputPort: s.outputPort ?? "out" });
 }

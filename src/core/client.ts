@@ -37,10 +37,5 @@ export interface ModuleClient {
 
 /** True when `x` looks like a {@link ModuleClient} (components guard `onClient`'s argument with it). */
 export function isModuleClient(x: unknown): x is ModuleClient {
-  return (
-    typeof x === "object" &&
-    x !== null &&
-    typeof (x as ModuleClient).exposePort === "function" &&
-    typeof (x as ModuleClient).disclosePort === "function"
-  );
+  return typeof x === "object" && x !== null && typeof (x as ModuleClient).exposePort === "function" && typeof (x as ModuleClient).disclosePort === "function";
 }

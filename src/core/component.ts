@@ -226,7 +226,8 @@ export function defineComponent<S = Record<string, never>, const P extends reado
   if (typeof spec.ports !== "function") throw new InvalidComponentError(`component ${name}: ports must be a function returning the port list`);
   const agentTool = spec.agentTool === undefined ? undefined : resolveAgentTool(spec.agentTool);
   if (typeof agentTool === "string") throw new InvalidComponentError(`component ${name}: ${agentTool}`);
-  if (spec.syncRpc !== undefined && spec.syncRpc !== true) throw new InvalidComponentError(`component ${name}: syncRpc must be true or absent, got ${JSON.stringify(spec.syncRpc)}`);
+  if (spec.syncRpc !== undefined && spec.syncRpc !== true)
+    throw new InvalidComponentError(`component ${name}: syncRpc must be true or absent, got ${JSON.stringify(spec.syncRpc)}`);
   const requirementsIssue = spec.requirements === undefined ? undefined : requirementsProblem(spec.requirements);
   if (requirementsIssue !== undefined) throw new InvalidComponentError(`component ${name}: ${requirementsIssue}`);
   const templateText = spec.templateText === undefined ? undefined : checkTemplateText(name, spec.templateText);
@@ -271,11 +272,7 @@ export function isComponentDefinition(x: unknown): x is ComponentDefinition {
   if (typeof x !== "object" || x === null) return false;
   const d = x as Partial<ComponentDefinition> & { [COMPONENT_BRAND]?: unknown };
   return (
-    d[COMPONENT_BRAND] === true &&
-    typeof d.info?.name === "string" &&
-    d.info.name !== "" &&
-    typeof d.instance === "function" &&
-    typeof d.ports === "function"
+    d[COMPONENT_BRAND] === true && typeof d.info?.name === "string" && d.info.name !== "" && typeof d.instance === "function" && typeof d.ports === "function"
   );
 }
 
@@ -284,10 +281,14 @@ export function isComponentDefinition(x: unknown): x is ComponentDefinition {
  * @throws InvalidComponentError naming the port or path when it is not an object of string lists.
  */
 function checkTemplateText(name: string, t: unknown): Readonly<Record<string, readonly string[]>> {
-  if (typeof t !== "object" || t === null || Array.isArray(t)) throw new InvalidComponentError(`component ${name}: templateText must map port names to field paths, got ${JSON.stringify(t)}`);
+  if (typeof t !== "object" || t === null || Array.isArray(t))
+    throw new InvalidComponentError(`component ${name}: templateText must map port names to field paths, got ${JSON.stringify(t)}`);
   const out: Record<string, readonly string[]> = {};
   for (const [port, paths] of Object.entries(t)) {
-    if (!Array.isArray(paths) || paths.some((p) => typeof p !== "string" || p === "")) throw new InvalidComponentError(`component ${name}: templateText.${port} must be a list of field paths like "templates[].content", got ${JSON.stringify(paths)}`);
+    if (!Array.isArray(paths) || paths.some((p) => typeof p !== "string" || p === ""))
+      throw new InvalidComponentError(
+        `component ${name}: templateText.${port} must be a list of field paths like "templates[].content", got ${JSON.stringify(paths)}`,
+      );
     out[port] = Object.freeze([...(paths as string[])]);
   }
   return Object.freeze(out);

@@ -13,7 +13,12 @@ import { Position as WirePosition } from "./api/constants.ts";
 export type Position = "top" | "right" | "bottom" | "left";
 
 /** Wire encoding of {@link Position}: Top=0, Right=1, Bottom=2, Left=3 (runtime-spec §1.3). */
-export const POSITION_WIRE: Readonly<Record<Position, WirePosition>> = Object.freeze({ top: WirePosition.Top, right: WirePosition.Right, bottom: WirePosition.Bottom, left: WirePosition.Left });
+export const POSITION_WIRE: Readonly<Record<Position, WirePosition>> = Object.freeze({
+  top: WirePosition.Top,
+  right: WirePosition.Right,
+  bottom: WirePosition.Bottom,
+  left: WirePosition.Left,
+});
 
 /** System port names (runtime-spec §1.4). They never reach `handle`; the runner dispatches them to hooks. */
 export const SystemPort = Object.freeze({

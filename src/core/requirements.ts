@@ -50,9 +50,11 @@ function ruleProblem(r: unknown, at: string): string | undefined {
   const unknown = unknownKey(rule, at, ["apiGroups", "resources", "verbs", "resourceNames"]);
   if (unknown) return unknown;
   for (const k of ["apiGroups", "resources", "verbs"] as const) {
-    if (!strings(rule[k]) || (k !== "apiGroups" && (rule[k] as string[]).length === 0)) return `${at}.${k} must be a${k === "apiGroups" ? "n" : " non-empty"} array of strings, got ${JSON.stringify(rule[k])}`;
+    if (!strings(rule[k]) || (k !== "apiGroups" && (rule[k] as string[]).length === 0))
+      return `${at}.${k} must be a${k === "apiGroups" ? "n" : " non-empty"} array of strings, got ${JSON.stringify(rule[k])}`;
   }
-  if (rule.resourceNames !== undefined && !strings(rule.resourceNames)) return `${at}.resourceNames must be an array of strings, got ${JSON.stringify(rule.resourceNames)}`;
+  if (rule.resourceNames !== undefined && !strings(rule.resourceNames))
+    return `${at}.resourceNames must be an array of strings, got ${JSON.stringify(rule.resourceNames)}`;
   return undefined;
 }
 
@@ -70,7 +72,8 @@ export function requirementsProblem(r: unknown): string | undefined {
     if (rbac === null || typeof rbac !== "object") return `requirements.rbac must be an object, got ${JSON.stringify(rbac)}`;
     const u = unknownKey(rbac, "requirements.rbac", ["enableKubernetesResourceAccess", "extraRules", "extraNamespacedRules"]);
     if (u) return u;
-    if (rbac.enableKubernetesResourceAccess !== undefined && typeof rbac.enableKubernetesResourceAccess !== "boolean") return `requirements.rbac.enableKubernetesResourceAccess must be a boolean, got ${JSON.stringify(rbac.enableKubernetesResourceAccess)}`;
+    if (rbac.enableKubernetesResourceAccess !== undefined && typeof rbac.enableKubernetesResourceAccess !== "boolean")
+      return `requirements.rbac.enableKubernetesResourceAccess must be a boolean, got ${JSON.stringify(rbac.enableKubernetesResourceAccess)}`;
     for (const k of ["extraRules", "extraNamespacedRules"] as const) {
       const list = rbac[k];
       if (list === undefined) continue;
@@ -83,7 +86,8 @@ export function requirementsProblem(r: unknown): string | undefined {
   }
   const secrets = req.secrets as Record<string, unknown> | undefined;
   if (secrets !== undefined) {
-    if (secrets === null || typeof secrets !== "object" || !strings(secrets.names)) return `requirements.secrets.names must be an array of Secret names, got ${JSON.stringify(secrets === null || typeof secrets !== "object" ? secrets : secrets.names)}`;
+    if (secrets === null || typeof secrets !== "object" || !strings(secrets.names))
+      return `requirements.secrets.names must be an array of Secret names, got ${JSON.stringify(secrets === null || typeof secrets !== "object" ? secrets : secrets.names)}`;
     const u = unknownKey(secrets, "requirements.secrets", ["names"]);
     if (u) return u;
     const bad = secrets.names.find((n) => !NAME.test(n) || n.length > 253);
@@ -94,9 +98,12 @@ export function requirementsProblem(r: unknown): string | undefined {
     if (storage === null || typeof storage !== "object") return `requirements.storage must be an object, got ${JSON.stringify(storage)}`;
     const u = unknownKey(storage, "requirements.storage", ["enabled", "size", "storageClassName"]);
     if (u) return u;
-    if (storage.enabled !== undefined && typeof storage.enabled !== "boolean") return `requirements.storage.enabled must be a boolean, got ${JSON.stringify(storage.enabled)}`;
-    for (const k of ["size", "storageClassName"] as const) if (storage[k] !== undefined && typeof storage[k] !== "string") return `requirements.storage.${k} must be a string, got ${JSON.stringify(storage[k])}`;
-    if (typeof storage.size === "string" && storage.size !== "" && !QUANTITY.test(storage.size)) return `requirements.storage.size must be a Kubernetes quantity such as "1Gi", got ${JSON.stringify(storage.size)}`;
+    if (storage.enabled !== undefined && typeof storage.enabled !== "boolean")
+      return `requirements.storage.enabled must be a boolean, got ${JSON.stringify(storage.enabled)}`;
+    for (const k of ["size", "storageClassName"] as const)
+      if (storage[k] !== undefined && typeof storage[k] !== "string") return `requirements.storage.${k} must be a string, got ${JSON.stringify(storage[k])}`;
+    if (typeof storage.size === "string" && storage.size !== "" && !QUANTITY.test(storage.size))
+      return `requirements.storage.size must be a Kubernetes quantity such as "1Gi", got ${JSON.stringify(storage.size)}`;
   }
   return undefined;
 }

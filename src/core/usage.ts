@@ -27,7 +27,8 @@ interface Metered {
  */
 export function meter(ctx: object, unit: string, amount: number): void {
   if (typeof unit !== "string") throw new TinyError("USAGE_INVALID", `meter: unit must be a string, got ${JSON.stringify(unit)}`);
-  if (typeof amount !== "number" || !Number.isFinite(amount)) throw new TinyError("USAGE_INVALID", `meter: amount of unit ${JSON.stringify(unit)} must be a finite number, got ${String(amount)}`);
+  if (typeof amount !== "number" || !Number.isFinite(amount))
+    throw new TinyError("USAGE_INVALID", `meter: amount of unit ${JSON.stringify(unit)} must be a finite number, got ${String(amount)}`);
   if (unit === "" || amount <= 0) return;
   const sums = (ctx as Metered)[USAGE];
   if (sums) sums.set(unit, (sums.get(unit) ?? 0) + amount);

@@ -427,7 +427,8 @@ function print(arg: unknown, verb: string, f: Flags, depth = 0): string {
     return verb === "v" ? pad(f, "<nil>") : badVerb(verb, arg, () => "");
   }
   if (isGoStringer(arg)) {
-    if (arg.goInt !== undefined && verb !== "v" && verb !== "s" && verb !== "q" && verb !== "x" && verb !== "X") return print(arg.goInt, verb, f, depth).replace(/\(int=/, `(${arg.goType}=`);
+    if (arg.goInt !== undefined && verb !== "v" && verb !== "s" && verb !== "q" && verb !== "x" && verb !== "X")
+      return print(arg.goInt, verb, f, depth).replace(/\(int=/, `(${arg.goType}=`);
     if (verb === "v" || verb === "s" || verb === "q" || verb === "x" || verb === "X") return fmtString(f, arg.goString(), verb === "v" ? "s" : verb, arg);
     return badVerb(verb, arg, () => arg.goString());
   }
@@ -453,7 +454,10 @@ function print(arg: unknown, verb: string, f: Flags, depth = 0): string {
         case "q":
           return pad(f, quoteRuneLiteral(Number(arg), f.plus));
         case "U": {
-          const hex = (arg < 0n ? BigInt.asUintN(64, arg) : arg).toString(16).toUpperCase().padStart(f.prec ?? 4, "0");
+          const hex = (arg < 0n ? BigInt.asUintN(64, arg) : arg)
+            .toString(16)
+            .toUpperCase()
+            .padStart(f.prec ?? 4, "0");
           const u = "U+" + hex;
           return pad(f, f.sharp && arg >= 0n && arg <= 0x10ffffn ? `${u} '${String.fromCodePoint(validRune(arg))}'` : u);
         }
@@ -611,7 +615,13 @@ export function goSprintf(format: string, ...args: unknown[]): string {
     out += print(args[argNum++], verb, f);
   }
   if (argNum < args.length) {
-    out += "%!(EXTRA " + args.slice(argNum).map((a) => (a === null || a === undefined ? "<nil>" : `${goTypeName(a)}=${print(a, "v", noFlags())}`)).join(", ") + ")";
+    out +=
+      "%!(EXTRA " +
+      args
+        .slice(argNum)
+        .map((a) => (a === null || a === undefined ? "<nil>" : `${goTypeName(a)}=${print(a, "v", noFlags())}`))
+        .join(", ") +
+      ")";
   }
   return out;
 }

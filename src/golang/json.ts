@@ -85,7 +85,8 @@ class Parser {
     if (at + word.length - 1 >= buf.length) throw new GoJsonError(`json: ${word} unexpected end of JSON input`, at);
     for (let i = 1; i < word.length; i++) {
       const b = buf[at + i]!;
-      if (b !== word.charCodeAt(i)) throw new GoJsonError(b === NUL ? `json: invalid character as ${word}` : `json: invalid character ${char(b)} as ${word}`, at);
+      if (b !== word.charCodeAt(i))
+        throw new GoJsonError(b === NUL ? `json: invalid character as ${word}` : `json: invalid character ${char(b)} as ${word}`, at);
     }
     this.cursor = at + word.length;
     return value;

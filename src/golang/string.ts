@@ -52,7 +52,8 @@ export function byteLength(s: string): number {
     else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
       n += 4;
       i++;
-    } else if (c >= 0xdc80 && c <= 0xdcff) n += 1; // an escaped byte
+    } else if (c >= 0xdc80 && c <= 0xdcff)
+      n += 1; // an escaped byte
     else n += 3;
   }
   return n;
@@ -275,8 +276,17 @@ function codeUnitRank(c: number): number {
 /** Go `unicode.IsSpace`, for `strings.TrimSpace`. */
 function isGoSpace(c: number): boolean {
   return (
-    (c >= 9 && c <= 13) || c === 32 || c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000
+    (c >= 9 && c <= 13) ||
+    c === 32 ||
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
   );
 }
 
@@ -288,4 +298,3 @@ export function goTrimSpace(s: string): string {
   while (b > a && isGoSpace(s.charCodeAt(b - 1))) b--;
   return s.slice(a, b);
 }
-

@@ -107,7 +107,15 @@ export class GoTime implements GoStringer {
   }
   AddDate(years: bigint, months: bigint, days: bigint): GoTime {
     const d = this.date;
-    const wall = Date.UTC(d.getUTCFullYear() + Number(years), d.getUTCMonth() + Number(months), d.getUTCDate() + Number(days), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
+    const wall = Date.UTC(
+      d.getUTCFullYear() + Number(years),
+      d.getUTCMonth() + Number(months),
+      d.getUTCDate() + Number(days),
+      d.getUTCHours(),
+      d.getUTCMinutes(),
+      d.getUTCSeconds(),
+      d.getUTCMilliseconds(),
+    );
     return new GoTime(wall - this.offsetSeconds * 1000, this.subMsNanos, this.offsetSeconds);
   }
   private nanosOfSecond(): number {

@@ -43,7 +43,6 @@ export interface ComponentDirResult {
   errors: RegistryError[];
 }
 
-
 let resolverInstalled = false;
 
 /** Makes `"tinyhost"` and `"typebox"` importable from any file (idempotent). */
@@ -126,7 +125,13 @@ export async function loadComponentDir(dir: string): Promise<ComponentDirResult>
       const c = await importComponentFile(join(root, rel));
       const seen = byName.get(c.definition.info.name);
       if (seen) {
-        out.errors.push(new RegistryError("DUPLICATE_COMPONENT", `component "${c.definition.info.name}" is defined twice: in ${seen.source} and in ${c.source} (the second is ignored)`, [seen.source, c.source]));
+        out.errors.push(
+          new RegistryError(
+            "DUPLICATE_COMPONENT",
+            `component "${c.definition.info.name}" is defined twice: in ${seen.source} and in ${c.source} (the second is ignored)`,
+            [seen.source, c.source],
+          ),
+        );
         continue;
       }
       byName.set(c.definition.info.name, c);
@@ -173,7 +178,8 @@ export function watchComponentDir(dir: string, o: WatchComponentDirOptions): Com
   let again = false;
 
   const scanOnce = async (): Promise<RegistryError[]> => {
-    if (!existsSync(root) || !statSync(root).isDirectory()) throw new RegistryError("COMPONENTS_DIR_NOT_FOUND", `components directory not found: ${root}`, [root]);
+    if (!existsSync(root) || !statSync(root).isDirectory())
+      throw new RegistryError("COMPONENTS_DIR_NOT_FOUND", `components directory not found: ${root}`, [root]);
     const errors: RegistryError[] = [];
     const files = new Set(listComponentFiles(root).map((rel) => join(root, rel)));
     for (const [file, entry] of seen) {
@@ -206,7 +212,10 @@ export function watchComponentDir(dir: string, o: WatchComponentDirOptions): Com
         const e = err instanceof RegistryError ? err : new ComponentImportError(shownPath(file), err);
         seen.set(file, { content, names: before?.names ?? [] }); // report once per content
         errors.push(e);
-        o.log.warn({ file: shownPath(file), code: e.code, err: e.message }, before ? "component file failed to load; the previous version keeps serving" : "component file failed to load; skipped");
+        o.log.warn(
+          { file: shownPath(file), code: e.code, err: e.message },
+          before ? "component file failed to load; the previous version keeps serving" : "component file failed to load; skipped",
+        );
       }
     }
     return errors;

@@ -14,4 +14,3 @@ export const DEFAULT_LOCAL_MODULE = "tinyhost";
 
 /** Namespace reported to components when not given (the Go CLI's `--namespace` default, runtime-spec §9). */
 export const DEFAULT_LOCAL_NAMESPACE = "tinysystems";
-

@@ -43,7 +43,16 @@ export function collectDesired(
   const addComponent = (c: NamedManifest<TinyComponentManifest>) => {
     const name = c.object.metadata.name;
     const seen = out.components.get(name);
-    if (seen) out.errors.push(new ManifestError("DUPLICATE_NODE", c.file, c.line, "", `TinyComponent ${name} is declared at ${seen.file}:${seen.line} too; the first is used and this one is ignored — remove one`));
+    if (seen)
+      out.errors.push(
+        new ManifestError(
+          "DUPLICATE_NODE",
+          c.file,
+          c.line,
+          "",
+          `TinyComponent ${name} is declared at ${seen.file}:${seen.line} too; the first is used and this one is ignored — remove one`,
+        ),
+      );
     else out.components.set(name, c);
   };
   const add = (entry: NodeManifest) => {

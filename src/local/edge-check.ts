@@ -57,7 +57,8 @@ export function edgeProblems(ctx: EdgeCheckContext): ManifestError[] {
     const own = ctx.portsOf(name);
     (entry.node.spec.edges ?? []).forEach((edge, i) => {
       const line = entry.edgeLines?.[i] ?? entry.line;
-      const bad = (what: string) => out.push(new ManifestError("EDGE_TARGET", entry.file, line, name, `edge ${edge.id} (port ${edge.port} → ${edge.to}): ${what}`));
+      const bad = (what: string) =>
+        out.push(new ManifestError("EDGE_TARGET", entry.file, line, name, `edge ${edge.id} (port ${edge.port} → ${edge.to}): ${what}`));
       if (own && !edge.port.includes(":") && !own.ports.some((p) => p.name === edge.port && p.source)) {
         bad(`${own.component} has no output port ${JSON.stringify(edge.port)} (its output ports: ${names(own.ports, true)})`);
         return;
@@ -75,8 +76,12 @@ export function edgeProblems(ctx: EdgeCheckContext): ManifestError[] {
       const theirs = ctx.portsOf(toNode);
       if (!theirs) return;
       const port = theirs.ports.find((p) => p.name === toPort);
-      if (!port) bad(`${theirs.component} node ${toNode} has no port ${JSON.stringify(toPort)} (its input ports: ${names(theirs.ports, false)}); hops on this edge fail`);
-      else if (port.source && !isSystemPort(toPort)) bad(`port ${JSON.stringify(toPort)} of ${theirs.component} node ${toNode} is an output port; an edge must end at an input port`);
+      if (!port)
+        bad(
+          `${theirs.component} node ${toNode} has no port ${JSON.stringify(toPort)} (its input ports: ${names(theirs.ports, false)}); hops on this edge fail`,
+        );
+      else if (port.source && !isSystemPort(toPort))
+        bad(`port ${JSON.stringify(toPort)} of ${theirs.component} node ${toNode} is an output port; an edge must end at an input port`);
     });
   }
   return out;

@@ -83,7 +83,10 @@ export class FailureLog {
     if (isCancellation(err) || !this.claim(err)) return;
     const via = from !== "" && from !== FROM_SIGNAL && from.includes(":") ? ` (from ${from})` : "";
     // PORT_CONFIG (src/runtime/runner/port-config.ts) repeats node, port and from: keep its cause.
-    const text = (err as { code?: unknown }).code === "PORT_CONFIG" && err.cause instanceof Error ? `its configuration does not compile: ${err.cause.message}` : withoutNodePrefix(err.message, node, port);
+    const text =
+      (err as { code?: unknown }).code === "PORT_CONFIG" && err.cause instanceof Error
+        ? `its configuration does not compile: ${err.cause.message}`
+        : withoutNodePrefix(err.message, node, port);
     this.#limiter.line(`${node}\u0000${port}`, `error: node ${node} port ${port}${via}`, text);
   }
 

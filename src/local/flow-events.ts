@@ -106,7 +106,8 @@ export class FlowEvents {
       wantsHop: (node, port) => this.#hopListeners.size > 0 || this.#isDebugMessage(node, port),
       hop: (record) => {
         if (this.host.stopped()) return;
-        if (this.debug && record.data !== undefined && !record.error && this.#isDebugMessage(record.node, record.port)) this.debug.message(record.node, record.data);
+        if (this.debug && record.data !== undefined && !record.error && this.#isDebugMessage(record.node, record.port))
+          this.debug.message(record.node, record.data);
         for (const listener of this.#hopListeners) listener(record);
       },
     };
@@ -161,9 +162,17 @@ export class FlowEvents {
     if (ports.some((p) => p.name === port && p.source)) {
       this.failures.note(node, port, `node ${node} emitted on port ${JSON.stringify(port)}, which has no edges; the message went nowhere`);
     } else {
-      const outputs = ports.filter((p) => p.source && !p.name.startsWith("_")).map((p) => p.name).join(", ") || "none";
+      const outputs =
+        ports
+          .filter((p) => p.source && !p.name.startsWith("_"))
+          .map((p) => p.name)
+          .join(", ") || "none";
       const component = runner.instance.definition.info.name;
-      this.failures.note(node, port, `node ${node} emitted on port ${JSON.stringify(port)}, which ${component} does not declare as an output (its output ports: ${outputs}); the message went nowhere`);
+      this.failures.note(
+        node,
+        port,
+        `node ${node} emitted on port ${JSON.stringify(port)}, which ${component} does not declare as an output (its output ports: ${outputs}); the message went nowhere`,
+      );
     }
   }
 }

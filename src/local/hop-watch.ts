@@ -92,7 +92,18 @@ class WatchedInput implements HopSpan {
     const node = site.name;
     this.#t0 = performance.now();
     this.#record = watcher.wantsHop?.(node, port)
-      ? { node, port, from: msg.from, edgeId: msg.edgeId, data: undefined, result: undefined, error: undefined, expressionErrors: [], startedAt: Date.now(), durationMs: 0 }
+      ? {
+          node,
+          port,
+          from: msg.from,
+          edgeId: msg.edgeId,
+          data: undefined,
+          result: undefined,
+          error: undefined,
+          expressionErrors: [],
+          startedAt: Date.now(),
+          durationMs: 0,
+        }
       : undefined;
   }
   /** True for the inner span's recording, and for a watched hop (the runner then hands over the decoded payload). */
@@ -117,7 +128,11 @@ class WatchedInput implements HopSpan {
     if (!record) return out;
     // The runner runs the handler inside the input span and awaits what it returns; this reaction
     // is registered first, so the result is known when the runner ends the span.
-    if (out instanceof Promise) void out.then((v: unknown) => (record.result = resultOf(v)), () => {});
+    if (out instanceof Promise)
+      void out.then(
+        (v: unknown) => (record.result = resultOf(v)),
+        () => {},
+      );
     else record.result = resultOf(out);
     return out;
   }

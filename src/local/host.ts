@@ -267,8 +267,18 @@ export class LocalHost {
       onChange: (c) => events.emit("nodeChanged", c),
       admitStatus: (name, status) => this.#terminal.admitStatus(name, status),
     });
-    this.#source = new DirectorySource({ dir: this.dir, shownDir: shownPath(this.dir), nodes: this.nodes, seed: (name, entry) => this.#seed(name, entry), ...(options.removeGraceMs !== undefined ? { removeGraceMs: options.removeGraceMs } : {}) });
-    this.#debugLines = new DebugLines((line) => this.report.line(line), (node) => this.report.names.name(node), options.debugHint ? { hint: options.debugHint } : {});
+    this.#source = new DirectorySource({
+      dir: this.dir,
+      shownDir: shownPath(this.dir),
+      nodes: this.nodes,
+      seed: (name, entry) => this.#seed(name, entry),
+      ...(options.removeGraceMs !== undefined ? { removeGraceMs: options.removeGraceMs } : {}),
+    });
+    this.#debugLines = new DebugLines(
+      (line) => this.report.line(line),
+      (node) => this.report.names.name(node),
+      options.debugHint ? { hint: options.debugHint } : {},
+    );
     const flowEvents = new FlowEvents(
       {
         stopped: () => this.#stopped,
@@ -316,7 +326,9 @@ export class LocalHost {
       notRun: (segment) => this.modules.notRun(segment),
       httpSeededNode: () => this.#httpSeededNode,
     });
-    const managerLog = process.env.TINYHOST_LOG_LEVEL ? logger.child({ component: "local" }) : withoutStartFailures(logger.child({ component: "local" }, { level: "warn" }));
+    const managerLog = process.env.TINYHOST_LOG_LEVEL
+      ? logger.child({ component: "local" })
+      : withoutStartFailures(logger.child({ component: "local" }, { level: "warn" }));
     this.#manager = new Manager({ log: managerLog });
     for (const [group, runnable] of this.#runnables(managerLog)) this.#manager.add(group, runnable);
   }
@@ -332,7 +344,10 @@ export class LocalHost {
   static async start(options: LocalHostOptions): Promise<LocalHost> {
     const dir = resolve(options.dir);
     if (!existsSync(dir)) throw new LocalStartError(`manifests directory not found: ${shownPath(dir)}`);
-    if (!statSync(dir).isDirectory()) throw new LocalStartError(`${shownPath(dir)} is a file, not a directory: --local takes the directory that holds the manifests (e.g. examples/tick-count)`);
+    if (!statSync(dir).isDirectory())
+      throw new LocalStartError(
+        `${shownPath(dir)} is a file, not a directory: --local takes the directory that holds the manifests (e.g. examples/tick-count)`,
+      );
     const first = collectDesired(readManifestDir(dir, shownPath(dir)), new Map());
     const module = chooseModuleName(options.moduleName, first.nodes.values(), componentsAtHand(options, first));
     const statePath = options.statePath === null ? null : stateFilePath(dir, options.statePath);
@@ -471,7 +486,10 @@ export class LocalHost {
 
   /** The scheduler running the nodes, its hop middleware (span tap, hop watch) and the in-process transport between modules. */
   #localScheduler(options: LocalHostOptions, flowEvents: FlowEvents, log: ComponentLogger): LocalScheduler {
-    const transport = new LocalTransport((msg, signal) => this.scheduler.handle(msg, signal), (segment) => this.modules.notRun(segment));
+    const transport = new LocalTransport(
+      (msg, signal) => this.scheduler.handle(msg, signal),
+      (segment) => this.modules.notRun(segment),
+    );
     return new LocalScheduler(
       {
         module: sanitizeResourceName(this.module),
@@ -554,7 +572,14 @@ export class LocalHost {
       probeAddress,
       readiness: { nodes: () => (this.#signals.ready ? true : "the first reconcile of every node has not finished") },
       metrics: moduleMetrics({
-        controllers: [{ name: "tinynode", controller: c.controller as unknown as Controller<KubeObject>, watcher: c.watcher as unknown as Watcher<KubeObject>, writes: c.reconciler.stats }],
+        controllers: [
+          {
+            name: "tinynode",
+            controller: c.controller as unknown as Controller<KubeObject>,
+            watcher: c.watcher as unknown as Watcher<KubeObject>,
+            writes: c.reconciler.stats,
+          },
+        ],
         isLeader: () => true,
         runners: () => this.scheduler.nodes().length,
       }),
@@ -566,12 +591,15 @@ export class LocalHost {
   #runnables(log: Logger): [RunnableGroup, Runnable][] {
     const out: [RunnableGroup, Runnable][] = [];
     if (this.#health) out.push(["servers", this.#health]);
-    out.push(["stores", onStop("state file", () => {
-      clearTimeout(this.#removalTimer);
-      this.#state.stop();
-      this.#failures.flush();
-      this.#debugLines.flush();
-    })]);
+    out.push([
+      "stores",
+      onStop("state file", () => {
+        clearTimeout(this.#removalTimer);
+        this.#state.stop();
+        this.#failures.flush();
+        this.#debugLines.flush();
+      }),
+    ]);
     out.push(["runners", task("components", () => this.#loadComponents())]);
     out.push(["runners", onStop("runners", (ctx) => this.scheduler.stopAll(ctx.signal))]);
     out.push(["controllers", task("manifests", () => this.#firstRead())]);
@@ -595,7 +623,8 @@ export class LocalHost {
       `tinyhost local: ${this.#moduleSummary()} (in-process, leader)${this.#notServedSummary()} · manifests ${shownPath(this.dir)} · ` +
         `${statePath ? `state ${shownPath(statePath)}` : "state in memory"} · components ${this.#componentSummary()}`,
     );
-    if (lock?.tookOverFrom !== undefined) this.report.line(`state: took over ${shownPath(lock.file)} from pid ${lock.tookOverFrom}, which is no longer running`);
+    if (lock?.tookOverFrom !== undefined)
+      this.report.line(`state: took over ${shownPath(lock.file)} from pid ${lock.tookOverFrom}, which is no longer running`);
     if (migrated) this.report.line(`state: moved ${shownPath(migrated)} to ${shownPath(statePath!)} (kubectl apply -f <dir> skips sub-directories)`);
     await this.#tinyComponents.apply(this.#p.first.components);
     this.#applyRead(this.#p.first);

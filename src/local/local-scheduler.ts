@@ -44,7 +44,9 @@ export class LocalScheduler extends Scheduler {
     refusal?: (name: string, component: string) => string | undefined,
   ) {
     super(options);
-    this.refusal = refusal ?? ((_name, component) => (this.installed(component) ? undefined : `component ${JSON.stringify(component)} is not registered (known: ${this.known()})`));
+    this.refusal =
+      refusal ??
+      ((_name, component) => (this.installed(component) ? undefined : `component ${JSON.stringify(component)} is not registered (known: ${this.known()})`));
   }
 
   /** Why node `name` of component `component` cannot run here, or undefined when it can. */

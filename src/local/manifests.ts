@@ -89,20 +89,30 @@ type Path = readonly (string | number)[];
 function checkNode(raw: Record<string, unknown>): { node: TinyNode } | { problem: string; path: Path } {
   const bad = (path: Path, problem: string) => ({ problem, path });
   const meta = raw.metadata as Record<string, unknown> | undefined;
-  if (!isPlainObject(meta)) return bad(raw.metadata === undefined ? [] : ["metadata"], `a TinyNode needs metadata.name (<flow-prefix>.<module>.<component>-<suffix>), got ${raw.metadata === undefined ? "no metadata" : `metadata ${JSON.stringify(raw.metadata)}`}`);
+  if (!isPlainObject(meta))
+    return bad(
+      raw.metadata === undefined ? [] : ["metadata"],
+      `a TinyNode needs metadata.name (<flow-prefix>.<module>.<component>-<suffix>), got ${raw.metadata === undefined ? "no metadata" : `metadata ${JSON.stringify(raw.metadata)}`}`,
+    );
   const name = meta.name;
-  if (typeof name !== "string" || name === "") return bad(name === undefined ? ["metadata"] : ["metadata", "name"], `a TinyNode needs metadata.name (<flow-prefix>.<module>.<component>-<suffix>), got ${name === undefined ? "none" : JSON.stringify(name)}`);
+  if (typeof name !== "string" || name === "")
+    return bad(
+      name === undefined ? ["metadata"] : ["metadata", "name"],
+      `a TinyNode needs metadata.name (<flow-prefix>.<module>.<component>-<suffix>), got ${name === undefined ? "none" : JSON.stringify(name)}`,
+    );
   try {
     parseFullName(name as string);
   } catch (err) {
     return bad(["metadata", "name"], (err as Error).message);
   }
   if (meta!.labels !== undefined && !isStringMap(meta!.labels)) return bad(["metadata", "labels"], "metadata.labels must map strings to strings");
-  if (meta!.annotations !== undefined && !isStringMap(meta!.annotations)) return bad(["metadata", "annotations"], "metadata.annotations must map strings to strings");
+  if (meta!.annotations !== undefined && !isStringMap(meta!.annotations))
+    return bad(["metadata", "annotations"], "metadata.annotations must map strings to strings");
   const spec = raw.spec as Record<string, unknown> | undefined;
   if (!isPlainObject(spec)) return bad(["spec"], "spec is required (module, component)");
   for (const key of ["module", "component"] as const) {
-    if (typeof spec[key] !== "string" || spec[key] === "") return bad(["spec", key], `spec.${key} must be a non-empty string, got ${JSON.stringify(spec[key] ?? null)}`);
+    if (typeof spec[key] !== "string" || spec[key] === "")
+      return bad(["spec", key], `spec.${key} must be a non-empty string, got ${JSON.stringify(spec[key] ?? null)}`);
   }
   const ports = spec.ports ?? [];
   if (!Array.isArray(ports)) return bad(["spec", "ports"], "spec.ports must be a list");
@@ -110,7 +120,8 @@ function checkNode(raw: Record<string, unknown>): { node: TinyNode } | { problem
     const p = ports[i] as Record<string, unknown>;
     const at = `spec.ports[${i}]`;
     if (!isPlainObject(p)) return bad(["spec", "ports", i], `${at} must be a mapping`);
-    if (typeof p.port !== "string" || p.port === "") return bad(["spec", "ports", i, "port"], `${at}.port must be a non-empty string, got ${JSON.stringify(p.port ?? null)}`);
+    if (typeof p.port !== "string" || p.port === "")
+      return bad(["spec", "ports", i, "port"], `${at}.port must be a non-empty string, got ${JSON.stringify(p.port ?? null)}`);
     if (p.from !== undefined && p.from !== "" && (typeof p.from !== "string" || parsePortAddress(p.from)[0] === "")) {
       return bad(["spec", "ports", i, "from"], `${at}.from must be "<node>:<port>", got ${JSON.stringify(p.from)}`);
     }
@@ -129,7 +140,8 @@ function checkNode(raw: Record<string, unknown>): { node: TinyNode } | { problem
     const at = `spec.edges[${i}]`;
     if (!isPlainObject(e)) return bad(["spec", "edges", i], `${at} must be a mapping`);
     for (const f of ["id", "port", "to"] as const) {
-      if (typeof e[f] !== "string" || e[f] === "") return bad(["spec", "edges", i, f], `${at}.${f} must be a non-empty string, got ${JSON.stringify(e[f] ?? null)}`);
+      if (typeof e[f] !== "string" || e[f] === "")
+        return bad(["spec", "edges", i, f], `${at}.${f} must be a non-empty string, got ${JSON.stringify(e[f] ?? null)}`);
     }
     const [toNode, toPort] = parsePortAddress(e.to as string);
     if (toNode === "" || toPort === "") return bad(["spec", "edges", i, "to"], `${at}.to must be "<node>:<port>", got ${JSON.stringify(e.to)}`);
@@ -144,7 +156,6 @@ function checkNode(raw: Record<string, unknown>): { node: TinyNode } | { problem
   };
   return { node };
 }
-
 
 function isStringMap(x: unknown): x is Record<string, string> {
   return isPlainObject(x) && Object.values(x).every((v) => typeof v === "string");
@@ -169,7 +180,10 @@ function lineOf(doc: Document, counter: LineCounter, path: Path): number {
  * @param line 1-based line of the error (0 when unknown).
  */
 export function yamlErrorText(message: string, text: string, line: number): string {
-  const reason = message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "").replace(/:$/, "");
+  const reason = message
+    .split("\n")[0]!
+    .replace(/ at line \d+, column \d+:?$/, "")
+    .replace(/:$/, "");
   if (line <= 0) return reason;
   const lines = text.split(/\r?\n/);
   const quote = (s: string) => JSON.stringify(s.trim().length > 80 ? `${s.trim().slice(0, 80)}…` : s.trim());
@@ -307,17 +321,35 @@ function interpret(out: FileManifests, docs: readonly ParsedDocument[]): FileMan
     const docLine = doc.line([]);
     const raw = doc.raw;
     if (!isPlainObject(raw) || !doc.mapping) {
-      out.errors.push(new ManifestError("MANIFEST_INVALID", file, docLine, "", `a document must be a mapping with apiVersion and kind, got ${doc.list ? "a list" : typeof raw}`));
+      out.errors.push(
+        new ManifestError(
+          "MANIFEST_INVALID",
+          file,
+          docLine,
+          "",
+          `a document must be a mapping with apiVersion and kind, got ${doc.list ? "a list" : typeof raw}`,
+        ),
+      );
       continue;
     }
     const kind = raw.kind;
     const name = isPlainObject(raw.metadata) && typeof raw.metadata.name === "string" ? raw.metadata.name : "";
     if (raw.apiVersion !== API_VERSION) {
       if (typeof kind === "string" && kind.startsWith("Tiny")) {
-        out.errors.push(new ManifestError("MANIFEST_INVALID", file, doc.line(["apiVersion"]), kind === KIND.TinyNode ? name : "", `apiVersion must be ${API_VERSION}, got ${JSON.stringify(raw.apiVersion ?? null)}`));
+        out.errors.push(
+          new ManifestError(
+            "MANIFEST_INVALID",
+            file,
+            doc.line(["apiVersion"]),
+            kind === KIND.TinyNode ? name : "",
+            `apiVersion must be ${API_VERSION}, got ${JSON.stringify(raw.apiVersion ?? null)}`,
+          ),
+        );
         if (kind === KIND.TinyNode && name) out.rejectedNodes.push(name);
       } else {
-        out.notes.push(`${file}:${docLine}: skipped ${String(kind ?? "a document without kind")} ${name} (local mode runs TinyProject, TinyFlow, TinyNode and TinyComponent)`);
+        out.notes.push(
+          `${file}:${docLine}: skipped ${String(kind ?? "a document without kind")} ${name} (local mode runs TinyProject, TinyFlow, TinyNode and TinyComponent)`,
+        );
       }
       continue;
     }
@@ -340,7 +372,11 @@ function interpret(out: FileManifests, docs: readonly ParsedDocument[]): FileMan
         out.errors.push(new ManifestError("MANIFEST_INVALID", file, docLine, "", `TinyComponent ${name || "(no metadata.name)"} needs metadata.name and spec`));
         continue;
       }
-      out.components.push({ object: { apiVersion: API_VERSION, kind, metadata: { ...(raw.metadata as object), name }, spec: raw.spec } as unknown as TinyComponentManifest, file, line: docLine });
+      out.components.push({
+        object: { apiVersion: API_VERSION, kind, metadata: { ...(raw.metadata as object), name }, spec: raw.spec } as unknown as TinyComponentManifest,
+        file,
+        line: docLine,
+      });
     } else if (kind === KIND.TinyProject || kind === KIND.TinyFlow) {
       if (name === "") {
         out.errors.push(new ManifestError("MANIFEST_INVALID", file, docLine, "", `${kind} needs metadata.name`));

@@ -51,12 +51,18 @@ export interface LocalNodesOptions {
 const wire = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
 const apiError = (verb: string, name: string, status: number, message: string) =>
-  new KubeApiError({ verb, path: `local://tinynodes/${name}`, status, body: { kind: "Status", status: "Failure", code: status, reason: status === 404 ? "NotFound" : status === 409 ? "Conflict" : "Gone", message } });
+  new KubeApiError({
+    verb,
+    path: `local://tinynodes/${name}`,
+    status,
+    body: { kind: "Status", status: "Failure", code: status, reason: status === 404 ? "NotFound" : status === 409 ? "Conflict" : "Gone", message },
+  });
 
 /** RFC 7386: `patch` applied to `target` (objects merge recursively, `null` deletes, the rest replaces). */
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = typeof target === "object" && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const out: Record<string, unknown> =
+    typeof target === "object" && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
     else if (v !== undefined) out[k] = mergePatch(out[k], v);
@@ -186,7 +192,11 @@ export class LocalNodes implements WatchSource<TinyNode>, TinyNodeApi {
       const seeded = seed?.();
       const status = seeded?.status ?? manifest.status;
       const finalizers = seeded?.finalizers?.length ? { finalizers: [...seeded.finalizers] } : {};
-      const node = { ...manifest, metadata: { ...metadata, ...finalizers, generation: 1, uid: randomUUID(), creationTimestamp: formatTime(new Date()) }, ...(status ? { status } : {}) };
+      const node = {
+        ...manifest,
+        metadata: { ...metadata, ...finalizers, generation: 1, uid: randomUUID(), creationTimestamp: formatTime(new Date()) },
+        ...(status ? { status } : {}),
+      };
       this.#write(name, wire(node) as TinyNode);
       return "created";
     }
@@ -230,7 +240,12 @@ export class LocalNodes implements WatchSource<TinyNode>, TinyNodeApi {
   #guarded(verb: string, name: string, resourceVersion: string): TinyNode {
     const o = this.#live(verb, name);
     if (resourceVersion !== "" && o.metadata.resourceVersion !== resourceVersion) {
-      throw apiError(verb, name, 409, `Operation cannot be fulfilled on tinynodes "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+      throw apiError(
+        verb,
+        name,
+        409,
+        `Operation cannot be fulfilled on tinynodes "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+      );
     }
     return o;
   }

@@ -24,7 +24,10 @@ export interface PortExpressionProblem {
  *   `templateText`), kept as written; unknown before the components load.
  * @returns one problem per configuration that does not compile, in `ports` order.
  */
-export function portExpressionProblems(ports: readonly TinyNodePortConfig[] | undefined, templateText?: (port: string) => readonly string[] | undefined): PortExpressionProblem[] {
+export function portExpressionProblems(
+  ports: readonly TinyNodePortConfig[] | undefined,
+  templateText?: (port: string) => readonly string[] | undefined,
+): PortExpressionProblem[] {
   const out: PortExpressionProblem[] = [];
   (ports ?? []).forEach((p, index) => {
     if (!p.configuration) return;

@@ -113,7 +113,11 @@ export class LocalReport {
     this.#lastStatus.set(name, key);
     const raw = status.status ?? "";
     // Runtime errors often start "node <name> port …": the line names the node already.
-    const detail = raw.startsWith(`node ${name}: `) ? raw.slice(`node ${name}: `.length) : raw.startsWith(`node ${name} `) ? raw.slice(`node ${name} `.length) : raw;
+    const detail = raw.startsWith(`node ${name}: `)
+      ? raw.slice(`node ${name}: `.length)
+      : raw.startsWith(`node ${name} `)
+        ? raw.slice(`node ${name} `.length)
+        : raw;
     const text = status.error ? `error: ${where ? `${where}: ` : ""}${detail}` : (status.status ?? "OK");
     this.#print(`node ${name}  ${component}  ${text}`);
   }

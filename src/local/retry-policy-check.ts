@@ -24,7 +24,8 @@ export function retryPolicyProblem(policy: unknown, at: string): { field: string
   if (typeof policy !== "object" || Array.isArray(policy)) return { field: "", problem: `${base} must be a mapping, got ${JSON.stringify(policy)}` };
   const p = policy as Record<string, unknown>;
   for (const f of ["timeoutMs", "initialDelayMs", "maxDelayMs"] as const) {
-    if (p[f] !== undefined && !isInt64(p[f])) return { field: f, problem: `${base}.${f} must be an integer (ms) within the 64-bit range, got ${JSON.stringify(p[f])}` };
+    if (p[f] !== undefined && !isInt64(p[f]))
+      return { field: f, problem: `${base}.${f} must be an integer (ms) within the 64-bit range, got ${JSON.stringify(p[f])}` };
   }
   const n = p.maxAttempts;
   if (n !== undefined && !(Number.isInteger(n) && (n as number) >= MIN_ATTEMPTS && (n as number) <= MAX_ATTEMPTS)) {

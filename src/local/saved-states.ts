@@ -26,7 +26,12 @@ export class SavedStates {
    * @param keepMs how long a removed node's state is kept, ms.
    * @param now clock, ms since the epoch.
    */
-  constructor(restored: ReadonlyMap<string, StateEntry>, declared: ReadonlySet<string>, readonly keepMs = KEEP_REMOVED_STATE_MS, readonly now: () => number = Date.now) {
+  constructor(
+    restored: ReadonlyMap<string, StateEntry>,
+    declared: ReadonlySet<string>,
+    readonly keepMs = KEEP_REMOVED_STATE_MS,
+    readonly now: () => number = Date.now,
+  ) {
     this.#entries = new Map();
     const t = now();
     for (const [name, { removedAt, ...seed }] of restored) this.#entries.set(name, declared.has(name) ? seed : { ...seed, removedAt: removedAt ?? t });

@@ -96,7 +96,8 @@ class TappedSpanImpl implements HopSpan {
   end(error?: Error): void {
     this.inner.end(error);
     const recorded = this.kind === "input" && error !== undefined && !isCancellation(error) ? error : undefined;
-    for (const l of this.listeners) l.ended({ kind: this.kind, key: this.key, payload: this.#payload, error: recorded, ...(this.#usage ? { usage: this.#usage } : {}) });
+    for (const l of this.listeners)
+      l.ended({ kind: this.kind, key: this.key, payload: this.#payload, error: recorded, ...(this.#usage ? { usage: this.#usage } : {}) });
   }
 }
 

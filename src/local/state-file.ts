@@ -91,7 +91,11 @@ export function readStateFile(file: string): Map<string, StateEntry> {
     if (!entry || typeof entry.status !== "object" || entry.status === null) continue;
     const finalizers = Array.isArray(entry.finalizers) ? entry.finalizers.filter((f) => typeof f === "string") : [];
     const removedAt = (entry as StateEntry).removedAt;
-    out.set(name, { status: entry.status, ...(finalizers.length ? { finalizers } : {}), ...(typeof removedAt === "number" && Number.isFinite(removedAt) ? { removedAt } : {}) });
+    out.set(name, {
+      status: entry.status,
+      ...(finalizers.length ? { finalizers } : {}),
+      ...(typeof removedAt === "number" && Number.isFinite(removedAt) ? { removedAt } : {}),
+    });
   }
   return out;
 }

@@ -162,7 +162,14 @@ export function acquireStateLock(stateFile: string, options: StateLockOptions = 
   throw new LocalStartError(`cannot lock the state file ${shownPath(stateFile)}: ${shownPath(file)} keeps changing hands; is another tinyhost starting on it?`);
 }
 
-function held(file: string, content: string, tookOverFrom: number | undefined, releaseOnExit: boolean, pid: number, isAlive: (pid: number) => boolean): StateLock {
+function held(
+  file: string,
+  content: string,
+  tookOverFrom: number | undefined,
+  releaseOnExit: boolean,
+  pid: number,
+  isAlive: (pid: number) => boolean,
+): StateLock {
   let released = false;
   const release = () => {
     if (released) return;

@@ -75,7 +75,9 @@ export class LocalTerminal {
       this.#notOurs.add(name);
       const segment = parseFullName(name).module;
       const why = this.h.notRun(segment);
-      this.h.report.line(`note: ${entry.file}:${entry.line}: node ${name} belongs to module ${segment}, not ${this.h.module}; not run here${why ? ` (${why})` : ""}`);
+      this.h.report.line(
+        `note: ${entry.file}:${entry.line}: node ${name} belongs to module ${segment}, not ${this.h.module}; not run here${why ? ` (${why})` : ""}`,
+      );
     }
     return false;
   }
@@ -179,7 +181,12 @@ export class LocalTerminal {
       const advice = f.inUse && port > 0 ? `port ${port} is in use${f.node === this.h.httpSeededNode() ? ": set PORT or --port" : ""}` : f.error.message;
       const entry = this.h.source.desired.get(f.node);
       // Printed here, with advice; the status write below then finds the line already shown.
-      this.h.report.nodeError(f.node, HTTP_SERVER_COMPONENT, { status: f.error.message, error: true }, `${entry ? `${entry.file}:${entry.line}: ` : ""}${advice} (the other nodes keep running)`);
+      this.h.report.nodeError(
+        f.node,
+        HTTP_SERVER_COMPONENT,
+        { status: f.error.message, error: true },
+        `${entry ? `${entry.file}:${entry.line}: ` : ""}${advice} (the other nodes keep running)`,
+      );
     }
     this.#pinned.set(f.node, f.error.message);
     void this.h.nodes.patch(f.node, () => {}).catch(() => {}); // the admission hook writes the pinned error
@@ -192,7 +199,10 @@ export class LocalTerminal {
       this.listenFailures.delete(name);
       this.#pinned.delete(name);
       const status = this.h.scheduler.readStatus(name);
-      if (status) void this.h.nodes.patch(name, (n) => void Object.assign(n.status ?? (n.status = {} as TinyNodeStatus), { status: status.status, error: status.error })).catch(() => {});
+      if (status)
+        void this.h.nodes
+          .patch(name, (n) => void Object.assign(n.status ?? (n.status = {} as TinyNodeStatus), { status: status.status, error: status.error }))
+          .catch(() => {});
     }
   }
 }
@@ -217,5 +227,11 @@ export function nothingRunsHint(module: string, dir: string, names: readonly str
 /** A manifest problem for the report: keyed without its line, so a problem that only moved is not news. */
 function asProblem(e: ManifestError): Problem {
   const oneAtATime = e.code === "YAML_SYNTAX" || e.code === "READ_FAILED"; // a file has one such error at a time
-  return { level: e.severity, text: e.message, ...(e.node ? { node: e.node } : {}), key: `${e.code}\u0000${e.file}\u0000${e.node}\u0000${e.detail}`, ...(oneAtATime ? { source: `manifest file\u0000${e.file}` } : {}) };
+  return {
+    level: e.severity,
+    text: e.message,
+    ...(e.node ? { node: e.node } : {}),
+    key: `${e.code}\u0000${e.file}\u0000${e.node}\u0000${e.detail}`,
+    ...(oneAtATime ? { source: `manifest file\u0000${e.file}` } : {}),
+  };
 }

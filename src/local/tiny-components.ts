@@ -85,7 +85,14 @@ export class LocalTinyComponents {
       this.#store.set(name, {
         apiVersion: c.object.apiVersion,
         kind: c.object.kind,
-        metadata: { ...(c.object.metadata as object), name, namespace: this.h.namespace, generation: (now?.metadata.generation ?? 0) + 1, resourceVersion: String(++this.#rv), finalizers: now?.metadata.finalizers ?? [] },
+        metadata: {
+          ...(c.object.metadata as object),
+          name,
+          namespace: this.h.namespace,
+          generation: (now?.metadata.generation ?? 0) + 1,
+          resourceVersion: String(++this.#rv),
+          finalizers: now?.metadata.finalizers ?? [],
+        },
         spec: c.object.spec,
         ...(now?.status ? { status: now.status } : {}),
       } as WatchedComponent);
@@ -115,7 +122,12 @@ export class LocalTinyComponents {
     const s = this.#store.get(name)?.status;
     if (!object || !s) return;
     const where = this.#where.get(name) ?? name;
-    this.#say(name, s.installed ? `TinyComponent ${name}: component ${object.spec.component} installed (${object.spec.runtime || "js"})` : `error: ${where}: TinyComponent ${name}: not installed: ${s.reason}`);
+    this.#say(
+      name,
+      s.installed
+        ? `TinyComponent ${name}: component ${object.spec.component} installed (${object.spec.runtime || "js"})`
+        : `error: ${where}: TinyComponent ${name}: not installed: ${s.reason}`,
+    );
   }
 
   #say(name: string, text: string): void {
@@ -127,7 +139,12 @@ export class LocalTinyComponents {
   /** The in-memory TinyComponent API the reconciler writes finalizers and status through. */
   #api(): TinyComponentApi {
     const apiError = (verb: string, name: string, status: 404 | 409, message: string) =>
-      new KubeApiError({ verb, path: `local://tinycomponents/${name}`, status, body: { kind: "Status", status: "Failure", code: status, reason: status === 404 ? "NotFound" : "Conflict", message } });
+      new KubeApiError({
+        verb,
+        path: `local://tinycomponents/${name}`,
+        status,
+        body: { kind: "Status", status: "Failure", code: status, reason: status === 404 ? "NotFound" : "Conflict", message },
+      });
     const get = (name: string): WatchedComponent => {
       const o = this.#store.get(name);
       if (!o) throw apiError("GET", name, 404, `tinycomponents "${name}" not found`);
@@ -135,7 +152,8 @@ export class LocalTinyComponents {
     };
     const write = (name: string, rv: string, change: (o: WatchedComponent) => WatchedComponent): WatchedComponent => {
       const o = get(name);
-      if (o.metadata.resourceVersion !== rv) throw apiError("PATCH", name, 409, "the object has been modified; please apply your changes to the latest version and try again");
+      if (o.metadata.resourceVersion !== rv)
+        throw apiError("PATCH", name, 409, "the object has been modified; please apply your changes to the latest version and try again");
       const next = change(o);
       next.metadata = { ...next.metadata, resourceVersion: String(++this.#rv) };
       this.#store.set(name, next);

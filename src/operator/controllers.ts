@@ -88,13 +88,23 @@ export function moduleControllers(o: ModuleControllersOptions): ModuleController
     const m = served.find((s) => nameMatches(segment, s.name));
     return m === undefined ? undefined : m === served[0] ? o.module : { ...o.module, name: m.name };
   };
-  const nodes = tinyNodeController({ module: o.module, ...(served.length > 1 ? { moduleOf } : {}), scheduler: platformScoped(served, scheduler), api: kubeNodeApi(kube, namespace), isLeader, source: o.nodeSource, workers: o.workers, log });
+  const nodes = tinyNodeController({
+    module: o.module,
+    ...(served.length > 1 ? { moduleOf } : {}),
+    scheduler: platformScoped(served, scheduler),
+    api: kubeNodeApi(kube, namespace),
+    isLeader,
+    source: o.nodeSource,
+    workers: o.workers,
+    log,
+  });
 
   // Each status's component list, rebuilt only when the catalog changed.
   const components = new Map<string, { version: number; list: ReturnType<typeof componentStatuses> }>();
   const listed = (m: ServedModule) => {
     let c = components.get(m.sanitized);
-    if (c?.version !== catalog.version) components.set(m.sanitized, (c = { version: catalog.version, list: componentStatuses(publishedComponents(m, catalog.list())) }));
+    if (c?.version !== catalog.version)
+      components.set(m.sanitized, (c = { version: catalog.version, list: componentStatuses(publishedComponents(m, catalog.list())) }));
     return c.list;
   };
   const moduleReconciler = tinyModuleReconciler({
@@ -109,7 +119,9 @@ export function moduleControllers(o: ModuleControllersOptions): ModuleController
     isLeader,
     ...(transport.addresses ? { addresses: transport.addresses } : {}),
   });
-  const moduleWatcher = new Watcher<WatchedModule>(resourceSource(kube, tinyModules, { namespace }), { onError: (err) => log.warn({ err: String(err) }, "tinymodule watch error") });
+  const moduleWatcher = new Watcher<WatchedModule>(resourceSource(kube, tinyModules, { namespace }), {
+    onError: (err) => log.warn({ err: String(err) }, "tinymodule watch error"),
+  });
   const moduleController = new Controller<WatchedModule>({
     name: "tinymodule",
     watcher: moduleWatcher,
@@ -142,8 +154,18 @@ export function moduleControllers(o: ModuleControllersOptions): ModuleController
       loop("tinycomponent controller", (signal) => componentController.run(signal), { stopTimeoutMs: CONTROLLER_STOP_TIMEOUT_MS }),
     ],
     watched: [
-      { name: "tinynode", controller: nodes.controller as unknown as Controller<KubeObject>, watcher: nodes.watcher as unknown as Watcher<KubeObject>, writes: nodes.reconciler.stats },
-      { name: "tinymodule", controller: moduleController as unknown as Controller<KubeObject>, watcher: moduleWatcher as unknown as Watcher<KubeObject>, writes: moduleReconciler.stats },
+      {
+        name: "tinynode",
+        controller: nodes.controller as unknown as Controller<KubeObject>,
+        watcher: nodes.watcher as unknown as Watcher<KubeObject>,
+        writes: nodes.reconciler.stats,
+      },
+      {
+        name: "tinymodule",
+        controller: moduleController as unknown as Controller<KubeObject>,
+        watcher: moduleWatcher as unknown as Watcher<KubeObject>,
+        writes: moduleReconciler.stats,
+      },
       { name: "tinycomponent", ...asWatched(componentController), writes: { ...componentController.reconciler.stats, conflicts: 0 } },
     ],
     requeueOwnModule,

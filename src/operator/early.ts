@@ -69,7 +69,9 @@ export function beginStart(o: ModuleOptions, log: Logger): EarlyStart {
       // In this order: the Lease's get is on the path to a leader, the longest.
       election: leaseCampaign({ kube, namespace: o.namespace, moduleName, hostname: o.hostname, timings: o.lease ?? DEFAULT_LEASE_TIMINGS, leadership, log }),
       nodeSource: primedSource(resourceSource(kube, tinyNodes, { namespace: o.namespace })),
-      registrations: [o.name, ...(o.also ?? [])].map((name) => ownModuleRegistration({ kube, namespace: o.namespace, module: { name, version: o.version }, runtimeVersion: tinyhostVersion, log })),
+      registrations: [o.name, ...(o.also ?? [])].map((name) =>
+        ownModuleRegistration({ kube, namespace: o.namespace, module: { name, version: o.version }, runtimeVersion: tinyhostVersion, log }),
+      ),
     }),
     (err: unknown) => {
       throw new ModuleStartError("kubeconfig", err);
@@ -80,5 +82,14 @@ export function beginStart(o: ModuleOptions, log: Logger): EarlyStart {
     () => new Promise<void>((r) => setImmediate(r)),
     () => undefined,
   );
-  return { leadership, parts, sent, cancel: () => parts.then((p) => p.election.cancel(), () => {}) };
+  return {
+    leadership,
+    parts,
+    sent,
+    cancel: () =>
+      parts.then(
+        (p) => p.election.cancel(),
+        () => {},
+      ),
+  };
 }

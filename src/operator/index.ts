@@ -3,7 +3,15 @@
  * and health server of one module process (runtime-spec §9), as runnables of the manager
  * (src/manager).
  */
-export { startModule, ModuleStartError, DEFAULT_LEASE_TIMINGS, DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_NODE_WORKERS, type RunningModule, type LeaseTimings } from "./module.ts";
+export {
+  startModule,
+  ModuleStartError,
+  DEFAULT_LEASE_TIMINGS,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_NODE_WORKERS,
+  type RunningModule,
+  type LeaseTimings,
+} from "./module.ts";
 export type { ModuleOptions } from "./options.ts";
 export { HopGate, ShuttingDownError, type HopStats } from "./hop-gate.ts";
 export { openTransport, type ModuleTransport, type OpenTransportOptions } from "./transport.ts";

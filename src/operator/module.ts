@@ -111,7 +111,19 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
   // same time they held the kubeconfig stage's file reads behind them (measured). Bun's fetch does
   // its TLS handshakes on its own thread, so they overlap with the loading that follows. The dial
   // goes first: its TCP handshake and the server's INFO arrive while the components evaluate.
-  const transportReady = begun.sent.then(() => stage("transport", () => openTransport({ module: moduleName, also: alsoServes, pod: o.hostname, grpcAddress: o.grpcServerBindAddress, env: o.env, isLeader: leadership.isLeader, log: base })));
+  const transportReady = begun.sent.then(() =>
+    stage("transport", () =>
+      openTransport({
+        module: moduleName,
+        also: alsoServes,
+        pod: o.hostname,
+        grpcAddress: o.grpcServerBindAddress,
+        env: o.env,
+        isLeader: leadership.isLeader,
+        log: base,
+      }),
+    ),
+  );
   const componentsReady = begun.sent.then(() => stage("components", () => loadRegistry(o.componentsDir === undefined ? undefined : null)));
   // Start-up failed before the manager took the campaign over: end it (the Lease is released).
   const cancelCampaign = () => begun.cancel();
@@ -126,33 +138,74 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
     const nodeCache: NodeCache = {}; // the TinyNode informer's store, once the controllers exist
     const client: ModuleClient = { ...createResourceManager({ kube, namespace, podName: o.hostname, env: o.env }), mode: "cluster" };
     const gate = new HopGate(); // every hop from the wire passes it (the scheduler's hop middleware)
-    const scheduler = await stage("scheduler", () => moduleScheduler({ moduleName, alsoServes, kube, namespace, transport, client, leadership, nodeCache, middleware: [gate], log: base }));
+    const scheduler = await stage("scheduler", () =>
+      moduleScheduler({ moduleName, alsoServes, kube, namespace, transport, client, leadership, nodeCache, middleware: [gate], log: base }),
+    );
     // The live component set: bundled, files (--components, watched), TinyComponents (runtime-spec §5.3).
     const catalog = new ComponentCatalog(scheduler);
     for (const def of registry.list()) catalog.put(def, `bundled:${registry.source(def.info.name)}`);
-    const controllers = moduleControllers({ kube, namespace, module: { name: o.name, version: o.version, sdkVersion: SDK_VERSION }, moduleName, served, scheduler, catalog, transport, leadership, nodeSource, workers, log });
+    const controllers = moduleControllers({
+      kube,
+      namespace,
+      module: { name: o.name, version: o.version, sdkVersion: SDK_VERSION },
+      moduleName,
+      served,
+      scheduler,
+      catalog,
+      transport,
+      leadership,
+      nodeSource,
+      workers,
+      log,
+    });
     nodeCache.store = controllers.nodes.controller.store;
     const readiness = moduleReadiness({ nodeStore: controllers.nodes.controller.store, transport, leadership });
     const governor = memoryLimit === undefined ? undefined : new MemoryGovernor({ limitBytes: memoryLimit, gauge: gaugeReader(gauge) });
-    const metrics = moduleMetrics({ controllers: [...controllers.watched], leaseName: leaseName(moduleName), isLeader: leadership.isLeader, hops: gate.stats, ...(transport.slots ? { hopSlots: transport.slots } : {}), runners: () => scheduler.nodes().length, ...(governor ? { memoryGovernor: governor } : {}), apiserverRequests: kube.stats, build: { version: tinyhostVersion, sdkVersion: SDK_VERSION } });
-    const health = await stage("health server", () => healthServer({ probeAddress: o.healthProbeBindAddress, ...(o.metricsBindAddress ? { metricsAddress: o.metricsBindAddress } : {}), readiness: readiness.checks, metrics }));
+    const metrics = moduleMetrics({
+      controllers: [...controllers.watched],
+      leaseName: leaseName(moduleName),
+      isLeader: leadership.isLeader,
+      hops: gate.stats,
+      ...(transport.slots ? { hopSlots: transport.slots } : {}),
+      runners: () => scheduler.nodes().length,
+      ...(governor ? { memoryGovernor: governor } : {}),
+      apiserverRequests: kube.stats,
+      build: { version: tinyhostVersion, sdkVersion: SDK_VERSION },
+    });
+    const health = await stage("health server", () =>
+      healthServer({
+        probeAddress: o.healthProbeBindAddress,
+        ...(o.metricsBindAddress ? { metricsAddress: o.metricsBindAddress } : {}),
+        readiness: readiness.checks,
+        metrics,
+      }),
+    );
 
     // ---- the manager
-    const manager = new Manager({ log, concurrentGroups: ["controllers"], ...(o.shutdownBudgetMs !== undefined ? { shutdownBudgetMs: o.shutdownBudgetMs } : {}) });
-    manager
-      .add("servers", health)
-      .add("stores", transportConnection(transport))
-      .add("election", election.runnable)
-      .add("runners", runnersStop(scheduler));
+    const manager = new Manager({
+      log,
+      concurrentGroups: ["controllers"],
+      ...(o.shutdownBudgetMs !== undefined ? { shutdownBudgetMs: o.shutdownBudgetMs } : {}),
+    });
+    manager.add("servers", health).add("stores", transportConnection(transport)).add("election", election.runnable).add("runners", runnersStop(scheduler));
     for (const r of registrations) manager.add("controllers", r);
     for (const r of controllers.runnables) manager.add("controllers", r);
     manager
-      .add("receivers", transportReceivers({ transport, handle: (msg, signal) => scheduler.handle(msg, signal), gate, drainMs, onServing: controllers.requeueOwnModule, log }))
+      .add(
+        "receivers",
+        transportReceivers({ transport, handle: (msg, signal) => scheduler.handle(msg, signal), gate, drainMs, onServing: controllers.requeueOwnModule, log }),
+      )
       .add("listeners", httpDrain(scheduler, log, drainMs)); // first on stop: a request's flow can still hop back over the wire
     const fromEnv = softLimitSource(o.env) === "env";
     if (governor) {
-      log.info({ softLimitBytes: governor.limitBytes, gauge, from: fromEnv ? "TINYHOST_MEMORY_SOFT_LIMIT" : "75 % of the cgroup memory limit" }, `memory governor on: a full collection when ${gauge === "anon" ? "RssAnon" : "VmRSS"} is over the soft limit`);
-      manager.add("servers", loop("memory governor", (signal) => governor.run(signal)));
+      log.info(
+        { softLimitBytes: governor.limitBytes, gauge, from: fromEnv ? "TINYHOST_MEMORY_SOFT_LIMIT" : "75 % of the cgroup memory limit" },
+        `memory governor on: a full collection when ${gauge === "anon" ? "RssAnon" : "VmRSS"} is over the soft limit`,
+      );
+      manager.add(
+        "servers",
+        loop("memory governor", (signal) => governor.run(signal)),
+      );
     } else {
       log.info({ from: fromEnv ? "TINYHOST_MEMORY_SOFT_LIMIT" : "no cgroup memory limit found" }, "memory governor off");
     }
@@ -160,7 +213,17 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
 
     // ---- start
     await manager.start();
-    log.info({ module: o.name, ...(alsoServes.length > 0 ? { also: served.slice(1).map((m) => m.name) } : {}), version: o.version, namespace, transport: transport.kind, health: health.url }, "module started");
+    log.info(
+      {
+        module: o.name,
+        ...(alsoServes.length > 0 ? { also: served.slice(1).map((m) => m.name) } : {}),
+        version: o.version,
+        namespace,
+        transport: transport.kind,
+        health: health.url,
+      },
+      "module started",
+    );
     readiness.markStarted();
     return { healthUrl: health.url, done: manager.done, stop: (reason) => manager.stop(reason), manager };
   } catch (err) {

@@ -78,5 +78,7 @@ export function ownModuleRegistration(o: OwnModuleRegistrationOptions): Runnable
   const create = (m: ModuleIdentity, annotations?: Record<string, string>) => createModule(bindKinds(o.kube), o.namespace, m, annotations);
   const registered = ensureTinyModule(o.kube, o.namespace, o.module, create, o.runtimeVersion);
   registered.catch(() => {});
-  return task("own TinyModule", async () => o.log.info({ tinymodule: sanitizeResourceName(o.module.name), result: await registered }, "own TinyModule registered"));
+  return task("own TinyModule", async () =>
+    o.log.info({ tinymodule: sanitizeResourceName(o.module.name), result: await registered }, "own TinyModule registered"),
+  );
 }

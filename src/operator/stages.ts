@@ -54,7 +54,10 @@ export interface Closable {
  * failing one in that order is thrown, after closing (with `graceMs`) what the others opened.
  * @throws the first failure (a {@link ModuleStartError} when the stage ran through {@link stages}).
  */
-export async function allStages<const T extends readonly unknown[]>(running: { [K in keyof T]: Promise<T[K]> }, closeOnFailure: (values: Partial<T>) => Promise<void>): Promise<T> {
+export async function allStages<const T extends readonly unknown[]>(
+  running: { [K in keyof T]: Promise<T[K]> },
+  closeOnFailure: (values: Partial<T>) => Promise<void>,
+): Promise<T> {
   const settled = await Promise.allSettled(running);
   const failed = settled.find((r) => r.status === "rejected");
   if (!failed) return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;

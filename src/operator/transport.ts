@@ -162,7 +162,10 @@ class NatsHealth {
   #closing = false;
   readonly failed: Promise<never>;
 
-  constructor(readonly nc: NatsConnection, log: Logger) {
+  constructor(
+    readonly nc: NatsConnection,
+    log: Logger,
+  ) {
     void (async () => {
       for await (const s of nc.status()) {
         if (s.type === "disconnect") this.#connected = false;
@@ -192,7 +195,9 @@ function openCore(o: OpenTransportOptions, nc: NatsConnection): ModuleTransport 
   const slots = slotsFromEnv(o.env);
   const queueWaitMs = queueWaitFromEnv(o.env);
   // One transport per served name on the one connection; the first sends for all of them.
-  const served = [o.module, ...(o.also ?? [])].map((module) => new CoreNatsTransport({ nc, module, slots, queueWaitMs, log: o.log.child({ component: "nats-core", ...(o.also?.length ? { module } : {}) }) }));
+  const served = [o.module, ...(o.also ?? [])].map(
+    (module) => new CoreNatsTransport({ nc, module, slots, queueWaitMs, log: o.log.child({ component: "nats-core", ...(o.also?.length ? { module } : {}) }) }),
+  );
   const transport = served[0]!;
   const health = new NatsHealth(nc, o.log);
   return {
@@ -224,10 +229,24 @@ async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promi
   const slots = slotsFromEnv(o.env);
   // One transport (business and system consumers) per served name on the one connection; the first sends for all of them.
   const served = await Promise.all(
-    [o.module, ...(o.also ?? [])].map((module) => JetStreamTransport.create({ nc, module, pod: o.pod, slots, ...(ackWaitMs ? { ackWaitMs } : {}), log: o.log.child({ component: "nats-jetstream", ...(o.also?.length ? { module } : {}) }) })),
+    [o.module, ...(o.also ?? [])].map((module) =>
+      JetStreamTransport.create({
+        nc,
+        module,
+        pod: o.pod,
+        slots,
+        ...(ackWaitMs ? { ackWaitMs } : {}),
+        log: o.log.child({ component: "nats-jetstream", ...(o.also?.length ? { module } : {}) }),
+      }),
+    ),
   );
   const transport = served[0]!;
-  const reconciler = new RunReconciler({ ledger, republish: (msg) => transport.send(msg), isLeader: o.isLeader, log: o.log.child({ component: "run-reconciler" }) });
+  const reconciler = new RunReconciler({
+    ledger,
+    republish: (msg) => transport.send(msg),
+    isLeader: o.isLeader,
+    log: o.log.child({ component: "run-reconciler" }),
+  });
   return {
     kind: "jetstream",
     remote: transport,
@@ -274,7 +293,6 @@ export function slotsFromEnv(env: Record<string, string | undefined>): HopSlots 
 function queueWaitFromEnv(env: Record<string, string | undefined>): number {
   return envInteger(env, ENV_HOP_QUEUE_WAIT_MS, 0) ?? DEFAULT_HOP_QUEUE_WAIT_MS;
 }
-
 
 /** The URL without credentials, for logs. */
 function redactUrl(url: string): string {

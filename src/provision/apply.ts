@@ -105,7 +105,7 @@ export async function waitForCrds(kube: KubeClient, names: readonly string[], ti
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const crd = await kube.get(customResourceDefinitions, name);
-      const conditions = ((crd.status?.conditions ?? []) as { type?: string; status?: string; message?: string }[]);
+      const conditions = (crd.status?.conditions ?? []) as { type?: string; status?: string; message?: string }[];
       const refused = conditions.find((c) => c.type === "NamesAccepted" && c.status === "False");
       if (refused) throw new CrdNotEstablishedError(name, refused.message ?? "names not accepted");
       if (conditions.some((c) => c.type === "Established" && c.status === "True")) break;
@@ -155,9 +155,10 @@ export async function pruneLegacy(kube: KubeClient, o: ProvisionOptions): Promis
     ["ClusterRoleBinding", clusterRoleBindings, names.legacyClusterRoleBinding],
     ["ClusterRole", clusterRoles, names.legacyClusterRole],
   ];
-  if (declaredReleaseRules(o).cluster.length === 0) stale.push(["ClusterRoleBinding", clusterRoleBindings, names.extraClusterRole], ["ClusterRole", clusterRoles, names.extraClusterRole]);
+  if (declaredReleaseRules(o).cluster.length === 0)
+    stale.push(["ClusterRoleBinding", clusterRoleBindings, names.extraClusterRole], ["ClusterRole", clusterRoles, names.extraClusterRole]);
   for (const [kind, res, name] of stale) {
-  let found;
+    let found;
     try {
       found = await kube.get(res as ResourceDescriptor<KubeObject>, name);
     } catch (e) {
@@ -196,7 +197,12 @@ export async function provision(kube: KubeClient, o: ProvisionOptions, run: Prov
   const plan = buildPlan(o, { natsToken: generateToken() });
   await write(plan.namespace);
   for (const m of plan.crds) await write(m);
-  await waitForCrds(kube, plan.crds.map((m) => m.object.metadata.name), run.crdTimeoutMs, run.pollMs);
+  await waitForCrds(
+    kube,
+    plan.crds.map((m) => m.object.metadata.name),
+    run.crdTimeoutMs,
+    run.pollMs,
+  );
   if (plan.natsSecret) await write(plan.natsSecret);
   for (const m of [...plan.nats, ...plan.otel, ...plan.release]) await write(m);
   for (const r of await pruneLegacy(kube, o)) record(r);

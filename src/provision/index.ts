@@ -9,7 +9,17 @@
  * await provision(await createKubeClient(), o);                                    // apply
  * ```
  */
-export { provision, applyManifest, waitForCrds, checkReleaseImage, pruneLegacy, type ApplyResult, type AppliedObject, type ProvisionResult, type ProvisionRunOptions } from "./apply.ts";
+export {
+  provision,
+  applyManifest,
+  waitForCrds,
+  checkReleaseImage,
+  pruneLegacy,
+  type ApplyResult,
+  type AppliedObject,
+  type ProvisionResult,
+  type ProvisionRunOptions,
+} from "./apply.ts";
 export { brokerUrl, readBrokerUrl, redactBrokerUrl, NATS_AUTH_SECRET, NATS_NAME, NATS_TOKEN_KEY, NATS_CLIENT_PORT } from "./broker-url.ts";
 export { crdManifests, crdObjects } from "./crds.ts";
 export { ProvisionError, ProvisionInputError, ReleaseImageMismatchError, CrdNotEstablishedError, ApplyObjectError } from "./errors.ts";

@@ -144,7 +144,10 @@ export function resolveOptions(input: ProvisionInput = {}): ProvisionOptions {
   }
   const maxRelease = MAX_LABEL_LENGTH - LONGEST_NAME_SUFFIX;
   if (release.length > maxRelease) {
-    throw new ProvisionInputError("--name", `is ${release.length} characters after sanitizing (${JSON.stringify(release)}); at most ${maxRelease} fit in "<name>-manager-service"`);
+    throw new ProvisionInputError(
+      "--name",
+      `is ${release.length} characters after sanitizing (${JSON.stringify(release)}); at most ${maxRelease} fit in "<name>-manager-service"`,
+    );
   }
   const image = input.image ?? DEFAULT_IMAGE;
   const { repository, tag } = splitImage(image);

@@ -64,8 +64,16 @@ export function otelManifests(namespace: string, image: string = OTEL_IMAGE): Ma
     },
   };
   return [
-    { resource: serviceAccounts, policy: "apply-force", object: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: OTEL_NAME, namespace, labels: labels() } } },
-    { resource: configMaps, policy: "apply-force", object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: OTEL_NAME, namespace, labels: labels() } } },
+    {
+      resource: serviceAccounts,
+      policy: "apply-force",
+      object: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: OTEL_NAME, namespace, labels: labels() } },
+    },
+    {
+      resource: configMaps,
+      policy: "apply-force",
+      object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: OTEL_NAME, namespace, labels: labels() } },
+    },
     {
       resource: services,
       policy: "apply-force",

@@ -80,7 +80,9 @@ export function checkRbacCoverage(components: readonly CheckedComponent[], manif
   };
   // Only `_settings` is resolved (src/runtime/runner/runner.ts): a placeholder elsewhere is data.
   for (const c of components) {
-    for (const p of c.ports) if (p.name === SystemPort.settings) for (const ph of placeholdersIn(p.configuration)) need(parsePlaceholder(ph)!.name, `component ${c.name} port ${p.name} (default)`);
+    for (const p of c.ports)
+      if (p.name === SystemPort.settings)
+        for (const ph of placeholdersIn(p.configuration)) need(parsePlaceholder(ph)!.name, `component ${c.name} port ${p.name} (default)`);
   }
   for (const m of manifests) {
     for (const p of m.node.spec.ports ?? []) {

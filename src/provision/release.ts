@@ -164,7 +164,11 @@ function binding(name: string, roleName: string, o: ProvisionOptions, labels: Re
 
 /** The module's ServiceAccount `R-controller-manager`. */
 export function managerServiceAccount(o: ProvisionOptions): ManifestObject {
-  return { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: namesFor(o).serviceAccount, namespace: o.namespace, labels: operatorLabels(o.release, "rbac") } };
+  return {
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: { name: namesFor(o).serviceAccount, namespace: o.namespace, labels: operatorLabels(o.release, "rbac") },
+  };
 }
 
 /**
@@ -200,7 +204,12 @@ export function releaseRbac(o: ProvisionOptions): ManifestObject[] {
   ];
   if (declared.cluster.length > 0) {
     out.push(
-      { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: names.extraClusterRole, labels: extraLabels }, rules: declared.cluster },
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRole",
+        metadata: { name: names.extraClusterRole, labels: extraLabels },
+        rules: declared.cluster,
+      },
       {
         apiVersion: "rbac.authorization.k8s.io/v1",
         kind: "ClusterRoleBinding",

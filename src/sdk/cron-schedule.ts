@@ -57,7 +57,8 @@ interface FieldSet {
 function parseNumber(text: string, field: FieldBounds, part: string): number {
   const named = field.names?.[text.toLowerCase()];
   if (named !== undefined) return named;
-  if (!/^\d+$/.test(text)) throw new CronParseError(`${field.name} field: ${JSON.stringify(text)} is not a number${field.names ? " or a name" : ""} (in ${JSON.stringify(part)})`);
+  if (!/^\d+$/.test(text))
+    throw new CronParseError(`${field.name} field: ${JSON.stringify(text)} is not a number${field.names ? " or a name" : ""} (in ${JSON.stringify(part)})`);
   return Number(text);
 }
 
@@ -124,7 +125,15 @@ interface Clock {
 const UTC_CLOCK: Clock = {
   wall(t) {
     const d = new Date(t);
-    return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds(), weekday: d.getUTCDay() };
+    return {
+      year: d.getUTCFullYear(),
+      month: d.getUTCMonth() + 1,
+      day: d.getUTCDate(),
+      hour: d.getUTCHours(),
+      minute: d.getUTCMinutes(),
+      second: d.getUTCSeconds(),
+      weekday: d.getUTCDay(),
+    };
   },
   at: (year, month, day, hour, minute) => Date.UTC(year, month - 1, day, hour, minute),
 };
@@ -132,7 +141,15 @@ const UTC_CLOCK: Clock = {
 const LOCAL_CLOCK: Clock = {
   wall(t) {
     const d = new Date(t);
-    return { year: d.getFullYear(), month: d.getMonth() + 1, day: d.getDate(), hour: d.getHours(), minute: d.getMinutes(), second: d.getSeconds(), weekday: d.getDay() };
+    return {
+      year: d.getFullYear(),
+      month: d.getMonth() + 1,
+      day: d.getDate(),
+      hour: d.getHours(),
+      minute: d.getMinutes(),
+      second: d.getSeconds(),
+      weekday: d.getDay(),
+    };
   },
   at: (year, month, day, hour, minute) => new Date(year, month - 1, day, hour, minute).getTime(),
 };
@@ -230,7 +247,8 @@ export function parseCron(expression: string): CronSchedule {
   if (text.startsWith("@")) throw new CronParseError(`descriptors are not accepted, use 5 fields: ${JSON.stringify(text)}`);
   if (/^(CRON_)?TZ=/.test(text)) throw new CronParseError(`time zone prefixes are not supported: ${JSON.stringify(text)}`);
   const parts = text.split(/\s+/);
-  if (parts.length !== 5) throw new CronParseError(`expected exactly 5 fields (minute hour day-of-month month day-of-week), found ${parts.length}: ${JSON.stringify(text)}`);
+  if (parts.length !== 5)
+    throw new CronParseError(`expected exactly 5 fields (minute hour day-of-month month day-of-week), found ${parts.length}: ${JSON.stringify(text)}`);
   const fields = parts.map((p, i) => parseField(p, FIELDS[i]!)) as [FieldSet, FieldSet, FieldSet, FieldSet, FieldSet];
   return new CronSchedule(expression, fields);
 }

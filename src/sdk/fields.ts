@@ -84,7 +84,8 @@ export const ErrorMessageSchema = Type.Object(
     retryable: Type.Optional(
       Type.Boolean({
         title: "Retryable",
-        description: "True when a backoff retry could clear the failure (transient: 5xx, 429, dropped connection, timeout). Derived from the error via module.Retryable / module.IsRetryable.",
+        description:
+          "True when a backoff retry could clear the failure (transient: 5xx, 429, dropped connection, timeout). Derived from the error via module.Retryable / module.IsRetryable.",
       }),
     ),
   },

@@ -69,7 +69,19 @@ export type { PlatformOptions } from "../runtime/schema/keywords.ts";
 export { toPlatformSchema } from "../runtime/schema/platform.ts";
 export type { PlatformSchema } from "../runtime/schema/platform.ts";
 export type { JsonSchemaObject } from "../runtime/schema/json.ts";
-export { contextField, stringEnum, contentTypeField, HeaderSchema, ErrorMessageSchema, HTTP_METHODS, CONTENT_TYPES, JWT_SIGNING_METHODS, jwtSigningMethodField, jwtClaimsSchema, withGoClaimsDef } from "./fields.ts";
+export {
+  contextField,
+  stringEnum,
+  contentTypeField,
+  HeaderSchema,
+  ErrorMessageSchema,
+  HTTP_METHODS,
+  CONTENT_TYPES,
+  JWT_SIGNING_METHODS,
+  jwtSigningMethodField,
+  jwtClaimsSchema,
+  withGoClaimsDef,
+} from "./fields.ts";
 export type { ContextFieldOptions, Header } from "./fields.ts";
 export { redact } from "../runtime/runner/status.ts";
 

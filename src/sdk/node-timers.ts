@@ -55,10 +55,14 @@ export function nodeTimeout(owner: NodeScoped, ms: number, fn: () => unknown, op
     timer.cancel();
     signal.removeEventListener("abort", cancel);
   };
-  const timer = startTimer(ms, () => {
-    signal.removeEventListener("abort", cancel);
-    runReported(owner, "timer", fn);
-  }, options);
+  const timer = startTimer(
+    ms,
+    () => {
+      signal.removeEventListener("abort", cancel);
+      runReported(owner, "timer", fn);
+    },
+    options,
+  );
   signal.addEventListener("abort", cancel, { once: true });
   return cancel;
 }

@@ -84,7 +84,9 @@ function node(def: ComponentDefinition, ports: readonly AnyPort[], options: Test
     spec: {
       module: HARNESS_MODULE,
       component: def.info.name,
-      edges: ports.filter((p) => p.source && !p.name.startsWith("_")).map((p) => ({ id: `capture-${p.name}`, port: p.name, to: `test.${CAPTURE_MODULE}.sink-0:${p.name}` })),
+      edges: ports
+        .filter((p) => p.source && !p.name.startsWith("_"))
+        .map((p) => ({ id: `capture-${p.name}`, port: p.name, to: `test.${CAPTURE_MODULE}.sink-0:${p.name}` })),
       ports: settings === undefined ? [] : [{ from: "", port: "_settings", configuration: b64(settings) }],
     },
     status: { metadata: {} },

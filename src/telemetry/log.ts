@@ -31,12 +31,7 @@ export function traceFields(): { trace_id?: string; span_id?: string } {
 }
 
 /** Header paths masked by pino's `redact` (cookies: their key matches no credential rule). */
-export const LOG_REDACT_PATHS: readonly string[] = [
-  "headers.cookie",
-  'headers["set-cookie"]',
-  "*.headers.cookie",
-  '*.headers["set-cookie"]',
-];
+export const LOG_REDACT_PATHS: readonly string[] = ["headers.cookie", 'headers["set-cookie"]', "*.headers.cookie", '*.headers["set-cookie"]'];
 
 /**
  * pino options shared by the root logger and tests that build a logger on their own stream:

@@ -51,7 +51,11 @@ export function formatValue(v: number): string {
 }
 
 function labelKey(labels: Labels): string {
-  return JSON.stringify(Object.keys(labels).sort().map((k) => [k, labels[k]]));
+  return JSON.stringify(
+    Object.keys(labels)
+      .sort()
+      .map((k) => [k, labels[k]]),
+  );
 }
 
 function renderLabels(labels: Labels): string {

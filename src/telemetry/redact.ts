@@ -51,7 +51,9 @@ export const URL_PASSWORD = /\b([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/?#@]*:)([^\s/?
  */
 export function redactUrlPasswords(text: string): string {
   if (!text.includes("://")) return text;
-  return text.replace(URL_PASSWORD, (whole, head: string, password: string) => (password === "" || password === REDACTED || password.startsWith("{{") ? whole : `${head}${REDACTED}@`));
+  return text.replace(URL_PASSWORD, (whole, head: string, password: string) =>
+    password === "" || password === REDACTED || password.startsWith("{{") ? whole : `${head}${REDACTED}@`,
+  );
 }
 
 /** What {@link redactValue} masks besides the key regex and the value shapes. */

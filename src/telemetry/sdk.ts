@@ -65,4 +65,3 @@ export function createOtlpExporter(config: TracingOn): SpanExporter {
   if (config.gzip) opts.compression = "gzip" as HttpExporterConfig["compression"];
   return new OtlpHttpTraceExporter(opts);
 }
-

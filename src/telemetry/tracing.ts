@@ -93,7 +93,16 @@ export async function setupTracing(options: TracingOptions): Promise<TracingHand
     return disabledHandle(config);
   }
   const sdk = await import("./sdk.ts");
-  const { AlwaysOnSampler, BatchSpanProcessor, TracerProvider, AsyncLocalStorageContextManager, CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator, TimeOrderedIdGenerator } = sdk;
+  const {
+    AlwaysOnSampler,
+    BatchSpanProcessor,
+    TracerProvider,
+    AsyncLocalStorageContextManager,
+    CompositePropagator,
+    W3CBaggagePropagator,
+    W3CTraceContextPropagator,
+    TimeOrderedIdGenerator,
+  } = sdk;
   const exporter = options.exporter ?? sdk.createOtlpExporter(config);
   const provider = new TracerProvider({
     resource: sdk.tracingResource(options.serviceName, options.serviceVersion, env),

@@ -5,10 +5,7 @@
  */
 
 /** The transport the run command builds. */
-export type TransportSelection =
-  | { kind: "core"; natsUrl: string }
-  | { kind: "jetstream"; natsUrl: string }
-  | { kind: "grpc" };
+export type TransportSelection = { kind: "core"; natsUrl: string } | { kind: "jetstream"; natsUrl: string } | { kind: "grpc" };
 
 /** Env variable holding the NATS URL (runtime-spec §13.2). */
 export const ENV_NATS_URL = "TINY_NATS_URL";

@@ -146,7 +146,9 @@ export function difference(go: Outcome, ours: Outcome): string | undefined {
   if (go.panic !== undefined) return `Go panics (${go.panic}); we give ${show(ours)}`;
   if (go.hopError !== undefined || ours.hopError !== undefined) {
     if (go.hopError !== undefined && ours.hopError !== undefined) return undefined;
-    return go.hopError !== undefined ? `Go fails the hop (${go.hopError}); we give ${show(ours.result)}` : `we fail the hop (${ours.hopError}); Go gives ${show(go.result)}`;
+    return go.hopError !== undefined
+      ? `Go fails the hop (${go.hopError}); we give ${show(ours.result)}`
+      : `we fail the hop (${ours.hopError}); Go gives ${show(go.result)}`;
   }
   if (!sameJson(go.result, ours.result)) return `result: Go ${show(go.result)}, ours ${show(ours.result)}`;
   if (!sameFailures(go.fieldErrors ?? [], ours.fieldErrors ?? [])) {

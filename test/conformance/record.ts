@@ -12,8 +12,6 @@ import { runOracle } from "./oracle.ts";
 const file = "cases-tinyhost.jsonl";
 const cases = readCases(file);
 const go = await runOracle(cases);
-const lines = cases.map((c) =>
-  JSON.stringify({ id: c.id, config: c.config, payload: c.payload === DEFAULT_PAYLOAD ? null : c.payload, go: go.get(c.id) }),
-);
+const lines = cases.map((c) => JSON.stringify({ id: c.id, config: c.config, payload: c.payload === DEFAULT_PAYLOAD ? null : c.payload, go: go.get(c.id) }));
 writeFileSync(join(import.meta.dir, file), lines.join("\n") + "\n");
 console.log(`recorded Go's outcome of ${cases.length} cases into ${file}`);

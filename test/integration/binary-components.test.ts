@@ -66,7 +66,12 @@ test("the binary lists a component file beside it next to its bundled set and na
   mkdirSync(dir);
   writeFileSync(join(dir, "greet.ts"), greet("Greet"));
   writeFileSync(join(dir, "broken.ts"), "export default {{ broken");
-  const r = Bun.spawnSync([BINARY, "components", "--components", dir, "--json"], { cwd: work, stdout: "pipe", stderr: "pipe", env: { ...process.env, TINYHOST_LOG_LEVEL: "silent" } });
+  const r = Bun.spawnSync([BINARY, "components", "--components", dir, "--json"], {
+    cwd: work,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, TINYHOST_LOG_LEVEL: "silent" },
+  });
   expect(r.exitCode).toBe(0);
   const names = (JSON.parse(r.stdout.toString()) as { name: string }[]).map((c) => c.name);
   expect(names).toContain("greet");
@@ -123,7 +128,13 @@ spec:
 `,
   );
   const log = join(work, "local-binary.log");
-  const p = startProcess({ name: "binary run --local", cmd: [BINARY, "run", "--local", flow, "--no-state", "--no-console", "--components", comps], cwd: work, logFile: log, env: { TINYHOST_LOG_LEVEL: "warn" } });
+  const p = startProcess({
+    name: "binary run --local",
+    cmd: [BINARY, "run", "--local", flow, "--no-state", "--no-console", "--components", comps],
+    cwd: work,
+    logFile: log,
+    env: { TINYHOST_LOG_LEVEL: "warn" },
+  });
   try {
     const seen = async (text: string) => (await Bun.file(log).text()).includes(text);
     await waitUntil("the node runs", () => seen("OK"), 30_000).catch(async (err) => {

@@ -38,7 +38,11 @@ describe("the compiled binary", () => {
   test("`components --json` equals the listing of the source tree", () => {
     const compiled = run(["components", "--json"], work);
     expect(compiled.code).toBe(0);
-    const dev = Bun.spawnSync([process.execPath, "src/cli/main.ts", "components", "--json"], { cwd: ROOT, stdout: "pipe", env: { ...process.env, TINYHOST_LOG_LEVEL: "silent" } });
+    const dev = Bun.spawnSync([process.execPath, "src/cli/main.ts", "components", "--json"], {
+      cwd: ROOT,
+      stdout: "pipe",
+      env: { ...process.env, TINYHOST_LOG_LEVEL: "silent" },
+    });
     const fromBinary = JSON.parse(compiled.out) as { name: string }[];
     expect(fromBinary.length).toBeGreaterThanOrEqual(12);
     expect(fromBinary).toEqual(JSON.parse(dev.stdout.toString()));
@@ -54,7 +58,10 @@ describe("the compiled binary", () => {
     expect(r.out).toContain("PASS  a chunked document keeps its overlap");
     expect(r.out).toContain("evals: 2 passed, 0 failed");
     expect(r.code).toBe(0);
-    writeFileSync(join(work, "wrong.yaml"), "name: wrong\ntrigger: {node: signal-eval, data: {send: true}}\nexpect: {arrives: [{at: 'debug-eval:in', path: '$.count', equals: 3}]}\n");
+    writeFileSync(
+      join(work, "wrong.yaml"),
+      "name: wrong\ntrigger: {node: signal-eval, data: {send: true}}\nexpect: {arrives: [{at: 'debug-eval:in', path: '$.count', equals: 3}]}\n",
+    );
     const wrong = run(["eval", flow, join(work, "wrong.yaml")], work);
     expect(wrong.out).toContain("at debug-eval:in $.count: expected 3 — got 2");
     expect(wrong.code).toBe(1);
@@ -110,7 +117,12 @@ describe("the compiled binary", () => {
       cpSync(join(ROOT, "examples/hello-api"), dir, { recursive: true });
       const port = freePort();
       base = `http://127.0.0.1:${port}`;
-      proc = startProcess({ name: "tinyhost binary", cmd: [BINARY, "run", "--local", dir, "--port", String(port), "--no-state"], logFile: join(work, "binary.log"), cwd: work });
+      proc = startProcess({
+        name: "tinyhost binary",
+        cmd: [BINARY, "run", "--local", dir, "--port", String(port), "--no-state"],
+        logFile: join(work, "binary.log"),
+        cwd: work,
+      });
       await waitUntil("the binary's http_server", async () => (await fetch(`${base}/hello`)).status === 200, 20_000, 50);
     }, 60_000);
     afterAll(() => proc?.stop());

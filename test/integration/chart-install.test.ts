@@ -218,9 +218,14 @@ describe("the chart's Deployment and pre-delete hook", () => {
       "--version=1.2.0",
       `--namespace=${ns}`,
     ]);
-    expect((c.env ?? []).map((e) => e.name)).toEqual(
-      ["OTLP_DSN", "RELEASE_NAME", "RELEASE_NAMESPACE", "KUBERNETES_CLUSTER_DOMAIN", "SELF_SERVICE_HOST", ...(process.env.TINYHOST_TEST_NATS_URL ? ["TINY_NATS_URL"] : [])],
-    );
+    expect((c.env ?? []).map((e) => e.name)).toEqual([
+      "OTLP_DSN",
+      "RELEASE_NAME",
+      "RELEASE_NAMESPACE",
+      "KUBERNETES_CLUSTER_DOMAIN",
+      "SELF_SERVICE_HOST",
+      ...(process.env.TINYHOST_TEST_NATS_URL ? ["TINY_NATS_URL"] : []),
+    ]);
     expect(spec.securityContext).toMatchObject({ runAsUser: 65532, runAsNonRoot: true });
     expect(c.resources?.limits?.memory).toBe("128Mi");
   });
@@ -244,7 +249,9 @@ describe("the chart's Deployment and pre-delete hook", () => {
 
   test("reconciles a TinyNode of the module (finalizer and OK status) under the chart's RBAC", async () => {
     const name = `a1b2c3d4.${sanitizeResourceName(moduleName)}.ticker-chart1`;
-    await kube.create(tinyNodes, { metadata: { name, namespace: ns }, spec: { module: moduleName, component: "ticker", ports: [] } } as never, { namespace: ns });
+    await kube.create(tinyNodes, { metadata: { name, namespace: ns }, spec: { module: moduleName, component: "ticker", ports: [] } } as never, {
+      namespace: ns,
+    });
     let node: TinyNode | undefined;
     await waitUntil(
       "the node's status",
@@ -288,7 +295,11 @@ describe("the chart's Deployment and pre-delete hook", () => {
 
 describe("tools rbac-values", () => {
   test("the overlay renders through the chart into the R-extra Role, unchanged", async () => {
-    const r = Bun.spawnSync([binary, "tools", "rbac-values"], { stdout: "pipe", stderr: "pipe", env: { TINYHOST_LOG_LEVEL: "silent", PATH: process.env.PATH ?? "" } });
+    const r = Bun.spawnSync([binary, "tools", "rbac-values"], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { TINYHOST_LOG_LEVEL: "silent", PATH: process.env.PATH ?? "" },
+    });
     expect(r.exitCode).toBe(0);
     const file = join(work, "rbac-values.yaml");
     writeFileSync(file, r.stdout.toString());

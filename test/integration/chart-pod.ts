@@ -100,13 +100,29 @@ export async function prepareChart(): Promise<string> {
  * Helm's own YAML decoding).
  * @throws Error with helm's stderr when rendering fails.
  */
-export async function helmTemplate(chartDir: string, release: string, namespace: string, values: string[] = [], files: string[] = []): Promise<RenderedObject[]> {
+export async function helmTemplate(
+  chartDir: string,
+  release: string,
+  namespace: string,
+  values: string[] = [],
+  files: string[] = [],
+): Promise<RenderedObject[]> {
   const helm = await goTool("helm");
   const home = mkdtempSync(join(tmpdir(), "helm-home-"));
   try {
     const r = Bun.spawnSync(
       [helm, "template", release, chartDir, "--namespace", namespace, ...values.flatMap((v) => ["--set", v]), ...files.flatMap((f) => ["-f", f])],
-      { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "", HOME: home, HELM_CACHE_HOME: join(home, "cache"), HELM_CONFIG_HOME: join(home, "config"), HELM_DATA_HOME: join(home, "data") } },
+      {
+        stdout: "pipe",
+        stderr: "pipe",
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: home,
+          HELM_CACHE_HOME: join(home, "cache"),
+          HELM_CONFIG_HOME: join(home, "config"),
+          HELM_DATA_HOME: join(home, "data"),
+        },
+      },
     );
     if (r.exitCode !== 0) throw new Error(`helm template failed (exit ${r.exitCode}): ${r.stderr.toString()}`);
     return YAML.parseAllDocuments(r.stdout.toString(), { uniqueKeys: false })
@@ -311,7 +327,12 @@ export async function runJobContainer(c: RenderedContainer, ctx: PodContext, ext
  * Starts a long-running container (the Deployment's manager) with its output in `logFile`.
  * @param argvEdit - optional edit of argv (a test moves fixed ports that are taken on this machine).
  */
-export async function startContainer(c: RenderedContainer, ctx: PodContext, logFile: string, argvEdit: (argv: string[]) => string[] = (a) => a): Promise<ManagedProcess> {
+export async function startContainer(
+  c: RenderedContainer,
+  ctx: PodContext,
+  logFile: string,
+  argvEdit: (argv: string[]) => string[] = (a) => a,
+): Promise<ManagedProcess> {
   const { argv, env } = await containerCommand(c, ctx);
   return startProcess({ name: `container ${c.name}`, cmd: [...launcher(ctx, env), ...argvEdit(argv)], logFile, cwd: "/" });
 }

@@ -67,11 +67,15 @@ async function runExample(name: string): Promise<Local> {
   procs.push(proc);
   let url = "";
   try {
-    await waitUntil("the console's URL", async () => {
-      const m = /console: (http:\/\/127\.0\.0\.1:\d+)\//.exec(existsSync(log) ? readFileSync(log, "utf8") : "");
-      if (m) url = m[1]!;
-      return url !== "";
-    }, 30_000);
+    await waitUntil(
+      "the console's URL",
+      async () => {
+        const m = /console: (http:\/\/127\.0\.0\.1:\d+)\//.exec(existsSync(log) ? readFileSync(log, "utf8") : "");
+        if (m) url = m[1]!;
+        return url !== "";
+      },
+      30_000,
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message}\n--- log ---\n${await tail(log, 30)}`);
   }
@@ -145,14 +149,25 @@ describe("the console in a browser", () => {
           for (const tr of document.querySelectorAll("#stream tr.hop")) w.arrived[(tr as HTMLElement).dataset.seq!] ??= Date.now();
         }).observe(document.querySelector("#stream tbody")!, { childList: true });
       });
-      const sent = (await (await fetch(`${local.url}/api/send`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ node: "Last tick", port: "in", data: { probe: 1 } }) })).json()) as { result: string };
+      const sent = (await (
+        await fetch(`${local.url}/api/send`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ node: "Last tick", port: "in", data: { probe: 1 } }),
+        })
+      ).json()) as { result: string };
       expect(sent.result).toBe("empty");
       const probe = await page.waitForFunction(
-        () => [...document.querySelectorAll("#stream tr.hop")].map((tr) => tr as HTMLElement).find((tr) => tr.querySelector("td.payload")?.textContent === '{"probe":1}')?.dataset.seq,
+        () =>
+          [...document.querySelectorAll("#stream tr.hop")]
+            .map((tr) => tr as HTMLElement)
+            .find((tr) => tr.querySelector("td.payload")?.textContent === '{"probe":1}')?.dataset.seq,
         { timeout: WAIT },
       );
       const seq = (await probe.jsonValue()) as string;
-      const hop = ((await (await fetch(`${local.url}/api/hops`)).json()) as { hops: { seq: number; at: number; ms: number }[] }).hops.find((h) => String(h.seq) === seq)!;
+      const hop = ((await (await fetch(`${local.url}/api/hops`)).json()) as { hops: { seq: number; at: number; ms: number }[] }).hops.find(
+        (h) => String(h.seq) === seq,
+      )!;
       const arrived = await page.evaluate((s) => (window as unknown as { arrived: Record<string, number> }).arrived[s]!, seq);
       expect(arrived - (hop.at + hop.ms)).toBeLessThan(1000);
       expect(await page.$eval(`#stream tr[data-seq="${seq}"] td:nth-child(2)`, (e) => e.textContent)).toBe("signal (outside)");
@@ -160,15 +175,27 @@ describe("the console in a browser", () => {
 
       // Stop the ticker, Reset the counter: the count shown and the state file agree on 0.
       await pressButton(page, ticker, "stop");
-      await page.waitForFunction((n) => document.querySelector(`g.node[data-node="${n}"] [data-field="status"]`)?.textContent === "status: Not running", { timeout: WAIT }, ticker);
+      await page.waitForFunction(
+        (n) => document.querySelector(`g.node[data-node="${n}"] [data-field="status"]`)?.textContent === "status: Not running",
+        { timeout: WAIT },
+        ticker,
+      );
       await pressButton(page, counter, "reset");
-      await page.waitForFunction((n) => document.querySelector(`g.node[data-node="${n}"] [data-field="count"]`)?.textContent === "count: 0", { timeout: WAIT }, counter);
+      await page.waitForFunction(
+        (n) => document.querySelector(`g.node[data-node="${n}"] [data-field="count"]`)?.textContent === "count: 0",
+        { timeout: WAIT },
+        counter,
+      );
       await waitUntil("the state file's count is reset", async () => stateCount(local.dir, counter) === 0, WAIT);
       expect(await field(page, counter, "count")).toBe("count: 0");
 
       // Start again: it counts from 0, and once stopped the shown count and the state file agree.
       await pressButton(page, ticker, "start");
-      await page.waitForFunction((n) => Number(document.querySelector(`g.node[data-node="${n}"] [data-field="count"]`)?.textContent?.split(": ")[1]) >= 2, { timeout: WAIT }, counter);
+      await page.waitForFunction(
+        (n) => Number(document.querySelector(`g.node[data-node="${n}"] [data-field="count"]`)?.textContent?.split(": ")[1]) >= 2,
+        { timeout: WAIT },
+        counter,
+      );
       await pressButton(page, ticker, "stop");
       await waitUntil(
         "the shown count equals the state file's",
@@ -186,9 +213,15 @@ describe("the console in a browser", () => {
       await page.$eval("#panel [data-send-data]", (e) => void ((e as HTMLTextAreaElement).value = '{"by":"many"}'));
       await page.locator("#panel [data-send]").click();
       await page.waitForFunction(() => (document.querySelector('#panel [data-answer="send"]')?.textContent ?? "").startsWith("failed:"), { timeout: WAIT });
-      await page.waitForFunction((n) => (document.querySelector(`g.node[data-node="${n}"] .node-error`)?.textContent ?? "").includes("must be an integer"), { timeout: WAIT }, counter);
+      await page.waitForFunction(
+        (n) => (document.querySelector(`g.node[data-node="${n}"] .node-error`)?.textContent ?? "").includes("must be an integer"),
+        { timeout: WAIT },
+        counter,
+      );
       expect(await page.$eval("#panel [data-last-error]", (e) => e.textContent)).toContain("at port in:");
-      expect(await page.$$eval("#stream tr.fail td.result", (els) => els.map((e) => e.textContent ?? ""))).toContainEqual(expect.stringContaining('$.by must be an integer, got string "many"'));
+      expect(await page.$$eval("#stream tr.fail td.result", (els) => els.map((e) => e.textContent ?? ""))).toContainEqual(
+        expect.stringContaining('$.by must be an integer, got string "many"'),
+      );
       await page.locator(`g.node[data-node="${counter}"]`).click();
       await pressButton(page, ticker, "start");
       await page.waitForFunction(() => document.querySelectorAll("#stream tr.hop").length >= 12, { timeout: WAIT });
@@ -208,15 +241,28 @@ describe("the console in a browser", () => {
       await page.waitForFunction(() => document.querySelectorAll("g.node").length === 4, { timeout: WAIT });
       expect(await labels(page)).toEqual(["Build hello JSON", "HTTP server", "Route by method", "Start server"]);
 
-      await waitUntil("the http_server listens", async () => (await fetch(`http://127.0.0.1:${local.httpPort}/hello`).catch(() => undefined))?.status === 200, WAIT);
+      await waitUntil(
+        "the http_server listens",
+        async () => (await fetch(`http://127.0.0.1:${local.httpPort}/hello`).catch(() => undefined))?.status === 200,
+        WAIT,
+      );
       await page.waitForFunction(
-        (n) => [...document.querySelectorAll(`#stream tr.hop[data-to="${n}"]`)].some((tr) => (tr.querySelector("td.payload")?.textContent ?? "").includes('"method":"GET"')),
+        (n) =>
+          [...document.querySelectorAll(`#stream tr.hop[data-to="${n}"]`)].some((tr) =>
+            (tr.querySelector("td.payload")?.textContent ?? "").includes('"method":"GET"'),
+          ),
         { timeout: WAIT },
         router,
       );
 
       // The router cannot decode a list where its conditions belong: the error shows at the router.
-      const a = (await (await fetch(`${local.url}/api/send`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ node: "Route by method", port: "input", data: { conditions: "not a list" } }) })).json()) as { result: string; error: string };
+      const a = (await (
+        await fetch(`${local.url}/api/send`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ node: "Route by method", port: "input", data: { conditions: "not a list" } }),
+        })
+      ).json()) as { result: string; error: string };
       expect(a.result).toBe("fail");
       await page.waitForFunction((n) => (document.querySelector(`g.node[data-node="${n}"] .node-error`)?.textContent ?? "") !== "", { timeout: WAIT }, router);
       await page.locator(`g.node[data-node="${router}"]`).click();

@@ -81,7 +81,9 @@ describe("CRDs on a real apiserver", () => {
     const node = routerNode(ns);
     const created = await cp.request("POST", `/apis/${GROUP}/v1alpha1/namespaces/${ns}/tinynodes`, node);
     expect(created.status).toBe(201);
-    const read = (await (await cp.request("GET", `/apis/${GROUP}/v1alpha1/namespaces/${ns}/tinynodes/${node.metadata.name}`)).json()) as typeof node & { metadata: { generation: number } };
+    const read = (await (await cp.request("GET", `/apis/${GROUP}/v1alpha1/namespaces/${ns}/tinynodes/${node.metadata.name}`)).json()) as typeof node & {
+      metadata: { generation: number };
+    };
     expect(read.spec).toEqual(node.spec);
     expect(read.metadata.labels).toEqual(node.metadata.labels);
     expect(read.metadata.annotations).toEqual(node.metadata.annotations);
@@ -111,7 +113,11 @@ describe("CRDs on a real apiserver", () => {
     };
     const res = await cp.request("PATCH", `${path}/status`, status, "application/merge-patch+json");
     expect(res.status).toBe(200);
-    const read = (await (await cp.request("GET", path)).json()) as { spec: { module: string }; metadata: { generation: number }; status: { status: string; metadata: Record<string, string> } };
+    const read = (await (await cp.request("GET", path)).json()) as {
+      spec: { module: string };
+      metadata: { generation: number };
+      status: { status: string; metadata: Record<string, string> };
+    };
     expect(read.spec.module).toBe("tinyhost");
     expect(read.metadata.generation).toBe(1);
     expect(read.status.status).toBe("OK");

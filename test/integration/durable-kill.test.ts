@@ -71,7 +71,11 @@ describe("a durable run across two modules when a replica dies", () => {
     const { manifests, names } = durableFlow({ modules: { door: "front", s1: "back", s2: "back", s3: "front" }, holdFirstMs: { s2: 90_000 }, namespace: ns });
     const objects = flowObjects(manifests, ns);
     await applyObjects(kube, ns, objects);
-    await waitForReconciled(kube, ns, objects.filter((o) => o.kind === "TinyNode").map((o) => o.metadata.name!));
+    await waitForReconciled(
+      kube,
+      ns,
+      objects.filter((o) => o.kind === "TinyNode").map((o) => o.metadata.name!),
+    );
 
     // The caller: a classic JetStream request to the door, as Go's classic sender makes it.
     const nc = await connectNats(nats.url);
@@ -80,10 +84,15 @@ describe("a durable run across two modules when a replica dies", () => {
     const answer = caller.send({ edgeId: "", from: "", to: `${names.door}:in`, data: { trail: [] }, depth: 0 });
 
     let victim = "";
-    await waitUntil("s2 started on a back replica", async () => {
-      victim = readJournal(journalFile).find((e) => e.node === names.s2 && e.event === "start")?.pod ?? "";
-      return victim !== "";
-    }, 60_000, 50);
+    await waitUntil(
+      "s2 started on a back replica",
+      async () => {
+        victim = readJournal(journalFile).find((e) => e.node === names.s2 && e.event === "start")?.pod ?? "";
+        return victim !== "";
+      },
+      60_000,
+      50,
+    );
     const tStarted = performance.now();
     await byPod.get(victim)!.kill();
     const tKilled = performance.now();
@@ -97,7 +106,11 @@ describe("a durable run across two modules when a replica dies", () => {
     // The journal: s2 started twice (the dead replica's run never finished), finished once, elsewhere.
     const journal = readJournal(journalFile).filter((e) => e.runId === runId);
     const s2 = journal.filter((e) => e.node === names.s2);
-    expect(s2.map((e) => [e.pod, e.event])).toEqual([[victim, "start"], [s2[1]!.pod, "start"], [s2[1]!.pod, "done"]]);
+    expect(s2.map((e) => [e.pod, e.event])).toEqual([
+      [victim, "start"],
+      [s2[1]!.pod, "start"],
+      [s2[1]!.pod, "done"],
+    ]);
     expect(s2[1]!.pod).not.toBe(victim);
 
     // The ledger: one record per step, each done, each by a handler that finished exactly once.
@@ -113,7 +126,9 @@ describe("a durable run across two modules when a replica dies", () => {
 
     const ms = (a: number, b: number) => Math.round(b - a);
     console.log(
-      `[durable-kill] AckWait ${ACK_WAIT_MS} ms: s2 started ${ms(t0, tStarted)} ms after the call; run finished ${ms(tKilled, tDone)} ms after the kill of ${victim}; ledger: ${[...records.entries()]
+      `[durable-kill] AckWait ${ACK_WAIT_MS} ms: s2 started ${ms(t0, tStarted)} ms after the call; run finished ${ms(tKilled, tDone)} ms after the kill of ${victim}; ledger: ${[
+        ...records.entries(),
+      ]
         .map(([k, rec]) => `${k.slice(37)} ${rec.node.split(".").slice(1).join(".")} ${rec.status} ${rec.durationMs} ms`)
         .join("; ")}`,
     );
@@ -122,15 +137,24 @@ describe("a durable run across two modules when a replica dies", () => {
   }, 240_000);
 
   test("the surviving back replica answers tinyhost rpc, and TinyModule status lists the agent tool as authored (as Go)", async () => {
-    const proc = Bun.spawn([BUN, "src/cli/main.ts", "rpc", "--nats-url", nats.url, "back", "durable_double", '{"n":21}'], { cwd: join(import.meta.dir, "../.."), stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([BUN, "src/cli/main.ts", "rpc", "--nats-url", nats.url, "back", "durable_double", '{"n":21}'], {
+      cwd: join(import.meta.dir, "../.."),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
     expect({ code, out: out.trim() }).toEqual({ code: 0, out: '{"n":42,"calls":1}' });
     let entry: { info?: string; tags?: string[]; ports?: { name: string }[] } | undefined;
-    await waitUntil("TinyModule back lists durable_double", async () => {
-      const m = await kube.get(tinyModules, "back", ns).catch(() => undefined);
-      entry = m?.status?.components?.find((c) => c.name === "durable_double");
-      return entry !== undefined;
-    }, 30_000, 200);
+    await waitUntil(
+      "TinyModule back lists durable_double",
+      async () => {
+        const m = await kube.get(tinyModules, "back", ns).catch(() => undefined);
+        entry = m?.status?.components?.find((c) => c.name === "durable_double");
+        return entry !== undefined;
+      },
+      30_000,
+      200,
+    );
     // Go's TinyModule controller lists GetInfo() unchanged: no agent_tool tag, the component's own info.
     expect(entry).toMatchObject({ info: "doubles n", tags: ["test"] });
     expect(entry!.ports!.map((p) => p.name)).toEqual(["in", "out"]);

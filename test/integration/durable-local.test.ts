@@ -33,7 +33,8 @@ function stepRecords(): Map<string, Map<string, { node: string; status: string; 
   }
   for (const [name, n] of Object.entries(nodes)) {
     const steps = new Map();
-    for (const [k, v] of Object.entries(n.status?.metadata ?? {})) if (k.startsWith("_state/step/")) steps.set(k.slice("_state/step/".length), JSON.parse(Buffer.from(v, "base64").toString("utf8")));
+    for (const [k, v] of Object.entries(n.status?.metadata ?? {}))
+      if (k.startsWith("_state/step/")) steps.set(k.slice("_state/step/".length), JSON.parse(Buffer.from(v, "base64").toString("utf8")));
     out.set(name, steps);
   }
   return out;
@@ -46,13 +47,24 @@ test("a node labelled durable starts a run per tick and each step is recorded in
   const counter = /name: (\S+counter\S*)/.exec(readFileSync(counterFile, "utf8"))![1]!;
   const debug = /name: (\S+debug\S*)/.exec(readFileSync(join(dir, "debug.yaml"), "utf8"))![1]!;
   const log = join(dir, "tinyhost.log");
-  proc = startProcess({ name: "tinyhost", cmd: [process.execPath, "src/cli/main.ts", "run", "--local", dir, "--port", String(freePort())], logFile: log, cwd: ROOT, env: { TINYHOST_LOG_LEVEL: "warn" } });
+  proc = startProcess({
+    name: "tinyhost",
+    cmd: [process.execPath, "src/cli/main.ts", "run", "--local", dir, "--port", String(freePort())],
+    logFile: log,
+    cwd: ROOT,
+    env: { TINYHOST_LOG_LEVEL: "warn" },
+  });
   try {
-    await waitUntil("two runs recorded on counter and debug", async () => {
-      const recs = stepRecords();
-      const roots = [...(recs.get(counter)?.keys() ?? [])].filter((k) => k.endsWith(".root"));
-      return roots.length >= 2 && roots.every((k) => [...(recs.get(debug)?.keys() ?? [])].some((d) => d.startsWith(k.slice(0, 36))));
-    }, 30_000, 200);
+    await waitUntil(
+      "two runs recorded on counter and debug",
+      async () => {
+        const recs = stepRecords();
+        const roots = [...(recs.get(counter)?.keys() ?? [])].filter((k) => k.endsWith(".root"));
+        return roots.length >= 2 && roots.every((k) => [...(recs.get(debug)?.keys() ?? [])].some((d) => d.startsWith(k.slice(0, 36))));
+      },
+      30_000,
+      200,
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message}\n--- log ---\n${await tail(log, 30)}`);
   }

@@ -145,7 +145,9 @@ describe("a durable run across two modules on JetStream", () => {
     // The reply hop: a core publish of the raw body to the reply subject, no headers (§4.4).
     const replySubject = hops[0]!.headers!.get("x-reply-subject");
     const reply = msgs.filter((m) => m.subject === replySubject);
-    expect(reply.map((m) => [new TextDecoder().decode(m.data), m.headers?.keys().length ?? 0])).toEqual([[JSON.stringify({ trail: [names.s1, names.s2, names.s3] }), 0]]);
+    expect(reply.map((m) => [new TextDecoder().decode(m.data), m.headers?.keys().length ?? 0])).toEqual([
+      [JSON.stringify({ trail: [names.s1, names.s2, names.s3] }), 0],
+    ]);
 
     // One handler run per step, one record per step, the run done.
     const done = events.filter((e) => e.runId === runId && e.event === "done").map((e) => e.node);
@@ -268,7 +270,13 @@ describe("the run reconciler on JetStream", () => {
     expect(hop.to).toBe(`${names.s2}:in`);
     const republished: string[] = [];
     // (The ledger is shared with the other tests: count this run's re-drives only.)
-    const reconciler = new RunReconciler({ ledger, isLeader: () => true, republish: (msg) => (msg.runId === runId && republished.push(msg.stepKey!), ra.transport.send(msg)), staleAfterMs: 0, maxRedrives: 3 });
+    const reconciler = new RunReconciler({
+      ledger,
+      isLeader: () => true,
+      republish: (msg) => (msg.runId === runId && republished.push(msg.stepKey!), ra.transport.send(msg)),
+      staleAfterMs: 0,
+      maxRedrives: 3,
+    });
     const reports = [];
     for (let i = 0; i < 4; i++) reports.push(await reconciler.pass());
     expect(republished).toEqual([hop.stepKey, hop.stepKey, hop.stepKey]);
@@ -290,7 +298,10 @@ describe("against the Go SDK (test/go/wire-peer)", () => {
     await proc.stdin.end();
     const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
     if (code !== 0) throw new Error(`wire-peer ${cmd} exited ${code}: ${await new Response(proc.stderr).text()}`);
-    return out.trim().split("\n").map((l) => JSON.parse(l));
+    return out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
   }
 
   test("the step keys we mint are the keys Go's Run.NextStepKey mints", async () => {

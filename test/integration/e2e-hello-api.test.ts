@@ -68,7 +68,8 @@ async function helloApiOnTwoReplicas(prefix: string, natsUrl: string, transport:
   const logDir = join(dir, ns);
   mkdirSync(logDir);
   const env = { TINY_NATS_URL: natsUrl, ...LEASE_ENV, ...(transport === "jetstream" ? { TINY_NATS_TRANSPORT: "jetstream" } : {}) };
-  const start = (hostname: string) => startModuleProcess({ hostname, name: MODULE, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env, logDir });
+  const start = (hostname: string) =>
+    startModuleProcess({ hostname, name: MODULE, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env, logDir });
   procs = await Promise.all([start("pod-0"), start("pod-1")]);
   for (const p of procs) expect(readFileSync(p.logFile, "utf8")).toContain(`"transport":"${transport}"`);
   const tReady = performance.now();
@@ -107,19 +108,25 @@ async function helloApiOnTwoReplicas(prefix: string, natsUrl: string, transport:
   const rules = (ing.spec?.rules ?? []) as { host?: string; http?: { paths?: { backend?: { service?: { port?: { number?: number } } } }[] } }[];
   expect(rules.map((r) => [r.host, r.http?.paths?.[0]?.backend?.service?.port?.number])).toContainEqual([host, port]);
   // …and the node's _control shows it (the dashboard's listenAddr).
-  await waitUntil("http_server _control shows Running", async () => {
-    const node = await kube.get(tinyNodes, names.http_server!, ns);
-    const control = node.status?.ports?.find((p) => p.name === "_control");
-    const value = control?.configuration ? (decodeBase64Json(control.configuration, "_control") as { status?: string; listenAddr?: string[] }) : undefined;
-    return value?.status === "Running" && (value.listenAddr ?? []).some((a) => a.includes(host));
-  }, 10_000);
+  await waitUntil(
+    "http_server _control shows Running",
+    async () => {
+      const node = await kube.get(tinyNodes, names.http_server!, ns);
+      const control = node.status?.ports?.find((p) => p.name === "_control");
+      const value = control?.configuration ? (decodeBase64Json(control.configuration, "_control") as { status?: string; listenAddr?: string[] }) : undefined;
+      return value?.status === "Running" && (value.listenAddr ?? []).some((a) => a.includes(host));
+    },
+    10_000,
+  );
 
   // One host, two replicas: the leader serves; the follower's re-host of the persisted port collides.
   const flags = await Promise.all(procs.map((p) => p.metric(LEADER_SERIES)));
   expect(flags.sort()).toEqual([0, 1]);
   const follower = procs[(await procs[0]!.metric(LEADER_SERIES)) === 1 ? 1 : 0]!;
   await waitUntil("the follower logged its bind failure", async () => readFileSync(follower.logFile, "utf8").includes(`cannot listen on :${port}`), 10_000);
-  const line = readFileSync(follower.logFile, "utf8").split("\n").find((l) => l.includes(`cannot listen on :${port}`))!;
+  const line = readFileSync(follower.logFile, "utf8")
+    .split("\n")
+    .find((l) => l.includes(`cannot listen on :${port}`))!;
   expect(line).toContain("restore from metadata failed");
 
   // SIGKILL the leader: the port is free again; the new leader's reconcile re-hosts the persisted
@@ -129,10 +136,15 @@ async function helloApiOnTwoReplicas(prefix: string, natsUrl: string, transport:
   await leader.kill();
   await waitUntil("the follower leads", async () => (await follower.metric(LEADER_SERIES)) === 1, 15_000, 50);
   let again: Response | undefined;
-  await waitUntil("the same port answers again", async () => {
-    again = await fetch(`${base}/hello`).catch(() => undefined);
-    return again !== undefined;
-  }, 15_000, 100);
+  await waitUntil(
+    "the same port answers again",
+    async () => {
+      again = await fetch(`${base}/hello`).catch(() => undefined);
+      return again !== undefined;
+    },
+    15_000,
+    100,
+  );
   expect(again!.status).toBe(200);
   expect(await again!.json()).toEqual({ hello: "world", method: "GET", path: "/hello" });
   const tFailover = performance.now();

@@ -65,21 +65,49 @@ test("the leader's TinyModule status lists every bundled component with the port
   expect(await listing.exited).toBe(0);
   const listed = JSON.parse(await new Response(listing.stdout).text()) as ListedComponent[];
 
-  let components: { name: string; description?: string; info?: string; tags?: string[]; ports?: { name: string; label?: string; source?: boolean; position?: number; schema?: string }[] }[] = [];
-  await waitUntil("the TinyModule status has components", async () => {
-    const m = await kube.get(tinyModules, MODULE, ns).catch(() => undefined);
-    components = (m?.status?.components ?? []) as typeof components;
-    return components.length > 0;
-  }, 15_000);
+  let components: {
+    name: string;
+    description?: string;
+    info?: string;
+    tags?: string[];
+    ports?: { name: string; label?: string; source?: boolean; position?: number; schema?: string }[];
+  }[] = [];
+  await waitUntil(
+    "the TinyModule status has components",
+    async () => {
+      const m = await kube.get(tinyModules, MODULE, ns).catch(() => undefined);
+      components = (m?.status?.components ?? []) as typeof components;
+      return components.length > 0;
+    },
+    15_000,
+  );
   const m = await kube.get(tinyModules, MODULE, ns);
   expect(m.status?.name).toBe(MODULE);
   expect(m.status?.version).toBe("0.3.1");
   expect(m.status?.addr).toBe(`nats://tinymodule.${MODULE}.msg`);
 
   // Every file of components/ is a listed component, and the status lists the same ones.
-  const files = readdirSync(join(ROOT, "components")).filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3)).sort();
+  const files = readdirSync(join(ROOT, "components"))
+    .filter((f) => f.endsWith(".ts"))
+    .map((f) => f.slice(0, -3))
+    .sort();
   // The twelve bundled components at least (a developer's own components/ files are listed too).
-  expect(files).toEqual(expect.arrayContaining(["array_split", "async", "counter", "cron", "debug", "delay", "http_request", "http_server", "router", "signal", "ticker", "transform"]));
+  expect(files).toEqual(
+    expect.arrayContaining([
+      "array_split",
+      "async",
+      "counter",
+      "cron",
+      "debug",
+      "delay",
+      "http_request",
+      "http_server",
+      "router",
+      "signal",
+      "ticker",
+      "transform",
+    ]),
+  );
   expect(listed.map((c) => c.name).sort()).toEqual(files);
   expect(components.map((c) => c.name).sort()).toEqual(files);
 
@@ -119,5 +147,7 @@ test("the leader's TinyModule status lists every bundled component with the port
   // Internal ports never appear (runtime-spec §5.2); settings/control do where the component has them.
   const allPorts = decoded.flatMap((c) => c.ports.map((p) => p.name));
   for (const internal of ["_reconcile", "_client", "_identity"]) expect(allPorts).not.toContain(internal);
-  expect(decoded.find((c) => c.name === "http_server")!.ports.map((p) => p.name)).toEqual(expect.arrayContaining(["_settings", "_control", "start", "request", "response"]));
+  expect(decoded.find((c) => c.name === "http_server")!.ports.map((p) => p.name)).toEqual(
+    expect.arrayContaining(["_settings", "_control", "start", "request", "response"]),
+  );
 }, 60_000);

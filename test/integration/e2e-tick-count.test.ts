@@ -47,7 +47,9 @@ async function persistedCount(ns: string, counter: string): Promise<number | und
 async function debugShows(ns: string, debug: string): Promise<{ count?: number; source?: string; line?: string } | undefined> {
   const node = await kube.get(tinyNodes, debug, ns);
   const control = node.status?.ports?.find((p) => p.name === "_control")?.configuration;
-  return control ? (decodeBase64Json(control, "_control") as { context?: { count?: number; source?: string; line?: string } }).context ?? undefined : undefined;
+  return control
+    ? ((decodeBase64Json(control, "_control") as { context?: { count?: number; source?: string; line?: string } }).context ?? undefined)
+    : undefined;
 }
 
 test("tick-count on two replicas: the count lives in _state/count and continues on the new leader after SIGKILL, never reset", async () => {
@@ -56,7 +58,15 @@ test("tick-count on two replicas: the count lives in _state/count and continues 
   const natsUrl = process.env.TINYHOST_TEST_NATS_URL;
   if (!natsUrl) throw new Error("TINYHOST_TEST_NATS_URL is not set: run through test/support/run-integration.ts");
   const start = (hostname: string) =>
-    startModuleProcess({ hostname, name: MODULE, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env: { TINY_NATS_URL: natsUrl, ...LEASE_ENV }, logDir: dir });
+    startModuleProcess({
+      hostname,
+      name: MODULE,
+      namespace: ns,
+      kubeconfig: cp.tokenKubeconfig,
+      components: "components",
+      env: { TINY_NATS_URL: natsUrl, ...LEASE_ENV },
+      logDir: dir,
+    });
   const a = await start(`${ns}-pod-0`);
   procs.push(a);
   await waitUntil("pod-0 leads", async () => (await a.metric(LEADER_SERIES)) === 1, 10_000);
@@ -87,11 +97,16 @@ test("tick-count on two replicas: the count lives in _state/count and continues 
 
   // Sample the persisted count until it grew 3 past the kill; no sample may fall below it.
   const samples: number[] = [];
-  await waitUntil("the count grows on the new leader", async () => {
-    const c = await persistedCount(ns, names.counter!);
-    if (c !== undefined) samples.push(c);
-    return c !== undefined && c >= atKill + 3;
-  }, 20_000, 100);
+  await waitUntil(
+    "the count grows on the new leader",
+    async () => {
+      const c = await persistedCount(ns, names.counter!);
+      if (c !== undefined) samples.push(c);
+      return c !== undefined && c >= atKill + 3;
+    },
+    20_000,
+    100,
+  );
   const tGrown = performance.now();
   expect(Math.min(...samples)).toBeGreaterThanOrEqual(atKill);
   await waitUntil("debug shows a tick past the kill", async () => ((await debugShows(ns, names.debug!))?.count ?? 0) > atKill, 10_000);

@@ -51,7 +51,8 @@ async function acrossTwoModules(prefix: string, natsUrl: string, transport: "cor
   mkdirSync(logDir);
   await createRelease(kube, ns, { release: "front", pods: ["front-0"] });
   const env = { TINY_NATS_URL: natsUrl, ...(transport === "jetstream" ? { TINY_NATS_TRANSPORT: "jetstream" } : {}) };
-  const start = (hostname: string, name: string) => startModuleProcess({ hostname, name, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env, logDir });
+  const start = (hostname: string, name: string) =>
+    startModuleProcess({ hostname, name, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env, logDir });
   const [front, back] = await Promise.all([start("front-0", "front"), start("back-0", "back")]);
   procs = [front!, back!];
   for (const p of procs) expect(readFileSync(p.logFile, "utf8")).toContain(`"transport":"${transport}"`);
@@ -90,7 +91,9 @@ async function acrossTwoModules(prefix: string, natsUrl: string, transport: "cor
   const tAnswered = performance.now();
   expect([await front!.metric(HOPS_FAILED), await back!.metric(HOPS_FAILED)]).toEqual([0, 0]);
   const ms = (a: number, b: number) => Math.round(b - a);
-  console.log(`[e2e-two ${transport}] ready ${ms(t0, tReady)} ms, signal→port ${ms(tReady, tListening)} ms (incl. apply+reconcile), 2 requests ${ms(tListening, tAnswered)} ms`);
+  console.log(
+    `[e2e-two ${transport}] ready ${ms(t0, tReady)} ms, signal→port ${ms(tReady, tListening)} ms (incl. apply+reconcile), 2 requests ${ms(tListening, tAnswered)} ms`,
+  );
 }
 
 describe("one flow across two tinyhost modules", () => {

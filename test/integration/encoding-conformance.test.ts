@@ -43,8 +43,15 @@ describe("encoding conformance (live Go codecs)", () => {
       ["ES384", "ec-secp384r1.pem", "ec-secp384r1.pub"],
       ["ES512", "ec-secp521r1.pem", "ec-secp521r1.pub"],
     ];
-    const checks: EncodingCase[] = pairs.map(([method, priv, pub]) => ({ id: `live-${method}`, op: "jwt_parse", token: signGoJwt(method, claims, K[priv]!), method, key: K[pub]! }));
+    const checks: EncodingCase[] = pairs.map(([method, priv, pub]) => ({
+      id: `live-${method}`,
+      op: "jwt_parse",
+      token: signGoJwt(method, claims, K[priv]!),
+      method,
+      key: K[pub]!,
+    }));
     const verdicts = await runCodecsOracle(checks);
-    for (const c of checks) expect({ id: c.id, outcome: verdicts.get(c.id) }).toEqual({ id: c.id, outcome: { claims: '{"exp":4102444800,"n":1.5,"sub":"from-tinyhost"}' } });
+    for (const c of checks)
+      expect({ id: c.id, outcome: verdicts.get(c.id) }).toEqual({ id: c.id, outcome: { claims: '{"exp":4102444800,"n":1.5,"sub":"from-tinyhost"}' } });
   });
 });

@@ -66,7 +66,16 @@ async function ourJudge(yaml: string, observed: Observed, env: Record<string, st
   } catch (err) {
     return { error: (err as Error).message };
   }
-  return { specs: specs.map((s) => ({ name: s.name, node: s.trigger.node, port: s.trigger.port, data: s.trigger.data ?? null, timeoutMs: s.timeoutMs, failures: check(s, observed).map(failureText) })) };
+  return {
+    specs: specs.map((s) => ({
+      name: s.name,
+      node: s.trigger.node,
+      port: s.trigger.port,
+      data: s.trigger.data ?? null,
+      timeoutMs: s.timeoutMs,
+      failures: check(s, observed).map(failureText),
+    })),
+  };
 }
 
 /** A failure about a usage unit (Go checks them last, in its map's random order). */

@@ -25,7 +25,15 @@ async function runExample(name: string, ready: string, port = freePort()): Promi
   dirs.push(dir);
   for (const f of readdirSync(join(ROOT, "examples", name))) if (f.endsWith(".yaml")) cpSync(join(ROOT, "examples", name, f), join(dir, f));
   const log = join(dir, "tinyhost.log");
-  procs.push(startProcess({ name: "tinyhost", cmd: [process.execPath, "src/cli/main.ts", "run", "--local", dir, "--port", String(port), "--no-console"], logFile: log, cwd: ROOT, env: { TINYHOST_LOG_LEVEL: "warn" } }));
+  procs.push(
+    startProcess({
+      name: "tinyhost",
+      cmd: [process.execPath, "src/cli/main.ts", "run", "--local", dir, "--port", String(port), "--no-console"],
+      logFile: log,
+      cwd: ROOT,
+      env: { TINYHOST_LOG_LEVEL: "warn" },
+    }),
+  );
   try {
     await waitUntil(ready, async () => existsSync(log) && readFileSync(log, "utf8").includes(ready), 60_000);
   } catch (err) {

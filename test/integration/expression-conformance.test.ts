@@ -20,7 +20,9 @@ beforeAll(async () => {
 
 describe("expression conformance (live Go oracle)", () => {
   test("the live oracle reproduces every recorded Go outcome", () => {
-    const stale = cases.filter((c) => !sameGoOutcome(c.go!, live.get(c.id)!)).map((c) => `${c.id}: recorded ${JSON.stringify(c.go)}, live ${JSON.stringify(live.get(c.id))}`);
+    const stale = cases
+      .filter((c) => !sameGoOutcome(c.go!, live.get(c.id)!))
+      .map((c) => `${c.id}: recorded ${JSON.stringify(c.go)}, live ${JSON.stringify(live.get(c.id))}`);
     expect(stale).toEqual([]);
   });
 

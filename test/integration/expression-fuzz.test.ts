@@ -58,7 +58,9 @@ describe("expression differential fuzzing against the Go oracle", () => {
   test("well-formed, fully parenthesized expressions: every difference is of a documented class", async () => {
     const exprs = fc.sample(PARENTHESIZED, { numRuns: runs(3000).numRuns, seed: SEED });
     const r = await differential("fzp", exprs);
-    console.log(`[expression fuzz] parenthesized: ${exprs.length} cases (seed ${SEED}), ${r.goResults} evaluated by Go without a field error, documented differences ${JSON.stringify(r.classes)}`);
+    console.log(
+      `[expression fuzz] parenthesized: ${exprs.length} cases (seed ${SEED}), ${r.goResults} evaluated by Go without a field error, documented differences ${JSON.stringify(r.classes)}`,
+    );
     expect(r.undocumented).toEqual([]);
     expect(r.goResults).toBeGreaterThan(exprs.length / 20); // the grammar reaches past field errors
   }, 300_000);

@@ -32,7 +32,9 @@ const MODULE = "tinysystems/fault-test";
 const SANITIZED = sanitizeResourceName(MODULE);
 const HEALTHY = "00000";
 /** Suffixes whose fault the guard catches and the status shows, with the site it names. */
-const GUARDED = Object.entries(FAULT_SUFFIX).filter(([s, site]) => s !== HEALTHY && site !== "bare timer" && site !== "forgotten promise" && site !== "huge onSettings");
+const GUARDED = Object.entries(FAULT_SUFFIX).filter(
+  ([s, site]) => s !== HEALTHY && site !== "bare timer" && site !== "forgotten promise" && site !== "huge onSettings",
+);
 /** The node whose onSettings throws a 2 MB message. */
 const HUGE = Object.entries(FAULT_SUFFIX).find(([, site]) => site === "huge onSettings")![0];
 const LAST_RESORT = Object.entries(FAULT_SUFFIX).filter(([, site]) => site === "bare timer" || site === "forgotten promise");
@@ -53,7 +55,8 @@ function logLines(file: string): Record<string, unknown>[] {
 }
 
 /** The guard's line for `site` on `node`, if logged. */
-const faultLine = (file: string, node: string, site: string) => logLines(file).find((l) => l.node === node && l.site === site && String(l.msg ?? "").includes(`failed in ${site}`));
+const faultLine = (file: string, node: string, site: string) =>
+  logLines(file).find((l) => l.node === node && l.site === site && String(l.msg ?? "").includes(`failed in ${site}`));
 
 /** Last-resort lines attributed to the fixture's file. */
 const lastResortLines = (file: string) => logLines(file).filter((l) => String(l.msg ?? "").includes("last resort") && String(l.at ?? "").includes("faulty.ts"));
@@ -76,19 +79,35 @@ describe("fault isolation: a module on the real control plane and NATS", () => {
     const natsUrl = process.env.TINYHOST_TEST_NATS_URL;
     if (!natsUrl) throw new Error("TINYHOST_TEST_NATS_URL is not set: run through test/support/run-integration.ts");
     const ns = await cp.newNamespace("faults");
-    proc = await startModuleProcess({ hostname: "pod-faults", name: MODULE, namespace: ns, kubeconfig: cp.tokenKubeconfig, logDir: dir, components: COMPONENTS, env: { TINY_NATS_URL: natsUrl } });
+    proc = await startModuleProcess({
+      hostname: "pod-faults",
+      name: MODULE,
+      namespace: ns,
+      kubeconfig: cp.tokenKubeconfig,
+      logDir: dir,
+      components: COMPONENTS,
+      env: { TINY_NATS_URL: natsUrl },
+    });
     const name = (suffix: string) => `a1b2c3d4.${SANITIZED}.faulty-${suffix}`;
     for (const suffix of Object.keys(FAULT_SUFFIX)) {
-      const node: TinyNode = { metadata: { name: name(suffix), namespace: ns }, spec: { module: MODULE, component: "faulty", ports: [{ port: "_settings", configuration: base64Json({ label: suffix }) }] } };
+      const node: TinyNode = {
+        metadata: { name: name(suffix), namespace: ns },
+        spec: { module: MODULE, component: "faulty", ports: [{ port: "_settings", configuration: base64Json({ label: suffix }) }] },
+      };
       await kube.create(tinyNodes, node, { namespace: ns });
     }
     const statusOf = async (suffix: string) => (await kube.get(tinyNodes, name(suffix), ns)).status;
     try {
       for (const [suffix, site] of GUARDED) {
-        await waitUntil(`${site} fault on ${name(suffix)}'s status`, async () => {
-          const st = await statusOf(suffix);
-          return st?.error === true && (st.status ?? "").includes(`failed in ${site}`);
-        }, 30_000, 200);
+        await waitUntil(
+          `${site} fault on ${name(suffix)}'s status`,
+          async () => {
+            const st = await statusOf(suffix);
+            return st?.error === true && (st.status ?? "").includes(`failed in ${site}`);
+          },
+          30_000,
+          200,
+        );
         const st = await statusOf(suffix);
         expect(st?.status).toContain(`node ${name(suffix)} (component faulty) failed in ${site}: fixture fault in ${site}`);
         await waitUntil(`log line of ${site}`, async () => faultLine(proc!.logFile, name(suffix), site) !== undefined, 10_000, 100);
@@ -115,7 +134,8 @@ describe("fault isolation: a module on the real control plane and NATS", () => {
       try {
         const hop = async (text: string) => (await publishToNode(nc, name(HEALTHY), "in", { text }, { wait: true, timeoutMs: 10_000 })).result;
         /** The JSON of an ok reply (the wire hands back the bytes). */
-        const answered = (r: Awaited<ReturnType<typeof hop>>) => (r.kind === "ok" && r.value instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(r.value)) : r);
+        const answered = (r: Awaited<ReturnType<typeof hop>>) =>
+          r.kind === "ok" && r.value instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(r.value)) : r;
         expect(answered(await hop("hello"))).toEqual({ echo: "hello" });
         const thrown = await hop("throw");
         expect(thrown.kind).toBe("fail");
@@ -148,7 +168,9 @@ describe("fault isolation: local mode", () => {
       project: "faults",
       flow: "faults",
       module: "tinyhost",
-      nodes: Object.fromEntries(Object.entries(FAULT_SUFFIX).map(([suffix]) => [suffix, { component: "faulty", label: `faulty ${suffix}`, settings: { label: suffix }, suffix }])),
+      nodes: Object.fromEntries(
+        Object.entries(FAULT_SUFFIX).map(([suffix]) => [suffix, { component: "faulty", label: `faulty ${suffix}`, settings: { label: suffix }, suffix }]),
+      ),
     };
     for (const f of exampleFiles(desc)) writeFileSync(join(dir, f.name), f.text);
     const log = join(dir, "tinyhost.log");
@@ -156,7 +178,22 @@ describe("fault isolation: local mode", () => {
     const healthPort = freePort();
     proc = startProcess({
       name: "tinyhost local",
-      cmd: [process.execPath, "src/cli/main.ts", "run", "--local", dir, "--components", COMPONENTS, "--no-state", "--port", String(freePort()), "--console", `127.0.0.1:${consolePort}`, "--health-probe-bind-address", `127.0.0.1:${healthPort}`],
+      cmd: [
+        process.execPath,
+        "src/cli/main.ts",
+        "run",
+        "--local",
+        dir,
+        "--components",
+        COMPONENTS,
+        "--no-state",
+        "--port",
+        String(freePort()),
+        "--console",
+        `127.0.0.1:${consolePort}`,
+        "--health-probe-bind-address",
+        `127.0.0.1:${healthPort}`,
+      ],
       logFile: log,
       cwd: ROOT,
       env: { TINYHOST_LOG_LEVEL: "info" },
@@ -173,17 +210,25 @@ describe("fault isolation: local mode", () => {
     try {
       for (const [suffix, site] of GUARDED) {
         const node = nodeNameOf(desc, suffix);
-        await waitUntil(`${site} fault on ${node} in the console`, async () => {
-          const n = nodeOf(await flow(), suffix);
-          return n?.error === true && n.status.includes(`failed in ${site}`);
-        }, 30_000, 200);
+        await waitUntil(
+          `${site} fault on ${node} in the console`,
+          async () => {
+            const n = nodeOf(await flow(), suffix);
+            return n?.error === true && n.status.includes(`failed in ${site}`);
+          },
+          30_000,
+          200,
+        );
         expect(nodeOf(await flow(), suffix)?.status).toContain(`node ${node} (component faulty) failed in ${site}: fixture fault in ${site}`);
         // The terminal's human line names the node by its label (src/local/node-names.ts).
         const human = `node "faulty ${suffix}": component faulty failed in ${site}: fixture fault in ${site}`;
         await waitUntil(`terminal line of ${site}`, async () => existsSync(log) && readFileSync(log, "utf8").includes(human), 10_000, 100);
       }
       // Local mode prints them as terminal lines, with the component's file and line.
-      const humanLastResort = () => readFileSync(log, "utf8").split("\n").filter((l) => l.includes("caught by the last resort") && l.includes("faulty.ts:"));
+      const humanLastResort = () =>
+        readFileSync(log, "utf8")
+          .split("\n")
+          .filter((l) => l.includes("caught by the last resort") && l.includes("faulty.ts:"));
       await waitUntil("two last-resort lines", async () => humanLastResort().length >= LAST_RESORT.length, 10_000, 100);
       expect(humanLastResort().some((l) => l.includes("serving on: fixture fault in bare timer (at="))).toBe(true);
       const metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();

@@ -33,13 +33,20 @@ beforeAll(async () => {
   const port = freePort();
   address = `127.0.0.1:${port}`;
   // The collector reads ./config.yaml (viper); memory kept small for a test.
-  writeFileSync(join(dir, "config.yaml"), `debug: false\ngrpc_listen_address: ${address}\nmetrics_storage_max_memory_mb: 16\ntraces_storage_max_memory_mb: 16\npoints_per_metric: 60\n`);
+  writeFileSync(
+    join(dir, "config.yaml"),
+    `debug: false\ngrpc_listen_address: ${address}\nmetrics_storage_max_memory_mb: 16\ntraces_storage_max_memory_mb: 16\npoints_per_metric: 60\n`,
+  );
   collector = startProcess({ name: "otel-collector", cmd: [bin, "run"], cwd: dir, logFile: join(dir, "collector.log") });
-  await waitUntil("the collector to listen", async () => {
-    const s = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
-    s.end();
-    return true;
-  }, 30_000);
+  await waitUntil(
+    "the collector to listen",
+    async () => {
+      const s = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
+      s.end();
+      return true;
+    },
+    30_000,
+  );
 
   tracing = await setupTracing({ serviceName: "tinyhost-telemetry-test", env: { OTLP_DSN: `http://token@${address}` } });
   // A flow of this project: a → b (relay) and a → c (flaky, fails once with a permanent error).
@@ -69,19 +76,30 @@ async function node(settings: Record<string, unknown> = {}): Promise<ComponentHa
   return h;
 }
 
-type Listed = { traces: { id: string; spans: number; errors: number; durationMs: number; startedAt: string }[]; total: number; errorTraces: number; scanned: number; truncated: boolean };
+type Listed = {
+  traces: { id: string; spans: number; errors: number; durationMs: number; startedAt: string }[];
+  total: number;
+  errorTraces: number;
+  scanned: number;
+  truncated: boolean;
+};
 
 describe("flow_telemetry against the platform's otel-collector", () => {
   test("lists the project's runs, and errorsOnly finds the failed one", async () => {
     const h = await node();
     let listed: Listed | undefined;
-    await waitUntil("both runs in the collector", async () => {
-      h.emitted.length = 0;
-      const r = await h.send("request", { context: "q", project: PROJECT, flow: FLOW });
-      if (r.kind === "fail") throw r.error;
-      listed = h.emitted[0]!.data as Listed;
-      return listed.traces.length >= 2;
-    }, 30_000, 250);
+    await waitUntil(
+      "both runs in the collector",
+      async () => {
+        h.emitted.length = 0;
+        const r = await h.send("request", { context: "q", project: PROJECT, flow: FLOW });
+        if (r.kind === "fail") throw r.error;
+        listed = h.emitted[0]!.data as Listed;
+        return listed.traces.length >= 2;
+      },
+      30_000,
+      250,
+    );
     expect(listed!).toMatchObject({ total: 2, scanned: 2, errorTraces: 1, truncated: false });
     for (const t of listed!.traces) {
       expect(t.id).toMatch(/^[0-9a-f]{32}$/);
@@ -110,7 +128,11 @@ describe("flow_telemetry against the platform's otel-collector", () => {
     const ok = (h.emitted[0]!.data as Listed).traces.find((t) => t.errors === 0)!;
     h.emitted.length = 0;
     await h.send("request", { context: { run: 1 }, project: PROJECT, traceId: ok.id });
-    const out = h.emitted[0]!.data as { context: unknown; traces: unknown[]; spans: { id: string; name: string; from?: string; to?: string; durationMs: number }[] };
+    const out = h.emitted[0]!.data as {
+      context: unknown;
+      traces: unknown[];
+      spans: { id: string; name: string; from?: string; to?: string; durationMs: number }[];
+    };
     expect(out.context).toEqual({ run: 1 });
     expect(out.traces).toEqual([]);
     expect(out.spans.length).toBeGreaterThanOrEqual(2);

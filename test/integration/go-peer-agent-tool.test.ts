@@ -33,7 +33,12 @@ afterAll(async () => {
 /** JSON text with object keys sorted at every level (equality as JSON, key order aside). */
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
-  if (v !== null && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+  if (v !== null && typeof v === "object")
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }
 
@@ -48,12 +53,20 @@ interface StatusEntry {
 /** The TinyModule status entry of `component` that `module`'s leader wrote, with port schemas decoded. */
 async function statusEntry(module: string, component: string): Promise<unknown> {
   let entry: StatusEntry | undefined;
-  await waitUntil(`TinyModule ${module} lists ${component}`, async () => {
-    const m = await bed.kube.get(tinyModules, sanitizeResourceName(module), bed.ns).catch(() => undefined);
-    entry = (m?.status?.components as StatusEntry[] | undefined)?.find((c) => c.name === component);
-    return entry !== undefined;
-  }, 60_000, 200);
-  return canonical({ ...entry, ports: entry!.ports?.map((p) => ({ ...p, schema: p.schema ? JSON.parse(Buffer.from(p.schema, "base64").toString("utf8")) : undefined })) });
+  await waitUntil(
+    `TinyModule ${module} lists ${component}`,
+    async () => {
+      const m = await bed.kube.get(tinyModules, sanitizeResourceName(module), bed.ns).catch(() => undefined);
+      entry = (m?.status?.components as StatusEntry[] | undefined)?.find((c) => c.name === component);
+      return entry !== undefined;
+    },
+    60_000,
+    200,
+  );
+  return canonical({
+    ...entry,
+    ports: entry!.ports?.map((p) => ({ ...p, schema: p.schema ? JSON.parse(Buffer.from(p.schema, "base64").toString("utf8")) : undefined })),
+  });
 }
 
 /** Runs `cmd`, returns exit code and trimmed output. */
@@ -111,7 +124,12 @@ describe("an agent tool served by the Go SDK and by tinyhost", () => {
     expect(oursRun.code).toBe(0);
     // Ours adds `ports` (docs/compatibility.md "Schemas, registry and tinyhost components"); the
     // discovery fields are Go's.
-    const ours = new Map((JSON.parse(oursRun.out) as { name: string; description?: string; info?: string; tags?: string[] }[]).map((c) => [c.name, { name: c.name, description: c.description, info: c.info, tags: c.tags }]));
+    const ours = new Map(
+      (JSON.parse(oursRun.out) as { name: string; description?: string; info?: string; tags?: string[] }[]).map((c) => [
+        c.name,
+        { name: c.name, description: c.description, info: c.info, tags: c.tags },
+      ]),
+    );
     // `tools components-info --json` is the very listing (the repository index shape), field for field.
     const infoRun = await run([BUN, "src/cli/main.ts", "tools", "components-info", "--dir", TWIN_COMPONENTS, "--json"]);
     expect(infoRun.code).toBe(0);
@@ -120,7 +138,12 @@ describe("an agent tool served by the Go SDK and by tinyhost", () => {
     expect([...listed.keys()].sort()).toEqual(theirs.map((c) => c.name).sort());
     expect(theirs.map((c) => c.name).sort()).toEqual(["controller", "double", "durable_door", "durable_step", "echo", "fail", "relay", "sink"]);
     for (const c of theirs) expect({ component: c.name, ours: canonical(ours.get(c.name)) }).toEqual({ component: c.name, ours: canonical(c) });
-    expect(theirs.find((c) => c.name === "double")).toEqual({ name: "double", description: "Double", info: "Doubles a number. Input {n}; returns {n: 2n}.", tags: ["test", "agent_tool"] });
+    expect(theirs.find((c) => c.name === "double")).toEqual({
+      name: "double",
+      description: "Double",
+      info: "Doubles a number. Input {n}; returns {n: 2n}.",
+      tags: ["test", "agent_tool"],
+    });
   }, 90_000);
 
   test("an RPC call gets the tool's first emit from either runtime, through either caller", async () => {
@@ -154,13 +177,19 @@ describe("an agent tool served by the Go SDK and by tinyhost", () => {
   test("an unknown component fails starting with Go's text from either runtime; tinyhost adds the module and what is registered", async () => {
     const errors = await everyWay("nope", "{}");
     const go = 'rpc: component "nope" not registered on this module';
-    expect({ "go→go": errors["go→go"], "tinyhost→go": errors["tinyhost→go"] }).toEqual({ "go→go": { error: go }, "tinyhost→go": { error: go.slice("rpc: ".length) } });
+    expect({ "go→go": errors["go→go"], "tinyhost→go": errors["tinyhost→go"] }).toEqual({
+      "go→go": { error: go },
+      "tinyhost→go": { error: go.slice("rpc: ".length) },
+    });
     // tinyhost: Go's text, then the module and its components (the twins and the bundled ones), sorted.
     const registered = (e: Outcome) => {
       const m = /^(.*) \(module ([^;]+); registered: (.*)\)$/.exec((e as { error: string }).error);
       return m ? { text: m[1], module: m[2], names: m[3]!.split(", ") } : { text: (e as { error: string }).error };
     };
-    for (const [k, text] of [["go→tinyhost", go], ["tinyhost→tinyhost", go.slice("rpc: ".length)]] as const) {
+    for (const [k, text] of [
+      ["go→tinyhost", go],
+      ["tinyhost→tinyhost", go.slice("rpc: ".length)],
+    ] as const) {
       const r = registered(errors[k]!) as { text: string; module?: string; names?: string[] };
       expect({ k, text: r.text, module: r.module }).toEqual({ k, text, module: bed.th.name });
       expect(r.names).toEqual([...r.names!].sort());
@@ -170,7 +199,15 @@ describe("an agent tool served by the Go SDK and by tinyhost", () => {
 
   test("deliberate: an input of the wrong type fails in both; tinyhost's error names the component, port, field and value", async () => {
     const errors = await everyWay("double", '{"n":"two"}');
-    for (const k of ["go→go", "tinyhost→go"]) expect({ k, error: (errors[k] as { error: string }).error }).toEqual({ k, error: expect.stringContaining("unmarshal double input: json: cannot unmarshal string into Go struct field DoubleIn.n of type int") });
-    for (const k of ["go→tinyhost", "tinyhost→tinyhost"]) expect({ k, error: (errors[k] as { error: string }).error }).toEqual({ k, error: expect.stringContaining('component "double" input port "in": field $.n breaks rule "type": $.n must be an integer, got string "two"') });
+    for (const k of ["go→go", "tinyhost→go"])
+      expect({ k, error: (errors[k] as { error: string }).error }).toEqual({
+        k,
+        error: expect.stringContaining("unmarshal double input: json: cannot unmarshal string into Go struct field DoubleIn.n of type int"),
+      });
+    for (const k of ["go→tinyhost", "tinyhost→tinyhost"])
+      expect({ k, error: (errors[k] as { error: string }).error }).toEqual({
+        k,
+        error: expect.stringContaining('component "double" input port "in": field $.n breaks rule "type": $.n must be an integer, got string "two"'),
+      });
   }, 90_000);
 });

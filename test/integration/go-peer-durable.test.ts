@@ -67,11 +67,16 @@ function journalOf(runId: string): JournalEvent[] {
 /** The run's step records once `want` nodes have one (the last is written just after its handler). */
 async function stepsOf(runId: string, want: readonly string[]): Promise<Map<string, StepRecord>> {
   let records = new Map<string, StepRecord>();
-  await waitUntil(`ledger records of ${want.join(", ")}`, async () => {
-    records = await ledger.readRun(runId);
-    const nodes = new Set([...records.values()].map((r) => r.node));
-    return want.every((n) => nodes.has(n));
-  }, 30_000, 200);
+  await waitUntil(
+    `ledger records of ${want.join(", ")}`,
+    async () => {
+      records = await ledger.readRun(runId);
+      const nodes = new Set([...records.values()].map((r) => r.node));
+      return want.every((n) => nodes.has(n));
+    },
+    30_000,
+    200,
+  );
   return records;
 }
 
@@ -82,10 +87,20 @@ function emitted(rec: StepRecord | undefined): unknown {
 }
 
 /** A second module of the bed served by two replicas of `runtime` (`<name>-a`, `<name>-b`). */
-async function twoReplicas(runtime: "go" | "tinyhost", name: string): Promise<{ module: string; pods: Map<string, ManagedProcess & { metric?: (n: string) => Promise<number | undefined> }> }> {
-  const spawn = (hostname: string): Promise<BedModule & { proc: ManagedProcess }> => (runtime === "go" ? bed.spawnGo({ name, hostname }) : bed.spawnTinyhost({ name, hostname }));
+async function twoReplicas(
+  runtime: "go" | "tinyhost",
+  name: string,
+): Promise<{ module: string; pods: Map<string, ManagedProcess & { metric?: (n: string) => Promise<number | undefined> }> }> {
+  const spawn = (hostname: string): Promise<BedModule & { proc: ManagedProcess }> =>
+    runtime === "go" ? bed.spawnGo({ name, hostname }) : bed.spawnTinyhost({ name, hostname });
   const [a, b] = await Promise.all([spawn(`${name}-a`), spawn(`${name}-b`)]);
-  return { module: name, pods: new Map([[a.pod, a.proc], [b.pod, b.proc]]) };
+  return {
+    module: name,
+    pods: new Map([
+      [a.pod, a.proc],
+      [b.pod, b.proc],
+    ]),
+  };
 }
 
 interface KilledRun {
@@ -114,14 +129,23 @@ async function runAndKillMiddle(mint: BedModule, middle: Awaited<ReturnType<type
   const reply = await caller.send({ edgeId: "", from: "signal", to: `${flow.names.s1}:in`, data: { trail: [] }, depth: 0 });
   let runId = "";
   let victim = "";
-  await waitUntil("s2 started on a replica", async () => {
-    const start = readJournal(journalFile).find((e) => e.node === flow.names.s2 && e.event === "start");
-    runId = start?.runId ?? "";
-    victim = start?.pod ?? "";
-    return victim !== "";
-  }, 60_000, 50);
+  await waitUntil(
+    "s2 started on a replica",
+    async () => {
+      const start = readJournal(journalFile).find((e) => e.node === flow.names.s2 && e.event === "start");
+      runId = start?.runId ?? "";
+      victim = start?.pod ?? "";
+      return victim !== "";
+    },
+    60_000,
+    50,
+  );
   // The caller's reply came from s1 as soon as it had emitted: the middle step has not finished.
-  expect(journalOf(runId).filter((e) => e.event === "done").map((e) => e.node)).not.toContain(flow.names.s2);
+  expect(
+    journalOf(runId)
+      .filter((e) => e.event === "done")
+      .map((e) => e.node),
+  ).not.toContain(flow.names.s2);
   await middle.pods.get(victim)!.kill();
   const killed = performance.now();
   await waitUntil("s3 finished the run", async () => journalOf(runId).some((e) => e.node === flow.names.s3 && e.event === "done"), waitMs, 100);
@@ -138,7 +162,11 @@ function expectCompleted(r: KilledRun): void {
   const journal = journalOf(r.runId);
   // s2 started on the dead replica, then once more on the other one, where it finished.
   const s2 = journal.filter((e) => e.node === names.s2);
-  expect(s2.map((e) => [e.pod === r.victim ? "victim" : "survivor", e.event])).toEqual([["victim", "start"], ["survivor", "start"], ["survivor", "done"]]);
+  expect(s2.map((e) => [e.pod === r.victim ? "victim" : "survivor", e.event])).toEqual([
+    ["victim", "start"],
+    ["survivor", "start"],
+    ["survivor", "done"],
+  ]);
   // The ledger: one done record per step (the mint's root step key for s1), and each recorded
   // node's handler finished exactly once.
   expect([...r.records.values()].map((rec) => rec.node).sort()).toEqual([names.s1, names.s2, names.s3].sort());
@@ -157,7 +185,9 @@ function expectCompleted(r: KilledRun): void {
 }
 
 function report(label: string, r: KilledRun): void {
-  console.log(`[go-peer-durable] ${label}: run finished ${r.finishedAfterKillMs} ms after the kill of ${r.victim}; ledger: ${[...r.records.values()].map((rec) => `${rec.node.split(".").slice(1).join(".")} ${rec.status} ${rec.durationMs ?? "?"} ms`).join("; ")}`);
+  console.log(
+    `[go-peer-durable] ${label}: run finished ${r.finishedAfterKillMs} ms after the kill of ${r.victim}; ledger: ${[...r.records.values()].map((rec) => `${rec.node.split(".").slice(1).join(".")} ${rec.status} ${rec.durationMs ?? "?"} ms`).join("; ")}`,
+  );
 }
 
 describe("a durable run across the Go peer and tinyhost when the replica running its middle step dies", () => {
@@ -185,7 +215,11 @@ describe("a durable run across the Go peer and tinyhost when the replica running
 
 describe("a durable run begun by a front door (BeginRunWithReply) across the two runtimes", () => {
   test("a Go door's run through tinyhost steps: the last tinyhost step publishes the reply hop to the Go door's inbox, and the door answers its caller {runId, reply}", async () => {
-    const flow = mixedDurableFlow({ namespace: bed.ns, prefix: flowPrefix(), modules: { door: bed.go.name, s1: bed.th.name, s2: bed.th.name, s3: bed.th.name } });
+    const flow = mixedDurableFlow({
+      namespace: bed.ns,
+      prefix: flowPrefix(),
+      modules: { door: bed.go.name, s1: bed.th.name, s2: bed.th.name, s3: bed.th.name },
+    });
     await bed.apply(flow.nodes);
     const r = await caller.send({ edgeId: "", from: "signal", to: `${flow.names.door}:in`, data: { trail: [] }, depth: 0 });
     expect(r.kind).toBe("ok");
@@ -194,7 +228,8 @@ describe("a durable run begun by a front door (BeginRunWithReply) across the two
     const steps = [flow.names.s1, flow.names.s2, flow.names.s3];
     const records = await stepsOf(answer.runId, steps);
     const journal = journalOf(answer.runId);
-    for (const n of [flow.names.door!, ...steps]) expect({ n, events: journal.filter((e) => e.node === n).map((e) => e.event) }).toEqual({ n, events: ["start", "done"] });
+    for (const n of [flow.names.door!, ...steps])
+      expect({ n, events: journal.filter((e) => e.node === n).map((e) => e.event) }).toEqual({ n, events: ["start", "done"] });
     expect([...records.values()].map((rec) => [rec.node, rec.status]).sort()).toEqual(steps.map((n) => [n, "done"]).sort());
     // Go records nothing for a run a component begins (tinyhost records its root step:
     // docs/compatibility.md "A run begun by a component records its root step").
@@ -208,12 +243,21 @@ describe("a durable run begun by a front door (BeginRunWithReply) across the two
     // tinyhost door → tinyhost s1 → tinyhost s2 → Go s3 → door:reply. Go's runner attaches an
     // arriving run without its reply fields (internal/scheduler/runner/runner.go MsgHandler:
     // WithRun(ctx, NewRunInfo(msg.RunID, msg.StepKey))), so s3's hop to door:reply is not a reply hop.
-    const flow = mixedDurableFlow({ namespace: bed.ns, prefix: flowPrefix(), modules: { door: bed.th.name, s1: bed.th.name, s2: bed.th.name, s3: bed.go.name } });
+    const flow = mixedDurableFlow({
+      namespace: bed.ns,
+      prefix: flowPrefix(),
+      modules: { door: bed.th.name, s1: bed.th.name, s2: bed.th.name, s3: bed.go.name },
+    });
     await bed.apply(flow.nodes);
     const pending = caller.send({ edgeId: "", from: "signal", to: `${flow.names.door}:in`, data: { trail: [] }, depth: 0 });
     pending.catch(() => undefined);
     let runId = "";
-    await waitUntil("the door began a run", async () => (runId = readJournal(journalFile).find((e) => e.node === flow.names.door && e.event === "start")?.runId ?? "") !== "", 30_000, 50);
+    await waitUntil(
+      "the door began a run",
+      async () => (runId = readJournal(journalFile).find((e) => e.node === flow.names.door && e.event === "start")?.runId ?? "") !== "",
+      30_000,
+      50,
+    );
     const records = await stepsOf(runId, [flow.names.s1, flow.names.s2, flow.names.s3]);
     const find = (n: string) => [...records.values()].find((rec) => rec.node === n)!;
     // tinyhost's s2 passed the reply address on; Go's s3 sent its hop to door:reply without it …
@@ -221,8 +265,17 @@ describe("a durable run begun by a front door (BeginRunWithReply) across the two
     const s3 = find(flow.names.s3);
     expect(s3.emits?.map((e) => [e.to, e.replySubject ?? "", e.replyTarget ?? ""])).toEqual([[`${flow.names.door}:reply`, "", ""]]);
     // … so that hop ran as an ordinary step of the run on the door's module (its record exists) …
-    await waitUntil("the hop to door:reply recorded as a step", async () => (await ledger.getStep(runId, s3.emits![0]!.stepKey))?.node === flow.names.door, 30_000, 200);
+    await waitUntil(
+      "the hop to door:reply recorded as a step",
+      async () => (await ledger.getStep(runId, s3.emits![0]!.stepKey))?.node === flow.names.door,
+      30_000,
+      200,
+    );
     // … and the door, waiting on its inbox, never got the reply.
-    expect(journalOf(runId).filter((e) => e.node === flow.names.door).map((e) => e.event)).toEqual(["start"]);
+    expect(
+      journalOf(runId)
+        .filter((e) => e.node === flow.names.door)
+        .map((e) => e.event),
+    ).toEqual(["start"]);
   }, 120_000);
 });

@@ -54,7 +54,11 @@ mixedModuleTests(
       // Go's server passes the status of the error its handler returned on (desc only, no trailers):
       // tinyhost's relay gets the refusal text without code or mark — a plain error, not retried.
       const top = await b.waitForRecord("tinyhost relay got Go's error", (r) => r.node === first);
-      expect({ runtime: top.runtime, error: top.error, code: top.code }).toEqual({ runtime: "tinyhost", error: mid.error!.replace("rpc error: code = Unknown desc = ", ""), code: undefined });
+      expect({ runtime: top.runtime, error: top.error, code: top.code }).toEqual({
+        runtime: "tinyhost",
+        error: mid.error!.replace("rpc error: code = Unknown desc = ", ""),
+        code: undefined,
+      });
       expect(b.records().filter((r) => r.node === echo)).toEqual([]); // the refused hop never ran
     }, 120_000);
   },

@@ -59,14 +59,33 @@ mixedModuleTests(
       try {
         const jsm = await jetstreamManager(nc);
         const first = await snapshot(jsm, b);
-        expect(first.edges).toMatchObject({ subjects: ["tinymodule.*.msg"], retention: "workqueue", storage: "file", max_age: 3_600_000_000_000, duplicate_window: 120_000_000_000 });
-        expect(first.sysmsgs).toMatchObject({ subjects: ["tinymodule.*.sysmsg"], retention: "limits", storage: "file", max_age: 3_600_000_000_000, duplicate_window: 120_000_000_000 });
+        expect(first.edges).toMatchObject({
+          subjects: ["tinymodule.*.msg"],
+          retention: "workqueue",
+          storage: "file",
+          max_age: 3_600_000_000_000,
+          duplicate_window: 120_000_000_000,
+        });
+        expect(first.sysmsgs).toMatchObject({
+          subjects: ["tinymodule.*.sysmsg"],
+          retention: "limits",
+          storage: "file",
+          max_age: 3_600_000_000_000,
+          duplicate_window: 120_000_000_000,
+        });
         expect(first.kv).toMatchObject({ storage: "file", max_msgs_per_subject: 1 });
         // The consumer Go created for itself and the one tinyhost created are configured alike.
         expect(first.consumers.tinyhostBusiness).toEqual(first.consumers.goBusiness);
         expect(first.consumers.tinyhostSystem).toEqual(first.consumers.goSystem);
         expect(first.consumers.goBusiness).toEqual({
-          filter: "tinymodule.<module>.msg", deliver_policy: "all", ack_policy: "explicit", ack_wait: 30_000_000_000, max_deliver: 3, max_ack_pending: 1000, replay_policy: "instant", inactive_threshold: 0,
+          filter: "tinymodule.<module>.msg",
+          deliver_policy: "all",
+          ack_policy: "explicit",
+          ack_wait: 30_000_000_000,
+          max_deliver: 3,
+          max_ack_pending: 1000,
+          replay_policy: "instant",
+          inactive_threshold: 0,
         });
         expect(first.consumers.goSystem).toMatchObject({ filter: "tinymodule.<module>.sysmsg", deliver_policy: "new", inactive_threshold: 300_000_000_000 });
         // Each module re-ensures every stream and its consumers at start: neither undoes the other.
@@ -86,7 +105,18 @@ mixedModuleTests(
       const d2 = b.th.node("relay", "d2");
       const d3 = b.go.node("relay", "d3");
       const d4 = b.th.node("sink", "d4");
-      await b.apply(mixedFlow(b.ns, p, [d1, d2, d3, d4], [{ from: d1, to: d2 }, { from: d2, to: d3 }, { from: d3, to: d4 }]));
+      await b.apply(
+        mixedFlow(
+          b.ns,
+          p,
+          [d1, d2, d3, d4],
+          [
+            { from: d1, to: d2 },
+            { from: d2, to: d3 },
+            { from: d3, to: d4 },
+          ],
+        ),
+      );
       await b.trigger(nameOf(p, d1), "in", { data: { order: 42 } });
       const last = await b.waitForRecord("the tinyhost sink at the end of the run", (r) => r.node === nameOf(p, d4));
       const runId = last.runId;
@@ -136,7 +166,17 @@ mixedModuleTests(
         const thEcho = b.th.node("echo", "m");
         const thRelay = thCore.node("relay", "m");
         const goEcho = b.go.node("echo", "m");
-        await b.apply(mixedFlow(b.ns, p, [goRelay, thEcho, thRelay, goEcho], [{ from: goRelay, to: thEcho }, { from: thRelay, to: goEcho }]));
+        await b.apply(
+          mixedFlow(
+            b.ns,
+            p,
+            [goRelay, thEcho, thRelay, goEcho],
+            [
+              { from: goRelay, to: thEcho },
+              { from: thRelay, to: goEcho },
+            ],
+          ),
+        );
         await b.trigger(nameOf(p, goRelay), "in", { data: "from go" });
         await b.trigger(nameOf(p, thRelay), "in", { data: "from tinyhost" });
         // The message is stored and the JetStream module handles it (nobody gets its reply) …

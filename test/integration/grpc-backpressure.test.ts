@@ -117,7 +117,9 @@ describe("gRPC hop backpressure (issue 21 item 4)", () => {
     expect(end.maxRunning).toBeLessThanOrEqual(LIMIT);
     expect({ taken: end.taken, queued: end.queued }).toEqual({ taken: 0, queued: 0 });
     expect(peak - before).toBeLessThan((BURST * ALLOC_BYTES) / 4);
-    console.log(`[grpc-backpressure] limit ${LIMIT} (+ queue ${LIMIT}), burst ${BURST} × ${MiB(ALLOC_BYTES)}: RSS before ${MiB(before)}, peak during ${MiB(peak)}, after ${MiB(end.rss)}; max running ${end.maxRunning}, BUSY refusals re-sent ${refused}`);
+    console.log(
+      `[grpc-backpressure] limit ${LIMIT} (+ queue ${LIMIT}), burst ${BURST} × ${MiB(ALLOC_BYTES)}: RSS before ${MiB(before)}, peak during ${MiB(peak)}, after ${MiB(end.rss)}; max running ${end.maxRunning}, BUSY refusals re-sent ${refused}`,
+    );
   }, 60_000);
 
   test("SIGTERM: calls queued for a slot are refused with the retryable SHUTTING_DOWN, the running ones finish", async () => {

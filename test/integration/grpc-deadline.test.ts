@@ -22,7 +22,14 @@ function errorOf(r: Result): Error {
   return r.error;
 }
 
-const hop = (to: string, deadlineUnixMs?: number): Msg => ({ edgeId: "e1", from: "src.me.sender-1:out", to, data: { n: 1 }, depth: 0, ...(deadlineUnixMs ? { deadlineUnixMs } : {}) });
+const hop = (to: string, deadlineUnixMs?: number): Msg => ({
+  edgeId: "e1",
+  from: "src.me.sender-1:out",
+  to,
+  data: { n: 1 },
+  depth: 0,
+  ...(deadlineUnixMs ? { deadlineUnixMs } : {}),
+});
 
 describe("a peer that accepts TCP and never answers", () => {
   let silent: TCPSocketListener;
@@ -71,7 +78,12 @@ describe("a peer that accepts TCP and never answers", () => {
     s.install(relay);
     await s.update({
       metadata: { name: "h.me.relay-1", namespace: "ns", labels: {}, generation: 1 },
-      spec: { module: "me", component: "relay", edges: [{ id: "e-silent", port: "out", to: "h.silent.sink-1:in", retryPolicy: { maxAttempts: 3, timeoutMs: 700 } }], ports: [] },
+      spec: {
+        module: "me",
+        component: "relay",
+        edges: [{ id: "e-silent", port: "out", to: "h.silent.sink-1:in", retryPolicy: { maxAttempts: 3, timeoutMs: 700 } }],
+        ports: [],
+      },
       status: { metadata: {} },
     });
     const t0 = Date.now();
@@ -99,7 +111,9 @@ describe("the deadline on the wire", () => {
         cb(null, { Data: enc.encode("true") });
       },
     });
-    port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
   });
   afterAll(() => {
     server.forceShutdown();

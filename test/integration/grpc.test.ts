@@ -63,7 +63,14 @@ function clientSuite(label: string, start: () => Promise<FixtureServer>): void {
     test(`${HOPS} concurrent hops deliver payload, from, to, edge id and depth and return the JSON reply`, async () => {
       const results = await Promise.all(Array.from({ length: HOPS }, (_, i) => t.send(hop("echo", { i, s: "héllo ✓" }, i % 4))));
       results.forEach((r, i) => {
-        expect(bytesOf(r)).toEqual({ to: to("echo"), from: "src.bun.sender-1:out", edgeId: "edge-echo", depth: i % 4, payload: { i, s: "héllo ✓" }, trace: null });
+        expect(bytesOf(r)).toEqual({
+          to: to("echo"),
+          from: "src.bun.sender-1:out",
+          edgeId: "edge-echo",
+          depth: i % 4,
+          payload: { i, s: "héllo ✓" },
+          trace: null,
+        });
       });
     });
 
@@ -159,10 +166,21 @@ describe("Bun server", () => {
 
   test("the health check answers SERVING", async () => {
     const def = loadSync(new URL("../fixtures/grpc/health.proto", import.meta.url).pathname, { keepCase: true, enums: String, defaults: true });
-    const check = def["grpc.health.v1.Health"] as unknown as Record<string, { requestSerialize: (v: object) => Buffer; responseDeserialize: (b: Buffer) => { status: string } }>;
+    const check = def["grpc.health.v1.Health"] as unknown as Record<
+      string,
+      { requestSerialize: (v: object) => Buffer; responseDeserialize: (b: Buffer) => { status: string } }
+    >;
     const c = new Client(`127.0.0.1:${server.port}`, credentials.createInsecure());
     const res = await new Promise<{ status: string } | ServiceError>((resolve) =>
-      c.makeUnaryRequest("/grpc.health.v1.Health/Check", check.Check!.requestSerialize, check.Check!.responseDeserialize, { service: "" }, new Metadata(), {}, (err, r) => resolve(err ?? r!)),
+      c.makeUnaryRequest(
+        "/grpc.health.v1.Health/Check",
+        check.Check!.requestSerialize,
+        check.Check!.responseDeserialize,
+        { service: "" },
+        new Metadata(),
+        {},
+        (err, r) => resolve(err ?? r!),
+      ),
     );
     c.close();
     expect(res).toEqual({ status: "SERVING" });

@@ -58,11 +58,24 @@ afterAll(async () => {
 
 async function receiver(module: string, kind: "core" | "jetstream"): Promise<() => Promise<Probe>> {
   const conn = kind === "core" ? coreNc : nc;
-  const child = Bun.spawn([process.execPath, "--smol", "test/fixtures/nats/burst-receiver.ts", (kind === "core" ? coreSrv : srv).url, module, kind, String(LIMIT), String(HOLD_MS), String(ALLOC_BYTES)], {
-    stdout: "pipe",
-    stderr: "inherit",
-    env: { ...process.env, TINYHOST_LOG_LEVEL: "error" },
-  });
+  const child = Bun.spawn(
+    [
+      process.execPath,
+      "--smol",
+      "test/fixtures/nats/burst-receiver.ts",
+      (kind === "core" ? coreSrv : srv).url,
+      module,
+      kind,
+      String(LIMIT),
+      String(HOLD_MS),
+      String(ALLOC_BYTES),
+    ],
+    {
+      stdout: "pipe",
+      stderr: "inherit",
+      env: { ...process.env, TINYHOST_LOG_LEVEL: "error" },
+    },
+  );
   children.push(child);
   const first = await child.stdout.getReader().read();
   expect(new TextDecoder().decode(first.value)).toContain("ready");
@@ -120,7 +133,9 @@ describe("hop backpressure (a burst of 10× the concurrency limit)", () => {
     const info = await jsm.streams.info("module-edges", { subjects_filter: `tinymodule.${mod}.msg` });
     expect(info.state.subjects?.[`tinymodule.${mod}.msg`] ?? 0).toBe(0);
     expect(peak - before).toBeLessThan((BURST * ALLOC_BYTES) / 4); // unbounded (limit = burst) measured +100 MiB here
-    console.log(`[hop-backpressure] jetstream: limit ${LIMIT}, burst ${BURST} × ${MiB(ALLOC_BYTES)}: RSS before ${MiB(before)}, peak during ${MiB(peak)}, after ${MiB(end.rss)}; max running ${end.maxRunning}, max ack pending ${maxAckPending}`);
+    console.log(
+      `[hop-backpressure] jetstream: limit ${LIMIT}, burst ${BURST} × ${MiB(ALLOC_BYTES)}: RSS before ${MiB(before)}, peak during ${MiB(peak)}, after ${MiB(end.rss)}; max running ${end.maxRunning}, max ack pending ${maxAckPending}`,
+    );
   }, 60_000);
 
   test("core NATS: hops beyond the limit and the queue are refused with the retryable BUSY, re-sent, each handled once, RSS bounded", async () => {
@@ -155,6 +170,8 @@ describe("hop backpressure (a burst of 10× the concurrency limit)", () => {
     expect(end.busy).toBe(refused);
     expect(end.maxRunning).toBeLessThanOrEqual(LIMIT);
     expect(peak - before).toBeLessThan((BURST * ALLOC_BYTES) / 4); // unbounded (limit = burst) measured +100 MiB here
-    console.log(`[hop-backpressure] core: limit ${LIMIT} (+ queue ${LIMIT}), burst ${BURST} × ${MiB(ALLOC_BYTES)}: RSS before ${MiB(before)}, peak during ${MiB(peak)}, after ${MiB(end.rss)}; max running ${end.maxRunning}, BUSY refusals re-sent ${refused}`);
+    console.log(
+      `[hop-backpressure] core: limit ${LIMIT} (+ queue ${LIMIT}), burst ${BURST} × ${MiB(ALLOC_BYTES)}: RSS before ${MiB(before)}, peak during ${MiB(peak)}, after ${MiB(end.rss)}; max running ${end.maxRunning}, BUSY refusals re-sent ${refused}`,
+    );
   }, 60_000);
 });

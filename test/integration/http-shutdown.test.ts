@@ -14,7 +14,16 @@ import { join, resolve } from "node:path";
 import { exampleFiles } from "../../examples/generate.ts";
 import { buildFlow, type FlowDescription } from "../../src/cli/scaffold/flow-builder.ts";
 import { openClusterFixture } from "../support/cluster-fixture.ts";
-import { applyObjects, createRelease, flowObjects, moveNodeToModule, nodesByComponent, sendSignal, waitForMetadata, waitForReconciled } from "../support/flows.ts";
+import {
+  applyObjects,
+  createRelease,
+  flowObjects,
+  moveNodeToModule,
+  nodesByComponent,
+  sendSignal,
+  waitForMetadata,
+  waitForReconciled,
+} from "../support/flows.ts";
 import { startModuleProcess } from "../support/module-process.ts";
 import { freePort, startProcess, tail, waitUntil, type ManagedProcess } from "../support/process.ts";
 
@@ -92,7 +101,8 @@ async function slowApiOnCluster(prefix: string, elsewhere: readonly string[]): P
   await createRelease(kube, ns, { release: "front", pods: ["front-0"] });
   const logDir = join(dir, ns);
   mkdirSync(logDir);
-  const start = (hostname: string, name: string) => startModuleProcess({ hostname, name, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env: { TINY_NATS_URL: natsUrl }, logDir });
+  const start = (hostname: string, name: string) =>
+    startModuleProcess({ hostname, name, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env: { TINY_NATS_URL: natsUrl }, logDir });
   const started = await Promise.all([start("front-0", "front"), ...(elsewhere.length ? [start("back-0", "back")] : [])]);
   procs.push(...started);
   const manifests = buildFlow(slowApi("front"));
@@ -109,46 +119,40 @@ async function slowApiOnCluster(prefix: string, elsewhere: readonly string[]): P
 }
 
 describe("SIGTERM with in-flight HTTP requests", () => {
-  test(
-    "local mode: every in-flight request completes, a new connection is refused, the process exits 0",
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), "tinyhost-shutdown-"));
-      temps.push(dir);
-      for (const f of exampleFiles(slowApi("tinyhost"))) writeFileSync(join(dir, f.name), f.text);
-      const port = freePort();
-      const logFile = join(dir, "tinyhost.log");
-      const proc = startProcess({ name: "tinyhost", cmd: [process.execPath, "src/cli/main.ts", "run", "--local", dir, "--port", String(port), "--no-console"], logFile, cwd: ROOT, env: { TINYHOST_LOG_LEVEL: "warn" } });
-      procs.push(proc);
-      const base = `http://localhost:${port}`;
-      await waitUntil(`listening on ${base}`, async () => readFileSync(logFile, "utf8").includes(`listening on ${base}`), 30_000).catch(async (e: Error) => {
-        throw new Error(`${e.message}\n--- log ---\n${await tail(logFile, 40)}`);
-      });
-      const ms = await sigtermWithRequestsInFlight(proc, base, logFile);
-      console.log(`[http-shutdown local] ${REQUESTS} requests in flight (${SLOW_MS} ms each, SIGTERM ~400 ms in): SIGTERM → exit ${ms} ms`);
-    },
-    60_000,
-  );
+  test("local mode: every in-flight request completes, a new connection is refused, the process exits 0", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tinyhost-shutdown-"));
+    temps.push(dir);
+    for (const f of exampleFiles(slowApi("tinyhost"))) writeFileSync(join(dir, f.name), f.text);
+    const port = freePort();
+    const logFile = join(dir, "tinyhost.log");
+    const proc = startProcess({
+      name: "tinyhost",
+      cmd: [process.execPath, "src/cli/main.ts", "run", "--local", dir, "--port", String(port), "--no-console"],
+      logFile,
+      cwd: ROOT,
+      env: { TINYHOST_LOG_LEVEL: "warn" },
+    });
+    procs.push(proc);
+    const base = `http://localhost:${port}`;
+    await waitUntil(`listening on ${base}`, async () => readFileSync(logFile, "utf8").includes(`listening on ${base}`), 30_000).catch(async (e: Error) => {
+      throw new Error(`${e.message}\n--- log ---\n${await tail(logFile, 40)}`);
+    });
+    const ms = await sigtermWithRequestsInFlight(proc, base, logFile);
+    console.log(`[http-shutdown local] ${REQUESTS} requests in flight (${SLOW_MS} ms each, SIGTERM ~400 ms in): SIGTERM → exit ${ms} ms`);
+  }, 60_000);
 
-  test(
-    "cluster mode: every in-flight request completes, a new connection is refused, the process exits 0",
-    async () => {
-      const { server, base } = await slowApiOnCluster("http-shutdown", []);
-      const ms = await sigtermWithRequestsInFlight(server, base, server.logFile);
-      const log = readFileSync(server.logFile, "utf8");
-      expect(log).toContain('"msg":"http listeners drained"');
-      console.log(`[http-shutdown cluster] ${REQUESTS} requests in flight (${SLOW_MS} ms each, SIGTERM ~400 ms in): SIGTERM → exit ${ms} ms`);
-    },
-    120_000,
-  );
+  test("cluster mode: every in-flight request completes, a new connection is refused, the process exits 0", async () => {
+    const { server, base } = await slowApiOnCluster("http-shutdown", []);
+    const ms = await sigtermWithRequestsInFlight(server, base, server.logFile);
+    const log = readFileSync(server.logFile, "utf8");
+    expect(log).toContain('"msg":"http listeners drained"');
+    console.log(`[http-shutdown cluster] ${REQUESTS} requests in flight (${SLOW_MS} ms each, SIGTERM ~400 ms in): SIGTERM → exit ${ms} ms`);
+  }, 120_000);
 
-  test(
-    "cluster mode, the flow's slow step in another module: the answers still come back over NATS while the server's process stops",
-    async () => {
-      // request → back (delay) → front (response): both hops on the wire
-      const { server, base } = await slowApiOnCluster("http-shutdown-x", ["wait"]);
-      const ms = await sigtermWithRequestsInFlight(server, base, server.logFile);
-      console.log(`[http-shutdown cross-module] ${REQUESTS} requests in flight through another module: SIGTERM → exit ${ms} ms`);
-    },
-    120_000,
-  );
+  test("cluster mode, the flow's slow step in another module: the answers still come back over NATS while the server's process stops", async () => {
+    // request → back (delay) → front (response): both hops on the wire
+    const { server, base } = await slowApiOnCluster("http-shutdown-x", ["wait"]);
+    const ms = await sigtermWithRequestsInFlight(server, base, server.logFile);
+    console.log(`[http-shutdown cross-module] ${REQUESTS} requests in flight through another module: SIGTERM → exit ${ms} ms`);
+  }, 120_000);
 });

@@ -70,7 +70,10 @@ function archiveSizes(archive: string): Map<string, number> {
   return sizes;
 }
 
-function archiveConfig(archive: string, config: string): { config: { User?: string; Env?: string[]; Entrypoint?: string[]; ExposedPorts?: Record<string, unknown> } } {
+function archiveConfig(
+  archive: string,
+  config: string,
+): { config: { User?: string; Env?: string[]; Entrypoint?: string[]; ExposedPorts?: Record<string, unknown> } } {
   return JSON.parse(Bun.spawnSync(["tar", "-xOf", archive, config], { stdout: "pipe" }).stdout.toString());
 }
 
@@ -215,10 +218,15 @@ describe("the trace collector image (the platform's, from the Go module proxy)",
     try {
       // grpc.health.v1.Health/Check with an empty service name; SERVING is field 1 = 1.
       let health: Buffer = Buffer.alloc(0);
-      await waitUntil("the collector's gRPC health", async () => {
-        health = await grpcCall(`127.0.0.1:${port}`, "/grpc.health.v1.Health/Check", new Uint8Array());
-        return true;
-      }, 30_000, 200);
+      await waitUntil(
+        "the collector's gRPC health",
+        async () => {
+          health = await grpcCall(`127.0.0.1:${port}`, "/grpc.health.v1.Health/Check", new Uint8Array());
+          return true;
+        },
+        30_000,
+        200,
+      );
       expect([...health]).toEqual([0x08, 0x01]);
       // An empty ExportTraceServiceRequest is accepted: the OTLP trace service is on the same port.
       const exported = await grpcCall(`127.0.0.1:${port}`, "/opentelemetry.proto.collector.trace.v1.TraceService/Export", new Uint8Array());
@@ -248,7 +256,11 @@ describe("npm run image", () => {
   test("reuses the cached build, prints the reference and archive, and loads the image with --load", async () => {
     const before = statSync(tinyhost.archive).mtimeMs;
     const namespace = "tinyhost-cli-test";
-    const proc = Bun.spawn([process.execPath, "scripts/image.ts", "--load", containerd.address, "--namespace", namespace], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([process.execPath, "scripts/image.ts", "--load", containerd.address, "--namespace", namespace], {
+      cwd: ROOT,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     expect(code, err.slice(-2000)).toBe(0);
     const lines = out.trim().split("\n");

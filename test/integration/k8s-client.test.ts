@@ -4,15 +4,7 @@
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { getControlPlane, type ControlPlane } from "../support/control-plane.ts";
-import {
-  KubeApiError,
-  configMaps,
-  createKubeClient,
-  isConflict,
-  isNotFound,
-  type ConfigMap,
-  type KubeClient,
-} from "../../src/k8s/client/index.ts";
+import { KubeApiError, configMaps, createKubeClient, isConflict, isNotFound, type ConfigMap, type KubeClient } from "../../src/k8s/client/index.ts";
 
 let cp: ControlPlane;
 let byToken: KubeClient;
@@ -119,7 +111,9 @@ describe("API semantics", () => {
   test("delete with a stale precondition is refused, then deletes with the right one", async () => {
     const ns = await cp.newNamespace("kc-delete");
     const created = await byToken.create(configMaps, configMap("d"), { namespace: ns });
-    const err = await byToken.delete(configMaps, "d", { namespace: ns, preconditions: { uid: "00000000-0000-0000-0000-000000000000" } }).catch((e: unknown) => e);
+    const err = await byToken
+      .delete(configMaps, "d", { namespace: ns, preconditions: { uid: "00000000-0000-0000-0000-000000000000" } })
+      .catch((e: unknown) => e);
     expect(isConflict(err)).toBe(true);
     await byToken.delete(configMaps, "d", { namespace: ns, preconditions: { uid: created.metadata.uid ?? "" } });
     expect(isNotFound(await byToken.get(configMaps, "d", ns).catch((e: unknown) => e))).toBe(true);

@@ -84,14 +84,19 @@ const count = (node: TinyNode | undefined) => {
 async function settled(read: () => Promise<TinyNode[]>, what: string): Promise<TinyNode[]> {
   let last = "";
   let nodes: TinyNode[] = [];
-  await waitUntil(`${what}: statuses unchanged for 2 s`, async () => {
-    nodes = await read();
-    const now = JSON.stringify(nodes.map((n) => ({ ...n.status, lastUpdateTime: undefined })));
-    const same = now === last;
-    last = now;
-    if (!same) await Bun.sleep(2_000);
-    return same;
-  }, 30_000, 0);
+  await waitUntil(
+    `${what}: statuses unchanged for 2 s`,
+    async () => {
+      nodes = await read();
+      const now = JSON.stringify(nodes.map((n) => ({ ...n.status, lastUpdateTime: undefined })));
+      const same = now === last;
+      last = now;
+      if (!same) await Bun.sleep(2_000);
+      return same;
+    },
+    30_000,
+    0,
+  );
   return nodes;
 }
 
@@ -108,7 +113,16 @@ test("local and cluster mode write the same node statuses for the same flows and
 
   // ---- cluster mode ----
   const ns = await cp.newNamespace("parity");
-  proc = await startModuleProcess({ hostname: `${ns}-pod-0`, name: MODULE, version: VERSION, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env: { TINY_NATS_URL: natsUrl }, logDir: dir });
+  proc = await startModuleProcess({
+    hostname: `${ns}-pod-0`,
+    name: MODULE,
+    version: VERSION,
+    namespace: ns,
+    kubeconfig: cp.tokenKubeconfig,
+    components: "components",
+    env: { TINY_NATS_URL: natsUrl },
+    logDir: dir,
+  });
   await waitUntil("the module leads", async () => (await proc!.metric(`leader_election_master_status{name="${MODULE}-lock"}`)) === 1, 20_000);
   for (const f of FLOWS) await applyObjects(kube, ns, flowObjects(buildFlow(f), ns));
   await waitForReconciled(kube, ns, NAMES);
@@ -123,7 +137,16 @@ test("local and cluster mode write the same node statuses for the same flows and
   const manifests = mkdtempSync(join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "parity-local-"));
   for (const f of FLOWS) for (const file of renderFlowFiles(f)) writeFileSync(join(manifests, `${f.flow}-${file.name}`), file.text);
   const lines: string[] = [];
-  host = await LocalHost.start({ dir: manifests, componentsDir: "components", moduleName: MODULE, moduleVersion: VERSION, namespace: ns, statePath: null, watch: false, report: (l) => lines.push(l) });
+  host = await LocalHost.start({
+    dir: manifests,
+    componentsDir: "components",
+    moduleName: MODULE,
+    moduleVersion: VERSION,
+    namespace: ns,
+    statePath: null,
+    watch: false,
+    report: (l) => lines.push(l),
+  });
   const local = host;
   for (let i = 1; i <= 2; i++) {
     const r = await local.send(SIGNAL, "_control", { send: true });

@@ -52,7 +52,13 @@ function writeFlow(desc: FlowDescription, dir = tempDir(desc.flow)): string {
 
 function spawn(args: string[], dir: string, port: number, env: Record<string, string> = {}): Running {
   const log = join(tempDir("log"), "tinyhost.log");
-  const proc = startProcess({ name: "tinyhost", cmd: [process.execPath, "src/cli/main.ts", ...args], logFile: log, cwd: ROOT, env: { TINYHOST_LOG_LEVEL: "warn", ...env } });
+  const proc = startProcess({
+    name: "tinyhost",
+    cmd: [process.execPath, "src/cli/main.ts", ...args],
+    logFile: log,
+    cwd: ROOT,
+    env: { TINYHOST_LOG_LEVEL: "warn", ...env },
+  });
   const r = { proc, log, port, dir };
   running.push(r);
   return r;
@@ -181,7 +187,9 @@ describe("tinyhost run --local", () => {
         // One line for the event: the node's status, naming its file, with the advice; no JSON log lines.
         const file = join(dir, "server.yaml");
         const line = (await Bun.file(file).text()).split("\n").indexOf("apiVersion: operator.tinysystems.io/v1alpha1") + 1;
-        await waitLog(r, "the http_server error status", (t) => t.includes(`node ${server}  http_server  error: ${file}:${line}: port ${port} is in use: set PORT or --port`));
+        await waitLog(r, "the http_server error status", (t) =>
+          t.includes(`node ${server}  http_server  error: ${file}:${line}: port ${port} is in use: set PORT or --port`),
+        );
         expect(logText(r)).toContain(`node ${shown(helloApi(), "router")}  router  OK`);
         await Bun.sleep(1500); // a later reconcile (the http-start metadata patch) must not turn it back to OK
         expect(logText(r).split(`node ${server}  http_server  OK`).length - 1).toBe(1); // only the line before the start signal
@@ -246,7 +254,10 @@ describe("tinyhost run --local", () => {
       const dir = copyExample("tick-count");
       const log = join(tempDir("log"), "zombie.log");
       // sh starts the host in the background, prints its pid and becomes `sleep`, which never reaps it.
-      const parent = Bun.spawn(["sh", "-c", `${process.execPath} src/cli/main.ts run --local ${dir} --no-console --port ${freePort()} >${log} 2>&1 & echo $!; exec sleep 60`], { cwd: ROOT, stdout: "pipe", env: { ...process.env, TINYHOST_LOG_LEVEL: "warn" } });
+      const parent = Bun.spawn(
+        ["sh", "-c", `${process.execPath} src/cli/main.ts run --local ${dir} --no-console --port ${freePort()} >${log} 2>&1 & echo $!; exec sleep 60`],
+        { cwd: ROOT, stdout: "pipe", env: { ...process.env, TINYHOST_LOG_LEVEL: "warn" } },
+      );
       try {
         const { value } = await parent.stdout.getReader().read();
         const pid = Number(new TextDecoder().decode(value).trim());
@@ -254,7 +265,9 @@ describe("tinyhost run --local", () => {
         process.kill(pid, 9);
         await waitUntil("a zombie", async () => readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z"), 10_000);
         const second = runLocal(dir);
-        await waitLog(second, "the take-over line", (t) => t.includes(`state: took over ${join(dir, ".tinyhost", "state.json.lock")} from pid ${pid}, which is no longer running`));
+        await waitLog(second, "the take-over line", (t) =>
+          t.includes(`state: took over ${join(dir, ".tinyhost", "state.json.lock")} from pid ${pid}, which is no longer running`),
+        );
       } finally {
         parent.kill(9);
       }
@@ -268,9 +281,19 @@ describe("tinyhost run --local", () => {
       const dir = copyExample("tick-count");
       const first = runLocal(dir);
       await waitLog(first, "the first console", (t) => t.includes("console: http://"));
-      const second = spawn(["run", "--local", dir, "--port", String(freePort()), "--console", "127.0.0.1:0", "--state", join(tempDir("state"), "other.json")], dir, 0);
+      const second = spawn(
+        ["run", "--local", dir, "--port", String(freePort()), "--console", "127.0.0.1:0", "--state", join(tempDir("state"), "other.json")],
+        dir,
+        0,
+      );
       await waitLog(second, "the second console", (t) => t.includes("console: http://"));
-      const send = () => Bun.spawnSync([process.execPath, "src/cli/main.ts", "send", "--local", dir, "Count ticks", "in", '{"by":1}', "--wait"], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, TINYHOST_LOG_LEVEL: "warn" } });
+      const send = () =>
+        Bun.spawnSync([process.execPath, "src/cli/main.ts", "send", "--local", dir, "Count ticks", "in", '{"by":1}', "--wait"], {
+          cwd: ROOT,
+          stdout: "pipe",
+          stderr: "pipe",
+          env: { ...process.env, TINYHOST_LOG_LEVEL: "warn" },
+        });
       const both = send();
       expect(both.exitCode).toBe(0);
       expect(both.stderr.toString()).toContain(`2 tinyhost processes run on ${dir}: using pid ${first.proc.pid}`);
@@ -354,7 +377,10 @@ describe("tinyhost run --local", () => {
       const port = freePort();
       const first = runLocal(dir, port);
       const url = await waitListening(first);
-      expect(await call(`${url}/status?id=api&state=DOWN`, { method: "POST" })).toMatchObject({ status: 201, body: "stored api; the hook took it on attempt 2" });
+      expect(await call(`${url}/status?id=api&state=DOWN`, { method: "POST" })).toMatchObject({
+        status: 201,
+        body: "stored api; the hook took it on attempt 2",
+      });
       expect(await call(`${url}/status?id=web&state=UP`, { method: "POST" })).toMatchObject({ status: 201 });
       expect(await call(`${url}/owner?name=ana`, { method: "POST" })).toMatchObject({ status: 200, body: "owner is ana" });
       const api = { key: "api", document: { id: "api", state: "DOWN" } };
@@ -430,7 +456,9 @@ describe("tinyhost run --local", () => {
         "apiVersion: operator.tinysystems.io/v1alpha1\nkind: TinyNode\nmetadata:\n  name: e55788cb.tinyhost.ghost-00000\nspec:\n  module: tinyhost\n  component: ghost\n",
       );
       await waitLog(r, "the syntax error", (t) => new RegExp(`error: ${join(dir, "broken.yaml").replaceAll("/", "\\/")}:\\d+:\\d+: `).test(t));
-      await waitLog(r, "the unknown component", (t) => t.includes(`error: ${join(dir, "ghost.yaml")}:1: node e55788cb.tinyhost.ghost-00000: component "ghost" is not registered`));
+      await waitLog(r, "the unknown component", (t) =>
+        t.includes(`error: ${join(dir, "ghost.yaml")}:1: node e55788cb.tinyhost.ghost-00000: component "ghost" is not registered`),
+      );
       await expectHelloApi(url);
     },
     TEST_TIMEOUT,

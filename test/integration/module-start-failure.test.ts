@@ -53,23 +53,19 @@ async function natsConnections(): Promise<number> {
 }
 
 describe("a start-up that fails at a stage after the campaign began", () => {
-  test(
-    "names the stage, closes the NATS connection it opened and releases the Lease: the next replica leads at once",
-    async () => {
-      const ns = await cp.newNamespace("start-failure");
-      const err = await startModule(options(ns, "failing-0", { healthProbeBindAddress: "no-port" })).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ModuleStartError);
-      expect((err as ModuleStartError).stage).toBe("health server");
-      expect((err as Error).message).toContain("no-port");
+  test("names the stage, closes the NATS connection it opened and releases the Lease: the next replica leads at once", async () => {
+    const ns = await cp.newNamespace("start-failure");
+    const err = await startModule(options(ns, "failing-0", { healthProbeBindAddress: "no-port" })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ModuleStartError);
+    expect((err as ModuleStartError).stage).toBe("health server");
+    expect((err as Error).message).toContain("no-port");
 
-      await waitUntil("the failed start-up's NATS connection is closed", async () => (await natsConnections()) === 0, 5_000, 50);
-      const lease = await kube.get(leases, LEASE, ns).catch(() => undefined);
-      expect(lease?.spec?.holderIdentity ?? "").toBe(""); // released (or never written), not held by failing-0
+    await waitUntil("the failed start-up's NATS connection is closed", async () => (await natsConnections()) === 0, 5_000, 50);
+    const lease = await kube.get(leases, LEASE, ns).catch(() => undefined);
+    expect(lease?.spec?.holderIdentity ?? "").toBe(""); // released (or never written), not held by failing-0
 
-      // A Lease still held by failing-0 would keep the next replica waiting for the 15 s lease duration.
-      running.push(await startModule(options(ns, "healthy-0")));
-      await waitUntil("healthy-0 holds the Lease", async () => (await kube.get(leases, LEASE, ns)).spec?.holderIdentity === "healthy-0", 8_000, 50);
-    },
-    60_000,
-  );
+    // A Lease still held by failing-0 would keep the next replica waiting for the 15 s lease duration.
+    running.push(await startModule(options(ns, "healthy-0")));
+    await waitUntil("healthy-0 holds the Lease", async () => (await kube.get(leases, LEASE, ns)).spec?.holderIdentity === "healthy-0", 8_000, 50);
+  }, 60_000);
 });

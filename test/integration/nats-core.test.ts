@@ -237,7 +237,12 @@ describe("core NATS transport", () => {
     const h = headers();
     h.set("x-to", `h.${mod}.y:_control`);
     h.set("x-from", "signal");
-    const replies = raw.requestMany(`tinymodule.${mod}.sysmsg`, new TextEncoder().encode('{"click":1}'), { strategy: "count", maxMessages: 2, maxWait: 3000, headers: h });
+    const replies = raw.requestMany(`tinymodule.${mod}.sysmsg`, new TextEncoder().encode('{"click":1}'), {
+      strategy: "count",
+      maxMessages: 2,
+      maxWait: 3000,
+      headers: h,
+    });
     const pods: string[] = [];
     for await (const m of await replies) pods.push((JSON.parse(td.decode(m.data)) as { pod: string }).pod);
     expect(pods.sort()).toEqual(["a", "b"]);

@@ -34,7 +34,16 @@ async function conn(): Promise<NatsConnection> {
 }
 
 async function transport(module: string, o: Partial<JetStreamTransportOptions> = {}): Promise<JetStreamTransport> {
-  const t = await JetStreamTransport.create({ nc: await conn(), module, pod: `pod-${module}`, ackWaitMs: 2000, healthCheckMs: 300, rebuildPauseMs: 100, requestTimeoutMs: 10_000, ...o });
+  const t = await JetStreamTransport.create({
+    nc: await conn(),
+    module,
+    pod: `pod-${module}`,
+    ackWaitMs: 2000,
+    healthCheckMs: 300,
+    rebuildPauseMs: 100,
+    requestTimeoutMs: 10_000,
+    ...o,
+  });
   closers.push(() => t.close(200));
   return t;
 }
@@ -134,11 +143,21 @@ describe("JetStream transport", () => {
     await t.serve({ handler: async (msg) => (runs.push(msg), ok({ done: true })) });
     const client = await transport(modName("client"));
     const run = mintRun({ replySubject: "_INBOX.origin", replyTarget: "h.web.srv-1:reply", replyDeadlineUnixMs: 1_900_000_000_000 });
-    const msg = hop(`h.${mod}.y:in`, { v: 1 }, { runId: run.runId, stepKey: run.stepKey, replySubject: run.replySubject!, replyTarget: run.replyTarget!, replyDeadlineUnixMs: run.replyDeadlineUnixMs! });
+    const msg = hop(
+      `h.${mod}.y:in`,
+      { v: 1 },
+      { runId: run.runId, stepKey: run.stepKey, replySubject: run.replySubject!, replyTarget: run.replyTarget!, replyDeadlineUnixMs: run.replyDeadlineUnixMs! },
+    );
     expect(await client.send(msg)).toBe(empty);
     expect(await client.send(msg)).toBe(empty); // a retry after a lost PubAck: the same Nats-Msg-Id
     await until("the hop", () => runs.length === 1);
-    expect(runs[0]).toMatchObject({ runId: run.runId, stepKey: run.stepKey, replySubject: "_INBOX.origin", replyTarget: "h.web.srv-1:reply", replyDeadlineUnixMs: 1_900_000_000_000 });
+    expect(runs[0]).toMatchObject({
+      runId: run.runId,
+      stepKey: run.stepKey,
+      replySubject: "_INBOX.origin",
+      replyTarget: "h.web.srv-1:reply",
+      replyDeadlineUnixMs: 1_900_000_000_000,
+    });
     await Bun.sleep(300);
     expect(runs).toHaveLength(1);
     const info = await (await jetstreamManager(await conn())).streams.info("module-edges", { subjects_filter: `tinymodule.${mod}.msg` });
@@ -153,7 +172,9 @@ describe("JetStream transport", () => {
     nc.subscribe(inbox, { max: 1, callback: (_e, m) => got.resolve({ data: td.decode(m.data), hasHeaders: !!m.headers }) });
     await nc.flush();
     const run = mintRun();
-    const r = await client.send(hop("h.web.srv-1:reply", { status: 200 }, { runId: run.runId, stepKey: "k", replySubject: inbox, replyTarget: "h.web.srv-1:reply" }));
+    const r = await client.send(
+      hop("h.web.srv-1:reply", { status: 200 }, { runId: run.runId, stepKey: "k", replySubject: inbox, replyTarget: "h.web.srv-1:reply" }),
+    );
     expect(r).toBe(empty);
     expect(await got.promise).toEqual({ data: '{"status":200}', hasHeaders: false });
   });
@@ -224,7 +245,14 @@ describe("JetStream transport", () => {
     }
     const rs = await Promise.all(sends);
     expect(rs.filter((r) => r.kind === "fail")).toEqual([]);
-    await until("the consumer is back", async () => (await jsm.consumers.info("module-edges", mod).then(() => true, () => false)) && t.supervisors[0]!.starts >= 2);
+    await until(
+      "the consumer is back",
+      async () =>
+        (await jsm.consumers.info("module-edges", mod).then(
+          () => true,
+          () => false,
+        )) && t.supervisors[0]!.starts >= 2,
+    );
     await until(`all ${total} hops handled`, () => got.size === total, 30_000);
     expect(t.supervisors[0]!.starts).toBeGreaterThanOrEqual(2);
   }, 60_000);
@@ -245,7 +273,14 @@ describe("run reconciler", () => {
     const doneRun = crypto.randomUUID();
     await ledger.putStep(doneRun, `${doneRun}.root`, { node: "h.a.x", status: "done", completedAt: new Date(Date.now() - 25 * 3600_000).toISOString() });
     const republished: Msg[] = [];
-    const rec = new RunReconciler({ ledger, isLeader: () => true, republish: async (m) => (republished.push(m), empty), staleAfterMs: 1000, gcAfterMs: 24 * 3600_000, maxRedrives: 2 });
+    const rec = new RunReconciler({
+      ledger,
+      isLeader: () => true,
+      republish: async (m) => (republished.push(m), empty),
+      staleAfterMs: 1000,
+      gcAfterMs: 24 * 3600_000,
+      maxRedrives: 2,
+    });
     const first = await rec.pass();
     expect(first.redriven).toBe(1);
     expect(first.deletedRuns).toBe(1);
@@ -322,13 +357,19 @@ describe("durable hops across a nats-server restart", () => {
     }
     await Promise.all(inflight);
     const keys = Array.from({ length: sent }, (_, i) => `${runId}.${i.toString(16).padStart(16, "0")}`);
-    await until(`records for all ${sent} steps`, async () => {
-      if (runsPerStep.size < sent) return false;
-      for (const k of keys) if (!(await ledger.hasStep(runId, k).catch(() => false))) return false;
-      return true;
-    }, budgetMs);
+    await until(
+      `records for all ${sent} steps`,
+      async () => {
+        if (runsPerStep.size < sent) return false;
+        for (const k of keys) if (!(await ledger.hasStep(runId, k).catch(() => false))) return false;
+        return true;
+      },
+      budgetMs,
+    );
     const elapsed = Date.now() - started;
-    console.error(`[durable restart] ${sent} hops (target ${target}) in ${elapsed} ms; re-runs before a record existed: ${[...runsPerStep.values()].filter((n) => n > 1).length}; skipped by ledger: ${scheduler.durableStats.skipped}`);
+    console.error(
+      `[durable restart] ${sent} hops (target ${target}) in ${elapsed} ms; re-runs before a record existed: ${[...runsPerStep.values()].filter((n) => n > 1).length}; skipped by ledger: ${scheduler.durableStats.skipped}`,
+    );
     expect(restarted).toBe(true);
     expect(runsPerStep.size).toBe(sent);
     expect(violations).toBe(0);

@@ -89,7 +89,9 @@ describe("tinyhost run: leader election between two module processes", () => {
     process.kill(p.pid, "SIGTERM");
     expect(await p.exited).toBe(0);
     const released = (await lease(ns)).spec;
-    console.log(`[op-early] SIGTERM with the Lease held, ${readyAtSignal ? "after" : "before"} /readyz 200: holder now ${JSON.stringify(released?.holderIdentity ?? "")}`);
+    console.log(
+      `[op-early] SIGTERM with the Lease held, ${readyAtSignal ? "after" : "before"} /readyz 200: holder now ${JSON.stringify(released?.holderIdentity ?? "")}`,
+    );
     // Released as a Go elector releases it (ReleaseOnCancel): no holder, a 1 s duration.
     expect(released?.holderIdentity ?? "").toBe("");
     expect(released?.leaseDurationSeconds).toBe(1);
@@ -101,12 +103,34 @@ describe("tinyhost run: leader election between two module processes", () => {
     const a = await start(ns, "pod-a", { RECORDER_FILE: rec });
     await waitUntil("pod-a leads", async () => (await a.metric(LEADER_SERIES)) === 1, 20_000);
     const b = await start(ns, "pod-b", { RECORDER_FILE: rec });
-    const name = (await kube.create(tinyNodes, {
-      metadata: { name: `a1b2c3d4.${SANITIZED}.recorder-k1a2b`, namespace: ns },
-      spec: { module: MODULE, component: "recorder", ports: [{ port: "_settings", configuration: base64Json({ label: "k" }) }] },
-    }, { namespace: ns })).metadata.name!;
-    const events = () => (existsSync(rec) ? readFileSync(rec, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { pod: string; hook: string; node: string }) : []);
-    await waitUntil("both pods ran onSettings", async () => new Set(events().filter((e) => e.hook === "onSettings").map((e) => e.pod)).size === 2, 20_000);
+    const name = (
+      await kube.create(
+        tinyNodes,
+        {
+          metadata: { name: `a1b2c3d4.${SANITIZED}.recorder-k1a2b`, namespace: ns },
+          spec: { module: MODULE, component: "recorder", ports: [{ port: "_settings", configuration: base64Json({ label: "k" }) }] },
+        },
+        { namespace: ns },
+      )
+    ).metadata.name!;
+    const events = () =>
+      existsSync(rec)
+        ? readFileSync(rec, "utf8")
+            .trim()
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { pod: string; hook: string; node: string })
+        : [];
+    await waitUntil(
+      "both pods ran onSettings",
+      async () =>
+        new Set(
+          events()
+            .filter((e) => e.hook === "onSettings")
+            .map((e) => e.pod),
+        ).size === 2,
+      20_000,
+    );
 
     // Last renewal of pod-a seen on the Lease before the kill.
     let last = await lease(ns);

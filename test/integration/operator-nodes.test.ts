@@ -41,7 +41,11 @@ async function module(ns: string, hostname: string, recorder: string): Promise<M
 
 function events(file: string): { pod: string; hook: string; node: string; value?: unknown }[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  return readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 function newNode(ns: string, suffix: string, label: string): TinyNode {
@@ -53,10 +57,15 @@ function newNode(ns: string, suffix: string, label: string): TinyNode {
 
 async function nodeWhen(ns: string, name: string, what: string, cond: (n: TinyNode) => boolean, ms = 20_000): Promise<TinyNode> {
   let last: TinyNode | undefined;
-  await waitUntil(what, async () => {
-    last = await kube.get(tinyNodes, name, ns);
-    return cond(last);
-  }, ms, 100);
+  await waitUntil(
+    what,
+    async () => {
+      last = await kube.get(tinyNodes, name, ns);
+      return cond(last);
+    },
+    ms,
+    100,
+  );
   return last!;
 }
 
@@ -95,7 +104,11 @@ describe("tinyhost run: TinyNode lifecycle on a real apiserver", () => {
     const node = await nodeWhen(ns, name, "observedGeneration 2", (n) => n.status?.observedGeneration === 2);
     expect(node.metadata.generation).toBe(2);
     await waitUntil("onSettings(second)", async () => events(rec).some((e) => e.hook === "onSettings" && e.node === name && e.value === "second"), 10_000);
-    expect(events(rec).filter((e) => e.hook === "onSettings").map((e) => e.value)).toEqual(["first", "second"]);
+    expect(
+      events(rec)
+        .filter((e) => e.hook === "onSettings")
+        .map((e) => e.value),
+    ).toEqual(["first", "second"]);
   }, 60_000);
 
   test("a deleted node runs onDestroy and its finalizer goes, so the object disappears", async () => {
@@ -105,26 +118,38 @@ describe("tinyhost run: TinyNode lifecycle on a real apiserver", () => {
     const name = (await kube.create(tinyNodes, newNode(ns, "d1a2b", "x"), { namespace: ns })).metadata.name!;
     await nodeWhen(ns, name, "finalizer and status", (n) => (n.metadata.finalizers ?? []).includes(NODE_FINALIZER) && n.status?.observedGeneration === 1);
     await kube.delete(tinyNodes, name, { namespace: ns });
-    await waitUntil("node gone", async () => {
-      try {
-        await kube.get(tinyNodes, name, ns);
-        return false;
-      } catch (err) {
-        if (isNotFound(err)) return true;
-        throw err;
-      }
-    }, 20_000);
-    expect(events(rec).filter((e) => e.hook === "onDestroy").map((e) => e.node)).toEqual([name]);
+    await waitUntil(
+      "node gone",
+      async () => {
+        try {
+          await kube.get(tinyNodes, name, ns);
+          return false;
+        } catch (err) {
+          if (isNotFound(err)) return true;
+          throw err;
+        }
+      },
+      20_000,
+    );
+    expect(
+      events(rec)
+        .filter((e) => e.hook === "onDestroy")
+        .map((e) => e.node),
+    ).toEqual([name]);
   }, 60_000);
 
   test("the module's TinyModule is created and its status lists the components with base64 port schemas", async () => {
     const ns = await cp.newNamespace("op-mod");
     const p = await module(ns, "pod-one", join(dir, `${ns}.jsonl`));
     let mod = await kube.get(tinyModules, SANITIZED, ns);
-    await waitUntil("TinyModule status", async () => {
-      mod = await kube.get(tinyModules, SANITIZED, ns);
-      return (mod.status?.addr ?? "") !== "";
-    }, 20_000);
+    await waitUntil(
+      "TinyModule status",
+      async () => {
+        mod = await kube.get(tinyModules, SANITIZED, ns);
+        return (mod.status?.addr ?? "") !== "";
+      },
+      20_000,
+    );
     expect(mod.spec?.image).toBe(`${MODULE}:1.0.0`);
     expect(mod.status?.name).toBe(MODULE);
     expect(mod.status?.version).toBe("1.0.0");
@@ -149,7 +174,9 @@ describe("tinyhost run: TinyNode lifecycle on a real apiserver", () => {
     for (let i = 0; i < rounds; i++) {
       // Another writer (as a second replica's component would) patches status.metadata while specs change.
       writes.push(kube.mergePatch(tinyNodes, name, { status: { metadata: { [`other-${i}`]: String(i) } } } as never, { namespace: ns, subresource: "status" }));
-      writes.push(kube.mergePatch(tinyNodes, name, { spec: { ports: [{ port: "_settings", configuration: base64Json({ label: `g${i + 2}` }) }] } }, { namespace: ns }));
+      writes.push(
+        kube.mergePatch(tinyNodes, name, { spec: { ports: [{ port: "_settings", configuration: base64Json({ label: `g${i + 2}` }) }] } }, { namespace: ns }),
+      );
       await Bun.sleep(15);
     }
     await Promise.all(writes);

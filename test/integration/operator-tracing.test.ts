@@ -68,12 +68,7 @@ test("a TinyNode reconcile is exported as a span named after the node, with the 
     metadata: { name, namespace: ns },
     spec: { module: MODULE, component: "recorder", ports: [{ port: "_settings", configuration: base64Json({ label: "x" }) }] },
   });
-  await waitUntil(
-    "the reconcile span of the node",
-    async () => spans.some((s) => s.name === `reconcile TinyNode ${ns}/${name}`),
-    20_000,
-    200,
-  );
+  await waitUntil("the reconcile span of the node", async () => spans.some((s) => s.name === `reconcile TinyNode ${ns}/${name}`), 20_000, 200);
   const span = spans.find((s) => s.name === `reconcile TinyNode ${ns}/${name}`)!;
   expect(span.service).toBe(MODULE);
 });

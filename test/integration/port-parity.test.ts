@@ -41,7 +41,12 @@ type GoPorts = Record<string, { schema: Json; configuration: Json }>;
 function canonical(v: unknown): string {
   const sort = (x: unknown): unknown => {
     if (Array.isArray(x)) return x.map(sort);
-    if (x !== null && typeof x === "object") return Object.fromEntries(Object.keys(x).sort().map((k) => [k, sort((x as Record<string, unknown>)[k])]));
+    if (x !== null && typeof x === "object")
+      return Object.fromEntries(
+        Object.keys(x)
+          .sort()
+          .map((k) => [k, sort((x as Record<string, unknown>)[k])]),
+      );
     return x;
   };
   return JSON.stringify(sort(v));
@@ -89,7 +94,8 @@ interface StateRecipe {
 }
 
 const SIGNAL_CONTEXT = { name: "x", n: 1, tags: ["a"], nested: { ok: true } };
-const controlStatus = (want: string) => (ports: Map<string, { configuration: unknown }>) => (ports.get("_control")?.configuration as { status?: string } | undefined)?.status === want;
+const controlStatus = (want: string) => (ports: Map<string, { configuration: unknown }>) =>
+  (ports.get("_control")?.configuration as { status?: string } | undefined)?.status === want;
 
 /** js_eval settings of test/go/schemas/cases.go jsEvalErrorPort (a script that compiles here). */
 const JS_EVAL_ERROR_PORT = {
@@ -176,7 +182,12 @@ const STATES: Record<string, StateRecipe> = {
   "inject/config-required": { settings: { configRequired: true } },
   "kv/default": {},
   "kv/document": { settings: { primaryKey: "url", maxRecords: 100, enableStoreAckPort: true, document: { url: "", status: "UP" } } },
-  "kv/records": { sends: [{ port: "store", data: { operation: "store", document: { id: "a" } } }, { port: "store", data: { operation: "store", document: { id: "b", status: "DOWN" } } }] },
+  "kv/records": {
+    sends: [
+      { port: "store", data: { operation: "store", document: { id: "a" } } },
+      { port: "store", data: { operation: "store", document: { id: "b", status: "DOWN" } } },
+    ],
+  },
   "collect/default": {},
   "collect/error-port": { settings: { enableErrorPort: true, timeoutSeconds: 60 } },
   // encoding-module (cases_encoding.go): Instance() defaults, the error port, example shapes.
@@ -199,7 +210,14 @@ const STATES: Record<string, StateRecipe> = {
   "text_chunk/error-port": { settings: { chunkSize: 100, overlap: 20, splitOn: "line", maxChunks: 50, enableErrorPort: true } },
   "go_template/default": {},
   "go_template/custom": {
-    settings: { enableErrorPort: true, templates: [{ name: "greeting.txt", content: "Hello {{.name}}" }, { name: "list.txt", content: "{{range .}}{{.}},{{end}}" }], partials: [] },
+    settings: {
+      enableErrorPort: true,
+      templates: [
+        { name: "greeting.txt", content: "Hello {{.name}}" },
+        { name: "list.txt", content: "{{range .}}{{.}},{{end}}" },
+      ],
+      partials: [],
+    },
   },
 };
 
@@ -296,7 +314,7 @@ const SCHEMA_DIFFERENCES: { cases: string[]; ports: string[]; def: string; prope
     ports: ["response", "_settings"],
     def: "Rows",
     key: "path",
-    why: "Go gives a def that is a list no path of its own (\"$\"); ours is the list's path",
+    why: 'Go gives a def that is a list no path of its own ("$"); ours is the list\'s path',
     ours: "$.rows",
   },
   {
@@ -315,7 +333,12 @@ const SCHEMA_DIFFERENCES: { cases: string[]; ports: string[]; def: string; prope
  * schema says string; ours is the string. The test checks Go still does it.
  */
 const CONFIGURATION_DIFFERENCES: { cases: string[]; port: string; key: string; ours: unknown }[] = [
-  { cases: ["jwt_encode/default", "jwt_encode/error-port", "jwt_decode/default", "jwt_decode/error-port"], port: "request", key: "signingMethod", ours: "HS256" },
+  {
+    cases: ["jwt_encode/default", "jwt_encode/error-port", "jwt_decode/default", "jwt_decode/error-port"],
+    port: "request",
+    key: "signingMethod",
+    ours: "HS256",
+  },
   { cases: ["go_template/default"], port: "request", key: "template", ours: "home.html" },
   { cases: ["go_template/custom"], port: "request", key: "template", ours: "greeting.txt" },
 ];
@@ -327,7 +350,9 @@ function goSchemaAsOurs(caseName: string, port: string, schema: Json): Json {
     if (!d.cases.includes(caseName) || !d.ports.includes(port)) continue;
     const inDef = copy.$defs?.[d.def];
     // an inline property of the def (an unnamed map field), or the def itself
-    const def = (d.property ? (inDef?.properties as Record<string, Record<string, Json>> | undefined)?.[d.property] : inDef) as Record<string, Json> | undefined;
+    const def = (d.property ? (inDef?.properties as Record<string, Record<string, Json>> | undefined)?.[d.property] : inDef) as
+      | Record<string, Json>
+      | undefined;
     const where = d.property ? `${d.def}.${d.property}.${d.key}` : `${d.def}.${d.key}`;
     expect(def && d.key in def ? `${where} present` : `${where} missing`).toBe(`${where} present`);
     if (d.ours === undefined) delete def![d.key];
@@ -354,7 +379,9 @@ beforeAll(async () => {
 afterAll(() => {
   if (portResults.length === 0) return;
   const equal = portResults.filter((r) => r.schemaEqual).length;
-  console.log(`port-parity: ${equal}/${portResults.length} port schemas equal to Go's (${portResults.filter((r) => r.configurationEqual).length} configurations equal)`);
+  console.log(
+    `port-parity: ${equal}/${portResults.length} port schemas equal to Go's (${portResults.filter((r) => r.configurationEqual).length} configurations equal)`,
+  );
 });
 
 describe("published port schemas equal the Go SDK's", () => {
@@ -362,7 +389,12 @@ describe("published port schemas equal the Go SDK's", () => {
     const covered = new Set(Object.keys(goSchemas).map((c) => c.split("/")[0]));
     expect([...covered].sort()).toEqual([...BUNDLED].sort());
     expect(Object.keys(goSchemas).sort()).toEqual(Object.keys(STATES).sort());
-    expect(registry.list().map((d) => d.info.name).filter((n) => !BUNDLED.includes(n))).toEqual([]);
+    expect(
+      registry
+        .list()
+        .map((d) => d.info.name)
+        .filter((n) => !BUNDLED.includes(n)),
+    ).toEqual([]);
   });
 
   for (const [caseName, recipe] of Object.entries(STATES)) {
@@ -396,7 +428,12 @@ describe("published port schemas equal the Go SDK's", () => {
             conf = { ...conf, [k]: "<volatile>" };
             goConf = { ...goConf, [k]: "<volatile>" };
           }
-          const result = { caseName, port, schemaEqual: canonical(mine.schema) === canonical(expected), configurationEqual: canonical(conf) === canonical(goConf) };
+          const result = {
+            caseName,
+            port,
+            schemaEqual: canonical(mine.schema) === canonical(expected),
+            configurationEqual: canonical(conf) === canonical(goConf),
+          };
           portResults.push(result);
           expect({ port, schema: JSON.parse(canonical(mine.schema)) }).toEqual({ port, schema: JSON.parse(canonical(expected)) });
           expect({ port, configuration: JSON.parse(canonical(conf)) }).toEqual({ port, configuration: JSON.parse(canonical(goConf)) });
@@ -485,7 +522,12 @@ const PROBES: Probe[] = [
   { id: "server-settings-empty", component: "http_server", port: "_settings", data: {} },
   { id: "server-settings-bool-as-string", component: "http_server", port: "_settings", data: { enableStopPort: "true" } },
   { id: "server-start-empty", component: "http_server", port: "start", data: {} },
-  { id: "server-start-nulls-and-context", component: "http_server", port: "start", data: { readTimeout: 5, hostnames: null, tlsCert: null, context: { a: 1 } } },
+  {
+    id: "server-start-nulls-and-context",
+    component: "http_server",
+    port: "start",
+    data: { readTimeout: 5, hostnames: null, tlsCert: null, context: { a: 1 } },
+  },
   { id: "server-start-string-for-list", component: "http_server", port: "start", data: { hostnames: "a.example" } },
   { id: "server-response-partial", component: "http_server", port: "response", data: { statusCode: 201, body: "x" } },
   { id: "server-response-status-as-string", component: "http_server", port: "response", data: { statusCode: "200" } },
@@ -502,10 +544,30 @@ const PROBES: Probe[] = [
   // js_eval
   { id: "jseval-settings-empty", component: "js_eval", port: "_settings", data: {} },
   { id: "jseval-settings-script-without-name", component: "js_eval", port: "_settings", data: { script: { content: "export default (x) => x" } } },
-  { id: "jseval-settings-null-modules-and-examples", component: "js_eval", port: "_settings", data: { script: { name: "main.js", content: "export default (x) => x" }, modules: null, inputData: null, outputData: null } },
-  { id: "jseval-settings-scalar-examples", component: "js_eval", port: "_settings", data: { inputData: 5, outputData: "x", script: { name: "main.js", content: "export default (x) => x" } } },
-  { id: "jseval-settings-key-case", component: "js_eval", port: "_settings", data: { EnableErrorPort: true, Script: { Name: "main.js", CONTENT: "export default (x) => x" }, TimeoutSeconds: 3 } },
-  { id: "jseval-settings-module-unknown-key", component: "js_eval", port: "_settings", data: { script: { name: "main.js", content: "export default (x) => x" }, modules: [{ name: "a.js", content: "export const a = 1", extra: 1 }] } },
+  {
+    id: "jseval-settings-null-modules-and-examples",
+    component: "js_eval",
+    port: "_settings",
+    data: { script: { name: "main.js", content: "export default (x) => x" }, modules: null, inputData: null, outputData: null },
+  },
+  {
+    id: "jseval-settings-scalar-examples",
+    component: "js_eval",
+    port: "_settings",
+    data: { inputData: 5, outputData: "x", script: { name: "main.js", content: "export default (x) => x" } },
+  },
+  {
+    id: "jseval-settings-key-case",
+    component: "js_eval",
+    port: "_settings",
+    data: { EnableErrorPort: true, Script: { Name: "main.js", CONTENT: "export default (x) => x" }, TimeoutSeconds: 3 },
+  },
+  {
+    id: "jseval-settings-module-unknown-key",
+    component: "js_eval",
+    port: "_settings",
+    data: { script: { name: "main.js", content: "export default (x) => x" }, modules: [{ name: "a.js", content: "export const a = 1", extra: 1 }] },
+  },
   { id: "jseval-settings-timeout-string", component: "js_eval", port: "_settings", data: { timeoutSeconds: "5" } },
   { id: "jseval-settings-timeout-fraction", component: "js_eval", port: "_settings", data: { timeoutSeconds: 1.5 } },
   { id: "jseval-settings-modules-object", component: "js_eval", port: "_settings", data: { modules: { name: "a.js" } } },
@@ -539,7 +601,12 @@ const PROBES: Probe[] = [
   { id: "promql-request-nulls", component: "promql_query", port: "request", data: { query: "up", rangeMinutes: 5, token: null, username: null } },
   { id: "promql-settings-timeout-string", component: "promql_query", port: "_settings", data: { baseURL: "http://x", timeoutSeconds: "30" } },
   { id: "logql-request-limit-fraction", component: "logql_query", port: "request", data: { query: '{a="b"}', limit: 10.5 } },
-  { id: "logql-settings-headers", component: "logql_query", port: "_settings", data: { baseURL: "http://x", timeoutSeconds: 5, headers: [{ key: "a", value: "b" }], orgID: null } },
+  {
+    id: "logql-settings-headers",
+    component: "logql_query",
+    port: "_settings",
+    data: { baseURL: "http://x", timeoutSeconds: 5, headers: [{ key: "a", value: "b" }], orgID: null },
+  },
   // array_get
   { id: "arrayget-settings-empty", component: "array_get", port: "_settings", data: {} },
   { id: "arrayget-request-empty", component: "array_get", port: "request", data: {} },
@@ -583,7 +650,12 @@ const PROBES: Probe[] = [
   { id: "inject-message-context", component: "inject", port: "message", data: { context: "tick-1", config: "ignored" } },
   // kv
   { id: "kv-settings-empty", component: "kv", port: "_settings", data: { document: { id: "" }, primaryKey: "id" } },
-  { id: "kv-settings-doc-mixed", component: "kv", port: "_settings", data: { document: { id: "", n: 1, tags: ["a"] }, primaryKey: "id", maxRecords: 5, enableStoreAckPort: true } },
+  {
+    id: "kv-settings-doc-mixed",
+    component: "kv",
+    port: "_settings",
+    data: { document: { id: "", n: 1, tags: ["a"] }, primaryKey: "id", maxRecords: 5, enableStoreAckPort: true },
+  },
   { id: "kv-settings-maxrecords-string", component: "kv", port: "_settings", data: { maxRecords: "5" } },
   { id: "kv-store-empty", component: "kv", port: "store", data: {} },
   { id: "kv-store-doc-keys-kept", component: "kv", port: "store", data: { operation: "store", document: { ID: "x", Id: "y", id: "z" } } },
@@ -618,7 +690,12 @@ const PROBES: Probe[] = [
   { id: "jsonencode-request-nested", component: "json_encode", port: "request", data: { document: { a: [1, { b: null }] }, context: "c" } },
   { id: "xmlencode-request-scalar", component: "xml_encode", port: "request", data: { document: 1.5 } },
   { id: "xmlencode-settings-bool-string", component: "xml_encode", port: "_settings", data: { enableErrorPort: "true" } },
-  { id: "jwtencode-request-full", component: "jwt_encode", port: "request", data: { signingMethod: "HS512", claims: { sub: "x", exp: 1.5, custom: [1] }, key: "k", context: 1 } },
+  {
+    id: "jwtencode-request-full",
+    component: "jwt_encode",
+    port: "request",
+    data: { signingMethod: "HS512", claims: { sub: "x", exp: 1.5, custom: [1] }, key: "k", context: 1 },
+  },
   { id: "jwtencode-request-empty", component: "jwt_encode", port: "request", data: {} },
   { id: "jwtencode-request-claims-array", component: "jwt_encode", port: "request", data: { claims: [1] } },
   { id: "jwtencode-request-method-number", component: "jwt_encode", port: "request", data: { signingMethod: 256 } },
@@ -629,7 +706,12 @@ const PROBES: Probe[] = [
   { id: "textchunk-request-text-null", component: "text_chunk", port: "request", data: { text: null, context: [1] } },
   { id: "gotemplate-request-template-number", component: "go_template", port: "request", data: { template: 1 } },
   { id: "gotemplate-request-full", component: "go_template", port: "request", data: { template: "home.html", renderData: { a: [1] }, context: "c" } },
-  { id: "gotemplate-settings-templates-null", component: "go_template", port: "_settings", data: { enableErrorPort: true, templates: null, partials: [{ name: "p", Content: "x" }] } },
+  {
+    id: "gotemplate-settings-templates-null",
+    component: "go_template",
+    port: "_settings",
+    data: { enableErrorPort: true, templates: null, partials: [{ name: "p", Content: "x" }] },
+  },
 ];
 
 /**
@@ -641,7 +723,9 @@ const WRAPPING_PROBE: Probe = { id: "delay-in-2^63", component: "delay", port: "
 type GoDecoded = { id: string; value?: Json; null?: boolean; error?: string };
 
 async function goDecode(probes: Probe[]): Promise<Map<string, GoDecoded>> {
-  const lines = probes.map((p) => JSON.stringify({ id: p.id, component: p.component, port: p.port, data: p.data, path: p.port === "_settings" ? "edge" : "signal" })).join("\n");
+  const lines = probes
+    .map((p) => JSON.stringify({ id: p.id, component: p.component, port: p.port, data: p.data, path: p.port === "_settings" ? "edge" : "signal" }))
+    .join("\n");
   const out = await runTool(["decode"], `${lines}\n`);
   const results = new Map<string, GoDecoded>();
   for (const line of out.trim().split("\n")) {
@@ -745,11 +829,20 @@ describe("port data decodes as the Go SDK decodes it", () => {
   }
 
   test("deliberate: an integral literal written 1.0 or 1e3 is an integer here; Go's direct decode of the bytes refuses it", async () => {
-    const raw = ['{"id":"lit-1.0","component":"delay","port":"in","data":{"delay":1.0},"path":"signal"}', '{"id":"lit-1e3","component":"delay","port":"in","data":{"delay":1e3},"path":"signal"}'];
-    const theirs = (await runTool(["decode"], `${raw.join("\n")}\n`)).trim().split("\n").map((l) => JSON.parse(l) as GoDecoded);
+    const raw = [
+      '{"id":"lit-1.0","component":"delay","port":"in","data":{"delay":1.0},"path":"signal"}',
+      '{"id":"lit-1e3","component":"delay","port":"in","data":{"delay":1e3},"path":"signal"}',
+    ];
+    const theirs = (await runTool(["decode"], `${raw.join("\n")}\n`))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as GoDecoded);
     expect(theirs.map((r) => r.error !== undefined)).toEqual([true, true]);
     // The same bytes reach a tinyhost component through JSON.parse, which reads them as 1 and 1000.
-    for (const [text, n] of [['{"delay":1.0}', 1], ['{"delay":1e3}', 1000]] as const) {
+    for (const [text, n] of [
+      ['{"delay":1.0}', 1],
+      ['{"delay":1e3}', 1000],
+    ] as const) {
       const ours = await ourDecode({ id: text, component: "delay", port: "in", data: JSON.parse(text) as Json });
       expect(ours.value).toEqual({ context: null, delay: n });
     }

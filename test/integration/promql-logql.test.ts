@@ -49,10 +49,14 @@ beforeAll(async () => {
   const imported = await fetch(`${vmUrl}/api/v1/import/prometheus`, { method: "POST", body: lines.join("\n") });
   expect(imported.status).toBe(204);
   await fetch(`${vmUrl}/internal/force_flush`);
-  await waitUntil("imported samples to be searchable", async () => {
-    const r = (await (await fetch(`${vmUrl}/api/v1/query?query=http_requests_total`)).json()) as { data: { result: unknown[] } };
-    return r.data.result.length === 2;
-  }, 30_000);
+  await waitUntil(
+    "imported samples to be searchable",
+    async () => {
+      const r = (await (await fetch(`${vmUrl}/api/v1/query?query=http_requests_total`)).json()) as { data: { result: unknown[] } };
+      return r.data.result.length === 2;
+    },
+    30_000,
+  );
 }, 600_000);
 
 afterAll(async () => {
@@ -137,7 +141,8 @@ beforeAll(() => {
       seen.push({ url: req.url, method: req.method, headers: req.headers });
       const q = new URL(req.url).searchParams.get("query") ?? "";
       if (q.startsWith("count_over_time")) return new Response(Bun.file(join(FIXTURE, "matrix.json")), { headers: { "content-type": "application/json" } });
-      if (!q.startsWith("{")) return new Response(Bun.file(join(FIXTURE, "parse-error.txt")), { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
+      if (!q.startsWith("{"))
+        return new Response(Bun.file(join(FIXTURE, "parse-error.txt")), { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
       return new Response(Bun.file(join(FIXTURE, "streams.json")), { headers: { "content-type": "application/json" } });
     },
   });
@@ -147,10 +152,19 @@ afterAll(() => loki?.stop(true));
 
 describe("logql_query against the recorded Loki query_range responses", () => {
   test("sends Loki's query_range request and merges the streams' lines newest first", async () => {
-    const h = await testComponent(logql, { settings: { baseURL: `http://127.0.0.1:${loki!.port}/`, orgID: "tenant-1", timeoutSeconds: 5, headers: [{ key: "X-Extra", value: "1" }] } });
+    const h = await testComponent(logql, {
+      settings: { baseURL: `http://127.0.0.1:${loki!.port}/`, orgID: "tenant-1", timeoutSeconds: 5, headers: [{ key: "X-Extra", value: "1" }] },
+    });
     seen.length = 0;
     const before = BigInt(Date.now()) * 1_000_000n;
-    await h.send("request", { context: { why: "errors" }, query: '{namespace="prod"} |= "error"', rangeMinutes: 15, limit: 100, token: "t0k", username: "12345" });
+    await h.send("request", {
+      context: { why: "errors" },
+      query: '{namespace="prod"} |= "error"',
+      rangeMinutes: 15,
+      limit: 100,
+      token: "t0k",
+      username: "12345",
+    });
     const req = seen[0]!;
     const url = new URL(req.url);
     expect(req.method).toBe("GET");
@@ -165,7 +179,12 @@ describe("logql_query against the recorded Loki query_range responses", () => {
     expect(req.headers.get("authorization")).toBe("Basic " + Buffer.from("12345:t0k").toString("base64"));
     expect(req.headers.get("x-scope-orgid")).toBe("tenant-1");
     expect(req.headers.get("x-extra")).toBe("1");
-    const out = h.emitted[0]!.data as { context: unknown; entries: { at: string; line: string; labels: Record<string, string> }[]; count: number; truncated: boolean };
+    const out = h.emitted[0]!.data as {
+      context: unknown;
+      entries: { at: string; line: string; labels: Record<string, string> }[];
+      count: number;
+      truncated: boolean;
+    };
     expect(out.context).toEqual({ why: "errors" });
     expect(out.entries.map((e) => [e.at, e.labels.pod])).toEqual([
       ["2026-07-25T17:20:30Z", "api-1"],
@@ -173,7 +192,10 @@ describe("logql_query against the recorded Loki query_range responses", () => {
       ["2026-07-25T17:20:10Z", "api-1"],
       ["2026-07-25T17:20:00Z", "api-2"],
     ]);
-    expect(out.entries[0]).toMatchObject({ line: 'level=error msg="upstream timeout" route=/orders', labels: { namespace: "prod", pod: "api-1", container: "api" } });
+    expect(out.entries[0]).toMatchObject({
+      line: 'level=error msg="upstream timeout" route=/orders',
+      labels: { namespace: "prod", pod: "api-1", container: "api" },
+    });
     expect(out.count).toBe(4);
     expect(out.truncated).toBe(false);
     await h.stop();
@@ -182,13 +204,13 @@ describe("logql_query against the recorded Loki query_range responses", () => {
   test("a token alone is sent as Bearer; the limit defaults to 500 and 60 minutes; reaching the limit is truncated", async () => {
     const h = await testComponent(logql, { settings: { baseURL: `http://127.0.0.1:${loki!.port}`, timeoutSeconds: 5 } });
     seen.length = 0;
-    await h.send("request", { query: "{job=\"x\"}", token: "abc", limit: 9999 });
+    await h.send("request", { query: '{job="x"}', token: "abc", limit: 9999 });
     const url = new URL(seen[0]!.url);
     expect(seen[0]!.headers.get("authorization")).toBe("Bearer abc");
     expect(url.searchParams.get("limit")).toBe("500");
     expect(BigInt(url.searchParams.get("end")!) - BigInt(url.searchParams.get("start")!)).toBe(60n * 60n * 1_000_000_000n);
     seen.length = 0;
-    await h.send("request", { query: "{job=\"x\"}", limit: 4 });
+    await h.send("request", { query: '{job="x"}', limit: 4 });
     expect((h.emitted.at(-1)!.data as { truncated: boolean }).truncated).toBe(true);
     await h.stop();
   });
@@ -196,7 +218,10 @@ describe("logql_query against the recorded Loki query_range responses", () => {
   test("Loki's 400 for a query that does not parse is permanent, with its text", async () => {
     const h = await testComponent(logql, { settings: { baseURL: `http://127.0.0.1:${loki!.port}`, timeoutSeconds: 5, enableErrorPort: true } });
     await h.send("request", { context: 7, query: "not a selector" });
-    expect(h.emitted[0]).toEqual({ port: "error", data: { context: 7, error: "loki 400: parse error at line 1, col 1: syntax error: unexpected IDENTIFIER", retryable: false } });
+    expect(h.emitted[0]).toEqual({
+      port: "error",
+      data: { context: 7, error: "loki 400: parse error at line 1, col 1: syntax error: unexpected IDENTIFIER", retryable: false },
+    });
     await h.stop();
   });
 

@@ -73,7 +73,10 @@ interface PodTemplate {
 /** The Pod a workload's controller would create from its template (a StatefulSet's claims become PVC volumes). */
 function podFrom(workload: ManifestObject, name: string): Record<string, unknown> {
   const spec = workload.spec as { template: PodTemplate; volumeClaimTemplates?: { metadata: { name: string } }[] };
-  const claims = (spec.volumeClaimTemplates ?? []).map((c) => ({ name: c.metadata.name, persistentVolumeClaim: { claimName: `${c.metadata.name}-${workload.metadata.name}-0` } }));
+  const claims = (spec.volumeClaimTemplates ?? []).map((c) => ({
+    name: c.metadata.name,
+    persistentVolumeClaim: { claimName: `${c.metadata.name}-${workload.metadata.name}-0` },
+  }));
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -89,7 +92,9 @@ describe("provision under Pod Security restricted", () => {
   beforeAll(async () => {
     ns = await cp.newNamespace("restricted");
     await kube.mergePatch(namespaces, ns, { metadata: { labels: PSA_LABELS } });
-    plan = planManifests(buildPlan(resolveOptions({ namespace: ns, name: "shop", image: "registry.example.com/acme/shop:1.2.0" }), { natsToken: "t0kenForTheRestrictedTest" }));
+    plan = planManifests(
+      buildPlan(resolveOptions({ namespace: ns, name: "shop", image: "registry.example.com/acme/shop:1.2.0" }), { natsToken: "t0kenForTheRestrictedTest" }),
+    );
   });
 
   test("every object of the plan applies with no Pod Security warning", async () => {
@@ -114,7 +119,9 @@ describe("provision under Pod Security restricted", () => {
     const outcomes: string[] = [];
     for (const w of workloads) {
       const r = await createPod(ns, podFrom(w, `${w.metadata.name}-pod`));
-      outcomes.push(`${w.metadata.name}: ${r.status}${r.warnings.length ? ` warnings ${r.warnings.join(" | ")}` : ""}${r.status >= 300 ? ` ${r.body.slice(0, 300)}` : ""}`);
+      outcomes.push(
+        `${w.metadata.name}: ${r.status}${r.warnings.length ? ` warnings ${r.warnings.join(" | ")}` : ""}${r.status >= 300 ? ` ${r.body.slice(0, 300)}` : ""}`,
+      );
     }
     expect(outcomes).toEqual(workloads.map((w) => `${w.metadata.name}: 201`));
   });
@@ -122,7 +129,11 @@ describe("provision under Pod Security restricted", () => {
   test("control: the platform chart's own Deployment draws the warning, and a Pod from its template is rejected there", async () => {
     const objects = await helmTemplate(await prepareChart(), "shop", ns, ["controllerManager.manager.image.repository=registry.example.com/acme/shop"]);
     const deployment = findRendered(objects, "Deployment", "-controller-manager") as unknown as ManifestObject;
-    const applied = await apply({ resource: plan.find((m) => m.object.kind === "Deployment")!.resource, policy: "apply-force", object: { ...deployment, metadata: { ...deployment.metadata, namespace: ns } } });
+    const applied = await apply({
+      resource: plan.find((m) => m.object.kind === "Deployment")!.resource,
+      policy: "apply-force",
+      object: { ...deployment, metadata: { ...deployment.metadata, namespace: ns } },
+    });
     expect(applied.status).toBeLessThan(300);
     expect(applied.warnings.join(" ")).toContain("would violate PodSecurity");
     const r = await createPod(ns, podFrom(deployment, "chart-manager-pod"));

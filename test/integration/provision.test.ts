@@ -99,7 +99,8 @@ async function liveVersions(objects: AppliedObject[]): Promise<Record<string, st
 const decode = (b64: string | undefined) => Buffer.from(b64 ?? "", "base64").toString("utf8");
 
 function envOf(deployment: KubeObject & { spec?: Record<string, unknown> }): Record<string, string> {
-  const containers = (deployment.spec as { template: { spec: { containers: { env?: { name: string; value?: string; valueFrom?: unknown }[] }[] } } }).template.spec.containers;
+  const containers = (deployment.spec as { template: { spec: { containers: { env?: { name: string; value?: string; valueFrom?: unknown }[] }[] } } }).template
+    .spec.containers;
   return Object.fromEntries((containers[0]!.env ?? []).map((e) => [e.name, e.value ?? JSON.stringify(e.valueFrom)]));
 }
 
@@ -107,7 +108,16 @@ describe("tinyhost provision", () => {
   test("creates every object with the release labels, through the CLI flags", async () => {
     const ns = freshNamespace("prov-all");
     const code = await provisionCommand.run([
-      "--namespace", ns, "--name", RELEASE, "--image", IMAGE, "--ingress-suffix", "apps.example.com", "--kubeconfig", cp.tokenKubeconfig,
+      "--namespace",
+      ns,
+      "--name",
+      RELEASE,
+      "--image",
+      IMAGE,
+      "--ingress-suffix",
+      "apps.example.com",
+      "--kubeconfig",
+      cp.tokenKubeconfig,
     ]);
     expect(code).toBe(0);
 
@@ -121,7 +131,9 @@ describe("tinyhost provision", () => {
     const token = decode(secret.data?.token);
     expect(token).toMatch(/^[A-Za-z0-9]{40}$/);
     const sts = await kube.get(statefulSets, "tinysystems-nats", ns);
-    expect((sts.spec as { volumeClaimTemplates: { metadata: { name: string } }[] }).volumeClaimTemplates.map((t) => t.metadata.name)).toEqual(["tinysystems-nats-js"]);
+    expect((sts.spec as { volumeClaimTemplates: { metadata: { name: string } }[] }).volumeClaimTemplates.map((t) => t.metadata.name)).toEqual([
+      "tinysystems-nats-js",
+    ]);
     expect((await kube.get(services, "tinysystems-nats", ns)).spec?.ports?.map((p) => p.port)).toEqual([4222]);
     expect((await kube.get(configMaps, "tinysystems-nats-config", ns)).data?.["nats.conf"]).toContain("token: $NATS_TOKEN");
     expect((await kube.get(services, "tinysystems-otel-collector", ns)).spec?.ports?.map((p) => p.port)).toEqual([2345]);
@@ -136,7 +148,9 @@ describe("tinyhost provision", () => {
     expect(managerRole.rules?.some((r) => r.resources?.includes("tinynodes"))).toBe(true);
     const rb = await kube.get(roleBindings, "shop-manager-rolebinding", ns);
     expect(rb.subjects).toEqual([{ kind: "ServiceAccount", name: "shop-controller-manager", namespace: ns }]);
-    expect((await kube.list(clusterRoles, { labelSelector: "app.kubernetes.io/instance=shop" })).items.map((r) => r.metadata.name)).not.toContain(`shop-${ns}-manager-role`);
+    expect((await kube.list(clusterRoles, { labelSelector: "app.kubernetes.io/instance=shop" })).items.map((r) => r.metadata.name)).not.toContain(
+      `shop-${ns}-manager-role`,
+    );
     const leader = await kube.get(roles, "shop-leader-election-role", ns);
     expect(leader.rules?.some((r) => r.apiGroups?.includes("coordination.k8s.io") && r.resources?.includes("leases"))).toBe(true);
     expect((await kube.get(roleBindings, "shop-leader-election-rolebinding", ns)).roleRef.name).toBe("shop-leader-election-role");
@@ -145,7 +159,11 @@ describe("tinyhost provision", () => {
 
     const service = await kube.get(services, "shop-manager-service", ns);
     expect(service.metadata.labels).toMatchObject({ ...release, "app.kubernetes.io/component": "manager" });
-    expect(service.spec?.selector).toEqual({ "control-plane": "controller-manager", "app.kubernetes.io/name": "tinysystems-operator", "app.kubernetes.io/instance": RELEASE });
+    expect(service.spec?.selector).toEqual({
+      "control-plane": "controller-manager",
+      "app.kubernetes.io/name": "tinysystems-operator",
+      "app.kubernetes.io/instance": RELEASE,
+    });
     const ingress = await kube.get(ingresses, "shop-manager-ingress", ns);
     expect(ingress.metadata.labels).toMatchObject(release);
     expect(ingress.metadata.annotations?.["tinysystems.io/ingress-hostname-suffix"]).toBe("apps.example.com");
@@ -187,7 +205,11 @@ describe("tinyhost provision", () => {
 
   test("an existing NATS auth Secret is kept and its token used", async () => {
     const ns = await cp.newNamespace("prov-token");
-    await kube.create(secrets, { metadata: { name: "tinysystems-nats-auth" }, data: { token: Buffer.from("keepMe123").toString("base64") } }, { namespace: ns });
+    await kube.create(
+      secrets,
+      { metadata: { name: "tinysystems-nats-auth" }, data: { token: Buffer.from("keepMe123").toString("base64") } },
+      { namespace: ns },
+    );
     const rv = (await kube.get(secrets, "tinysystems-nats-auth", ns)).metadata.resourceVersion;
     const first = await run(ns);
     const second = await run(ns);
@@ -207,7 +229,10 @@ describe("tinyhost provision", () => {
     await kube.create(
       pods,
       {
-        metadata: { name: podName, labels: { "control-plane": "controller-manager", "app.kubernetes.io/name": "tinysystems-operator", "app.kubernetes.io/instance": RELEASE } },
+        metadata: {
+          name: podName,
+          labels: { "control-plane": "controller-manager", "app.kubernetes.io/name": "tinysystems-operator", "app.kubernetes.io/instance": RELEASE },
+        },
         spec: { serviceAccountName: "shop-controller-manager", containers: [{ name: "manager", image: IMAGE }] },
       },
       { namespace: ns },
@@ -226,7 +251,10 @@ describe("tinyhost provision", () => {
     const ingress = await kube.get(ingresses, "shop-manager-ingress", ns);
     expect(ingress.metadata.annotations?.["tinysystems.io/ingress-hostname-suffix"]).toBe("new.example.com");
     expect(ingress.spec?.rules).toEqual([
-      { host: "shop-apps.example.com", http: { paths: [{ path: "/", pathType: "Prefix", backend: { service: { name: "shop-manager-service", port: { number: 8080 } } } }] } },
+      {
+        host: "shop-apps.example.com",
+        http: { paths: [{ path: "/", pathType: "Prefix", backend: { service: { name: "shop-manager-service", port: { number: 8080 } } } }] },
+      },
     ]);
     expect(ingress.spec?.tls).toEqual([{ hosts: ["shop-apps.example.com"], secretName: "shop-apps.example.com-tls" }]);
   });
@@ -259,11 +287,17 @@ describe("tinyhost provision", () => {
     const own = await moduleKube.get(services, "shop-manager-service", ns);
     await moduleKube.update(services, own, { namespace: ns });
     const other = await kube.get(services, "someone-else", ns);
-    const denied = await moduleKube.update(services, other, { namespace: ns }).then(() => undefined, (e: unknown) => e as { reason?: string });
+    const denied = await moduleKube.update(services, other, { namespace: ns }).then(
+      () => undefined,
+      (e: unknown) => e as { reason?: string },
+    );
     expect(denied?.reason).toBe("Forbidden");
     expect((await moduleKube.list(services, { namespace: ns })).items.length).toBeGreaterThanOrEqual(2); // list cannot be pinned
     const otherNs = await cp.newNamespace("prov-pinned-other");
-    const crossNs = await moduleKube.list(tinyModules, { namespace: otherNs }).then(() => undefined, (e: unknown) => e as { reason?: string });
+    const crossNs = await moduleKube.list(tinyModules, { namespace: otherNs }).then(
+      () => undefined,
+      (e: unknown) => e as { reason?: string },
+    );
     expect(crossNs?.reason).toBe("Forbidden"); // namespaced Roles only: nothing outside its namespace
   });
 
@@ -274,12 +308,19 @@ describe("tinyhost provision", () => {
       { name: "ns_reader", usesClient: false, requirements: { rbac: { extraRules: [{ apiGroups: [""], resources: ["namespaces"], verbs: ["get"] }] } } },
     ];
     const first = await run(ns, { components });
-    expect(first.objects.filter((o) => o.kind.startsWith("Cluster")).map((o) => `${o.kind}/${o.name}:${o.result}`)).toEqual([`ClusterRole/shop-${ns}-extra:created`, `ClusterRoleBinding/shop-${ns}-extra:created`]);
+    expect(first.objects.filter((o) => o.kind.startsWith("Cluster")).map((o) => `${o.kind}/${o.name}:${o.result}`)).toEqual([
+      `ClusterRole/shop-${ns}-extra:created`,
+      `ClusterRoleBinding/shop-${ns}-extra:created`,
+    ]);
     const token = (v: string) => ({ token: Buffer.from(v).toString("base64") });
     await kube.create(secrets, { metadata: { name: "api-creds" }, data: token("s3cret") }, { namespace: ns });
     await kube.create(secrets, { metadata: { name: "other" }, data: token("not-yours") }, { namespace: ns });
     const moduleKube = await serviceAccountClient(ns, "shop-controller-manager");
-    const reason = (p: Promise<unknown>) => p.then(() => "allowed", (e: unknown) => (e as { reason?: string }).reason ?? String(e));
+    const reason = (p: Promise<unknown>) =>
+      p.then(
+        () => "allowed",
+        (e: unknown) => (e as { reason?: string }).reason ?? String(e),
+      );
 
     expect(decode((await moduleKube.get(secrets, "api-creds", ns)).data?.token)).toBe("s3cret");
     expect(await reason(moduleKube.get(secrets, "other", ns))).toBe("Forbidden");
@@ -289,8 +330,16 @@ describe("tinyhost provision", () => {
 
     // The components no longer declare anything: the ClusterRole goes, the Secret rule leaves R-extra.
     const second = await run(ns);
-    expect(second.objects.filter((o) => o.result === "deleted").map((o) => `${o.kind}/${o.name}`)).toEqual([`ClusterRoleBinding/shop-${ns}-extra`, `ClusterRole/shop-${ns}-extra`]);
-    expect(await kube.get(clusterRoles, `shop-${ns}-extra`).then(() => "present", () => "gone")).toBe("gone");
+    expect(second.objects.filter((o) => o.result === "deleted").map((o) => `${o.kind}/${o.name}`)).toEqual([
+      `ClusterRoleBinding/shop-${ns}-extra`,
+      `ClusterRole/shop-${ns}-extra`,
+    ]);
+    expect(
+      await kube.get(clusterRoles, `shop-${ns}-extra`).then(
+        () => "present",
+        () => "gone",
+      ),
+    ).toBe("gone");
     // The authorizer's RBAC cache follows the deletions within moments.
     let after: string[] = [];
     for (let i = 0; i < 50; i++) {
@@ -315,14 +364,20 @@ describe("tinyhost provision", () => {
       `ClusterRoleBinding/shop-${ns}-manager-rolebinding`,
       `ClusterRole/shop-${ns}-manager-role`,
     ]);
-    const gone = await kube.get(clusterRoles, `shop-${ns}-manager-role`).then(() => false, () => true);
+    const gone = await kube.get(clusterRoles, `shop-${ns}-manager-role`).then(
+      () => false,
+      () => true,
+    );
     expect(gone).toBe(true);
   });
 });
 
 describe("tinyhost uninstall", () => {
   async function exists(res: ResourceDescriptor<KubeObject>, name: string, ns?: string): Promise<boolean> {
-    return kube.get(res, name, ns).then(() => true, () => false);
+    return kube.get(res, name, ns).then(
+      () => true,
+      () => false,
+    );
   }
 
   test("deletes the TinyModule first, then the release objects; keeps the add-ons, CRDs and namespace unless asked", async () => {
@@ -374,7 +429,11 @@ describe("tinyhost uninstall", () => {
     }
     expect(lines).toContain(`service/shop-manager-service (${ns}) kept`);
     expect(await exists(services, "shop-manager-service", ns)).toBe(true);
-    for (const [res, name] of [[statefulSets, "tinysystems-nats"], [deployments, "tinysystems-otel-collector"], [configMaps, "tinysystems-nats-config"]] as const) {
+    for (const [res, name] of [
+      [statefulSets, "tinysystems-nats"],
+      [deployments, "tinysystems-otel-collector"],
+      [configMaps, "tinysystems-nats-config"],
+    ] as const) {
       expect(await exists(res as ResourceDescriptor<KubeObject>, name, ns)).toBe(false);
     }
     expect(await exists(secrets, "tinysystems-nats-auth", ns)).toBe(true);

@@ -95,7 +95,13 @@ async function helm(args: string[], timeoutMs = 600_000): Promise<{ code: number
   const p = Bun.spawn([helmBin, ...args, "--kubeconfig", cluster.controlPlane.tokenKubeconfig], {
     stdout: "pipe",
     stderr: "pipe",
-    env: { PATH: process.env.PATH ?? "", HOME: helmHome, HELM_CACHE_HOME: join(helmHome, "cache"), HELM_CONFIG_HOME: join(helmHome, "config"), HELM_DATA_HOME: join(helmHome, "data") },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: helmHome,
+      HELM_CACHE_HOME: join(helmHome, "cache"),
+      HELM_CONFIG_HOME: join(helmHome, "config"),
+      HELM_DATA_HOME: join(helmHome, "data"),
+    },
   });
   const timer = setTimeout(() => p.kill("SIGKILL"), timeoutMs);
   try {
@@ -165,7 +171,10 @@ function hookRun(jobs: Seen<JobInfo>[], pods: Seen<PodInfo>[], suffix: string) {
     ms: created && complete ? Math.round(complete.at - created.at) : undefined,
     exitCode: terminated?.exitCode,
     runSeconds: terminated ? (Date.parse(terminated.finishedAt) - Date.parse(terminated.startedAt)) / 1000 : undefined,
-    phase: podEvents.map((e) => e.object.status.phase).filter(Boolean).at(-1),
+    phase: podEvents
+      .map((e) => e.object.status.phase)
+      .filter(Boolean)
+      .at(-1),
     pod,
   };
 }
@@ -183,17 +192,22 @@ function natsObjects(image: string) {
           spec: {
             automountServiceAccountToken: false,
             securityContext: podSecurityContext(NATS_UID),
-            containers: [{
-              name: "nats",
-              image,
-              imagePullPolicy: "Never",
-              args: ["--jetstream", "--store_dir", "/data", "--http_port", "8222"],
-              ports: [{ name: "client", containerPort: 4222 }, { name: "monitor", containerPort: 8222 }],
-              readinessProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 1 },
-              resources: { requests: { cpu: "20m", memory: "32Mi" }, limits: { memory: "256Mi" } },
-              securityContext: restrictedContainerSecurityContext(),
-              volumeMounts: [{ name: "data", mountPath: "/data" }],
-            }],
+            containers: [
+              {
+                name: "nats",
+                image,
+                imagePullPolicy: "Never",
+                args: ["--jetstream", "--store_dir", "/data", "--http_port", "8222"],
+                ports: [
+                  { name: "client", containerPort: 4222 },
+                  { name: "monitor", containerPort: 8222 },
+                ],
+                readinessProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 1 },
+                resources: { requests: { cpu: "20m", memory: "32Mi" }, limits: { memory: "256Mi" } },
+                securityContext: restrictedContainerSecurityContext(),
+                volumeMounts: [{ name: "data", mountPath: "/data" }],
+              },
+            ],
             volumes: [{ name: "data", emptyDir: {} }],
           },
         },
@@ -231,7 +245,10 @@ async function leftovers(): Promise<string[]> {
       out.push(`${kind}/${name}`);
     }
   }
-  for (const [kind, path] of [["ClusterRole", "/apis/rbac.authorization.k8s.io/v1/clusterroles"], ["ClusterRoleBinding", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"]] as const) {
+  for (const [kind, path] of [
+    ["ClusterRole", "/apis/rbac.authorization.k8s.io/v1/clusterroles"],
+    ["ClusterRoleBinding", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"],
+  ] as const) {
     for (const o of await list<{ metadata: { name: string; labels?: Record<string, string> } }>(path)) {
       if (o.metadata.labels?.["app.kubernetes.io/instance"] === RELEASE || o.metadata.name.includes(ns)) out.push(`${kind}/${o.metadata.name}`);
     }
@@ -248,12 +265,27 @@ beforeAll(async () => {
   await cluster.node.importImage(moduleImage.archive);
   await cluster.node.importImage(natsImage.archive);
   ns = await cluster.controlPlane.newNamespace("real-chart");
-  await cluster.controlPlane.request("PATCH", `/api/v1/namespaces/${ns}`, { metadata: { labels: { "tinysystems.io/managed": "true" } } }, "application/merge-patch+json");
-  await waitUntil("the namespace's default ServiceAccount", async () => (await cluster.controlPlane.request("GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`)).ok, 60_000, 200);
+  await cluster.controlPlane.request(
+    "PATCH",
+    `/api/v1/namespaces/${ns}`,
+    { metadata: { labels: { "tinysystems.io/managed": "true" } } },
+    "application/merge-patch+json",
+  );
+  await waitUntil(
+    "the namespace's default ServiceAccount",
+    async () => (await cluster.controlPlane.request("GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`)).ok,
+    60_000,
+    200,
+  );
   const nats = natsObjects(natsImage.ref);
   await api("POST", `/apis/apps/v1/namespaces/${ns}/deployments`, nats.deployment);
   await api("POST", `/api/v1/namespaces/${ns}/services`, nats.service);
-  await waitUntil("the NATS pod to be Ready", async () => (await list<PodInfo>(`/api/v1/namespaces/${ns}/pods?labelSelector=app%3Dnats`)).some(isReady), 120_000, 250);
+  await waitUntil(
+    "the NATS pod to be Ready",
+    async () => (await list<PodInfo>(`/api/v1/namespaces/${ns}/pods?labelSelector=app%3Dnats`)).some(isReady),
+    120_000,
+    250,
+  );
 }, START_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -290,14 +322,25 @@ describe("helm install of the platform's chart with tinyhost's image, on a real 
       }
     })();
     const r = await helm([
-      "install", RELEASE, chart, "-n", ns,
-      "--set", `controllerManager.manager.image.repository=${repository}`,
-      "--set", `controllerManager.manager.image.tag=${tag}`,
+      "install",
+      RELEASE,
+      chart,
+      "-n",
+      ns,
+      "--set",
+      `controllerManager.manager.image.repository=${repository}`,
+      "--set",
+      `controllerManager.manager.image.tag=${tag}`,
       // The image is in the node's containerd only: never ask a registry.
-      "--set", "controllerManager.manager.imagePullPolicy=Never",
-      "--set", `natsURL=nats://nats.${ns}.svc:4222`,
-      "--set", "managerIngress.ingress.className=traefik",
-      "--wait", "--timeout", "5m",
+      "--set",
+      "controllerManager.manager.imagePullPolicy=Never",
+      "--set",
+      `natsURL=nats://nats.${ns}.svc:4222`,
+      "--set",
+      "managerIngress.ingress.className=traefik",
+      "--wait",
+      "--timeout",
+      "5m",
     ]);
     installMs = r.ms;
     await pollReady;
@@ -306,22 +349,39 @@ describe("helm install of the platform's chart with tinyhost's image, on a real 
 
     const hook = hookRun(jobs.events, podWatch.events, "-pre-install-hook");
     expect({ created: hook.created, complete: hook.complete, failed: hook.failed, exitCode: hook.exitCode, phase: hook.phase }).toEqual({
-      created: true, complete: true, failed: false, exitCode: 0, phase: "Succeeded",
+      created: true,
+      complete: true,
+      failed: false,
+      exitCode: 0,
+      phase: "Succeeded",
     });
     // hook-succeeded: Helm deleted the Job once it completed.
-    await waitUntil("the pre-install Job to be deleted", async () => !(await cluster.controlPlane.request("GET", `/apis/batch/v1/namespaces/${ns}/jobs/${FULLNAME}-pre-install-hook`)).ok, 30_000, 250);
+    await waitUntil(
+      "the pre-install Job to be deleted",
+      async () => !(await cluster.controlPlane.request("GET", `/apis/batch/v1/namespaces/${ns}/jobs/${FULLNAME}-pre-install-hook`)).ok,
+      30_000,
+      250,
+    );
     expect(hook.pod?.spec.serviceAccountName).toBe(`${FULLNAME}-pre-install`);
     expect(hook.pod?.spec.containers[0]?.args).toEqual(["pre-install"]);
     expect(hook.pod?.spec.containers[0]?.image).toBe(moduleImage.ref);
-    console.error(`[real-chart] helm install ${installMs} ms; manager pod Ready ${readyMs} ms after it started; pre-install Job created → Complete ${hook.ms} ms (container ran ${hook.runSeconds} s)`);
+    console.error(
+      `[real-chart] helm install ${installMs} ms; manager pod Ready ${readyMs} ms after it started; pre-install Job created → Complete ${hook.ms} ms (container ran ${hook.runSeconds} s)`,
+    );
     expect(Number.isFinite(readyMs)).toBe(true);
   }, 400_000);
 
   test("the manager pod runs under the chart's securityContext and 128Mi limit, image never pulled", async () => {
-    const [pod] = (await list<PodInfo>(`/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent("control-plane=controller-manager")}`)).filter(isReady);
+    const [pod] = (await list<PodInfo>(`/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent("control-plane=controller-manager")}`)).filter(
+      isReady,
+    );
     expect(pod).toBeDefined();
     const c = pod!.spec.containers[0]!;
-    expect({ image: c.image, pull: c.imagePullPolicy, memory: c.resources?.limits?.memory }).toEqual({ image: moduleImage.ref, pull: "Never", memory: "128Mi" });
+    expect({ image: c.image, pull: c.imagePullPolicy, memory: c.resources?.limits?.memory }).toEqual({
+      image: moduleImage.ref,
+      pull: "Never",
+      memory: "128Mi",
+    });
     expect(pod!.spec.securityContext).toEqual({ fsGroup: MODULE_UID, runAsNonRoot: true, runAsUser: MODULE_UID });
     const status = pod!.status.containerStatuses![0]!;
     expect(status.restartCount).toBe(0);
@@ -341,19 +401,28 @@ describe("helm install of the platform's chart with tinyhost's image, on a real 
 
   test("helm v4 writes the release by server-side apply: the manager Service's ports are field manager helm (Apply)", async () => {
     const svc = await api<{ metadata: { managedFields?: { manager: string; operation: string; fieldsV1?: { "f:spec"?: Record<string, unknown> } }[] } }>(
-      "GET", `/api/v1/namespaces/${ns}/services/${FULLNAME}-manager-service`);
-    const portOwners = (svc.metadata.managedFields ?? []).filter((f) => f.fieldsV1?.["f:spec"]?.["f:ports"] !== undefined).map((f) => `${f.manager} (${f.operation})`);
+      "GET",
+      `/api/v1/namespaces/${ns}/services/${FULLNAME}-manager-service`,
+    );
+    const portOwners = (svc.metadata.managedFields ?? [])
+      .filter((f) => f.fieldsV1?.["f:spec"]?.["f:ports"] !== undefined)
+      .map((f) => `${f.manager} (${f.operation})`);
     expect(portOwners).toEqual(["helm (Apply)"]);
   });
 
   test("the module registers its TinyModule under the chart's RBAC", async () => {
     let mod: { spec?: { image?: string }; status?: { addr?: string; name?: string; version?: string; components?: unknown[] } } | undefined;
-    await waitUntil("the TinyModule's status", async () => {
-      const res = await cluster.controlPlane.request("GET", `/apis/operator.tinysystems.io/v1alpha1/namespaces/${ns}/tinymodules/${FULLNAME}`);
-      if (!res.ok) return false;
-      mod = await res.json() as typeof mod;
-      return (mod?.status?.addr ?? "") !== "";
-    }, 60_000, 250);
+    await waitUntil(
+      "the TinyModule's status",
+      async () => {
+        const res = await cluster.controlPlane.request("GET", `/apis/operator.tinysystems.io/v1alpha1/namespaces/${ns}/tinymodules/${FULLNAME}`);
+        if (!res.ok) return false;
+        mod = (await res.json()) as typeof mod;
+        return (mod?.status?.addr ?? "") !== "";
+      },
+      60_000,
+      250,
+    );
     expect(mod!.status?.name).toBe(FULLNAME);
     expect(mod!.status?.version).toBe(splitImage(moduleImage.ref).tag);
     expect((mod!.status?.components ?? []).length).toBeGreaterThanOrEqual(12);
@@ -364,7 +433,11 @@ describe("helm install of the platform's chart with tinyhost's image, on a real 
     if (r.code !== 0) throw new Error(`helm uninstall exited ${r.code}: ${r.stderr}\n${r.stdout}`);
     const hook = hookRun(jobs.events, podWatch.events, "-pre-delete-hook");
     expect({ created: hook.created, complete: hook.complete, failed: hook.failed, exitCode: hook.exitCode, phase: hook.phase }).toEqual({
-      created: true, complete: true, failed: false, exitCode: 0, phase: "Succeeded",
+      created: true,
+      complete: true,
+      failed: false,
+      exitCode: 0,
+      phase: "Succeeded",
     });
     expect(hook.pod?.spec.serviceAccountName).toBe(`${FULLNAME}-controller-manager`);
     // The leader-election Lease is the module's, not the chart's: Helm never knew it, so it stays.
@@ -375,10 +448,15 @@ describe("helm install of the platform's chart with tinyhost's image, on a real 
     const lease = `Lease/${FULLNAME}-lock`;
     let left: string[] = [];
     const t0 = performance.now();
-    await waitUntil("every object of the release to be gone", async () => {
-      left = await leftovers();
-      return left.filter((l) => l !== lease).length === 0;
-    }, 120_000, 500).catch((e: Error) => {
+    await waitUntil(
+      "every object of the release to be gone",
+      async () => {
+        left = await leftovers();
+        return left.filter((l) => l !== lease).length === 0;
+      },
+      120_000,
+      500,
+    ).catch((e: Error) => {
       throw new Error(`${e.message}; left: ${left.join(", ")}`);
     });
     expect(left).toEqual([lease]);
@@ -386,6 +464,8 @@ describe("helm install of the platform's chart with tinyhost's image, on a real 
     expect(held.spec.holderIdentity ?? "").toStartWith(`${FULLNAME}-controller-manager-`);
     jobs.stop();
     podWatch.stop();
-    console.error(`[real-chart] helm uninstall ${r.ms} ms; pre-delete Job created → Complete ${hook.ms} ms (container ran ${hook.runSeconds} s); all gone ${Math.round(performance.now() - t0)} ms after helm returned`);
+    console.error(
+      `[real-chart] helm uninstall ${r.ms} ms; pre-delete Job created → Complete ${hook.ms} ms (container ran ${hook.runSeconds} s); all gone ${Math.round(performance.now() - t0)} ms after helm returned`,
+    );
   }, 300_000);
 });

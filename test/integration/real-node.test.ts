@@ -67,7 +67,11 @@ async function pods(selector: string): Promise<PodInfo[]> {
 const isReady = (p: PodInfo) => !p.metadata.deletionTimestamp && (p.status.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
 
 /** GET http://<ip>:<port><path> from this (host) process; undefined on a connection error. */
-async function getJson(url: string, headers: Record<string, string> = {}, timeoutMs = 3000): Promise<{ status: number; body: { pod?: string; terminating?: boolean; sigtermAgoMs?: number } } | undefined> {
+async function getJson(
+  url: string,
+  headers: Record<string, string> = {},
+  timeoutMs = 3000,
+): Promise<{ status: number; body: { pod?: string; terminating?: boolean; sigtermAgoMs?: number } } | undefined> {
   try {
     const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
     const text = await res.text();
@@ -98,21 +102,23 @@ function podserverDeployment(revision: string) {
           terminationGracePeriodSeconds: GRACE_SECONDS,
           automountServiceAccountToken: false,
           securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: "RuntimeDefault" } },
-          containers: [{
-            name: "server",
-            image: PODSERVER_IMAGE,
-            imagePullPolicy: "Never",
-            env: [{ name: "DRAIN_SECONDS", value: String(DRAIN_SECONDS) }],
-            ports: [{ name: "http", containerPort: 8080 }],
-            readinessProbe: { httpGet: { path: "/readyz", port: "http" }, periodSeconds: 1, failureThreshold: 1 },
-            livenessProbe: { httpGet: { path: "/healthz", port: "http" }, periodSeconds: 5 },
-            resources: { limits: { memory: "32Mi", cpu: "200m" }, requests: { memory: "16Mi", cpu: "10m" } },
-            securityContext: {
-              readOnlyRootFilesystem: true,
-              allowPrivilegeEscalation: false,
-              capabilities: { drop: ["ALL"] },
+          containers: [
+            {
+              name: "server",
+              image: PODSERVER_IMAGE,
+              imagePullPolicy: "Never",
+              env: [{ name: "DRAIN_SECONDS", value: String(DRAIN_SECONDS) }],
+              ports: [{ name: "http", containerPort: 8080 }],
+              readinessProbe: { httpGet: { path: "/readyz", port: "http" }, periodSeconds: 1, failureThreshold: 1 },
+              livenessProbe: { httpGet: { path: "/healthz", port: "http" }, periodSeconds: 5 },
+              resources: { limits: { memory: "32Mi", cpu: "200m" }, requests: { memory: "16Mi", cpu: "10m" } },
+              securityContext: {
+                readOnlyRootFilesystem: true,
+                allowPrivilegeEscalation: false,
+                capabilities: { drop: ["ALL"] },
+              },
             },
-          }],
+          ],
         },
       },
     },
@@ -140,10 +146,15 @@ beforeAll(async () => {
   cluster = await getRealCluster();
   ns = await cluster.controlPlane.newNamespace("real-node");
   // The ServiceAccount admission plugin refuses pods until the controller manager made `default`.
-  await waitUntil("the namespace's default ServiceAccount", async () => {
-    const res = await cluster.controlPlane.request("GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`);
-    return res.ok;
-  }, 60_000, 200);
+  await waitUntil(
+    "the namespace's default ServiceAccount",
+    async () => {
+      const res = await cluster.controlPlane.request("GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`);
+      return res.ok;
+    },
+    60_000,
+    200,
+  );
 }, START_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -153,7 +164,11 @@ afterAll(async () => {
 describe("a real node", () => {
   test("registers and goes Ready with the kubelet and containerd it was built with", async () => {
     const node = await api<{
-      status: { conditions: { type: string; status: string }[]; nodeInfo: { kubeletVersion: string; containerRuntimeVersion: string }; addresses: { type: string; address: string }[] };
+      status: {
+        conditions: { type: string; status: string }[];
+        nodeInfo: { kubeletVersion: string; containerRuntimeVersion: string };
+        addresses: { type: string; address: string }[];
+      };
     }>("GET", `/api/v1/nodes/${cluster.node.nodeName}`);
     expect(node.status.conditions.find((c) => c.type === "Ready")?.status).toBe("True");
     expect(node.status.nodeInfo.kubeletVersion).toBe("v1.36.3");
@@ -203,11 +218,16 @@ describe("a real node", () => {
     expect([...seen].sort()).toEqual(all.map((p) => p.metadata.name).sort());
     // A pod resolves the Service's short name through CoreDNS (the kubelet's clusterDNS).
     let addrs: string[] = [];
-    await waitUntil("the Service's name to resolve in a pod", async () => {
-      const res = await fetch(`http://${all[0]!.status.podIP}:8080/resolve?name=podserver`, { signal: AbortSignal.timeout(5000) });
-      addrs = ((await res.json()) as { addrs?: string[] }).addrs ?? [];
-      return res.ok;
-    }, 60_000, 250);
+    await waitUntil(
+      "the Service's name to resolve in a pod",
+      async () => {
+        const res = await fetch(`http://${all[0]!.status.podIP}:8080/resolve?name=podserver`, { signal: AbortSignal.timeout(5000) });
+        addrs = ((await res.json()) as { addrs?: string[] }).addrs ?? [];
+        return res.ok;
+      },
+      60_000,
+      250,
+    );
     expect(addrs).toEqual([svc.spec.clusterIP]);
   });
 
@@ -247,13 +267,15 @@ describe("a real node", () => {
     // One poller per pod: a pod already gone (each try then waits out its timeout) must not
     // slow the sampling of the other.
     const deadline = Date.now() + 120_000;
-    const pollOld = Promise.all([...oldIps].map(async ([name, ip]) => {
-      while ((drained.get(name) ?? 0) < 1500 && Date.now() < deadline) {
-        const got = await getJson(`http://${ip}:8080/`, {}, 1000);
-        if (got?.body.terminating && got.body.pod === name) drained.set(name, Math.max(drained.get(name) ?? 0, got.body.sigtermAgoMs ?? 0));
-        await Bun.sleep(50);
-      }
-    }));
+    const pollOld = Promise.all(
+      [...oldIps].map(async ([name, ip]) => {
+        while ((drained.get(name) ?? 0) < 1500 && Date.now() < deadline) {
+          const got = await getJson(`http://${ip}:8080/`, {}, 1000);
+          if (got?.body.terminating && got.body.pod === name) drained.set(name, Math.max(drained.get(name) ?? 0, got.body.sigtermAgoMs ?? 0));
+          await Bun.sleep(50);
+        }
+      }),
+    );
     const fresh = await waitRollout("2", 180_000);
     await pollOld;
     expect(fresh.map((p) => p.metadata.name).some((n) => oldIps.has(n))).toBe(false);
@@ -261,87 +283,112 @@ describe("a real node", () => {
     // Served at least 1.5 s after SIGTERM: the kubelet waited instead of killing at once.
     for (const ms of drained.values()) expect(ms).toBeGreaterThanOrEqual(1500);
     // Gone long before the grace period ran out: they exited on their own after draining.
-    await waitUntil("the old pods to be deleted", async () => {
-      const names = new Set((await pods("app=podserver")).map((p) => p.metadata.name));
-      return [...oldIps.keys()].every((n) => !names.has(n));
-    }, (GRACE_SECONDS - 15) * 1000, 250);
+    await waitUntil(
+      "the old pods to be deleted",
+      async () => {
+        const names = new Set((await pods("app=podserver")).map((p) => p.metadata.name));
+        return [...oldIps.keys()].every((n) => !names.has(n));
+      },
+      (GRACE_SECONDS - 15) * 1000,
+      250,
+    );
     // The Service routes to the new pods only.
     const freshNames = new Set(fresh.map((p) => p.metadata.name));
     const svc = await api<{ spec: { clusterIP: string } }>("GET", `/api/v1/namespaces/${ns}/services/podserver`);
     const seen = new Set<string>();
-    await waitUntil("both new pods answering through the ClusterIP", async () => {
-      const r = await cluster.node.exec(["curl", "-sf", "--max-time", "2", `http://${svc.spec.clusterIP}/`], 5_000);
-      if (r.code === 0) seen.add((JSON.parse(r.stdout) as { pod: string }).pod);
-      return [...freshNames].every((n) => seen.has(n));
-    }, 60_000, 100);
+    await waitUntil(
+      "both new pods answering through the ClusterIP",
+      async () => {
+        const r = await cluster.node.exec(["curl", "-sf", "--max-time", "2", `http://${svc.spec.clusterIP}/`], 5_000);
+        if (r.code === 0) seen.add((JSON.parse(r.stdout) as { pod: string }).pod);
+        return [...freshNames].every((n) => seen.has(n));
+      },
+      60_000,
+      100,
+    );
     expect([...seen].filter((n) => !freshNames.has(n))).toEqual([]);
   });
 });
 
 describe("tinyhost's image on the real node", () => {
-  test("runs as a module pod under the chart's securityContext and 128Mi, Ready under the kubelet's probes", async () => {
-    const ctx = await openBuildContext({ file: join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "real-node-image-build.log") });
-    const image = await buildModuleImage(ctx);
-    await cluster.node.importImage(image.archive);
-    // The module reads TinyNodes and writes its TinyModule and Lease; broad rights here (the chart's
-    // own RBAC is chart-install.test.ts's subject): this test is about the pod, not the permissions.
-    await api("POST", `/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: "module" } });
-    await api("POST", `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
-      metadata: { name: "module-admin" },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "admin" },
-      subjects: [{ kind: "ServiceAccount", name: "module", namespace: ns }],
-    });
-    await api("POST", `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings`, {
-      metadata: { name: `module-crds-${ns}` },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" },
-      subjects: [{ kind: "ServiceAccount", name: "module", namespace: ns }],
-    });
-    await api("POST", `/apis/apps/v1/namespaces/${ns}/deployments`, {
-      metadata: { name: "module" },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: { app: "module" } },
-        template: {
-          metadata: { labels: { app: "module" } },
-          spec: {
-            serviceAccountName: "module",
-            securityContext: podSecurityContext(MODULE_UID),
-            terminationGracePeriodSeconds: 10,
-            containers: [{
-              name: "manager",
-              image: image.ref,
-              imagePullPolicy: "Never",
-              command: [MODULE_BINARY],
-              args: ["run", "--name=real-node-module", `--namespace=${ns}`, "--health-probe-bind-address=:8081"],
-              ports: [{ name: "probes", containerPort: 8081 }],
-              livenessProbe: { httpGet: { path: "/healthz", port: "probes" }, initialDelaySeconds: 15, periodSeconds: 20 },
-              readinessProbe: { httpGet: { path: "/readyz", port: "probes" }, initialDelaySeconds: 1, periodSeconds: 1 },
-              resources: { limits: { cpu: "500m", memory: "128Mi" }, requests: { cpu: "10m", memory: "64Mi" } },
-              securityContext: restrictedContainerSecurityContext(),
-              volumeMounts: [{ name: "tmp", mountPath: "/tmp" }],
-            }],
-            volumes: [{ name: "tmp", emptyDir: {} }],
+  test(
+    "runs as a module pod under the chart's securityContext and 128Mi, Ready under the kubelet's probes",
+    async () => {
+      const ctx = await openBuildContext({ file: join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "real-node-image-build.log") });
+      const image = await buildModuleImage(ctx);
+      await cluster.node.importImage(image.archive);
+      // The module reads TinyNodes and writes its TinyModule and Lease; broad rights here (the chart's
+      // own RBAC is chart-install.test.ts's subject): this test is about the pod, not the permissions.
+      await api("POST", `/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: "module" } });
+      await api("POST", `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+        metadata: { name: "module-admin" },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "admin" },
+        subjects: [{ kind: "ServiceAccount", name: "module", namespace: ns }],
+      });
+      await api("POST", `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings`, {
+        metadata: { name: `module-crds-${ns}` },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" },
+        subjects: [{ kind: "ServiceAccount", name: "module", namespace: ns }],
+      });
+      await api("POST", `/apis/apps/v1/namespaces/${ns}/deployments`, {
+        metadata: { name: "module" },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: "module" } },
+          template: {
+            metadata: { labels: { app: "module" } },
+            spec: {
+              serviceAccountName: "module",
+              securityContext: podSecurityContext(MODULE_UID),
+              terminationGracePeriodSeconds: 10,
+              containers: [
+                {
+                  name: "manager",
+                  image: image.ref,
+                  imagePullPolicy: "Never",
+                  command: [MODULE_BINARY],
+                  args: ["run", "--name=real-node-module", `--namespace=${ns}`, "--health-probe-bind-address=:8081"],
+                  ports: [{ name: "probes", containerPort: 8081 }],
+                  livenessProbe: { httpGet: { path: "/healthz", port: "probes" }, initialDelaySeconds: 15, periodSeconds: 20 },
+                  readinessProbe: { httpGet: { path: "/readyz", port: "probes" }, initialDelaySeconds: 1, periodSeconds: 1 },
+                  resources: { limits: { cpu: "500m", memory: "128Mi" }, requests: { cpu: "10m", memory: "64Mi" } },
+                  securityContext: restrictedContainerSecurityContext(),
+                  volumeMounts: [{ name: "tmp", mountPath: "/tmp" }],
+                },
+              ],
+              volumes: [{ name: "tmp", emptyDir: {} }],
+            },
           },
         },
-      },
-    });
-    let pod: PodInfo | undefined;
-    await waitUntil("the module pod to be Ready", async () => {
-      pod = (await pods("app=module")).find(isReady);
-      return pod !== undefined;
-    }, 180_000, 250);
-    const status = (await api<{ status: { containerStatuses: { containerID: string; restartCount: number }[] } }>(
-      "GET", `/api/v1/namespaces/${ns}/pods/${pod!.metadata.name}`)).status.containerStatuses[0]!;
-    expect(status.restartCount).toBe(0);
-    expect((await fetch(`http://${pod!.status.podIP}:8081/healthz`)).status).toBe(200);
-    expect((await fetch(`http://${pod!.status.podIP}:8081/readyz`)).status).toBe(200);
-    const proc = containerProcess(cluster.node.slot, status.containerID.replace(/^containerd:\/\//, ""));
-    expect(proc.status.get("Uid")?.split(/\s+/)).toEqual(Array(4).fill(String(MODULE_UID)));
-    expect(proc.status.get("CapEff")).toBe("0000000000000000");
-    expect(proc.status.get("CapBnd")).toBe("0000000000000000");
-    expect(proc.status.get("NoNewPrivs")).toBe("1");
-    expect(proc.status.get("Seccomp")).toBe("2");
-    expect(proc.rootReadOnly).toBe(true);
-    console.error(`[real-node] module pod RSS ${proc.status.get("VmRSS")} under a 128Mi limit`);
-  }, IMAGE_TIMEOUT_MS);
+      });
+      let pod: PodInfo | undefined;
+      await waitUntil(
+        "the module pod to be Ready",
+        async () => {
+          pod = (await pods("app=module")).find(isReady);
+          return pod !== undefined;
+        },
+        180_000,
+        250,
+      );
+      const status = (
+        await api<{ status: { containerStatuses: { containerID: string; restartCount: number }[] } }>(
+          "GET",
+          `/api/v1/namespaces/${ns}/pods/${pod!.metadata.name}`,
+        )
+      ).status.containerStatuses[0]!;
+      expect(status.restartCount).toBe(0);
+      expect((await fetch(`http://${pod!.status.podIP}:8081/healthz`)).status).toBe(200);
+      expect((await fetch(`http://${pod!.status.podIP}:8081/readyz`)).status).toBe(200);
+      const proc = containerProcess(cluster.node.slot, status.containerID.replace(/^containerd:\/\//, ""));
+      expect(proc.status.get("Uid")?.split(/\s+/)).toEqual(Array(4).fill(String(MODULE_UID)));
+      expect(proc.status.get("CapEff")).toBe("0000000000000000");
+      expect(proc.status.get("CapBnd")).toBe("0000000000000000");
+      expect(proc.status.get("NoNewPrivs")).toBe("1");
+      expect(proc.status.get("Seccomp")).toBe("2");
+      expect(proc.rootReadOnly).toBe(true);
+      console.error(`[real-node] module pod RSS ${proc.status.get("VmRSS")} under a 128Mi limit`);
+    },
+    IMAGE_TIMEOUT_MS,
+  );
 });

@@ -117,7 +117,12 @@ beforeAll(async () => {
       claimRef: { namespace: ns, name: `${NATS_NAME}-js-${NATS_NAME}-0` },
     },
   });
-  await waitUntil("the namespace's default ServiceAccount", async () => (await cluster.controlPlane.request("GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`)).ok, 60_000, 200);
+  await waitUntil(
+    "the namespace's default ServiceAccount",
+    async () => (await cluster.controlPlane.request("GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`)).ok,
+    60_000,
+    200,
+  );
 }, START_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -133,24 +138,41 @@ describe("tinyhost provision into a Pod Security restricted namespace, on a real
   test("every pod (module, NATS, collector) is admitted, Running and Ready", async () => {
     const t0 = performance.now();
     const r = await tinyhost([
-      "provision", "-n", ns, "--name", RELEASE,
-      "--image", images.module.ref, "--nats-image", images.nats.ref, "--otel-image", images.otel.ref,
-      "--ingress-class", "traefik",
+      "provision",
+      "-n",
+      ns,
+      "--name",
+      RELEASE,
+      "--image",
+      images.module.ref,
+      "--nats-image",
+      images.nats.ref,
+      "--otel-image",
+      images.otel.ref,
+      "--ingress-class",
+      "traefik",
     ]);
     if (r.code !== 0) throw new Error(`tinyhost provision exited ${r.code}: ${r.stderr}\n${r.stdout}`);
     const want = [`${NATS_NAME}-0`, OTEL_NAME, `${RELEASE}-controller-manager`];
     let pods: PodInfo[] = [];
-    await waitUntil("every provisioned pod to be Ready", async () => {
-      pods = await list<PodInfo>(`/api/v1/namespaces/${ns}/pods`);
-      return want.every((w) => pods.some((p) => p.metadata.name.startsWith(w) && isReady(p)));
-    }, 240_000, 500).catch(async (e: Error) => {
+    await waitUntil(
+      "every provisioned pod to be Ready",
+      async () => {
+        pods = await list<PodInfo>(`/api/v1/namespaces/${ns}/pods`);
+        return want.every((w) => pods.some((p) => p.metadata.name.startsWith(w) && isReady(p)));
+      },
+      240_000,
+      500,
+    ).catch(async (e: Error) => {
       const state = pods.map((p) => `${p.metadata.name} ${p.status.phase} ${JSON.stringify(p.status.conditions?.map((c) => `${c.type}=${c.status}`))}`);
       throw new Error(`${e.message}\npods: ${state.join("; ")}\nevents: ${(await trouble()).join("\n")}`);
     });
     const readyMs = Math.round(performance.now() - t0);
     const live = pods.filter((p) => !p.metadata.deletionTimestamp);
     expect(live.map((p) => p.status.phase)).toEqual(live.map(() => "Running"));
-    for (const p of live) for (const c of p.status.containerStatuses ?? []) expect(`${p.metadata.name}/${c.name} restarts ${c.restartCount}`).toBe(`${p.metadata.name}/${c.name} restarts 0`);
+    for (const p of live)
+      for (const c of p.status.containerStatuses ?? [])
+        expect(`${p.metadata.name}/${c.name} restarts ${c.restartCount}`).toBe(`${p.metadata.name}/${c.name} restarts 0`);
     // No controller was refused a pod by Pod Security, no image pull was attempted.
     expect((await trouble()).filter((t) => /FailedCreate|ErrImage|violates PodSecurity/.test(t))).toEqual([]);
     const workloads = [
@@ -163,9 +185,9 @@ describe("tinyhost provision into a Pod Security restricted namespace, on a real
     const rss = live.map((p) => {
       const c = p.status.containerStatuses![0]!;
       const proc = containerProcess(cluster.node.slot, c.containerID!.replace(/^containerd:\/\//, ""));
-      expect(`${p.metadata.name}: caps ${proc.status.get("CapEff")} nnp ${proc.status.get("NoNewPrivs")} seccomp ${proc.status.get("Seccomp")} ro ${proc.rootReadOnly}`).toBe(
-        `${p.metadata.name}: caps 0000000000000000 nnp 1 seccomp 2 ro true`,
-      );
+      expect(
+        `${p.metadata.name}: caps ${proc.status.get("CapEff")} nnp ${proc.status.get("NoNewPrivs")} seccomp ${proc.status.get("Seccomp")} ro ${proc.rootReadOnly}`,
+      ).toBe(`${p.metadata.name}: caps 0000000000000000 nnp 1 seccomp 2 ro true`);
       return `${p.metadata.name} ${proc.status.get("VmRSS")}`;
     });
     console.error(`[real-provision] provision ${r.ms} ms; every pod Ready ${readyMs} ms after provision started; RSS: ${rss.join(", ")}`);
@@ -173,12 +195,17 @@ describe("tinyhost provision into a Pod Security restricted namespace, on a real
 
   test("the module registers its TinyModule over the provisioned NATS", async () => {
     let addr = "";
-    await waitUntil("the TinyModule's status", async () => {
-      const res = await cluster.controlPlane.request("GET", `/apis/operator.tinysystems.io/v1alpha1/namespaces/${ns}/tinymodules/${RELEASE}`);
-      if (!res.ok) return false;
-      addr = ((await res.json()) as { status?: { addr?: string } }).status?.addr ?? "";
-      return addr !== "";
-    }, 60_000, 250);
+    await waitUntil(
+      "the TinyModule's status",
+      async () => {
+        const res = await cluster.controlPlane.request("GET", `/apis/operator.tinysystems.io/v1alpha1/namespaces/${ns}/tinymodules/${RELEASE}`);
+        if (!res.ok) return false;
+        addr = ((await res.json()) as { status?: { addr?: string } }).status?.addr ?? "";
+        return addr !== "";
+      },
+      60_000,
+      250,
+    );
     expect(addr).not.toBe("");
   });
 
@@ -188,10 +215,15 @@ describe("tinyhost provision into a Pod Security restricted namespace, on a real
     removedFirst = r.stdout.trim().split("\n");
     expect(removedFirst.filter((l) => l.endsWith(" kept"))).toEqual([]);
     let pods: PodInfo[] = [];
-    await waitUntil("every pod to be gone", async () => {
-      pods = await list<PodInfo>(`/api/v1/namespaces/${ns}/pods`);
-      return pods.length === 0;
-    }, 120_000, 500);
+    await waitUntil(
+      "every pod to be gone",
+      async () => {
+        pods = await list<PodInfo>(`/api/v1/namespaces/${ns}/pods`);
+        return pods.length === 0;
+      },
+      120_000,
+      500,
+    );
     const left: string[] = [];
     for (const [kind, path] of [
       ["Secret", `/api/v1/namespaces/${ns}/secrets`],
@@ -223,10 +255,19 @@ describe("tinyhost provision into a Pod Security restricted namespace, on a real
   test("uninstall --delete-namespace leaves nothing: the namespace and the release's cluster-wide objects are gone", async () => {
     const r = await tinyhost(["uninstall", "-n", ns, "--name", RELEASE, "--with-addons", "--delete-namespace"]);
     if (r.code !== 0) throw new Error(`tinyhost uninstall exited ${r.code}: ${r.stderr}\n${r.stdout}`);
-    await waitUntil("the namespace to be gone", async () => (await cluster.controlPlane.request("GET", `/api/v1/namespaces/${ns}`)).status === 404, 120_000, 500);
+    await waitUntil(
+      "the namespace to be gone",
+      async () => (await cluster.controlPlane.request("GET", `/api/v1/namespaces/${ns}`)).status === 404,
+      120_000,
+      500,
+    );
     const clusterWide: string[] = [];
-    for (const [kind, path] of [["ClusterRole", "/apis/rbac.authorization.k8s.io/v1/clusterroles"], ["ClusterRoleBinding", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"]] as const) {
-      for (const o of await list<{ metadata: { name: string } }>(path)) if (o.metadata.name.includes(ns) || o.metadata.name.startsWith(`${RELEASE}-`)) clusterWide.push(`${kind}/${o.metadata.name}`);
+    for (const [kind, path] of [
+      ["ClusterRole", "/apis/rbac.authorization.k8s.io/v1/clusterroles"],
+      ["ClusterRoleBinding", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"],
+    ] as const) {
+      for (const o of await list<{ metadata: { name: string } }>(path))
+        if (o.metadata.name.includes(ns) || o.metadata.name.startsWith(`${RELEASE}-`)) clusterWide.push(`${kind}/${o.metadata.name}`);
     }
     expect(clusterWide).toEqual([]);
     // The claim went with the namespace; its PV (Retain) is released, and the test deletes it.

@@ -9,7 +9,18 @@ import { getControlPlane, type ControlPlane } from "../support/control-plane.ts"
 import { goTool } from "../support/go-tools.ts";
 import type { KubeClient } from "../../src/k8s/client/index.ts";
 import { INGRESS_RECORD_ANNOTATION, SERVICE_RECORD_ANNOTATION, type IngressRule } from "../../src/k8s/resources/index.ts";
-import { GRPC_PORT, POD, SUFFIX, managerFor, ownClient, pathTo, releaseIn, releaseState, type ReleaseOptions, type ReleaseState } from "./resource-manager-release.ts";
+import {
+  GRPC_PORT,
+  POD,
+  SUFFIX,
+  managerFor,
+  ownClient,
+  pathTo,
+  releaseIn,
+  releaseState,
+  type ReleaseOptions,
+  type ReleaseState,
+} from "./resource-manager-release.ts";
 
 let cp: ControlPlane;
 let kube: KubeClient;
@@ -21,7 +32,10 @@ beforeAll(async () => {
 }, 900_000);
 
 /** Runs the Go SDK's ExposePort (or DisclosePort with `disclose`) in namespace `ns`. */
-async function goCall(ns: string, args: { port: number; hostnames?: string[]; auto?: string; disclose?: boolean }): Promise<{ hostnames?: string[]; error?: string }> {
+async function goCall(
+  ns: string,
+  args: { port: number; hostnames?: string[]; auto?: string; disclose?: boolean },
+): Promise<{ hostnames?: string[]; error?: string }> {
   const argv = [tool, "-kubeconfig", cp.tokenKubeconfig, "-namespace", ns, "-port", String(args.port)];
   if (args.auto) argv.push("-auto", args.auto);
   for (const h of args.hostnames ?? []) argv.push("-host", h);
@@ -34,7 +48,8 @@ async function goCall(ns: string, args: { port: number; hostnames?: string[]; au
 
 /** The state without tinyhost's ownership annotations (the one deliberate addition). */
 function withoutRecords(s: ReleaseState): ReleaseState {
-  const strip = (a: Record<string, string>) => Object.fromEntries(Object.entries(a).filter(([k]) => k !== SERVICE_RECORD_ANNOTATION && k !== INGRESS_RECORD_ANNOTATION));
+  const strip = (a: Record<string, string>) =>
+    Object.fromEntries(Object.entries(a).filter(([k]) => k !== SERVICE_RECORD_ANNOTATION && k !== INGRESS_RECORD_ANNOTATION));
   return { service: { ...s.service, annotations: strip(s.service.annotations) }, ingress: { ...s.ingress, annotations: strip(s.ingress.annotations) } };
 }
 
@@ -58,7 +73,11 @@ describe("the normal case is Go's", () => {
     await ours.exposePort({ hostnames: ["admin.example.com"], port: 9090 });
     const goBoth = await releaseState(kube, goNs);
     expect(withoutRecords(await releaseState(kube, ourNs))).toEqual(goBoth);
-    expect(goBoth.service.ports).toEqual([GRPC_PORT, { name: "port8080", port: 8080, targetPort: 8080, protocol: "TCP" }, { name: "port9090", port: 9090, targetPort: 9090, protocol: "TCP" }] as never);
+    expect(goBoth.service.ports).toEqual([
+      GRPC_PORT,
+      { name: "port8080", port: 8080, targetPort: 8080, protocol: "TCP" },
+      { name: "port9090", port: 9090, targetPort: 9090, protocol: "TCP" },
+    ] as never);
 
     expect(await goCall(goNs, { port: 8080, disclose: true })).toEqual({});
     await ours.disclosePort(8080);

@@ -45,7 +45,12 @@ export function chartService(name: string, release = RELEASE, ports: ServicePort
 }
 
 /** The chart's manager Ingress (suffix annotation, placeholder default backend). */
-export function chartIngress(name: string, suffix: string | undefined, release = RELEASE, extra: { rules?: IngressRule[]; tls?: IngressTls[]; defaultBackend?: boolean } = {}): Ingress {
+export function chartIngress(
+  name: string,
+  suffix: string | undefined,
+  release = RELEASE,
+  extra: { rules?: IngressRule[]; tls?: IngressTls[]; defaultBackend?: boolean } = {},
+): Ingress {
   return {
     metadata: { name, labels: commonLabels(release), ...(suffix ? { annotations: { [INGRESS_HOSTNAME_SUFFIX_ANNOTATION]: suffix } } : {}) },
     spec: {
@@ -95,7 +100,11 @@ export async function releaseIn(cp: ControlPlane, kube: KubeClient, prefix: stri
     const suffix = opts.suffix === null ? undefined : (opts.suffix ?? SUFFIX);
     await kube.create(
       ingresses,
-      chartIngress(INGRESS, suffix, RELEASE, { ...(opts.rules ? { rules: opts.rules } : {}), ...(opts.tls ? { tls: opts.tls } : {}), ...(opts.defaultBackend === false ? { defaultBackend: false } : {}) }),
+      chartIngress(INGRESS, suffix, RELEASE, {
+        ...(opts.rules ? { rules: opts.rules } : {}),
+        ...(opts.tls ? { tls: opts.tls } : {}),
+        ...(opts.defaultBackend === false ? { defaultBackend: false } : {}),
+      }),
       write,
     );
   }

@@ -7,17 +7,29 @@
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { connectControlPlane, type ControlPlane } from "../support/control-plane.ts";
+import { KubeClient, createKubeClient, ingresses, services, type KubeObject, type ResourceDescriptor, type WriteOptions } from "../../src/k8s/client/index.ts";
 import {
-  KubeClient,
-  createKubeClient,
-  ingresses,
-  services,
-  type KubeObject,
-  type ResourceDescriptor,
-  type WriteOptions,
-} from "../../src/k8s/client/index.ts";
-import { API_VERSION, FLOW_NAME_LABEL, INGRESS_HOSTNAME_SUFFIX_ANNOTATION, PROJECT_NAME_LABEL, generateNodeName, type NewTinyNode, type TinyNode } from "../../src/core/api/index.ts";
-import { INGRESS, POD, SERVICE, SUFFIX, chartService, managerFor, pathTo, rejection, releaseIn, versionsOf, type ReleaseOptions } from "./resource-manager-release.ts";
+  API_VERSION,
+  FLOW_NAME_LABEL,
+  INGRESS_HOSTNAME_SUFFIX_ANNOTATION,
+  PROJECT_NAME_LABEL,
+  generateNodeName,
+  type NewTinyNode,
+  type TinyNode,
+} from "../../src/core/api/index.ts";
+import {
+  INGRESS,
+  POD,
+  SERVICE,
+  SUFFIX,
+  chartService,
+  managerFor,
+  pathTo,
+  rejection,
+  releaseIn,
+  versionsOf,
+  type ReleaseOptions,
+} from "./resource-manager-release.ts";
 import {
   InvalidHostnameError,
   InvalidPortError,
@@ -110,7 +122,13 @@ describe("exposePort", () => {
     const ns = await release("rm-concurrent");
     const m = manager(ns);
     await Promise.all([8080, 8081, 8082, 8083].map((port) => m.exposePort({ hostnames: [`p${port}.example.com`], port })));
-    expect((await servicePorts(ns))?.sort()).toEqual(["grpc:8483->grpc", "port8080:8080->8080", "port8081:8081->8081", "port8082:8082->8082", "port8083:8083->8083"]);
+    expect((await servicePorts(ns))?.sort()).toEqual([
+      "grpc:8483->grpc",
+      "port8080:8080->8080",
+      "port8081:8081->8081",
+      "port8082:8082->8082",
+      "port8083:8083->8083",
+    ]);
     const rules = (await getIngress(ns)).spec?.rules ?? [];
     expect(rules.map((r) => r.host).sort()).toEqual(["p8080.example.com", "p8081.example.com", "p8082.example.com", "p8083.example.com"]);
   });
@@ -196,7 +214,9 @@ describe("disclosePort", () => {
     // Another writer adds /api → 8081 to a.example.com's rule, and an HTTP-less rule.
     const ing = await getIngress(ns);
     const rules = (ing.spec?.rules ?? []).map((r) =>
-      r.host === "a.example.com" ? { ...r, http: { paths: [...((r.http as { paths: unknown[] }).paths ?? []), { path: "/api", pathType: "Prefix", backend: backendOf(8081) }] } } : r,
+      r.host === "a.example.com"
+        ? { ...r, http: { paths: [...((r.http as { paths: unknown[] }).paths ?? []), { path: "/api", pathType: "Prefix", backend: backendOf(8081) }] } }
+        : r,
     );
     await kube.update(ingresses, { ...ing, spec: { ...ing.spec, rules: [...rules, { host: "static.example.com" }] } });
 
@@ -289,7 +309,14 @@ describe("custom-resource helpers", () => {
     expect(project.metadata.name).toMatch(/^my-shop[a-z0-9]{5}$/);
     expect(project.metadata.annotations?.["tinysystems.io/project-name"]).toBe("My Shop");
     const projectName = project.metadata.name ?? "";
-    const projectRef = { apiVersion: API_VERSION, kind: "TinyProject", name: projectName, uid: project.metadata.uid ?? "", controller: true, blockOwnerDeletion: true };
+    const projectRef = {
+      apiVersion: API_VERSION,
+      kind: "TinyProject",
+      name: projectName,
+      uid: project.metadata.uid ?? "",
+      controller: true,
+      blockOwnerDeletion: true,
+    };
 
     const flow = await m.flows.create(projectName, "Checkout Flow");
     expect(flow.metadata.ownerReferences).toEqual([projectRef]);

@@ -82,7 +82,10 @@ function expected(parts: {
   ingressRecord?: unknown;
 }): ReleaseState {
   return {
-    service: { annotations: parts.serviceRecord ? { [SERVICE_RECORD_ANNOTATION]: JSON.stringify(parts.serviceRecord) } : {}, ports: parts.ports as ReleaseState["service"]["ports"] },
+    service: {
+      annotations: parts.serviceRecord ? { [SERVICE_RECORD_ANNOTATION]: JSON.stringify(parts.serviceRecord) } : {},
+      ports: parts.ports as ReleaseState["service"]["ports"],
+    },
     ingress: {
       annotations: { ...SUFFIX_ANN, ...(parts.ingressRecord ? { [INGRESS_RECORD_ANNOTATION]: JSON.stringify(parts.ingressRecord) } : {}) },
       rules: parts.rules ?? [],
@@ -171,7 +174,11 @@ describe("the issue's cases", () => {
   test("a foreign tcp-80 (80/TCP → 8080): exposePort(80) fails naming it and its owner; disclosePort(80) then removes nothing", async () => {
     const foreignRule = rule("api.example.com", pathTo("/v1", 80));
     const wildcard = { hosts: ["api.example.com", `app80-${SUFFIX}`], secretName: "wildcard-tls" };
-    const ns = await release("own-tcp80", { ports: [GRPC_PORT, { name: "tcp-80", port: 80, targetPort: 8080, protocol: "TCP" }], rules: [foreignRule], tls: [wildcard] });
+    const ns = await release("own-tcp80", {
+      ports: [GRPC_PORT, { name: "tcp-80", port: 80, targetPort: 8080, protocol: "TCP" }],
+      rules: [foreignRule],
+      tls: [wildcard],
+    });
     const before = expected({ ports: [GRPC_PORT, { name: "tcp-80", port: 80, targetPort: 8080, protocol: "TCP" }], rules: [foreignRule], tls: [wildcard] });
     expect(await state(ns)).toEqual(before);
     const m = managerFor(kube, ns);
@@ -213,7 +220,13 @@ describe("the issue's cases", () => {
     });
     const before = await state(ns);
     expect(before).toEqual(
-      expected({ ports: [ourPort(8080)], serviceRecord: { "8080": "own" }, rules: [rule("a.example.com", pathTo("/", 8080))], tls: [tlsFor("a.example.com")], ingressRecord: { "8080": { "a.example.com": own } } }),
+      expected({
+        ports: [ourPort(8080)],
+        serviceRecord: { "8080": "own" },
+        rules: [rule("a.example.com", pathTo("/", 8080))],
+        tls: [tlsFor("a.example.com")],
+        ingressRecord: { "8080": { "a.example.com": own } },
+      }),
     );
     const err = await rejection(m.disclosePort(8080));
     expect(err).toBeInstanceOf(WouldBeEmptyError);
@@ -223,7 +236,11 @@ describe("the issue's cases", () => {
   });
 
   test("80/TCP and 80/UDP of another writer: exposePort(80) fails naming both, disclosePort(80) removes neither", async () => {
-    const ports = [GRPC_PORT, { name: "http", port: 80, targetPort: 80, protocol: "TCP" as const }, { name: "syslog", port: 80, targetPort: 514, protocol: "UDP" as const }];
+    const ports = [
+      GRPC_PORT,
+      { name: "http", port: 80, targetPort: 80, protocol: "TCP" as const },
+      { name: "syslog", port: 80, targetPort: 514, protocol: "UDP" as const },
+    ];
     const ns = await release("own-tcpudp", { ports });
     const before = expected({ ports });
     const m = managerFor(kube, ns);
@@ -329,11 +346,24 @@ describe("ownership", () => {
     await otherWriterEdit<Ingress>({
       what: "test",
       read: () => kube.get(ingresses, INGRESS, ns),
-      modify: (i) => ({ ...i, spec: { ...i.spec, rules: [...(i.spec?.rules ?? []), rule("k.example.com", pathTo("/", 80, "k")) as Record<string, unknown>], tls: [{ hosts: ["a.example.com", "k.example.com"], secretName: "a.example.com-tls" }] } }),
+      modify: (i) => ({
+        ...i,
+        spec: {
+          ...i.spec,
+          rules: [...(i.spec?.rules ?? []), rule("k.example.com", pathTo("/", 80, "k")) as Record<string, unknown>],
+          tls: [{ hosts: ["a.example.com", "k.example.com"], secretName: "a.example.com-tls" }],
+        },
+      }),
       write: (i) => kube.update(ingresses, i, { fieldManager: OTHER_WRITER }),
     });
     await m.disclosePort(8080);
-    expect(await state(ns)).toEqual(expected({ ports: [GRPC_PORT], rules: [rule("k.example.com", pathTo("/", 80, "k"))], tls: [{ hosts: ["k.example.com"], secretName: "a.example.com-tls" }] }));
+    expect(await state(ns)).toEqual(
+      expected({
+        ports: [GRPC_PORT],
+        rules: [rule("k.example.com", pathTo("/", 80, "k"))],
+        tls: [{ hosts: ["k.example.com"], secretName: "a.example.com-tls" }],
+      }),
+    );
   });
 
   test("a host rule without http gets tinyhost's path, and after disclosePort is back as it was", async () => {
@@ -403,21 +433,30 @@ describe("concurrency", () => {
     const mid = await state(ns);
     expect(mid.service.ports.map((p) => p.port).sort()).toEqual([...portsA, ...portsB, 8483]);
     expect(Object.keys(JSON.parse(mid.service.annotations[SERVICE_RECORD_ANNOTATION]!))).toHaveLength(12);
-    expect(mid.ingress.rules.map((r) => r.host).sort()).toEqual([...[...portsA, ...portsB].map(host), "f0.example.com", "f1.example.com", "f2.example.com", "f3.example.com", "f4.example.com"].sort());
+    expect(mid.ingress.rules.map((r) => r.host).sort()).toEqual(
+      [...[...portsA, ...portsB].map(host), "f0.example.com", "f1.example.com", "f2.example.com", "f3.example.com", "f4.example.com"].sort(),
+    );
 
     await Promise.all([...[7000, 7001, 7002].map((p) => a.disclosePort(p)), ...[7100, 7101, 7102].map((p) => b.disclosePort(p)), otherWriter(5, 10)]);
 
     const kept = [7003, 7004, 7005, 7103, 7104, 7105];
     const end = await state(ns);
     const byHost = (x: IngressRule, y: IngressRule) => ((x.host ?? "") < (y.host ?? "") ? -1 : 1);
-    const foreignRules = Array.from({ length: 10 }, (_, i) => (i === 0 ? rule("f0.example.com", pathTo("/", 80, "foreign"), pathTo("/edit9", 81, "foreign")) : rule(`f${i}.example.com`, pathTo("/", 80, "foreign"))));
+    const foreignRules = Array.from({ length: 10 }, (_, i) =>
+      i === 0 ? rule("f0.example.com", pathTo("/", 80, "foreign"), pathTo("/edit9", 81, "foreign")) : rule(`f${i}.example.com`, pathTo("/", 80, "foreign")),
+    );
     expect(end.service.ports.sort((x, y) => x.port - y.port)).toEqual([...kept.map(ourPort), GRPC_PORT] as never);
     expect(JSON.parse(end.service.annotations[SERVICE_RECORD_ANNOTATION]!)).toEqual(Object.fromEntries(kept.map((p) => [String(p), "own"])));
     expect(end.service.annotations[EXPOSE_LOCK_ANNOTATION]).toBeUndefined();
     expect([...end.ingress.rules].sort(byHost)).toEqual([...foreignRules, ...kept.map((p) => rule(host(p), pathTo("/", p)))].sort(byHost));
     const foreignTls = end.ingress.tls.filter((t) => t.secretName === "foreign-tls");
     expect(foreignTls).toEqual([{ hosts: Array.from({ length: 10 }, (_, i) => `f${i}.example.com`), secretName: "foreign-tls" }]);
-    expect(end.ingress.tls.filter((t) => t.secretName !== "foreign-tls").map((t) => t.hosts?.[0]).sort()).toEqual(kept.map(host).sort());
+    expect(
+      end.ingress.tls
+        .filter((t) => t.secretName !== "foreign-tls")
+        .map((t) => t.hosts?.[0])
+        .sort(),
+    ).toEqual(kept.map(host).sort());
     expect(JSON.parse(end.ingress.annotations[INGRESS_RECORD_ANNOTATION]!)).toEqual(Object.fromEntries(kept.map((p) => [String(p), { [host(p)]: own }])));
   }, 120_000);
 
@@ -437,7 +476,12 @@ describe("concurrency", () => {
     await managerFor(kube, ns).exposePort({ hostnames: ["race.example.com"], port: 7000 });
     const exposed = await state(ns);
     // Delay only the Service write that removes port7000 (not the lock writes).
-    const slow = new SlowClient(await ownClient(cp), "Service", 500, (o) => !(o as { spec?: { ports?: { port: number }[] } }).spec?.ports?.some((p) => p.port === 7000));
+    const slow = new SlowClient(
+      await ownClient(cp),
+      "Service",
+      500,
+      (o) => !(o as { spec?: { ports?: { port: number }[] } }).spec?.ports?.some((p) => p.port === 7000),
+    );
     const disclosing = managerFor(slow, ns).disclosePort(7000);
     await until(async () => (await state(ns)).ingress.annotations[INGRESS_RECORD_ANNOTATION] === undefined); // Ingress written, Service pending
     await managerFor(await ownClient(cp), ns).exposePort({ hostnames: ["race.example.com"], port: 7000 });
@@ -451,7 +495,13 @@ describe("concurrency", () => {
     await otherWriterEdit({
       what: "test",
       read: () => kube.get(services, SERVICE, ns),
-      modify: (s) => ({ ...s, metadata: { ...s.metadata, annotations: { [EXPOSE_LOCK_ANNOTATION]: JSON.stringify({ holder: "crashed-pod/dead", ttlSeconds: 1, since: "2026-01-01T00:00:00Z" }) } } }),
+      modify: (s) => ({
+        ...s,
+        metadata: {
+          ...s.metadata,
+          annotations: { [EXPOSE_LOCK_ANNOTATION]: JSON.stringify({ holder: "crashed-pod/dead", ttlSeconds: 1, since: "2026-01-01T00:00:00Z" }) },
+        },
+      }),
       write: (s) => kube.update(services, s),
     });
     await managerFor(kube, ns).exposePort({ hostnames: ["a.example.com"], port: 8080 });
@@ -481,7 +531,10 @@ describe("all or nothing", () => {
     await managerFor(kube, ns).exposePort({ hostnames: ["a.example.com", "b.example.com"], port: 8080 });
     await managerFor(kube, ns).exposePort({ hostnames: ["c.example.com"], port: 8081 });
     const before = await state(ns);
-    const faulty = new FaultyClient(kube, (kind, o) => kind === "Service" && !(o as { spec?: { ports?: { port: number }[] } }).spec?.ports?.some((p) => p.port === 8080));
+    const faulty = new FaultyClient(
+      kube,
+      (kind, o) => kind === "Service" && !(o as { spec?: { ports?: { port: number }[] } }).spec?.ports?.some((p) => p.port === 8080),
+    );
     const err = await rejection(managerFor(faulty, ns).disclosePort(8080));
     expect(faulty.failed).toEqual(["Service"]);
     expect((err as KubeApiError).status).toBe(503);

@@ -73,7 +73,11 @@ async function applyFlow(ns: string): Promise<Record<"s1" | "s2" | "s3", string>
   });
   const objects = flowObjects(m, ns);
   await applyObjects(kube, ns, objects);
-  await waitForReconciled(kube, ns, objects.filter((o) => o.kind === "TinyNode").map((o) => o.metadata.name!));
+  await waitForReconciled(
+    kube,
+    ns,
+    objects.filter((o) => o.kind === "TinyNode").map((o) => o.metadata.name!),
+  );
   return { s1: m.nodes.get("s1")!.metadata.name!, s2: m.nodes.get("s2")!.metadata.name!, s3: m.nodes.get("s3")!.metadata.name! };
 }
 
@@ -81,7 +85,10 @@ async function applyFlow(ns: string): Promise<Record<"s1" | "s2" | "s3", string>
  * Replaces each of `replicas` in turn: SIGTERM, wait for the exit (timed), start its successor and
  * wait until it is ready. Returns the SIGTERM→exit times and exit codes.
  */
-async function rollingUpdate(replicas: ModuleProcess[], start: (hostname: string) => Promise<ModuleProcess>): Promise<{ pod: string; ms: number; code: number }[]> {
+async function rollingUpdate(
+  replicas: ModuleProcess[],
+  start: (hostname: string) => Promise<ModuleProcess>,
+): Promise<{ pod: string; ms: number; code: number }[]> {
   const out: { pod: string; ms: number; code: number }[] = [];
   for (const [i, old] of replicas.entries()) {
     await Bun.sleep(1500); // load reaches both replicas first
@@ -100,7 +107,16 @@ describe("a rolling update of a module with two replicas", () => {
     mkdirSync(logDir);
     const journalFile = join(logDir, "journal.jsonl");
     const env = { TINY_NATS_URL: js.url, TINY_NATS_TRANSPORT: "jetstream", TINYHOST_JETSTREAM_ACK_WAIT_MS: "10000", DURABLE_JOURNAL: journalFile };
-    const start = (hostname: string) => startModuleProcess({ hostname, name: "back", namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "test/fixtures/rolling-components", env, logDir });
+    const start = (hostname: string) =>
+      startModuleProcess({
+        hostname,
+        name: "back",
+        namespace: ns,
+        kubeconfig: cp.tokenKubeconfig,
+        components: "test/fixtures/rolling-components",
+        env,
+        logDir,
+      });
     const first = await Promise.all([start("back-0"), start("back-1")]);
     procs.push(...first);
     const names = await applyFlow(ns);
@@ -108,7 +124,9 @@ describe("a rolling update of a module with two replicas", () => {
     const nc = await connectNats(js.url);
     // The server's advisory for every message a consumer terminated: none may come from a shutdown.
     const terminated: string[] = [];
-    nc.subscribe("$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED.module-edges.back", { callback: (_e, m) => void terminated.push(new TextDecoder().decode(m.data)) });
+    nc.subscribe("$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED.module-edges.back", {
+      callback: (_e, m) => void terminated.push(new TextDecoder().decode(m.data)),
+    });
     await nc.flush();
     const sender = await JetStreamTransport.create({ nc, module: "loadgen" });
     const runs: string[] = [];
@@ -119,7 +137,15 @@ describe("a rolling update of a module with two replicas", () => {
         const batch = Array.from({ length: Math.min(30, RUNS - i) }, () => {
           const run = mintRun();
           runs.push(run.runId);
-          return sender.send({ edgeId: "", from: "", to: `${names.s1}:in`, data: { trail: [], holdMs: HOLD_MS }, depth: 0, runId: run.runId, stepKey: run.stepKey });
+          return sender.send({
+            edgeId: "",
+            from: "",
+            to: `${names.s1}:in`,
+            data: { trail: [], holdMs: HOLD_MS },
+            depth: 0,
+            runId: run.runId,
+            stepKey: run.stepKey,
+          });
         });
         for (const r of await Promise.all(batch)) if (r.kind === "fail") sendFailures.push(r.error.message);
         await Bun.sleep(100);
@@ -132,7 +158,10 @@ describe("a rolling update of a module with two replicas", () => {
     const expected = RUNS * 3;
     const done = () => readJournal(journalFile).filter((e) => e.event === "done");
     // A stall is not thrown here: the figures below say what was lost, the diagnosis says why.
-    const stalled = await waitUntil(`${expected} hops done`, async () => new Set(done().map((e) => `${e.node}/${e.runId}`)).size >= expected, 90_000, 500).then(() => false, () => true);
+    const stalled = await waitUntil(`${expected} hops done`, async () => new Set(done().map((e) => `${e.node}/${e.runId}`)).size >= expected, 90_000, 500).then(
+      () => false,
+      () => true,
+    );
     if (process.env.ROLLING_KEEP_LOGS) cpSync(logDir, process.env.ROLLING_KEEP_LOGS, { recursive: true });
     if (stalled) await diagnose(nc, done(), runs, Object.values(names));
     await Bun.sleep(2000); // a late duplicate would show now
@@ -147,14 +176,18 @@ describe("a rolling update of a module with two replicas", () => {
     // The ledger: one `done` record per step of every run (the bucket listed once).
     const ledger = await RunLedger.open(nc);
     const stepKeys = (await ledger.keys()).filter((k) => k.startsWith("exec/") && k.includes("/step/") && mine.has(k.split("/")[1]!));
-    const records = (await Promise.all(chunk(stepKeys, 100).map(async (part) => {
-      const out: StepRecord[] = [];
-      for (const key of part) {
-        const rec = parseStepRecord(await ledger.raw(key));
-        if (rec) out.push(rec);
-      }
-      return out;
-    }))).flat();
+    const records = (
+      await Promise.all(
+        chunk(stepKeys, 100).map(async (part) => {
+          const out: StepRecord[] = [];
+          for (const key of part) {
+            const rec = parseStepRecord(await ledger.raw(key));
+            if (rec) out.push(rec);
+          }
+          return out;
+        }),
+      )
+    ).flat();
     const ledgerDone = records.filter((r) => r.status === "done" && Object.values(names).includes(r.node)).length;
     const jsm = await jetstreamManager(nc);
     const left = (await jsm.streams.info("module-edges", { subjects_filter: "tinymodule.back.msg" })).state.subjects?.["tinymodule.back.msg"] ?? 0;
@@ -166,7 +199,14 @@ describe("a rolling update of a module with two replicas", () => {
     console.log(
       `[rolling-update] jetstream: hops by pod ${JSON.stringify(Object.fromEntries(byPod))}; hops sent ${expected}, completed ${completed}, duplicated ${duplicated}, lost ${lost}; ledger done records ${ledgerDone}; left in stream ${left}; terminated ${terminated.length}; redeliveries ${redeliveries}; SIGTERM→exit ${stops.map((s) => `${s.pod} ${s.ms} ms (code ${s.code})`).join(", ")}`,
     );
-    expect({ completed, duplicated, lost, ledgerDone, left, terminated: terminated.length }).toEqual({ completed: expected, duplicated: 0, lost: 0, ledgerDone: expected, left: 0, terminated: 0 });
+    expect({ completed, duplicated, lost, ledgerDone, left, terminated: terminated.length }).toEqual({
+      completed: expected,
+      duplicated: 0,
+      lost: 0,
+      ledgerDone: expected,
+      left: 0,
+      terminated: 0,
+    });
     // Both original replicas took their share before their SIGTERM (one pull starving the other would not).
     expect({ "back-0": (byPod.get("back-0") ?? 0) > 0, "back-1": (byPod.get("back-1") ?? 0) > 0 }).toEqual({ "back-0": true, "back-1": true });
     expect(stops.map((s) => s.code)).toEqual([0, 0]);
@@ -179,7 +219,16 @@ describe("a rolling update of a module with two replicas", () => {
     const logDir = join(dir, ns);
     mkdirSync(logDir);
     const env = { TINY_NATS_URL: core.url, TINYHOST_MAX_CONCURRENT_HOPS: "64" };
-    const start = (hostname: string) => startModuleProcess({ hostname, name: "back", namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "test/fixtures/rolling-components", env, logDir });
+    const start = (hostname: string) =>
+      startModuleProcess({
+        hostname,
+        name: "back",
+        namespace: ns,
+        kubeconfig: cp.tokenKubeconfig,
+        components: "test/fixtures/rolling-components",
+        env,
+        logDir,
+      });
     const first = await Promise.all([start("back-0"), start("back-1")]);
     procs.push(...first);
     const names = await applyFlow(ns);
@@ -201,7 +250,9 @@ describe("a rolling update of a module with two replicas", () => {
     await Bun.sleep(1000);
     rolling = false;
     await Promise.all(callers);
-    console.log(`[rolling-update] core: requests ${sent}, errors ${errors.length}; SIGTERM→exit ${stops.map((s) => `${s.pod} ${s.ms} ms (code ${s.code})`).join(", ")}`);
+    console.log(
+      `[rolling-update] core: requests ${sent}, errors ${errors.length}; SIGTERM→exit ${stops.map((s) => `${s.pod} ${s.ms} ms (code ${s.code})`).join(", ")}`,
+    );
     expect(errors.slice(0, 5)).toEqual([]);
     expect(sent).toBeGreaterThan(100);
     expect(stops.map((s) => s.code)).toEqual([0, 0]);
@@ -219,13 +270,15 @@ function chunk<T>(xs: T[], n: number): T[][] {
   return out;
 }
 
-
 /** Prints what a stalled run needs to be read: progress per node and pod, the consumer, the ledger of a few missing steps. */
 async function diagnose(nc: NatsConnection, done: JournalEvent[], runs: string[], nodes: string[]): Promise<void> {
   const byNode = new Map<string, number>();
   const byPod = new Map<string, number>();
   for (const e of done) byNode.set(e.node, (byNode.get(e.node) ?? 0) + 1), byPod.set(e.pod, (byPod.get(e.pod) ?? 0) + 1);
-  const ci = await (await jetstreamManager(nc)).consumers.info("module-edges", "back").then((i) => ({ delivered: i.delivered, ackFloor: i.ack_floor, pending: i.num_ack_pending, redelivered: i.num_redelivered }), (e: Error) => e.message);
+  const ci = await (await jetstreamManager(nc)).consumers.info("module-edges", "back").then(
+    (i) => ({ delivered: i.delivered, ackFloor: i.ack_floor, pending: i.num_ack_pending, redelivered: i.num_redelivered }),
+    (e: Error) => e.message,
+  );
   console.log(`[rolling-update] stalled: by node ${JSON.stringify([...byNode])}, by pod ${JSON.stringify([...byPod])}, consumer ${JSON.stringify(ci)}`);
   const seen = new Set(done.map((e) => `${e.node}/${e.runId}`));
   const missing = runs.flatMap((r) => nodes.filter((n) => !seen.has(`${n}/${r}`)).map((n) => ({ n, r })));

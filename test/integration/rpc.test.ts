@@ -97,8 +97,12 @@ describe("agent tools over NATS", () => {
   test("concurrent calls each run a fresh instance", async () => {
     const nc = await connectNats(jsServer.url);
     try {
-      const rs = await Promise.all(Array.from({ length: 20 }, (_, i) => publishRpc(nc, "rpcjs", "durable_double", te.encode(JSON.stringify({ n: i })), 10_000)));
-      expect(rs.map((r) => (r.kind === "ok" ? JSON.parse(td.decode(r.value as Uint8Array)) : r))).toEqual(Array.from({ length: 20 }, (_, i) => ({ n: 2 * i, calls: 1 })));
+      const rs = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => publishRpc(nc, "rpcjs", "durable_double", te.encode(JSON.stringify({ n: i })), 10_000)),
+      );
+      expect(rs.map((r) => (r.kind === "ok" ? JSON.parse(td.decode(r.value as Uint8Array)) : r))).toEqual(
+        Array.from({ length: 20 }, (_, i) => ({ n: 2 * i, calls: 1 })),
+      );
     } finally {
       await nc.close();
     }
@@ -120,10 +124,19 @@ describe("tinyhost rpc", () => {
         subject: m.subject,
         reply: m.reply ?? "",
         body: td.decode(m.data),
-        headers: Object.fromEntries(m.headers!.keys().map((k) => [k, k === "x-reply-inbox" ? (m.headers!.get(k).startsWith("_INBOX.") ? "<inbox>" : m.headers!.get(k)) : m.headers!.get(k)])),
+        headers: Object.fromEntries(
+          m
+            .headers!.keys()
+            .map((k) => [k, k === "x-reply-inbox" ? (m.headers!.get(k).startsWith("_INBOX.") ? "<inbox>" : m.headers!.get(k)) : m.headers!.get(k)]),
+        ),
       });
       const [go, ours] = seen.map(shape);
-      expect(go).toEqual({ subject: "tinymodule.nobody.msg", reply: "", body: '{"a":1}', headers: { "x-to": "some_tool", "x-mode": "rpc", "x-reply-inbox": "<inbox>" } });
+      expect(go).toEqual({
+        subject: "tinymodule.nobody.msg",
+        reply: "",
+        body: '{"a":1}',
+        headers: { "x-to": "some_tool", "x-mode": "rpc", "x-reply-inbox": "<inbox>" },
+      });
       expect(ours).toEqual(go!);
     } finally {
       await tap.close();
@@ -158,6 +171,10 @@ describe("tinyhost rpc", () => {
     const other = await cli("--local", "--components", FIXTURES, "othermod", "durable_double", '{"n":7}');
     expect(other.code).toBe(2);
     expect(other.err).toContain('module "othermod" is not the module --local runs ("tinyhost")');
-    expect(await cli("--local", "--name", "othermod", "--components", FIXTURES, "othermod", "durable_double", '{"n":7}')).toEqual({ code: 0, out: '{"n":14,"calls":1}', err: "" });
+    expect(await cli("--local", "--name", "othermod", "--components", FIXTURES, "othermod", "durable_double", '{"n":7}')).toEqual({
+      code: 0,
+      out: '{"n":14,"calls":1}',
+      err: "",
+    });
   });
 });

@@ -69,7 +69,13 @@ describe("run_start + run_status across modules and replicas on JetStream", () =
       project: "runs",
       flow: "front-door",
       module: F,
-      nodes: { door: { component: "run_start" }, s1: { component: "durable_step" }, s2: { component: "durable_step" }, ans: { component: "echo" }, status: { component: "run_status" } },
+      nodes: {
+        door: { component: "run_start" },
+        s1: { component: "durable_step" },
+        s2: { component: "durable_step" },
+        ans: { component: "echo" },
+        status: { component: "run_status" },
+      },
       edges: [
         { from: "door:out", to: "s1:in", configuration: { trail: "{{$.context.trail}}", holdFirstMs: 300 } },
         { from: "s1:out", to: "s2:in", configuration: { trail: "{{$.trail}}" } },
@@ -77,7 +83,12 @@ describe("run_start + run_status across modules and replicas on JetStream", () =
         { from: "status:response", to: "ans:in", configuration: "{{$}}" },
       ],
     });
-    const names = { door: manifests.nodes.get("door")!.metadata.name!, status: manifests.nodes.get("status")!.metadata.name!, s1: moveNodeToModule(manifests, "s1", B), s2: moveNodeToModule(manifests, "s2", B) };
+    const names = {
+      door: manifests.nodes.get("door")!.metadata.name!,
+      status: manifests.nodes.get("status")!.metadata.name!,
+      s1: moveNodeToModule(manifests, "s1", B),
+      s2: moveNodeToModule(manifests, "s2", B),
+    };
     const nodes = [...manifests.nodes.values()];
     const front0 = await replica(F, nodes, "front-0");
     const front1 = await replica(F, nodes, "front-1");
@@ -112,7 +123,13 @@ describe("run_start + run_status across modules and replicas on JetStream", () =
     const front2 = await replica(F, nodes, "front-2");
     const after = await call(`${names.status}:request`, { runID: runId });
     expect(after).toEqual({ ...seen, context: undefined, steps: seen.steps });
-    expect(await call(`${names.status}:request`, { runID: "no-such-run" })).toEqual({ runID: "no-such-run", found: false, complete: false, failed: false, pendingSteps: 0 });
+    expect(await call(`${names.status}:request`, { runID: "no-such-run" })).toEqual({
+      runID: "no-such-run",
+      found: false,
+      complete: false,
+      failed: false,
+      pendingSteps: 0,
+    });
     await front2.close();
     await client.close();
   }, 90_000);

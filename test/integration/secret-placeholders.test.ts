@@ -26,7 +26,11 @@ beforeAll(async () => void ({ cp, kube } = await connectControlPlane()), 900_000
 async function serviceAccountClient(ns: string, name: string, rules: PolicyRule[], probe: string): Promise<KubeClient> {
   await kube.create(serviceAccounts, { metadata: { name } }, { namespace: ns });
   await kube.create(roles, { metadata: { name }, rules }, { namespace: ns });
-  await kube.create(roleBindings, { metadata: { name }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name }, subjects: [{ kind: "ServiceAccount", name, namespace: ns }] }, { namespace: ns });
+  await kube.create(
+    roleBindings,
+    { metadata: { name }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name }, subjects: [{ kind: "ServiceAccount", name, namespace: ns }] },
+    { namespace: ns },
+  );
   const tr = await kube.request<{ status: { token: string } }>({
     method: "POST",
     path: `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`,

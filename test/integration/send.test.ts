@@ -66,14 +66,22 @@ async function conn(url: string): Promise<NatsConnection> {
 
 /** Runs `tinyhost send …`; resolves to its exit code and output. */
 async function send(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
-  const p = Bun.spawn([BUN, "src/cli/main.ts", "send", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, TINY_NATS_URL: "", TINY_NATS_TRANSPORT: "", ...env } });
+  const p = Bun.spawn([BUN, "src/cli/main.ts", "send", ...args], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, TINY_NATS_URL: "", TINY_NATS_TRANSPORT: "", ...env },
+  });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { code, out: out.trim(), err: err.trim() };
 }
 
 /** Runs the Go SDK's wire.Publish; resolves to what it returned. */
 async function goPublish(url: string, node: string, port: string, data: string, wait: boolean): Promise<{ reply: string | null; error: string | null }> {
-  const p = Bun.spawn([await goTool("wirepublish"), "-url", url, "-node", node, "-port", port, "-data", data, ...(wait ? ["-wait", "-timeout", "5s"] : [])], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([await goTool("wirepublish"), "-url", url, "-node", node, "-port", port, "-data", data, ...(wait ? ["-wait", "-timeout", "5s"] : [])], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   if (code !== 0) throw new Error(`wirepublish exited ${code}: ${err}`);
   return JSON.parse(out) as { reply: string | null; error: string | null };
@@ -125,7 +133,11 @@ function handler(msg: Msg): Promise<Result> {
 function shape(c: Captured): Captured {
   const inbox = c.headers["x-reply-inbox"];
   if (inbox !== undefined) expect(c.reply === inbox || c.reply === "" || c.reply.startsWith("_INBOX.")).toBe(true);
-  return { ...c, headers: { ...c.headers, ...(inbox !== undefined ? { "x-reply-inbox": "<inbox>" } : {}) }, reply: c.reply === "" ? "" : c.reply === inbox ? "<inbox>" : "<other inbox>" };
+  return {
+    ...c,
+    headers: { ...c.headers, ...(inbox !== undefined ? { "x-reply-inbox": "<inbox>" } : {}) },
+    reply: c.reply === "" ? "" : c.reply === inbox ? "<inbox>" : "<other inbox>",
+  };
 }
 
 describe("tinyhost send on a cluster's NATS, as Go's wire.Publish", () => {
@@ -138,10 +150,17 @@ describe("tinyhost send on a cluster's NATS, as Go's wire.Publish", () => {
       const [goMsg] = await cap.next(1);
       const r = await send(["--nats-url", sharedUrl, node, port, '{"reset":true}']);
       expect(r.code).toBe(0);
-      expect(r.err).toBe(`sent to ${node}:${port} (tinymodule.${module}.${port === "_control" ? "sysmsg" : "msg"}; core NATS does not report whether a module received it: --wait does)`);
+      expect(r.err).toBe(
+        `sent to ${node}:${port} (tinymodule.${module}.${port === "_control" ? "sysmsg" : "msg"}; core NATS does not report whether a module received it: --wait does)`,
+      );
       const [ours] = await cap.next(1);
       expect(ours).toEqual(goMsg!);
-      expect(ours).toEqual({ subject: `tinymodule.${module}.${port === "_control" ? "sysmsg" : "msg"}`, headers: { "x-to": `${node}:${port}`, "x-from": "signal" }, body: '{"reset":true}', reply: "" });
+      expect(ours).toEqual({
+        subject: `tinymodule.${module}.${port === "_control" ? "sysmsg" : "msg"}`,
+        headers: { "x-to": `${node}:${port}`, "x-from": "signal" },
+        body: '{"reset":true}',
+        reply: "",
+      });
     }
   });
 
@@ -197,7 +216,14 @@ describe("tinyhost send on a cluster's NATS, as Go's wire.Publish", () => {
   test("JetStream, --wait: Go's wire.Publish returns the stream's PubAck; tinyhost send returns the flow's reply", async () => {
     const module = `sendjs${process.pid}`;
     const node = `f1.${module}.echo-1`;
-    const t = await JetStreamTransport.create({ nc: await conn(jsNats.url), module, pod: `${module}-pod`, requestTimeoutMs: 10_000, healthCheckMs: 300, rebuildPauseMs: 100 });
+    const t = await JetStreamTransport.create({
+      nc: await conn(jsNats.url),
+      module,
+      pod: `${module}-pod`,
+      requestTimeoutMs: 10_000,
+      healthCheckMs: 300,
+      rebuildPauseMs: 100,
+    });
     await t.serve({ handler, system: (msg) => handler(msg) });
     closers.push(() => t.close(100));
 
@@ -230,8 +256,20 @@ describe("tinyhost send to local mode", () => {
     temps.push(dir);
     for (const f of readdirSync(join(ROOT, "examples/tick-count"))) if (f.endsWith(".yaml")) cpSync(join(ROOT, "examples/tick-count", f), join(dir, f));
     const log = join(dir, "..", `${Date.now()}-send-local.log`);
-    procs.push(startProcess({ name: "run --local", cmd: [BUN, "src/cli/main.ts", "run", "--local", dir, "--port", String(freePort()), "--console", "127.0.0.1:0"], cwd: ROOT, logFile: log, env: { TINYHOST_LOG_LEVEL: "warn" } }));
-    await waitUntil("the console", async () => existsSync(join(dir, ".tinyhost")) && readdirSync(join(dir, ".tinyhost")).some((f) => /^console-\d+\.json$/.test(f)), 30_000).catch(async (err) => {
+    procs.push(
+      startProcess({
+        name: "run --local",
+        cmd: [BUN, "src/cli/main.ts", "run", "--local", dir, "--port", String(freePort()), "--console", "127.0.0.1:0"],
+        cwd: ROOT,
+        logFile: log,
+        env: { TINYHOST_LOG_LEVEL: "warn" },
+      }),
+    );
+    await waitUntil(
+      "the console",
+      async () => existsSync(join(dir, ".tinyhost")) && readdirSync(join(dir, ".tinyhost")).some((f) => /^console-\d+\.json$/.test(f)),
+      30_000,
+    ).catch(async (err) => {
       throw new Error(`${(err as Error).message}\n${await tail(log, 30)}`);
     });
     const counter = nodeNameOf(tickCount(), "counter");
@@ -274,7 +312,17 @@ describe("tinyhost send against the test control plane + NATS", () => {
       const ns = await cp.newNamespace(`send-${transport}`);
       const natsUrl = transport === "core" ? sharedUrl : jsNats.url;
       const env = { TINY_NATS_URL: natsUrl, ...(transport === "jetstream" ? { TINY_NATS_TRANSPORT: "jetstream" } : {}) };
-      mods.push(await startModuleProcess({ hostname: `${ns}-pod-0`, name: "tinyhost", namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", env, logDir: dir }));
+      mods.push(
+        await startModuleProcess({
+          hostname: `${ns}-pod-0`,
+          name: "tinyhost",
+          namespace: ns,
+          kubeconfig: cp.tokenKubeconfig,
+          components: "components",
+          env,
+          logDir: dir,
+        }),
+      );
       const objects = exampleObjects("tick-count", ns);
       await applyObjects(kube, ns, objects);
       const names = nodesByComponent(objects);

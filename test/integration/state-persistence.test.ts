@@ -33,7 +33,11 @@ interface Event {
 
 function events(file: string): Event[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Event);
+  return readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Event);
 }
 
 describe("cluster: state.set then at once SIGTERM (real apiserver)", () => {
@@ -46,7 +50,15 @@ describe("cluster: state.set then at once SIGTERM (real apiserver)", () => {
   });
 
   async function pod(ns: string, hostname: string, rec: string): Promise<ModuleProcess> {
-    const p = await startModuleProcess({ hostname, name: MODULE, namespace: ns, kubeconfig: cp.tokenKubeconfig, logDir: dir, components: FIXTURES, env: { RECORDER_FILE: rec } });
+    const p = await startModuleProcess({
+      hostname,
+      name: MODULE,
+      namespace: ns,
+      kubeconfig: cp.tokenKubeconfig,
+      logDir: dir,
+      components: FIXTURES,
+      env: { RECORDER_FILE: rec },
+    });
     procs.push(p);
     return p;
   }
@@ -65,7 +77,12 @@ describe("cluster: state.set then at once SIGTERM (real apiserver)", () => {
     await waitUntil("the first value written by the 1 s status window", async () => (await stored()) === b64("first"), 20_000, 100);
 
     await kube.mergePatch(tinyNodes, name, { spec: { ports: [{ port: "_settings", configuration: base64Json({ value: "second" }) }] } }, { namespace: ns });
-    await waitUntil("pod-a set the second value", async () => events(rec).some((e) => e.pod === "pod-a" && e.hook === "set" && e.value === "second"), 20_000, 10);
+    await waitUntil(
+      "pod-a set the second value",
+      async () => events(rec).some((e) => e.pod === "pod-a" && e.hook === "set" && e.value === "second"),
+      20_000,
+      10,
+    );
     // SIGTERM now — tens of ms after the set, inside the 1 s window, so only the shutdown flush
     // can write "second" — and wait for the exit.
     await a.stop(9000);
@@ -106,7 +123,15 @@ describe("local mode: state.set then at once a hot reload, or a stop", () => {
 
   /** Local mode with its state file, the file watches on, and a 5 s status window: nothing is written by the window during a test step. */
   async function startHost(dir: string, cdir: string, lines: string[] = []): Promise<LocalHost> {
-    const host = await LocalHost.start({ dir, componentsDir: cdir, watch: true, watchDebounceMs: 20, debounceMs: 5000, resyncMs: 0, report: (l) => lines.push(l) });
+    const host = await LocalHost.start({
+      dir,
+      componentsDir: cdir,
+      watch: true,
+      watchDebounceMs: 20,
+      debounceMs: 5000,
+      resyncMs: 0,
+      report: (l) => lines.push(l),
+    });
     hosts.push(host);
     return host;
   }
@@ -127,11 +152,20 @@ describe("local mode: state.set then at once a hot reload, or a stop", () => {
     const before = host.scheduler.runner(NODE)!;
     expect((await host.send(NODE, "set", { value: "before-reload" })).kind).toBe("ok");
     appendFileSync(file, "\n// edited: hot reload\n");
-    await waitUntil("the reload recreated the node", async () => host.scheduler.runner(NODE) !== undefined && host.scheduler.runner(NODE) !== before, 10_000, 10);
+    await waitUntil(
+      "the reload recreated the node",
+      async () => host.scheduler.runner(NODE) !== undefined && host.scheduler.runner(NODE) !== before,
+      10_000,
+      10,
+    );
     expect(lines.some((l) => l.startsWith("reloaded ") && l.includes("(keeper): recreating 1 node"))).toBe(true);
     delete process.env.RECORDER_FILE;
     // The new runner's first reconcile (onState → onReconcile) read it — before the watch delivered the old runner's flush.
-    expect(events(rec).filter((e) => e.hook === "read").map((e) => e.value)).toEqual([null, "before-reload"]);
+    expect(
+      events(rec)
+        .filter((e) => e.hook === "read")
+        .map((e) => e.value),
+    ).toEqual([null, "before-reload"]);
     expect(await get(host)).toBe("before-reload");
     expect(host.status(NODE)?.metadata?.["_state/value"]).toBe(b64("before-reload")); // flushed by the old runner, not by the 5 s window
   }, 60_000);
@@ -142,7 +176,9 @@ describe("local mode: state.set then at once a hot reload, or a stop", () => {
     expect((await first.send(NODE, "set", { value: "before-stop" })).kind).toBe("ok");
     await first.stop();
     hosts.splice(hosts.indexOf(first), 1);
-    const saved = JSON.parse(readFileSync(join(dir, ".tinyhost/state.json"), "utf8")) as { nodes: Record<string, { status: { metadata?: Record<string, string> } }> };
+    const saved = JSON.parse(readFileSync(join(dir, ".tinyhost/state.json"), "utf8")) as {
+      nodes: Record<string, { status: { metadata?: Record<string, string> } }>;
+    };
     expect(saved.nodes[NODE]?.status.metadata?.["_state/value"]).toBe(b64("before-stop"));
     const second = await startHost(dir, cdir);
     expect(await get(second)).toBe("before-stop");

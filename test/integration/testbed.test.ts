@@ -50,9 +50,13 @@ describe("test bed", () => {
   test("nats-server restarts on the same port with its JetStream store", async () => {
     const nats = await startNats();
     try {
-      const before = await (await fetch(`http://127.0.0.1:${nats.monitorPort}/varz`)).json() as { port: number; server_id: string };
+      const before = (await (await fetch(`http://127.0.0.1:${nats.monitorPort}/varz`)).json()) as { port: number; server_id: string };
       await nats.restart();
-      const after = await (await fetch(`http://127.0.0.1:${nats.monitorPort}/varz`)).json() as { port: number; server_id: string; jetstream?: { config?: { store_dir?: string } } };
+      const after = (await (await fetch(`http://127.0.0.1:${nats.monitorPort}/varz`)).json()) as {
+        port: number;
+        server_id: string;
+        jetstream?: { config?: { store_dir?: string } };
+      };
       expect(after.port).toBe(before.port);
       expect(after.jetstream?.config?.store_dir).toContain(nats.storeDir);
     } finally {

@@ -56,7 +56,15 @@ test("a TinyComponent is installed, runs in a node, takes edits and leaves on de
   const ns = await cp.newNamespace("tinycomponent");
   const dir = mkdtempSync(join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "tinycomponent-"));
   const emptyComponents = mkdtempSync(join(dir, "components-"));
-  proc = await startModuleProcess({ hostname: "pod-0", name: MODULE, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: emptyComponents, env: { TINY_NATS_URL: natsUrl }, logDir: dir });
+  proc = await startModuleProcess({
+    hostname: "pod-0",
+    name: MODULE,
+    namespace: ns,
+    kubeconfig: cp.tokenKubeconfig,
+    components: emptyComponents,
+    env: { TINY_NATS_URL: natsUrl },
+    logDir: dir,
+  });
 
   // What the defined node emits on `response` goes to a node of a module this test plays on NATS.
   const nc = await connectNats(natsUrl, { name: "tinycomponent-sink" });
@@ -73,34 +81,53 @@ test("a TinyComponent is installed, runs in a node, takes edits and leaves on de
     const h = natsHeaders();
     h.set(H_TO, `${NODE}:request`);
     h.set(H_FROM, "signal"); // a signal carries its payload as is (no edge mapping on the target)
-    await nc.request(`tinymodule.${MODULE}.msg`, new TextEncoder().encode(JSON.stringify({ context: { n }, inputData: { n } })), { headers: h, timeout: 20_000 });
+    await nc.request(`tinymodule.${MODULE}.msg`, new TextEncoder().encode(JSON.stringify({ context: { n }, inputData: { n } })), {
+      headers: h,
+      timeout: 20_000,
+    });
   };
 
   try {
     await kube.create(tinyComponents, definition("export default (i) => ({ n: i.n * 2 })"), { namespace: ns });
     let tc: WatchedComponent | undefined;
-    await waitUntil("the TinyComponent is installed", async () => {
-      tc = await kube.get(tinyComponents, "double-it", ns);
-      return tc.status?.installed === true;
-    }, 60_000);
+    await waitUntil(
+      "the TinyComponent is installed",
+      async () => {
+        tc = await kube.get(tinyComponents, "double-it", ns);
+        return tc.status?.installed === true;
+      },
+      60_000,
+    );
     expect(tc!.status).toEqual({ installed: true, reason: "", observedGeneration: 1, module: MODULE });
     expect(tc!.metadata.finalizers).toContain("io.tinysystems/component-finalizer");
 
-    await waitUntil("the TinyModule status lists double_it", async () => {
-      const m = await kube.get(tinyModules, MODULE, ns).catch(() => undefined);
-      return (m?.status?.components ?? []).some((c) => c.name === "double_it" && (c.tags ?? []).includes("Defined"));
-    }, 60_000);
+    await waitUntil(
+      "the TinyModule status lists double_it",
+      async () => {
+        const m = await kube.get(tinyModules, MODULE, ns).catch(() => undefined);
+        return (m?.status?.components ?? []).some((c) => c.name === "double_it" && (c.tags ?? []).includes("Defined"));
+      },
+      60_000,
+    );
 
-    await kube.create(tinyNodes, {
-      apiVersion: "operator.tinysystems.io/v1alpha1",
-      kind: "TinyNode",
-      metadata: { name: NODE },
-      spec: { module: MODULE, component: "double_it", edges: [{ id: "e1", port: "response", to: `${SINK}:in`, flowID: "f1" }] },
-    } as TinyNode, { namespace: ns });
-    await waitUntil("the node runs", async () => {
-      const n = await kube.get(tinyNodes, NODE, ns);
-      return n.status?.status === "OK" && (n.status.ports ?? []).some((p) => p.name === "request");
-    }, 60_000);
+    await kube.create(
+      tinyNodes,
+      {
+        apiVersion: "operator.tinysystems.io/v1alpha1",
+        kind: "TinyNode",
+        metadata: { name: NODE },
+        spec: { module: MODULE, component: "double_it", edges: [{ id: "e1", port: "response", to: `${SINK}:in`, flowID: "f1" }] },
+      } as TinyNode,
+      { namespace: ns },
+    );
+    await waitUntil(
+      "the node runs",
+      async () => {
+        const n = await kube.get(tinyNodes, NODE, ns);
+        return n.status?.status === "OK" && (n.status.ports ?? []).some((p) => p.name === "request");
+      },
+      60_000,
+    );
 
     await hop(21);
     expect(received.at(-1)).toEqual({ context: { n: 21 }, outputData: { n: 42 } });
@@ -108,30 +135,58 @@ test("a TinyComponent is installed, runs in a node, takes edits and leaves on de
     // Edit the script: the running node serves the new version.
     const current = await kube.get(tinyComponents, "double-it", ns);
     await kube.mergePatch(tinyComponents, "double-it", { spec: { script: "export default (i) => ({ n: i.n * 3 })" } }, { namespace: ns });
-    await waitUntil("generation 2 is installed", async () => (await kube.get(tinyComponents, "double-it", ns)).status?.observedGeneration === (current.metadata.generation ?? 1) + 1, 60_000);
-    await waitUntil("the running node answers with the edited script", async () => {
-      await hop(5);
-      return JSON.stringify(received.at(-1)) === JSON.stringify({ context: { n: 5 }, outputData: { n: 15 } });
-    }, 30_000);
+    await waitUntil(
+      "generation 2 is installed",
+      async () => (await kube.get(tinyComponents, "double-it", ns)).status?.observedGeneration === (current.metadata.generation ?? 1) + 1,
+      60_000,
+    );
+    await waitUntil(
+      "the running node answers with the edited script",
+      async () => {
+        await hop(5);
+        return JSON.stringify(received.at(-1)) === JSON.stringify({ context: { n: 5 }, outputData: { n: 15 } });
+      },
+      30_000,
+    );
 
     // A broken edit is reported on the resource.
     await kube.mergePatch(tinyComponents, "double-it", { spec: { script: "export default (i) => {{{" } }, { namespace: ns });
-    await waitUntil("the broken edit is reported", async () => {
-      const s = (await kube.get(tinyComponents, "double-it", ns)).status;
-      return s?.installed === false && (s.reason ?? "").startsWith("script: main.js:1:");
-    }, 60_000);
+    await waitUntil(
+      "the broken edit is reported",
+      async () => {
+        const s = (await kube.get(tinyComponents, "double-it", ns)).status;
+        return s?.installed === false && (s.reason ?? "").startsWith("script: main.js:1:");
+      },
+      60_000,
+    );
 
     // Delete: uninstalled, finalizer released, the node reports the missing component.
     await kube.delete(tinyComponents, "double-it", { namespace: ns });
-    await waitUntil("the TinyComponent is gone", async () => !(await kube.get(tinyComponents, "double-it", ns).then(() => true, () => false)), 60_000);
-    await waitUntil("the node reports the missing component", async () => {
-      const n = await kube.get(tinyNodes, NODE, ns);
-      return n.status?.error === true && (n.status.status ?? "").includes("double_it");
-    }, 60_000);
-    await waitUntil("the TinyModule status no longer lists double_it", async () => {
-      const m = await kube.get(tinyModules, MODULE, ns);
-      return !(m.status?.components ?? []).some((c) => c.name === "double_it");
-    }, 60_000);
+    await waitUntil(
+      "the TinyComponent is gone",
+      async () =>
+        !(await kube.get(tinyComponents, "double-it", ns).then(
+          () => true,
+          () => false,
+        )),
+      60_000,
+    );
+    await waitUntil(
+      "the node reports the missing component",
+      async () => {
+        const n = await kube.get(tinyNodes, NODE, ns);
+        return n.status?.error === true && (n.status.status ?? "").includes("double_it");
+      },
+      60_000,
+    );
+    await waitUntil(
+      "the TinyModule status no longer lists double_it",
+      async () => {
+        const m = await kube.get(tinyModules, MODULE, ns);
+        return !(m.status?.components ?? []).some((c) => c.name === "double_it");
+      },
+      60_000,
+    );
   } finally {
     sub.unsubscribe();
     await nc.close();
@@ -144,7 +199,15 @@ test("a TinyComponent whose top-level code loops does not hold back the others' 
   const ns = await cp.newNamespace("tinycomponent-loop");
   const dir = mkdtempSync(join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "tinycomponent-loop-"));
   const emptyComponents = mkdtempSync(join(dir, "components-"));
-  proc2 = await startModuleProcess({ hostname: "pod-0", name: MODULE, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: emptyComponents, env: { TINY_NATS_URL: natsUrl }, logDir: dir });
+  proc2 = await startModuleProcess({
+    hostname: "pod-0",
+    name: MODULE,
+    namespace: ns,
+    kubeconfig: cp.tokenKubeconfig,
+    components: emptyComponents,
+    env: { TINY_NATS_URL: natsUrl },
+    logDir: dir,
+  });
   const make = (name: string, component: string, script: string, input?: string): WatchedComponent => {
     const d = definition(script);
     return { ...d, metadata: { name }, spec: { ...d.spec, component, ...(input === undefined ? {} : { input }) } } as WatchedComponent;
@@ -158,10 +221,14 @@ test("a TinyComponent whose top-level code loops does not hold back the others' 
     kube.create(tinyComponents, make("bad-input", "bad_input", "export default (i) => i", '{"type":'), { namespace: ns }),
   ]);
   const statusOf = async (name: string) => (await kube.get(tinyComponents, name, ns)).status;
-  await waitUntil("the three broken TinyComponents report why", async () => {
-    const all = await Promise.all(["syntax", "bad-name", "bad-input"].map(statusOf));
-    return all.every((st) => st?.installed === false && (st.reason ?? "") !== "");
-  }, 60_000);
+  await waitUntil(
+    "the three broken TinyComponents report why",
+    async () => {
+      const all = await Promise.all(["syntax", "bad-name", "bad-input"].map(statusOf));
+      return all.every((st) => st?.installed === false && (st.reason ?? "") !== "");
+    },
+    60_000,
+  );
   // Reported while the loop still spins: the loop's load limit (5 s) has not passed yet.
   expect((await statusOf("loops"))?.observedGeneration).toBeUndefined();
   expect((await statusOf("syntax"))?.reason).toStartWith("script: main.js:1:");

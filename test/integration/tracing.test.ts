@@ -77,7 +77,11 @@ async function traceSpans(traceId: string, count: number): Promise<Got[]> {
 }
 
 async function post(body: unknown, headers: Record<string, string> = {}): Promise<{ traceId: string; json: unknown }> {
-  const res = await fetch(`http://127.0.0.1:${modules.front!.port}/`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json", ...headers } });
+  const res = await fetch(`http://127.0.0.1:${modules.front!.port}/`, {
+    method: "POST",
+    body: JSON.stringify(body),
+    headers: { "content-type": "application/json", ...headers },
+  });
   return { traceId: res.headers.get("x-trace-id") ?? "", json: await res.json() };
 }
 
@@ -142,7 +146,9 @@ describe("tracing across modules (real NATS, OTLP/HTTP JSON)", () => {
       const otherIds = new Set(other.map((s) => s.spanId));
       for (const s of spans) if (s.parentSpanId) expect(ids.has(s.parentSpanId) && !otherIds.has(s.parentSpanId)).toBe(true);
       const backInput = spans.find((s) => s.service === "back")!;
-      const data = JSON.parse(String(attr(backInput.events?.find((e) => e.name === "data")?.attributes, "payload"))) as { body: { who: string; token: string } };
+      const data = JSON.parse(String(attr(backInput.events?.find((e) => e.name === "data")?.attributes, "payload"))) as {
+        body: { who: string; token: string };
+      };
       expect(data.body.who).toBe(who); // each trace carries its own request's payload …
       expect(data.body.token).toBe("<redacted>"); // … with credentials masked
     }

@@ -115,7 +115,11 @@ describe("JetStream hops over max_payload", () => {
     await origin.nc.flush();
     const sender = await transport(modName("sender"));
     const run = mintRun({ replySubject: inbox.subject, replyTarget: "h.web.door-1:reply" });
-    expect(await sender.send(hop("h.web.door-1:reply", { fine: true }, { runId: run.runId, stepKey: "k", replySubject: inbox.subject, replyTarget: "h.web.door-1:reply" }))).toBe(empty);
+    expect(
+      await sender.send(
+        hop("h.web.door-1:reply", { fine: true }, { runId: run.runId, stepKey: "k", replySubject: inbox.subject, replyTarget: "h.web.door-1:reply" }),
+      ),
+    ).toBe(empty);
     const r = await inbox.reply;
     expect(r.kind === "ok" && new TextDecoder().decode(r.value as Uint8Array)).toBe('{"fine":true}');
   });
@@ -139,7 +143,9 @@ describe("sending into a flow (`tinyhost send`) over max_payload", () => {
   for (const transport of ["core", "jetstream"] as const) {
     test(`a ${transport} send over the limit is refused before it is published`, async () => {
       const nc = await conn();
-      const err = await expectTooLarge(async () => (await publishToNode(nc, "h.some-module.node-1", "in", big(), { transport, wait: true, timeoutMs: 60_000 })).result);
+      const err = await expectTooLarge(
+        async () => (await publishToNode(nc, "h.some-module.node-1", "in", big(), { transport, wait: true, timeoutMs: 60_000 })).result,
+      );
       expect(err.message).toContain("tinymodule.some-module.msg");
     });
   }
@@ -150,10 +156,12 @@ describe("the run ledger (KV TINY_EXEC) over max_payload", () => {
     const ledger = await RunLedger.open(await conn());
     const run = mintRun();
     const t0 = performance.now();
-    const err = await ledger.putStep(run.runId, run.stepKey, { node: "n", status: "failed", error: "e".repeat(MAX * 2), completedAt: new Date().toISOString() }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const err = await ledger
+      .putStep(run.runId, run.stepKey, { node: "n", status: "failed", error: "e".repeat(MAX * 2), completedAt: new Date().toISOString() })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(PayloadTooLargeError);
     expect((err as Error).message).toMatch(SIZE_TEXT);
     expect((err as Error).message).toContain(`KV TINY_EXEC key exec/${run.runId}/step/`);

@@ -35,7 +35,13 @@ export function artifactDir(): string {
 /** Launches headless chromium with {@link CHROMIUM_FLAGS} and a new empty `--user-data-dir`. */
 export async function launchBrowser(): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), "tinyhost-chromium-"));
-  const browser = await puppeteer.launch({ executablePath: await chromiumPath(), headless: true, args: CHROMIUM_FLAGS, userDataDir: profile, protocolTimeout: 60_000 });
+  const browser = await puppeteer.launch({
+    executablePath: await chromiumPath(),
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    userDataDir: profile,
+    protocolTimeout: 60_000,
+  });
   browser.once("disconnected", () => rmSync(profile, { recursive: true, force: true }));
   return browser;
 }

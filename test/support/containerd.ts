@@ -127,16 +127,26 @@ export async function startContainerd(): Promise<PrivateContainerd> {
       const id = options.id ?? `tinyhost-test-${process.pid}-${++runs}`;
       const env = Object.entries(options.env ?? {}).flatMap(([k, v]) => ["--env", `${k}=${v}`]);
       const cmd = [
-        ctrBinary, "--address", address, "--namespace", namespace, "run", "--rm",
+        ctrBinary,
+        "--address",
+        address,
+        "--namespace",
+        namespace,
+        "run",
+        "--rm",
         ...(options.writableRoot ? [] : ["--read-only"]),
         ...(options.netHost ? ["--net-host"] : []),
         "--seccomp",
-        "--cgroup", "",
+        "--cgroup",
+        "",
         ...DEFAULT_CAPABILITIES.flatMap((c) => ["--cap-drop", c]),
-        "--mount", "type=tmpfs,src=tmpfs,dst=/tmp,options=nosuid:nodev",
+        "--mount",
+        "type=tmpfs,src=tmpfs,dst=/tmp,options=nosuid:nodev",
         ...(options.mounts ?? []).flatMap((m) => ["--mount", m]),
         ...env,
-        ref, id, ...argv,
+        ref,
+        id,
+        ...argv,
       ];
       const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
       const timer = setTimeout(() => void ctr(["task", "kill", "--signal", "SIGKILL", id]).catch(() => undefined), options.timeoutMs ?? 60_000);

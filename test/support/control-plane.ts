@@ -112,7 +112,12 @@ function withRequests(info: ControlPlaneInfo): ControlPlane {
     request,
     async newNamespace(prefix: string) {
       const suffix = Math.random().toString(36).slice(2, 8);
-      const base = prefix.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 50) || "t";
+      const base =
+        prefix
+          .toLowerCase()
+          .replace(/[^a-z0-9-]+/g, "-")
+          .replace(/^-+|-+$/g, "")
+          .slice(0, 50) || "t";
       const name = `${base}-${suffix}`;
       const res = await request("POST", "/api/v1/namespaces", { metadata: { name } });
       if (!res.ok) throw new Error(`creating namespace ${name}: HTTP ${res.status} ${await res.text()}`);
@@ -129,7 +134,9 @@ function withRequests(info: ControlPlaneInfo): ControlPlane {
 export async function applyCrds(cp: ControlPlane, dir = join(ROOT, "crds")): Promise<string[]> {
   if (!existsSync(dir)) return [];
   const names: string[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".yaml") || f.endsWith(".yml")).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml") || f.endsWith(".yml"))
+    .sort()) {
     for (const doc of YAML.parseAllDocuments(readFileSync(join(dir, file), "utf8"))) {
       const crd = doc.toJSON() as { kind?: string; metadata?: { name?: string } } | null;
       if (!crd || crd.kind !== "CustomResourceDefinition" || !crd.metadata?.name) continue;
@@ -224,11 +231,24 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     logFile: etcdLog,
     ownerPid: opts.ownerPid,
     cmd: [
-      join(bins, "etcd"), "--name", "t", "--data-dir", join(dir, "etcd"), "--unsafe-no-fsync",
-      "--logger=zap", "--log-level=warn",
-      "--listen-client-urls", etcdUrl, "--advertise-client-urls", etcdUrl,
-      "--listen-peer-urls", peerUrl, "--initial-advertise-peer-urls", peerUrl,
-      "--initial-cluster", `t=${peerUrl}`,
+      join(bins, "etcd"),
+      "--name",
+      "t",
+      "--data-dir",
+      join(dir, "etcd"),
+      "--unsafe-no-fsync",
+      "--logger=zap",
+      "--log-level=warn",
+      "--listen-client-urls",
+      etcdUrl,
+      "--advertise-client-urls",
+      etcdUrl,
+      "--listen-peer-urls",
+      peerUrl,
+      "--initial-advertise-peer-urls",
+      peerUrl,
+      "--initial-cluster",
+      `t=${peerUrl}`,
     ],
   });
   try {
@@ -241,15 +261,26 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const server = `https://127.0.0.1:${port}`;
   const caPem = readFileSync(pki.caCert, "utf8");
   const apiArgs = [
-    join(bins, "kube-apiserver"), `--etcd-servers=${etcdUrl}`, "--etcd-prefix=/registry",
-    `--secure-port=${port}`, "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+    join(bins, "kube-apiserver"),
+    `--etcd-servers=${etcdUrl}`,
+    "--etcd-prefix=/registry",
+    `--secure-port=${port}`,
+    "--bind-address=127.0.0.1",
+    "--advertise-address=127.0.0.1",
     "--endpoint-reconciler-type=none",
-    `--tls-cert-file=${pki.serverCert}`, `--tls-private-key-file=${pki.serverKey}`, `--cert-dir=${join(dir, "certs")}`,
-    `--client-ca-file=${pki.caCert}`, `--token-auth-file=${pki.tokenFile}`, "--authorization-mode=RBAC",
-    `--service-account-issuer=${server}`, `--service-account-key-file=${pki.saPub}`,
-    `--service-account-signing-key-file=${pki.saKey}`, "--service-cluster-ip-range=10.0.0.0/24",
+    `--tls-cert-file=${pki.serverCert}`,
+    `--tls-private-key-file=${pki.serverKey}`,
+    `--cert-dir=${join(dir, "certs")}`,
+    `--client-ca-file=${pki.caCert}`,
+    `--token-auth-file=${pki.tokenFile}`,
+    "--authorization-mode=RBAC",
+    `--service-account-issuer=${server}`,
+    `--service-account-key-file=${pki.saPub}`,
+    `--service-account-signing-key-file=${pki.saKey}`,
+    "--service-cluster-ip-range=10.0.0.0/24",
     "--allow-privileged=true",
-    `--disable-admission-plugins=${opts.admitServiceAccounts ? "" : "ServiceAccount,"}StorageObjectInUseProtection`, "--v=0",
+    `--disable-admission-plugins=${opts.admitServiceAccounts ? "" : "ServiceAccount,"}StorageObjectInUseProtection`,
+    "--v=0",
   ];
   let api: ManagedProcess | null = null;
   const startApi = async () => {
@@ -328,9 +359,15 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
 /** Writes the connection facts to a JSON file other processes read with {@link getControlPlane}. */
 export function writeControlPlaneInfo(cp: ControlPlaneInfo, file: string): void {
   const info: ControlPlaneInfo = {
-    server: cp.server, caPem: cp.caPem, token: cp.token, clientCertPem: cp.clientCertPem,
-    clientKeyPem: cp.clientKeyPem, tokenKubeconfig: cp.tokenKubeconfig, certKubeconfig: cp.certKubeconfig,
-    etcdUrl: cp.etcdUrl, dir: cp.dir,
+    server: cp.server,
+    caPem: cp.caPem,
+    token: cp.token,
+    clientCertPem: cp.clientCertPem,
+    clientKeyPem: cp.clientKeyPem,
+    tokenKubeconfig: cp.tokenKubeconfig,
+    certKubeconfig: cp.certKubeconfig,
+    etcdUrl: cp.etcdUrl,
+    dir: cp.dir,
   };
   writeFileSync(file, JSON.stringify(info, null, 2));
 }

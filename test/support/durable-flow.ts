@@ -90,7 +90,12 @@ export interface MixedDurableFlow {
  * them ({@link mixedFlow}).
  */
 export function mixedDurableFlow(o: MixedDurableFlowOptions): MixedDurableFlow {
-  const step = (k: StepKeyName): MixedNodeSpec => ({ module: o.modules[k], component: "durable_step", id: k, durable: k === "s1" && o.modules.door === undefined });
+  const step = (k: StepKeyName): MixedNodeSpec => ({
+    module: o.modules[k],
+    component: "durable_step",
+    id: k,
+    durable: k === "s1" && o.modules.door === undefined,
+  });
   const specs = { s1: step("s1"), s2: step("s2"), s3: step("s3") };
   const door: MixedNodeSpec | undefined = o.modules.door === undefined ? undefined : { module: o.modules.door, component: "durable_door", id: "door" };
   const trail = (k?: StepKeyName) => ({ trail: "{{$.trail}}", ...(k && o.holdFirstMs?.[k] ? { holdFirstMs: o.holdFirstMs[k] } : {}) });
@@ -98,9 +103,14 @@ export function mixedDurableFlow(o: MixedDurableFlowOptions): MixedDurableFlow {
     { from: specs.s1, to: specs.s2, configuration: trail("s2") },
     { from: specs.s2, to: specs.s3, configuration: trail("s3") },
   ];
-  if (door) edges.unshift({ from: door, to: specs.s1, configuration: trail("s1") }), edges.push({ from: specs.s3, to: door, toPort: "reply", configuration: trail() });
+  if (door)
+    edges.unshift({ from: door, to: specs.s1, configuration: trail("s1") }), edges.push({ from: specs.s3, to: door, toPort: "reply", configuration: trail() });
   const nodes = mixedFlow(o.namespace, o.prefix, door ? [door, specs.s1, specs.s2, specs.s3] : [specs.s1, specs.s2, specs.s3], edges);
-  const names: MixedDurableFlow["names"] = { s1: mixedNodeName(o.prefix, specs.s1), s2: mixedNodeName(o.prefix, specs.s2), s3: mixedNodeName(o.prefix, specs.s3) };
+  const names: MixedDurableFlow["names"] = {
+    s1: mixedNodeName(o.prefix, specs.s1),
+    s2: mixedNodeName(o.prefix, specs.s2),
+    s3: mixedNodeName(o.prefix, specs.s3),
+  };
   if (door) names.door = mixedNodeName(o.prefix, door);
   return { nodes, names };
 }

@@ -29,5 +29,8 @@ export function journal(node: string, runId: string | undefined, event: JournalE
 /** Every event in `file` (empty when it does not exist yet). */
 export function readJournal(file: string | undefined = process.env.DURABLE_JOURNAL): JournalEvent[] {
   if (!file || !existsSync(file)) return [...events];
-  return readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as JournalEvent);
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as JournalEvent);
 }

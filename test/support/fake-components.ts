@@ -32,7 +32,12 @@ export function makeNode(id: string, component: string, o: NodeOptions = {}): Ti
     spec: {
       module: MODULE,
       component,
-      edges: (o.edges ?? []).map((e, i) => ({ id: e.id ?? `${id}-e${i}`, port: e.port, to: full(e.to), ...(e.retryPolicy ? { retryPolicy: e.retryPolicy } : {}) })),
+      edges: (o.edges ?? []).map((e, i) => ({
+        id: e.id ?? `${id}-e${i}`,
+        port: e.port,
+        to: full(e.to),
+        ...(e.retryPolicy ? { retryPolicy: e.retryPolicy } : {}),
+      })),
       ports: (o.ports ?? []).map((p) => ({ from: full(p.from), port: p.port, configuration: b64(p.config) })),
     },
     status: { metadata: { ...(o.metadata ?? {}) } },

@@ -34,7 +34,17 @@ export async function wireFlowA(
       component: "router",
       ports: [
         { port: "_settings", configuration: b64({ routes: ["GET", "POST"], enableDefaultPort: true }) },
-        { from: `${H}:request`, port: "input", configuration: b64({ context: "{{$}}", conditions: [{ route: "GET", condition: "{{$.method == 'GET'}}" }, { route: "POST", condition: "{{$.method == 'POST'}}" }] }) },
+        {
+          from: `${H}:request`,
+          port: "input",
+          configuration: b64({
+            context: "{{$}}",
+            conditions: [
+              { route: "GET", condition: "{{$.method == 'GET'}}" },
+              { route: "POST", condition: "{{$.method == 'POST'}}" },
+            ],
+          }),
+        },
       ],
       edges: ["out_get", "out_post", "default"].map((p) => ({ id: `${R}_${p}`, port: p, to: `${H}:response` })),
     },
@@ -45,7 +55,10 @@ export async function wireFlowA(
       module,
       component: "http_server",
       ports: [
-        { port: "_settings", configuration: b64({ enableStopPort: settings.enableStopPort ?? false, enableStatusPort: false, maxBodySize: settings.maxBodySize ?? 1 }) },
+        {
+          port: "_settings",
+          configuration: b64({ enableStopPort: settings.enableStopPort ?? false, enableStatusPort: false, maxBodySize: settings.maxBodySize ?? 1 }),
+        },
         { from: `${R}:out_get`, port: "response", configuration: b64(responses.get) },
         { from: `${R}:out_post`, port: "response", configuration: b64(responses.post) },
         { from: `${R}:default`, port: "response", configuration: b64(responses.fallback) },

@@ -58,7 +58,11 @@ export async function createRelease(kube: KubeClient, namespace: string, o: Rele
     services,
     {
       metadata: { name: `${release}-manager-service`, labels: { ...labels, "app.kubernetes.io/component": "manager" } },
-      spec: { type: "ClusterIP", selector: { ...labels, "control-plane": "controller-manager" }, ports: [{ name: "grpc", port: 8483, targetPort: "grpc", protocol: "TCP" }] },
+      spec: {
+        type: "ClusterIP",
+        selector: { ...labels, "control-plane": "controller-manager" },
+        ports: [{ name: "grpc", port: 8483, targetPort: "grpc", protocol: "TCP" }],
+      },
     },
     { namespace },
   );
@@ -80,7 +84,9 @@ export async function createRelease(kube: KubeClient, namespace: string, o: Rele
 export function exampleObjects(name: string, namespace: string): KubeObject[] {
   const dir = join(ROOT, "examples", name);
   const out: KubeObject[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".yaml")).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()) {
     for (const doc of YAML.parseAllDocuments(readFileSync(join(dir, file), "utf8"))) {
       const obj = doc.toJSON() as KubeObject | null;
       if (!obj || typeof obj.kind !== "string") throw new Error(`examples/${name}/${file}: a document without a kind`);
@@ -197,15 +203,20 @@ export async function waitForMetadata(kube: KubeClient, namespace: string, name:
 export async function waitForReconciled(kube: KubeClient, namespace: string, names: readonly string[], timeoutMs = 20_000): Promise<void> {
   let pending: string[] = [...names];
   try {
-    await waitUntil("nodes reconciled by the leader", async () => {
-      const left: string[] = [];
-      for (const n of pending) {
-        const obj = await kube.get(tinyNodes, n, namespace).catch(() => undefined);
-        if (!obj?.status?.module?.name || obj.status.observedGeneration !== obj.metadata.generation) left.push(n);
-      }
-      pending = left;
-      return left.length === 0;
-    }, timeoutMs, 100);
+    await waitUntil(
+      "nodes reconciled by the leader",
+      async () => {
+        const left: string[] = [];
+        for (const n of pending) {
+          const obj = await kube.get(tinyNodes, n, namespace).catch(() => undefined);
+          if (!obj?.status?.module?.name || obj.status.observedGeneration !== obj.metadata.generation) left.push(n);
+        }
+        pending = left;
+        return left.length === 0;
+      },
+      timeoutMs,
+      100,
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message}; not reconciled: ${pending.join(", ")}`);
   }

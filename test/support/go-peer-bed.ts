@@ -18,7 +18,20 @@ import { H_FROM, H_TO } from "../../src/transport/nats/wire.ts";
 import { openClusterFixture } from "./cluster-fixture.ts";
 import type { ControlPlane } from "./control-plane.ts";
 import { waitForReconciled } from "./flows.ts";
-import { recordFile, startGoPeer, startTinyhostBeside, wireEnv, type GoPeer, type MixedNodeSpec, type PeerRecord, type Wire, readRecords, waitForRecord, mixedNodeName, mixedFlow } from "./go-peer.ts";
+import {
+  recordFile,
+  startGoPeer,
+  startTinyhostBeside,
+  wireEnv,
+  type GoPeer,
+  type MixedNodeSpec,
+  type PeerRecord,
+  type Wire,
+  readRecords,
+  waitForRecord,
+  mixedNodeName,
+  mixedFlow,
+} from "./go-peer.ts";
 import type { ModuleProcess } from "./module-process.ts";
 import { startNats, type NatsServer } from "./nats.ts";
 import { startOtlpReceiver, type OtlpReceiver } from "./otlp-receiver.ts";
@@ -172,10 +185,15 @@ export async function openMixedBed(wire: Wire, tag: string, options: MixedBedOpt
   const grpcTo = async (module: string): Promise<GrpcTransport> => {
     grpc ??= new GrpcTransport({ log: logger.child({ component: "bed-grpc" }) });
     let addr = "";
-    await waitUntil(`TinyModule ${module} status.addr`, async () => {
-      addr = (await kube.get(tinyModules, sanitizeResourceName(module), ns)).status?.addr ?? "";
-      return addr !== "";
-    }, 30_000, 200);
+    await waitUntil(
+      `TinyModule ${module} status.addr`,
+      async () => {
+        addr = (await kube.get(tinyModules, sanitizeResourceName(module), ns)).status?.addr ?? "";
+        return addr !== "";
+      },
+      30_000,
+      200,
+    );
     grpc.register(module, addr);
     return grpc;
   };
@@ -197,7 +215,12 @@ export async function openMixedBed(wire: Wire, tag: string, options: MixedBedOpt
     spawnTinyhost,
     async apply(nodes) {
       for (const n of nodes) await kube.create(tinyNodes, { ...n, metadata: { ...n.metadata, namespace: ns } }, { namespace: ns });
-      await waitForReconciled(kube, ns, nodes.map((n) => n.metadata.name!), 60_000);
+      await waitForReconciled(
+        kube,
+        ns,
+        nodes.map((n) => n.metadata.name!),
+        60_000,
+      );
     },
     async trigger(node, port, data) {
       const module = node.split(".")[1]!;
@@ -256,7 +279,17 @@ export async function busyRefusalThroughGo(b: MixedBed): Promise<BusyRefusal> {
   const busy = await b.spawnTinyhost({ name: "th-busy", hostname: "th-busy-0", env: { TINYHOST_MAX_CONCURRENT_HOPS: "1", TINYHOST_HOP_QUEUE_WAIT_MS: "0" } });
   const p = flowPrefix();
   const [first, middle, echo] = [busy.node("relay", "1"), b.go.node("relay", "2"), busy.node("echo", "3")];
-  await b.apply(mixedFlow(b.ns, p, [first, middle, echo], [{ from: first, to: middle }, { from: middle, to: echo }]));
+  await b.apply(
+    mixedFlow(
+      b.ns,
+      p,
+      [first, middle, echo],
+      [
+        { from: first, to: middle },
+        { from: middle, to: echo },
+      ],
+    ),
+  );
   await b.trigger(nameOf(p, first), "in", { data: { q: "busy" } });
   const mid = await b.waitForRecord("go relay got the refusal", (r) => r.node === nameOf(p, middle));
   return { first: nameOf(p, first), middle: nameOf(p, middle), echo: nameOf(p, echo), mid };

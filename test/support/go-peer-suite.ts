@@ -63,7 +63,17 @@ export function mixedModuleTests(wire: Wire, o: SuiteOptions, extra?: (bed: () =
         const first = on(a).node("relay", "1");
         const middle = on(b).node("relay", "2");
         const echo = on(a).node("echo", "3");
-        await bed.apply(mixedFlow(bed.ns, p, [first, middle, echo], [{ from: first, to: middle }, { from: middle, to: echo }]));
+        await bed.apply(
+          mixedFlow(
+            bed.ns,
+            p,
+            [first, middle, echo],
+            [
+              { from: first, to: middle },
+              { from: middle, to: echo },
+            ],
+          ),
+        );
         await bed.trigger(nameOf(p, first), "in", { data: { q: "ping", n: 7 } });
         const reply = { echo: { q: "ping", n: 7 }, runtime: a, node: nameOf(p, echo) };
         const mid = await bed.waitForRecord(`${b} relay got the echo`, (r) => r.node === nameOf(p, middle));
@@ -79,10 +89,15 @@ export function mixedModuleTests(wire: Wire, o: SuiteOptions, extra?: (bed: () =
         const plain = on(a).node("relay", "p");
         const fail = on(b).node("fail", "f");
         await bed.apply(
-          mixedFlow(bed.ns, p, [coded, plain, fail], [
-            { from: coded, to: fail, configuration: { data: "{{$.data}}", code: "E_PEER" } },
-            { from: plain, to: fail, configuration: { data: "{{$.data}}" } },
-          ]),
+          mixedFlow(
+            bed.ns,
+            p,
+            [coded, plain, fail],
+            [
+              { from: coded, to: fail, configuration: { data: "{{$.data}}", code: "E_PEER" } },
+              { from: plain, to: fail, configuration: { data: "{{$.data}}" } },
+            ],
+          ),
         );
         await bed.trigger(nameOf(p, coded), "in", { data: "boom" });
         await bed.trigger(nameOf(p, plain), "in", { data: "bang" });
@@ -99,7 +114,17 @@ export function mixedModuleTests(wire: Wire, o: SuiteOptions, extra?: (bed: () =
         const first = on(a).node("relay", "t1");
         const middle = on(b).node("relay", "t2");
         const last = on(a).node("sink", "t3");
-        await bed.apply(mixedFlow(bed.ns, p, [first, middle, last], [{ from: first, to: middle }, { from: middle, to: last }]));
+        await bed.apply(
+          mixedFlow(
+            bed.ns,
+            p,
+            [first, middle, last],
+            [
+              { from: first, to: middle },
+              { from: middle, to: last },
+            ],
+          ),
+        );
         await bed.trigger(nameOf(p, first), "in", { data: { t: 1 } });
         const recs: PeerRecord[] = [];
         for (const n of [first, middle, last]) recs.push(await bed.waitForRecord(`${nameOf(p, n)} ran`, (r) => r.node === nameOf(p, n)));
@@ -126,7 +151,17 @@ export function mixedModuleTests(wire: Wire, o: SuiteOptions, extra?: (bed: () =
         const p = flowPrefix();
         const x = on(a).node("relay", "x");
         const y = on(b).node("relay", "y");
-        await bed.apply(mixedFlow(bed.ns, p, [x, y], [{ from: x, to: y }, { from: y, to: x }]));
+        await bed.apply(
+          mixedFlow(
+            bed.ns,
+            p,
+            [x, y],
+            [
+              { from: x, to: y },
+              { from: y, to: x },
+            ],
+          ),
+        );
         await bed.trigger(nameOf(p, x), "in", { data: "loop" });
         // Depth 0…256 ran (x at even depths, y at odd), the hop at depth 257 (to y) was refused; each
         // relay records when its downstream returned, the first node last.
@@ -165,12 +200,30 @@ export function mixedModuleTests(wire: Wire, o: SuiteOptions, extra?: (bed: () =
           const sink = bed.th.node("sink", "r");
           const front = bed.th.node("relay", "r");
           const echo = bed.go.node("echo", "r");
-          await bed.apply(mixedFlow(bed.ns, p, [ctl, sink, front, echo], [{ from: ctl, to: sink }, { from: front, to: echo }]));
+          await bed.apply(
+            mixedFlow(
+              bed.ns,
+              p,
+              [ctl, sink, front, echo],
+              [
+                { from: ctl, to: sink },
+                { from: front, to: echo },
+              ],
+            ),
+          );
           // Both pods run the Go module's nodes; wait until the replica has them too (it reconciles as a follower).
-          await waitUntil("the tinyhost replica runs the Go module's two nodes", async () => ((await replica.proc.metric("tinyhost_runners")) ?? 0) >= 2, 30_000, 200);
+          await waitUntil(
+            "the tinyhost replica runs the Go module's two nodes",
+            async () => ((await replica.proc.metric("tinyhost_runners")) ?? 0) >= 2,
+            30_000,
+            200,
+          );
           await bed.trigger(nameOf(p, ctl), "_control", { send: true, data: { once: true } });
           await expectEventually("both pods saw the _control", () => bed.records().filter((r) => r.node === nameOf(p, ctl)).length >= 2);
-          const seen = bed.records().filter((r) => r.node === nameOf(p, ctl)).map((r) => ({ runtime: r.runtime, leader: r.leader }));
+          const seen = bed
+            .records()
+            .filter((r) => r.node === nameOf(p, ctl))
+            .map((r) => ({ runtime: r.runtime, leader: r.leader }));
           expect(seen.filter((r) => r.leader).length).toBe(1);
           expect(new Set(seen.map((r) => r.runtime))).toEqual(new Set(["go", "tinyhost"]));
           await bed.waitForRecord("the one emit reached the sink", (r) => r.node === nameOf(p, sink));
@@ -182,7 +235,12 @@ export function mixedModuleTests(wire: Wire, o: SuiteOptions, extra?: (bed: () =
           await expectEventually(`${N} replies at the relay`, () => bed.records().filter((r) => r.node === nameOf(p, front)).length >= N, 60_000);
           const echoes = bed.records().filter((r) => r.node === nameOf(p, echo));
           expect(echoes.map((r) => (r.data as { i: number }).i).sort((x, y) => x - y)).toEqual(Array.from({ length: N }, (_, i) => i));
-          expect(bed.records().filter((r) => r.node === nameOf(p, front)).every((r) => r.error === undefined)).toBe(true);
+          expect(
+            bed
+              .records()
+              .filter((r) => r.node === nameOf(p, front))
+              .every((r) => r.error === undefined),
+          ).toBe(true);
           if (wire === "core") {
             // One queue group (the module name) across both runtimes: NATS spreads the hops over both.
             expect(new Set(echoes.map((r) => r.runtime))).toEqual(new Set(["go", "tinyhost"]));

@@ -65,14 +65,22 @@ export async function startGoPeer(o: GoPeerOptions): Promise<GoPeer> {
   const proc = startProcess({
     name: `go peer ${o.hostname}`,
     cmd: [
-      bin, "run",
-      "--name", o.name,
-      "--version", o.version ?? "1.0.0",
-      "--namespace", o.namespace,
-      "--kubeconfig", o.kubeconfig,
-      "--health-probe-bind-address", `127.0.0.1:${port}`,
-      "--metrics-bind-address", "0",
-      "--grpc-server-bind-address", "127.0.0.1:0",
+      bin,
+      "run",
+      "--name",
+      o.name,
+      "--version",
+      o.version ?? "1.0.0",
+      "--namespace",
+      o.namespace,
+      "--kubeconfig",
+      o.kubeconfig,
+      "--health-probe-bind-address",
+      `127.0.0.1:${port}`,
+      "--metrics-bind-address",
+      "0",
+      "--grpc-server-bind-address",
+      "127.0.0.1:0",
     ],
     logFile,
     // Nothing of the test runner's own transport/telemetry settings leaks into the peer.
@@ -83,11 +91,16 @@ export async function startGoPeer(o: GoPeerOptions): Promise<GoPeer> {
     let exited: number | undefined;
     void proc.exited.then((c) => (exited = c));
     try {
-      await waitUntil(`go peer ${o.hostname} /readyz 200`, async () => {
-        if (exited !== undefined) throw new Error(`the peer exited with code ${exited}`);
-        const r = await fetch(`${healthUrl}/readyz`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
-        return r?.status === 200;
-      }, 60_000, 200);
+      await waitUntil(
+        `go peer ${o.hostname} /readyz 200`,
+        async () => {
+          if (exited !== undefined) throw new Error(`the peer exited with code ${exited}`);
+          const r = await fetch(`${healthUrl}/readyz`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+          return r?.status === 200;
+        },
+        60_000,
+        200,
+      );
     } catch (err) {
       await proc.kill();
       throw new Error(`${(err as Error).message}\n--- ${logFile} ---\n${await tail(logFile, 30)}`);
@@ -147,7 +160,10 @@ export interface PeerRecord {
 /** Every record in `file` (none when it does not exist yet). */
 export function readRecords(file: string): PeerRecord[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as PeerRecord);
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as PeerRecord);
 }
 
 /**

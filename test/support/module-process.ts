@@ -62,13 +62,20 @@ export async function startModuleProcess(o: ModuleProcessOptions): Promise<Modul
   const proc = startProcess({
     name: `module ${o.hostname}`,
     cmd: [
-      ...(o.command ?? [BUN, "src/cli/main.ts"]), "run",
-      "--name", o.name,
-      "--version", o.version ?? "1.0.0",
-      "--namespace", o.namespace,
-      "--kubeconfig", o.kubeconfig,
-      "--health-probe-bind-address", `127.0.0.1:${port}`,
-      "--grpc-server-bind-address", "127.0.0.1:0",
+      ...(o.command ?? [BUN, "src/cli/main.ts"]),
+      "run",
+      "--name",
+      o.name,
+      "--version",
+      o.version ?? "1.0.0",
+      "--namespace",
+      o.namespace,
+      "--kubeconfig",
+      o.kubeconfig,
+      "--health-probe-bind-address",
+      `127.0.0.1:${port}`,
+      "--grpc-server-bind-address",
+      "127.0.0.1:0",
       ...(o.components === "" ? [] : ["--components", o.components ?? "test/fixtures/operator-components"]),
       ...(o.args ?? []),
     ],
@@ -105,10 +112,15 @@ export async function startModuleProcess(o: ModuleProcessOptions): Promise<Modul
     let exited = false;
     void proc.exited.then(() => (exited = true));
     try {
-      await waitUntil(`${o.hostname} /readyz 200`, async () => {
-        if (exited) throw new Error("module process exited");
-        return (await mp.readyz())?.status === 200;
-      }, 30_000, 100);
+      await waitUntil(
+        `${o.hostname} /readyz 200`,
+        async () => {
+          if (exited) throw new Error("module process exited");
+          return (await mp.readyz())?.status === 200;
+        },
+        30_000,
+        100,
+      );
     } catch (err) {
       await proc.kill();
       throw new Error(`${(err as Error).message}\n--- ${logFile} ---\n${await tail(logFile, 30)}`);

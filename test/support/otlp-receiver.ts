@@ -6,7 +6,14 @@
  * are decompressed by grpc-js. Test code only.
  */
 import { join } from "node:path";
-import { loadPackageDefinition, Server, ServerCredentials, type GrpcObject, type ServiceClientConstructor, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import {
+  loadPackageDefinition,
+  Server,
+  ServerCredentials,
+  type GrpcObject,
+  type ServiceClientConstructor,
+  type UntypedServiceImplementation,
+} from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 
 const PROTO_DIR = join(import.meta.dir, "../fixtures/otlp");

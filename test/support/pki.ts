@@ -39,15 +39,41 @@ export async function generatePki(dir: string): Promise<Pki> {
   const ec = ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out"];
   openssl(dir, [...ec, "ca.key"]);
   openssl(dir, [
-    "req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=tinyhost-test-ca", "-days", "7", "-out", "ca.crt",
-    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+    "req",
+    "-x509",
+    "-new",
+    "-key",
+    "ca.key",
+    "-subj",
+    "/CN=tinyhost-test-ca",
+    "-days",
+    "7",
+    "-out",
+    "ca.crt",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
   ]);
   openssl(dir, [...ec, "apiserver.key"]);
   openssl(dir, ["req", "-new", "-key", "apiserver.key", "-subj", "/CN=localhost", "-out", "apiserver.csr"]);
   await Bun.write(join(dir, "srv.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n");
   openssl(dir, [
-    "x509", "-req", "-in", "apiserver.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-    "-days", "7", "-extfile", "srv.ext", "-out", "apiserver.crt",
+    "x509",
+    "-req",
+    "-in",
+    "apiserver.csr",
+    "-CA",
+    "ca.crt",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-days",
+    "7",
+    "-extfile",
+    "srv.ext",
+    "-out",
+    "apiserver.crt",
   ]);
   openssl(dir, ["genrsa", "-out", "sa.key", "2048"]);
   openssl(dir, ["rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub"]);
@@ -55,8 +81,21 @@ export async function generatePki(dir: string): Promise<Pki> {
   openssl(dir, ["req", "-new", "-key", "admin.key", "-subj", "/CN=admin/O=system:masters", "-out", "admin.csr"]);
   await Bun.write(join(dir, "cli.ext"), "extendedKeyUsage=clientAuth\n");
   openssl(dir, [
-    "x509", "-req", "-in", "admin.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-    "-days", "7", "-extfile", "cli.ext", "-out", "admin.crt",
+    "x509",
+    "-req",
+    "-in",
+    "admin.csr",
+    "-CA",
+    "ca.crt",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-days",
+    "7",
+    "-extfile",
+    "cli.ext",
+    "-out",
+    "admin.crt",
   ]);
   const token = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("hex");
   const tokenFile = join(dir, "tokens.csv");

@@ -72,8 +72,7 @@ export function startProcess(opts: StartOptions): ManagedProcess {
   watchdog.unref();
   child.unref();
   const exited = child.exited.then((c) => c ?? -1);
-  const waitGone = async (ms: number) =>
-    Promise.race([exited.then(() => true), Bun.sleep(ms).then(() => false)]);
+  const waitGone = async (ms: number) => Promise.race([exited.then(() => true), Bun.sleep(ms).then(() => false)]);
   return {
     name: opts.name,
     pid: child.pid,

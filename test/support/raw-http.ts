@@ -21,7 +21,11 @@ export type RawPart = string | Uint8Array | { pauseMs: number };
  * Opens a connection to `127.0.0.1:port`, writes `parts` in order, and resolves once the server
  * closes the connection, `done(text)` holds, or `waitMs` passed (whichever is first).
  */
-export function rawExchange(port: number, parts: RawPart | RawPart[], options: { waitMs?: number; done?: (text: string) => boolean } = {}): Promise<RawExchange> {
+export function rawExchange(
+  port: number,
+  parts: RawPart | RawPart[],
+  options: { waitMs?: number; done?: (text: string) => boolean } = {},
+): Promise<RawExchange> {
   const waitMs = options.waitMs ?? 5000;
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");
@@ -116,7 +120,19 @@ export async function slowReader(port: number, request: string, pauseMs: number)
 }
 
 /** Linux TCP state names by their /proc/net/tcp code (include/net/tcp_states.h). */
-const TCP_STATES: Record<string, string> = { "01": "ESTABLISHED", "02": "SYN_SENT", "03": "SYN_RECV", "04": "FIN_WAIT1", "05": "FIN_WAIT2", "06": "TIME_WAIT", "07": "CLOSE", "08": "CLOSE_WAIT", "09": "LAST_ACK", "0A": "LISTEN", "0B": "CLOSING" };
+const TCP_STATES: Record<string, string> = {
+  "01": "ESTABLISHED",
+  "02": "SYN_SENT",
+  "03": "SYN_RECV",
+  "04": "FIN_WAIT1",
+  "05": "FIN_WAIT2",
+  "06": "TIME_WAIT",
+  "07": "CLOSE",
+  "08": "CLOSE_WAIT",
+  "09": "LAST_ACK",
+  "0A": "LISTEN",
+  "0B": "CLOSING",
+};
 
 /**
  * The state of the server's end of the loopback connection `serverPort` ↔ `clientPort`, read from
@@ -129,7 +145,9 @@ export async function serverSideState(serverPort: number, clientPort: number): P
   const local = `:${hex(serverPort)}`;
   const remote = `:${hex(clientPort)}`;
   for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    const text = await Bun.file(file).text().catch(() => "");
+    const text = await Bun.file(file)
+      .text()
+      .catch(() => "");
     for (const line of text.split("\n").slice(1)) {
       const [, localAddr, remoteAddr, state] = line.trim().split(/\s+/);
       if (localAddr?.endsWith(local) && remoteAddr?.endsWith(remote)) return TCP_STATES[state!] ?? state;

@@ -67,13 +67,14 @@ describe("Dockerfile", () => {
     // What npm run image builds in their place: Bun of package.json's version on Debian 12.
     expect(defaults.bunVersion).toBe(pkg.devDependencies.bun);
     expect(defaults.suite).toBe("bookworm");
-    expect(parseStages(INSTRUCTIONS, { [BUN_IMAGE_ARG]: "localhost/b:1", [BASE_IMAGE_ARG]: "localhost/d:2" }).map((s) => s.image)).toEqual(["localhost/b:1", "localhost/d:2"]);
+    expect(parseStages(INSTRUCTIONS, { [BUN_IMAGE_ARG]: "localhost/b:1", [BASE_IMAGE_ARG]: "localhost/d:2" }).map((s) => s.image)).toEqual([
+      "localhost/b:1",
+      "localhost/d:2",
+    ]);
   });
 
   test("copies into the build stage every repository file the binary's sources import", () => {
-    const copied = BUILD!.instructions
-      .filter((i) => i.keyword === "COPY" && !i.args.startsWith("--from"))
-      .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+    const copied = BUILD!.instructions.filter((i) => i.keyword === "COPY" && !i.args.startsWith("--from")).flatMap((i) => i.args.split(/\s+/).slice(0, -1));
     const covered = (file: string) => copied.some((src) => file === src || file.startsWith(`${src.replace(/\/$/, "")}/`));
     const files = importedFiles([...ENTRYPOINTS, "scripts/build.ts", "scripts/gen-registry.ts"]);
     expect(files.size).toBeGreaterThan(100);
@@ -167,13 +168,23 @@ describe("Dockerfile parser (used by the checks above)", () => {
       ["RUN", "x    && y", 3],
       ["FROM", "b:2.0", 6],
     ]);
-    expect(parseStages(ins).map((s) => [s.image, s.name])).toEqual([["a:1.0", "one"], ["b:2.0", undefined]]);
+    expect(parseStages(ins).map((s) => [s.image, s.name])).toEqual([
+      ["a:1.0", "one"],
+      ["b:2.0", undefined],
+    ]);
   });
 
   test("resolves FROM from the ARGs before the first FROM, --build-arg values over defaults", () => {
     const ins = parseInstructions('ARG A=a:1.0\nARG B="b:2.0"\nARG C\nFROM ${A} AS one\nARG A=ignored\nFROM $B\n');
-    expect([...globalArgs(ins)]).toEqual([["A", "a:1.0"], ["B", "b:2.0"], ["C", undefined]]);
-    expect(parseStages(ins).map((s) => [s.from, s.image])).toEqual([["${A}", "a:1.0"], ["$B", "b:2.0"]]);
+    expect([...globalArgs(ins)]).toEqual([
+      ["A", "a:1.0"],
+      ["B", "b:2.0"],
+      ["C", undefined],
+    ]);
+    expect(parseStages(ins).map((s) => [s.from, s.image])).toEqual([
+      ["${A}", "a:1.0"],
+      ["$B", "b:2.0"],
+    ]);
     expect(parseStages(ins, { B: "local/b:9", UNDECLARED: "x" }).map((s) => s.image)).toEqual(["a:1.0", "local/b:9"]);
     expect(() => parseStages(parseInstructions("ARG C\nFROM ${C}\n"))).toThrow("build argument C has no value");
     expect(() => globalArgs(parseInstructions("ARG 1bad=x\nFROM a\n"))).toThrow("line 1: ARG 1bad=x");

@@ -54,7 +54,12 @@ describe("components", () => {
 
   test("js_eval with timeoutSeconds of 25 days (past 2^31−1 ms) runs a 30 ms script to its result", async () => {
     const h = await testComponent(jsEval, {
-      settings: { ...DEFAULT_SETTINGS, modules: [], timeoutSeconds: 25 * 86_400, script: { name: "main.js", content: "export default async function (x) { const t = Date.now(); while (Date.now() - t < 30) {} return { ok: x.n } }" } },
+      settings: {
+        ...DEFAULT_SETTINGS,
+        modules: [],
+        timeoutSeconds: 25 * 86_400,
+        script: { name: "main.js", content: "export default async function (x) { const t = Date.now(); while (Date.now() - t < 30) {} return { ok: x.n } }" },
+      },
     });
     open.push(h);
     h.respond("response", (d) => ok(d));
@@ -76,7 +81,15 @@ describe("http_request timeout", () => {
       const h = await testComponent(httpRequest);
       open.push(h);
       h.respond("response", (d) => ok(d));
-      const r = await h.send("request", { context: null, method: "GET", timeout: seconds, url: `http://127.0.0.1:${server.port}/`, contentType: "text/plain", headers: [], body: "" });
+      const r = await h.send("request", {
+        context: null,
+        method: "GET",
+        timeout: seconds,
+        url: `http://127.0.0.1:${server.port}/`,
+        contentType: "text/plain",
+        headers: [],
+        body: "",
+      });
       expect(r.kind).toBe("ok");
       expect(JSON.stringify(r)).toContain("fine");
     });
@@ -94,7 +107,8 @@ describe("edge retryPolicy (runtime-spec §2.5)", () => {
     await s.update(node);
     return s;
   }
-  const hop = (s: Scheduler, signal?: AbortSignal) => s.handle({ edgeId: "", from: "signal", to: `${nodeName("a")}:in`, data: { context: 1 }, depth: 0 }, signal);
+  const hop = (s: Scheduler, signal?: AbortSignal) =>
+    s.handle({ edgeId: "", from: "signal", to: `${nodeName("a")}:in`, data: { context: 1 }, depth: 0 }, signal);
 
   test("timeoutMs of 30 days lets a 300 ms hop finish (no EDGE_TIMEOUT after a few ms)", async () => {
     const slow: Transport = { send: async () => (await Bun.sleep(WATCH_MS), ok("done")) };

@@ -62,7 +62,10 @@ export function renderComponents(list: readonly ComponentDescription[], sources:
   const blocks = list.map((c) => {
     const tags = c.tags.length > 0 ? `  [${c.tags.join(", ")}]` : "";
     const head = `${c.name} — ${c.description}${tags}\n  file: ${sources.get(c.name) ?? "?"}`;
-    const rows = [["PORT", "LABEL", "DIRECTION", "POSITION"], ...c.ports.map((p) => [p.name, p.label, p.source ? "output" : "input", POSITION_NAMES[p.position] ?? String(p.position)])];
+    const rows = [
+      ["PORT", "LABEL", "DIRECTION", "POSITION"],
+      ...c.ports.map((p) => [p.name, p.label, p.source ? "output" : "input", POSITION_NAMES[p.position] ?? String(p.position)]),
+    ];
     const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
     const table = rows.map((r) => `  ${r.map((cell, col) => (col === r.length - 1 ? cell : cell.padEnd(widths[col]!))).join("  ")}`);
     return [head, ...(c.ports.length > 0 ? table : ["  (no ports)"])].join("\n");
@@ -89,7 +92,10 @@ export const componentsCommand: CommandRunner = {
     let registry: Registry;
     let list: ComponentDescription[];
     try {
-      registry = flags.components !== undefined ? await bundledWithFiles(flags.components, (p) => console.error(`tinyhost components: ${p} (skipped)`)) : await load(flags.dir);
+      registry =
+        flags.components !== undefined
+          ? await bundledWithFiles(flags.components, (p) => console.error(`tinyhost components: ${p} (skipped)`))
+          : await load(flags.dir);
       list = registry.list().map(platformListing);
     } catch (e) {
       const code = e instanceof RegistryError ? ` [${e.code}]` : "";

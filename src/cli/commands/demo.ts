@@ -75,7 +75,12 @@ export type DemoArgs = { help: true } | { help: false; port?: string; console?: 
 export function parseDemoArgs(args: readonly string[]): DemoArgs | string {
   let values;
   try {
-    values = parseFlags(args, { port: { type: "string" }, console: { type: "string", valueName: "an address" }, "no-console": { type: "boolean" }, help: { type: "boolean", short: "h" } }).values;
+    values = parseFlags(args, {
+      port: { type: "string" },
+      console: { type: "string", valueName: "an address" },
+      "no-console": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    }).values;
   } catch (e) {
     if (e instanceof FlagError) return e.message;
     throw e;

@@ -126,7 +126,24 @@ export async function runEvalCommand(a: EvalArgs, out: (l: string) => void, err:
   }
   const ok = results.filter(passed).length;
   if (a.json) {
-    out(JSON.stringify({ results: results.map((r) => ({ name: r.spec.name, path: r.spec.path, node: r.node, passed: passed(r), failures: r.failures.map(failureText), ...(r.error !== undefined ? { error: r.error } : {}), durationMs: Math.round(r.durationMs), observed: r.observed })) }, null, 2));
+    out(
+      JSON.stringify(
+        {
+          results: results.map((r) => ({
+            name: r.spec.name,
+            path: r.spec.path,
+            node: r.node,
+            passed: passed(r),
+            failures: r.failures.map(failureText),
+            ...(r.error !== undefined ? { error: r.error } : {}),
+            durationMs: Math.round(r.durationMs),
+            observed: r.observed,
+          })),
+        },
+        null,
+        2,
+      ),
+    );
   } else {
     out(`evals: ${ok} passed, ${results.length - ok} failed`);
   }
@@ -146,6 +163,10 @@ export const evalCommand: CommandRunner = {
       console.error(`tinyhost eval: ${parsed}\n\n${EVAL_USAGE}`);
       return 2;
     }
-    return runEvalCommand(parsed, (l) => console.log(l), (l) => console.error(l));
+    return runEvalCommand(
+      parsed,
+      (l) => console.log(l),
+      (l) => console.error(l),
+    );
   },
 };

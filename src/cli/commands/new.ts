@@ -58,17 +58,27 @@ export function runNew(args: readonly string[], root = process.cwd(), compiled =
   try {
     parsed = parseFlags(
       args,
-      { components: { type: "string", valueName: "a directory" }, tests: { type: "string", valueName: "a directory" }, module: { type: "string" }, project: { type: "string" }, help: { type: "boolean", short: "h" } },
+      {
+        components: { type: "string", valueName: "a directory" },
+        tests: { type: "string", valueName: "a directory" },
+        module: { type: "string" },
+        project: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
       { positionals: true },
     );
   } catch (err) {
     if (!(err instanceof FlagError)) throw err;
     return { code: 2, out: [], err: [`tinyhost new: ${err.message}`, "", NEW_USAGE] };
   }
-  const { values: v, positionals: [kind, target, ...rest] } = parsed;
+  const {
+    values: v,
+    positionals: [kind, target, ...rest],
+  } = parsed;
   if (v.help) return { code: 0, out: [NEW_USAGE], err: [] };
   const usage = (msg: string) => ({ code: 2, out: [], err: [`tinyhost new: ${msg}`, "", NEW_USAGE] });
-  if (kind !== "component" && kind !== "flow") return usage(kind === undefined ? "say what to create: component or flow" : `unknown kind ${JSON.stringify(kind)} (component or flow)`);
+  if (kind !== "component" && kind !== "flow")
+    return usage(kind === undefined ? "say what to create: component or flow" : `unknown kind ${JSON.stringify(kind)} (component or flow)`);
   if (!target) return usage(kind === "component" ? "new component needs a <name>" : "new flow needs a <dir>");
   if (rest.length) return usage(`unexpected ${rest.map((r) => JSON.stringify(r)).join(" ")}`);
   if (kind === "component") {
@@ -91,8 +101,12 @@ export function runNew(args: readonly string[], root = process.cwd(), compiled =
   }
   if (v.components !== undefined || v.tests !== undefined) return usage("--components and --tests are for new component");
   const dir = resolve(root, target);
-  if (existsSync(dir) && readdirSync(dir).some((f) => /\.ya?ml$/.test(f))) return { code: 1, out: [], err: [`tinyhost new: ${target} already holds manifests; nothing written`] };
-  const files = newFlowFiles(dir, { ...(v.module ? { module: v.module } : {}), ...(v.project ? { project: v.project } : {}) }).map((f) => ({ path: join(target, f.name), text: f.text }));
+  if (existsSync(dir) && readdirSync(dir).some((f) => /\.ya?ml$/.test(f)))
+    return { code: 1, out: [], err: [`tinyhost new: ${target} already holds manifests; nothing written`] };
+  const files = newFlowFiles(dir, { ...(v.module ? { module: v.module } : {}), ...(v.project ? { project: v.project } : {}) }).map((f) => ({
+    path: join(target, f.name),
+    text: f.text,
+  }));
   const written = writeNew(root, files);
   if (typeof written === "string") return { code: 1, out: [], err: [`tinyhost new: ${written}`] };
   return { code: 0, out: [...written.map((p) => `wrote ${p}`), `run it: ${cmd} run --local ${target}`], err: [] };

@@ -74,7 +74,8 @@ export const preDeleteCommand: CommandRunner = {
     }
     const name = flags.name ?? (await moduleFromAccount(kube, log));
     if (!name) return 0;
-    const namespace = flags.namespace ?? (env.RELEASE_NAMESPACE || (kube.connection.source === "in-cluster" ? kube.connection.namespace : DEFAULT_HOOK_NAMESPACE));
+    const namespace =
+      flags.namespace ?? (env.RELEASE_NAMESPACE || (kube.connection.source === "in-cluster" ? kube.connection.namespace : DEFAULT_HOOK_NAMESPACE));
     try {
       const r = await deleteTinyModule(kube, name, namespace);
       log.info({ name: r.name, namespace, result: r.result }, "tinymodule deleted");

@@ -52,7 +52,14 @@ interface Call {
 function parse(args: string[], env: Record<string, string | undefined>): Call | "help" {
   const parsed = parseFlags(
     args,
-    { "nats-url": { type: "string", valueName: "a URL" }, name: { type: "string", valueName: "a module name" }, timeout: { type: "string", valueName: "a number of ms" }, local: { type: "boolean" }, components: { type: "string", valueName: "a directory" }, help: { type: "boolean", short: "h" } },
+    {
+      "nats-url": { type: "string", valueName: "a URL" },
+      name: { type: "string", valueName: "a module name" },
+      timeout: { type: "string", valueName: "a number of ms" },
+      local: { type: "boolean" },
+      components: { type: "string", valueName: "a directory" },
+      help: { type: "boolean", short: "h" },
+    },
     { positionals: true },
   );
   const v = parsed.values;
@@ -74,7 +81,9 @@ function parse(args: string[], env: Record<string, string | undefined>): Call | 
     // a cluster, so answering it locally would hide a wrong name.
     const local = v.name ?? DEFAULT_LOCAL_MODULE;
     if (sanitizeResourceName(module) !== sanitizeResourceName(local)) {
-      throw new FlagError(`module ${JSON.stringify(module)} is not the module --local runs (${JSON.stringify(local)}): call ${local}, or pass --name ${module} to run the components as that module`);
+      throw new FlagError(
+        `module ${JSON.stringify(module)} is not the module --local runs (${JSON.stringify(local)}): call ${local}, or pass --name ${module} to run the components as that module`,
+      );
     }
   }
   const text = payload === undefined ? "{}" : payload === "-" ? readFileSync(0, "utf8") : payload;

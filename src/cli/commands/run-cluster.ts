@@ -164,9 +164,15 @@ function msFromEnv(env: Record<string, string | undefined>, name: string, fallba
  */
 export function moduleOptionsFrom(flags: RunClusterFlags, env: Record<string, string | undefined>): ModuleOptions {
   const hostname = (env.HOSTNAME ?? "").trim();
-  if (hostname === "") throw new RunUsageError("HOSTNAME is not set: it names this pod on the module's Lease (the kubelet sets it in a cluster; export HOSTNAME=<name> elsewhere)");
+  if (hostname === "")
+    throw new RunUsageError(
+      "HOSTNAME is not set: it names this pod on the module's Lease (the kubelet sets it in a cluster; export HOSTNAME=<name> elsewhere)",
+    );
   // TINYHOST_ALSO: the env form of --also, for a chart that sets env but not the arguments.
-  const fromEnv = (env.TINYHOST_ALSO ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const fromEnv = (env.TINYHOST_ALSO ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   const also = [...flags.also, ...fromEnv];
   try {
     servedModules(flags.name, also);

@@ -106,7 +106,8 @@ export function parseRunLocalArgs(args: readonly string[], env: Record<string, s
   };
   const watch = !v["no-watch"];
   const port = v.port ?? env.PORT;
-  if (v["no-console"]) flags.console = false; // --no-console wins over --console
+  if (v["no-console"])
+    flags.console = false; // --no-console wins over --console
   else if (v.console !== undefined) flags.console = v.console;
   if (typeof flags.console === "string") {
     try {
@@ -118,7 +119,8 @@ export function parseRunLocalArgs(args: readonly string[], env: Record<string, s
   let portNumber = DEFAULT_LOCAL_PORT;
   if (port !== undefined && port !== "") {
     portNumber = Number(port);
-    if (!Number.isInteger(portNumber) || portNumber < 1 || portNumber > 65535) return `port must be an integer 1–65535, got ${JSON.stringify(port)} (from ${args.some((a) => a.startsWith("--port")) ? "--port" : "PORT"})`;
+    if (!Number.isInteger(portNumber) || portNumber < 1 || portNumber > 65535)
+      return `port must be an integer 1–65535, got ${JSON.stringify(port)} (from ${args.some((a) => a.startsWith("--port")) ? "--port" : "PORT"})`;
   }
   return { ...flags, dir, port: portNumber, watch };
 }

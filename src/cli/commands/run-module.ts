@@ -23,7 +23,12 @@ export const SHUTDOWN_LIMIT_MS = 9_000;
  *   the caller's handler ends start-up, then this function's orderly stop takes over.
  * @returns the exit code: 0 stopped, 1 start-up or fatal error.
  */
-export async function runModule(options: ModuleOptions, early: EarlyStart, signals: StopSignals, env: Record<string, string | undefined> = options.env): Promise<number> {
+export async function runModule(
+  options: ModuleOptions,
+  early: EarlyStart,
+  signals: StopSignals,
+  env: Record<string, string | undefined> = options.env,
+): Promise<number> {
   let tracing: TracingHandle;
   try {
     // Before the transports exist, so every hop they send carries traceparent (runtime-spec §9.1).
@@ -79,4 +84,3 @@ async function flushTraces(tracing: TracingHandle): Promise<void> {
     logger.warn({ err: messageOf(err) }, "tinyhost run: the last trace export failed");
   }
 }
-

@@ -65,7 +65,11 @@ export function parseDuration(text: string): number | undefined {
  * @param stdin reads standard input (for the JSON argument `-`).
  * @returns the arguments, `"help"`, or a usage error message naming the argument and its value.
  */
-export async function parseSendArgs(args: readonly string[], env: Record<string, string | undefined> = process.env, stdin: () => Promise<string> = () => Bun.stdin.text()): Promise<SendArgs | "help" | string> {
+export async function parseSendArgs(
+  args: readonly string[],
+  env: Record<string, string | undefined> = process.env,
+  stdin: () => Promise<string> = () => Bun.stdin.text(),
+): Promise<SendArgs | "help" | string> {
   let parsed;
   try {
     parsed = parseFlags(
@@ -88,7 +92,11 @@ export async function parseSendArgs(args: readonly string[], env: Record<string,
   const { values: v, positionals: p } = parsed;
   if (v.help) return "help";
   if (p.length < 2) return `needs <node> and <port>${p.length ? ` (got only ${JSON.stringify(p[0])})` : ""}`;
-  if (p.length > 3) return `too many arguments: ${p.slice(3).map((a) => JSON.stringify(a)).join(" ")} (put the JSON in one quoted argument)`;
+  if (p.length > 3)
+    return `too many arguments: ${p
+      .slice(3)
+      .map((a) => JSON.stringify(a))
+      .join(" ")} (put the JSON in one quoted argument)`;
   const [node, port] = p as [string, string];
   if (node === "") return "<node> is empty";
   if (port === "" || port.includes(":")) return `<port> must be a port name, got ${JSON.stringify(port)}`;
@@ -104,7 +112,8 @@ export async function parseSendArgs(args: readonly string[], env: Record<string,
   if (timeoutMs === undefined) return `--timeout must be a duration like 500ms, 30s or 2m, got ${JSON.stringify(v.timeout)}`;
   const local = [v.local !== undefined && "--local", v.console !== undefined && "--console"].filter(Boolean);
   if (local.length === 2) return "give --local <dir> or --console <url>, not both";
-  if (local.length && (v["nats-url"] !== undefined || v.transport !== undefined)) return `${local[0]} sends to local mode; --nats-url and --transport are for a cluster`;
+  if (local.length && (v["nats-url"] !== undefined || v.transport !== undefined))
+    return `${local[0]} sends to local mode; --nats-url and --transport are for a cluster`;
   let target: SendArgs["target"];
   if (v.local !== undefined) target = { kind: "local", dir: resolve(v.local) };
   else if (v.console !== undefined) {
@@ -165,7 +174,14 @@ async function sendNats(a: SendArgs, url: string, transport: "core" | "jetstream
     }
     // Core NATS publishes fire-and-forget, as Go's wire.Publish without WaitForReply: nothing says
     // whether a module listens, so the line says so instead of implying delivery.
-    if (!a.wait) return { out: [], err: [`sent to ${to} (${subject}${transport === "jetstream" ? ", stored by JetStream" : "; core NATS does not report whether a module received it: --wait does"})`], code: 0 };
+    if (!a.wait)
+      return {
+        out: [],
+        err: [
+          `sent to ${to} (${subject}${transport === "jetstream" ? ", stored by JetStream" : "; core NATS does not report whether a module received it: --wait does"})`,
+        ],
+        code: 0,
+      };
     if (result.kind === "empty") return { out: [], err: [`${to}: done, no result`], code: 0 };
     const v = result.value;
     return { out: [v instanceof Uint8Array ? new TextDecoder().decode(v) : (JSON.stringify(v) ?? "null")], err: [], code: 0 };

@@ -64,7 +64,10 @@ export const uninstallCommand: CommandRunner = {
         console.log(UNINSTALL_USAGE);
         return 0;
       }
-      options = resolveOptions({ ...(values.name !== undefined ? { name: values.name } : {}), ...(values.namespace !== undefined ? { namespace: values.namespace } : {}) });
+      options = resolveOptions({
+        ...(values.name !== undefined ? { name: values.name } : {}),
+        ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),
+      });
     } catch (e) {
       const message = messageOf(e);
       if (!(e instanceof ProvisionInputError) && !(e instanceof FlagError)) throw e;
@@ -78,7 +81,10 @@ export const uninstallCommand: CommandRunner = {
       return 0;
     }
     try {
-      const kube = await createKubeClient({ ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}), ...(values.context ? { context: values.context } : {}) });
+      const kube = await createKubeClient({
+        ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
+        ...(values.context ? { context: values.context } : {}),
+      });
       const objects = await uninstall(kube, options, { ...what, onObject: (o) => console.log(line(o)) });
       const deleted = objects.filter((o) => o.result === "deleted").length;
       console.log(`uninstalled release ${options.release} from ${options.namespace}: ${deleted} objects deleted`);

@@ -58,7 +58,8 @@ export class InvalidNodeNameError extends TinyError<"invalid_node_name"> {
   /** @param nodeName The name that failed to parse. */
   constructor(nodeName: string) {
     const parts = nodeName.split(NODE_NAME_SEPARATOR).length;
-    super("invalid_node_name", 
+    super(
+      "invalid_node_name",
       `node name ${JSON.stringify(nodeName)} is invalid: expected at least 3 "."-separated parts ` +
         `(<flow-prefix>.<module>.<component>-<suffix>), found ${parts}`,
     );
@@ -116,7 +117,10 @@ export function nameMatches(found: string, running: string): boolean {
  * @param flow TinyFlow resource name.
  */
 export function flowHashPrefix(project: string, flow: string): string {
-  return createHash("md5").update(project + flow, "utf8").digest("hex").slice(0, 8);
+  return createHash("md5")
+    .update(project + flow, "utf8")
+    .digest("hex")
+    .slice(0, 8);
 }
 
 /**
@@ -131,9 +135,5 @@ export function flowHashPrefix(project: string, flow: string): string {
  * @returns The generateName prefix, ending in `-`.
  */
 export function generateNodeName(project: string, flow: string, module: string, component: string): string {
-  return (
-    [flowHashPrefix(project, flow), sanitizeResourceName(module), sanitizeResourceName(component)].join(
-      NODE_NAME_SEPARATOR,
-    ) + "-"
-  );
+  return [flowHashPrefix(project, flow), sanitizeResourceName(module), sanitizeResourceName(component)].join(NODE_NAME_SEPARATOR) + "-";
 }

@@ -56,7 +56,8 @@ export interface GoFunc {
 
 const elem = (v: Val): Val => (v instanceof Iface ? (v.v === null || v.v === undefined ? NO_VALUE : v.v) : v);
 const typeOf = (v: Val): string => (v instanceof Iface ? "interface {}" : v === NO_VALUE ? "<invalid reflect.Value>" : goTypeName(v));
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v) && !isGoStringer(v) && !(v instanceof Iface);
+const isObj = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && !isGoStringer(v) && !(v instanceof Iface);
 
 /** Go `isTrue` of an already unwrapped value; `undefined` when Go cannot tell. */
 function truth(v: Val): boolean {
@@ -381,7 +382,7 @@ export class Executor {
     for (; i < numFixed && i < args.length; i++) argv.push(this.evalArg(dot, fn.params[i]!, args[i]!));
     for (; i < args.length; i++) argv.push(this.evalArg(dot, fn.variadic!, args[i]!));
     if (final !== MISSING) {
-      const kind = argv.length < numFixed ? fn.params[argv.length]! : fn.variadic ?? fn.params[fn.params.length - 1]!;
+      const kind = argv.length < numFixed ? fn.params[argv.length]! : (fn.variadic ?? fn.params[fn.params.length - 1]!);
       argv.push(this.validateType(final, kind));
     }
     try {

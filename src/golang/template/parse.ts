@@ -352,7 +352,8 @@ export function parseTemplate(name: string, text: string, hasFunction: (name: st
         if (pipe.cmds.length === 0) errorf(`missing value for ${context}`);
         pipe.cmds.slice(1).forEach((c, k) => {
           const first = c.args[0]!.t;
-          if (first === "bool" || first === "dot" || first === "nil" || first === "number" || first === "string") errorf(`non executable command in pipeline stage ${k + 2}`);
+          if (first === "bool" || first === "dot" || first === "nil" || first === "number" || first === "string")
+            errorf(`non executable command in pipeline stage ${k + 2}`);
         });
         return pipe;
       }
@@ -546,7 +547,9 @@ function goStringToJson(quoted: string): string {
       }
       default:
         if (e !== undefined && e >= "0" && e <= "7") {
-          out += `\\u00${parseInt(body.slice(k, k + 3), 8).toString(16).padStart(2, "0")}`;
+          out += `\\u00${parseInt(body.slice(k, k + 3), 8)
+            .toString(16)
+            .padStart(2, "0")}`;
           k += 2;
         } else out += "\\" + e;
     }

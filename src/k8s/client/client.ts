@@ -8,16 +8,7 @@ import { version } from "../../core/version.ts";
 import type { ClusterConnection, Credentials } from "../config/types.ts";
 import { KubeApiError, KubeConnectionError, KubeDecodeError, KubeInputError, isStatus } from "./errors.ts";
 import { apiVersionOf, resourcePath } from "./paths.ts";
-import type {
-  ApplyConfiguration,
-  DeepPartial,
-  JsonPatchOperation,
-  KubeList,
-  KubeObject,
-  KubeStatus,
-  ResourceDescriptor,
-  WatchEvent,
-} from "./types.ts";
+import type { ApplyConfiguration, DeepPartial, JsonPatchOperation, KubeList, KubeObject, KubeStatus, ResourceDescriptor, WatchEvent } from "./types.ts";
 import { decodeWatchEvents } from "./watch-stream.ts";
 
 /** Request kinds counted in {@link KubeClient.stats} (the apiserver's own verb split, with APPLY apart from PATCH). */
@@ -202,7 +193,13 @@ export class KubeClient {
       resourceVersionMatch: options.resourceVersionMatch,
     };
     const list = await this.#json<{ items?: T[] | null; metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number } }>(
-      "list", "GET", path, query, undefined, undefined, options,
+      "list",
+      "GET",
+      path,
+      query,
+      undefined,
+      undefined,
+      options,
     );
     const meta = list.metadata ?? {};
     // Items of a typed list omit apiVersion/kind; restore them so objects are self-describing.
@@ -331,7 +328,15 @@ export class KubeClient {
     if (!req.path?.startsWith("/")) throw new KubeInputError("path", `must start with "/", got ${JSON.stringify(req.path)}`);
     const body = req.body === undefined ? undefined : typeof req.body === "string" ? req.body : JSON.stringify(req.body);
     const method = req.method.toUpperCase();
-    const { response, fail } = await this.#send("raw", method, req.path, req.query ?? {}, body, body === undefined ? undefined : req.contentType ?? JSON_TYPE, req);
+    const { response, fail } = await this.#send(
+      "raw",
+      method,
+      req.path,
+      req.query ?? {},
+      body,
+      body === undefined ? undefined : (req.contentType ?? JSON_TYPE),
+      req,
+    );
     const text = await response.text().catch(fail);
     if (!text) return undefined as R;
     if (!(response.headers.get("content-type") ?? "").includes("json")) return text as R;

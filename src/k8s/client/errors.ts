@@ -125,7 +125,6 @@ export class KubeInputError extends TinyError<"K8S_INPUT"> {
 
 /** A 2xx body or a watch line is not the JSON the API promises. */
 export class KubeDecodeError extends TinyError<"K8S_DECODE"> {
-
   /** @param what - `<VERB> <path>`. @param problem - what was wrong, quoting the start of the text. */
   constructor(what: string, problem: string) {
     super("K8S_DECODE", `${what}: ${problem}`);

@@ -21,12 +21,7 @@ export function apiVersionOf(res: ResourceDescriptor<never> | ResourceDescriptor
  * @throws KubeInputError for an empty name/namespace, a namespace on a cluster-scoped resource, or a
  *   name or namespace containing `/`.
  */
-export function resourcePath(
-  res: ResourceDescriptor<never> | ResourceDescriptor,
-  namespace: string | undefined,
-  name?: string,
-  subresource?: string,
-): string {
+export function resourcePath(res: ResourceDescriptor<never> | ResourceDescriptor, namespace: string | undefined, name?: string, subresource?: string): string {
   const base = res.group ? `/apis/${res.group}/${res.version}` : `/api/${res.version}`;
   let path = base;
   if (namespace !== undefined) {

@@ -152,7 +152,13 @@ export const pods = defineResource<Pod>({ group: "", version: "v1", plural: "pod
 /** core/v1 Events. */
 export const events = defineResource<CoreEvent>({ group: "", version: "v1", plural: "events", namespaced: true, kind: "Event" });
 /** core/v1 ServiceAccounts. */
-export const serviceAccounts = defineResource<ServiceAccount>({ group: "", version: "v1", plural: "serviceaccounts", namespaced: true, kind: "ServiceAccount" });
+export const serviceAccounts = defineResource<ServiceAccount>({
+  group: "",
+  version: "v1",
+  plural: "serviceaccounts",
+  namespaced: true,
+  kind: "ServiceAccount",
+});
 /** coordination.k8s.io/v1 Leases. */
 export const leases = defineResource<Lease>({ group: "coordination.k8s.io", version: "v1", plural: "leases", namespaced: true, kind: "Lease" });
 /** networking.k8s.io/v1 Ingresses. */
@@ -172,9 +178,21 @@ export const statefulSets = defineResource<GenericObject>({ group: "apps", versi
 /** rbac.authorization.k8s.io/v1 Roles. */
 export const roles = defineResource<Role>({ group: "rbac.authorization.k8s.io", version: "v1", plural: "roles", namespaced: true, kind: "Role" });
 /** rbac.authorization.k8s.io/v1 RoleBindings. */
-export const roleBindings = defineResource<RoleBinding>({ group: "rbac.authorization.k8s.io", version: "v1", plural: "rolebindings", namespaced: true, kind: "RoleBinding" });
+export const roleBindings = defineResource<RoleBinding>({
+  group: "rbac.authorization.k8s.io",
+  version: "v1",
+  plural: "rolebindings",
+  namespaced: true,
+  kind: "RoleBinding",
+});
 /** rbac.authorization.k8s.io/v1 ClusterRoles (cluster-scoped). */
-export const clusterRoles = defineResource<Role>({ group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterroles", namespaced: false, kind: "ClusterRole" });
+export const clusterRoles = defineResource<Role>({
+  group: "rbac.authorization.k8s.io",
+  version: "v1",
+  plural: "clusterroles",
+  namespaced: false,
+  kind: "ClusterRole",
+});
 /** rbac.authorization.k8s.io/v1 ClusterRoleBindings (cluster-scoped). */
 export const clusterRoleBindings = defineResource<RoleBinding>({
   group: "rbac.authorization.k8s.io",

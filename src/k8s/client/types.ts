@@ -49,9 +49,7 @@ export interface KubeStatus {
  * BOOKMARK objects carry only `metadata.resourceVersion`; an ERROR carries a Status (410 ones are
  * thrown as `KubeApiError` with reason `Gone` instead of yielded).
  */
-export type WatchEvent<T> =
-  | { type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"; object: T }
-  | { type: "ERROR"; object: KubeStatus };
+export type WatchEvent<T> = { type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"; object: T } | { type: "ERROR"; object: KubeStatus };
 
 /** The `type` values a watch event may carry. */
 export type WatchEventType = WatchEvent<unknown>["type"];
@@ -63,11 +61,7 @@ export type JsonPatchOperation =
   | { op: "move" | "copy"; from: string; path: string };
 
 /** Recursively optional, for merge patches and apply configurations. */
-export type DeepPartial<T> = T extends (infer U)[]
-  ? DeepPartial<U>[]
-  : T extends object
-    ? { [K in keyof T]?: DeepPartial<T[K]> | null }
-    : T;
+export type DeepPartial<T> = T extends (infer U)[] ? DeepPartial<U>[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> | null } : T;
 
 /**
  * A server-side apply configuration: the fields this manager owns. `metadata.name` is required;

@@ -17,10 +17,7 @@ const TYPES: ReadonlySet<string> = new Set<WatchEventType>(["ADDED", "MODIFIED",
  *   the resourceVersion is too old and the caller must relist.
  * @throws KubeDecodeError on a line that is not JSON or not a `{type, object}` event.
  */
-export async function* decodeWatchEvents<T>(
-  chunks: AsyncIterable<Uint8Array | string>,
-  where: { verb: string; path: string },
-): AsyncGenerator<WatchEvent<T>> {
+export async function* decodeWatchEvents<T>(chunks: AsyncIterable<Uint8Array | string>, where: { verb: string; path: string }): AsyncGenerator<WatchEvent<T>> {
   const decoder = new TextDecoder();
   let buffered = "";
   for await (const chunk of chunks) {

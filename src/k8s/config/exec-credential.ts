@@ -123,11 +123,9 @@ export class ExecCredentials implements CredentialSource {
     }
     const timeoutMs = this.#opts.timeoutMs ?? 60_000;
     const timer = startTimer(timeoutMs, () => proc.kill());
-    const [stdout, stderr, exitCode] = await Promise.all([
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-      proc.exited,
-    ]).finally(() => timer.cancel());
+    const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]).finally(() =>
+      timer.cancel(),
+    );
     if (proc.signalCode) {
       throw new KubeConfigError(source, `${field}.command`, `${JSON.stringify(exec.command)} was stopped by ${proc.signalCode} (timeout ${timeoutMs} ms)`);
     }
@@ -148,12 +146,7 @@ export class ExecCredentials implements CredentialSource {
  * @returns the credentials and their expiry in ms since the epoch (`Infinity` when none).
  * @throws KubeConfigError naming what is missing or malformed.
  */
-export function parseExecCredential(
-  stdout: string,
-  apiVersion: ExecApiVersion,
-  source: string,
-  field: string,
-): { creds: Credentials; expiresAt: number } {
+export function parseExecCredential(stdout: string, apiVersion: ExecApiVersion, source: string, field: string): { creds: Credentials; expiresAt: number } {
   const bad = (what: string) => new KubeConfigError(source, field, `plugin output: ${what}`);
   let doc: unknown;
   try {

@@ -31,10 +31,7 @@ type Rec = Record<string, unknown>;
  * @param context - context name overriding `current-context`.
  * @throws KubeConfigError naming the file (and field) when it cannot be read or is invalid.
  */
-export async function readKubeConfigFile(
-  path: string,
-  options: Omit<ParseKubeConfigOptions, "path"> = {},
-): Promise<ClusterConnection> {
+export async function readKubeConfigFile(path: string, options: Omit<ParseKubeConfigOptions, "path"> = {}): Promise<ClusterConnection> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -139,9 +136,12 @@ async function userCredentials(
   const { file, dir, fail } = ctx;
   for (const unsupported of ["auth-provider", "as", "as-uid", "as-groups", "as-user-extra"]) {
     if (user[unsupported] !== undefined && user[unsupported] !== null) {
-      fail(`${field}.${unsupported}`, unsupported === "auth-provider"
-        ? "is not supported (auth-provider plugins were removed in Kubernetes 1.26; use an exec plugin)"
-        : "is not supported (impersonation)");
+      fail(
+        `${field}.${unsupported}`,
+        unsupported === "auth-provider"
+          ? "is not supported (auth-provider plugins were removed in Kubernetes 1.26; use an exec plugin)"
+          : "is not supported (impersonation)",
+      );
     }
   }
   const base: Credentials = {};

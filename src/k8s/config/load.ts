@@ -52,9 +52,5 @@ export async function loadKubeConfig(options: LoadKubeConfigOptions = {}): Promi
 
   const home = join(options.homeDir ?? homedir(), ".kube", "config");
   if (existsSync(home)) return readKubeConfigFile(home, common);
-  throw new KubeConfigError(
-    home,
-    "",
-    "does not exist, and neither a kubeconfig path, $KUBECONFIG nor KUBERNETES_SERVICE_HOST (in-cluster) is set",
-  );
+  throw new KubeConfigError(home, "", "does not exist, and neither a kubeconfig path, $KUBECONFIG nor KUBERNETES_SERVICE_HOST (in-cluster) is set");
 }

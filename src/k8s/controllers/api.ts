@@ -39,8 +39,7 @@ export interface TinyModuleApi {
 export function kubeNodeApi(kube: KubeClient, namespace: string): TinyNodeApi {
   return {
     get: (name) => kube.get(tinyNodes, name, namespace),
-    setFinalizers: (name, resourceVersion, finalizers) =>
-      kube.mergePatch(tinyNodes, name, { metadata: { resourceVersion, finalizers } }, { namespace }),
+    setFinalizers: (name, resourceVersion, finalizers) => kube.mergePatch(tinyNodes, name, { metadata: { resourceVersion, finalizers } }, { namespace }),
     patchStatus: (name, resourceVersion, status) =>
       kube.mergePatch(tinyNodes, name, { metadata: { resourceVersion }, status }, { namespace, subresource: "status" }),
   };

@@ -33,6 +33,12 @@ export function componentStatuses(definitions: readonly ComponentDefinition[]): 
 }
 
 /** The full TinyModule status (all five fields; `components` never null — the CRD requires it). */
-export function moduleStatus(fields: { addr: string; name: string; version: string; sdkVersion: string; components: TinyModuleComponentStatus[] }): TinyModuleStatus {
+export function moduleStatus(fields: {
+  addr: string;
+  name: string;
+  version: string;
+  sdkVersion: string;
+  components: TinyModuleComponentStatus[];
+}): TinyModuleStatus {
   return { addr: fields.addr, name: fields.name, version: fields.version, sdkVersion: fields.sdkVersion, components: fields.components };
 }

@@ -14,7 +14,13 @@
  *    module already reported this generation (installed, or the same failure), so several serving
  *    modules do not overwrite each other. Requeue: leader 5 min, follower 1 min (§13.1).
  */
-import { COMPONENT_FINALIZER, DEFAULT_COMPONENT_RUNTIME, TINY_COMPONENT_RESOURCE, type TinyComponentSpec, type TinyComponentStatus } from "../../core/api/index.ts";
+import {
+  COMPONENT_FINALIZER,
+  DEFAULT_COMPONENT_RUNTIME,
+  TINY_COMPONENT_RESOURCE,
+  type TinyComponentSpec,
+  type TinyComponentStatus,
+} from "../../core/api/index.ts";
 import { defineResource, isNotFound, retryOnConflict, type KubeClient, type KubeObject, type ResourceDescriptor } from "../client/index.ts";
 import type { ReconcileResult, Reconciler } from "../runtime/controller.ts";
 import { splitKey } from "../runtime/source.ts";
@@ -53,7 +59,8 @@ export function kubeComponentApi(kube: KubeClient, namespace: string): TinyCompo
   return {
     get: (name) => kube.get(tinyComponents, name, namespace),
     setFinalizers: (name, resourceVersion, finalizers) => kube.mergePatch(tinyComponents, name, { metadata: { resourceVersion, finalizers } }, { namespace }),
-    patchStatus: (name, resourceVersion, status) => kube.mergePatch(tinyComponents, name, { metadata: { resourceVersion }, status }, { namespace, subresource: "status" }),
+    patchStatus: (name, resourceVersion, status) =>
+      kube.mergePatch(tinyComponents, name, { metadata: { resourceVersion }, status }, { namespace, subresource: "status" }),
   };
 }
 
@@ -129,12 +136,21 @@ export function tinyComponentReconciler(opts: TinyComponentReconcilerOptions): T
     else {
       const owner = catalog.get(component);
       if (owner && owner.origin !== origin) {
-        result = { generation, component, installed: false, reason: owner.origin.startsWith("tinycomponent:") ? `"${component}" is already defined by ${owner.origin.slice("tinycomponent:".length)}` : `"${component}" is already a compiled component in this module` };
+        result = {
+          generation,
+          component,
+          installed: false,
+          reason: owner.origin.startsWith("tinycomponent:")
+            ? `"${component}" is already defined by ${owner.origin.slice("tinycomponent:".length)}`
+            : `"${component}" is already a compiled component in this module`,
+        };
       } else {
         try {
           const def = await build(object.spec, runtime);
           const refused = catalog.put(def, origin);
-          result = refused ? { generation, component, installed: false, reason: `install: ${refused}` } : { generation, component, installed: true, reason: "" };
+          result = refused
+            ? { generation, component, installed: false, reason: `install: ${refused}` }
+            : { generation, component, installed: true, reason: "" };
         } catch (err) {
           // A broken edit leaves the previous version serving (Go keeps it too); the status says why.
           result = { generation, component, installed: false, reason: messageOf(err) };
@@ -149,12 +165,21 @@ export function tinyComponentReconciler(opts: TinyComponentReconcilerOptions): T
 
   const setFinalizers = async (object: WatchedComponent, name: string, want: boolean): Promise<WatchedComponent | undefined> => {
     try {
-      const out = await retryOnConflict({ what: `TinyComponent ${name} finalizers`, current: object, read: () => api.get(name), write: (o) => {
-        const finalizers = o.metadata.finalizers ?? [];
-        const has = finalizers.includes(COMPONENT_FINALIZER);
-        if (has === want || (want && o.metadata.deletionTimestamp)) return undefined;
-        return api.setFinalizers(name, o.metadata.resourceVersion ?? "", want ? [...finalizers, COMPONENT_FINALIZER] : finalizers.filter((f) => f !== COMPONENT_FINALIZER));
-      } });
+      const out = await retryOnConflict({
+        what: `TinyComponent ${name} finalizers`,
+        current: object,
+        read: () => api.get(name),
+        write: (o) => {
+          const finalizers = o.metadata.finalizers ?? [];
+          const has = finalizers.includes(COMPONENT_FINALIZER);
+          if (has === want || (want && o.metadata.deletionTimestamp)) return undefined;
+          return api.setFinalizers(
+            name,
+            o.metadata.resourceVersion ?? "",
+            want ? [...finalizers, COMPONENT_FINALIZER] : finalizers.filter((f) => f !== COMPONENT_FINALIZER),
+          );
+        },
+      });
       return out.object;
     } catch (err) {
       if (isNotFound(err)) return undefined;
@@ -164,14 +189,23 @@ export function tinyComponentReconciler(opts: TinyComponentReconcilerOptions): T
 
   const writeStatus = async (object: WatchedComponent, name: string, r: Installed): Promise<void> => {
     const desired: TinyComponentStatus = { installed: r.installed, reason: r.reason, observedGeneration: r.generation, module: r.installed ? opts.module : "" };
-    const out = await retryOnConflict({ what: `TinyComponent ${name} status`, current: object, read: () => api.get(name), write: (o) => {
-      const s = o.status ?? {};
-      const same = s.installed === desired.installed && (s.reason ?? "") === desired.reason && s.observedGeneration === desired.observedGeneration && (s.module ?? "") === desired.module;
-      if (same) return undefined;
-      const reportedThisGeneration = s.observedGeneration === r.generation && s.module !== opts.module;
-      if (reportedThisGeneration && (s.installed === true || !desired.installed)) return undefined; // another serving module answered for this generation
-      return api.patchStatus(name, o.metadata.resourceVersion ?? "", desired);
-    } });
+    const out = await retryOnConflict({
+      what: `TinyComponent ${name} status`,
+      current: object,
+      read: () => api.get(name),
+      write: (o) => {
+        const s = o.status ?? {};
+        const same =
+          s.installed === desired.installed &&
+          (s.reason ?? "") === desired.reason &&
+          s.observedGeneration === desired.observedGeneration &&
+          (s.module ?? "") === desired.module;
+        if (same) return undefined;
+        const reportedThisGeneration = s.observedGeneration === r.generation && s.module !== opts.module;
+        if (reportedThisGeneration && (s.installed === true || !desired.installed)) return undefined; // another serving module answered for this generation
+        return api.patchStatus(name, o.metadata.resourceVersion ?? "", desired);
+      },
+    });
     if (out.written) stats.statusWrites++;
     else stats.statusSkips++;
   };

@@ -76,11 +76,16 @@ export function tinyModuleReconciler(opts: TinyModuleReconcilerOptions): TinyMod
     }
     if (!object || !opts.isLeader()) return;
     try {
-      const out = await retryOnConflict({ what: `TinyModule ${name} status`, current: object, read: () => opts.api.get(name), write: (m) => {
-        const desired = opts.desiredStatus(name);
-        if (desired === undefined || isDeepStrictEqual(m.status, desired)) return undefined;
-        return opts.api.patchStatus(name, m.metadata.resourceVersion ?? "", desired);
-      } });
+      const out = await retryOnConflict({
+        what: `TinyModule ${name} status`,
+        current: object,
+        read: () => opts.api.get(name),
+        write: (m) => {
+          const desired = opts.desiredStatus(name);
+          if (desired === undefined || isDeepStrictEqual(m.status, desired)) return undefined;
+          return opts.api.patchStatus(name, m.metadata.resourceVersion ?? "", desired);
+        },
+      });
       stats.conflicts += out.conflicts;
       if (out.written) stats.statusWrites++;
       else stats.statusSkips++;

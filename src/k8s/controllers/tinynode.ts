@@ -117,11 +117,16 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
   /** Adds our finalizer; resolves to the node after the write, or undefined when the node is gone. */
   const ensureFinalizer = async (node: TinyNode, name: string): Promise<TinyNode | undefined> => {
     try {
-      const out = await retryOnConflict({ what: `TinyNode ${name} finalizer`, current: node, read: () => api.get(name), write: (n) => {
-        const finalizers = n.metadata.finalizers ?? [];
-        if (finalizers.includes(NODE_FINALIZER) || n.metadata.deletionTimestamp) return undefined;
-        return api.setFinalizers(name, n.metadata.resourceVersion ?? "", [...finalizers, NODE_FINALIZER]);
-      } });
+      const out = await retryOnConflict({
+        what: `TinyNode ${name} finalizer`,
+        current: node,
+        read: () => api.get(name),
+        write: (n) => {
+          const finalizers = n.metadata.finalizers ?? [];
+          if (finalizers.includes(NODE_FINALIZER) || n.metadata.deletionTimestamp) return undefined;
+          return api.setFinalizers(name, n.metadata.resourceVersion ?? "", [...finalizers, NODE_FINALIZER]);
+        },
+      });
       stats.conflicts += out.conflicts;
       if (out.written) stats.finalizersAdded++;
       return out.object;
@@ -133,11 +138,20 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
 
   const removeFinalizer = async (node: TinyNode, name: string): Promise<void> => {
     try {
-      const out = await retryOnConflict({ what: `TinyNode ${name} finalizer`, current: node, read: () => api.get(name), write: (n) => {
-        const finalizers = n.metadata.finalizers ?? [];
-        if (!finalizers.includes(NODE_FINALIZER)) return undefined;
-        return api.setFinalizers(name, n.metadata.resourceVersion ?? "", finalizers.filter((f) => f !== NODE_FINALIZER));
-      } });
+      const out = await retryOnConflict({
+        what: `TinyNode ${name} finalizer`,
+        current: node,
+        read: () => api.get(name),
+        write: (n) => {
+          const finalizers = n.metadata.finalizers ?? [];
+          if (!finalizers.includes(NODE_FINALIZER)) return undefined;
+          return api.setFinalizers(
+            name,
+            n.metadata.resourceVersion ?? "",
+            finalizers.filter((f) => f !== NODE_FINALIZER),
+          );
+        },
+      });
       stats.conflicts += out.conflicts;
       if (out.written) stats.finalizersRemoved++;
     } catch (err) {
@@ -146,12 +160,17 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
   };
 
   const writeStatus = async (node: TinyNode, name: string, reported: TinyNodeStatus | undefined, failure: unknown): Promise<void> => {
-    const out = await retryOnConflict({ what: `TinyNode ${name} status`, current: node, read: () => api.get(name), write: (n) => {
-      const desired = ownedNodeStatus(n, moduleOfName(name) ?? opts.module, reported, failure);
-      const at = now();
-      if (!ownedStatusChanged(n.status, desired) && !heartbeatDue(n.status, at, heartbeatMs)) return undefined;
-      return api.patchStatus(name, n.metadata.resourceVersion ?? "", nodeStatusPatch(desired, at));
-    } });
+    const out = await retryOnConflict({
+      what: `TinyNode ${name} status`,
+      current: node,
+      read: () => api.get(name),
+      write: (n) => {
+        const desired = ownedNodeStatus(n, moduleOfName(name) ?? opts.module, reported, failure);
+        const at = now();
+        if (!ownedStatusChanged(n.status, desired) && !heartbeatDue(n.status, at, heartbeatMs)) return undefined;
+        return api.patchStatus(name, n.metadata.resourceVersion ?? "", nodeStatusPatch(desired, at));
+      },
+    });
     stats.conflicts += out.conflicts;
     if (out.written) stats.statusWrites++;
     else stats.statusSkips++;
@@ -194,4 +213,3 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
 
   return { reconcile, stats, owns };
 }
-

@@ -35,8 +35,7 @@ export function crdApi<T extends KubeObject>(kube: KubeClient, descriptor: Resou
     list: async (namespace, labelSelector) => (await kube.listAll(res, { namespace, ...(labelSelector ? { labelSelector } : {}) })).items,
     create: (object, namespace) => kube.create(res, object, { namespace }),
     update: (object, namespace) => kube.update(res, object, { namespace }),
-    mergePatch: (name, namespace, patch, subresource) =>
-      kube.mergePatch(res, name, patch as never, { namespace, ...(subresource ? { subresource } : {}) }),
+    mergePatch: (name, namespace, patch, subresource) => kube.mergePatch(res, name, patch as never, { namespace, ...(subresource ? { subresource } : {}) }),
     delete: async (name, namespace) => {
       await kube.delete(res, name, { namespace });
     },

@@ -27,10 +27,7 @@ import { writeBoth } from "./two-writes.ts";
 export async function disclosePort(ctx: ResourceContext, port: number): Promise<void> {
   validatePort(port);
   const release = await ctx.release();
-  const [service, ingress] = await Promise.all([
-    findManagerService(ctx.kube, ctx.namespace, release),
-    findManagerIngress(ctx.kube, ctx.namespace, release),
-  ]);
+  const [service, ingress] = await Promise.all([findManagerService(ctx.kube, ctx.namespace, release), findManagerIngress(ctx.kube, ctx.namespace, release)]);
   const serviceName = service.metadata.name ?? "";
   const ingressName = ingress.metadata.name ?? "";
   const svcWhat = describeObject("Service", ctx, serviceName);
@@ -52,7 +49,12 @@ export async function disclosePort(ctx: ResourceContext, port: number): Promise<
             return edit.next;
           }),
         second: () => updateService(ctx, serviceName, serviceEdit),
-        undoFirst: (done) => updateIngress(ctx, ingressName, undoEdit("Ingress", done, (i) => revertIngressDisclose(i, serviceName, port, previous, ingWhat))),
+        undoFirst: (done) =>
+          updateIngress(
+            ctx,
+            ingressName,
+            undoEdit("Ingress", done, (i) => revertIngressDisclose(i, serviceName, port, previous, ingWhat)),
+          ),
         log: ctx.log,
       });
     }),

@@ -100,7 +100,6 @@ export class NoHostnamesError extends ResourceManagerError {
   }
 }
 
-
 /** An argument of a custom-resource helper is missing or unusable. Code `INVALID_ARGUMENT`. */
 export class InvalidArgumentError extends ResourceManagerError {
   /** Name of the argument or field. */
@@ -175,7 +174,10 @@ export class WouldBeEmptyError extends ResourceManagerError {
       kind === "Service"
         ? `port${port} is its only port, and a ClusterIP Service needs at least one; add another port to it or delete the Service`
         : `its rules for port ${port} are its only rules and it has no defaultBackend, which the apiserver rejects; add a defaultBackend or another rule`;
-    super(kind === "Service" ? "SERVICE_WOULD_HAVE_NO_PORTS" : "INGRESS_WOULD_HAVE_NO_RULES", `cannot disclose port ${port}, nothing was changed: ${object} ${why}`);
+    super(
+      kind === "Service" ? "SERVICE_WOULD_HAVE_NO_PORTS" : "INGRESS_WOULD_HAVE_NO_RULES",
+      `cannot disclose port ${port}, nothing was changed: ${object} ${why}`,
+    );
     this.object = object;
   }
 }

@@ -60,7 +60,12 @@ export interface LockObservation {
  * @param nowMs - the waiter's monotonic clock, ms.
  * @returns `take: true` when free, already mine, or unchanged for its TTL; else the holder and TTL.
  */
-export function decideLock(raw: string | undefined, me: string, seen: LockObservation | undefined, nowMs: number): { take: boolean; seen: LockObservation | undefined; lock?: ExposeLock } {
+export function decideLock(
+  raw: string | undefined,
+  me: string,
+  seen: LockObservation | undefined,
+  nowMs: number,
+): { take: boolean; seen: LockObservation | undefined; lock?: ExposeLock } {
   if (raw === undefined || raw === "") return { take: true, seen: undefined };
   const lock = parseExposeLock(raw);
   if (lock.holder === me) return { take: true, seen: undefined };
@@ -91,7 +96,8 @@ export async function withExposeLock<R>(ctx: ResourceContext, serviceName: strin
       held = decision.take ? undefined : decision.lock;
       if (!decision.take) return undefined;
       if (current.metadata.annotations?.[EXPOSE_LOCK_ANNOTATION] === value) return undefined;
-      if (decision.lock) ctx.log.warn({ service: serviceName, holder: decision.lock.holder }, "expose lock: taking over a lock whose holder did not release it within its TTL");
+      if (decision.lock)
+        ctx.log.warn({ service: serviceName, holder: decision.lock.holder }, "expose lock: taking over a lock whose holder did not release it within its TTL");
       return withLock(current, value);
     });
     if (held === undefined) break;

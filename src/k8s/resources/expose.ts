@@ -60,10 +60,7 @@ export async function exposePort(ctx: ResourceContext, request: ExposePortReques
   if (hostnames.length === 0 && auto === "") throw new NoHostnamesError("no hostnames were given and no auto hostname was requested");
 
   const release = await ctx.release();
-  const [service, ingress] = await Promise.all([
-    findManagerService(ctx.kube, ctx.namespace, release),
-    findManagerIngress(ctx.kube, ctx.namespace, release),
-  ]);
+  const [service, ingress] = await Promise.all([findManagerService(ctx.kube, ctx.namespace, release), findManagerIngress(ctx.kube, ctx.namespace, release)]);
   if (auto !== "") {
     const suffix = ingress.metadata.annotations?.[INGRESS_HOSTNAME_SUFFIX_ANNOTATION] ?? "";
     if (suffix !== "") {
@@ -74,7 +71,10 @@ export async function exposePort(ctx: ResourceContext, request: ExposePortReques
         `auto hostname ${JSON.stringify(auto)} was requested, but Ingress ${ctx.namespace}/${ingress.metadata.name} has no ${INGRESS_HOSTNAME_SUFFIX_ANNOTATION} annotation`,
       );
     } else {
-      ctx.log.warn({ autoHostName: auto, ingress: ingress.metadata.name }, `auto hostname ignored: the Ingress has no ${INGRESS_HOSTNAME_SUFFIX_ANNOTATION} annotation`);
+      ctx.log.warn(
+        { autoHostName: auto, ingress: ingress.metadata.name },
+        `auto hostname ignored: the Ingress has no ${INGRESS_HOSTNAME_SUFFIX_ANNOTATION} annotation`,
+      );
     }
   }
 
@@ -101,7 +101,12 @@ export async function exposePort(ctx: ResourceContext, request: ExposePortReques
             return edit.next;
           }),
         second: () => updateIngress(ctx, ingressName, ingressEdit),
-        undoFirst: (done) => updateService(ctx, serviceName, undoEdit("Service", done, (s) => revertServiceExpose(s, port, change, svcWhat))),
+        undoFirst: (done) =>
+          updateService(
+            ctx,
+            serviceName,
+            undoEdit("Service", done, (s) => revertServiceExpose(s, port, change, svcWhat)),
+          ),
         log: ctx.log,
       });
     }),

@@ -229,7 +229,13 @@ export function discloseOnIngress(ingress: Ingress, service: string, port: numbe
  * come out the same when nobody changed the Ingress in between).
  * @throws ExposeConflictError when another writer took a host's `/` meanwhile.
  */
-export function revertIngressDisclose(ingress: Ingress, service: string, port: number, previous: Record<string, HostClaim> | undefined, what: string): Ingress | undefined {
+export function revertIngressDisclose(
+  ingress: Ingress,
+  service: string,
+  port: number,
+  previous: Record<string, HostClaim> | undefined,
+  what: string,
+): Ingress | undefined {
   if (previous === undefined) return undefined;
   return exposeOnIngress(ingress, service, port, Object.keys(previous), what).next;
 }

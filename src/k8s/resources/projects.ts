@@ -27,18 +27,14 @@ export function projectHelpers(kinds: Kinds, managerNamespace: string): ProjectH
   const ns = (n?: string) => n || managerNamespace;
   return {
     create: (name, namespace) =>
-      kinds.projects.create(
-        { metadata: { generateName: generateNameFor("name", name), annotations: { [PROJECT_NAME_ANNOTATION]: name } } },
-        ns(namespace),
-      ),
+      kinds.projects.create({ metadata: { generateName: generateNameFor("name", name), annotations: { [PROJECT_NAME_ANNOTATION]: name } } }, ns(namespace)),
     get: (name, namespace) => kinds.projects.get(requireText("name", name), ns(namespace)),
     list: (namespace) => kinds.projects.list(ns(namespace)),
     rename: (name, displayName, namespace) =>
       kinds.projects.mergePatch(requireText("name", name), ns(namespace), {
         metadata: { annotations: { [PROJECT_NAME_ANNOTATION]: requireText("displayName", displayName) } },
       }),
-    setDescription: (name, description, namespace) =>
-      kinds.projects.mergePatch(requireText("name", name), ns(namespace), { spec: { description } }),
+    setDescription: (name, description, namespace) => kinds.projects.mergePatch(requireText("name", name), ns(namespace), { spec: { description } }),
     delete: (name, namespace) => kinds.projects.delete(requireText("name", name), ns(namespace)),
   };
 }

@@ -93,7 +93,11 @@ function ingressParts(i: Ingress): unknown {
  * as read before it (same order); otherwise someone changed the object since, and `targeted`
  * removes only this call's own change from the newest object.
  */
-export function undoEdit<T extends Service | Ingress>(kind: "Service" | "Ingress", done: ReleaseUpdate<T>, targeted: (current: T) => T | undefined): (current: T) => T | undefined {
+export function undoEdit<T extends Service | Ingress>(
+  kind: "Service" | "Ingress",
+  done: ReleaseUpdate<T>,
+  targeted: (current: T) => T | undefined,
+): (current: T) => T | undefined {
   const parts = (kind === "Service" ? serviceParts : ingressParts) as (o: T) => unknown;
   return (current) => {
     if (!isDeepStrictEqual(parts(current), parts(done.after))) return targeted(current);

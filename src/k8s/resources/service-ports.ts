@@ -92,7 +92,13 @@ export function exposeOnService(service: Service, port: number, what: string): S
       sameNumber && previous !== undefined && (entry.protocol ?? "TCP") === "TCP"
         ? `another writer, who changed it after tinyhost exposed port ${port}${writers}`
         : `another writer${writers}`;
-    conflicts.push({ object: what, entry: sameNumber ? `port ${port}` : `port name ${servicePortName(port)}`, current: describeServicePort(entry), owner, wanted });
+    conflicts.push({
+      object: what,
+      entry: sameNumber ? `port ${port}` : `port name ${servicePortName(port)}`,
+      current: describeServicePort(entry),
+      owner,
+      wanted,
+    });
   }
   if (conflicts.length > 0) throw new ExposeConflictError(port, conflicts);
 

@@ -14,7 +14,16 @@ export {
   type WatchRequestOptions,
   type ResourceSourceOptions,
 } from "./source.ts";
-export { Watcher, watcher, WatchStatusError, stripManagedFields, type WatcherEvent, type WatcherOptions, type WatcherStats, type RestartReason } from "./watcher.ts";
+export {
+  Watcher,
+  watcher,
+  WatchStatusError,
+  stripManagedFields,
+  type WatcherEvent,
+  type WatcherOptions,
+  type WatcherStats,
+  type RestartReason,
+} from "./watcher.ts";
 export { ObjectStore, type Store } from "./store.ts";
 export { reflector, type ChangeEvent } from "./reflector.ts";
 export {

@@ -24,9 +24,7 @@ export function generationChanged<T extends KubeObject>(change: ChangeEvent<T>):
  * Difference (docs/compatibility.md): a deletion inferred from a relist passes too, where the Go
  * predicate drops `DeleteStateUnknown` — otherwise such a node's reconcile would never run.
  */
-export function generationOrStatusMetadataChanged<T extends KubeObject & { status?: { metadata?: unknown } }>(
-  change: ChangeEvent<T>,
-): boolean {
+export function generationOrStatusMetadataChanged<T extends KubeObject & { status?: { metadata?: unknown } }>(change: ChangeEvent<T>): boolean {
   if (change.type === "deleted" || change.old === undefined) return true;
   if (change.old.metadata.generation !== change.object.metadata.generation) return true;
   return !isDeepStrictEqual(change.old.status?.metadata, change.object.status?.metadata);

@@ -27,10 +27,7 @@ export type ChangeEvent<T extends KubeObject> =
  * @param events - a watcher's event stream.
  * @returns the changes, in the order they were applied.
  */
-export async function* reflector<T extends KubeObject>(
-  store: ObjectStore<T>,
-  events: AsyncIterable<WatcherEvent<T>>,
-): AsyncGenerator<ChangeEvent<T>> {
+export async function* reflector<T extends KubeObject>(store: ObjectStore<T>, events: AsyncIterable<WatcherEvent<T>>): AsyncGenerator<ChangeEvent<T>> {
   for await (const ev of events) {
     if (ev.type === "restarted") {
       const changes = reconcileList(store, ev.objects);

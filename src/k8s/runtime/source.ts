@@ -72,11 +72,7 @@ export interface ResourceSourceOptions {
  * Binds a resource, a scope and filters to the client.
  * @example watcher(resourceSource(client, configMaps, { namespace: "tiny" }))
  */
-export function resourceSource<T extends KubeObject>(
-  client: ListWatchClient,
-  res: ResourceDescriptor<T>,
-  scope: ResourceSourceOptions = {},
-): WatchSource<T> {
+export function resourceSource<T extends KubeObject>(client: ListWatchClient, res: ResourceDescriptor<T>, scope: ResourceSourceOptions = {}): WatchSource<T> {
   return {
     list: (opts) => client.list(res, { ...scope, ...opts }),
     watch: (opts) => client.watch(res, { ...scope, ...opts }),

@@ -40,7 +40,10 @@ export function check(spec: EvalSpec, got: Observed): Failure[] {
   const failures: Failure[] = [];
   const wantErrors = spec.expect.errors ?? 0;
   if (got.errors !== wantErrors) {
-    failures.push({ what: `expected ${wantErrors} unhandled errors`, got: `${got.errors}${got.handled > 0 ? ` (plus ${got.handled} caught by an error port)` : ""}` });
+    failures.push({
+      what: `expected ${wantErrors} unhandled errors`,
+      got: `${got.errors}${got.handled > 0 ? ` (plus ${got.handled} caught by an error port)` : ""}`,
+    });
   }
   for (const a of spec.expect.arrives ?? []) failures.push(...checkArrival(a, got));
   for (const port of spec.expect.silent ?? []) {
@@ -182,7 +185,10 @@ export function goV(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(goV).join(" ")}]`;
   if (typeof v === "object") {
     const o = v as Record<string, unknown>;
-    return `map[${Object.keys(o).sort().map((k) => `${k}:${goV(o[k])}`).join(" ")}]`;
+    return `map[${Object.keys(o)
+      .sort()
+      .map((k) => `${k}:${goV(o[k])}`)
+      .join(" ")}]`;
   }
   return String(v);
 }

@@ -106,7 +106,11 @@ export async function runEval(host: LocalHost, spec: EvalSpec, options: RunEvalO
       if (fired?.kind === "fail" && spans === 0) return done({ node, error: `fire ${node}:${spec.trigger.port}: ${fired.error.message}` });
       if (started && open === 0 && performance.now() - lastActivity >= settleMs) break;
     }
-    if (spans === 0) return done({ node, error: `nothing ran within ${formatMs(spec.timeoutMs)} — the trigger was sent but no hop was recorded. Check the node id, and that its module runs here` });
+    if (spans === 0)
+      return done({
+        node,
+        error: `nothing ran within ${formatMs(spec.timeoutMs)} — the trigger was sent but no hop was recorded. Check the node id, and that its module runs here`,
+      });
     return done({ node, failures: check(spec, observed) });
   } finally {
     untap();

@@ -92,7 +92,11 @@ export async function parseEvals(path: string, text: string, warn: EvalWarn = ()
   if (!Array.isArray(list)) throw new EvalSpecError(`${path}: expected a list of evals, got ${typeName(doc)}`);
   return list.map((raw, i) => {
     try {
-      return toSpec(raw, path, (where, key, known) => warn(`${path}: ${list.length > 1 ? `eval ${i + 1}: ` : ""}unknown key ${JSON.stringify(key)}${where ? ` in ${where}` : ""} ignored (known: ${known.join(", ")})`));
+      return toSpec(raw, path, (where, key, known) =>
+        warn(
+          `${path}: ${list.length > 1 ? `eval ${i + 1}: ` : ""}unknown key ${JSON.stringify(key)}${where ? ` in ${where}` : ""} ignored (known: ${known.join(", ")})`,
+        ),
+      );
     } catch (err) {
       throw new EvalSpecError(`${path}: ${list.length > 1 ? `eval ${i + 1}: ` : ""}${(err as Error).message}`);
     }
@@ -143,7 +147,8 @@ export function expandEnv(spec: EvalSpec, env: Record<string, string | undefined
   if (!spec.trigger.data || Object.keys(spec.trigger.data).length === 0) return;
   const missing = new Set<string>();
   const expand = (v: unknown): unknown => {
-    if (typeof v === "string") return v.includes("${") ? v.replace(ENV_REF, (ref, name: string) => (env[name] !== undefined ? env[name]! : (missing.add(name), ref))) : v;
+    if (typeof v === "string")
+      return v.includes("${") ? v.replace(ENV_REF, (ref, name: string) => (env[name] !== undefined ? env[name]! : (missing.add(name), ref))) : v;
     if (Array.isArray(v)) return v.map(expand);
     if (isObj(v)) return Object.fromEntries(Object.entries(v).map(([k, c]) => [k, expand(c)]));
     return v;

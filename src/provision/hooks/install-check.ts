@@ -70,7 +70,12 @@ export async function checkInstallNamespace(kube: KubeClient, namespace: string)
     labels = (await kube.get(namespaces, namespace)).metadata.labels;
   } catch (e) {
     if (isNotFound(e)) {
-      throw new InstallCheckError("NAMESPACE_NOT_FOUND", namespace, `pre-install: namespace ${JSON.stringify(namespace)} not found — should have been created by helm --create-namespace`, { cause: e });
+      throw new InstallCheckError(
+        "NAMESPACE_NOT_FOUND",
+        namespace,
+        `pre-install: namespace ${JSON.stringify(namespace)} not found — should have been created by helm --create-namespace`,
+        { cause: e },
+      );
     }
     if (e instanceof KubeApiError && e.reason === "Forbidden") {
       throw new InstallCheckError(

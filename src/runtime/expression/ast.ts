@@ -4,11 +4,7 @@
  */
 
 /** Binary operators: ajson's set (math.go) with the SDK's `+`/`-` (pkg/evaluator/functions.go). */
-export type BinaryOp =
-  | "**" | "*" | "/" | "%" | "<<" | ">>" | "&" | "&^"
-  | "+" | "-" | "|" | "^"
-  | "==" | "!=" | "<" | "<=" | ">" | ">=" | "=~"
-  | "&&" | "||";
+export type BinaryOp = "**" | "*" | "/" | "%" | "<<" | ">>" | "&" | "&^" | "+" | "-" | "|" | "^" | "==" | "!=" | "<" | "<=" | ">" | ">=" | "=~" | "&&" | "||";
 
 /** An expression node. */
 export type Expr =

@@ -242,4 +242,3 @@ function validText(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(validText);
   return v;
 }
-

@@ -327,10 +327,12 @@ export const FUNCTIONS: ReadonlyMap<string, FunctionDef> = new Map<string, Funct
     tooFew("join", a, 2, "2 arguments (array, separator)");
     if (!Array.isArray(a[0])) throw new EvalFailure(`join() needs an array as its first argument, got ${typeName(a[0])}`);
     const sep = stringArg("join", a, 1);
-    return (a[0] as unknown[]).map((e, i) => {
-      if (typeof e !== "string") throw new EvalFailure(`join() needs an array of strings, element ${i} is ${typeName(e)}`);
-      return e;
-    }).join(sep);
+    return (a[0] as unknown[])
+      .map((e, i) => {
+        if (typeof e !== "string") throw new EvalFailure(`join() needs an array of strings, element ${i} is ${typeName(e)}`);
+        return e;
+      })
+      .join(sep);
   }),
   multi("contains", 2, 2, (a) => {
     tooFew("contains", a, 2, "2 arguments (string, substring)");
@@ -383,6 +385,6 @@ export const CONSTANTS: ReadonlyMap<string, number | boolean | null> = new Map<s
   ["sqrtphi", 1.27201964951406896425242246173749149171560804184009624861664038],
   ["ln2", 0.693147180559945309417232121458176568075500134360255254120680009],
   ["log2e", 1.44269504088896340735992468100189213742664595415298593413544940693110921918118507988552662289350634449699],
-  ["ln10", 2.30258509299404568401799145468436420760110148862877297603332790],
+  ["ln10", 2.3025850929940456840179914546843642076011014886287729760333279],
   ["log10e", 0.43429448190325182765112891891660508229439700580366656611445378316586464920887077472922494933843174831870610674476630373364167928715896],
 ]);

@@ -468,7 +468,11 @@ export function compilePath(path: string, source: string, pos: number, nested: C
     for (const step of steps) nodes = step(nodes, root, first);
     if (nodes.length === 0) return undefined;
     if (nodes.length === 1) return nodes[0];
-    return at(nodes.map((n) => n.value), undefined, undefined);
+    return at(
+      nodes.map((n) => n.value),
+      undefined,
+      undefined,
+    );
   };
 
   if (isSimple) {
@@ -503,4 +507,3 @@ export function compilePath(path: string, source: string, pos: number, nested: C
     },
   };
 }
-

@@ -101,7 +101,9 @@ function subtract(left: unknown, right: unknown): unknown {
   if (typeof left === "string" && typeof right === "string") {
     const t = timeArithmetic(left, right, -1);
     if (t !== undefined) return t;
-    throw new EvalFailure(`cannot apply "-" to two strings unless they are a time and a duration or two durations, got ${JSON.stringify(left)} and ${JSON.stringify(right)}`);
+    throw new EvalFailure(
+      `cannot apply "-" to two strings unless they are a time and a duration or two durations, got ${JSON.stringify(left)} and ${JSON.stringify(right)}`,
+    );
   }
   const [a, b] = numbers("-", left, right);
   return a - b;

@@ -20,9 +20,24 @@ import { type Token, tokenize } from "./lexer.ts";
 const PRECEDENCE: Readonly<Record<BinaryOp, number>> = {
   "||": 1,
   "&&": 2,
-  "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3, "=~": 3,
-  "+": 4, "-": 4, "|": 4, "^": 4,
-  "*": 5, "/": 5, "%": 5, "<<": 5, ">>": 5, "&": 5, "&^": 5,
+  "==": 3,
+  "!=": 3,
+  "<": 3,
+  "<=": 3,
+  ">": 3,
+  ">=": 3,
+  "=~": 3,
+  "+": 4,
+  "-": 4,
+  "|": 4,
+  "^": 4,
+  "*": 5,
+  "/": 5,
+  "%": 5,
+  "<<": 5,
+  ">>": 5,
+  "&": 5,
+  "&^": 5,
   "**": 6,
 };
 
@@ -144,7 +159,7 @@ class Parser {
     }
     this.expect(")", '")" closing the argument list');
     const min = def?.minArgs ?? 1;
-    const max = def === undefined || !def.multi ? def?.maxArgs ?? 1 : Infinity;
+    const max = def === undefined || !def.multi ? (def?.maxArgs ?? 1) : Infinity;
     if (args.length < min || args.length > max) {
       const want = max === Infinity ? `at least ${min}` : min === max ? `${min}` : `${min} to ${max}`;
       this.fail(nameTok.pos, `function ${JSON.stringify(name)} takes ${want} argument${max === 1 ? "" : "s"}, got ${args.length}`);

@@ -42,7 +42,6 @@ export function hasUnreadableNumbers(root: unknown): boolean {
   return typeof root === "object" && root !== null && withUnreadable.has(root);
 }
 
-
 /** True for a plain JSON object (not null, not an array, not an unreadable number). */
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof UnreadableNumber);

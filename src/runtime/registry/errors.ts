@@ -6,12 +6,7 @@
 import { TinyError } from "../../core/errors.ts";
 
 /** Why discovery failed. */
-export type RegistryErrorCode =
-  | "DUPLICATE_COMPONENT"
-  | "INVALID_COMPONENT"
-  | "COMPONENT_IMPORT_FAILED"
-  | "COMPONENTS_DIR_NOT_FOUND"
-  | "UNKNOWN_COMPONENT";
+export type RegistryErrorCode = "DUPLICATE_COMPONENT" | "INVALID_COMPONENT" | "COMPONENT_IMPORT_FAILED" | "COMPONENTS_DIR_NOT_FOUND" | "UNKNOWN_COMPONENT";
 
 /** Base class: `code` says what went wrong, `files` the component files involved (may be empty). */
 export class RegistryError extends TinyError<RegistryErrorCode> {
@@ -97,7 +92,10 @@ function describe(cause: unknown): string {
 }
 
 function describeOne(cause: unknown): string {
-  const message = cause instanceof Error || (typeof cause === "object" && cause !== null && "message" in cause) ? String((cause as { message: unknown }).message) : String(cause);
+  const message =
+    cause instanceof Error || (typeof cause === "object" && cause !== null && "message" in cause)
+      ? String((cause as { message: unknown }).message)
+      : String(cause);
   const pos = positionOf(cause);
   return pos ? `${displayFile(pos.file)}:${pos.line}:${pos.column}: ${message}` : message;
 }

@@ -24,5 +24,8 @@ export function isComponentFile(relPath: string): boolean {
  */
 export function listComponentFiles(dir: string): string[] {
   const glob = new Bun.Glob(COMPONENT_GLOB);
-  return [...glob.scanSync({ cwd: dir, onlyFiles: true, followSymlinks: true })].map((p) => p.replaceAll("\\", "/")).filter(isComponentFile).sort();
+  return [...glob.scanSync({ cwd: dir, onlyFiles: true, followSymlinks: true })]
+    .map((p) => p.replaceAll("\\", "/"))
+    .filter(isComponentFile)
+    .sort();
 }

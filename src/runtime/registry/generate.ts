@@ -27,7 +27,9 @@ export interface StaticRegistryFile {
  */
 export function renderStaticRegistry(files: readonly StaticRegistryFile[], outFile: string): string {
   const fromDir = dirname(outFile);
-  const rows = files.map((f) => `  { source: ${JSON.stringify(f.source)}, load: () => require(${JSON.stringify(importSpecifier(fromDir, f.absPath))}) as Record<string, unknown> },`);
+  const rows = files.map(
+    (f) => `  { source: ${JSON.stringify(f.source)}, load: () => require(${JSON.stringify(importSpecifier(fromDir, f.absPath))}) as Record<string, unknown> },`,
+  );
   return [
     GENERATED_HEADER,
     "// Every component file, bundled by `bun build --compile` and evaluated lazily by src/runtime/registry/static.ts.",

@@ -86,7 +86,10 @@ export class NodeStoppedError extends TinyError {
 export class NodeReloadedError extends TinyError {
   /** @param node the node; @param component its (new) component; @param graceMs how long the old version was given. */
   constructor(node: string, component: string, graceMs: number) {
-    super("NODE_RELOADED", `node ${node} was reloaded (component ${component} changed) and this hop did not finish within the ${graceMs} ms reload grace, so it was aborted; a retry runs on the new version`);
+    super(
+      "NODE_RELOADED",
+      `node ${node} was reloaded (component ${component} changed) and this hop did not finish within the ${graceMs} ms reload grace, so it was aborted; a retry runs on the new version`,
+    );
   }
 }
 
@@ -115,6 +118,10 @@ export class HopCancelledError extends TinyError {
 export class StatusWriteError extends TinyError {
   constructor(node: string, failures: number, retryInMs: number, unwrittenKeys: readonly string[], cause: unknown) {
     const keys = unwrittenKeys.length ? `; state not persisted yet: ${unwrittenKeys.map((k) => JSON.stringify(k)).join(", ")}` : "";
-    super("STATUS_WRITE_FAILED", `node ${node}: status write failed ${failures} time${failures === 1 ? "" : "s"} in a row (${messageOf(cause)})${keys}; retrying in ${retryInMs} ms`, { cause });
+    super(
+      "STATUS_WRITE_FAILED",
+      `node ${node}: status write failed ${failures} time${failures === 1 ? "" : "s"} in a row (${messageOf(cause)})${keys}; retrying in ${retryInMs} ms`,
+      { cause },
+    );
   }
 }

@@ -10,14 +10,7 @@ import type { ComponentInstance, ErasedHooks } from "../../core/component.ts";
 import { RUN_RUNTIME, type RunRuntime } from "../../core/durable/run-runtime.ts";
 import { empty, fail, toError, toResult, type Result } from "../../core/result.ts";
 import { isSystemPort, SystemPort, type AnyPort } from "../../core/ports.ts";
-import {
-  LABEL_FLOW_NAME,
-  LABEL_PROJECT_NAME,
-  type NodeIdentity,
-  type NodeUpdater,
-  type TinyNode,
-  type TinyNodeStatus,
-} from "../../core/node.ts";
+import { LABEL_FLOW_NAME, LABEL_PROJECT_NAME, type NodeIdentity, type NodeUpdater, type TinyNode, type TinyNodeStatus } from "../../core/node.ts";
 import { FROM_SIGNAL, parsePortAddress, type Msg } from "../../core/hop.ts";
 import { compilePortDecoder, type PortDecoder } from "../schema/index.ts";
 import { fulfilledValue, NOT_FULFILLED } from "../../core/settled.ts";
@@ -184,14 +177,28 @@ export class Runner implements HopSite {
     this.#node = node;
     this.identity = identityOf(node);
     this.#edges = new NodeEdges(this.name, host, log);
-    this.guard = new NodeGuard({ node: this.name, component: instance.definition.info.name, log, lifetime: this.#stop.signal, onFault: (e) => this.#onFault(e) });
+    this.guard = new NodeGuard({
+      node: this.name,
+      component: instance.definition.info.name,
+      log,
+      lifetime: this.#stop.signal,
+      onFault: (e) => this.#onFault(e),
+    });
     this.state = new MetadataState({
       nodeName: this.name,
       metadata: () => this.#node.status?.metadata ?? {},
       requestWrite: () => this.#schedulePatch(),
     });
     this.#status = new StatusPublisher(
-      { name: this.name, log, guard: this.guard, state: this.state, node: () => this.#node, adopt: (n) => void (this.#node = n), ownedStatus: () => this.readStatus(false) },
+      {
+        name: this.name,
+        log,
+        guard: this.guard,
+        state: this.state,
+        node: () => this.#node,
+        adopt: (n) => void (this.#node = n),
+        ownedStatus: () => this.readStatus(false),
+      },
       host.statusSink,
       host.debounceMs,
       host.statusRetry,
@@ -358,7 +365,13 @@ export class Runner implements HopSite {
       return Promise.resolve(empty);
     }
     if (cached.spec.source && !isSystemPort(port)) {
-      return Promise.resolve(fail(new PortValidationError(this.name, port, [{ path: "$", rule: "direction", message: `port ${port} is a source (output) port and cannot receive hops` }])));
+      return Promise.resolve(
+        fail(
+          new PortValidationError(this.name, port, [
+            { path: "$", rule: "direction", message: `port ${port} is a source (output) port and cannot receive hops` },
+          ]),
+        ),
+      );
     }
     const span = this.host.tracer.input(this, port, msg);
     let input: unknown;
@@ -393,7 +406,11 @@ export class Runner implements HopSite {
     // `[[secret:…]]` placeholder and the last delivery is SECRET_RESOLVE_TTL_MS old (Go runner
     // `secretResolveTTL`): the Secret may have been created or rotated since.
     const hasSecret = containsPlaceholder(data);
-    if (this.#settings && isDeepStrictEqual(this.#settings.value, data) && (!hasSecret || this.#clock() - this.#secretsAt < (this.host.secretResolveTtlMs ?? SECRET_RESOLVE_TTL_MS))) {
+    if (
+      this.#settings &&
+      isDeepStrictEqual(this.#settings.value, data) &&
+      (!hasSecret || this.#clock() - this.#secretsAt < (this.host.secretResolveTtlMs ?? SECRET_RESOLVE_TTL_MS))
+    ) {
       span.end();
       return Promise.resolve(empty);
     }
@@ -522,7 +539,10 @@ export class Runner implements HopSite {
     if (orphaned.length === 0) return;
     const list = orphaned.map((o) => `${JSON.stringify(o.path)} (known: ${o.known.join(", ")})`).join("; ");
     const from = (pc as { from?: string }).from;
-    this.log.warn({ node: this.name, port, from: from || undefined, orphanedKeys: orphaned.map((o) => o.path) }, `configuration of port ${port} has keys the port does not declare, dropped when decoded: ${list}`);
+    this.log.warn(
+      { node: this.name, port, from: from || undefined, orphanedKeys: orphaned.map((o) => o.path) },
+      `configuration of port ${port} has keys the port does not declare, dropped when decoded: ${list}`,
+    );
   }
 
   /**
@@ -545,10 +565,12 @@ export class Runner implements HopSite {
     // hop (in-process, or on a wire whose transport injects the active context) is its child.
     const span = this.host.tracer.output(this, port, data);
     if (!span.recording) return this.#emit(port, data, scope, depth);
-    return span.run(() => this.#emit(port, data, scope, depth)).then((r) => {
-      span.end(r.kind === "fail" ? r.error : undefined);
-      return r;
-    });
+    return span
+      .run(() => this.#emit(port, data, scope, depth))
+      .then((r) => {
+        span.end(r.kind === "fail" ? r.error : undefined);
+        return r;
+      });
   }
 
   /** Sends an emit on a data port along the node's edges (edges.ts). */

@@ -119,7 +119,9 @@ class OtelHopSpan implements HopSpan {
   end(error?: Error): void {
     if (error && !isCancellation(error)) {
       const message = maskSecretValues(error.message);
-      this.#span.recordException(message === error.message ? error : { name: error.name, message, ...(error.stack ? { stack: maskSecretValues(error.stack) } : {}) });
+      this.#span.recordException(
+        message === error.message ? error : { name: error.name, message, ...(error.stack ? { stack: maskSecretValues(error.stack) } : {}) },
+      );
       this.#span.setStatus({ code: SpanStatusCode.ERROR, message });
     }
     this.#span.end();

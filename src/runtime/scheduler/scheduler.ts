@@ -153,7 +153,8 @@ export class Scheduler implements RunnerHost, RpcHost {
     this.#client = options.client;
     this.#jetstream = options.jetstream ?? null;
     this.#warnUnknownEdgePorts = options.warnUnknownEdgePorts ?? true;
-    const ledger = options.ledger ?? new MetadataLedger({ state: (n) => this.#runners.get(n)?.state, all: () => [...this.#runners.values()].map((r) => r.state) });
+    const ledger =
+      options.ledger ?? new MetadataLedger({ state: (n) => this.#runners.get(n)?.state, all: () => [...this.#runners.values()].map((r) => r.state) });
     const durableLog = this.#log.child ? this.#log.child({ component: "durable" }) : this.#log;
     this.#steps = new DurableSteps(ledger, durableLog);
     this.#wireRuns = carriesRuns(this.#remote);
@@ -242,7 +243,8 @@ export class Scheduler implements RunnerHost, RpcHost {
         // the old one's in-flight hops get the grace to finish; what is left is cut with a retryable error.
         this.#runners.delete(name);
         const drained = await previous.drain(this.reloadGraceMs);
-        if (drained) await previous.stop(false); // flushes its status: its state writes are stored first
+        if (drained)
+          await previous.stop(false); // flushes its status: its state writes are stored first
         else await previous.stopForReload(retryable(new NodeReloadedError(name, def.info.name, this.reloadGraceMs)));
       }
       const log = this.#log.child ? this.#log.child({ node: name }) : this.#log;
@@ -299,10 +301,16 @@ export class Scheduler implements RunnerHost, RpcHost {
   #warnAboutUnknownEdgePorts(r: Runner): void {
     const edges = r.node.spec.edges;
     if (!edges?.length) return;
-    const sources = r.ports().filter((p) => p.source).map((p) => p.name);
+    const sources = r
+      .ports()
+      .filter((p) => p.source)
+      .map((p) => p.name);
     for (const e of edges) {
       if (!sources.includes(e.port) && !e.port.includes(":")) {
-        this.#log.warn({ node: r.name, edge: e.id, port: e.port, sourcePorts: sources }, `edge ${e.id} leaves from port "${e.port}", which ${r.instance.definition.info.name} does not declare; it will carry nothing`);
+        this.#log.warn(
+          { node: r.name, edge: e.id, port: e.port, sourcePorts: sources },
+          `edge ${e.id} leaves from port "${e.port}", which ${r.instance.definition.info.name} does not declare; it will carry nothing`,
+        );
       }
     }
   }
@@ -406,7 +414,10 @@ export class Scheduler implements RunnerHost, RpcHost {
     if (run) msg = this.#stamp(msg, run);
     const node = parsePortAddress(msg.to)[0];
     const module = moduleOfNode(node);
-    if (module === undefined) return Promise.resolve(fail(new RouteError(`parse destination error: node name ${JSON.stringify(node)} in ${JSON.stringify(msg.to)} has no module segment`)));
+    if (module === undefined)
+      return Promise.resolve(
+        fail(new RouteError(`parse destination error: node name ${JSON.stringify(node)} in ${JSON.stringify(msg.to)} has no module segment`)),
+      );
     if (msg.runId) return this.#routeDurable(msg, module, scope, run);
     if (this.#served.has(module)) return this.dispatch(msg, scope);
     return this.#send(msg, module, scope);
@@ -435,7 +446,8 @@ export class Scheduler implements RunnerHost, RpcHost {
   #routeDurable(msg: Msg, module: string, scope: HopScope, run: RunContext | undefined): Promise<Result> {
     let sent: Promise<Result>;
     if (isReplyHop(msg) && !this.#wireRuns) {
-      if (!this.#localReplies.deliver(msg.replySubject!, msg.data)) this.#log.debug({ to: msg.to, subject: msg.replySubject }, "run reply dropped: nobody waits for it any more");
+      if (!this.#localReplies.deliver(msg.replySubject!, msg.data))
+        this.#log.debug({ to: msg.to, subject: msg.replySubject }, "run reply dropped: nobody waits for it any more");
       sent = Promise.resolve(empty);
     } else if (this.#wireRuns) {
       if (run) msg = { ...msg, data: safeBytes(msg.data) ?? msg.data }; // encoded once: the wire and the emit record share it

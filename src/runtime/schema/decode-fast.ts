@@ -141,8 +141,20 @@ export function compileFastDecoder(root: DecodeNode, general: GeneralDecoder): F
       ...read,
       `return seen === keys ? out : general(value, sorted);`,
     ].join("\n");
-    const factory = new Function("nullable", "self", "ObjectPrototype", "mismatch", "zero", "zeros", "parts", "general", `return function decodeStruct(value, sorted) {\n${body}\n};`);
-    return factory(node.nullable, node, Object.prototype, general.mismatch, general.zero, zeros, parts, (value: unknown, sorted: boolean) => general.decode(node, value, sorted)) as Fast;
+    const factory = new Function(
+      "nullable",
+      "self",
+      "ObjectPrototype",
+      "mismatch",
+      "zero",
+      "zeros",
+      "parts",
+      "general",
+      `return function decodeStruct(value, sorted) {\n${body}\n};`,
+    );
+    return factory(node.nullable, node, Object.prototype, general.mismatch, general.zero, zeros, parts, (value: unknown, sorted: boolean) =>
+      general.decode(node, value, sorted),
+    ) as Fast;
   }
 
   return fast(root);

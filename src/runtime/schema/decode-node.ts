@@ -14,7 +14,14 @@ export type DecodeNode =
   | { readonly k: "any" }
   | { readonly k: "null" }
   | { readonly k: "scalar"; readonly type: Scalar; readonly nullable: boolean }
-  | { readonly k: "struct"; readonly fields: Field[]; readonly exact: Map<string, Field>; readonly folded: Map<string, Field>; rest: DecodeNode | undefined; readonly nullable: boolean }
+  | {
+      readonly k: "struct";
+      readonly fields: Field[];
+      readonly exact: Map<string, Field>;
+      readonly folded: Map<string, Field>;
+      rest: DecodeNode | undefined;
+      readonly nullable: boolean;
+    }
   | { readonly k: "map"; values: DecodeNode }
   | { readonly k: "array"; items: DecodeNode }
   | { readonly k: "union"; readonly branches: DecodeNode[]; readonly types: string }

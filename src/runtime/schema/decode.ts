@@ -308,7 +308,13 @@ function decodeStruct(node: Extract<DecodeNode, { k: "struct" }>, value: unknown
 }
 
 /** Decodes `value[key]` for each of `keys` into `out`; true when some key matched only case-insensitively. */
-function applyKeys(node: Extract<DecodeNode, { k: "struct" }>, value: Record<string, unknown>, keys: readonly string[], out: Record<string, unknown>, sorted: boolean): boolean {
+function applyKeys(
+  node: Extract<DecodeNode, { k: "struct" }>,
+  value: Record<string, unknown>,
+  keys: readonly string[],
+  out: Record<string, unknown>,
+  sorted: boolean,
+): boolean {
   let folds = false;
   let current = "";
   try {
@@ -432,7 +438,12 @@ class Compiler {
         return { k: "scalar", type: kind, nullable };
       case "object":
         if (isPlainObject(schema.properties)) return this.struct(schema, nullable, where);
-        if (isPlainObject(schema.additionalProperties) || isPlainObject(schema.patternProperties) || schema.additionalProperties === true || schema.additionalProperties === undefined) {
+        if (
+          isPlainObject(schema.additionalProperties) ||
+          isPlainObject(schema.patternProperties) ||
+          schema.additionalProperties === true ||
+          schema.additionalProperties === undefined
+        ) {
           return this.map(schema, where);
         }
         return this.struct(schema, nullable, where); // `additionalProperties: false` and no properties: an empty struct

@@ -71,7 +71,12 @@ export function toPlatformSchema(schema: TSchema | JsonSchemaObject | undefined 
  * schema and configuration with the root def named after the schema's `$id`, else the port
  * (`in` → `In`, `_settings` → `Settings`). One rule for both listings (runtime-spec §2.6, §10.1).
  */
-export function portPlatformSchema(port: { readonly name: string; readonly schema: unknown; readonly configuration?: unknown; readonly rawSchema?: object }): PlatformSchema | JsonSchemaObject {
+export function portPlatformSchema(port: {
+  readonly name: string;
+  readonly schema: unknown;
+  readonly configuration?: unknown;
+  readonly rawSchema?: object;
+}): PlatformSchema | JsonSchemaObject {
   if (port.rawSchema) return port.rawSchema as JsonSchemaObject;
   return toPlatformSchema(port.schema as JsonSchemaObject, port.configuration, port.name.replace(/^_+/, "") || "Root");
 }
@@ -130,7 +135,8 @@ class DefsBuilder {
     if (isUntyped(out) && value !== null && value !== undefined) {
       // Go reflects the interface's dynamic value: a scalar's JSON type; an object, with its keys
       // from enrichDefsFromValue; a list, whose item def is `<Name>Item`.
-      if (isPlainObject(value)) return Object.keys(value).length === 0 ? { ...out, type: "object" } : { ...out, type: "object", properties: inferProperties(value) };
+      if (isPlainObject(value))
+        return Object.keys(value).length === 0 ? { ...out, type: "object" } : { ...out, type: "object", properties: inferProperties(value) };
       if (!Array.isArray(value)) {
         const t = inferSchema(value).type;
         return t === undefined ? out : { ...out, type: t };
@@ -238,7 +244,11 @@ function flag(schema: JsonSchemaObject, keyword: "configurable" | "shared"): boo
 
 function hasType(schema: JsonSchemaObject, type: string): boolean {
   const t = schema.type;
-  return t === type || (Array.isArray(t) && t.includes(type)) || (t === undefined && type === "object" && (isPlainObject(schema.properties) || isPlainObject(schema.additionalProperties)));
+  return (
+    t === type ||
+    (Array.isArray(t) && t.includes(type)) ||
+    (t === undefined && type === "object" && (isPlainObject(schema.properties) || isPlainObject(schema.additionalProperties)))
+  );
 }
 
 /** An object schema without properties whose values are described by `additionalProperties` (a Go map). */

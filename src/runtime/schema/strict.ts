@@ -17,19 +17,67 @@ export class SchemaCompileError extends TinyError<"INVALID_SCHEMA"> {
 }
 
 /** Keywords whose value is one schema. */
-const SCHEMA_VALUED = ["additionalProperties", "additionalItems", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "not", "if", "then", "else", "contentSchema"];
+const SCHEMA_VALUED = [
+  "additionalProperties",
+  "additionalItems",
+  "contains",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contentSchema",
+];
 /** Keywords whose value is a list of schemas. */
 const SCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
 /** Keywords whose value maps names to schemas. */
 const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
 /** Every other keyword a port schema may carry (JSON Schema 2020-12 core, applicator, validation, meta-data, format, content). */
 const OTHER = [
-  "$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary", "$comment", "$recursiveRef", "$recursiveAnchor",
-  "items", "dependencies",
-  "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength",
-  "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required",
-  "dependentRequired", "title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples", "format",
-  "contentEncoding", "contentMediaType",
+  "$schema",
+  "$id",
+  "$ref",
+  "$anchor",
+  "$dynamicRef",
+  "$dynamicAnchor",
+  "$vocabulary",
+  "$comment",
+  "$recursiveRef",
+  "$recursiveAnchor",
+  "items",
+  "dependencies",
+  "type",
+  "enum",
+  "const",
+  "multipleOf",
+  "maximum",
+  "exclusiveMaximum",
+  "minimum",
+  "exclusiveMinimum",
+  "maxLength",
+  "minLength",
+  "pattern",
+  "maxItems",
+  "minItems",
+  "uniqueItems",
+  "maxContains",
+  "minContains",
+  "maxProperties",
+  "minProperties",
+  "required",
+  "dependentRequired",
+  "title",
+  "description",
+  "default",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "examples",
+  "format",
+  "contentEncoding",
+  "contentMediaType",
 ];
 
 const KNOWN = new Set<string>([...SCHEMA_VALUED, ...SCHEMA_LISTS, ...SCHEMA_MAPS, ...OTHER, ...PLATFORM_KEYWORDS]);
@@ -49,7 +97,8 @@ export function checkSchemaKeywords(schema: unknown, where = "#"): void {
     const at = `${where}/${key}`;
     if (key === "type") {
       const list = Array.isArray(value) ? value : [value];
-      for (const t of list) if (typeof t !== "string" || !TYPES.has(t)) throw new SchemaCompileError(`port schema does not compile: ${at} has unknown type ${JSON.stringify(t)}`);
+      for (const t of list)
+        if (typeof t !== "string" || !TYPES.has(t)) throw new SchemaCompileError(`port schema does not compile: ${at} has unknown type ${JSON.stringify(t)}`);
     } else if (SCHEMA_VALUED.includes(key)) {
       checkSchemaKeywords(value, at);
     } else if (key === "items") {

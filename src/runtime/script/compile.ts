@@ -98,7 +98,8 @@ function moduleName(specifier: string): string {
 function refusal(specifier: string, names: string[]): string {
   const given = names.filter((n) => n !== MAIN_MODULE);
   const allowed = given.length > 0 ? `the modules given with it (${given.join(", ")})` : "the modules given with it (none)";
-  if (/^https?:\/\//.test(specifier)) return `import "${specifier}" is refused: scripts have no network, so imports from URLs are not fetched; paste the module into the script's modules instead`;
+  if (/^https?:\/\//.test(specifier))
+    return `import "${specifier}" is refused: scripts have no network, so imports from URLs are not fetched; paste the module into the script's modules instead`;
   return `import "${specifier}" is refused: a script may import only ${allowed}`;
 }
 

@@ -64,7 +64,8 @@ function schemaOf(json: string, field: "input" | "output"): Record<string, unkno
   } catch (err) {
     throw new InvalidDefinitionError(`${field} schema: ${(err as Error).message}`);
   }
-  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw new InvalidDefinitionError(`${field} schema: must be a JSON object, got ${JSON.stringify(json).slice(0, 60)}`);
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc))
+    throw new InvalidDefinitionError(`${field} schema: must be a JSON object, got ${JSON.stringify(json).slice(0, 60)}`);
   return doc as Record<string, unknown>;
 }
 
@@ -103,26 +104,47 @@ export async function defineScriptComponent(d: ScriptDefinition): Promise<Compon
   const ErrorOut = Type.Object({ context: Type.Unknown(), error: Type.String() }, { $id: "Error" });
   const enableErrorPort = d.enableErrorPort === true;
   const { toPlatformSchema } = await import("../schema/platform.ts");
-  const withPublished = <P extends { configuration: unknown }>(port: P, published: ReturnType<typeof Type.Object>) => ({ ...port, rawSchema: toPlatformSchema(published, port.configuration) });
+  const withPublished = <P extends { configuration: unknown }>(port: P, published: ReturnType<typeof Type.Object>) => ({
+    ...port,
+    rawSchema: toPlatformSchema(published, port.configuration),
+  });
 
   return defineComponent({
     info: { name: d.name, description: d.description ?? "", info: d.info ?? "", tags: [DEFINED_TAG] },
     state: (): NodeState => ({ sandbox: undefined }),
     ports: () => [
-      withPublished(target("request", RequestAccepted, { label: "Request", position: "left", default: { context: null, inputData: example(input) } }), RequestPublished),
-      withPublished(source("response", ResponseOut, { label: "Response", position: "right", default: { context: null, outputData: example(output) } }), ResponsePublished),
+      withPublished(
+        target("request", RequestAccepted, { label: "Request", position: "left", default: { context: null, inputData: example(input) } }),
+        RequestPublished,
+      ),
+      withPublished(
+        source("response", ResponseOut, { label: "Response", position: "right", default: { context: null, outputData: example(output) } }),
+        ResponsePublished,
+      ),
       ...(enableErrorPort ? [source("error", ErrorOut, { label: "Error", position: "bottom", default: { context: null, error: "" } })] : []),
     ],
     async handle(ctx, out, _port, data) {
       const msg = data as { context?: unknown; inputData?: unknown };
       const contextValue = msg.context ?? null;
       if (!ctx.self.sandbox) {
-        const started = ScriptSandbox.start({ code, loadTimeoutMs, onLog: (level, text) => ctx.log[level === "error" ? "error" : level === "warn" ? "warn" : "info"]({ script: d.name }, text) });
+        const started = ScriptSandbox.start({
+          code,
+          loadTimeoutMs,
+          onLog: (level, text) => ctx.log[level === "error" ? "error" : level === "warn" ? "warn" : "info"]({ script: d.name }, text),
+        });
         ctx.self.sandbox = started.catch((err: unknown) => {
           ctx.self.sandbox = undefined; // the next message tries again
           throw err;
         });
-        ctx.nodeSignal.addEventListener("abort", () => void started.then((s) => s.close(), () => {}), { once: true });
+        ctx.nodeSignal.addEventListener(
+          "abort",
+          () =>
+            void started.then(
+              (s) => s.close(),
+              () => {},
+            ),
+          { once: true },
+        );
       }
       let outputData: unknown;
       try {

@@ -27,11 +27,7 @@ export type ScriptErrorCode =
 
 /** A script failure; `message` is what the hop's error (or the error port) carries. */
 export class ScriptError extends TinyError<ScriptErrorCode> {
-  constructor(
-    code: ScriptErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
+  constructor(code: ScriptErrorCode, message: string, options?: { cause?: unknown }) {
     super(code, message, options);
     this.name = "ScriptError";
   }

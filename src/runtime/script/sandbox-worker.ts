@@ -35,13 +35,70 @@ import vm from "node:vm";
 
 /** Globals of this realm the script sandbox keeps: ECMAScript built-ins only. */
 const KEEP = new Set([
-  "Infinity", "NaN", "undefined", "globalThis", "isNaN", "isFinite", "escape", "unescape", "decodeURI", "decodeURIComponent",
-  "encodeURI", "encodeURIComponent", "parseInt", "parseFloat", "ArrayBuffer", "SharedArrayBuffer", "DataView", "Atomics",
-  "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError", "AggregateError", "SuppressedError", "Error",
-  "Proxy", "Reflect", "JSON", "Math", "Intl", "Temporal", "Date", "Boolean", "Number", "String", "Symbol", "BigInt", "Object", "Function",
-  "Array", "RegExp", "Iterator", "Promise", "Map", "Set", "WeakMap", "WeakSet", "WeakRef",
-  "DisposableStack", "AsyncDisposableStack", "Int8Array", "Int16Array", "Int32Array", "Uint8Array", "Uint8ClampedArray",
-  "Uint16Array", "Uint32Array", "Float16Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array",
+  "Infinity",
+  "NaN",
+  "undefined",
+  "globalThis",
+  "isNaN",
+  "isFinite",
+  "escape",
+  "unescape",
+  "decodeURI",
+  "decodeURIComponent",
+  "encodeURI",
+  "encodeURIComponent",
+  "parseInt",
+  "parseFloat",
+  "ArrayBuffer",
+  "SharedArrayBuffer",
+  "DataView",
+  "Atomics",
+  "EvalError",
+  "RangeError",
+  "ReferenceError",
+  "SyntaxError",
+  "TypeError",
+  "URIError",
+  "AggregateError",
+  "SuppressedError",
+  "Error",
+  "Proxy",
+  "Reflect",
+  "JSON",
+  "Math",
+  "Intl",
+  "Temporal",
+  "Date",
+  "Boolean",
+  "Number",
+  "String",
+  "Symbol",
+  "BigInt",
+  "Object",
+  "Function",
+  "Array",
+  "RegExp",
+  "Iterator",
+  "Promise",
+  "Map",
+  "Set",
+  "WeakMap",
+  "WeakSet",
+  "WeakRef",
+  "DisposableStack",
+  "AsyncDisposableStack",
+  "Int8Array",
+  "Int16Array",
+  "Int32Array",
+  "Uint8Array",
+  "Uint8ClampedArray",
+  "Uint16Array",
+  "Uint32Array",
+  "Float16Array",
+  "Float32Array",
+  "Float64Array",
+  "BigInt64Array",
+  "BigUint64Array",
 ]);
 
 type Incoming = { t: "load"; code: string } | { t: "call"; id: number; input?: string } | { t: "measure"; id: number };
@@ -54,7 +111,10 @@ interface Bridge {
 const post: (message: unknown) => void = globalThis.postMessage.bind(globalThis);
 const listen = globalThis.addEventListener.bind(globalThis);
 /** A macrotask: it runs only once the microtask queue is empty (captured before the realm is stripped). */
-const macrotask: (fn: () => void) => void = ((set) => (fn: () => void) => void set(fn, 0))(globalThis.setTimeout.bind(globalThis));
+const macrotask: (fn: () => void) => void = (
+  (set) => (fn: () => void) =>
+    void set(fn, 0)
+)(globalThis.setTimeout.bind(globalThis));
 const Script = vm.Script;
 const createContext = vm.createContext;
 

@@ -118,7 +118,9 @@ class Life {
       case "ready":
         // The limit counts the script's top-level code, not the worker's start (which a busy
         // machine can slow down); the boot itself has its own guard in #ensureLife.
-        this.#loadTimer = startTimer(this.loadTimeoutMs, () => this.kill(new ScriptError("SCRIPT_TIMEOUT", `the script's top-level code ran past ${this.loadTimeoutMs} ms while loading`)));
+        this.#loadTimer = startTimer(this.loadTimeoutMs, () =>
+          this.kill(new ScriptError("SCRIPT_TIMEOUT", `the script's top-level code ran past ${this.loadTimeoutMs} ms while loading`)),
+        );
         this.worker.postMessage({ t: "load", code });
         return;
       case "loaded":
@@ -228,7 +230,9 @@ export class ScriptSandbox {
     const life = new Life(this.#code, this.#onLog, this.#loadTimeoutMs);
     this.#life = life;
     this.starts++;
-    const timer = startTimer(WORKER_BOOT_MS + this.#loadTimeoutMs, () => life.kill(new ScriptError("SCRIPT_CRASHED", `the script sandbox did not start within ${WORKER_BOOT_MS} ms`)));
+    const timer = startTimer(WORKER_BOOT_MS + this.#loadTimeoutMs, () =>
+      life.kill(new ScriptError("SCRIPT_CRASHED", `the script sandbox did not start within ${WORKER_BOOT_MS} ms`)),
+    );
     try {
       await life.loaded;
     } finally {
@@ -302,12 +306,20 @@ export class ScriptSandbox {
       return p.finally(() => grace?.cancel());
     };
     try {
-      let heap = await within(life.whenIdle(id), `work the script left running after its result (a promise chain or an await loop) was still running ${LEFTOVER_GRACE_MS} ms later`, LEFTOVER_GRACE_MS);
+      let heap = await within(
+        life.whenIdle(id),
+        `work the script left running after its result (a promise chain or an await loop) was still running ${LEFTOVER_GRACE_MS} ms later`,
+        LEFTOVER_GRACE_MS,
+      );
       if (heap === undefined || heap <= this.#watchdog.capBytes) return;
       const measure = this.#nextId++;
       life.worker.postMessage({ t: "measure", id: measure });
       heap = await within(life.whenIdle(measure), `the sandbox did not answer a memory check within ${MEASURE_TIMEOUT_MS} ms`, MEASURE_TIMEOUT_MS);
-      if (heap !== undefined && heap > this.#watchdog.capBytes) this.#stopLeftover(life, `the script holds ${mib(heap)} MiB between calls, over the ${mib(this.#watchdog.capBytes)} MiB cap (TINYHOST_SCRIPT_MEMORY_MB)`);
+      if (heap !== undefined && heap > this.#watchdog.capBytes)
+        this.#stopLeftover(
+          life,
+          `the script holds ${mib(heap)} MiB between calls, over the ${mib(this.#watchdog.capBytes)} MiB cap (TINYHOST_SCRIPT_MEMORY_MB)`,
+        );
     } finally {
       unwatch();
     }

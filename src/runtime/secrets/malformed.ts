@@ -52,7 +52,9 @@ function walk(value: unknown, path: string, depth: number, out: MalformedPlaceho
   if (typeof value === "string") {
     if (!value.includes(MARKER) || SECRET_PLACEHOLDER.test(value)) return;
     const whole = value.startsWith(MARKER) && value.endsWith("]]") && value.indexOf("]]") === value.length - 2;
-    const reason = whole ? "needs the form [[secret:<name>/<key>]], name and key of letters, digits, '.', '_' and '-'" : "a placeholder must be the whole value";
+    const reason = whole
+      ? "needs the form [[secret:<name>/<key>]], name and key of letters, digits, '.', '_' and '-'"
+      : "a placeholder must be the whole value";
     out.push({ path: path === "" ? "(settings)" : path, text: value, reason });
     return;
   }

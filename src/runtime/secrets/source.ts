@@ -46,15 +46,25 @@ export function kubeSecretSource(kube: Pick<KubeClient, "get">, namespace: strin
       try {
         secret = await kube.get(secrets, ref.name, namespace);
       } catch (err) {
-        if (err instanceof KubeApiError && err.status === 404) throw new SecretError("SECRET_NOT_FOUND", ref, `Secret "${ref.name}" not found in namespace "${namespace}"`, { cause: err });
-        const why = err instanceof KubeApiError && err.status === 403 ? " (forbidden: the module's RBAC does not grant get on this Secret — declare it in the component's requirements.secrets)" : "";
-        throw new SecretError("SECRET_READ_FAILED", ref, `cannot read Secret "${ref.name}" in namespace "${namespace}"${why}: ${messageOf(err)}`, { cause: err });
+        if (err instanceof KubeApiError && err.status === 404)
+          throw new SecretError("SECRET_NOT_FOUND", ref, `Secret "${ref.name}" not found in namespace "${namespace}"`, { cause: err });
+        const why =
+          err instanceof KubeApiError && err.status === 403
+            ? " (forbidden: the module's RBAC does not grant get on this Secret — declare it in the component's requirements.secrets)"
+            : "";
+        throw new SecretError("SECRET_READ_FAILED", ref, `cannot read Secret "${ref.name}" in namespace "${namespace}"${why}: ${messageOf(err)}`, {
+          cause: err,
+        });
       }
       const data = secret.data ?? {};
       const encoded = data[ref.key];
       if (encoded === undefined) {
         const keys = Object.keys(data);
-        throw new SecretError("SECRET_KEY_NOT_FOUND", ref, `key "${ref.key}" not found in Secret "${ref.name}" in namespace "${namespace}" (its keys: ${keys.length ? keys.join(", ") : "none"})`);
+        throw new SecretError(
+          "SECRET_KEY_NOT_FOUND",
+          ref,
+          `key "${ref.key}" not found in Secret "${ref.name}" in namespace "${namespace}" (its keys: ${keys.length ? keys.join(", ") : "none"})`,
+        );
       }
       return Buffer.from(encoded, "base64").toString("utf8");
     },
@@ -143,16 +153,23 @@ export function mapSecretSource(secrets: Readonly<Record<string, Readonly<Record
  */
 function valueIn(doc: unknown, ref: SecretRef, shown: string, missing: string, note: string): string {
   // An empty document is no Secrets; any other shape is malformed, said so rather than "not found".
-  if (doc !== undefined && doc !== null && !isMapping(doc)) throw new SecretError("SECRET_READ_FAILED", ref, `${shown} must map Secret names to {key: value}, got ${kindOf(doc)}`);
+  if (doc !== undefined && doc !== null && !isMapping(doc))
+    throw new SecretError("SECRET_READ_FAILED", ref, `${shown} must map Secret names to {key: value}, got ${kindOf(doc)}`);
   const secret = doc ? (doc as Record<string, unknown>)[ref.name] : undefined;
   if (secret === undefined || secret === null) throw new SecretError("SECRET_NOT_FOUND", ref, `${missing}no Secret "${ref.name}" in ${shown}${note}`);
   if (!isMapping(secret)) throw new SecretError("SECRET_READ_FAILED", ref, `Secret "${ref.name}" in ${shown} must map keys to values, got ${kindOf(secret)}`);
   if (!Object.hasOwn(secret, ref.key)) {
-    throw new SecretError("SECRET_KEY_NOT_FOUND", ref, `${missing}no key "${ref.key}" in Secret "${ref.name}" of ${shown} (its keys: ${Object.keys(secret).join(", ") || "none"})`);
+    throw new SecretError(
+      "SECRET_KEY_NOT_FOUND",
+      ref,
+      `${missing}no key "${ref.key}" in Secret "${ref.name}" of ${shown} (its keys: ${Object.keys(secret).join(", ") || "none"})`,
+    );
   }
   const value = secret[ref.key];
-  if (value === null || value === undefined || value === "") throw new SecretError("SECRET_READ_FAILED", ref, `key "${ref.key}" of Secret "${ref.name}" in ${shown} has no value`);
-  if (typeof value === "object") throw new SecretError("SECRET_READ_FAILED", ref, `key "${ref.key}" of Secret "${ref.name}" in ${shown} must be a string, got ${kindOf(value)}`);
+  if (value === null || value === undefined || value === "")
+    throw new SecretError("SECRET_READ_FAILED", ref, `key "${ref.key}" of Secret "${ref.name}" in ${shown} has no value`);
+  if (typeof value === "object")
+    throw new SecretError("SECRET_READ_FAILED", ref, `key "${ref.key}" of Secret "${ref.name}" in ${shown} must be a string, got ${kindOf(value)}`);
   return String(value);
 }
 
@@ -168,6 +185,12 @@ function kindOf(v: unknown): string {
 export const NO_SECRET_SOURCE: SecretSource = {
   where: "nowhere",
   read(ref) {
-    return Promise.reject(new SecretError("SECRET_SOURCE_MISSING", ref, "this runtime has no secret source (a cluster module reads its namespace's Secrets; local mode reads TINY_SECRET_* variables and .tinyhost/secrets.yaml)"));
+    return Promise.reject(
+      new SecretError(
+        "SECRET_SOURCE_MISSING",
+        ref,
+        "this runtime has no secret source (a cluster module reads its namespace's Secrets; local mode reads TINY_SECRET_* variables and .tinyhost/secrets.yaml)",
+      ),
+    );
   },
 };

@@ -111,7 +111,8 @@ const BODY_HEADERS = ["Content-Encoding", "Content-Language", "Content-Location"
  * follow with the same method and body; anything else is final.
  */
 export function redirectBehavior(method: string, status: number): { follow: boolean; method: string; keepBody: boolean } {
-  if (status === 301 || status === 302 || status === 303) return { follow: true, method: method === "GET" || method === "HEAD" ? method : "GET", keepBody: false };
+  if (status === 301 || status === 302 || status === 303)
+    return { follow: true, method: method === "GET" || method === "HEAD" ? method : "GET", keepBody: false };
   if (status === 307 || status === 308) return { follow: true, method, keepBody: true };
   return { follow: false, method, keepBody: true };
 }
@@ -169,7 +170,10 @@ export async function performRequest(req: OutboundRequest, maxResponseBytes: num
     return { response: emptyResponse(), error: new BadRequestError(`parse ${JSON.stringify(req.url)}: invalid URL`) };
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return { response: emptyResponse(), error: new BadRequestError(`${op} ${JSON.stringify(req.url)}: unsupported protocol scheme ${JSON.stringify(url.protocol.slice(0, -1))}`) };
+    return {
+      response: emptyResponse(),
+      error: new BadRequestError(`${op} ${JSON.stringify(req.url)}: unsupported protocol scheme ${JSON.stringify(url.protocol.slice(0, -1))}`),
+    };
   }
   const initialHeaders = new Headers();
   if (req.contentType !== "") initialHeaders.set("Content-Type", req.contentType);
@@ -198,7 +202,15 @@ export async function performRequest(req: OutboundRequest, maxResponseBytes: num
     if (gzip) headers.set("Accept-Encoding", "gzip");
     try {
       // `timeout: false`: Bun's own 5-minute idle limit is off; `timeout` (Go's Client.Timeout) is the only bound.
-      res = await fetch(url, { method, headers, body: keepBody && method !== "GET" && method !== "HEAD" ? body : undefined, signal: combined, redirect: "manual", decompress: gzip, timeout: false });
+      res = await fetch(url, {
+        method,
+        headers,
+        body: keepBody && method !== "GET" && method !== "HEAD" ? body : undefined,
+        signal: combined,
+        redirect: "manual",
+        decompress: gzip,
+        timeout: false,
+      });
     } catch (err) {
       const text = combined.aborted ? reason() : transportReason(err, url);
       return { response: emptyResponse(), error: retryable(new TransportError(`${op} ${JSON.stringify(shownURL(url))}: ${text}`, err)) };
@@ -212,7 +224,10 @@ export async function performRequest(req: OutboundRequest, maxResponseBytes: num
       target = new URL(location, url);
     } catch {
       void res.body?.cancel().catch(() => undefined);
-      return { response: emptyResponse(), error: retryable(new TransportError(`${op} ${JSON.stringify(shownURL(url))}: failed to parse Location header ${JSON.stringify(location)}`)) };
+      return {
+        response: emptyResponse(),
+        error: retryable(new TransportError(`${op} ${JSON.stringify(shownURL(url))}: failed to parse Location header ${JSON.stringify(location)}`)),
+      };
     }
     void res.body?.cancel().catch(() => undefined);
     redirects++;
@@ -220,7 +235,12 @@ export async function performRequest(req: OutboundRequest, maxResponseBytes: num
       return { response: emptyResponse(), error: retryable(new TransportError(`${op} ${JSON.stringify(location)}: stopped after ${MAX_REDIRECTS} redirects`)) };
     }
     if (target.protocol !== "http:" && target.protocol !== "https:") {
-      return { response: emptyResponse(), error: retryable(new TransportError(`${op} ${JSON.stringify(shownURL(target))}: unsupported protocol scheme ${JSON.stringify(target.protocol.slice(0, -1))}`)) };
+      return {
+        response: emptyResponse(),
+        error: retryable(
+          new TransportError(`${op} ${JSON.stringify(shownURL(target))}: unsupported protocol scheme ${JSON.stringify(target.protocol.slice(0, -1))}`),
+        ),
+      };
     }
     if (!next.keepBody) keepBody = false; // once a hop drops the body it is never sent again
     if (!stripSensitive && initial.host !== target.host && !isDomainOrSubdomain(target.hostname, initial.hostname)) stripSensitive = true;

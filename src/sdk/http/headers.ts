@@ -6,10 +6,7 @@ import type { Header } from "../fields.ts";
 
 function isTokenChar(c: number): boolean {
   // RFC 9110 §5.6.2 tchar
-  return (
-    (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ||
-    "!#$%&'*+-.^_`|~".includes(String.fromCharCode(c))
-  );
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || "!#$%&'*+-.^_`|~".includes(String.fromCharCode(c));
 }
 
 /**

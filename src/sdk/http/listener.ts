@@ -124,7 +124,9 @@ class InFlight {
   abort(reason: Error): void {
     if (this.#settled) return;
     this.flow.abort(reason);
-    this.#answer(reason instanceof FlowTimeoutError ? textResponse(504, reason.message) : reason === STOPPED ? textResponse(503, reason.message) : answerFor(fail(reason)));
+    this.#answer(
+      reason instanceof FlowTimeoutError ? textResponse(504, reason.message) : reason === STOPPED ? textResponse(503, reason.message) : answerFor(fail(reason)),
+    );
   }
 
   #answer(response: Response): void {

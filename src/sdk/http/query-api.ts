@@ -36,7 +36,12 @@ export function queryApiSettingsSchema(text: QueryApiSettingsText) {
     {
       baseURL: Type.String({ title: "Base URL", description: text.baseURL }),
       orgID: Type.Optional(Type.String({ title: "Tenant (X-Scope-OrgID)", description: text.orgID })),
-      headers: Type.Optional(Type.Union([Type.Array(HeaderSchema), Type.Null()], { title: "Extra Headers", description: "Sent with every request, for backends that authenticate with a custom header." })),
+      headers: Type.Optional(
+        Type.Union([Type.Array(HeaderSchema), Type.Null()], {
+          title: "Extra Headers",
+          description: "Sent with every request, for backends that authenticate with a custom header.",
+        }),
+      ),
       timeoutSeconds: Type.Integer({ title: "Timeout (seconds)" }),
       enableErrorPort: Type.Optional(Type.Boolean({ title: "Enable Error Port", description: "Emit failures on the error port instead of failing the flow." })),
     },
@@ -48,7 +53,13 @@ export function queryApiSettingsSchema(text: QueryApiSettingsText) {
  * Checks decoded settings (Go `OnSettings`) and fills their defaults.
  * @throws Error naming the field and value when `baseURL` is empty or not http(s).
  */
-export function checkQueryApiSettings(s: { baseURL: string; orgID?: string; headers?: Header[] | null; timeoutSeconds: number; enableErrorPort?: boolean }): QueryApiSettings {
+export function checkQueryApiSettings(s: {
+  baseURL: string;
+  orgID?: string;
+  headers?: Header[] | null;
+  timeoutSeconds: number;
+  enableErrorPort?: boolean;
+}): QueryApiSettings {
   const base = s.baseURL.trim();
   if (base === "") throw new Error('base URL is required: settings field "baseURL" is empty');
   if (!base.startsWith("http://") && !base.startsWith("https://")) throw new Error(`base URL must be http:// or https://, got ${JSON.stringify(base)}`);

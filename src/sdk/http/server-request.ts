@@ -229,7 +229,14 @@ const POD_NAME = process.env.HOSTNAME ?? "";
  * Builds the {@link ServerRequest} for `req`, whose headers were read into `scan` and whose body
  * was read as `body`; `peer` gives the connection's address when the headers do not decide `realIP`.
  */
-export function buildServerRequest(req: Request, scan: HeaderScan, body: string, peer: () => string | undefined, tls: boolean, context: unknown): ServerRequest {
+export function buildServerRequest(
+  req: Request,
+  scan: HeaderScan,
+  body: string,
+  peer: () => string | undefined,
+  tls: boolean,
+  context: unknown,
+): ServerRequest {
   // CONNECT's authority-form target (`host:port`) is what Bun reports as its url: Go's RequestURI is
   // that target and its URL.Path is empty.
   const authorityForm = req.method === "CONNECT" && !req.url.includes("/");
@@ -244,7 +251,32 @@ export function buildServerRequest(req: Request, scan: HeaderScan, body: string,
   const headers = scan.headers;
   // Two literals keep Go's field order with `headers` omitted when empty (no delete → fast objects).
   if (headers.length === 0) {
-    return { context: ctx, path, pathSegments: segments, requestURI: target, requestParams: params, host: scan.host, method: req.method, realIP: ip, body, scheme: sch, podName: POD_NAME };
+    return {
+      context: ctx,
+      path,
+      pathSegments: segments,
+      requestURI: target,
+      requestParams: params,
+      host: scan.host,
+      method: req.method,
+      realIP: ip,
+      body,
+      scheme: sch,
+      podName: POD_NAME,
+    };
   }
-  return { context: ctx, path, pathSegments: segments, requestURI: target, requestParams: params, host: scan.host, method: req.method, realIP: ip, headers, body, scheme: sch, podName: POD_NAME };
+  return {
+    context: ctx,
+    path,
+    pathSegments: segments,
+    requestURI: target,
+    requestParams: params,
+    host: scan.host,
+    method: req.method,
+    realIP: ip,
+    headers,
+    body,
+    scheme: sch,
+    podName: POD_NAME,
+  };
 }

@@ -136,7 +136,11 @@ export function writeResponse(r: ServerResponse): Response {
     headers.delete("Content-Type");
     return new Response(null, { status: 304, headers });
   }
-  if (r.headers.length === 0) return marked(new Response(body, { status: r.statusCode, headers: contentTypeHeaders(r.contentType !== "" ? r.contentType : "text/plain; charset=UTF-8") }), body);
+  if (r.headers.length === 0)
+    return marked(
+      new Response(body, { status: r.statusCode, headers: contentTypeHeaders(r.contentType !== "" ? r.contentType : "text/plain; charset=UTF-8") }),
+      body,
+    );
   const headers = new Headers();
   for (const h of r.headers) headers.set(h.key, h.value);
   if (r.contentType !== "") headers.set("Content-Type", r.contentType);

@@ -45,9 +45,17 @@ const DESCRIPTOR = {
     api: {
       nested: {
         StatisticsGetTracesRequest: {
-          fields: { FlowID: { type: "string", id: 1 }, Start: { type: "google.protobuf.Timestamp", id: 2 }, End: { type: "google.protobuf.Timestamp", id: 3 }, Offset: { type: T64, id: 4 }, ProjectID: { type: "string", id: 5 } },
+          fields: {
+            FlowID: { type: "string", id: 1 },
+            Start: { type: "google.protobuf.Timestamp", id: 2 },
+            End: { type: "google.protobuf.Timestamp", id: 3 },
+            Offset: { type: T64, id: 4 },
+            ProjectID: { type: "string", id: 5 },
+          },
         },
-        StatisticsGetTracesResponse: { fields: { Traces: { rule: "repeated", type: "TraceInfo", id: 1 }, Total: { type: T64, id: 2 }, Offset: { type: T64, id: 3 } } },
+        StatisticsGetTracesResponse: {
+          fields: { Traces: { rule: "repeated", type: "TraceInfo", id: 1 }, Total: { type: T64, id: 2 }, Offset: { type: T64, id: 3 } },
+        },
         TraceInfo: {
           fields: {
             ID: { type: "string", id: 1 },
@@ -61,7 +69,9 @@ const DESCRIPTOR = {
           },
         },
         GetTraceByIDRequest: { fields: { trace_id: { type: "string", id: 1 }, project_id: { type: "string", id: 2 } } },
-        GetTraceByIDResponse: { fields: { trace_id: { type: "string", id: 1 }, spans: { rule: "repeated", type: "opentelemetry.proto.trace.v1.Span", id: 11 } } },
+        GetTraceByIDResponse: {
+          fields: { trace_id: { type: "string", id: 1 }, spans: { rule: "repeated", type: "opentelemetry.proto.trace.v1.Span", id: 11 } },
+        },
         StatisticsService: {
           methods: {
             GetTraces: { requestType: "StatisticsGetTracesRequest", responseType: "StatisticsGetTracesResponse" },
@@ -81,7 +91,12 @@ const DESCRIPTOR = {
                   nested: {
                     AnyValue: {
                       oneofs: { value: { oneof: ["string_value", "bool_value", "int_value", "double_value"] } },
-                      fields: { string_value: { type: "string", id: 1 }, bool_value: { type: "bool", id: 2 }, int_value: { type: T64, id: 3 }, double_value: { type: "double", id: 4 } },
+                      fields: {
+                        string_value: { type: "string", id: 1 },
+                        bool_value: { type: "bool", id: 2 },
+                        int_value: { type: T64, id: 3 },
+                        double_value: { type: "double", id: 4 },
+                      },
                     },
                     KeyValue: { fields: { key: { type: "string", id: 1 }, value: { type: "AnyValue", id: 2 } } },
                   },
@@ -138,7 +153,10 @@ async function loadStub(): Promise<{ Stub: new (address: string, credentials: un
   stubClass ??= (async () => {
     const { fromJSON } = await import("@grpc/proto-loader");
     const pkg = fromJSON(structuredClone(DESCRIPTOR) as object, { keepCase: true, longs: String, defaults: true, oneofs: true });
-    return grpc.makeGenericClientConstructor(pkg["api.StatisticsService"] as never, "StatisticsService") as unknown as new (address: string, credentials: unknown) => StatsStub;
+    return grpc.makeGenericClientConstructor(pkg["api.StatisticsService"] as never, "StatisticsService") as unknown as new (
+      address: string,
+      credentials: unknown,
+    ) => StatsStub;
   })();
   return { Stub: await stubClass, insecure: () => grpc.credentials.createInsecure() };
 }
@@ -182,7 +200,12 @@ export class TraceStatsClient {
    */
   async getTraces(q: { project: string; flow: string; start: Date; end: Date; offset: number }, deadlineMs: number, signal?: AbortSignal): Promise<TracesPage> {
     const ts = (d: Date) => ({ seconds: String(Math.floor(d.getTime() / 1000)), nanos: (d.getTime() % 1000) * 1_000_000 });
-    const res = (await this.#call("GetTraces", { ProjectID: q.project, FlowID: q.flow, Start: ts(q.start), End: ts(q.end), Offset: String(q.offset) }, deadlineMs, signal)) as {
+    const res = (await this.#call(
+      "GetTraces",
+      { ProjectID: q.project, FlowID: q.flow, Start: ts(q.start), End: ts(q.end), Offset: String(q.offset) },
+      deadlineMs,
+      signal,
+    )) as {
       Traces: { ID: string; Spans: string; Errors: string; Duration: string; Start: string }[];
       Total: string;
     };
@@ -198,7 +221,13 @@ export class TraceStatsClient {
    */
   async getTrace(q: { project: string; traceId: string }, deadlineMs: number, signal?: AbortSignal): Promise<TraceSpan[]> {
     const res = (await this.#call("GetTraceByID", { trace_id: q.traceId, project_id: q.project }, deadlineMs, signal)) as {
-      spans: { span_id: Uint8Array; name: string; start_time_unix_nano: string; end_time_unix_nano: string; attributes: { key: string; value: AnyValueWire | null }[] }[];
+      spans: {
+        span_id: Uint8Array;
+        name: string;
+        start_time_unix_nano: string;
+        end_time_unix_nano: string;
+        attributes: { key: string; value: AnyValueWire | null }[];
+      }[];
     };
     return res.spans.map((s) => ({
       spanId: Buffer.from(s.span_id).toString("hex"),

@@ -103,7 +103,8 @@ export class GrpcTransport implements Transport {
             if (err) {
               if (err.code === grpcStatus.CANCELLED && signal?.aborted) return done(fail(aborted(module, signal, timeoutMs, deadline)));
               this.#log.debug({ to: msg.to, address: lease.address, code: err.code, err: err.details }, "grpc hop failed");
-              if (err.code === grpcStatus.DEADLINE_EXCEEDED) return done(fail(new GrpcDeadlineError(`module ${module} (${lease.address})`, timeoutMs, deadline, { cause: err })));
+              if (err.code === grpcStatus.DEADLINE_EXCEEDED)
+                return done(fail(new GrpcDeadlineError(`module ${module} (${lease.address})`, timeoutMs, deadline, { cause: err })));
               return done(fail(decodeCallError(err, module, lease.address)));
             }
             done(resultFromReply(res?.Data, msg));

@@ -18,7 +18,16 @@ export {
   requestFromMsg,
   resultFromReply,
 } from "./codec.ts";
-export { GrpcBindError, GrpcCallError, GrpcDeadlineError, GrpcDecodeError, GrpcEncodeError, GrpcRouteError, ModuleAddressUnknownError, RemoteHandlerError } from "./errors.ts";
+export {
+  GrpcBindError,
+  GrpcCallError,
+  GrpcDeadlineError,
+  GrpcDecodeError,
+  GrpcEncodeError,
+  GrpcRouteError,
+  ModuleAddressUnknownError,
+  RemoteHandlerError,
+} from "./errors.ts";
 export { HEALTH_CHECK_METHOD, healthServiceDefinition } from "./health.ts";
 export { MESSAGE_METHOD, MODULE_PROTO, moduleServiceDefinition, type MessageRequestWire, type MessageResponseWire } from "./proto.ts";
 export { advertisedAddress, bindTarget, DEFAULT_STOP_GRACE_MS, GrpcServer, KEEPALIVE_TIME_MS, KEEPALIVE_TIMEOUT_MS, type GrpcServerOptions } from "./server.ts";

@@ -85,7 +85,10 @@ export class GrpcServer {
 
   /** @throws RangeError naming `queueWaitMs` when it is not an integer ≥ 0. */
   constructor(options: GrpcServerOptions) {
-    this.#admission = new CallAdmission({ slots: options.slots ?? new HopSlots({ limit: DEFAULT_MAX_CONCURRENT_HOPS }), ...(options.queueWaitMs !== undefined ? { queueWaitMs: options.queueWaitMs } : {}) });
+    this.#admission = new CallAdmission({
+      slots: options.slots ?? new HopSlots({ limit: DEFAULT_MAX_CONCURRENT_HOPS }),
+      ...(options.queueWaitMs !== undefined ? { queueWaitMs: options.queueWaitMs } : {}),
+    });
     this.#handler = options.handler;
     this.#address = options.address ?? ":0";
     this.#env = options.env ?? process.env;

@@ -25,7 +25,10 @@ export interface ConnectNatsOptions {
  */
 export function connectNats(url: string, opts: ConnectNatsOptions = {}): Promise<NatsConnection> {
   return connect({
-    servers: url.split(",").map((s) => s.trim()).filter(Boolean),
+    servers: url
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
     name: opts.name ?? NATS_CLIENT_NAME,
     timeout: NATS_CONNECT_TIMEOUT_MS,
     reconnectTimeWait: opts.reconnectTimeWaitMs ?? NATS_RECONNECT_WAIT_MS,

@@ -18,7 +18,10 @@ export class WireDecodeError extends TinyError {
 
 /** Nobody serves the subject (NATS "no responders", status 503). code `"NO_RESPONDERS"`. */
 export class NoRespondersError extends TinyError {
-  constructor(readonly subject: string, cause?: unknown) {
+  constructor(
+    readonly subject: string,
+    cause?: unknown,
+  ) {
     super("NO_RESPONDERS", `nats request to ${subject}: no responders (no module serves this subject)`, { cause });
   }
 }
@@ -36,7 +39,10 @@ export class RequestTimeoutError extends TinyError {
 
 /** The caller's signal aborted the request. code `"REQUEST_CANCELLED"`. */
 export class RequestCancelledError extends TinyError {
-  constructor(readonly subject: string, reason?: unknown) {
+  constructor(
+    readonly subject: string,
+    reason?: unknown,
+  ) {
     const why = reason instanceof Error ? reason.message : reason === undefined ? "aborted" : String(reason);
     super("REQUEST_CANCELLED", `nats request to ${subject}: cancelled by the caller (${why})`, { cause: reason });
   }
@@ -76,7 +82,10 @@ export class TransportMismatchError extends TinyError {
 
 /** Any other NATS failure while sending (connection closed, publish rejected). code `"NATS"`. */
 export class NatsSendError extends TinyError {
-  constructor(readonly subject: string, cause: unknown) {
+  constructor(
+    readonly subject: string,
+    cause: unknown,
+  ) {
     super("NATS", `nats request to ${subject}: ${messageOf(cause)}`, { cause });
   }
 }

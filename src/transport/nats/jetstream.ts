@@ -135,7 +135,10 @@ export class JetStreamTransport implements Transport, RunCarrier {
     const sub = this.nc.subscribe(subject, {
       max: 1,
       // The reply is the raw body; only a reply the sender could not deliver carries `x-error`.
-      callback: (err, m) => resolve(err ? fail(new NatsSendError(subject, err)) : m.headers?.get(H_ERROR) ? decodeReply(m.headers, m.data) : m.data.byteLength === 0 ? empty : ok(m.data)),
+      callback: (err, m) =>
+        resolve(
+          err ? fail(new NatsSendError(subject, err)) : m.headers?.get(H_ERROR) ? decodeReply(m.headers, m.data) : m.data.byteLength === 0 ? empty : ok(m.data),
+        ),
     });
     const close = () => {
       timer.cancel();
@@ -230,17 +233,29 @@ export class JetStreamTransport implements Transport, RunCarrier {
     const signal = this.#stop.signal;
     const ackWait = this.#o.ackWaitMs;
     const withAck = <T extends { ack_wait?: number }>(c: T): T => (ackWait ? { ...c, ack_wait: ackWait * 1_000_000 } : c);
-    const business = this.#supervise(EDGE_STREAM, this.module, async () => {
-      await ensureStream(this.jsm, edgeStreamConfig());
-      await ensureConsumer(this.jsm, EDGE_STREAM, withAck(businessConsumerConfig(this.module)));
-    }, (msg) => opts.handler(msg, signal), this.slots);
+    const business = this.#supervise(
+      EDGE_STREAM,
+      this.module,
+      async () => {
+        await ensureStream(this.jsm, edgeStreamConfig());
+        await ensureConsumer(this.jsm, EDGE_STREAM, withAck(businessConsumerConfig(this.module)));
+      },
+      (msg) => opts.handler(msg, signal),
+      this.slots,
+    );
     const started = [business.start()];
     if (this.#o.pod) {
       const pod = this.#o.pod;
-      const sys = this.#supervise(SYSMSG_STREAM, sysConsumerName(this.module, pod), async () => {
-        await ensureStream(this.jsm, sysmsgStreamConfig());
-        await ensureConsumer(this.jsm, SYSMSG_STREAM, withAck(systemConsumerConfig(this.module, pod)));
-      }, (msg) => system(msg, signal, isLeader()), new HopSlots({ limit: SYSTEM_SLOTS }));
+      const sys = this.#supervise(
+        SYSMSG_STREAM,
+        sysConsumerName(this.module, pod),
+        async () => {
+          await ensureStream(this.jsm, sysmsgStreamConfig());
+          await ensureConsumer(this.jsm, SYSMSG_STREAM, withAck(systemConsumerConfig(this.module, pod)));
+        },
+        (msg) => system(msg, signal, isLeader()),
+        new HopSlots({ limit: SYSTEM_SLOTS }),
+      );
       started.push(sys.start());
     }
     await Promise.all(started);

@@ -67,9 +67,13 @@ function awaitReply(nc: NatsConnection, inbox: string, subject: string, timeoutM
   const sub = nc.subscribe(inbox, {
     max: 1,
     callback: (err, m) => {
-      if (err) return done.resolve(fail(err.name === "NoRespondersError" || /no responders/i.test(err.message) ? new NoRespondersError(subject, err) : new NatsSendError(subject, err)));
+      if (err)
+        return done.resolve(
+          fail(err.name === "NoRespondersError" || /no responders/i.test(err.message) ? new NoRespondersError(subject, err) : new NatsSendError(subject, err)),
+        );
       // The server answers a request nobody subscribes to with a header-only 503 status (NATS ADR-9).
-      if (m.headers?.code === 503 || (m.data.byteLength === 0 && m.headers?.hasError && m.headers.status?.startsWith("503"))) return done.resolve(fail(new NoRespondersError(subject)));
+      if (m.headers?.code === 503 || (m.data.byteLength === 0 && m.headers?.hasError && m.headers.status?.startsWith("503")))
+        return done.resolve(fail(new NoRespondersError(subject)));
       done.resolve(decodeReply(m.headers, m.data));
     },
   });
@@ -115,7 +119,10 @@ export async function publishToNode(nc: NatsConnection, node: string, port: stri
   } catch (err) {
     waiting?.cancel();
     const e = err as Error;
-    return { subject, result: fail(/no responders/i.test(e.message) || e.name === "NoRespondersError" ? new NoRespondersError(subject, err) : new NatsSendError(subject, err)) };
+    return {
+      subject,
+      result: fail(/no responders/i.test(e.message) || e.name === "NoRespondersError" ? new NoRespondersError(subject, err) : new NatsSendError(subject, err)),
+    };
   }
   if (!waiting) return { subject, result: { kind: "empty" } };
   return { subject, result: await waiting.reply };

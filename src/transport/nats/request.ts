@@ -59,14 +59,7 @@ function abortError(subject: string, timeoutMs: number, reason: unknown): Error 
  * A module stream's PubAck in place of a reply fails with {@link TransportMismatchError}.
  * @param timeoutMs wait for the reply; the signal can end it sooner.
  */
-export function request(
-  nc: NatsConnection,
-  subject: string,
-  data: Uint8Array,
-  headers: MsgHdrs,
-  timeoutMs: number,
-  signal?: AbortSignal,
-): Promise<Result> {
+export function request(nc: NatsConnection, subject: string, data: Uint8Array, headers: MsgHdrs, timeoutMs: number, signal?: AbortSignal): Promise<Result> {
   if (signal?.aborted) return Promise.resolve(fail(abortError(subject, timeoutMs, signal.reason)));
   const tooLarge = checkPayloadSize(nc, subject, data, headers);
   if (tooLarge) return Promise.resolve(fail(tooLarge));

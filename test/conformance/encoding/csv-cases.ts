@@ -6,7 +6,7 @@
 import type { EncodingCase } from "./types.ts";
 
 const READ_TEXTS: Record<string, string> = {
-  basic: "name,restarts,ready\napi-1,0,true\n\"web, edge\",7,false\n",
+  basic: 'name,restarts,ready\napi-1,0,true\n"web, edge",7,false\n',
   "no-final-newline": "a,b\n1,2",
   crlf: "a,b\r\n1,2\r\n",
   "crlf-in-quotes": 'a,b\r\n"x\r\ny",2\r\n',
@@ -69,7 +69,11 @@ export function csvCases(): EncodingCase[] {
   for (const [name, text] of Object.entries(READ_TEXTS)) {
     for (const [suffix, opts] of variants) cases.push({ id: `csv-read-${name}${suffix}`, op: "csv_read", text, ...opts });
   }
-  for (const [comma, name] of [[";", "semicolon"], ["\t", "tab"], ["|", "pipe"]] as const) {
+  for (const [comma, name] of [
+    [";", "semicolon"],
+    ["\t", "tab"],
+    ["|", "pipe"],
+  ] as const) {
     cases.push({ id: `csv-read-delim-${name}`, op: "csv_read", text: `a${comma}b\n"1${comma}5"${comma}2\nx,y${comma}z\n`, comma });
   }
   cases.push({ id: "csv-read-huge-field", op: "csv_read", text: `a,b\n"${CSV_BIG_FIELD}",1\n`, comma: "," });
@@ -77,19 +81,27 @@ export function csvCases(): EncodingCase[] {
   cases.push({ id: "csv-read-many-rows", op: "csv_read", text: `name,n,q\n${CSV_MANY_ROWS}`, comma: "," });
 
   const writes: Record<string, string[][]> = {
-    plain: [["a", "b"], ["1", "2"]],
+    plain: [
+      ["a", "b"],
+      ["1", "2"],
+    ],
     quoting: [["Smith, John", 'he said "hi"', "line one\nline two", "cr\rhere", "crlf\r\nhere"]],
     "leading-space": [[" a", "\tb", "\u00a0c", "\u3000d", "e "]],
     "dot-and-empty": [["\\.", "", "x\\."]],
-    "unicode": [["ключ", "值", "🎉", "\ufeffbom"]],
+    unicode: [["ключ", "值", "🎉", "\ufeffbom"]],
     "empty-record": [[]],
     "one-empty-field": [[""]],
     "no-records": [],
     "lone-surrogate": [["\ud800x"]],
-    "huge": [[CSV_BIG_FIELD + '"', "y"]],
+    huge: [[CSV_BIG_FIELD + '"', "y"]],
   };
   for (const [name, records] of Object.entries(writes)) {
-    for (const [comma, cname] of [[",", ""], [";", "-semicolon"], ["\t", "-tab"], ["|", "-pipe"]] as const) {
+    for (const [comma, cname] of [
+      [",", ""],
+      [";", "-semicolon"],
+      ["\t", "-tab"],
+      ["|", "-pipe"],
+    ] as const) {
       cases.push({ id: `csv-write-${name}${cname}`, op: "csv_write", records, comma });
     }
   }

@@ -7,8 +7,32 @@
 import type { EncodingCase } from "./types.ts";
 
 const SPRINT_VALUES: unknown[] = [
-  1000000, 123456, 1234567, 0.000001, 0.0000001, 1e21, 1e20, -0.5, 1.5, 3.14159, 100, 2 ** 53, 1e-320, 0.1 + 0.2, "s", true, false, null,
-  [1, "x", null, [true]], { b: 1, a: [1, 2], c: { d: "e" } }, {}, [], "", "a b", { "": null }, [1e6, 1e-7],
+  1000000,
+  123456,
+  1234567,
+  0.000001,
+  0.0000001,
+  1e21,
+  1e20,
+  -0.5,
+  1.5,
+  3.14159,
+  100,
+  2 ** 53,
+  1e-320,
+  0.1 + 0.2,
+  "s",
+  true,
+  false,
+  null,
+  [1, "x", null, [true]],
+  { b: 1, a: [1, 2], c: { d: "e" } },
+  {},
+  [],
+  "",
+  "a b",
+  { "": null },
+  [1e6, 1e-7],
 ];
 
 const FORMATS: [string, unknown[]][] = [
@@ -22,7 +46,14 @@ const FORMATS: [string, unknown[]][] = [
   ["%t|%v|%5t|%d", [true, false, true, true]],
   ["%d|%s|%x", [1.5, 2.5, 3.5]],
   ["%v|%+v|%#v", [{ a: 1, b: [1, "x", null] }, { a: 1 }, { a: 1, b: [1, "x", null], c: null }]],
-  ["%v|%d|%s", [[1, 2], [1, 2], [1, "a"]]],
+  [
+    "%v|%d|%s",
+    [
+      [1, 2],
+      [1, 2],
+      [1, "a"],
+    ],
+  ],
   ["%v|%s|%d|%T", [null, null, null, null]],
   ["%d %d", [1.5]],
   ["%s", ["a", "b", 3, null]],

@@ -72,7 +72,12 @@ export interface ConformanceReport {
 }
 
 /** Compares `ours` with `go` for every case, honouring the deliberate list. */
-export function compare(cases: readonly EncodingCase[], go: (c: EncodingCase) => GoOutcome, ours: (c: EncodingCase) => GoOutcome, deliberate: Record<string, string>): ConformanceReport {
+export function compare(
+  cases: readonly EncodingCase[],
+  go: (c: EncodingCase) => GoOutcome,
+  ours: (c: EncodingCase) => GoOutcome,
+  deliberate: Record<string, string>,
+): ConformanceReport {
   const report: ConformanceReport = { run: 0, equal: 0, undeclared: [], stale: [], deliberate: 0 };
   for (const c of cases) {
     report.run++;

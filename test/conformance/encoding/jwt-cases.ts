@@ -33,7 +33,7 @@ const CLAIMS_VARIANTS: Record<string, unknown> = {
   html: { sub: "<a href='x'>&</a>" },
   numbers: { big: 1e21, small: 1e-7, neg: -0.5, int: 9007199254740993, frac: 1.25 },
   controls: { s: "\b\f\n\r\t\u0001\u001f\u007f \u2028\u2029" },
-  unicode: { "ключ": "值", "😀": "é", "\uffff": 1 },
+  unicode: { ключ: "值", "😀": "é", "\uffff": 1 },
   nested: { aud: ["a", "b"], ctx: { deep: [1, { x: null }] }, ok: true },
   empty: {},
   registered: { iss: "issuer", sub: "subject", aud: "audience", exp: FUTURE, nbf: PAST, iat: PAST, jti: "id-1" },
@@ -43,7 +43,8 @@ const CLAIMS_VARIANTS: Record<string, unknown> = {
 export function jwtCases(): EncodingCase[] {
   const cases: EncodingCase[] = [];
   for (const [name, claims] of Object.entries(CLAIMS_VARIANTS)) {
-    for (const m of ["HS256", "HS384", "HS512"]) cases.push({ id: `jwt-sign-${m}-${name}`, op: "jwt_sign", method: m, claims: JSON.stringify(claims), key: "s3cr3t-κλειδί" });
+    for (const m of ["HS256", "HS384", "HS512"])
+      cases.push({ id: `jwt-sign-${m}-${name}`, op: "jwt_sign", method: m, claims: JSON.stringify(claims), key: "s3cr3t-κλειδί" });
     cases.push({ id: `jwt-sign-RS256-${name}`, op: "jwt_sign", method: "RS256", claims: JSON.stringify(claims), key: K["rsa2048.pem"] });
   }
   const c = JSON.stringify({ sub: "x", exp: FUTURE });

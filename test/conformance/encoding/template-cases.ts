@@ -23,7 +23,10 @@ const T = {
   SI: [3, 4, 5],
   SIEmpty: [],
   SB: [true, false],
-  SMSI: [{ one: 1, two: 2 }, { eleven: 11, twelve: 12 }],
+  SMSI: [
+    { one: 1, two: 2 },
+    { eleven: 11, twelve: 12 },
+  ],
   AI: [3, 4, 5],
   Empty0: null,
   Empty1: 3,
@@ -52,7 +55,7 @@ const GO_EXEC_TESTS: [string, string, string][] = [
   ["dot int", "<{{.}}>", "13"],
   ["dot float", "<{{.}}>", "15.1"],
   ["dot bool", "<{{.}}>", "true"],
-  ["dot string", "<{{.}}>", "\"hello\""],
+  ["dot string", "<{{.}}>", '"hello"'],
   ["$ int", "{{$}}", "123"],
   ["$.I", "{{$.I}}", "T"],
   ["$.U.V", "{{$.U.V}}", "T"],
@@ -92,23 +95,23 @@ const GO_EXEC_TESTS: [string, string, string][] = [
   ["if $x with $x int", "{{if $x := true}}{{with $x := .I}}{{$x}},{{end}}{{$x}}{{end}}", "T"],
   ["if else if", "{{if false}}FALSE{{else if true}}TRUE{{end}}", "T"],
   ["if else chain", "{{if eq 1 3}}1{{else if eq 2 3}}2{{else if eq 3 3}}3{{end}}", "T"],
-  ["print", "{{print \"hello, print\"}}", "T"],
+  ["print", '{{print "hello, print"}}', "T"],
   ["print 123", "{{print 1 2 3}}", "T"],
   ["print nil", "{{print nil}}", "T"],
   ["println", "{{println 1 2 3}}", "T"],
-  ["printf int", "{{printf \"%04x\" 127}}", "T"],
-  ["printf float", "{{printf \"%g\" 3.5}}", "T"],
-  ["printf string", "{{printf \"%s\" \"hello\"}}", "T"],
-  ["printf field", "{{printf \"%s\" .U.V}}", "T"],
-  ["printf dot", "{{with .I}}{{printf \"%d\" .}}{{end}}", "T"],
-  ["printf var", "{{with $x := .I}}{{printf \"%d\" $x}}{{end}}", "T"],
-  ["html", "{{html \"<script>alert(\\\"XSS\\\");</script>\"}}", "null"],
-  ["html pipeline", "{{printf \"<script>alert(\\\"XSS\\\");</script>\" | html}}", "null"],
+  ["printf int", '{{printf "%04x" 127}}', "T"],
+  ["printf float", '{{printf "%g" 3.5}}', "T"],
+  ["printf string", '{{printf "%s" "hello"}}', "T"],
+  ["printf field", '{{printf "%s" .U.V}}', "T"],
+  ["printf dot", '{{with .I}}{{printf "%d" .}}{{end}}', "T"],
+  ["printf var", '{{with $x := .I}}{{printf "%d" $x}}{{end}}', "T"],
+  ["html", '{{html "<script>alert(\\"XSS\\");</script>"}}', "null"],
+  ["html pipeline", '{{printf "<script>alert(\\"XSS\\");</script>" | html}}', "null"],
   ["html", "{{html .PS}}", "T"],
   ["html typed nil", "{{html .NIL}}", "T"],
   ["html untyped nil", "{{html .Empty0}}", "T"],
-  ["js", "{{js .}}", "\"It'd be nice.\""],
-  ["urlquery", "{{\"http://www.example.org/\"|urlquery}}", "null"],
+  ["js", "{{js .}}", '"It\'d be nice."'],
+  ["urlquery", '{{"http://www.example.org/"|urlquery}}', "null"],
   ["not", "{{not true}} {{not false}}", "null"],
   ["and", "{{and false 0}} {{and 1 0}} {{and 0 true}} {{and 1 1}}", "null"],
   ["or", "{{or 0 0}} {{or 1 0}} {{or 0 true}} {{or 1 1}}", "null"],
@@ -195,8 +198,8 @@ const GO_EXEC_TESTS: [string, string, string][] = [
   ["range $x $y SI", "{{range $x, $y := .SI}}<{{$x}}={{$y}}>{{end}}", "T"],
   ["range $x MSIone", "{{range $x := .MSIone}}<{{$x}}>{{end}}", "T"],
   ["range $x $y MSIone", "{{range $x, $y := .MSIone}}<{{$x}}={{$y}}>{{end}}", "T"],
-  ["or as if true", "{{or .SI \"slice is empty\"}}", "T"],
-  ["or as if false", "{{or .SIEmpty \"slice is empty\"}}", "T"],
+  ["or as if true", '{{or .SI "slice is empty"}}', "T"],
+  ["or as if false", '{{or .SIEmpty "slice is empty"}}', "T"],
   ["decimal", "{{print 1234}}", "T"],
   ["decimal _", "{{print 12_34}}", "T"],
   ["binary", "{{print 0b101}}", "T"],
@@ -217,12 +220,12 @@ const GO_EXEC_TESTS: [string, string, string][] = [
   ["bug7c", "{{$x := 1}}{{3 | $x}}", "T"],
   ["bug14a", "{{(nil).True}}", "T"],
   ["bug14b", "{{$x := nil}}{{$x.anything}}", "T"],
-  ["bug14c", "{{$x := (1.0)}}{{$y := (\"hello\")}}{{$x.anything}}{{$y.true}}", "T"],
+  ["bug14c", '{{$x := (1.0)}}{{$y := ("hello")}}{{$x.anything}}{{$y.true}}', "T"],
   ["bug16a", "{{true|printf}}", "T"],
   ["bug16b", "{{1|printf}}", "T"],
   ["bug16c", "{{1.1|printf}}", "T"],
   ["bug16d", "{{'x'|printf}}", "T"],
-  ["bug16k", "{{\"aaa\"|printf }}", "T"],
+  ["bug16k", '{{"aaa"|printf }}', "T"],
   ["issue60801", "{{$k := 0}}{{$v := 0}}{{range $k, $v = .AI}}{{$k}}={{$v}} {{end}}", "T"],
 ];
 
@@ -238,13 +241,13 @@ const PARSE_ERRORS: string[] = [
   "{{break}}",
   "{{continue}}",
   "{{template .X}}",
-  "{{template \"foo\" .X .Y}}",
+  '{{template "foo" .X .Y}}',
   "{{}}",
   "{{.X|}}",
   "{{.X|.Y 3|}}",
   "{{3|.X|4}}",
   "{{'\\x'}}",
-  "{{\"x}}",
+  '{{"x}}',
   "{{`x}}",
   "{{#}}",
   "{{(.X}}",
@@ -253,8 +256,8 @@ const PARSE_ERRORS: string[] = [
   "{{/* comment */ .X}}",
   "{{1a}}",
   "{{.X.}}",
-  "{{define \"a\"}}x{{end}}{{define \"a\"}}y{{end}}",
-  "{{define \"a\"}}{{end}}{{define \"a\"}}y{{end}}ok",
+  '{{define "a"}}x{{end}}{{define "a"}}y{{end}}',
+  '{{define "a"}}{{end}}{{define "a"}}y{{end}}ok',
   "{{else}}",
   "{{end}}",
   "{{with .X}}{{else if .Y}}{{end}}",
@@ -273,20 +276,20 @@ const NOW = "2026-03-01T10:04:05.123456789Z";
 const DEFAULTS = { templates: DEFAULT_SETTINGS.templates, partials: DEFAULT_SETTINGS.partials };
 
 const OWN: [string, string, unknown][] = [
-  ["json-numbers", "{{.a}} {{.b}} {{.c}} {{.d}} {{printf \"%v %d %.2f\" .a .a .a}}", { a: 1000000, b: 123456, c: 0.000001, d: -0.5 }],
+  ["json-numbers", '{{.a}} {{.b}} {{.c}} {{.d}} {{printf "%v %d %.2f" .a .a .a}}', { a: 1000000, b: 123456, c: 0.000001, d: -0.5 }],
   ["eq-int-literal-vs-number", "{{if eq .count 2}}two{{end}}", { count: 2 }],
   ["eq-float-literal", "{{if eq .count 2.0}}two{{end}}", { count: 2 }],
-  ["eq-strings", "{{if eq .s \"a\" \"b\"}}yes{{else}}no{{end}}", { s: "b" }],
+  ["eq-strings", '{{if eq .s "a" "b"}}yes{{else}}no{{end}}', { s: "b" }],
   ["lt-numbers", "{{if lt .a .b}}lt{{end}} {{if ge .a 1.5}}ge{{end}}", { a: 1, b: 2 }],
   ["lt-mixed", "{{lt .a 2}}", { a: 1 }],
   ["null-field", "{{.a.b}}", { a: null }],
   ["missing-chain", "{{.a.b.c}}|{{.x}}", { a: {} }],
   ["field-of-string", "{{.s.x}}", { s: "str" }],
   ["field-of-number-root", "{{.x}}", 5],
-  ["index-missing", "{{index .m \"zz\"}}|{{index .l 1}}|{{index .s 0}}", { m: {}, l: [1, 2], s: "abc" }],
+  ["index-missing", '{{index .m "zz"}}|{{index .l 1}}|{{index .s 0}}', { m: {}, l: [1, 2], s: "abc" }],
   ["index-float-index", "{{index .l .i}}", { l: [1, 2], i: 1 }],
   ["len-string-utf8", "{{len .s}}", { s: "héllo😀" }],
-  ["range-map-sorted", "{{range $k, $v := .}}{{$k}}={{$v}};{{end}}", { b: 1, a: 2, B: 3, "é": 4, "😀": 5, "\uffff": 6 }],
+  ["range-map-sorted", "{{range $k, $v := .}}{{$k}}={{$v}};{{end}}", { b: 1, a: 2, B: 3, é: 4, "😀": 5, "\uffff": 6 }],
   ["range-int", "{{range 3}}{{.}}{{end}}", null],
   ["range-float", "{{range .n}}x{{end}}", { n: 3 }],
   ["range-string", "{{range .s}}x{{end}}", { s: "ab" }],
@@ -298,18 +301,22 @@ const OWN: [string, string, unknown][] = [
   ["recursion-limit", '{{define "r"}}{{template "r" .}}{{end}}{{template "r" .}}', null],
   ["printf-verbs", '{{printf "%5.2f|%-4d|%x|%q|%v|%T|%s" 3.14159 42 255 "q" .m .m .l}}', { m: { k: [1, "a"] }, l: [true, null] }],
   ["printf-wrong-format-type", "{{printf .n 1}}", { n: 5 }],
-  ["print-mixed", "{{print 1 2 \"a\" 3 .x}} {{println .x .y}}", { x: 1.5, y: null }],
+  ["print-mixed", '{{print 1 2 "a" 3 .x}} {{println .x .y}}', { x: 1.5, y: null }],
   ["html-js-urlquery", "{{html .s}}|{{js .s}}|{{urlquery .s}}|{{.s | html | urlquery}}", { s: "<a href='x'>&\"é\u2028</a> =?/" }],
-  ["and-or-values", "{{and .a .b}}|{{or .c .d}}|{{or .z \"default\"}}|{{and .a .z}}", { a: 1, b: "x", c: "", d: [1], z: null }],
+  ["and-or-values", '{{and .a .b}}|{{or .c .d}}|{{or .z "default"}}|{{and .a .z}}', { a: 1, b: "x", c: "", d: [1], z: null }],
   ["not-values", "{{not .a}}{{not .b}}{{not .c}}{{not .d}}", { a: 0, b: "", c: {}, d: [0] }],
   ["variables-scope", "{{$x := 1}}{{range .l}}{{$x = .}}{{end}}{{$x}}|{{with .m}}{{$y := .k}}{{$y}}{{end}}", { l: [5, 6], m: { k: "v" } }],
   ["trim-markers", "a  {{- .x -}}  b\n{{- /* c */ -}}\n  c {{- 3 }}", { x: "X" }],
   ["comments", "a{{/* comment */}}b{{- /* trimmed */ -}} c", null],
-  ["now-methods", '{{now.Year}}-{{now.Month}}-{{now.Day}} {{now.Hour}}:{{now.Minute}}:{{now.Second}} {{now.Weekday}} {{now.YearDay}} {{now.Unix}} {{printf "%d" now.Month}} {{now.Format "2006-01-02T15:04:05.000Z07:00 Mon Jan _2 3PM"}}', null],
+  [
+    "now-methods",
+    '{{now.Year}}-{{now.Month}}-{{now.Day}} {{now.Hour}}:{{now.Minute}}:{{now.Second}} {{now.Weekday}} {{now.YearDay}} {{now.Unix}} {{printf "%d" now.Month}} {{now.Format "2006-01-02T15:04:05.000Z07:00 Mon Jan _2 3PM"}}',
+    null,
+  ],
   ["now-string", "{{now.UTC}}", null],
   ["now-adddate", '{{(now.AddDate 0 1 30).Format "2006-01-02"}}', null],
   ["builtwith", "{{builtWith}}", null],
-  ["string-escapes", '{{"a\\tb\\u00e9\\x41\\101"}}|{{`raw\\n`}}|{{printf "%c" \'x\'}}|{{\'\\n\'}}', null],
+  ["string-escapes", "{{\"a\\tb\\u00e9\\x41\\101\"}}|{{`raw\\n`}}|{{printf \"%c\" 'x'}}|{{'\\n'}}", null],
   ["numbers", "{{1_000}} {{0x1F}} {{0o17}} {{017}} {{0b11}} {{1e3}} {{1.5}} {{-2}} {{+3}}", null],
   ["deep-data", "{{.a.a.a.a.a.a.a.a.a.a}}", { a: { a: { a: { a: { a: { a: { a: { a: { a: { a: "deep" } } } } } } } } } }],
   ["slice-fn", "{{slice .l 1 2}}|{{slice .s 1}}|{{slice .l 2 1}}", { l: [1, 2, 3], s: "héllo" }],
@@ -324,15 +331,78 @@ const OWN: [string, string, unknown][] = [
 /** Every template case. */
 export function templateCases(): EncodingCase[] {
   const cases: EncodingCase[] = [];
-  for (const name of ["home.html", "page1.html", "page2.html"]) cases.push({ id: `template-defaults-${name}`, op: "template", ...DEFAULTS, name, data: "null", now: NOW });
+  for (const name of ["home.html", "page1.html", "page2.html"])
+    cases.push({ id: `template-defaults-${name}`, op: "template", ...DEFAULTS, name, data: "null", now: NOW });
   GO_EXEC_TESTS.forEach(([goName, text, data], i) =>
-    cases.push({ id: `template-go-exec-${String(i).padStart(3, "0")}-${goName.replace(/[^a-zA-Z0-9]+/g, "-")}`, op: "template", templates: [{ name: "t", content: text }], partials: [], name: "t", data: data === "T" ? JSON.stringify(T) : data, now: NOW }),
+    cases.push({
+      id: `template-go-exec-${String(i).padStart(3, "0")}-${goName.replace(/[^a-zA-Z0-9]+/g, "-")}`,
+      op: "template",
+      templates: [{ name: "t", content: text }],
+      partials: [],
+      name: "t",
+      data: data === "T" ? JSON.stringify(T) : data,
+      now: NOW,
+    }),
   );
-  PARSE_ERRORS.forEach((text, i) => cases.push({ id: `template-parse-${String(i).padStart(2, "0")}`, op: "template", templates: [{ name: "p", content: text }], partials: [], name: "p", data: "null", now: NOW }));
-  for (const [name, text, data] of OWN) cases.push({ id: `template-own-${name}`, op: "template", templates: [{ name: "t", content: text }], partials: [], name: "t", data: JSON.stringify(data), now: NOW });
-  cases.push({ id: "template-own-unknown-name", op: "template", templates: [{ name: "t", content: "x" }], partials: [], name: "other", data: "null", now: NOW });
-  cases.push({ id: "template-own-partial-overrides", op: "template", templates: [{ name: "t", content: '{{define "b"}}page{{end}}{{template "l" .}}' }], partials: [{ name: "l", content: '[{{block "b" .}}default{{end}}]' }, { name: "empty", content: '{{define "b"}} {{end}}' }], name: "t", data: "null", now: NOW });
-  cases.push({ id: "template-own-partial-parse-error", op: "template", templates: [{ name: "t", content: "ok" }], partials: [{ name: "bad.html", content: "{{if}}" }], name: "t", data: "null", now: NOW });
-  cases.push({ id: "template-own-big-range", op: "template", templates: [{ name: "t", content: "{{range .}}{{.}},{{end}}" }], partials: [], name: "t", data: JSON.stringify(Array.from({ length: 5000 }, (_, i) => i)), now: NOW });
+  PARSE_ERRORS.forEach((text, i) =>
+    cases.push({
+      id: `template-parse-${String(i).padStart(2, "0")}`,
+      op: "template",
+      templates: [{ name: "p", content: text }],
+      partials: [],
+      name: "p",
+      data: "null",
+      now: NOW,
+    }),
+  );
+  for (const [name, text, data] of OWN)
+    cases.push({
+      id: `template-own-${name}`,
+      op: "template",
+      templates: [{ name: "t", content: text }],
+      partials: [],
+      name: "t",
+      data: JSON.stringify(data),
+      now: NOW,
+    });
+  cases.push({
+    id: "template-own-unknown-name",
+    op: "template",
+    templates: [{ name: "t", content: "x" }],
+    partials: [],
+    name: "other",
+    data: "null",
+    now: NOW,
+  });
+  cases.push({
+    id: "template-own-partial-overrides",
+    op: "template",
+    templates: [{ name: "t", content: '{{define "b"}}page{{end}}{{template "l" .}}' }],
+    partials: [
+      { name: "l", content: '[{{block "b" .}}default{{end}}]' },
+      { name: "empty", content: '{{define "b"}} {{end}}' },
+    ],
+    name: "t",
+    data: "null",
+    now: NOW,
+  });
+  cases.push({
+    id: "template-own-partial-parse-error",
+    op: "template",
+    templates: [{ name: "t", content: "ok" }],
+    partials: [{ name: "bad.html", content: "{{if}}" }],
+    name: "t",
+    data: "null",
+    now: NOW,
+  });
+  cases.push({
+    id: "template-own-big-range",
+    op: "template",
+    templates: [{ name: "t", content: "{{range .}}{{.}},{{end}}" }],
+    partials: [],
+    name: "t",
+    data: JSON.stringify(Array.from({ length: 5000 }, (_, i) => i)),
+    now: NOW,
+  });
   return cases;
 }

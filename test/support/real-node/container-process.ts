@@ -21,7 +21,10 @@ export interface ContainerProcess {
 
 /** The cgroup directory named `containerId` under `/sys/fs/cgroup/<controller>/tinyhost-node-<slot>`, or "". */
 function cgroupDir(controller: string, slot: number, containerId: string): string {
-  const find = Bun.spawnSync(["find", `/sys/fs/cgroup/${controller}/tinyhost-node-${slot}`, "-type", "d", "-name", containerId], { stdout: "pipe", stderr: "ignore" });
+  const find = Bun.spawnSync(["find", `/sys/fs/cgroup/${controller}/tinyhost-node-${slot}`, "-type", "d", "-name", containerId], {
+    stdout: "pipe",
+    stderr: "ignore",
+  });
   return find.stdout.toString().trim().split("\n")[0] ?? "";
 }
 
@@ -38,7 +41,9 @@ export function containerProcess(slot: number, containerId: string): ContainerPr
     const i = line.indexOf(":");
     if (i > 0) status.set(line.slice(0, i), line.slice(i + 1).trim());
   }
-  const root = readFileSync(`/proc/${pid}/mountinfo`, "utf8").split("\n").find((l) => l.split(" ")[4] === "/");
+  const root = readFileSync(`/proc/${pid}/mountinfo`, "utf8")
+    .split("\n")
+    .find((l) => l.split(" ")[4] === "/");
   const memory = cgroupDir("memory", slot, containerId);
   const read = (file: string) => (memory && existsSync(join(memory, file)) ? Number(readFileSync(join(memory, file), "utf8").trim()) : undefined);
   return {

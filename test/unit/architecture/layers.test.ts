@@ -138,7 +138,10 @@ describe("the layers of src/ (docs/architecture.md)", () => {
 
   test("the checks catch what they are for: an up-import, a comment that only looks like one, a circle", () => {
     const probe = new Map([
-      ["core/a.ts", importsOf("core/a.ts", '// import { x } from "../sdk/b.ts"\nimport type { T } from "../runtime/c.ts";\nexport type U = typeof import("tinyhost");')],
+      [
+        "core/a.ts",
+        importsOf("core/a.ts", '// import { x } from "../sdk/b.ts"\nimport type { T } from "../runtime/c.ts";\nexport type U = typeof import("tinyhost");'),
+      ],
       ["runtime/c.ts", importsOf("runtime/c.ts", 'export * from "./d.ts";')],
       ["runtime/d.ts", importsOf("runtime/d.ts", 'import "./c.ts";')],
     ]);

@@ -3,7 +3,8 @@ import { rssParts, rssPartsLine } from "../../../bench/lib/smaps.ts";
 
 const KiB = 1024;
 /** One smaps entry with only the lines rssParts reads. */
-const entry = (range: string, perms: string, name: string, rssKb: number) => `${range} ${perms} 00000000 fe:00 1 ${name}\nSize: 4 kB\nRss: ${rssKb} kB\nAnonymous: 0 kB\n`;
+const entry = (range: string, perms: string, name: string, rssKb: number) =>
+  `${range} ${perms} 00000000 fe:00 1 ${name}\nSize: 4 kB\nRss: ${rssKb} kB\nAnonymous: 0 kB\n`;
 
 describe("rssParts (bench/lib/smaps.ts)", () => {
   test("sums each mapping's Rss into the binary's parts, the arena, JIT code and the rest", () => {

@@ -23,7 +23,9 @@ function flagHelp(text: string, flag: string): string {
 
 describe("--components / --dir help", () => {
   test("cluster run from source: ./components, else the bundled set (what loadRegistry does)", () => {
-    expect(flagHelp(runClusterHelp(false), "--components")).toBe("--components <dir> load the component files in <dir> (default ./components; without it, tinyhost's bundled components)");
+    expect(flagHelp(runClusterHelp(false), "--components")).toBe(
+      "--components <dir> load the component files in <dir> (default ./components; without it, tinyhost's bundled components)",
+    );
   });
 
   test("cluster run in the compiled binary: the compiled-in set, never ./components", () => {

@@ -63,8 +63,25 @@ describe("pre-delete's module from the service account", () => {
 
 describe("run under the chart", () => {
   test("accepts the chart's args followed by its appended --name/--version/--namespace (the last wins)", () => {
-    const args = ["--grpc-server-bind-address=:8483", "--health-probe-bind-address=:8081", "--metrics-bind-address=127.0.0.1:8080", "--name=R", "--version=1.0.0", "--namespace=N", "--name=shop", "--version=1.2.0", "--namespace=prod"];
-    expect(parseRunClusterFlags(args)).toMatchObject({ name: "shop", version: "1.2.0", namespace: "prod", grpcServerBindAddress: ":8483", healthProbeBindAddress: ":8081", metricsBindAddress: "127.0.0.1:8080" });
+    const args = [
+      "--grpc-server-bind-address=:8483",
+      "--health-probe-bind-address=:8081",
+      "--metrics-bind-address=127.0.0.1:8080",
+      "--name=R",
+      "--version=1.0.0",
+      "--namespace=N",
+      "--name=shop",
+      "--version=1.2.0",
+      "--namespace=prod",
+    ];
+    expect(parseRunClusterFlags(args)).toMatchObject({
+      name: "shop",
+      version: "1.2.0",
+      namespace: "prod",
+      grpcServerBindAddress: ":8483",
+      healthProbeBindAddress: ":8081",
+      metricsBindAddress: "127.0.0.1:8080",
+    });
   });
 });
 

@@ -52,7 +52,9 @@ describe("new component", () => {
 describe("new: hints", () => {
   test("from source they use ./node_modules/.bin/bun and npm run tinyhost; from the binary its path and --components", () => {
     const src = runNew(["component", "greet"], temp(), false);
-    expect(src.out.at(-1)).toBe("test it: ./node_modules/.bin/bun test test/unit/components/greet.test.ts; `npm run tinyhost -- run --local <flow dir>` picks the component up live");
+    expect(src.out.at(-1)).toBe(
+      "test it: ./node_modules/.bin/bun test test/unit/components/greet.test.ts; `npm run tinyhost -- run --local <flow dir>` picks the component up live",
+    );
     const bin = runNew(["component", "greet"], temp(), true);
     expect(bin.out.some((l) => l.startsWith("use it: ") && l.includes(" run --local <flow dir> --components components "))).toBe(true);
     expect(bin.out.some((l) => l.includes("./node_modules/.bin/bun"))).toBe(false);
@@ -72,12 +74,18 @@ describe("new flow", () => {
     expect(readdirSync(dir).sort()).toEqual(["00-flow.yaml", "show.yaml", "start.yaml"]);
     const read = readManifestDir(dir, dir);
     const nodes = read.flatMap((f) => f.nodes);
-    expect(nodes.map((n) => [n.node.spec.component, n.node.metadata.annotations?.["tinysystems.io/node-label"], n.node.metadata.labels?.["tinysystems.io/flow-name"]])).toEqual([
+    expect(
+      nodes.map((n) => [
+        n.node.spec.component,
+        n.node.metadata.annotations?.["tinysystems.io/node-label"],
+        n.node.metadata.labels?.["tinysystems.io/flow-name"],
+      ]),
+    ).toEqual([
       ["debug", "Show", "greet-demo"],
       ["signal", "Start", "greet-demo"],
     ]);
     for (const n of nodes) expect(n.node.metadata.name).toMatch(/^[0-9a-f]{8}\.greeter\.(debug|signal)-[0-9a-f]{5}$/);
-    expect(readFileSync(join(dir, "show.yaml"), "utf8")).toContain('# from signal-');
+    expect(readFileSync(join(dir, "show.yaml"), "utf8")).toContain("# from signal-");
     expect(runNew(["flow", "flows/Greet Demo"], root).code).toBe(1); // already holds manifests
   });
 

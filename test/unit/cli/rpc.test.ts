@@ -29,7 +29,10 @@ describe("tinyhost rpc arguments", () => {
     expect(await run("tinyhost", "c", "{}", "extra", "--local")).toMatchObject({ code: 2, err: expect.stringContaining('unexpected argument "extra"') });
     expect(await run("tinyhost", "c", "--local", "--timeout", "0")).toMatchObject({ code: 2, err: expect.stringContaining('--timeout "0"') });
     expect(await run("m", "c", "--components", "x")).toMatchObject({ code: 2, err: expect.stringContaining("--components needs --local") });
-    expect(await run("othermod", "double", "--local")).toMatchObject({ code: 2, err: expect.stringContaining('module "othermod" is not the module --local runs ("tinyhost")') });
+    expect(await run("othermod", "double", "--local")).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('module "othermod" is not the module --local runs ("tinyhost")'),
+    });
     expect(await run("m", "c", "--name", "m")).toMatchObject({ code: 2, err: expect.stringContaining("--name needs --local") });
     expect(await run("m", "c", "--bogus")).toMatchObject({ code: 2, err: expect.stringContaining("--bogus") });
   });
@@ -48,7 +51,11 @@ describe("agent tool listings", () => {
     ports: () => [target("in", Type.Object({ id: Type.String() })), source("out", Type.Any())],
     handle: () => ok(1),
   });
-  const plain = defineComponent({ info: { name: "plain", description: "Plain", info: "i", tags: ["SDK"] }, ports: () => [target("in", Type.Any())], handle: () => ok(1) });
+  const plain = defineComponent({
+    info: { name: "plain", description: "Plain", info: "i", tags: ["SDK"] },
+    ports: () => [target("in", Type.Any())],
+    handle: () => ok(1),
+  });
 
   test("tinyhost components tags an agent tool agent_tool and shows its tool description, as Go's components-info", () => {
     expect(platformListing(tool)).toMatchObject({ name: "lookup", info: "Find a record by id.", tags: ["SDK", "agent_tool"] });
@@ -63,11 +70,18 @@ describe("agent tool listings", () => {
       ports: () => [target("in", Type.Any()), source("out", Type.Any())],
       handle: () => ok(1),
     });
-    const sync = defineComponent({ info: { name: "srv", description: "Srv", info: "i", tags: ["HTTP", "Server"] }, syncRpc: true, ports: () => [target("in", Type.Any())], handle: () => ok(1) });
+    const sync = defineComponent({
+      info: { name: "srv", description: "Srv", info: "i", tags: ["HTTP", "Server"] },
+      syncRpc: true,
+      ports: () => [target("in", Type.Any())],
+      handle: () => ok(1),
+    });
     expect(platformListing(both)).toMatchObject({ info: "i", tags: ["HTTP", "agent_tool", "sync_rpc"] });
     expect(platformListing(sync)).toMatchObject({ tags: ["HTTP", "Server", "sync_rpc"] });
     expect(componentStatuses([sync])[0]).toMatchObject({ tags: ["HTTP", "Server"] });
-    expect(() => defineComponent({ info: { name: "bad", description: "", info: "" }, syncRpc: 1 as unknown as true, ports: () => [], handle: () => ok(1) })).toThrow("syncRpc must be true or absent, got 1");
+    expect(() =>
+      defineComponent({ info: { name: "bad", description: "", info: "" }, syncRpc: 1 as unknown as true, ports: () => [], handle: () => ok(1) }),
+    ).toThrow("syncRpc must be true or absent, got 1");
   });
 
   test("TinyModule status lists an agent tool's authored info and tags, as Go's TinyModule controller", () => {

@@ -15,7 +15,10 @@ describe("tinyhost send arguments", () => {
       wait: false,
       timeoutMs: DEFAULT_SEND_TIMEOUT_MS,
     });
-    expect(await parseSendArgs(["--console", "http://127.0.0.1:7878/", "n", "in"], {}, noStdin)).toMatchObject({ data: {}, target: { kind: "console", url: "http://127.0.0.1:7878" } });
+    expect(await parseSendArgs(["--console", "http://127.0.0.1:7878/", "n", "in"], {}, noStdin)).toMatchObject({
+      data: {},
+      target: { kind: "console", url: "http://127.0.0.1:7878" },
+    });
   });
 
   test("a cluster by --nats-url or TINY_NATS_URL; --transport or TINY_NATS_TRANSPORT picks JetStream", async () => {
@@ -24,8 +27,12 @@ describe("tinyhost send arguments", () => {
       wait: true,
       timeoutMs: 5000,
     });
-    expect(await parseSendArgs(["a.m.c-1", "in"], { TINY_NATS_URL: "nats://x", TINY_NATS_TRANSPORT: "jetstream" }, noStdin)).toMatchObject({ target: { transport: "jetstream" } });
-    expect(await parseSendArgs(["--nats-url", "nats://y", "--transport", "core", "a.m.c-1", "in"], { TINY_NATS_TRANSPORT: "jetstream" }, noStdin)).toMatchObject({ target: { url: "nats://y", transport: "core" } });
+    expect(await parseSendArgs(["a.m.c-1", "in"], { TINY_NATS_URL: "nats://x", TINY_NATS_TRANSPORT: "jetstream" }, noStdin)).toMatchObject({
+      target: { transport: "jetstream" },
+    });
+    expect(
+      await parseSendArgs(["--nats-url", "nats://y", "--transport", "core", "a.m.c-1", "in"], { TINY_NATS_TRANSPORT: "jetstream" }, noStdin),
+    ).toMatchObject({ target: { url: "nats://y", transport: "core" } });
   });
 
   test("'-' reads the JSON from standard input", async () => {
@@ -37,16 +44,25 @@ describe("tinyhost send arguments", () => {
     expect(await parseSendArgs(["--local", "d", "n", "in", "{nope"], {}, noStdin)).toStartWith("the message is not JSON:");
     expect(await parseSendArgs(["n", "in"], {}, noStdin)).toStartWith("say where the flow runs: --local <dir>");
     expect(await parseSendArgs(["--local", "d", "--console", "http://x", "n", "in"], {}, noStdin)).toBe("give --local <dir> or --console <url>, not both");
-    expect(await parseSendArgs(["--local", "d", "--nats-url", "nats://x", "n", "in"], {}, noStdin)).toBe("--local sends to local mode; --nats-url and --transport are for a cluster");
-    expect(await parseSendArgs(["--nats-url", "nats://x", "--transport", "grpc", "n", "in"], {}, noStdin)).toBe('--transport must be core or jetstream, got "grpc"');
+    expect(await parseSendArgs(["--local", "d", "--nats-url", "nats://x", "n", "in"], {}, noStdin)).toBe(
+      "--local sends to local mode; --nats-url and --transport are for a cluster",
+    );
+    expect(await parseSendArgs(["--nats-url", "nats://x", "--transport", "grpc", "n", "in"], {}, noStdin)).toBe(
+      '--transport must be core or jetstream, got "grpc"',
+    );
     expect(await parseSendArgs(["--local", "d", "n", "a:b"], {}, noStdin)).toBe('<port> must be a port name, got "a:b"');
-    expect(await parseSendArgs(["--local", "d", "--timeout", "soon", "n", "in"], {}, noStdin)).toBe('--timeout must be a duration like 500ms, 30s or 2m, got "soon"');
+    expect(await parseSendArgs(["--local", "d", "--timeout", "soon", "n", "in"], {}, noStdin)).toBe(
+      '--timeout must be a duration like 500ms, 30s or 2m, got "soon"',
+    );
     expect(await parseSendArgs(["--bogus"], {}, noStdin)).toContain("--bogus");
     expect(await parseSendArgs(["-h"], {}, noStdin)).toBe("help");
   });
 
   test("_settings is refused with the reason: the node's next reconcile would put its own settings back (Go's runner does)", async () => {
-    for (const args of [["--local", "d", "Count ticks", "_settings", '{"step":5}'], ["--nats-url", "nats://x", "a.m.c-1", "_settings"]]) {
+    for (const args of [
+      ["--local", "d", "Count ticks", "_settings", '{"step":5}'],
+      ["--nats-url", "nats://x", "a.m.c-1", "_settings"],
+    ]) {
       const r = await parseSendArgs(args, {}, noStdin);
       expect(r).toBe(SETTINGS_REFUSED);
       expect(r).toContain("next reconcile");

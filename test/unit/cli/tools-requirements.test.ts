@@ -15,7 +15,12 @@ const ROOT = resolve(import.meta.dir, "../../..");
 const DIR = "test/fixtures/requirements-components";
 
 async function tools(...args: string[]) {
-  const p = Bun.spawn([BUN, "src/cli/main.ts", "tools", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, TINYHOST_LOG_LEVEL: "silent" } });
+  const p = Bun.spawn([BUN, "src/cli/main.ts", "tools", ...args], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, TINYHOST_LOG_LEVEL: "silent" },
+  });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { out, err, code };
 }
@@ -23,17 +28,31 @@ async function tools(...args: string[]) {
 describe("requirements in defineComponent", () => {
   test("a malformed declaration fails the definition, naming the field and value", () => {
     const base = { info: { name: "x", description: "X", info: "" }, ports: () => [target("in", Type.Object({}))], handle: () => undefined };
-    expect(() => defineComponent({ ...base, requirements: { secrets: { names: ["Bad_Name"] } } })).toThrow('component x: requirements.secrets.names: "Bad_Name" is not a Secret name');
-    expect(() => defineComponent({ ...base, requirements: { rbac: { extraRules: [{ apiGroups: [""], resources: [], verbs: ["get"] }] } } })).toThrow("component x: requirements.rbac.extraRules[0].resources must be a non-empty array of strings, got []");
+    expect(() => defineComponent({ ...base, requirements: { secrets: { names: ["Bad_Name"] } } })).toThrow(
+      'component x: requirements.secrets.names: "Bad_Name" is not a Secret name',
+    );
+    expect(() => defineComponent({ ...base, requirements: { rbac: { extraRules: [{ apiGroups: [""], resources: [], verbs: ["get"] }] } } })).toThrow(
+      "component x: requirements.rbac.extraRules[0].resources must be a non-empty array of strings, got []",
+    );
     // A misspelled key would otherwise drop the rule it carries without a word.
     const bad = (requirements: unknown) => () => defineComponent({ ...base, requirements } as never);
     expect(bad({ secret: { names: ["a"] } })).toThrow('component x: requirements has an unknown key "secret" (known: rbac, secrets, storage)');
-    expect(bad({ rbac: { extraNamespaceRules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] } })).toThrow('component x: requirements.rbac has an unknown key "extraNamespaceRules" (known: enableKubernetesResourceAccess, extraRules, extraNamespacedRules)');
-    expect(bad({ rbac: { extraNamespacedRules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["get"], resourceName: ["a"] }] } })).toThrow('component x: requirements.rbac.extraNamespacedRules[0] has an unknown key "resourceName" (known: apiGroups, resources, verbs, resourceNames)');
+    expect(bad({ rbac: { extraNamespaceRules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] } })).toThrow(
+      'component x: requirements.rbac has an unknown key "extraNamespaceRules" (known: enableKubernetesResourceAccess, extraRules, extraNamespacedRules)',
+    );
+    expect(bad({ rbac: { extraNamespacedRules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["get"], resourceName: ["a"] }] } })).toThrow(
+      'component x: requirements.rbac.extraNamespacedRules[0] has an unknown key "resourceName" (known: apiGroups, resources, verbs, resourceNames)',
+    );
     expect(bad({ secrets: { names: ["a"], name: "b" } })).toThrow('component x: requirements.secrets has an unknown key "name" (known: names)');
-    expect(bad({ storage: { enabled: true, size: "lots" } })).toThrow('component x: requirements.storage.size must be a Kubernetes quantity such as "1Gi", got "lots"');
-    expect(bad({ storage: { enabled: true, size: "10Gi", class: "fast" } })).toThrow('component x: requirements.storage has an unknown key "class" (known: enabled, size, storageClassName)');
-    expect(defineComponent({ ...base, requirements: { storage: { enabled: true, size: "1.5Gi" } } }).requirements).toEqual({ storage: { enabled: true, size: "1.5Gi" } });
+    expect(bad({ storage: { enabled: true, size: "lots" } })).toThrow(
+      'component x: requirements.storage.size must be a Kubernetes quantity such as "1Gi", got "lots"',
+    );
+    expect(bad({ storage: { enabled: true, size: "10Gi", class: "fast" } })).toThrow(
+      'component x: requirements.storage has an unknown key "class" (known: enabled, size, storageClassName)',
+    );
+    expect(defineComponent({ ...base, requirements: { storage: { enabled: true, size: "1.5Gi" } } }).requirements).toEqual({
+      storage: { enabled: true, size: "1.5Gi" },
+    });
     const d = defineComponent({ ...base, requirements: { secrets: { names: ["a"] } } });
     expect(d.requirements).toEqual({ secrets: { names: ["a"] } });
     expect(Object.isFrozen(d.requirements!.secrets!.names)).toBe(true);
@@ -72,9 +91,11 @@ describe("tools rbac-check", () => {
 
   test("--manifests adds the placeholders of the flows' settings, with file and line; a data port's mapping is data", async () => {
     const r = await tools("rbac-check", "--dir", DIR, "--manifests", "test/fixtures/requirements-manifests");
-    expect(r.err).toContain('rbac-check: 2 call(s) not covered by the declared RBAC:');
+    expect(r.err).toContain("rbac-check: 2 call(s) not covered by the declared RBAC:");
     expect(r.err).not.toContain("edge-data");
-    expect(r.err).toMatch(/secrets "flow-only" +needs get +first seen at test\/fixtures\/requirements-manifests\/node\.yaml:1 node a1b2c3d4\.tinyhost\.vault_reader-0a1b2 port _settings/);
+    expect(r.err).toMatch(
+      /secrets "flow-only" +needs get +first seen at test\/fixtures\/requirements-manifests\/node\.yaml:1 node a1b2c3d4\.tinyhost\.vault_reader-0a1b2 port _settings/,
+    );
   });
 
   test("everything covered: Go's line on stdout, exit 0; a missing manifests directory exits 1", async () => {

@@ -61,7 +61,8 @@ describe("array_filter", () => {
     const { r, emitted } = await run({ array: [{ name: "api-1" }], query: "$.hasPrblem" });
     expect(errorOf(r)).toEqual({
       code: "ARRAY_FILTER_QUERY",
-      message: 'query "$.hasPrblem" could not be evaluated against item 0: predicate answered <nil> (<nil>), not true or false — check the field name, or turn on skipUnevaluable if the array is ragged',
+      message:
+        'query "$.hasPrblem" could not be evaluated against item 0: predicate answered <nil> (<nil>), not true or false — check the field name, or turn on skipUnevaluable if the array is ragged',
     });
     expect(emitted).toEqual([]);
   });
@@ -114,7 +115,14 @@ describe("array_filter", () => {
   test("called as an agent tool: request in, result out", async () => {
     const s = new Scheduler({ module: "common" });
     s.install(arrayFilter);
-    const r = await s.handle({ edgeId: "", from: "", to: "array_filter", data: new TextEncoder().encode('{"array":[1,5,9],"query":"$ > 4"}'), depth: 0, mode: "rpc" });
+    const r = await s.handle({
+      edgeId: "",
+      from: "",
+      to: "array_filter",
+      data: new TextEncoder().encode('{"array":[1,5,9],"query":"$ > 4"}'),
+      depth: 0,
+      mode: "rpc",
+    });
     expect(r).toEqual(ok({ items: [5, 9], count: 2, total: 3 }));
   });
 });

@@ -45,13 +45,22 @@ describe("budget_guard", () => {
   test("a loop of three passes proceeds twice with the counters to map back, then is cut off", async () => {
     const h = await testComponent(guard, { settings: { maxIterations: 2 } });
     let pass = await h.send("request", { context: { task: "t" }, inputTokens: 10, outputTokens: 5, costUSD: 0.25 });
-    expect(h.emitted.at(-1)).toEqual({ port: "proceed", data: { context: { task: "t" }, iteration: 1, spentTokens: 15, spentUSD: 0.25, remainingIterations: 1 } });
+    expect(h.emitted.at(-1)).toEqual({
+      port: "proceed",
+      data: { context: { task: "t" }, iteration: 1, spentTokens: 15, spentUSD: 0.25, remainingIterations: 1 },
+    });
     const p = h.emitted.at(-1)!.data as { iteration: number; spentTokens: number; spentUSD: number };
     pass = await h.send("request", { context: { task: "t" }, iteration: p.iteration, spentTokens: p.spentTokens, spentUSD: p.spentUSD, inputTokens: 1 });
-    expect(h.emitted.at(-1)).toEqual({ port: "proceed", data: { context: { task: "t" }, iteration: 2, spentTokens: 16, spentUSD: 0.25, remainingIterations: 0 } });
+    expect(h.emitted.at(-1)).toEqual({
+      port: "proceed",
+      data: { context: { task: "t" }, iteration: 2, spentTokens: 16, spentUSD: 0.25, remainingIterations: 0 },
+    });
     h.respond("exceeded", (d) => ok({ reported: d }));
     pass = await h.send("request", { context: { task: "t" }, iteration: 2, spentTokens: 16, spentUSD: 0.25 });
-    expect(h.emitted.at(-1)).toEqual({ port: "exceeded", data: { context: { task: "t" }, reason: "iteration limit reached (2)", iteration: 3, spentTokens: 16, spentUSD: 0.25 } });
+    expect(h.emitted.at(-1)).toEqual({
+      port: "exceeded",
+      data: { context: { task: "t" }, reason: "iteration limit reached (2)", iteration: 3, spentTokens: 16, spentUSD: 0.25 },
+    });
     expect(pass).toEqual({ kind: "ok", value: { reported: h.emitted.at(-1)!.data } });
     await h.stop();
   });

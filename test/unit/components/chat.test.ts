@@ -29,7 +29,13 @@ async function leaderPod(settings?: unknown): Promise<Pod> {
   return pod;
 }
 
-const control = (pod: Pod) => pod.portValue("_control") as { thread: ThreadEntry[] | null; placeholder: string; hideComposer?: boolean; pendingQuestion?: { qid: string; form: any; context: unknown; waiting: number } };
+const control = (pod: Pod) =>
+  pod.portValue("_control") as {
+    thread: ThreadEntry[] | null;
+    placeholder: string;
+    hideComposer?: boolean;
+    pendingQuestion?: { qid: string; form: any; context: unknown; waiting: number };
+  };
 const thread = (pod: Pod) => control(pod).thread ?? [];
 const stateJson = (pod: Pod, key: string) => {
   const b64 = pod.cluster.metadata[`_state/${key}`];
@@ -177,7 +183,12 @@ describe("chat: clear, secrets, restarts", () => {
     const pod = await leaderPod();
     const form = JSON.stringify({
       type: "object",
-      properties: { token: { type: "string", writeOnly: true }, key: { type: "string", format: "password" }, note: { type: "string" }, save: { type: "boolean", format: "button" } },
+      properties: {
+        token: { type: "string", writeOnly: true },
+        key: { type: "string", format: "password" },
+        note: { type: "string" },
+        save: { type: "boolean", format: "button" },
+      },
     });
     await pod.send("ask", { form });
     await answerHead(pod, { token: "sk-live-abc123", key: "hunter2", note: "prod key", save: true });
@@ -222,7 +233,11 @@ describe("chat: what the dashboard reads", () => {
     const pod = await leaderPod({ hideComposer: true, placeholder: "Ask the agent…", enableErrorPort: false });
     const port = pod.scheduler.readStatus(pod.cluster.node.metadata.name)!.ports!.find((p) => p.name === "_control")!;
     const schema = JSON.parse(Buffer.from(port.schema, "base64").toString());
-    expect(schema).toMatchObject({ type: "object", format: "chat", properties: { _kind: { readonly: true }, text: { format: "textarea" }, _qid: { readonly: true } } });
+    expect(schema).toMatchObject({
+      type: "object",
+      format: "chat",
+      properties: { _kind: { readonly: true }, text: { format: "textarea" }, _qid: { readonly: true } },
+    });
     expect(control(pod)).toEqual({ thread: null, placeholder: "Ask the agent…", hideComposer: true });
     expect(port.source).toBe(true);
   });

@@ -49,7 +49,11 @@ describe("collect ports", () => {
 describe("collect assembly (TestAssembly)", () => {
   const cases: [string, unknown[], unknown[]][] = [
     ["in-order assembly", [item("g1", 0, 3, "a", "c0"), item("g1", 1, 3, "b", "c1"), item("g1", 2, 3, "c", "c2")], [{ context: "c2", items: ["a", "b", "c"] }]],
-    ["out-of-order assembly ordered by index", [item("g1", 2, 3, "c", "c2"), item("g1", 0, 3, "a", "c0"), item("g1", 1, 3, "b", "c1")], [{ context: "c1", items: ["a", "b", "c"] }]],
+    [
+      "out-of-order assembly ordered by index",
+      [item("g1", 2, 3, "c", "c2"), item("g1", 0, 3, "a", "c0"), item("g1", 1, 3, "b", "c1")],
+      [{ context: "c1", items: ["a", "b", "c"] }],
+    ],
     [
       "duplicate index overwrites, does not double-count",
       [item("g1", 0, 2, "a", "c0"), item("g1", 0, 2, "a-newer", "c0b"), item("g1", 1, 2, "b", "c1")],
@@ -98,7 +102,9 @@ describe("collect", () => {
 
   test("a group buffered by Go (nanosecond firstSeen, index keys in string order) completes here", async () => {
     const c = cluster();
-    c.metadata["_state/go-group"] = Buffer.from('{"firstSeen":"2026-08-22T09:59:59.123456789Z","total":12,"context":null,"items":{"0":"a","10":"k","2":"c"}}').toString("base64");
+    c.metadata["_state/go-group"] = Buffer.from(
+      '{"firstSeen":"2026-08-22T09:59:59.123456789Z","total":12,"context":null,"items":{"0":"a","10":"k","2":"c"}}',
+    ).toString("base64");
     const p = await runningPod(c);
     for (const i of [1, 3, 4, 5, 6, 7, 8, 9, 11]) await mustSend(p, item("go-group", i, 12, String.fromCharCode(97 + i)));
     expect(p.on("response")).toEqual([{ items: "abcdefghijkl".split("") }]);
@@ -182,7 +188,8 @@ describe("collect", () => {
       [item("g", 2, 2, "a"), "index 2 out of range [0, 2): map array_split's index"],
       [{ groupKey: "g" }, "total must be >= 1, got 0: map array_split's total"],
     ];
-    for (const [msg, message] of cases) expect([errorOf(await p.send("item", msg))?.code, errorOf(await p.send("item", msg))?.message]).toEqual(["COLLECT", message]);
+    for (const [msg, message] of cases)
+      expect([errorOf(await p.send("item", msg))?.code, errorOf(await p.send("item", msg))?.message]).toEqual(["COLLECT", message]);
     expect(stateKeys(c)).toEqual([]);
   });
 
@@ -197,7 +204,9 @@ describe("collect", () => {
   test("an item its buffer cannot hold within the 900 KiB budget fails naming it (TestStateTooLargeMessage)", async () => {
     const p = await runningPod(cluster());
     const err = errorOf(await p.send("item", item("g", 0, 2, "x".repeat(900 * 1024))));
-    expect(err?.message).toStartWith('state budget exhausted: the node\'s total state is capped at ~900KB and group "g" no longer fits; collect smaller items (carry IDs, not payloads) or lower maxGroups: ');
+    expect(err?.message).toStartWith(
+      'state budget exhausted: the node\'s total state is capped at ~900KB and group "g" no longer fits; collect smaller items (carry IDs, not payloads) or lower maxGroups: ',
+    );
     expect(err?.message).toContain("900KB");
   });
 

@@ -150,7 +150,11 @@ describe("counter in Flow B (components.md §5): ticker → counter → debug", 
     const [K, C, D] = ["f.m.ticker-1", "f.m.counter-1", "f.m.debug-1"];
     await s.update({
       metadata: { name: D },
-      spec: { module: "m", component: "debug", ports: [{ from: `${C}:out`, port: "in", configuration: json64({ count: "{{$.count}}", source: "{{$.context.source}}", line: "tick #{{$.count}}" }) }] },
+      spec: {
+        module: "m",
+        component: "debug",
+        ports: [{ from: `${C}:out`, port: "in", configuration: json64({ count: "{{$.count}}", source: "{{$.context.source}}", line: "tick #{{$.count}}" }) }],
+      },
     });
     await s.update({
       metadata: { name: C },
@@ -166,7 +170,12 @@ describe("counter in Flow B (components.md §5): ticker → counter → debug", 
     });
     await s.update({
       metadata: { name: K },
-      spec: { module: "m", component: "ticker", edges: [{ id: "k-c", port: "out", to: `${C}:in` }], ports: [{ port: "_settings", configuration: json64({ context: { source: "ticker" }, delay: 2 }) }] },
+      spec: {
+        module: "m",
+        component: "ticker",
+        edges: [{ id: "k-c", port: "out", to: `${C}:in` }],
+        ports: [{ port: "_settings", configuration: json64({ context: { source: "ticker" }, delay: 2 }) }],
+      },
     });
     try {
       await s.handle({ edgeId: "", from: "signal", to: `${K}:_control`, data: { start: true, context: { source: "ticker" } }, depth: 0 });

@@ -199,7 +199,9 @@ describe("cron on the leader", () => {
     await pod.reconcile();
     await pod.send("_control", { start: true, schedule: "not-a-cron", context: 1 });
     await waitFor("error patch", () => c.metadata["cron-error"] !== undefined);
-    expect(c.metadata["cron-error"]).toBe('invalid schedule "not-a-cron": expected exactly 5 fields (minute hour day-of-month month day-of-week), found 1: "not-a-cron"');
+    expect(c.metadata["cron-error"]).toBe(
+      'invalid schedule "not-a-cron": expected exactly 5 fields (minute hour day-of-month month day-of-week), found 1: "not-a-cron"',
+    );
     expect(status(pod)).toBe(c.metadata["cron-error"]!);
     expect(c.metadata["cron-running"]).toBeUndefined();
     expect(pod.on("out")).toEqual([]);
@@ -248,7 +250,9 @@ describe("cron on the leader", () => {
     const pod = cluster(new VirtualClock(REF, false), { context: null, schedule: "61 * * * *" }).newPod({ leader: true });
     const st = await pod.reconcile();
     expect(st.error).toBe(true);
-    expect(st.status).toBe('node test.harness.cron-0 (component cron) failed in onSettings: settings field "schedule": invalid schedule "61 * * * *": minute field: end of range (61) above maximum (59): "61"');
+    expect(st.status).toBe(
+      'node test.harness.cron-0 (component cron) failed in onSettings: settings field "schedule": invalid schedule "61 * * * *": minute field: end of range (61) above maximum (59): "61"',
+    );
   });
 });
 
@@ -302,7 +306,13 @@ describe("cron leadership and restarts", () => {
     clock = new VirtualClock(REF, false); // the new pod's own clock
     const pod2 = c.newPod({ leader: true });
     await pod2.reconcile();
-    expect(pod2.portValue("_control")).toEqual({ context: { env: "prod" }, schedule: "*/5 * * * *", nextRun: "2026-08-22T10:10:00Z", status: "Running", stop: true });
+    expect(pod2.portValue("_control")).toEqual({
+      context: { env: "prod" },
+      schedule: "*/5 * * * *",
+      nextRun: "2026-08-22T10:10:00Z",
+      status: "Running",
+      stop: true,
+    });
     clock.advance();
     await waitFor("a run after restart", () => pod2.on("out").length === 1);
     expect(pod2.on("out")).toEqual([{ env: "prod" }]);

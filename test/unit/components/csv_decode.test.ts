@@ -36,7 +36,10 @@ describe("csv_decode (Go decode_test.go)", () => {
   test("the header names the columns and is not a record", async () => {
     const out = await decoded("name,restarts\napi-1,0\napi-2,7\n");
     expect(out.count).toBe(2);
-    expect(out.rows).toEqual([{ name: "api-1", restarts: "0" }, { name: "api-2", restarts: "7" }]);
+    expect(out.rows).toEqual([
+      { name: "api-1", restarts: "0" },
+      { name: "api-2", restarts: "7" },
+    ]);
     expect(out.headers).toEqual(["name", "restarts"]);
   });
 
@@ -46,7 +49,11 @@ describe("csv_decode (Go decode_test.go)", () => {
   });
 
   test("semicolon, tab and pipe delimiters", async () => {
-    for (const [csv, delimiter] of [["a;b\n1;2\n", "semicolon"], ["a\tb\n1\t2\n", "tab"], ["a|b\n1|2\n", "pipe"]] as const) {
+    for (const [csv, delimiter] of [
+      ["a;b\n1;2\n", "semicolon"],
+      ["a\tb\n1\t2\n", "tab"],
+      ["a|b\n1|2\n", "pipe"],
+    ] as const) {
       expect((await decoded(csv, { delimiter })).rows).toEqual([{ a: "1", b: "2" }]);
     }
   });
@@ -213,7 +220,12 @@ describe("csv_decode ports", () => {
     const withError = await testComponent(csvDecode, { settings: { delimiter: "comma", enableErrorPort: true, rows: [{ a: "x" }] } });
     const errorPort = withError.status().ports!.find((p) => p.name === "error")!;
     expect([errorPort.label, errorPort.position, errorPort.source]).toEqual(["Error", 2, true]);
-    expect(unb64(withError.status().ports!.find((p) => p.name === "response")!.configuration)).toEqual({ rows: [{ a: "x" }], headers: null, count: 0, truncated: false });
+    expect(unb64(withError.status().ports!.find((p) => p.name === "response")!.configuration)).toEqual({
+      rows: [{ a: "x" }],
+      headers: null,
+      count: 0,
+      truncated: false,
+    });
   });
 
   test("is an agent tool on request → response", () => {

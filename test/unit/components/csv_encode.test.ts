@@ -29,7 +29,10 @@ const lines = (out: Out) => out.encoded.replace(/\n$/, "").split("\n");
 
 describe("csv_encode (Go encode_test.go)", () => {
   test("a header and a row per object", async () => {
-    const out = await encoded([{ name: "api-1", restarts: 0 }, { name: "api-2", restarts: 7 }]);
+    const out = await encoded([
+      { name: "api-1", restarts: 0 },
+      { name: "api-2", restarts: 7 },
+    ]);
     expect(out).toEqual({ encoded: "name,restarts\napi-1,0\napi-2,7\n", columns: ["name", "restarts"], count: 2 });
   });
 
@@ -91,7 +94,13 @@ describe("csv_encode (Go encode_test.go)", () => {
   });
 
   test("a row that is not an object is refused with Go's type name", async () => {
-    for (const [row, type] of [["just a string", "string"], [42, "float64"], [null, "<nil>"], [[1], "[]interface {}"], [true, "bool"]] as const) {
+    for (const [row, type] of [
+      ["just a string", "string"],
+      [42, "float64"],
+      [null, "<nil>"],
+      [[1], "[]interface {}"],
+      [true, "bool"],
+    ] as const) {
       const { result } = await run([{ a: 1 }, row]);
       expect(result.kind === "fail" && result.error.message).toBe(`row 1 is ${type}, not an object — csv_encode writes objects as rows, one key per column`);
     }
@@ -133,7 +142,13 @@ describe("csv_encode ports", () => {
     const h = await testComponent(csvEncode);
     const ports = h.status().ports!;
     expect(ports.map((p) => p.name)).toEqual(["_settings", "request", "response"]);
-    expect(unb64(ports.find((p) => p.name === "_settings")!.configuration)).toEqual({ delimiter: "", columns: null, omitHeader: false, failOnMissing: false, enableErrorPort: false });
+    expect(unb64(ports.find((p) => p.name === "_settings")!.configuration)).toEqual({
+      delimiter: "",
+      columns: null,
+      omitHeader: false,
+      failOnMissing: false,
+      enableErrorPort: false,
+    });
     expect(unb64(ports.find((p) => p.name === "request")!.configuration)).toEqual({ rows: null });
     expect(unb64(ports.find((p) => p.name === "response")!.configuration)).toEqual({ encoded: "", columns: null, count: 0 });
     expect(csvEncode.agentTool).toMatchObject({ inputPort: "request", outputPort: "response" });

@@ -59,7 +59,10 @@ describe("delay", () => {
   test("a delay of zero or less fails with INVALID_DELAY naming the value", async () => {
     const h = await testComponent(delay);
     const r = await h.send("in", { context: 1, delay: 0 });
-    expect(r.kind === "fail" && [(r.error as Error & { code: string }).code, r.error.message]).toEqual(["INVALID_DELAY", 'invalid delay: field "delay" must be > 0 ms, got 0']);
+    expect(r.kind === "fail" && [(r.error as Error & { code: string }).code, r.error.message]).toEqual([
+      "INVALID_DELAY",
+      'invalid delay: field "delay" must be > 0 ms, got 0',
+    ]);
     expect(h.emitted).toEqual([]);
   });
 

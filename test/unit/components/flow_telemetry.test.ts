@@ -12,7 +12,13 @@ process.env.TINYHOST_LOG_LEVEL ??= "silent";
 /** A collector holding `total` traces (every `errEvery`-th failed), served `pageSize` at a time. */
 function collector(total: number, pageSize = 100, errEvery = 0) {
   const calls: number[] = [];
-  const all: TraceSummary[] = Array.from({ length: total }, (_, i) => ({ id: `t${i}`, spans: 3, errors: errEvery && i % errEvery === 0 ? 1 : 0, durationNs: 12_345_678, startUs: 1_785_000_000_000_000 }));
+  const all: TraceSummary[] = Array.from({ length: total }, (_, i) => ({
+    id: `t${i}`,
+    spans: 3,
+    errors: errEvery && i % errEvery === 0 ? 1 : 0,
+    durationNs: 12_345_678,
+    startUs: 1_785_000_000_000_000,
+  }));
   return { calls, page: async (offset: number) => (calls.push(offset), { traces: all.slice(offset, offset + pageSize), total }) };
 }
 

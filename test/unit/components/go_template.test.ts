@@ -17,7 +17,11 @@ async function render(template: string, renderData: unknown, settings: unknown =
   return { h, result, emitted: h.emitted };
 }
 
-const site = (templates: { name: string; content: string }[], partials: { name: string; content: string }[] = [], enableErrorPort = false) => ({ enableErrorPort, templates, partials });
+const site = (templates: { name: string; content: string }[], partials: { name: string; content: string }[] = [], enableErrorPort = false) => ({
+  enableErrorPort,
+  templates,
+  partials,
+});
 
 describe("go_template", () => {
   test("the default site renders home.html through the layout, nav and footer partials", async () => {
@@ -32,8 +36,25 @@ describe("go_template", () => {
   });
 
   test("renders JSON data with Go's printing (floats as Go prints them, missing keys as <no value>)", async () => {
-    const s = site([{ name: "t.txt", content: "{{.user.name}} has {{len .items}} items: {{range $i, $e := .items}}{{if $i}}, {{end}}{{$e.sku}} x{{$e.qty}}{{end}}. big={{.big}} {{.missing}}" }]);
-    const { emitted } = await render("t.txt", { user: { name: "Ada" }, items: [{ sku: "a", qty: 2 }, { sku: "b", qty: 1.5 }], big: 1000000 }, s);
+    const s = site([
+      {
+        name: "t.txt",
+        content:
+          "{{.user.name}} has {{len .items}} items: {{range $i, $e := .items}}{{if $i}}, {{end}}{{$e.sku}} x{{$e.qty}}{{end}}. big={{.big}} {{.missing}}",
+      },
+    ]);
+    const { emitted } = await render(
+      "t.txt",
+      {
+        user: { name: "Ada" },
+        items: [
+          { sku: "a", qty: 2 },
+          { sku: "b", qty: 1.5 },
+        ],
+        big: 1000000,
+      },
+      s,
+    );
     expect((emitted[0]!.data as { content: string }).content).toBe("Ada has 2 items: a x2, b x1.5. big=1e+06 <no value>");
   });
 
@@ -45,7 +66,14 @@ describe("go_template", () => {
   test("the templates arrive as written (templateText): a template that is one whole action renders, where Go's runner makes it null", async () => {
     // Go evaluates every settings string as an expression first; `{{.x}}` alone fails there and
     // the field becomes null (docs/compatibility.md "encoding-module").
-    const { emitted } = await render("t", { x: 1 }, site([{ name: "t", content: "{{.x}}" }, { name: "u", content: "x={{.x}}" }]));
+    const { emitted } = await render(
+      "t",
+      { x: 1 },
+      site([
+        { name: "t", content: "{{.x}}" },
+        { name: "u", content: "x={{.x}}" },
+      ]),
+    );
     expect(emitted[0]!.data).toEqual({ context: { id: 1 }, content: "1" });
     expect(((await render("u", { x: 1 }, site([{ name: "u", content: "x={{.x}}" }]))).emitted[0]!.data as { content: string }).content).toBe("x=1");
     expect(goTemplate.templateText).toEqual({ _settings: ["templates[].content", "partials[].content"] });
@@ -54,15 +82,21 @@ describe("go_template", () => {
   test("Go's comparison rule holds: an int literal and a JSON number do not compare", async () => {
     const s = site([{ name: "t", content: "n: {{if eq .n 2}}two{{end}}" }]);
     const { result } = await render("t", { n: 2 }, s);
-    expect(result.kind === "fail" && result.error.message).toBe('template: t:1:8: executing "t" at <eq .n 2>: error calling eq: incompatible types for comparison: float64 and int');
+    expect(result.kind === "fail" && result.error.message).toBe(
+      'template: t:1:8: executing "t" at <eq .n 2>: error calling eq: incompatible types for comparison: float64 and int',
+    );
   });
 
   test("an execution error fails with Go's text, or goes to the error port", async () => {
     const tmpl = [{ name: "t", content: "b={{.a.b}}" }];
     const failed = await render("t", { a: null }, site(tmpl));
-    expect(failed.result.kind === "fail" && failed.result.error.message).toBe('template: t:1:6: executing "t" at <.a.b>: nil pointer evaluating interface {}.b');
+    expect(failed.result.kind === "fail" && failed.result.error.message).toBe(
+      'template: t:1:6: executing "t" at <.a.b>: nil pointer evaluating interface {}.b',
+    );
     const routed = await render("t", { a: null }, site(tmpl, [], true));
-    expect(routed.emitted).toEqual([{ port: "error", data: { context: { id: 1 }, error: 'template: t:1:6: executing "t" at <.a.b>: nil pointer evaluating interface {}.b' } }]);
+    expect(routed.emitted).toEqual([
+      { port: "error", data: { context: { id: 1 }, error: 'template: t:1:6: executing "t" at <.a.b>: nil pointer evaluating interface {}.b' } },
+    ]);
   });
 
   test("an unknown template name is `template not found`", async () => {
@@ -100,11 +134,18 @@ describe("go_template", () => {
   });
 
   test("ports: the request's template select lists the templates; Go's default settings are published", async () => {
-    const h = await testComponent(goTemplate, { settings: site([{ name: "x.txt", content: "x" }, { name: "y.txt", content: "y" }]) });
+    const h = await testComponent(goTemplate, {
+      settings: site([
+        { name: "x.txt", content: "x" },
+        { name: "y.txt", content: "y" },
+      ]),
+    });
     const ports = h.status().ports!;
     expect(ports.map((p) => p.name)).toEqual(["_settings", "request", "response"]);
     expect(unb64(ports.find((p) => p.name === "request")!.configuration)).toEqual({ template: "x.txt" });
-    const schema = unb64(ports.find((p) => p.name === "request")!.schema) as { $defs: { Request: { properties: { template: { enum: string[]; default: string } } } } };
+    const schema = unb64(ports.find((p) => p.name === "request")!.schema) as {
+      $defs: { Request: { properties: { template: { enum: string[]; default: string } } } };
+    };
     expect(schema.$defs.Request.properties.template).toMatchObject({ enum: ["x.txt", "y.txt"], default: "x.txt" });
     const plain = await testComponent(goTemplate);
     expect(unb64(plain.status().ports!.find((p) => p.name === "_settings")!.configuration)).toEqual(DEFAULT_SETTINGS);

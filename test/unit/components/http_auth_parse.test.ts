@@ -31,7 +31,13 @@ describe("http_auth_parse", () => {
 
   test("an Authorization: Basic header decodes to user and password (key matched without case)", async () => {
     const h = await testComponent(parser);
-    await h.send("in", { context: "c", headers: [{ key: "x", value: "y" }, { key: "AUTHORIZATION", value: "Basic dXNlcm5hbWUxOnBhc3N3b3JkMQ==" }] });
+    await h.send("in", {
+      context: "c",
+      headers: [
+        { key: "x", value: "y" },
+        { key: "AUTHORIZATION", value: "Basic dXNlcm5hbWUxOnBhc3N3b3JkMQ==" },
+      ],
+    });
     expect(h.emitted).toEqual([{ port: "out", data: { context: "c", found: true, user: "username1", password: "password1" } }]);
     await h.stop();
   });
@@ -47,7 +53,12 @@ describe("http_auth_parse", () => {
     expect(basicCredentials([{ key: "Authorization", value: "Basic dXNlcm5hbWU" }])).toBeUndefined(); // unpadded
     expect(basicCredentials([{ key: "Authorization", value: "Basic !!!!" }])).toBeUndefined();
     expect(basicCredentials([{ key: "Authorization", value: basic("nocolon") }])).toBeUndefined();
-    expect(basicCredentials([{ key: "Authorization", value: "Basic %%%" }, { key: "Authorization", value: basic("u:p") }])).toEqual({ user: "u", password: "p" });
+    expect(
+      basicCredentials([
+        { key: "Authorization", value: "Basic %%%" },
+        { key: "Authorization", value: basic("u:p") },
+      ]),
+    ).toEqual({ user: "u", password: "p" });
     expect(basicCredentials(null)).toBeUndefined();
   });
 

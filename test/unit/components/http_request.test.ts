@@ -21,7 +21,13 @@ beforeAll(() => {
       if (url.pathname === "/big") return new Response("x".repeat(5000));
       if (url.pathname === "/teapot") return new Response("short and stout", { status: 418 });
       if (url.pathname === "/busy") return new Response("try later", { status: 503 });
-      const echo = { method: req.method, auth: req.headers.get("authorization"), type: req.headers.get("content-type"), custom: req.headers.get("x-custom"), body: await req.text() };
+      const echo = {
+        method: req.method,
+        auth: req.headers.get("authorization"),
+        type: req.headers.get("content-type"),
+        custom: req.headers.get("x-custom"),
+        body: await req.text(),
+      };
       return new Response(JSON.stringify(echo), { status: 201, headers: { "x-reply": "r1", "content-type": "application/json" } });
     },
   });
@@ -29,7 +35,16 @@ beforeAll(() => {
 });
 afterAll(() => void server.stop(true));
 
-const request = (over: Record<string, unknown>) => ({ context: { id: 7 }, method: "GET", timeout: 5, url: `${base}/echo`, contentType: "text/plain", headers: [], body: "", ...over });
+const request = (over: Record<string, unknown>) => ({
+  context: { id: 7 },
+  method: "GET",
+  timeout: 5,
+  url: `${base}/echo`,
+  contentType: "text/plain",
+  headers: [],
+  body: "",
+  ...over,
+});
 
 describe("http_request ports", () => {
   test("declares request (left), response (right), _settings; error (bottom) only with enableErrorPort", async () => {
@@ -46,9 +61,17 @@ describe("http_request ports", () => {
   test("request defaults to GET, 10 s, application/json; settings default to a 10 MiB cap", async () => {
     const h = await testComponent(httpRequest);
     const ports = h.status().ports!;
-    expect(unb64(ports.find((p) => p.name === "request")!.configuration)).toEqual({ method: "GET", timeout: 10, url: "", contentType: "application/json", body: "" });
+    expect(unb64(ports.find((p) => p.name === "request")!.configuration)).toEqual({
+      method: "GET",
+      timeout: 10,
+      url: "",
+      contentType: "application/json",
+      body: "",
+    });
     expect(unb64(ports.find((p) => p.name === "_settings")!.configuration)).toEqual({ enableErrorPort: false, maxResponseBytes: 10485760 });
-    const schema = unb64(ports.find((p) => p.name === "request")!.schema) as { $defs: Record<string, { required?: string[]; properties?: Record<string, Record<string, unknown>> }> };
+    const schema = unb64(ports.find((p) => p.name === "request")!.schema) as {
+      $defs: Record<string, { required?: string[]; properties?: Record<string, Record<string, unknown>> }>;
+    };
     const root = Object.values(schema.$defs).find((d) => d.properties?.method)!;
     expect(root.required).toEqual(["method", "timeout", "url", "contentType"]);
     expect(root.properties!.method!.enum).toEqual(["GET", "POST", "PATCH", "PUT", "DELETE"]);
@@ -59,9 +82,15 @@ describe("http_request exchange", () => {
   test("a successful call emits context and the response (status, headers, body) and returns the downstream result", async () => {
     const h = await testComponent(httpRequest);
     h.respond("response", () => ok("handled"));
-    const r = await h.send("request", request({ method: "POST", body: "hello", bearerToken: "tok", basicAuthUser: "u", headers: [{ key: "X-Custom", value: "c1" }] }));
+    const r = await h.send(
+      "request",
+      request({ method: "POST", body: "hello", bearerToken: "tok", basicAuthUser: "u", headers: [{ key: "X-Custom", value: "c1" }] }),
+    );
     expect(r).toEqual({ kind: "ok", value: "handled" });
-    const out = h.emitted[0]!.data as { context: unknown; response: { status: string; statusCode: number; headers: Array<{ key: string; value: string }>; body: string } };
+    const out = h.emitted[0]!.data as {
+      context: unknown;
+      response: { status: string; statusCode: number; headers: Array<{ key: string; value: string }>; body: string };
+    };
     expect(out.context).toEqual({ id: 7 });
     expect(out.response.statusCode).toBe(201);
     expect(out.response.status).toBe("201 Created");
@@ -81,7 +110,12 @@ describe("http_request exchange", () => {
     const h = await testComponent(httpRequest, { settings: { enableErrorPort: true } });
     await h.send("request", request({ url: `${base}/slow`, timeout: 1 }));
     expect(h.emitted.map((e) => e.port)).toEqual(["error"]);
-    expect(h.emitted[0]!.data).toMatchObject({ context: { id: 7 }, retryable: true, error: `Get "${base}/slow": context deadline exceeded`, response: { statusCode: 0 } });
+    expect(h.emitted[0]!.data).toMatchObject({
+      context: { id: 7 },
+      retryable: true,
+      error: `Get "${base}/slow": context deadline exceeded`,
+      response: { statusCode: 0 },
+    });
   });
 
   test("a response larger than maxResponseBytes fails permanently", async () => {
@@ -105,7 +139,11 @@ describe("http_request exchange", () => {
     h.respond("error", () => ok("caught"));
     const r = await h.send("request", request({ url: `${base}/busy` }));
     expect(r).toEqual({ kind: "ok", value: "caught" });
-    expect(h.emitted[0]!.data).toMatchObject({ error: "try later", retryable: true, response: { statusCode: 503, status: "503 Service Unavailable", body: "try later" } });
+    expect(h.emitted[0]!.data).toMatchObject({
+      error: "try later",
+      retryable: true,
+      response: { statusCode: 503, status: "503 Service Unavailable", body: "try later" },
+    });
   });
 
   test("a refused connection is retryable", async () => {

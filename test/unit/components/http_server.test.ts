@@ -1,6 +1,18 @@
 import { wireFlowA } from "../../support/flow-a.ts";
 import { afterEach, describe, expect, test } from "bun:test";
-import { defineComponent, fail, ok, target, testComponent, Type, type ComponentHarness, type ExposePortRequest, type ModuleClient, type Result, type TinyNode } from "tinyhost";
+import {
+  defineComponent,
+  fail,
+  ok,
+  target,
+  testComponent,
+  Type,
+  type ComponentHarness,
+  type ExposePortRequest,
+  type ModuleClient,
+  type Result,
+  type TinyNode,
+} from "tinyhost";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { EdgeTimeoutError } from "../../../src/runtime/runner/errors.ts";
 import httpServer, { METADATA_PORT, METADATA_START } from "../../../components/http_server.ts";
@@ -64,7 +76,9 @@ describe("http_server and http_request listings (Go http-module server.go, clien
     const listed = platformListing(httpServer);
     expect(listed.tags).toEqual(["HTTP", "Server", "sync_rpc"]);
     expect(httpServer.info.tags).toEqual(["HTTP", "Server"]); // TinyModule status: the authored tags, as Go's controller
-    expect(listed.info).toStartWith("HTTP request handler. The server does NOT run until a message arrives on the Start port — wire a signal (or cron) into Start");
+    expect(listed.info).toStartWith(
+      "HTTP request handler. The server does NOT run until a message arrives on the Start port — wire a signal (or cron) into Start",
+    );
     expect(listed.info).toEndWith("(context cancellation alone will NOT stop it — the runtime is distributed and durable).");
   });
 
@@ -72,7 +86,9 @@ describe("http_server and http_request listings (Go http-module server.go, clien
     const { platformListing } = await import("../../../src/cli/platform-listing.ts");
     const client = (await import("../../../components/http_request.ts")).default;
     expect(platformListing(client).tags).toEqual(["HTTP", "Client"]);
-    expect(client.info.info).toContain("Auth fields set the Authorization header (bearer wins over basic; an explicit Authorization header overrides both). Blocks until HTTP response received.");
+    expect(client.info.info).toContain(
+      "Auth fields set the Authorization header (bearer wins over basic; an explicit Authorization header overrides both). Blocks until HTTP response received.",
+    );
   });
 });
 
@@ -101,11 +117,21 @@ describe("http_server ports", () => {
   test("response publishes statusCode 100–599 default 200 and the content type select", async () => {
     const h = await testComponent(httpServer);
     cleanups.push(() => h.stop());
-    const schema = unb64(portOf(h.status().ports as PortStatus[], "response")!.schema) as { $defs: Record<string, { properties?: Record<string, Record<string, unknown>>; required?: string[] }> };
+    const schema = unb64(portOf(h.status().ports as PortStatus[], "response")!.schema) as {
+      $defs: Record<string, { properties?: Record<string, Record<string, unknown>>; required?: string[] }>;
+    };
     const root = Object.values(schema.$defs).find((d) => d.properties?.statusCode)!;
     expect(root.required).toEqual(["statusCode", "contentType"]);
     expect(root.properties!.statusCode).toMatchObject({ type: "integer", minimum: 100, maximum: 599, default: 200 });
-    expect(root.properties!.contentType!.enum).toEqual(["application/json", "application/xml", "text/xml", "application/x-www-form-urlencoded", "multipart/form-data", "text/html", "text/plain"]);
+    expect(root.properties!.contentType!.enum).toEqual([
+      "application/json",
+      "application/xml",
+      "text/xml",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data",
+      "text/html",
+      "text/plain",
+    ]);
   });
 
   test("stop and status ports appear only when enabled in settings", async () => {
@@ -142,7 +168,20 @@ describe("http_server request path", () => {
     expect(keys).toEqual([...keys].sort());
     expect(keys).toContain("X-Zeta");
     expect(keys).not.toContain("Host");
-    expect(Object.keys(req)).toEqual(["context", "path", "pathSegments", "requestURI", "requestParams", "host", "method", "realIP", "headers", "body", "scheme", "podName"]);
+    expect(Object.keys(req)).toEqual([
+      "context",
+      "path",
+      "pathSegments",
+      "requestURI",
+      "requestParams",
+      "host",
+      "method",
+      "realIP",
+      "headers",
+      "body",
+      "scheme",
+      "podName",
+    ]);
   });
 
   test("a HEAD is emitted with method HEAD and answered with the response's status and headers, without its body", async () => {
@@ -232,8 +271,7 @@ describe("http_server request path", () => {
     await h.settings({ enableStopPort: false, enableStatusPort: false, maxBodySize: 2 });
     expect((await fetch(`${base}/upload`, { method: "POST", body })).status).toBe(200);
   });
-
-})
+});
 
 describe("http_server lifecycle", () => {
   const NODE = "f1.mod.http-server-ab12c";
@@ -284,7 +322,13 @@ describe("http_server lifecycle", () => {
     expect(addr).toEqual(["http-server-ab12c-ws7.example.app"]);
     const port = await until(() => metadataOf(s)[METADATA_PORT], "port metadata");
     expect(client.exposed).toEqual([{ autoHostName: "http-server-ab12c", hostnames: ["api.example.com"], port: Number(port) }]);
-    expect(JSON.parse(metadataOf(s)[METADATA_START]!)).toEqual({ context: { env: "dev" }, autoHostName: true, hostnames: ["api.example.com"], readTimeout: 60, writeTimeout: 10 });
+    expect(JSON.parse(metadataOf(s)[METADATA_START]!)).toEqual({
+      context: { env: "dev" },
+      autoHostName: true,
+      hostnames: ["api.example.com"],
+      readTimeout: 60,
+      writeTimeout: 10,
+    });
   });
 
   test("an exposePort failure (e.g. a conflict) shows on the _control status, with the in-cluster address", async () => {
@@ -304,7 +348,10 @@ describe("http_server lifecycle", () => {
     const port = await until(() => metadataOf(first)[METADATA_PORT], "port metadata");
     const saved = { ...metadataOf(first) };
     await first.stopAll();
-    const down = await fetch(`http://127.0.0.1:${port}/`).then(() => "up", () => "down");
+    const down = await fetch(`http://127.0.0.1:${port}/`).then(
+      () => "up",
+      () => "down",
+    );
     expect(down).toBe("down");
 
     const client = fakeClient();
@@ -323,7 +370,12 @@ describe("http_server lifecycle", () => {
     const r = await s.handle({ edgeId: "", from: "signal", to: `${NODE}:stop`, data: {}, depth: 0 });
     expect(r.kind).toBe("empty");
     await until(() => (metadataOf(s)[METADATA_START] === undefined ? true : undefined), "http-start cleared");
-    expect(await fetch(`http://127.0.0.1:${port}/`).then(() => "up", () => "down")).toBe("down");
+    expect(
+      await fetch(`http://127.0.0.1:${port}/`).then(
+        () => "up",
+        () => "down",
+      ),
+    ).toBe("down");
     const c = unb64(portOf(statusOf(s)().ports, "_control")!.configuration);
     expect(c).toEqual({ status: "Not running", listenAddr: null });
   });
@@ -336,7 +388,12 @@ describe("http_server lifecycle", () => {
     const port = Number(await until(() => metadataOf(s)[METADATA_PORT], "port metadata"));
     await s.destroy(NODE);
     expect(client.disclosed).toEqual([port]);
-    expect(await fetch(`http://127.0.0.1:${port}/`).then(() => "up", () => "down")).toBe("down");
+    expect(
+      await fetch(`http://127.0.0.1:${port}/`).then(
+        () => "up",
+        () => "down",
+      ),
+    ).toBe("down");
   });
 });
 
@@ -357,14 +414,23 @@ describe("http_server cancellation", () => {
   const H = `f.${M}.http-server-00003`;
   const X = `f.${M}.hang-00004`;
 
-  async function flow(start: object): Promise<{ s: Scheduler; base: string; hung: { started: { promise: Promise<void> }; cancelled: { promise: Promise<string> } } }> {
+  async function flow(
+    start: object,
+  ): Promise<{ s: Scheduler; base: string; hung: { started: { promise: Promise<void> }; cancelled: { promise: Promise<string> } } }> {
     const s = new Scheduler({ module: M, debounceMs: 5, readyTimeoutMs: 200 });
     s.isLeader = true;
     s.install(httpServer);
     s.install(hang);
     cleanups.push(() => s.stopAll());
-    await s.update({ metadata: { name: X }, spec: { module: M, component: "hang", ports: [{ from: `${H}:request`, port: "in", configuration: b64({ method: "{{$.method}}" }) }] } });
-    await s.update({ metadata: { name: H }, spec: { module: M, component: "http_server", edges: [{ id: "e", port: "request", to: `${X}:in` }] }, status: { metadata: {} } });
+    await s.update({
+      metadata: { name: X },
+      spec: { module: M, component: "hang", ports: [{ from: `${H}:request`, port: "in", configuration: b64({ method: "{{$.method}}" }) }] },
+    });
+    await s.update({
+      metadata: { name: H },
+      spec: { module: M, component: "http_server", edges: [{ id: "e", port: "request", to: `${X}:in` }] },
+      status: { metadata: {} },
+    });
     void s.handle({ edgeId: "", from: "signal", to: `${H}:start`, data: start, depth: 0 });
     const [addr] = await listenAddr(() => s.readStatus(H) as { ports?: PortStatus[] });
     return { s, base: `http://127.0.0.1:${new URL(addr!).port}`, hung: s.runner(X)!.instance.self as never };

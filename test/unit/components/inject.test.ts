@@ -31,7 +31,12 @@ describe("inject ports", () => {
     ]);
     const c = cluster({ configRequired: true });
     const p = await runningPod(c);
-    expect(p.scheduler.runner(c.node.metadata.name)!.ports().find((x) => x.name === "error")).toMatchObject({ label: "Error", source: true, position: "bottom" }); // TestConfigRequired_ErrorPortVisibility
+    expect(
+      p.scheduler
+        .runner(c.node.metadata.name)!
+        .ports()
+        .find((x) => x.name === "error"),
+    ).toMatchObject({ label: "Error", source: true, position: "bottom" }); // TestConfigRequired_ErrorPortVisibility
   });
 });
 

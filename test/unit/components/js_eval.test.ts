@@ -65,7 +65,9 @@ describe("js_eval runs the js-module's test scripts with the same results", () =
   });
 
   test("a promise of a promise resolves to the inner value", async () => {
-    const h = await withScript(`export default async function (i) { return await new Promise((resolve, reject) => {resolve(new Promise((resolve, reject) => {resolve("done")}))})}`);
+    const h = await withScript(
+      `export default async function (i) { return await new Promise((resolve, reject) => {resolve(new Promise((resolve, reject) => {resolve("done")}))})}`,
+    );
     expect(await resultOf(h, { inputData: "hello" })).toEqual(ok({ context: null, outputData: "done" }));
   });
 
@@ -90,11 +92,15 @@ describe("js_eval runs the js-module's test scripts with the same results", () =
 
   test("the request context passes through to the response", async () => {
     const h = await withScript(`export default function (i) { return i; }`);
-    expect(await resultOf(h, { context: { traceId: "abc", step: 42 }, inputData: "data" })).toEqual(ok({ context: { traceId: "abc", step: 42 }, outputData: "data" }));
+    expect(await resultOf(h, { context: { traceId: "abc", step: 42 }, inputData: "data" })).toEqual(
+      ok({ context: { traceId: "abc", step: 42 }, outputData: "data" }),
+    );
   });
 
   test("a module from the includes can be imported by name", async () => {
-    const h = await withScript(`import {add} from "math.js"; export default function(i) { return add(i, 10); }`, { modules: [{ name: "math.js", content: "export function add(a, b) { return a + b; }" }] });
+    const h = await withScript(`import {add} from "math.js"; export default function(i) { return add(i, 10); }`, {
+      modules: [{ name: "math.js", content: "export function add(a, b) { return a + b; }" }],
+    });
     expect(await resultOf(h, { inputData: 5 })).toEqual(ok({ context: null, outputData: 15 }));
   });
 
@@ -156,7 +162,8 @@ describe("js_eval runs the js-module's test scripts with the same results", () =
 describe("js_eval's ports and settings are the js-module's", () => {
   test("request (left), response (right), _settings (top); error (bottom) only with enableErrorPort", async () => {
     const h = await withScript("export default (i) => i");
-    const byName = (ports: { name: string; label: string; position: number; source: boolean }[]) => ports.map((p) => [p.name, p.label, p.position, p.source]).sort();
+    const byName = (ports: { name: string; label: string; position: number; source: boolean }[]) =>
+      ports.map((p) => [p.name, p.label, p.position, p.source]).sort();
     expect(byName(h.status().ports!)).toEqual([
       ["_settings", "Settings", 0, false],
       ["request", "Request", 3, false],
@@ -168,7 +175,13 @@ describe("js_eval's ports and settings are the js-module's", () => {
 
   test("settings whose script does not compile are not adopted: the ports keep the previous settings", async () => {
     const h = await withScript("export default (i) => i", { outputData: { before: true } });
-    const status = await h.settings({ ...DEFAULT_SETTINGS, modules: [], script: { name: "main.js", content: "export default fction () {}" }, enableErrorPort: true, outputData: { after: true } });
+    const status = await h.settings({
+      ...DEFAULT_SETTINGS,
+      modules: [],
+      script: { name: "main.js", content: "export default fction () {}" },
+      enableErrorPort: true,
+      outputData: { after: true },
+    });
     expect(status.error).toBe(true);
     expect(status.ports!.map((p) => p.name)).not.toContain("error");
     expect(unb64(status.ports!.find((p) => p.name === "response")!.configuration)).toEqual({ context: null, outputData: { before: true } });
@@ -179,7 +192,9 @@ describe("js_eval's ports and settings are the js-module's", () => {
     const h = await testComponent(jsEval);
     open.push(h);
     const settings = h.status().ports!.find((p) => p.name === "_settings")!;
-    const schema = unb64(settings.schema) as { $defs: Record<string, { path?: string; required?: string[]; properties?: Record<string, Record<string, unknown>> }> };
+    const schema = unb64(settings.schema) as {
+      $defs: Record<string, { path?: string; required?: string[]; properties?: Record<string, Record<string, unknown>> }>;
+    };
     const root = Object.values(schema.$defs).find((d) => d.path === "$")!;
     expect(Object.keys(root.properties!).sort()).toEqual(["enableErrorPort", "inputData", "modules", "outputData", "script", "timeoutSeconds"]);
     expect(root.required!.sort()).toEqual(["enableErrorPort", "modules", "outputData", "script"]);

@@ -31,7 +31,13 @@ describe("json_decode", () => {
   });
 
   test("decodes scalars and null at the top level", async () => {
-    for (const [text, value] of [["42", 42], ['"s"', "s"], ["null", null], ["false", false], ["-0", -0]] as const) {
+    for (const [text, value] of [
+      ["42", 42],
+      ['"s"', "s"],
+      ["null", null],
+      ["false", false],
+      ["-0", -0],
+    ] as const) {
       const { emitted } = await decode(text);
       expect(Object.is((emitted[0]!.data as { decoded: unknown }).decoded, value)).toBe(true);
     }
@@ -91,7 +97,7 @@ describe("json_decode", () => {
 
   test("a 5 MiB string decodes", async () => {
     const { emitted } = await decode(JSON.stringify({ s: "x".repeat(5 * 1024 * 1024) }));
-    expect(((emitted[0]!.data as { decoded: { s: string } }).decoded.s).length).toBe(5 * 1024 * 1024);
+    expect((emitted[0]!.data as { decoded: { s: string } }).decoded.s.length).toBe(5 * 1024 * 1024);
   });
 
   test("with the error port a failure is emitted there with the context", async () => {
@@ -117,8 +123,10 @@ describe("json_decode", () => {
 
 describe("json_encode", () => {
   test("encodes as goccy: sorted keys, HTML escaped, Go's number format", async () => {
-    const { emitted } = await encode({ b: "<a & b>", a: [1e21, 1e-7, 0.5, 100], "é": true }, { id: 1 });
-    expect(emitted).toEqual([{ port: "response", data: { context: { id: 1 }, encoded: '{"a":[1e+21,1e-07,0.5,100],"b":"\\u003ca \\u0026 b\\u003e","é":true}' } }]);
+    const { emitted } = await encode({ b: "<a & b>", a: [1e21, 1e-7, 0.5, 100], é: true }, { id: 1 });
+    expect(emitted).toEqual([
+      { port: "response", data: { context: { id: 1 }, encoded: '{"a":[1e+21,1e-07,0.5,100],"b":"\\u003ca \\u0026 b\\u003e","é":true}' } },
+    ]);
   });
 
   test("a null or missing document encodes as null", async () => {

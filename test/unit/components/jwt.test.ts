@@ -103,7 +103,18 @@ describe("jwt_encode", () => {
     expect(unb64(request.configuration)).toEqual({ context: null, signingMethod: "HS256", claims: null, key: "" });
     const schema = unb64(request.schema) as { $defs: Record<string, { properties?: Record<string, unknown>; enum?: string[] }> };
     expect(Object.keys(schema.$defs.Mapclaims!.properties!).sort()).toEqual(["aud", "exp", "iat", "iss", "jti", "nbf", "sub"]);
-    expect((schema.$defs.Request!.properties!.signingMethod as { enum: string[] }).enum).toEqual(["ES256", "ES384", "ES512", "HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "None"]);
+    expect((schema.$defs.Request!.properties!.signingMethod as { enum: string[] }).enum).toEqual([
+      "ES256",
+      "ES384",
+      "ES512",
+      "HS256",
+      "HS384",
+      "HS512",
+      "RS256",
+      "RS384",
+      "RS512",
+      "None",
+    ]);
   });
 
   test("claims beyond the registered ones, of any type, are signed as given", async () => {
@@ -119,7 +130,9 @@ describe("jwt_decode", () => {
     const expired = await verify(await hs({ exp: 1000000000 }), "HS256", "secret");
     expect(expired.result.kind === "fail" && expired.result.error.message).toBe("token verification failed: token has invalid claims: token is expired");
     const early = await verify(await hs({ nbf: FUTURE, exp: 1000000000 }), "HS256", "secret");
-    expect(early.result.kind === "fail" && early.result.error.message).toBe("token verification failed: token has invalid claims: token is expired, token is not valid yet");
+    expect(early.result.kind === "fail" && early.result.error.message).toBe(
+      "token verification failed: token has invalid claims: token is expired, token is not valid yet",
+    );
   });
 
   test("a wrong secret, a tampered token and a wrong key kind are refused", async () => {
@@ -130,14 +143,18 @@ describe("jwt_decode", () => {
     const tampered = await verify(`${h}.${Buffer.from('{"sub":"admin"}').toString("base64url")}.${s}`, "HS256", "secret");
     expect(tampered.result.kind).toBe("fail");
     const kind = await verify(token, "RS256", K["rsa2048.pub"]!);
-    expect(kind.result.kind === "fail" && kind.result.error.message).toBe("token verification failed: token signature is invalid: key is of invalid type: HMAC verify expects []byte");
+    expect(kind.result.kind === "fail" && kind.result.error.message).toBe(
+      "token verification failed: token signature is invalid: key is of invalid type: HMAC verify expects []byte",
+    );
   });
 
   test("alg none passes only with the None method", async () => {
     const none = `${Buffer.from('{"alg":"none"}').toString("base64url")}.${Buffer.from('{"sub":"x"}').toString("base64url")}.`;
     expect((await verify(none, "None", "")).emitted[0]!.data).toEqual({ context: "c", claims: { sub: "x" } });
     const refused = await verify(none, "HS256", "secret");
-    expect(refused.result.kind === "fail" && refused.result.error.message).toBe("token verification failed: token signature is invalid: token is unverifiable: 'none' signature type is not allowed");
+    expect(refused.result.kind === "fail" && refused.result.error.message).toBe(
+      "token verification failed: token signature is invalid: token is unverifiable: 'none' signature type is not allowed",
+    );
   });
 
   test("an unsupported method and a key that does not parse fail before the token is read", async () => {
@@ -150,7 +167,9 @@ describe("jwt_decode", () => {
   test("with the error port a failure is emitted there", async () => {
     const { result, emitted } = await verify("a.b", "HS256", "k", { enableErrorPort: true });
     expect(result.kind).not.toBe("fail");
-    expect(emitted).toEqual([{ port: "error", data: { context: "c", error: "token verification failed: token is malformed: token contains an invalid number of segments" } }]);
+    expect(emitted).toEqual([
+      { port: "error", data: { context: "c", error: "token verification failed: token is malformed: token contains an invalid number of segments" } },
+    ]);
   });
 
   test("ports: In, Out, Settings; Error only when enabled", async () => {

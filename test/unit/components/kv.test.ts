@@ -48,7 +48,13 @@ describe("kv ports", () => {
   test("the Document schema is Go's: an object requiring a string id, string values", () => {
     const settings = kv.ports().find((p) => p.name === "_settings")!;
     const doc = (settings.rawSchema as { $defs: Record<string, unknown> }).$defs.Document;
-    expect(doc).toMatchObject({ type: "object", required: ["id"], properties: { id: { title: "ID", type: "string" } }, additionalProperties: { type: "string" }, configurable: true });
+    expect(doc).toMatchObject({
+      type: "object",
+      required: ["id"],
+      properties: { id: { title: "ID", type: "string" } },
+      additionalProperties: { type: "string" },
+      configurable: true,
+    });
   });
 
   test("a settings document whose members differ in type publishes no value schema (Go types it after one random member)", async () => {

@@ -70,7 +70,7 @@ export class FakeCluster {
 
   /** `status.metadata` of the live node. */
   get metadata(): Record<string, string> {
-    return (this.node.status ??= {}).metadata ??= {};
+    return ((this.node.status ??= {}).metadata ??= {});
   }
 
   /** Replaces the node-own `_settings` configuration (the next reconcile delivers it). */

@@ -39,7 +39,9 @@ describe("promql_query parse (Go promql_test.go)", () => {
   });
 
   test("an error envelope under 200 and a body that is not JSON are permanent errors naming the cause", () => {
-    expect(() => parseSeries(`{"status":"error","error":"parse error: unexpected end of input"}`)).toThrow("metrics API error: parse error: unexpected end of input");
+    expect(() => parseSeries(`{"status":"error","error":"parse error: unexpected end of input"}`)).toThrow(
+      "metrics API error: parse error: unexpected end of input",
+    );
     try {
       parseSeries("<html>");
     } catch (err) {
@@ -49,12 +51,17 @@ describe("promql_query parse (Go promql_test.go)", () => {
   });
 
   test("more than 500 series or points is truncated; NaN and ±Inf samples are null; a scalar is one series", () => {
-    const many = { status: "success", data: { resultType: "vector", result: Array.from({ length: 501 }, (_, i) => ({ metric: { i: String(i) }, value: [1, "1"] })) } };
+    const many = {
+      status: "success",
+      data: { resultType: "vector", result: Array.from({ length: 501 }, (_, i) => ({ metric: { i: String(i) }, value: [1, "1"] })) },
+    };
     expect(parseSeries(JSON.stringify(many))).toMatchObject({ truncated: true });
     expect(parseSeries(JSON.stringify(many)).series).toHaveLength(500);
     const long = { status: "success", data: { resultType: "matrix", result: [{ metric: {}, values: Array.from({ length: 501 }, (_, i) => [i, "1"]) }] } };
     expect(parseSeries(JSON.stringify(long)).truncated).toBe(true);
-    const odd = parseSeries(`{"status":"success","data":{"resultType":"vector","result":[{"metric":{"a":"1"},"value":[1,"NaN"]},{"metric":{"a":"2"},"value":[1,"+Inf"]},{"metric":null,"value":[1,"x"]}]}}`);
+    const odd = parseSeries(
+      `{"status":"success","data":{"resultType":"vector","result":[{"metric":{"a":"1"},"value":[1,"NaN"]},{"metric":{"a":"2"},"value":[1,"+Inf"]},{"metric":null,"value":[1,"x"]}]}}`,
+    );
     expect(odd.series.map((s) => [s.labels, s.value])).toEqual([
       [{ a: "1" }, null],
       [{ a: "2" }, null],
@@ -92,7 +99,9 @@ describe("logql_query parse", () => {
   });
 
   test("the query_range URL carries Go's parameter order and a nanosecond window", () => {
-    expect(queryRangeUrl("http://l:3100/", '{a="b"}', 1, 10, 1_000)).toBe("http://l:3100/loki/api/v1/query_range?direction=backward&end=1000000000&limit=10&query=%7Ba%3D%22b%22%7D&start=-59000000000");
+    expect(queryRangeUrl("http://l:3100/", '{a="b"}', 1, 10, 1_000)).toBe(
+      "http://l:3100/loki/api/v1/query_range?direction=backward&end=1000000000&limit=10&query=%7Ba%3D%22b%22%7D&start=-59000000000",
+    );
   });
 });
 
@@ -112,7 +121,17 @@ describe("what promql_query sends, and how its failures are classified", () => {
   const base = `http://127.0.0.1:${server.port}/prom`;
 
   test("POSTs the form with Basic auth (username + token), the tenant header and extra headers", async () => {
-    const h = await testComponent(promql, { settings: { baseURL: base, orgID: "t1", timeoutSeconds: 5, headers: [{ key: "X-Key", value: "v" }, { key: "", value: "ignored" }] } });
+    const h = await testComponent(promql, {
+      settings: {
+        baseURL: base,
+        orgID: "t1",
+        timeoutSeconds: 5,
+        headers: [
+          { key: "X-Key", value: "v" },
+          { key: "", value: "ignored" },
+        ],
+      },
+    });
     requests.length = 0;
     await h.send("request", { query: "up == 1", username: "inst", token: "tok" });
     expect(requests[0]).toMatchObject({ method: "POST", path: "/prom/api/v1/query", body: "query=up+%3D%3D+1" });
@@ -130,7 +149,14 @@ describe("what promql_query sends, and how its failures are classified", () => {
 
   test("400, 401, 422 are permanent; 429, 500, 503 retryable (Go TestClassifyRetryability); the body is cut at 400 characters", async () => {
     const h = await testComponent(promql, { settings: { baseURL: base, timeoutSeconds: 5 } });
-    for (const [code, retry] of [[400, false], [401, false], [422, false], [429, true], [500, true], [503, true]] as const) {
+    for (const [code, retry] of [
+      [400, false],
+      [401, false],
+      [422, false],
+      [429, true],
+      [500, true],
+      [503, true],
+    ] as const) {
       status = code;
       body = "x".repeat(500);
       const r = await h.send("request", { query: "up" });
@@ -151,7 +177,10 @@ describe("what promql_query sends, and how its failures are classified", () => {
     expect(requests).toEqual([]);
     expect(h.emitted[0]).toEqual({ port: "error", data: { context: 1, error: 'query is required: field "query" is empty', retryable: false } });
     await h.stop();
-    for (const [baseURL, message] of [["", "base URL is required"], ["ftp://x", 'base URL must be http:// or https://, got "ftp://x"']] as const) {
+    for (const [baseURL, message] of [
+      ["", "base URL is required"],
+      ["ftp://x", 'base URL must be http:// or https://, got "ftp://x"'],
+    ] as const) {
       const bad = await testComponent(promql, { settings: { baseURL, timeoutSeconds: 5 } });
       expect(bad.status().error).toBe(true);
       expect(bad.status().status).toContain(message);

@@ -42,7 +42,9 @@ describe("router ports", () => {
     const h = await testComponent(router, { settings: { routes: ["GET", "POST"], enableDefaultPort: false } });
     const input = ports(h.status()).find((p) => p.name === "input")!;
     expect(unb64(input.configuration)).toEqual({ context: null, conditions: [{ route: "GET", condition: true }] });
-    const schema = unb64(input.schema) as { $defs: Record<string, { properties?: Record<string, Record<string, unknown>>; configurable?: boolean; path?: string }> };
+    const schema = unb64(input.schema) as {
+      $defs: Record<string, { properties?: Record<string, Record<string, unknown>>; configurable?: boolean; path?: string }>;
+    };
     const route = Object.values(schema.$defs).find((d) => d.path === "$.conditions[0].route")!;
     expect(route).toMatchObject({ type: "string", enum: ["GET", "POST"], default: "GET", shared: true });
     const context = Object.values(schema.$defs).find((d) => d.path === "$.context")!;
@@ -56,7 +58,14 @@ describe("router routing", () => {
   test("the first true condition picks its route and the downstream result is returned", async () => {
     const h = await testComponent(router, { settings });
     h.respond("out_post", (d) => ok({ from: "post", d }));
-    const r = await h.send("input", { context: { n: 1 }, conditions: [{ route: "GET", condition: false }, { route: "POST", condition: true }, { route: "GET", condition: true }] });
+    const r = await h.send("input", {
+      context: { n: 1 },
+      conditions: [
+        { route: "GET", condition: false },
+        { route: "POST", condition: true },
+        { route: "GET", condition: true },
+      ],
+    });
     expect(h.emitted).toEqual([{ port: "out_post", data: { context: { n: 1 } } }]);
     expect(r).toEqual({ kind: "ok", value: { from: "post", d: { context: { n: 1 } } } });
   });
@@ -69,7 +78,13 @@ describe("router routing", () => {
 
   test("a true condition naming an unknown route stops the scan and falls to default", async () => {
     const h = await testComponent(router, { settings: { ...settings, enableDefaultPort: true } });
-    await h.send("input", { context: 1, conditions: [{ route: "PUT", condition: true }, { route: "GET", condition: true }] });
+    await h.send("input", {
+      context: 1,
+      conditions: [
+        { route: "PUT", condition: true },
+        { route: "GET", condition: true },
+      ],
+    });
     expect(h.emitted).toEqual([{ port: "default", data: { context: 1 } }]);
   });
 
@@ -83,7 +98,13 @@ describe("router routing", () => {
 
   test("no true condition without default fails with no matching route and emits nothing", async () => {
     const h = await testComponent(router, { settings });
-    const r = await h.send("input", { context: 1, conditions: [{ route: "GET", condition: false }, { route: "POST", condition: null }] });
+    const r = await h.send("input", {
+      context: 1,
+      conditions: [
+        { route: "GET", condition: false },
+        { route: "POST", condition: null },
+      ],
+    });
     expect(h.emitted).toEqual([]);
     expect(r.kind === "fail" && r.error.message).toBe("no matching route: [{{GET []} false} {{POST []} false}]");
   });

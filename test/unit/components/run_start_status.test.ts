@@ -84,8 +84,20 @@ const echo = defineComponent({
 async function flow(last: "sink" | "flaky"): Promise<Scheduler> {
   const s = new Scheduler({ module: MODULE, debounceMs: 5, readyTimeoutMs: 50 });
   for (const d of [runStart, runStatusComponent, relay, sink, flaky, echo]) s.install(d);
-  await s.update(makeNode("door", "run_start", { edges: [{ port: "out", to: "a:in", id: "e-door-a" }, { port: "started", to: "ans:in", id: "e-door-ans" }] }));
-  await s.update(makeNode("a", "relay", { edges: [{ port: "out", to: "b:in", id: "e-a-b" }], ports: [{ from: "door:out", port: "in", config: { context: "{{$.context}}" } }] }));
+  await s.update(
+    makeNode("door", "run_start", {
+      edges: [
+        { port: "out", to: "a:in", id: "e-door-a" },
+        { port: "started", to: "ans:in", id: "e-door-ans" },
+      ],
+    }),
+  );
+  await s.update(
+    makeNode("a", "relay", {
+      edges: [{ port: "out", to: "b:in", id: "e-a-b" }],
+      ports: [{ from: "door:out", port: "in", config: { context: "{{$.context}}" } }],
+    }),
+  );
   const bConfig = last === "sink" ? { value: "{{$.context.n}}" } : { kind: "permanent", failTimes: 1 };
   await s.update(makeNode("b", last, { ports: [{ from: "a:out", port: "in", config: bConfig }] }));
   await s.update(makeNode("ans", "echo", { ports: [{ from: "door:started", port: "in", config: "{{$}}" }] }));
@@ -94,7 +106,8 @@ async function flow(last: "sink" | "flaky"): Promise<Scheduler> {
   return s;
 }
 
-const send = (s: Scheduler, to: string, data: unknown) => s.handle({ edgeId: "", from: "signal", to: `${nodeName(to.split(":")[0]!)}:${to.split(":")[1]}`, data, depth: 0 });
+const send = (s: Scheduler, to: string, data: unknown) =>
+  s.handle({ edgeId: "", from: "signal", to: `${nodeName(to.split(":")[0]!)}:${to.split(":")[1]}`, data, depth: 0 });
 
 /** What run_status answers for `runId`. */
 async function poll(s: Scheduler, runId: string, context: unknown = "poll"): Promise<any> {

@@ -190,7 +190,13 @@ describe("text_chunk ports", () => {
     const h = await testComponent(textChunk);
     const ports = h.status().ports!;
     expect(ports.map((p) => p.name)).toEqual(["_settings", "request", "response"]);
-    expect(unb64(ports.find((p) => p.name === "_settings")!.configuration)).toEqual({ chunkSize: 0, overlap: 0, splitOn: "", maxChunks: 0, enableErrorPort: false });
+    expect(unb64(ports.find((p) => p.name === "_settings")!.configuration)).toEqual({
+      chunkSize: 0,
+      overlap: 0,
+      splitOn: "",
+      maxChunks: 0,
+      enableErrorPort: false,
+    });
     expect(unb64(ports.find((p) => p.name === "response")!.configuration)).toEqual({ chunks: null, count: 0, truncated: false });
     const withError = await testComponent(textChunk, { settings: { chunkSize: 10, enableErrorPort: true } });
     expect(withError.status().ports!.map((p) => p.name)).toContain("error");

@@ -25,12 +25,18 @@ describe("xml_encode", () => {
 
   test("null is nothing; a list is its elements in turn, nested lists flattened", async () => {
     expect((await encode(null)).emitted[0]!.data).toEqual({ context: null, encoded: "" });
-    expect((await encode(["x", [1, [true]], null])).emitted[0]!.data).toEqual({ context: null, encoded: "<string>x</string><float64>1</float64><bool>true</bool>" });
+    expect((await encode(["x", [1, [true]], null])).emitted[0]!.data).toEqual({
+      context: null,
+      encoded: "<string>x</string><float64>1</float64><bool>true</bool>",
+    });
   });
 
   test("deliberate: an object's keys, sorted, become child elements; lists repeat; null is omitted", async () => {
     const { emitted } = await encode({ user: { name: "Ada & co", id: 7, tags: ["a", "b"], none: null, ok: true } }, undefined, { req: 1 });
-    expect(emitted[0]!.data).toEqual({ context: { req: 1 }, encoded: "<user><id>7</id><name>Ada &amp; co</name><ok>true</ok><tags>a</tags><tags>b</tags></user>" });
+    expect(emitted[0]!.data).toEqual({
+      context: { req: 1 },
+      encoded: "<user><id>7</id><name>Ada &amp; co</name><ok>true</ok><tags>a</tags><tags>b</tags></user>",
+    });
   });
 
   test("a key that is not an XML name fails naming it, or goes to the error port", async () => {

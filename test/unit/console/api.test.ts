@@ -98,7 +98,13 @@ describe("console API", () => {
     const { url } = await start();
     const res = await post(url, { node: "Echo", port: "in", data: { n: 5, token: "s3cret" } });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ node: nodeNameOf(desc, "echo"), shown: '"Echo"', port: "in", result: "ok", value: '{"got":5,"token":"<redacted>"}' });
+    expect(await res.json()).toMatchObject({
+      node: nodeNameOf(desc, "echo"),
+      shown: '"Echo"',
+      port: "in",
+      result: "ok",
+      value: '{"got":5,"token":"<redacted>"}',
+    });
     const { hops } = (await (await fetch(`${url}/api/hops?node=${nodeNameOf(desc, "echo")}`)).json()) as { hops: HopEvent[] };
     const into = hops.find((h) => h.node === nodeNameOf(desc, "echo"))!;
     expect(into).toMatchObject({ from: "signal", port: "in", data: '{"n":5,"token":"<redacted>"}', result: "ok" });
@@ -232,7 +238,6 @@ describe("console stream", () => {
       [nodeNameOf(desc, "count"), "signal"],
       [nodeNameOf(desc, "count"), `${nodeNameOf(desc, "echo")}:out`],
     ]); // echo's own hop (from signal into echo) is neither into nor out of count
-
   });
 });
 

@@ -6,11 +6,26 @@ const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64");
 
 const controlSchema = {
   $ref: "#/$defs/Control",
-  $defs: { Control: { type: "object", properties: { count: { type: "integer", readonly: true, propertyOrder: 1 }, stop: { type: "boolean", format: "button", propertyOrder: 3 }, reset: { type: "boolean", format: "button", propertyOrder: 2 } } } },
+  $defs: {
+    Control: {
+      type: "object",
+      properties: {
+        count: { type: "integer", readonly: true, propertyOrder: 1 },
+        stop: { type: "boolean", format: "button", propertyOrder: 3 },
+        reset: { type: "boolean", format: "button", propertyOrder: 2 },
+      },
+    },
+  },
 };
 
 function node(name: string, extra: Partial<TinyNode> = {}, annotations: Record<string, string> = {}): TinyNode {
-  return { apiVersion: "v1", kind: "TinyNode", metadata: { name, annotations, labels: { "tinysystems.io/flow-name": "f" } }, spec: { module: "m", component: "counter" }, ...extra } as TinyNode;
+  return {
+    apiVersion: "v1",
+    kind: "TinyNode",
+    metadata: { name, annotations, labels: { "tinysystems.io/flow-name": "f" } },
+    spec: { module: "m", component: "counter" },
+    ...extra,
+  } as TinyNode;
 }
 
 describe("buttonsOf", () => {
@@ -27,12 +42,21 @@ describe("flowView", () => {
       "h.m.counter-1",
       {
         spec: { module: "m", component: "counter", edges: [{ id: "e1", port: "out", to: "h.m.debug-2:in" }] },
-        status: { status: "OK", error: false, ports: [{ name: "_control", label: "Control", position: 0, source: true, schema: b64(controlSchema), configuration: b64({ count: 4, reset: true }) }] },
+        status: {
+          status: "OK",
+          error: false,
+          ports: [{ name: "_control", label: "Control", position: 0, source: true, schema: b64(controlSchema), configuration: b64({ count: 4, reset: true }) }],
+        },
       } as Partial<TinyNode>,
       { "tinysystems.io/node-label": "Count", "tinysystems.io/component-pos-x": "40", "tinysystems.io/component-pos-y": "160" },
     );
     const b = node("h.m.debug-2", {}, { "tinysystems.io/component-pos-x": "oops" });
-    const v = flowView({ module: "m", items: () => [a, b], running: (n) => n === a.metadata.name, lastError: (n) => (n === "h.m.debug-2" ? { port: "in", from: "x", message: "boom", at: 1 } : undefined) });
+    const v = flowView({
+      module: "m",
+      items: () => [a, b],
+      running: (n) => n === a.metadata.name,
+      lastError: (n) => (n === "h.m.debug-2" ? { port: "in", from: "x", message: "boom", at: 1 } : undefined),
+    });
     expect(v.nodes[0]).toEqual({
       name: "h.m.counter-1",
       label: "Count",

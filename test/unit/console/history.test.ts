@@ -4,12 +4,35 @@ import type { HopRecord } from "../../../src/local/hop-watch.ts";
 import { TinyError } from "../../../src/core/errors.ts";
 
 function rec(over: Partial<HopRecord> = {}): HopRecord {
-  return { node: "h.m.a-1", port: "in", from: "h.m.b-1:out", edgeId: "e1", data: '{"n":1}', result: { kind: "empty" }, error: undefined, expressionErrors: [], startedAt: 1000, durationMs: 1.23456, ...over };
+  return {
+    node: "h.m.a-1",
+    port: "in",
+    from: "h.m.b-1:out",
+    edgeId: "e1",
+    data: '{"n":1}',
+    result: { kind: "empty" },
+    error: undefined,
+    expressionErrors: [],
+    startedAt: 1000,
+    durationMs: 1.23456,
+    ...over,
+  };
 }
 
 describe("hopEvent", () => {
   test("an ok hop carries its value; a failed one its message and code; durations keep 3 decimals", () => {
-    expect(hopEvent(rec({ result: { kind: "ok", value: '{"x":1}' } }), 7)).toEqual({ seq: 7, at: 1000, node: "h.m.a-1", port: "in", from: "h.m.b-1:out", edge: "e1", data: '{"n":1}', result: "ok", value: '{"x":1}', ms: 1.235 });
+    expect(hopEvent(rec({ result: { kind: "ok", value: '{"x":1}' } }), 7)).toEqual({
+      seq: 7,
+      at: 1000,
+      node: "h.m.a-1",
+      port: "in",
+      from: "h.m.b-1:out",
+      edge: "e1",
+      data: '{"n":1}',
+      result: "ok",
+      value: '{"x":1}',
+      ms: 1.235,
+    });
     const failed = hopEvent(rec({ result: { kind: "fail" }, error: new TinyError("VALIDATION", "bad n"), expressionErrors: ["e"] }), 8);
     expect([failed.result, failed.error, failed.code, failed.expressionErrors, failed.value]).toEqual(["fail", "bad n", "VALIDATION", ["e"], undefined]);
   });
@@ -20,7 +43,11 @@ describe("HopHistory", () => {
     const h = new HopHistory(3);
     for (let i = 0; i < 10; i++) h.add(rec({ data: String(i) }));
     expect(h.seq).toBe(10);
-    expect(h.list().map((e) => [e.seq, e.data])).toEqual([[8, "7"], [9, "8"], [10, "9"]]);
+    expect(h.list().map((e) => [e.seq, e.data])).toEqual([
+      [8, "7"],
+      [9, "8"],
+      [10, "9"],
+    ]);
     expect(h.oldest()).toBe(8);
   });
 

@@ -12,7 +12,9 @@ describe("resolveNode", () => {
   });
 
   test("a label shared by two nodes is ambiguous and lists both", () => {
-    expect(() => resolveNode("Up", nodes)).toThrow(new NodeLookupError("AMBIGUOUS_NODE", `"Up" is the label of 2 nodes (h.m.debug-1, h.m.debug-2): give the full name`));
+    expect(() => resolveNode("Up", nodes)).toThrow(
+      new NodeLookupError("AMBIGUOUS_NODE", `"Up" is the label of 2 nodes (h.m.debug-1, h.m.debug-2): give the full name`),
+    );
   });
 
   test("an unknown name lists the nodes there are", () => {

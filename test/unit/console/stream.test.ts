@@ -4,7 +4,18 @@ import { HopHistory, hopEvent } from "../../../src/console/history.ts";
 import { MAX_PENDING, StreamClient } from "../../../src/console/stream.ts";
 import type { HopRecord } from "../../../src/local/hop-watch.ts";
 
-const rec = (node = "a"): HopRecord => ({ node, port: "in", from: "signal", edgeId: "", data: "1", result: { kind: "empty" }, error: undefined, expressionErrors: [], startedAt: 0, durationMs: 0 });
+const rec = (node = "a"): HopRecord => ({
+  node,
+  port: "in",
+  from: "signal",
+  edgeId: "",
+  data: "1",
+  result: { kind: "empty" },
+  error: undefined,
+  expressionErrors: [],
+  startedAt: 0,
+  durationMs: 0,
+});
 
 /** A stream that records what is written and closes after `writes` SSE events. */
 function fakeStream(writes: number) {
@@ -50,8 +61,10 @@ describe("StreamClient", () => {
     c.push(hopEvent(rec("a"), 1));
     c.push(hopEvent(rec("b"), 2));
     const { events, stream } = fakeStream(2);
-    return c.run(stream, () => ({ module: "m", nodes: [], edges: [] }), new HopHistory()).then(() => {
-      expect((JSON.parse(events[1]!.data) as { seq: number }[]).map((h) => h.seq)).toEqual([2]);
-    });
+    return c
+      .run(stream, () => ({ module: "m", nodes: [], edges: [] }), new HopHistory())
+      .then(() => {
+        expect((JSON.parse(events[1]!.data) as { seq: number }[]).map((h) => h.seq)).toEqual([2]);
+      });
   });
 });

@@ -4,12 +4,45 @@ import { version } from "../../../src/core/version.ts";
 
 describe("tinyhost run (cluster) flags", () => {
   test("defaults match the Go CLI, with the version defaulting to the tinyhost version", () => {
-    expect(parseRunClusterFlags([])).toEqual({ name: "main", version, namespace: "tinysystems", also: [], healthProbeBindAddress: ":8081", grpcServerBindAddress: ":0", help: false });
+    expect(parseRunClusterFlags([])).toEqual({
+      name: "main",
+      version,
+      namespace: "tinysystems",
+      also: [],
+      healthProbeBindAddress: ":8081",
+      grpcServerBindAddress: ":0",
+      help: false,
+    });
   });
 
   test("long, short and --flag=value forms are accepted", () => {
-    const f = parseRunClusterFlags(["-n", "tinysystems/common-module-v0", "--version=0.1.3", "--namespace", "ns1", "-k", "/k", "-m", "127.0.0.1:8080", "-t", ":9000", "-g", ":8483", "--components", "comp"]);
-    expect(f).toMatchObject({ name: "tinysystems/common-module-v0", version: "0.1.3", namespace: "ns1", kubeconfig: "/k", metricsBindAddress: "127.0.0.1:8080", healthProbeBindAddress: ":9000", grpcServerBindAddress: ":8483", components: "comp" });
+    const f = parseRunClusterFlags([
+      "-n",
+      "tinysystems/common-module-v0",
+      "--version=0.1.3",
+      "--namespace",
+      "ns1",
+      "-k",
+      "/k",
+      "-m",
+      "127.0.0.1:8080",
+      "-t",
+      ":9000",
+      "-g",
+      ":8483",
+      "--components",
+      "comp",
+    ]);
+    expect(f).toMatchObject({
+      name: "tinysystems/common-module-v0",
+      version: "0.1.3",
+      namespace: "ns1",
+      kubeconfig: "/k",
+      metricsBindAddress: "127.0.0.1:8080",
+      healthProbeBindAddress: ":9000",
+      grpcServerBindAddress: ":8483",
+      components: "comp",
+    });
   });
 
   test("a version with a leading v is refused with a clear error", () => {
@@ -26,10 +59,18 @@ describe("tinyhost run (cluster) flags", () => {
   test("--also is repeatable and TINYHOST_ALSO (comma-separated) adds to it; a name served twice is refused naming both", () => {
     const f = parseRunClusterFlags(["--name", "mine", "--also", "tinysystems/common-module-v0", "--also=http-module-v0"]);
     expect(f.also).toEqual(["tinysystems/common-module-v0", "http-module-v0"]);
-    expect(moduleOptionsFrom(f, { HOSTNAME: "p", TINYHOST_ALSO: " encoding-module-v0 , " }).also).toEqual(["tinysystems/common-module-v0", "http-module-v0", "encoding-module-v0"]);
+    expect(moduleOptionsFrom(f, { HOSTNAME: "p", TINYHOST_ALSO: " encoding-module-v0 , " }).also).toEqual([
+      "tinysystems/common-module-v0",
+      "http-module-v0",
+      "encoding-module-v0",
+    ]);
     expect(moduleOptionsFrom(parseRunClusterFlags([]), { HOSTNAME: "p" }).also).toBeUndefined();
-    expect(() => moduleOptionsFrom(parseRunClusterFlags(["--name", "Mine", "--also", "mine"]), { HOSTNAME: "p" })).toThrow('--also = "mine" names module mine, already served as --name "Mine"');
-    expect(() => moduleOptionsFrom(parseRunClusterFlags(["--also", "a", "--also", "b"]), { HOSTNAME: "p", TINYHOST_ALSO: "A" })).toThrow('--also = "A" names module a, already served as --also "a" (--also and TINYHOST_ALSO = "A")');
+    expect(() => moduleOptionsFrom(parseRunClusterFlags(["--name", "Mine", "--also", "mine"]), { HOSTNAME: "p" })).toThrow(
+      '--also = "mine" names module mine, already served as --name "Mine"',
+    );
+    expect(() => moduleOptionsFrom(parseRunClusterFlags(["--also", "a", "--also", "b"]), { HOSTNAME: "p", TINYHOST_ALSO: "A" })).toThrow(
+      '--also = "A" names module a, already served as --also "a" (--also and TINYHOST_ALSO = "A")',
+    );
     expect(() => parseRunClusterFlags(["--also"])).toThrow("--also needs a module name");
   });
 
@@ -39,14 +80,36 @@ describe("tinyhost run (cluster) flags", () => {
   });
 
   test("lease knobs come from the environment and must be positive integers", () => {
-    const o = moduleOptionsFrom(parseRunClusterFlags([]), { HOSTNAME: "p", TINYHOST_LEASE_DURATION_MS: "4000", TINYHOST_RENEW_DEADLINE_MS: "3000", TINYHOST_RETRY_PERIOD_MS: "500" });
+    const o = moduleOptionsFrom(parseRunClusterFlags([]), {
+      HOSTNAME: "p",
+      TINYHOST_LEASE_DURATION_MS: "4000",
+      TINYHOST_RENEW_DEADLINE_MS: "3000",
+      TINYHOST_RETRY_PERIOD_MS: "500",
+    });
     expect(o.lease).toEqual({ durationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 });
     expect(moduleOptionsFrom(parseRunClusterFlags([]), { HOSTNAME: "p" }).lease).toEqual({ durationMs: 15000, renewDeadlineMs: 10000, retryPeriodMs: 2000 });
-    expect(() => moduleOptionsFrom(parseRunClusterFlags([]), { HOSTNAME: "p", TINYHOST_LEASE_DURATION_MS: "15s" })).toThrow('TINYHOST_LEASE_DURATION_MS = "15s"');
+    expect(() => moduleOptionsFrom(parseRunClusterFlags([]), { HOSTNAME: "p", TINYHOST_LEASE_DURATION_MS: "15s" })).toThrow(
+      'TINYHOST_LEASE_DURATION_MS = "15s"',
+    );
   });
 
   test("--help lists every flag and the environment", () => {
-    for (const s of ["--name", "--also", "TINYHOST_ALSO", "--version", "--namespace", "--kubeconfig", "--metrics-bind-address", "--health-probe-bind-address", "--grpc-server-bind-address", "HOSTNAME", "TINY_NATS_URL", "TINY_NATS_TRANSPORT", "SELF_SERVICE_HOST", "OTLP_DSN"]) {
+    for (const s of [
+      "--name",
+      "--also",
+      "TINYHOST_ALSO",
+      "--version",
+      "--namespace",
+      "--kubeconfig",
+      "--metrics-bind-address",
+      "--health-probe-bind-address",
+      "--grpc-server-bind-address",
+      "HOSTNAME",
+      "TINY_NATS_URL",
+      "TINY_NATS_TRANSPORT",
+      "SELF_SERVICE_HOST",
+      "OTLP_DSN",
+    ]) {
       expect(runClusterHelp()).toContain(s);
     }
   });

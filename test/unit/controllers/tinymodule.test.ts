@@ -99,7 +99,10 @@ describe("TinyModule reconciler", () => {
       addresses: { register: (m, a) => void book.push(`+${m}=${a}`), deregister: (m) => void book.push(`-${m}`) },
     });
     for (const name of [OWN, "tinysystems-common-module-v0"]) await r.reconcile(`ns/${name}`, api.put({ metadata: { name } }), ctx);
-    expect(api.objects.get("tinysystems-common-module-v0")!.status).toMatchObject({ name: "tinysystems-common-module-v0", addr: "nats://tinymodule.tinysystems-common-module-v0.msg" });
+    expect(api.objects.get("tinysystems-common-module-v0")!.status).toMatchObject({
+      name: "tinysystems-common-module-v0",
+      addr: "nats://tinymodule.tinysystems-common-module-v0.msg",
+    });
     expect(api.objects.get(OWN)!.status).toMatchObject({ name: OWN, addr: `nats://tinymodule.${OWN}.msg` });
     expect(book).toEqual([]);
     expect(api.writes).toBe(2);
@@ -124,7 +127,12 @@ describe("TinyModule reconciler", () => {
   test("component statuses list ports without _reconcile/_client/_identity, schemas as base64 JSON", () => {
     const def = defineComponent({
       info: { name: "c1", description: "D", info: "I", tags: ["t"] },
-      ports: () => [target("_reconcile", Type.Any()), target("_settings", Type.Object({ a: Type.String() }), { default: { a: "" } }), target("in", Type.Object({ x: Type.Number() })), source("out", Type.Object({ y: Type.Number() }))],
+      ports: () => [
+        target("_reconcile", Type.Any()),
+        target("_settings", Type.Object({ a: Type.String() }), { default: { a: "" } }),
+        target("in", Type.Object({ x: Type.Number() })),
+        source("out", Type.Object({ y: Type.Number() })),
+      ],
       handle: () => undefined,
     });
     const [c] = componentStatuses([def]);

@@ -95,7 +95,11 @@ function setup(opts: { leader?: boolean; now?: Date } = {}) {
   let now = opts.now ?? new Date("2026-01-01T00:00:00Z");
   const r = tinyNodeReconciler({ module: MODULE, scheduler, api, isLeader: () => leader, now: () => now });
   const node = (over: Partial<TinyNode["metadata"]> = {}, status?: TinyNodeStatus): TinyNode =>
-    api.put({ metadata: { name: OWN, namespace: "ns", generation: 3, ...over }, spec: { module: "whatever", component: "recorder" }, ...(status ? { status } : {}) });
+    api.put({
+      metadata: { name: OWN, namespace: "ns", generation: 3, ...over },
+      spec: { module: "whatever", component: "recorder" },
+      ...(status ? { status } : {}),
+    });
   return {
     api,
     scheduler,
@@ -191,7 +195,7 @@ describe("TinyNode reconciler", () => {
 
   test("an unknown component (permanent) is reported in the status and requeued after 5 min, not retried", async () => {
     const s = setup();
-    s.scheduler.fail = new PermanentError("component \"nope\" is not registered");
+    s.scheduler.fail = new PermanentError('component "nope" is not registered');
     const result = await s.reconcile(s.node({ finalizers: [NODE_FINALIZER] }));
     expect(result).toEqual({ requeueAfterMs: 300_000 });
     const st = s.api.objects.get(OWN)!.status!;
@@ -203,7 +207,7 @@ describe("TinyNode reconciler", () => {
 
   test("a cleared error removes the error field instead of writing error: false", async () => {
     const s = setup();
-    s.scheduler.fail = new PermanentError("component \"nope\" is not registered");
+    s.scheduler.fail = new PermanentError('component "nope" is not registered');
     await s.reconcile(s.node({ finalizers: [NODE_FINALIZER] }));
     expect(s.api.objects.get(OWN)!.status!.error).toBe(true);
     s.scheduler.fail = undefined;

@@ -15,9 +15,7 @@ function thrown(fn: () => unknown): unknown {
 
 describe("base64Json", () => {
   test("encodes the settings of components.md §6.1 to the note's exact base64", () => {
-    expect(base64Json({ routes: ["GET", "POST"], enableDefaultPort: true })).toBe(
-      "eyJyb3V0ZXMiOlsiR0VUIiwiUE9TVCJdLCJlbmFibGVEZWZhdWx0UG9ydCI6dHJ1ZX0=",
-    );
+    expect(base64Json({ routes: ["GET", "POST"], enableDefaultPort: true })).toBe("eyJyb3V0ZXMiOlsiR0VUIiwiUE9TVCJdLCJlbmFibGVEZWZhdWx0UG9ydCI6dHJ1ZX0=");
   });
 
   test("round-trips through decodeBase64Json, non-ASCII text included", () => {

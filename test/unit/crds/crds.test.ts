@@ -104,14 +104,7 @@ describe("TinyNode schema", () => {
   });
 
   test("every status port requires all six fields", () => {
-    expect(at(node, "status.ports.[]").required?.sort()).toEqual([
-      "configuration",
-      "label",
-      "name",
-      "position",
-      "schema",
-      "source",
-    ]);
+    expect(at(node, "status.ports.[]").required?.sort()).toEqual(["configuration", "label", "name", "position", "schema", "source"]);
   });
 
   test("status has observedGeneration (int64), metadata (string map), error, lastUpdateTime (date-time), status", () => {

@@ -23,9 +23,7 @@ describe("sanitizeResourceName", () => {
 
   test("a long pod name keeps its unique suffix", () => {
     // Last 48 characters, as `tail -c 48` gives them.
-    expect(sanitizeResourceName("tinysystems-http-module-v0-controller-manager-67fc65b5bc-6mdh8")).toBe(
-      "tp-module-v0-controller-manager-67fc65b5bc-6mdh8",
-    );
+    expect(sanitizeResourceName("tinysystems-http-module-v0-controller-manager-67fc65b5bc-6mdh8")).toBe("tp-module-v0-controller-manager-67fc65b5bc-6mdh8");
   });
 
   test("a short name is lowercased with punctuation and spaces turned into dashes", () => {
@@ -127,9 +125,7 @@ describe("generateNodeName", () => {
   });
 
   test("builds <prefix>.<sanitized module>.<sanitized component>- for the API server to complete", () => {
-    expect(generateNodeName("demo", "hello-api-k3x9q", "tinysystems/http-module-v0", "http_server")).toBe(
-      "c4dd0d24.tinysystems-http-module-v0.http-server-",
-    );
+    expect(generateNodeName("demo", "hello-api-k3x9q", "tinysystems/http-module-v0", "http_server")).toBe("c4dd0d24.tinysystems-http-module-v0.http-server-");
   });
 
   test("a completed generated name parses back to the sanitized module", () => {

@@ -209,7 +209,15 @@ describe("other kinds", () => {
       metadata: { generateName: "main-", annotations: { "tinysystems.io/page-name": "Main", "tinysystems.io/page-sort-idx": "0" } },
       spec: {
         widgets: [
-          { port: "3f9c2e1a.tinysystems-common-module-v0.router-4be1c:_control", name: "Control", schemaPatch: b64([]), gridX: 0, gridY: 0, gridW: 6, gridH: 4 },
+          {
+            port: "3f9c2e1a.tinysystems-common-module-v0.router-4be1c:_control",
+            name: "Control",
+            schemaPatch: b64([]),
+            gridX: 0,
+            gridY: 0,
+            gridW: 6,
+            gridH: 4,
+          },
           { name: "Notes", schema: b64({ type: "string" }), data: b64("hello"), gridX: 6, gridY: 0, gridW: 6, gridH: 4 },
         ],
       },
@@ -233,7 +241,12 @@ describe("other kinds", () => {
     const validate = compileCrdSchema(schemaOf("tinycomponents"), { useDefaults: true });
     const c: Record<string, any> = {
       metadata: { name: "summarise-pods" },
-      spec: { component: "summarise_pods", script: "export default (i) => i", input: JSON.stringify({ type: "object" }), output: JSON.stringify({ type: "object" }) },
+      spec: {
+        component: "summarise_pods",
+        script: "export default (i) => i",
+        input: JSON.stringify({ type: "object" }),
+        output: JSON.stringify({ type: "object" }),
+      },
     };
     expect(validate(c)).toBe(true);
     expect(c.spec.runtime).toBe("js");

@@ -53,7 +53,9 @@ export const door = defineComponent({
   ports: () => [target("in", Ctx, { default: { context: null } }), target("reply", Type.Any()), source("out", Ctx)],
   handle: async (ctx, output, port, data) => {
     if (port === "reply") return fail(new Error("the reply hop reached handle"));
-    const { runId: id, result } = await beginRunWithReply(ctx, "reply", () => output("out", { context: (data as { context: unknown }).context }), { timeoutMs: doorTimeout.ms });
+    const { runId: id, result } = await beginRunWithReply(ctx, "reply", () => output("out", { context: (data as { context: unknown }).context }), {
+      timeoutMs: doorTimeout.ms,
+    });
     if (result.kind === "fail") return result;
     return ok({ runId: id, reply: result.kind === "ok" ? result.value : null });
   },

@@ -50,7 +50,14 @@ describe("metadata ledger", () => {
 });
 
 describe("run view", () => {
-  const emit = (stepKey: string, to = "h.m.b-1:in", reply?: { replySubject: string; replyTarget: string }) => ({ to, from: "h.m.a-1:out", edgeID: "e", stepKey, data: "", ...(reply ?? {}) });
+  const emit = (stepKey: string, to = "h.m.b-1:in", reply?: { replySubject: string; replyTarget: string }) => ({
+    to,
+    from: "h.m.a-1:out",
+    edgeID: "e",
+    stepKey,
+    data: "",
+    ...(reply ?? {}),
+  });
 
   test("a run with an emitted hop that has no record yet is running, its frontier that hop", () => {
     const recs = new Map<string, StepRecord>([["r.root", { node: "a", status: "done", emits: [emit("r.1")], completedAt: at(2000) }]]);

@@ -42,7 +42,11 @@ describe("durable run identity (runtime-spec §1.7)", () => {
       expect(currentRun()).toBe(outer);
     });
     expect(currentRun()).toBeUndefined();
-    expect(() => withRun(outer, () => { throw new Error("boom"); })).toThrow("boom");
+    expect(() =>
+      withRun(outer, () => {
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
     expect(currentRun()).toBeUndefined();
   });
 
@@ -51,7 +55,14 @@ describe("durable run identity (runtime-spec §1.7)", () => {
     const hop = { edgeId: "e1", from: "h.m.a-1:out", to: "h.m.b-1:in", data: { n: 1 }, depth: 1 };
     const a = run.stamp(hop);
     const b = run.stamp(hop);
-    expect(a).toMatchObject({ ...hop, runId: "r", stepKey: childStepKey("r", "r.root", "e1", 0), replySubject: "_INBOX.9", replyTarget: "h.m.door-1:reply", replyDeadlineUnixMs: 42 });
+    expect(a).toMatchObject({
+      ...hop,
+      runId: "r",
+      stepKey: childStepKey("r", "r.root", "e1", 0),
+      replySubject: "_INBOX.9",
+      replyTarget: "h.m.door-1:reply",
+      replyDeadlineUnixMs: 42,
+    });
     expect(b.stepKey).toBe(childStepKey("r", "r.root", "e1", 1));
     expect(hop).not.toHaveProperty("runId");
     expect(isReplyHop(a)).toBe(false);

@@ -26,7 +26,9 @@ async function records(s: ReturnType<typeof durableScheduler>, node: string): Pr
 /** a (labelled durable) → b → c, all `step`. */
 async function chain(s: ReturnType<typeof durableScheduler>, labels = DURABLE): Promise<void> {
   await s.update(makeNode("a", "step", { labels, edges: [{ port: "out", to: "b:in", id: "e-ab" }] }));
-  await s.update(makeNode("b", "step", { edges: [{ port: "out", to: "c:in", id: "e-bc" }], ports: [{ from: "a:out", port: "in", config: { context: "{{$.context}}" } }] }));
+  await s.update(
+    makeNode("b", "step", { edges: [{ port: "out", to: "c:in", id: "e-bc" }], ports: [{ from: "a:out", port: "in", config: { context: "{{$.context}}" } }] }),
+  );
   await s.update(makeNode("c", "step", { ports: [{ from: "b:out", port: "in", config: { context: "{{$.context}}" } }] }));
 }
 
@@ -57,7 +59,15 @@ describe("durable steps without JetStream (ledger in node metadata)", () => {
     expect([...a.keys()]).toEqual([rootStepKey(id)]);
     const root = a.get(rootStepKey(id))!;
     expect(root).toMatchObject({ node: nodeName("a"), status: "done" });
-    expect(root.emits).toEqual([{ to: `${nodeName("b")}:in`, from: `${nodeName("a")}:out`, edgeID: "e-ab", stepKey: kb, data: Buffer.from(JSON.stringify({ context: { n: 1 } })).toString("base64") }]);
+    expect(root.emits).toEqual([
+      {
+        to: `${nodeName("b")}:in`,
+        from: `${nodeName("a")}:out`,
+        edgeID: "e-ab",
+        stepKey: kb,
+        data: Buffer.from(JSON.stringify({ context: { n: 1 } })).toString("base64"),
+      },
+    ]);
     expect([...(await records(s, "b")).keys()]).toEqual([kb]);
     expect((await records(s, "c")).get(kc)).toMatchObject({ node: nodeName("c"), status: "done" });
     expect((await records(s, "c")).get(kc)?.emits).toBeUndefined();
@@ -89,7 +99,10 @@ describe("durable steps without JetStream (ledger in node metadata)", () => {
     await chain(s, {});
     const run = { runId: "11111111-2222-4333-8444-555555555555", stepKey: "11111111-2222-4333-8444-555555555555.0123456789abcdef" };
     await send(s, "b:in", { context: 7 }, run);
-    expect(calls.map((c) => [c.node, c.runId])).toEqual([[nodeName("b"), run.runId], [nodeName("c"), run.runId]]);
+    expect(calls.map((c) => [c.node, c.runId])).toEqual([
+      [nodeName("b"), run.runId],
+      [nodeName("c"), run.runId],
+    ]);
     expect((await records(s, "b")).get(run.stepKey)?.status).toBe("done");
     const again = await send(s, "b:in", { context: 7 }, run);
     expect(again).toEqual({ kind: "empty" });
@@ -99,7 +112,9 @@ describe("durable steps without JetStream (ledger in node metadata)", () => {
 
   test("a retryably failed step is not recorded, so an edge retry runs it again under the same step key", async () => {
     const s = durableScheduler();
-    await s.update(makeNode("a", "step", { labels: DURABLE, edges: [{ port: "out", to: "f:in", id: "e-af", retryPolicy: { maxAttempts: 3, initialDelayMs: 1 } }] }));
+    await s.update(
+      makeNode("a", "step", { labels: DURABLE, edges: [{ port: "out", to: "f:in", id: "e-af", retryPolicy: { maxAttempts: 3, initialDelayMs: 1 } }] }),
+    );
     await s.update(makeNode("f", "flaky_step", { ports: [{ from: "a:out", port: "in", config: { context: "{{$.context}}" } }] }));
     await send(s, "a:in", { context: 1 });
     expect(calls.map((c) => c.node)).toEqual([nodeName("a"), nodeName("f"), nodeName("f")]);
@@ -133,12 +148,17 @@ describe("runs started by a component (SDK)", () => {
     await s.update(makeNode("b", "step", { ports: [{ from: "f:out", port: "in", config: { context: "{{$.context}}" } }] }));
     const r = await send(s, "f:in", { context: 5 });
     expect(r.kind).toBe("ok");
-    const v = (r as { value: { runId: string; inRunAfter: string | null; run: { status: string; steps: { node: string; stepKey: string }[]; frontier: unknown[] } } }).value;
+    const v = (
+      r as { value: { runId: string; inRunAfter: string | null; run: { status: string; steps: { node: string; stepKey: string }[]; frontier: unknown[] } } }
+    ).value;
     expect(calls).toEqual([{ node: nodeName("b"), runId: v.runId }]);
     expect(v.inRunAfter).toBeNull(); // emits after beginRun stay classic
     expect(v.run.status).toBe("done");
     expect(v.run.steps.map((st) => [st.node, st.stepKey]).sort()).toEqual(
-      [[nodeName("f"), rootStepKey(v.runId)], [nodeName("b"), childStepKey(v.runId, rootStepKey(v.runId), "e-fb", 0)]].sort(),
+      [
+        [nodeName("f"), rootStepKey(v.runId)],
+        [nodeName("b"), childStepKey(v.runId, rootStepKey(v.runId), "e-fb", 0)],
+      ].sort(),
     );
     expect(v.run.frontier).toEqual([]);
   });
@@ -146,8 +166,18 @@ describe("runs started by a component (SDK)", () => {
   test("beginRunWithReply gets the hop to its reply port back, and that hop never reaches handle", async () => {
     const s = durableScheduler();
     await s.update(makeNode("d", "door", { edges: [{ port: "out", to: "b:in", id: "e-db" }] }));
-    await s.update(makeNode("b", "step", { edges: [{ port: "out", to: "d:reply", id: "e-bd" }], ports: [{ from: "d:out", port: "in", config: { context: "{{$.context}}" } }] }));
-    await s.update(makeNode("d", "door", { edges: [{ port: "out", to: "b:in", id: "e-db" }], ports: [{ from: "b:out", port: "reply", config: { answer: "{{$.context}}" } }] }));
+    await s.update(
+      makeNode("b", "step", {
+        edges: [{ port: "out", to: "d:reply", id: "e-bd" }],
+        ports: [{ from: "d:out", port: "in", config: { context: "{{$.context}}" } }],
+      }),
+    );
+    await s.update(
+      makeNode("d", "door", {
+        edges: [{ port: "out", to: "b:in", id: "e-db" }],
+        ports: [{ from: "b:out", port: "reply", config: { answer: "{{$.context}}" } }],
+      }),
+    );
     const r = await send(s, "d:in", { context: "hello" });
     expect(r.kind).toBe("ok");
     const v = (r as { value: { runId: string; reply: unknown } }).value;

@@ -84,7 +84,10 @@ describe("compile once, evaluate many", () => {
   });
 
   test("an evaluated object keeps the configuration's keys, their order and awkward names (quotes, backslashes, line breaks, numbers)", () => {
-    const config = JSON.parse('{"z": "{{$.x}}", "a\\"b": 1, "c\\\\d": "{{$.x}}", "e\\nf": "k", "10": "{{$.x}}", "2": 2, "": "{{$.x}}"}') as Record<string, unknown>;
+    const config = JSON.parse('{"z": "{{$.x}}", "a\\"b": 1, "c\\\\d": "{{$.x}}", "e\\nf": "k", "10": "{{$.x}}", "2": 2, "": "{{$.x}}"}') as Record<
+      string,
+      unknown
+    >;
     const out = compileTemplate(config).evaluate({ x: 7 }) as Record<string, unknown>;
     expect(Object.keys(out)).toEqual(Object.keys(config));
     expect(JSON.stringify(out)).toBe(JSON.stringify({ ...config, z: 7, "c\\d": 7, "10": 7, "": 7 }));

@@ -4,12 +4,7 @@
  * `{{…}}` in place, reporting each through onError.
  */
 import { describe, expect, test } from "bun:test";
-import {
-  compileExpression,
-  compileTemplate,
-  ExpressionEvalError,
-  ExpressionSyntaxError,
-} from "../../../src/runtime/expression/index.ts";
+import { compileExpression, compileTemplate, ExpressionEvalError, ExpressionSyntaxError } from "../../../src/runtime/expression/index.ts";
 
 function syntaxError(fn: () => unknown): ExpressionSyntaxError {
   try {
@@ -30,14 +25,14 @@ describe("syntax errors at compile time", () => {
     ["$.a # 1", 'expression "{{$.a # 1}}": unexpected character "#" at position 4'],
     ["foo($.a)", 'expression "{{foo($.a)}}": unknown function "foo" at position 0'],
     ["split($.a)", 'expression "{{split($.a)}}": function "split" takes at least 2 arguments, got 1 at position 0'],
-    ["1 + upper('a', 'b')", 'expression "{{1 + upper(\'a\', \'b\')}}": function "upper" takes 1 argument, got 2 at position 4'],
+    ["1 + upper('a', 'b')", "expression \"{{1 + upper('a', 'b')}}\": function \"upper\" takes 1 argument, got 2 at position 4"],
     ["$.a == bogus", 'expression "{{$.a == bogus}}": unknown constant "bogus" at position 7'],
     ["$.a ? 1", 'expression "{{$.a ? 1}}": unexpected end of expression, expected ":" of the conditional at position 7'],
     ["!$.a", 'expression "{{!$.a}}": unexpected "!": there is no "!" operator, write not(…) at position 0'],
     ["-$.a", 'expression "{{-$.a}}": a number is expected after "-" (there is no unary -; write 0 - x) at position 0'],
     ["now()", 'expression "{{now()}}": function "now" takes 1 argument, got 0 at position 0'],
     ["$[", 'expression "{{$[}}": unexpected end of expression, expected "]" at position 2'],
-    ["$.a =~ '('", 'expression "{{$.a =~ \'(\'}}": error parsing regexp: missing closing ): `(` at position 7'],
+    ["$.a =~ '('", "expression \"{{$.a =~ '('}}\": error parsing regexp: missing closing ): `(` at position 7"],
   ];
   for (const [src, message] of cases) {
     test(`rejects ${JSON.stringify(src)} with its position`, () => {
@@ -56,9 +51,7 @@ describe("syntax errors at compile time", () => {
 
   test("compileTemplate throws at compile time and names the configuration field", () => {
     const err = syntaxError(() => compileTemplate({ conditions: [{ route: "GET", condition: "{{$.method ==}}" }] }));
-    expect(err.message).toBe(
-      'expression "{{$.method ==}}": unexpected end of expression at position 11 (in field "conditions[0].condition")',
-    );
+    expect(err.message).toBe('expression "{{$.method ==}}": unexpected end of expression at position 11 (in field "conditions[0].condition")');
     expect(err.field).toBe("conditions[0].condition");
   });
 
@@ -122,7 +115,9 @@ describe("evaluation errors", () => {
     const seen: string[] = [];
     const out = compileTemplate({ v: "{{$.items[?(@.n * 2 > 2)]}}" }).evaluate({ items: [{ n: "x" }, { n: 2 }] }, (e) => seen.push(e.message));
     expect(out).toEqual({ v: null });
-    expect(seen).toEqual(['expression "{{$.items[?(@.n * 2 > 2)]}}": the filter [?(@.n * 2 > 2)] failed on an element: cannot apply "*" to string and number (in field "v")']);
+    expect(seen).toEqual([
+      'expression "{{$.items[?(@.n * 2 > 2)]}}": the filter [?(@.n * 2 > 2)] failed on an element: cannot apply "*" to string and number (in field "v")',
+    ]);
   });
 
   test("an element a filter cannot reach (a missing member) just does not match", () => {

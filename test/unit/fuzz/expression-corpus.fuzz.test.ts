@@ -20,7 +20,9 @@ const isJson = (t: string) => {
   }
 };
 /** Recorded cases that match Go as they are, on a payload JSON.parse accepts (so whitespace is insignificant). */
-const CASES = allCases().filter((c) => c.go && c.go.panic === undefined && deliberate[c.id] === undefined && isJson(c.payload) && difference(c.go, evaluateOurs(c)) === undefined);
+const CASES = allCases().filter(
+  (c) => c.go && c.go.panic === undefined && deliberate[c.id] === undefined && isJson(c.payload) && difference(c.go, evaluateOurs(c)) === undefined,
+);
 const WHITESPACE = fc.array(fc.constantFrom(" ", "\n", "\t", "\r\n"), { maxLength: 3 }).map((w) => w.join(""));
 
 /** `json` with `pads[i % pads.length]` inserted around every structural character outside strings. */

@@ -49,7 +49,12 @@ describe("expression fuzzing", () => {
 
   test("deep nesting does not overflow the stack into a crash", () => {
     for (const depth of [100, 1000, 5000]) {
-      for (const [open, close] of [["(", ")"], ["[", "]"], ["!", ""], ["-", ""]]) {
+      for (const [open, close] of [
+        ["(", ")"],
+        ["[", "]"],
+        ["!", ""],
+        ["-", ""],
+      ]) {
         const text = open!.repeat(depth) + "1" + close!.repeat(depth);
         expect(() => evaluate(text, {})).not.toThrow();
       }

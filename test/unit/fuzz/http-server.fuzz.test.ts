@@ -105,7 +105,8 @@ function check(bytes: Uint8Array, o: Outcome): void {
   seen.set(first === undefined ? "close" : String(first), (seen.get(first === undefined ? "close" : String(first)) ?? 0) + 1);
   const shown = Buffer.from(bytes).toString("latin1").slice(0, 200);
   if (o.timedOut) throw new Error(`no response and no close within ${DEADLINE_MS} ms for ${JSON.stringify(shown)}`);
-  if (o.data !== "" && !/^HTTP\/1\.[01] \d{3} /.test(o.data)) throw new Error(`not an HTTP response: ${JSON.stringify(o.data.slice(0, 100))} for ${JSON.stringify(shown)}`);
+  if (o.data !== "" && !/^HTTP\/1\.[01] \d{3} /.test(o.data))
+    throw new Error(`not an HTTP response: ${JSON.stringify(o.data.slice(0, 100))} for ${JSON.stringify(shown)}`);
   if (statuses(o.data).includes(500)) throw new Error(`500 for ${JSON.stringify(shown)}: ${JSON.stringify(o.data.slice(0, 300))}`);
 }
 
@@ -117,18 +118,70 @@ const METHOD = fc.oneof(
   fc.string({ maxLength: 8 }),
 );
 const TARGET = fc.oneof(
-  fc.constantFrom("/", "*", "http://example.test/x?y=1", "example.test:443", "//a//b/", "/%", "/%zz", "/%00", "/a?x=%ff&y&=&z=%", "/../../etc/passwd", "/a#frag", "/ä", "/a b", "?x"),
+  fc.constantFrom(
+    "/",
+    "*",
+    "http://example.test/x?y=1",
+    "example.test:443",
+    "//a//b/",
+    "/%",
+    "/%zz",
+    "/%00",
+    "/a?x=%ff&y&=&z=%",
+    "/../../etc/passwd",
+    "/a#frag",
+    "/ä",
+    "/a b",
+    "?x",
+  ),
   fc.string({ maxLength: 40 }).map((s) => `/${s}`),
   fc.integer({ min: 1, max: 20_000 }).map((n) => `/${"a".repeat(n)}`),
 );
 const VERSION = fc.oneof(fc.constantFrom("HTTP/1.1", "HTTP/1.0", "HTTP/2.0", "HTTP/0.9", "HTTP/1.2", "http/1.1", "HTTP/1.1 ", ""), fc.string({ maxLength: 9 }));
 const HEADER_NAME = fc.oneof(
-  fc.constantFrom("Host", "Content-Length", "Transfer-Encoding", "Connection", "Expect", "X-Forwarded-For", "X-Real-IP", "X-Forwarded-Proto", "Content-Type", "Cookie", "Upgrade", "Te", "Trailer", " Host", "Host ", "Content-Length "),
+  fc.constantFrom(
+    "Host",
+    "Content-Length",
+    "Transfer-Encoding",
+    "Connection",
+    "Expect",
+    "X-Forwarded-For",
+    "X-Real-IP",
+    "X-Forwarded-Proto",
+    "Content-Type",
+    "Cookie",
+    "Upgrade",
+    "Te",
+    "Trailer",
+    " Host",
+    "Host ",
+    "Content-Length ",
+  ),
   TOKEN,
   fc.string({ maxLength: 12 }),
 );
 const HEADER_VALUE = fc.oneof(
-  fc.constantFrom("0", "5", "-1", "1e3", "18446744073709551616", "chunked", "gzip, chunked", "chunked, gzip", "identity", "close", "keep-alive", "100-continue", "websocket", "::1", "[::1]", "", " ", "a\tb", "on"),
+  fc.constantFrom(
+    "0",
+    "5",
+    "-1",
+    "1e3",
+    "18446744073709551616",
+    "chunked",
+    "gzip, chunked",
+    "chunked, gzip",
+    "identity",
+    "close",
+    "keep-alive",
+    "100-continue",
+    "websocket",
+    "::1",
+    "[::1]",
+    "",
+    " ",
+    "a\tb",
+    "on",
+  ),
   fc.string({ maxLength: 40 }),
   fc.string({ unit: "binary", maxLength: 20 }),
 );
@@ -163,7 +216,24 @@ const REQUEST = fc
 const VALID = fc
   .record({
     // Methods Bun's parser knows: any other token is refused before a handler runs (docs/compatibility.md "Request fields").
-    method: fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "PROPFIND", "PROPPATCH", "MKCOL", "M-SEARCH", "QUERY", "PURGE", "LINK", "UNLINK", "REPORT", "SEARCH"),
+    method: fc.constantFrom(
+      "GET",
+      "POST",
+      "PUT",
+      "DELETE",
+      "PATCH",
+      "OPTIONS",
+      "PROPFIND",
+      "PROPPATCH",
+      "MKCOL",
+      "M-SEARCH",
+      "QUERY",
+      "PURGE",
+      "LINK",
+      "UNLINK",
+      "REPORT",
+      "SEARCH",
+    ),
     path: fc.array(fc.stringMatching(/^[A-Za-z0-9\-._~!$&'()*+,;=:@%]{0,10}$/), { maxLength: 5 }).map((p) => `/${p.join("/")}`),
     query: fc.option(fc.stringMatching(/^[A-Za-z0-9=&%+._~-]{0,30}$/), { nil: undefined }),
     headers: fc.array(fc.tuple(TOKEN, fc.stringMatching(/^[\x21-\x7e]([\x20-\x7e]{0,30}[\x21-\x7e])?$/)), { maxLength: 6 }),
@@ -178,7 +248,11 @@ function encodeValid(r: typeof VALID extends fc.Arbitrary<infer T> ? T : never):
   const lines = [`${r.method} ${r.path}${r.query === undefined ? "" : `?${r.query}`} HTTP/1.1`, "Host: fuzz.test", ...r.headers.map(([k, v]) => `${k}: ${v}`)];
   lines.push(r.chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${body.byteLength}`);
   const head = te.encode(`${lines.join("\r\n")}\r\n\r\n`);
-  const tail = r.chunked ? (body.byteLength > 0 ? [te.encode(`${body.byteLength.toString(16)}\r\n`), body, te.encode("\r\n0\r\n\r\n")] : [te.encode("0\r\n\r\n")]) : [body];
+  const tail = r.chunked
+    ? body.byteLength > 0
+      ? [te.encode(`${body.byteLength.toString(16)}\r\n`), body, te.encode("\r\n0\r\n\r\n")]
+      : [te.encode("0\r\n\r\n")]
+    : [body];
   return Buffer.concat([head, ...tail]);
 }
 
@@ -191,7 +265,8 @@ describe("http_server request parsing fuzzing (Bun.serve, raw sockets)", () => {
         check(bytes, o);
         const split = o.data.indexOf("\r\n\r\n");
         const head = o.data.slice(0, split);
-        if (!/^HTTP\/1\.1 200 /.test(head)) throw new Error(`expected 200 for ${JSON.stringify(Buffer.from(bytes).toString("latin1").slice(0, 200))}, got ${JSON.stringify(head)}`);
+        if (!/^HTTP\/1\.1 200 /.test(head))
+          throw new Error(`expected 200 for ${JSON.stringify(Buffer.from(bytes).toString("latin1").slice(0, 200))}, got ${JSON.stringify(head)}`);
         expect(head.toLowerCase()).toContain(`x-method: ${r.method.toLowerCase()}`);
         const framed = Buffer.from(o.data.slice(split + 4), "latin1");
         const body = /transfer-encoding: chunked/i.test(head) ? dechunk(framed) : framed;
@@ -224,8 +299,13 @@ describe("http_server request parsing fuzzing (Bun.serve, raw sockets)", () => {
 
   test("a GET's body is consumed by its framing but not passed to the flow (fuzz seed -1400594120; Go passes it)", async () => {
     const inner = "GET /smuggled HTTP/1.1\r\nHost: fuzz.test\r\n\r\n";
-    for (const framing of [`Content-Length: ${inner.length}\r\n\r\n${inner}`, `Transfer-Encoding: chunked\r\n\r\n${inner.length.toString(16)}\r\n${inner}\r\n0\r\n\r\n`]) {
-      const o = await exchange(te.encode(`GET /outer HTTP/1.1\r\nHost: fuzz.test\r\n${framing}POST /last HTTP/1.1\r\nHost: fuzz.test\r\nContent-Length: 2\r\n\r\nok`));
+    for (const framing of [
+      `Content-Length: ${inner.length}\r\n\r\n${inner}`,
+      `Transfer-Encoding: chunked\r\n\r\n${inner.length.toString(16)}\r\n${inner}\r\n0\r\n\r\n`,
+    ]) {
+      const o = await exchange(
+        te.encode(`GET /outer HTTP/1.1\r\nHost: fuzz.test\r\n${framing}POST /last HTTP/1.1\r\nHost: fuzz.test\r\nContent-Length: 2\r\n\r\nok`),
+      );
       // Two answers — the body is not taken for a request of its own — and the GET's body is empty.
       expect(statuses(o.data)).toEqual([200, 200]);
       expect(o.data).toContain("X-Method: GET");

@@ -41,42 +41,70 @@ describe("NATS wire fuzzing", () => {
   });
 
   test("any x-* header values a peer sends decode or fail with WireDecodeError naming the header", () => {
-    const KEYS = ["x-to", "x-from", "x-edge-id", "x-depth", "x-mode", "x-run-id", "x-step-key", "x-reply-subject", "x-reply-target", "x-reply-deadline", "x-deadline", "X-Depth", "x-reply-inbox", "traceparent"];
+    const KEYS = [
+      "x-to",
+      "x-from",
+      "x-edge-id",
+      "x-depth",
+      "x-mode",
+      "x-run-id",
+      "x-step-key",
+      "x-reply-subject",
+      "x-reply-target",
+      "x-reply-deadline",
+      "x-deadline",
+      "X-Depth",
+      "x-reply-inbox",
+      "traceparent",
+    ];
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom(...KEYS), fc.oneof(text, fc.integer().map(String), fc.constantFrom("-1", "1e3", "99999999999999999999", " 7", "0x10", ""))), fc.uint8Array({ maxLength: 32 }), (hdrs, body) => {
-        const h = natsHeaders();
-        for (const [k, v] of Object.entries(hdrs)) {
-          try {
-            h.set(k, v);
-          } catch {
-            return; // nats.js itself refuses the value: it never reaches the wire
+      fc.property(
+        fc.dictionary(
+          fc.constantFrom(...KEYS),
+          fc.oneof(text, fc.integer().map(String), fc.constantFrom("-1", "1e3", "99999999999999999999", " 7", "0x10", "")),
+        ),
+        fc.uint8Array({ maxLength: 32 }),
+        (hdrs, body) => {
+          const h = natsHeaders();
+          for (const [k, v] of Object.entries(hdrs)) {
+            try {
+              h.set(k, v);
+            } catch {
+              return; // nats.js itself refuses the value: it never reaches the wire
+            }
           }
-        }
-        try {
-          decodeHop(h, body);
-        } catch (e) {
-          expect(e).toBeInstanceOf(WireDecodeError);
-        }
-      }),
+          try {
+            decodeHop(h, body);
+          } catch (e) {
+            expect(e).toBeInstanceOf(WireDecodeError);
+          }
+        },
+      ),
       runs(3000),
     );
   });
 
   test("replies: ok values, empty and coded errors survive encodeReply → decodeReply", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.jsonValue({ maxDepth: 3 }).map((v) => ({ v })), fc.record({ err: fc.string({ minLength: 1, maxLength: 40 }), code: fc.stringMatching(/^[A-Z_]{1,12}$/) })), (c) => {
-        if ("v" in c) {
-          const e = encodeReply(ok(c.v));
-          const r = decodeReply(e.headers, e.data);
-          const want = c.v === null ? "empty" : "ok";
-          expect(r.kind).toBe(want);
-        } else {
-          const e = encodeReply(fail(coded(c.code, new Error(c.err))));
-          const r = decodeReply(e.headers, e.data);
-          expect(r.kind).toBe("fail");
-          if (r.kind === "fail") expect((r.error as { code?: string }).code).toBe(c.code);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.jsonValue({ maxDepth: 3 }).map((v) => ({ v })),
+          fc.record({ err: fc.string({ minLength: 1, maxLength: 40 }), code: fc.stringMatching(/^[A-Z_]{1,12}$/) }),
+        ),
+        (c) => {
+          if ("v" in c) {
+            const e = encodeReply(ok(c.v));
+            const r = decodeReply(e.headers, e.data);
+            const want = c.v === null ? "empty" : "ok";
+            expect(r.kind).toBe(want);
+          } else {
+            const e = encodeReply(fail(coded(c.code, new Error(c.err))));
+            const r = decodeReply(e.headers, e.data);
+            expect(r.kind).toBe("fail");
+            if (r.kind === "fail") expect((r.error as { code?: string }).code).toBe(c.code);
+          }
+        },
+      ),
       runs(2000),
     );
   });

@@ -42,7 +42,9 @@ describe("marshalGoJson, encoding/json flavour (json.Marshal)", () => {
   });
 
   test("escapes <, >, & and the line separators as Go's HTML-safe encoder does", () => {
-    expect(marshalGoJson({ html: "<a href='x'>&</a>", ls: "\u2028\u2029" })).toBe('{"html":"\\u003ca href=\'x\'\\u003e\\u0026\\u003c/a\\u003e","ls":"\\u2028\\u2029"}');
+    expect(marshalGoJson({ html: "<a href='x'>&</a>", ls: "\u2028\u2029" })).toBe(
+      '{"html":"\\u003ca href=\'x\'\\u003e\\u0026\\u003c/a\\u003e","ls":"\\u2028\\u2029"}',
+    );
   });
 
   test("numbers in the shortest form, as Go's float encoder writes them", () => {

@@ -13,11 +13,14 @@ class FakeConn {
 
 function pool(prewarm = false) {
   const dialed: FakeConn[] = [];
-  const p = new AddressPool<FakeConn>((a) => {
-    const c = new FakeConn(a);
-    dialed.push(c);
-    return c;
-  }, { prewarm });
+  const p = new AddressPool<FakeConn>(
+    (a) => {
+      const c = new FakeConn(a);
+      dialed.push(c);
+      return c;
+    },
+    { prewarm },
+  );
   return { p, dialed };
 }
 

@@ -40,7 +40,8 @@ describe("gRPC call admission to the hop slots (issue 21 item 4)", () => {
     const waiting = adm.admit(TO, alive());
     const full = refusal(await adm.admit(TO, alive()));
     const late = refusal(await waiting);
-    for (const e of [full, late]) expect({ code: errorCode(e), retry: shouldRetry(e), local: isLocalRefusal(e) }).toEqual({ code: "BUSY", retry: true, local: true });
+    for (const e of [full, late])
+      expect({ code: errorCode(e), retry: shouldRetry(e), local: isLocalRefusal(e) }).toEqual({ code: "BUSY", retry: true, local: true });
     expect(full?.message).toContain("queue of 1 full");
     expect(late?.message).toContain("no slot within 30 ms");
     expect({ busy: slots.busy, taken: slots.taken, queued: slots.queued }).toEqual({ busy: 2, taken: 1, queued: 0 });
@@ -63,7 +64,13 @@ describe("gRPC call admission to the hop slots (issue 21 item 4)", () => {
     await Bun.sleep(5);
     gone.abort();
     const a = await queued;
-    expect({ admitted: a.admitted, refusal: refusal(a), queued: slots.queued, taken: slots.taken, busy: slots.busy }).toEqual({ admitted: false, refusal: undefined, queued: 0, taken: 1, busy: 0 });
+    expect({ admitted: a.admitted, refusal: refusal(a), queued: slots.queued, taken: slots.taken, busy: slots.busy }).toEqual({
+      admitted: false,
+      refusal: undefined,
+      queued: 0,
+      taken: 1,
+      busy: 0,
+    });
   });
 
   test("close refuses the queued calls and every later one with the retryable SHUTTING_DOWN; running ones keep their slot", async () => {

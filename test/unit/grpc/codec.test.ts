@@ -131,7 +131,6 @@ describe("MessageResponse → Result", () => {
 });
 
 describe("call errors", () => {
-
   test("UNKNOWN without a code is the remote handler's text", () => {
     const e = decodeCallError({ code: status.UNKNOWN, details: "boom", metadata: trailer() }, "m", "h:1");
     expect(e).toBeInstanceOf(RemoteHandlerError);

@@ -19,7 +19,11 @@ describe("parseImageCommand", () => {
   });
 
   test("--load, else TINYHOST_CONTAINERD_ADDRESS; --tag and --namespace", () => {
-    expect(parseImageCommand(["--tag", "0.2.0-dev.1", "--load", "/s.sock", "--namespace", "ns"], {})).toMatchObject({ tag: "0.2.0-dev.1", load: "/s.sock", namespace: "ns" });
+    expect(parseImageCommand(["--tag", "0.2.0-dev.1", "--load", "/s.sock", "--namespace", "ns"], {})).toMatchObject({
+      tag: "0.2.0-dev.1",
+      load: "/s.sock",
+      namespace: "ns",
+    });
     expect(parseImageCommand([], { TINYHOST_CONTAINERD_ADDRESS: "/env.sock" }).load).toBe("/env.sock");
     expect(parseImageCommand(["--load", "/flag.sock"], { TINYHOST_CONTAINERD_ADDRESS: "/env.sock" }).load).toBe("/flag.sock");
     expect(parseImageCommand([], { TINYHOST_CONTAINERD_ADDRESS: "" }).load).toBeUndefined();

@@ -5,7 +5,13 @@ import { Watcher, type WatcherEvent } from "../../../src/k8s/runtime/watcher.ts"
 import { FakeClock, FakeCollection, settle, type Item } from "./fakes.ts";
 
 const applied = (events: WatcherEvent<Item>[]) =>
-  events.flatMap((e) => (e.type === "applied" ? [`${e.object.metadata.name}=${e.object.data?.v}`] : e.type === "restarted" ? e.objects.map((o) => `${o.metadata.name}=${o.data?.v}`) : []));
+  events.flatMap((e) =>
+    e.type === "applied"
+      ? [`${e.object.metadata.name}=${e.object.data?.v}`]
+      : e.type === "restarted"
+        ? e.objects.map((o) => `${o.metadata.name}=${o.data?.v}`)
+        : [],
+  );
 
 describe("primedSource", () => {
   test("lists the first page at once, hands it to the watcher's first list, and the watch then delivers what changed in between", async () => {
@@ -17,7 +23,13 @@ describe("primedSource", () => {
     api.put("a", { v: "1" }); // after the early snapshot, before the watch
     api.put("b", { v: "0" });
     const clock = new FakeClock();
-    const w = new Watcher(source, { clock, backoff: new Backoff({ initialMs: 1000, maxMs: 30_000, clock, random: () => 0 }), watchdogMs: 0, pageSize: 500, watchTimeoutSeconds: 300 });
+    const w = new Watcher(source, {
+      clock,
+      backoff: new Backoff({ initialMs: 1000, maxMs: 30_000, clock, random: () => 0 }),
+      watchdogMs: 0,
+      pageSize: 500,
+      watchTimeoutSeconds: 300,
+    });
     const stop = new AbortController();
     const seen: WatcherEvent<Item>[] = [];
     const done = (async () => {
@@ -37,7 +49,13 @@ describe("primedSource", () => {
     api.failLists = 1;
     const source = primedSource(api, 500);
     const clock = new FakeClock();
-    const w = new Watcher(source, { clock, backoff: new Backoff({ initialMs: 1000, maxMs: 30_000, clock, random: () => 0 }), watchdogMs: 0, pageSize: 500, watchTimeoutSeconds: 300 });
+    const w = new Watcher(source, {
+      clock,
+      backoff: new Backoff({ initialMs: 1000, maxMs: 30_000, clock, random: () => 0 }),
+      watchdogMs: 0,
+      pageSize: 500,
+      watchTimeoutSeconds: 300,
+    });
     const stop = new AbortController();
     const seen: WatcherEvent<Item>[] = [];
     const done = (async () => {

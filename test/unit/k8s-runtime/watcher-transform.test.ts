@@ -10,8 +10,15 @@ test("the transform option rewrites listed and watched objects, and stripManaged
   const managed = [{ manager: "kubectl", operation: "Update" as const }];
   const withFields = (o: Item): Item => ({ ...o, metadata: { ...o.metadata, managedFields: managed } });
   const w = new Watcher<Item>(
-    { list: async (opts) => { const page = await api.list(opts); return { ...page, items: page.items.map(withFields) }; },
-      watch: async function* (opts) { for await (const ev of api.watch(opts)) yield ev.type === "BOOKMARK" || ev.type === "ERROR" ? ev : { ...ev, object: withFields(ev.object) }; } },
+    {
+      list: async (opts) => {
+        const page = await api.list(opts);
+        return { ...page, items: page.items.map(withFields) };
+      },
+      watch: async function* (opts) {
+        for await (const ev of api.watch(opts)) yield ev.type === "BOOKMARK" || ev.type === "ERROR" ? ev : { ...ev, object: withFields(ev.object) };
+      },
+    },
     { clock, backoff, watchdogMs: 0, watchTimeoutSeconds: 300, transform: stripManagedFields },
   );
   api.put("listed", { v: "0" });

@@ -23,8 +23,7 @@ function setup(opts: { pageSize?: number; watchdogMs?: number } = {}) {
   return { api, clock, w, stop };
 }
 
-const applied = (events: WatcherEvent<Item>[]) =>
-  events.flatMap((e) => (e.type === "applied" ? [`${e.object.metadata.name}=${e.object.data?.v}`] : []));
+const applied = (events: WatcherEvent<Item>[]) => events.flatMap((e) => (e.type === "applied" ? [`${e.object.metadata.name}=${e.object.data?.v}`] : []));
 
 describe("watcher", () => {
   test("the first event is one restarted list of every object, read page by page", async () => {

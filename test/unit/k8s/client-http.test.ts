@@ -75,7 +75,12 @@ function connect(server: string, creds: Credentials | ClusterConnection["credent
   return { server, caPem: pki.caPem, insecureSkipTlsVerify: false, namespace: "team", credentials, source: "test", ...extra };
 }
 
-const cm = (name: string, rv = "1"): ConfigMap => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "team", resourceVersion: rv }, data: { k: "v" } });
+const cm = (name: string, rv = "1"): ConfigMap => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name, namespace: "team", resourceVersion: rv },
+  data: { k: "v" },
+});
 const json = (body: unknown, status = 200) => Response.json(body, { status });
 const statusBody = (code: number, reason: string, message: string) => ({ kind: "Status", apiVersion: "v1", status: "Failure", reason, code, message });
 
@@ -120,7 +125,9 @@ describe("TLS and authentication", () => {
   test("a 401 makes the client re-read the token file and retry once", async () => {
     const tokenPath = join(tmp, "rotating-token");
     writeFileSync(tokenPath, "old");
-    const { url, seen } = serve((req) => (req.headers.get("authorization") === "Bearer new" ? json(cm("a")) : json(statusBody(401, "Unauthorized", "Unauthorized"), 401)));
+    const { url, seen } = serve((req) =>
+      req.headers.get("authorization") === "Bearer new" ? json(cm("a")) : json(statusBody(401, "Unauthorized", "Unauthorized"), 401),
+    );
     const creds = new TokenFileCredentials({ path: tokenPath, source: "test", field: "tokenFile" });
     const client = new KubeClient(connect(url, creds));
     await creds.current();
@@ -201,15 +208,25 @@ describe("verbs, paths and content types", () => {
 
   test("delete sends DeleteOptions with propagation, grace period and preconditions", async () => {
     const { url, seen } = serve(() => json({ kind: "Status", status: "Success" }));
-    await new KubeClient(connect(url)).delete(configMaps, "a", { propagationPolicy: "Foreground", gracePeriodSeconds: 0, preconditions: { resourceVersion: "9" } });
+    await new KubeClient(connect(url)).delete(configMaps, "a", {
+      propagationPolicy: "Foreground",
+      gracePeriodSeconds: 0,
+      preconditions: { resourceVersion: "9" },
+    });
     expect(seen[0]?.method).toBe("DELETE");
     expect(JSON.parse(seen[0]?.body ?? "")).toEqual({
-      apiVersion: "v1", kind: "DeleteOptions", propagationPolicy: "Foreground", gracePeriodSeconds: 0, preconditions: { resourceVersion: "9" },
+      apiVersion: "v1",
+      kind: "DeleteOptions",
+      propagationPolicy: "Foreground",
+      gracePeriodSeconds: 0,
+      preconditions: { resourceVersion: "9" },
     });
   });
 
   test("list passes selectors and paging and fills apiVersion/kind of items", async () => {
-    const { url, seen } = serve(() => json({ kind: "ConfigMapList", metadata: { resourceVersion: "100", continue: "tok" }, items: [{ metadata: { name: "a" } }] }));
+    const { url, seen } = serve(() =>
+      json({ kind: "ConfigMapList", metadata: { resourceVersion: "100", continue: "tok" }, items: [{ metadata: { name: "a" } }] }),
+    );
     const page = await new KubeClient(connect(url)).list(configMaps, { namespace: "team", labelSelector: "app=x", fieldSelector: "metadata.name=a", limit: 1 });
     expect(seen[0]?.query.toString()).toBe("labelSelector=app%3Dx&fieldSelector=metadata.name%3Da&limit=1");
     expect(page).toEqual({ items: [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" } }], metadata: { resourceVersion: "100", continue: "tok" } });
@@ -242,7 +259,9 @@ describe("verbs, paths and content types", () => {
   });
 
   test("stats count requests per verb", async () => {
-    const { url } = serve((_r, u) => json(u.searchParams.has("limit") || u.pathname.endsWith("configmaps") ? { metadata: { resourceVersion: "1" }, items: [] } : cm("a")));
+    const { url } = serve((_r, u) =>
+      json(u.searchParams.has("limit") || u.pathname.endsWith("configmaps") ? { metadata: { resourceVersion: "1" }, items: [] } : cm("a")),
+    );
     const client = new KubeClient(connect(url));
     await client.get(configMaps, "a");
     await client.get(configMaps, "a");

@@ -6,7 +6,14 @@ test("a Status body gives reason, message and details", () => {
     verb: "PUT",
     path: "/api/v1/namespaces/a/configmaps/x",
     status: 409,
-    body: { kind: "Status", status: "Failure", reason: "Conflict", code: 409, message: "the object has been modified", details: { name: "x", kind: "configmaps" } },
+    body: {
+      kind: "Status",
+      status: "Failure",
+      reason: "Conflict",
+      code: 409,
+      message: "the object has been modified",
+      details: { name: "x", kind: "configmaps" },
+    },
   });
   expect(e.code).toBe("K8S_API");
   expect(e.status).toBe(409);
@@ -38,7 +45,18 @@ test("a Status with an empty reason falls back to the HTTP code's reason", () =>
 
 test("HTTP codes map to Kubernetes reasons", () => {
   expect([400, 401, 403, 404, 409, 410, 422, 429, 500, 503, 504, 418].map(reasonForCode)).toEqual([
-    "BadRequest", "Unauthorized", "Forbidden", "NotFound", "Conflict", "Gone", "Invalid", "TooManyRequests", "InternalError", "ServiceUnavailable", "Timeout", "Unknown",
+    "BadRequest",
+    "Unauthorized",
+    "Forbidden",
+    "NotFound",
+    "Conflict",
+    "Gone",
+    "Invalid",
+    "TooManyRequests",
+    "InternalError",
+    "ServiceUnavailable",
+    "Timeout",
+    "Unknown",
   ]);
 });
 

@@ -38,14 +38,19 @@ function write(name: string, text: string): string {
 }
 
 async function configError(p: Promise<unknown>): Promise<KubeConfigError> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(KubeConfigError);
   return e as KubeConfigError;
 }
 
 describe("kubeconfig", () => {
   test("reads server, CA and client certificate from the -data fields", async () => {
-    const conn = await parseKubeConfig(kubeconfig({ "client-certificate-data": b64(pki.clientCertPem), "client-key-data": b64(pki.clientKeyPem) }), { path: "/x/config" });
+    const conn = await parseKubeConfig(kubeconfig({ "client-certificate-data": b64(pki.clientCertPem), "client-key-data": b64(pki.clientKeyPem) }), {
+      path: "/x/config",
+    });
     expect(conn.server).toBe("https://127.0.0.1:6443");
     expect(conn.caPem).toBe(pki.caPem);
     expect(await conn.credentials.current()).toEqual({ clientCertPem: pki.clientCertPem, clientKeyPem: pki.clientKeyPem });
@@ -59,7 +64,13 @@ describe("kubeconfig", () => {
     writeFileSync(join(sub, "client.crt"), pki.clientCertPem);
     writeFileSync(join(sub, "client.key"), pki.clientKeyPem);
     const path = join(sub, "config");
-    writeFileSync(path, kubeconfig({ "client-certificate": "client.crt", "client-key": "client.key" }, { cluster: { "certificate-authority-data": undefined, "certificate-authority": "ca.crt" } }));
+    writeFileSync(
+      path,
+      kubeconfig(
+        { "client-certificate": "client.crt", "client-key": "client.key" },
+        { cluster: { "certificate-authority-data": undefined, "certificate-authority": "ca.crt" } },
+      ),
+    );
     const conn = await readKubeConfigFile(path);
     expect(conn.caPem).toBe(pki.caPem);
     expect(await conn.credentials.current()).toEqual({ clientCertPem: pki.clientCertPem, clientKeyPem: pki.clientKeyPem });
@@ -79,8 +90,14 @@ describe("kubeconfig", () => {
   test("an explicit context wins over current-context", async () => {
     const doc = {
       "current-context": "a",
-      clusters: [{ name: "ca", cluster: { server: "https://a.example:6443" } }, { name: "cb", cluster: { server: "https://b.example:6443" } }],
-      contexts: [{ name: "a", context: { cluster: "ca" } }, { name: "b", context: { cluster: "cb" } }],
+      clusters: [
+        { name: "ca", cluster: { server: "https://a.example:6443" } },
+        { name: "cb", cluster: { server: "https://b.example:6443" } },
+      ],
+      contexts: [
+        { name: "a", context: { cluster: "ca" } },
+        { name: "b", context: { cluster: "cb" } },
+      ],
     };
     expect((await parseKubeConfig(stringify(doc), { path: "/x/config" })).server).toBe("https://a.example:6443");
     expect((await parseKubeConfig(stringify(doc), { path: "/x/config", context: "b" })).server).toBe("https://b.example:6443");
@@ -123,7 +140,9 @@ describe("kubeconfig", () => {
   });
 
   test("an unreadable client-certificate file fails naming the field and path", async () => {
-    const e = await configError(parseKubeConfig(kubeconfig({ "client-certificate": "/no/such.crt", "client-key-data": b64(pki.clientKeyPem) }), { path: "/k" }));
+    const e = await configError(
+      parseKubeConfig(kubeconfig({ "client-certificate": "/no/such.crt", "client-key-data": b64(pki.clientKeyPem) }), { path: "/k" }),
+    );
     expect(e.field).toBe('users[name="u1"].user.client-certificate');
     expect(e.message).toContain("/no/such.crt");
   });
@@ -134,7 +153,9 @@ describe("kubeconfig", () => {
   });
 
   test("insecure-skip-tls-verify is read and refused together with a CA", async () => {
-    const ok = await parseKubeConfig(kubeconfig({ token: "t" }, { cluster: { "certificate-authority-data": undefined, "insecure-skip-tls-verify": true } }), { path: "/k" });
+    const ok = await parseKubeConfig(kubeconfig({ token: "t" }, { cluster: { "certificate-authority-data": undefined, "insecure-skip-tls-verify": true } }), {
+      path: "/k",
+    });
     expect(ok.insecureSkipTlsVerify).toBe(true);
     const e = await configError(parseKubeConfig(kubeconfig({ token: "t" }, { cluster: { "insecure-skip-tls-verify": true } }), { path: "/k" }));
     expect(e.field).toBe('clusters[name="c1"].cluster.insecure-skip-tls-verify');
@@ -155,29 +176,51 @@ describe("exec credential plugin", () => {
   }
 
   test("runs the command with args and env and uses status.token", async () => {
-    const script = plugin("plugin-ok.sh", [
-      `echo "$1 $GREETING" >> "${dir}/plugin-ok.log"`,
-      `echo "$KUBERNETES_EXEC_INFO" > "${dir}/plugin-ok.info"`,
-      `printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"tok-%s"}}' "$1"`,
-    ].join("\n"));
+    const script = plugin(
+      "plugin-ok.sh",
+      [
+        `echo "$1 $GREETING" >> "${dir}/plugin-ok.log"`,
+        `echo "$KUBERNETES_EXEC_INFO" > "${dir}/plugin-ok.info"`,
+        `printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"tok-%s"}}' "$1"`,
+      ].join("\n"),
+    );
     const conn = await parseKubeConfig(
-      kubeconfig({ exec: { apiVersion: "client.authentication.k8s.io/v1", command: script, args: ["abc"], env: [{ name: "GREETING", value: "hi" }], interactiveMode: "Never", provideClusterInfo: true } }),
+      kubeconfig({
+        exec: {
+          apiVersion: "client.authentication.k8s.io/v1",
+          command: script,
+          args: ["abc"],
+          env: [{ name: "GREETING", value: "hi" }],
+          interactiveMode: "Never",
+          provideClusterInfo: true,
+        },
+      }),
       { path: join(dir, "cfg-exec") },
     );
     expect((await conn.credentials.current()).token).toBe("tok-abc");
     expect(readFileSync(join(dir, "plugin-ok.log"), "utf8")).toBe("abc hi\n");
     const info = JSON.parse(readFileSync(join(dir, "plugin-ok.info"), "utf8"));
-    expect(info).toMatchObject({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", spec: { interactive: false, cluster: { server: "https://127.0.0.1:6443" } } });
+    expect(info).toMatchObject({
+      apiVersion: "client.authentication.k8s.io/v1",
+      kind: "ExecCredential",
+      spec: { interactive: false, cluster: { server: "https://127.0.0.1:6443" } },
+    });
   });
 
   test("a credential is cached until expirationTimestamp, then the plugin runs again", async () => {
-    const script = plugin("plugin-exp.sh", [
-      `echo run >> "${dir}/plugin-exp.log"`,
-      `n=$(wc -l < "${dir}/plugin-exp.log" | tr -d ' ')`,
-      `printf '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"t%s","expirationTimestamp":"2030-01-01T00:00:00Z"}}' "$n"`,
-    ].join("\n"));
+    const script = plugin(
+      "plugin-exp.sh",
+      [
+        `echo run >> "${dir}/plugin-exp.log"`,
+        `n=$(wc -l < "${dir}/plugin-exp.log" | tr -d ' ')`,
+        `printf '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"t%s","expirationTimestamp":"2030-01-01T00:00:00Z"}}' "$n"`,
+      ].join("\n"),
+    );
     let now = Date.parse("2029-12-31T23:59:00Z");
-    const conn = await parseKubeConfig(kubeconfig({ exec: { apiVersion: "client.authentication.k8s.io/v1beta1", command: script } }), { path: join(dir, "cfg-exp"), now: () => now });
+    const conn = await parseKubeConfig(kubeconfig({ exec: { apiVersion: "client.authentication.k8s.io/v1beta1", command: script } }), {
+      path: join(dir, "cfg-exp"),
+      now: () => now,
+    });
     expect((await conn.credentials.current()).token).toBe("t1");
     expect((await conn.credentials.current()).token).toBe("t1");
     now = Date.parse("2030-01-01T00:00:01Z");
@@ -187,7 +230,9 @@ describe("exec credential plugin", () => {
 
   test("invalidate (after a 401) makes the plugin run again", async () => {
     const script = plugin("plugin-401.sh", `printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"x"}}'`);
-    const conn = await parseKubeConfig(kubeconfig({ exec: { apiVersion: "client.authentication.k8s.io/v1", command: script } }), { path: join(dir, "cfg-401") });
+    const conn = await parseKubeConfig(kubeconfig({ exec: { apiVersion: "client.authentication.k8s.io/v1", command: script } }), {
+      path: join(dir, "cfg-401"),
+    });
     await conn.credentials.current();
     expect(conn.credentials.invalidate()).toBe(true);
     await conn.credentials.current();
@@ -195,11 +240,18 @@ describe("exec credential plugin", () => {
   });
 
   test("client certificate data from the plugin is used for mutual TLS", async () => {
-    const credPath = write("plugin-cert.json", JSON.stringify({
-      apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { clientCertificateData: pki.clientCertPem, clientKeyData: pki.clientKeyPem },
-    }));
+    const credPath = write(
+      "plugin-cert.json",
+      JSON.stringify({
+        apiVersion: "client.authentication.k8s.io/v1",
+        kind: "ExecCredential",
+        status: { clientCertificateData: pki.clientCertPem, clientKeyData: pki.clientKeyPem },
+      }),
+    );
     const script = plugin("plugin-cert.sh", `cat "${credPath}"`);
-    const conn = await parseKubeConfig(kubeconfig({ exec: { apiVersion: "client.authentication.k8s.io/v1", command: script } }), { path: join(dir, "cfg-cert") });
+    const conn = await parseKubeConfig(kubeconfig({ exec: { apiVersion: "client.authentication.k8s.io/v1", command: script } }), {
+      path: join(dir, "cfg-cert"),
+    });
     expect(await conn.credentials.current()).toEqual({ clientCertPem: pki.clientCertPem, clientKeyPem: pki.clientKeyPem });
   });
 
@@ -219,19 +271,25 @@ describe("exec credential plugin", () => {
   });
 
   test("a command that does not exist fails with the install hint", async () => {
-    const conn = await parseKubeConfig(kubeconfig({ exec: { apiVersion: "client.authentication.k8s.io/v1", command: "/no/such/plugin", installHint: "install it from example.com" } }), { path: "/k/cfg" });
+    const conn = await parseKubeConfig(
+      kubeconfig({ exec: { apiVersion: "client.authentication.k8s.io/v1", command: "/no/such/plugin", installHint: "install it from example.com" } }),
+      { path: "/k/cfg" },
+    );
     const e = await configError(conn.credentials.current());
     expect(e.message).toContain("install it from example.com");
   });
 
   test("exec apiVersion v1alpha1 is refused at load", async () => {
-    const e = await configError(parseKubeConfig(kubeconfig({ exec: { apiVersion: "client.authentication.k8s.io/v1alpha1", command: "x" } }), { path: "/k/cfg" }));
+    const e = await configError(
+      parseKubeConfig(kubeconfig({ exec: { apiVersion: "client.authentication.k8s.io/v1alpha1", command: "x" } }), { path: "/k/cfg" }),
+    );
     expect(e.field).toBe('users[name="u1"].user.exec.apiVersion');
   });
 });
 
 describe("loadKubeConfig order", () => {
-  const cfg = (server: string) => stringify({ "current-context": "x", clusters: [{ name: "c", cluster: { server } }], contexts: [{ name: "x", context: { cluster: "c" } }] });
+  const cfg = (server: string) =>
+    stringify({ "current-context": "x", clusters: [{ name: "c", cluster: { server } }], contexts: [{ name: "x", context: { cluster: "c" } }] });
   let explicitPath: string;
   let envPath: string;
   let home: string;

@@ -27,16 +27,46 @@ function openssl(dir: string, args: string[]): void {
 
 function makeCa(dir: string, name: string): void {
   openssl(dir, ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", `${name}.key`]);
-  openssl(dir, ["req", "-x509", "-new", "-key", `${name}.key`, "-subj", `/CN=${name}`, "-days", "2", "-out", `${name}.crt`,
-    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]);
+  openssl(dir, [
+    "req",
+    "-x509",
+    "-new",
+    "-key",
+    `${name}.key`,
+    "-subj",
+    `/CN=${name}`,
+    "-days",
+    "2",
+    "-out",
+    `${name}.crt`,
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  ]);
 }
 
 function makeLeaf(dir: string, ca: string, name: string, subject: string, ext: string): void {
   writeFileSync(join(dir, `${name}.ext`), ext);
   openssl(dir, ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", `${name}.key`]);
   openssl(dir, ["req", "-new", "-key", `${name}.key`, "-subj", subject, "-out", `${name}.csr`]);
-  openssl(dir, ["x509", "-req", "-in", `${name}.csr`, "-CA", `${ca}.crt`, "-CAkey", `${ca}.key`, "-CAcreateserial", "-days", "2",
-    "-extfile", `${name}.ext`, "-out", `${name}.crt`]);
+  openssl(dir, [
+    "x509",
+    "-req",
+    "-in",
+    `${name}.csr`,
+    "-CA",
+    `${ca}.crt`,
+    "-CAkey",
+    `${ca}.key`,
+    "-CAcreateserial",
+    "-days",
+    "2",
+    "-extfile",
+    `${name}.ext`,
+    "-out",
+    `${name}.crt`,
+  ]);
 }
 
 /** Generates the PKI (about a tenth of a second of openssl work). */

@@ -43,13 +43,18 @@ test("a final line without a newline is still delivered", async () => {
 });
 
 test("BOOKMARK events are delivered with their resourceVersion", async () => {
-  const events = await collect(chunks(JSON.stringify({ type: "BOOKMARK", object: { kind: "ConfigMap", apiVersion: "v1", metadata: { resourceVersion: "77" } } }) + "\n"));
+  const events = await collect(
+    chunks(JSON.stringify({ type: "BOOKMARK", object: { kind: "ConfigMap", apiVersion: "v1", metadata: { resourceVersion: "77" } } }) + "\n"),
+  );
   expect(events[0]?.type).toBe("BOOKMARK");
   expect(meta(events[0])?.resourceVersion).toBe("77");
 });
 
 test("an ERROR event with code 410 is thrown as KubeApiError reason Gone", async () => {
-  const expired = { type: "ERROR", object: { kind: "Status", apiVersion: "v1", status: "Failure", message: "too old resource version: 1 (5)", reason: "Expired", code: 410 } };
+  const expired = {
+    type: "ERROR",
+    object: { kind: "Status", apiVersion: "v1", status: "Failure", message: "too old resource version: 1 (5)", reason: "Expired", code: 410 },
+  };
   const seen: string[] = [];
   const err = await (async () => {
     for await (const ev of decodeWatchEvents<Obj>(chunks(line("ADDED", "a", "1") + JSON.stringify(expired) + "\n"), where)) seen.push(ev.type);
@@ -62,7 +67,9 @@ test("an ERROR event with code 410 is thrown as KubeApiError reason Gone", async
 });
 
 test("an ERROR event with another code is yielded with its Status", async () => {
-  const events = await collect(chunks(JSON.stringify({ type: "ERROR", object: { kind: "Status", code: 500, reason: "InternalError", message: "boom" } }) + "\n"));
+  const events = await collect(
+    chunks(JSON.stringify({ type: "ERROR", object: { kind: "Status", code: 500, reason: "InternalError", message: "boom" } }) + "\n"),
+  );
   expect(events).toEqual([{ type: "ERROR", object: { kind: "Status", code: 500, reason: "InternalError", message: "boom" } }]);
 });
 

@@ -15,7 +15,11 @@ function manual() {
 function setup(perWindow = 3, hint?: string) {
   const lines: string[] = [];
   const clock = manual();
-  const d = new DebugLines((l) => lines.push(l), (n) => (n === "a.m.debug-1" ? '"Up"' : n), { perWindow, windowMs: 1000, schedule: clock.schedule, ...(hint ? { hint: () => hint } : {}) });
+  const d = new DebugLines(
+    (l) => lines.push(l),
+    (n) => (n === "a.m.debug-1" ? '"Up"' : n),
+    { perWindow, windowMs: 1000, schedule: clock.schedule, ...(hint ? { hint: () => hint } : {}) },
+  );
   return { lines, clock, d };
 }
 

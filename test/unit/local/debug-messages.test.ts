@@ -41,10 +41,23 @@ test("a debug node prints every message of a burst, named by its label; status l
   dirs.push(dir);
   for (const f of renderFlowFiles(burst)) writeFileSync(join(dir, f.name), f.text);
   const lines: string[] = [];
-  const host = await LocalHost.start({ dir, components: [signal, arraySplit, debug], watch: false, debounceMs: 10, statePath: null, resyncMs: 0, report: (l) => lines.push(l) });
+  const host = await LocalHost.start({
+    dir,
+    components: [signal, arraySplit, debug],
+    watch: false,
+    debounceMs: 10,
+    statePath: null,
+    resyncMs: 0,
+    report: (l) => lines.push(l),
+  });
   hosts.push(host);
   await waitUntil("four debug lines", async () => lines.filter((l) => l.startsWith("debug ")).length >= 4, 10_000);
-  expect(lines.filter((l) => l.startsWith("debug "))).toEqual(['debug "Item": {"item":1}', 'debug "Item": {"item":2}', 'debug "Item": {"item":3}', 'debug "Item": {"item":4}']);
+  expect(lines.filter((l) => l.startsWith("debug "))).toEqual([
+    'debug "Item": {"item":1}',
+    'debug "Item": {"item":2}',
+    'debug "Item": {"item":3}',
+    'debug "Item": {"item":4}',
+  ]);
   await waitUntil("status lines", async () => lines.some((l) => l.startsWith('node "Each item"')), 10_000);
   expect(lines).toContain('node "Each item"  array_split  OK');
   expect(lines.some((l) => l.includes(".mod."))).toBe(false); // no hashed name anywhere

@@ -30,7 +30,9 @@ describe("tinyhost demo arguments", () => {
 
   test("a port in use gets the one-line advice; another bind failure keeps its reason", () => {
     expect(demoListenFailure(8080, true, "ignored")).toBe("port 8080 is in use: set PORT or --port");
-    expect(demoListenFailure(80, false, "http_server: cannot listen on :80: EACCES")).toBe("cannot listen on port 80: http_server: cannot listen on :80: EACCES");
+    expect(demoListenFailure(80, false, "http_server: cannot listen on :80: EACCES")).toBe(
+      "cannot listen on port 80: http_server: cannot listen on :80: EACCES",
+    );
   });
 });
 
@@ -45,7 +47,10 @@ describe("tinyhost demo console flags and built-in flow", () => {
   test("the built-in hello-api flow is the committed examples/hello-api, byte for byte, and is removed after", () => {
     const { dir, remove } = writeEmbeddedDemo();
     const root = join(import.meta.dir, "../../../examples/hello-api");
-    const yaml = (d: string) => readdirSync(d).filter((f) => f.endsWith(".yaml")).sort();
+    const yaml = (d: string) =>
+      readdirSync(d)
+        .filter((f) => f.endsWith(".yaml"))
+        .sort();
     expect(yaml(dir)).toEqual(yaml(root));
     for (const f of yaml(root)) expect(readFileSync(join(dir, f), "utf8")).toBe(readFileSync(join(root, f), "utf8"));
     remove();

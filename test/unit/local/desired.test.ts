@@ -34,7 +34,9 @@ describe("collectDesired", () => {
   test("two declarations in one file: the message gives both lines and says the first is used", () => {
     const d = desired({ "a.yaml": node("h.mod.relay-1") + node("h.mod.relay-1", "sink") });
     expect(d.nodes.get("h.mod.relay-1")!.node.spec.component).toBe("relay");
-    expect(d.errors[0]!.message).toBe("a.yaml:10: node h.mod.relay-1: declared twice in a.yaml, at lines 2 and 10; the first (line 2) is used and this one is ignored — remove one");
+    expect(d.errors[0]!.message).toBe(
+      "a.yaml:10: node h.mod.relay-1: declared twice in a.yaml, at lines 2 and 10; the first (line 2) is used and this one is ignored — remove one",
+    );
   });
 
   test("a file that no longer parses keeps the nodes it declared before", () => {

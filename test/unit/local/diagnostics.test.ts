@@ -103,7 +103,13 @@ async function start(dir: string, lines: string[], extra: Partial<LocalHostOptio
   return host;
 }
 
-const flow = (nodes: FlowDescription["nodes"], edges: FlowDescription["edges"] = []): FlowDescription => ({ project: "p", flow: "f", module: "mod", nodes, edges });
+const flow = (nodes: FlowDescription["nodes"], edges: FlowDescription["edges"] = []): FlowDescription => ({
+  project: "p",
+  flow: "f",
+  module: "mod",
+  nodes,
+  edges,
+});
 
 /** Sends `{n}` to the pulse node's `_control`, as the start signal would. */
 function go(host: LocalHost, desc: FlowDescription, n: unknown = 1): Promise<Result> {
@@ -144,7 +150,9 @@ describe("local mode prints hop failures", () => {
   });
 
   test("a mapping expression that fails on a payload is printed with the expression and field", async () => {
-    const desc = flow({ pulse: { component: "pulse" }, relay: { component: "relay" } }, [{ from: "pulse:out", to: "relay:in", configuration: { n: "{{$.n * 2}}" } }]);
+    const desc = flow({ pulse: { component: "pulse" }, relay: { component: "relay" } }, [
+      { from: "pulse:out", to: "relay:in", configuration: { n: "{{$.n * 2}}" } },
+    ]);
     const dir = tempDir();
     writeFlow(dir, desc);
     const lines: string[] = [];
@@ -156,7 +164,9 @@ describe("local mode prints hop failures", () => {
   });
 
   test("a port validation failure is printed at the receiving node", async () => {
-    const desc = flow({ pulse: { component: "pulse" }, strict: { component: "strict" } }, [{ from: "pulse:out", to: "strict:in", configuration: { n: "{{$.n}}" } }]);
+    const desc = flow({ pulse: { component: "pulse" }, strict: { component: "strict" } }, [
+      { from: "pulse:out", to: "strict:in", configuration: { n: "{{$.n}}" } },
+    ]);
     const dir = tempDir();
     writeFlow(dir, desc);
     const lines: string[] = [];
@@ -207,7 +217,10 @@ describe("local mode reports static problems at load", () => {
     writeFlow(dir, desc);
     const pulseFile = join(dir, "pulse.yaml");
     const pulseNode = nodeNameOf(desc, "pulse");
-    writeFileSync(pulseFile, `${(await Bun.file(pulseFile).text()).trimEnd()}\n  edges:\n    - id: e1\n      port: out\n      to: 0000aaaa.mod.ghost-12345:in\n`);
+    writeFileSync(
+      pulseFile,
+      `${(await Bun.file(pulseFile).text()).trimEnd()}\n  edges:\n    - id: e1\n      port: out\n      to: 0000aaaa.mod.ghost-12345:in\n`,
+    );
     const lines: string[] = [];
     const host = await start(dir, lines);
     expect(lines.filter((l) => l.includes("e1"))).toEqual([
@@ -215,7 +228,9 @@ describe("local mode reports static problems at load", () => {
     ]);
     const r = await go(host, desc);
     expect(r.kind === "fail" && (r.error as Error & { code?: string }).code).toBe("NODE_NOT_DECLARED"); // not NODE_NOT_FOUND after a 5 s wait
-    expect(errorsAbout(lines)).toEqual([`error: node ${pulseNode} port out: no node 0000aaaa.mod.ghost-12345 is declared in the manifests (hop to 0000aaaa.mod.ghost-12345:in)`]);
+    expect(errorsAbout(lines)).toEqual([
+      `error: node ${pulseNode} port out: no node 0000aaaa.mod.ghost-12345 is declared in the manifests (hop to 0000aaaa.mod.ghost-12345:in)`,
+    ]);
   });
 
   test("an edge to a port the target does not have is reported, and with nothing pending its hops fail at once", async () => {
@@ -239,7 +254,9 @@ describe("local mode reports static problems at load", () => {
     const lines: string[] = [];
     await start(dir, lines);
     const node = nodeNameOf(desc, "needy");
-    expect(lines.filter((l) => l.includes(node))).toEqual([`node ${node}  needy  error: ${join(dir, "needy.yaml")}:3: port _settings: field $.name breaks rule "type": $.name must be a string, got number 7`]);
+    expect(lines.filter((l) => l.includes(node))).toEqual([
+      `node ${node}  needy  error: ${join(dir, "needy.yaml")}:3: port _settings: field $.name breaks rule "type": $.name must be a string, got number 7`,
+    ]);
   });
 });
 
@@ -252,7 +269,9 @@ describe("local mode says each thing once", () => {
     const host = await start(dir, lines);
     await host.reloadManifests();
     await host.reloadManifests();
-    expect(lines.filter((l) => l.includes("skipped ConfigMap"))).toEqual([`note: ${join(dir, "cm.yaml")}:1: skipped ConfigMap cm (local mode runs TinyProject, TinyFlow, TinyNode and TinyComponent)`]);
+    expect(lines.filter((l) => l.includes("skipped ConfigMap"))).toEqual([
+      `note: ${join(dir, "cm.yaml")}:1: skipped ConfigMap cm (local mode runs TinyProject, TinyFlow, TinyNode and TinyComponent)`,
+    ]);
   });
   test("an unknown component is one line (the problem, with file and line), not also a status line", async () => {
     const desc = flow({ ghost: { component: "nope" } });

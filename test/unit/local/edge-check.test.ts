@@ -14,7 +14,10 @@ spec:
   component: ${component}
 ${edges.length ? `  edges:\n${edges.map((e) => `    - id: ${e.id}\n      port: ${e.port}\n      to: ${e.to}\n`).join("")}` : ""}`;
 
-const relayPorts: RunningPorts = { component: "relay", ports: [target("in", Type.Unknown()), source("out", Type.Unknown()), target("_settings", Type.Unknown())] };
+const relayPorts: RunningPorts = {
+  component: "relay",
+  ports: [target("in", Type.Unknown()), source("out", Type.Unknown()), target("_settings", Type.Unknown())],
+};
 
 function check(text: string, running: Record<string, RunningPorts>, runsHere = (e: NodeManifest) => e.node.metadata.name!.split(".")[1] === "m") {
   const nodes = new Map(parseManifestFile("flow.yaml", text).nodes.map((n) => [n.node.metadata.name!, n]));
@@ -24,7 +27,9 @@ function check(text: string, running: Record<string, RunningPorts>, runsHere = (
 describe("edgeProblems", () => {
   test("an edge to a node no manifest declares names file, edge line, node, edge id and target", () => {
     const text = node("h.m.relay-1", "relay", [{ id: "e1", port: "out", to: "h.m.ghost-1:in" }]);
-    expect(check(text, {})).toEqual(["flow.yaml:10: node h.m.relay-1: edge e1 (port out → h.m.ghost-1:in): no node h.m.ghost-1 is declared in the manifests; hops on this edge fail"]);
+    expect(check(text, {})).toEqual([
+      "flow.yaml:10: node h.m.relay-1: edge e1 (port out → h.m.ghost-1:in): no node h.m.ghost-1 is declared in the manifests; hops on this edge fail",
+    ]);
   });
 
   test("an edge to a port the running target does not have lists its input ports", () => {

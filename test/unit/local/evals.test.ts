@@ -29,11 +29,14 @@ describe("eval specs (the SDK's pkg/evals format)", () => {
     const one = await parseEvals("a.yaml", "name: x\ntrigger: {node: sig}\n");
     expect(one).toEqual([{ name: "x", trigger: { node: "sig", port: "_control" }, timeoutMs: 60_000, expect: {}, path: "a.yaml" }]);
     const list = await parseEvals("b.yaml", "- name: a\n  trigger: {node: sig, port: in}\n  timeout: 1m30s\n- name: b\n  trigger: {node: sig2}\n");
-    expect(list.map((s) => [s.name, s.trigger.port, s.timeoutMs])).toEqual([["a", "in", 90_000], ["b", "_control", 60_000]]);
+    expect(list.map((s) => [s.name, s.trigger.port, s.timeoutMs])).toEqual([
+      ["a", "in", 90_000],
+      ["b", "_control", 60_000],
+    ]);
     expect(await parseEvals("c.yaml", "  \n")).toEqual([]);
   });
 
-  test("YAML 1.1 as the SDK reads it: a bare n is false, which a string field reads as \"false\"", async () => {
+  test('YAML 1.1 as the SDK reads it: a bare n is false, which a string field reads as "false"', async () => {
     expect((await spec("name: 5\ntrigger: {node: n}")).trigger.node).toBe("false");
     expect((await spec("name: 5\ntrigger: {node: n}")).name).toBe("5");
   });
@@ -41,9 +44,15 @@ describe("eval specs (the SDK's pkg/evals format)", () => {
   test("Go's validation messages, prefixed with the file", async () => {
     await expect(parseEvals("a.yaml", "trigger: {node: sig}")).rejects.toThrow("a.yaml: eval has no name — the name is what a failure reports");
     await expect(parseEvals("a.yaml", "name: x")).rejects.toThrow("a.yaml: x: trigger.node is required — an eval that fires nothing checks nothing");
-    await expect(parseEvals("a.yaml", "name: x\ntrigger: {node: sig}\nexpect: {arrives: [{at: nocolon}]}")).rejects.toThrow('a.yaml: x: expect.arrives[0].at must be "<node>:<port>", got "nocolon"');
-    await expect(parseEvals("a.yaml", "name: x\ntrigger: {node: sig}\ntimeout: 45")).rejects.toThrow('a.yaml: timeout: bad duration "45": time: invalid duration "45" (a Go duration: 45s, 1m30s)');
-    await expect(parseEvals("a.yaml", "- name: a\n  trigger: {node: sig}\n- name: b\n  trigger: {node: sig}\n  timeout: fast")).rejects.toThrow('a.yaml: eval 2: timeout: bad duration "fast"');
+    await expect(parseEvals("a.yaml", "name: x\ntrigger: {node: sig}\nexpect: {arrives: [{at: nocolon}]}")).rejects.toThrow(
+      'a.yaml: x: expect.arrives[0].at must be "<node>:<port>", got "nocolon"',
+    );
+    await expect(parseEvals("a.yaml", "name: x\ntrigger: {node: sig}\ntimeout: 45")).rejects.toThrow(
+      'a.yaml: timeout: bad duration "45": time: invalid duration "45" (a Go duration: 45s, 1m30s)',
+    );
+    await expect(parseEvals("a.yaml", "- name: a\n  trigger: {node: sig}\n- name: b\n  trigger: {node: sig}\n  timeout: fast")).rejects.toThrow(
+      'a.yaml: eval 2: timeout: bad duration "fast"',
+    );
     await expect(parseEvals("a.yaml", "name: x\ntrigger: {node: sig}\nexpect: {errors: two}")).rejects.toThrow('expect.errors must be an integer, got "two"');
   });
 
@@ -66,7 +75,8 @@ describe("eval specs (the SDK's pkg/evals format)", () => {
 
   test("a misspelt key is accepted, as Go's non-strict YAML does, with a warning naming the key and the file", async () => {
     const warnings: string[] = [];
-    const yaml = "- name: a\n  trigger: {node: sig}\n- name: b\n  trigger: {node: sig, prot: in}\n  expekt: {errors: 1}\n  expect: {arrives: [{at: 'x:y', equal: 1}], usage: {tokens: {mx: 3}}}\n";
+    const yaml =
+      "- name: a\n  trigger: {node: sig}\n- name: b\n  trigger: {node: sig, prot: in}\n  expekt: {errors: 1}\n  expect: {arrives: [{at: 'x:y', equal: 1}], usage: {tokens: {mx: 3}}}\n";
     const specs = await parseEvals("a.yaml", yaml, (w) => warnings.push(w));
     expect(specs.map((s) => s.name)).toEqual(["a", "b"]);
     expect(specs[1]!.expect).toEqual({ arrives: [{ at: "x:y" }], usage: { tokens: {} } });
@@ -86,7 +96,11 @@ describe("eval specs (the SDK's pkg/evals format)", () => {
     dirs.push(dir);
     writeFileSync(join(dir, "e.yaml"), "name: x\ntrigger: {node: sig}\nexpekt: {errors: 1}\n");
     const err: string[] = [];
-    const code = await runEvalCommand({ flowDir: join(dir, "no-such-flow"), evals: join(dir, "e.yaml"), json: false, verbose: false }, () => {}, (l) => err.push(l));
+    const code = await runEvalCommand(
+      { flowDir: join(dir, "no-such-flow"), evals: join(dir, "e.yaml"), json: false, verbose: false },
+      () => {},
+      (l) => err.push(l),
+    );
     expect(code).toBe(1); // the flow directory is missing: the run itself fails after the warning
     expect(err[0]).toBe(`tinyhost eval: warning: ${join(dir, "e.yaml")}: unknown key "expekt" ignored (known: name, flow, trigger, timeout, expect)`);
   });
@@ -98,7 +112,10 @@ describe("eval specs (the SDK's pkg/evals format)", () => {
   test("an evals file with no evals is refused: no evals in <file>", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tinyhost-evals-"));
     dirs.push(dir);
-    for (const [f, text] of [["empty.yaml", ""], ["blank.yaml", "  \n\n"]] as const) {
+    for (const [f, text] of [
+      ["empty.yaml", ""],
+      ["blank.yaml", "  \n\n"],
+    ] as const) {
       writeFileSync(join(dir, f), text);
       await expect(loadEvals(join(dir, f))).rejects.toThrow(`no evals in ${join(dir, f)}`);
     }
@@ -160,7 +177,9 @@ describe("tinyhost eval on the platform's eval flow", () => {
   test("the fixture is the published flow, unchanged (SOURCE.txt's sha256)", () => {
     const source = readFileSync(join(SMOKE, "SOURCE.txt"), "utf8");
     for (const f of ["flow.yaml", "evals/csv.yaml"]) {
-      const sum = createHash("sha256").update(readFileSync(join(SMOKE, f))).digest("hex");
+      const sum = createHash("sha256")
+        .update(readFileSync(join(SMOKE, f)))
+        .digest("hex");
       expect(source).toContain(`${sum}  ${f}`);
     }
   });
@@ -168,7 +187,11 @@ describe("tinyhost eval on the platform's eval flow", () => {
   test("both evals pass: csv_decode and text_chunk (encoding-module) fed by a common-module signal", async () => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runEvalCommand({ flowDir: SMOKE, evals: join(SMOKE, "evals"), json: false, verbose: false }, (l) => out.push(l), (l) => err.push(l));
+    const code = await runEvalCommand(
+      { flowDir: SMOKE, evals: join(SMOKE, "evals"), json: false, verbose: false },
+      (l) => out.push(l),
+      (l) => err.push(l),
+    );
     expect(err).toEqual([]);
     expect(out.slice(1).map((l) => l.replace(/ \(\d+(\.\d+)?m?s\)/, ""))).toEqual([
       "PASS  csv_decode keeps a quoted comma intact and infers numbers",
@@ -206,7 +229,9 @@ expect:
   });
 
   test("an unknown or ambiguous trigger node is an error of the eval, not a failed claim", async () => {
-    expect(() => resolveNode(["a.m.signal-1", "b.m.signal-1"], "m.signal-1")).toThrow('trigger node "m.signal-1" is ambiguous: it ends 2 node names (a.m.signal-1, b.m.signal-1)');
+    expect(() => resolveNode(["a.m.signal-1", "b.m.signal-1"], "m.signal-1")).toThrow(
+      'trigger node "m.signal-1" is ambiguous: it ends 2 node names (a.m.signal-1, b.m.signal-1)',
+    );
     expect(resolveNode(["a.m.signal-1", "a.m.xsignal-1"], "a.m.signal-1")).toBe("a.m.signal-1");
     expect(resolveNode(["a.m.signal-1", "a.m.xsignal-1"], ".m.signal-1")).toBe("a.m.signal-1");
     const host = await LocalHost.start({ dir: SMOKE, components: loadStaticRegistry().list(), statePath: null, watch: false, report: () => {} });
@@ -243,12 +268,16 @@ test("usage a component meters on its hops is summed per unit, as the platform s
   });
   const dir = mkdtempSync(join(tmpdir(), "tinyhost-evals-usage-"));
   dirs.push(dir);
-  writeFileSync(join(dir, "n.yaml"), "apiVersion: operator.tinysystems.io/v1alpha1\nkind: TinyNode\nmetadata:\n  name: abcd1234.tinyhost.metered-aaaaa\n  labels: {tinysystems.io/flow-name: f, tinysystems.io/project-name: p}\nspec:\n  module: tinyhost\n  component: metered\n");
+  writeFileSync(
+    join(dir, "n.yaml"),
+    "apiVersion: operator.tinysystems.io/v1alpha1\nkind: TinyNode\nmetadata:\n  name: abcd1234.tinyhost.metered-aaaaa\n  labels: {tinysystems.io/flow-name: f, tinysystems.io/project-name: p}\nspec:\n  module: tinyhost\n  component: metered\n",
+  );
   const host = await LocalHost.start({ dir, components: [metered], statePath: null, watch: false, report: () => {} });
   hosts.push(host);
-  const s = await spec("name: u\ntrigger: {node: metered-aaaaa, port: in, data: {tokens: 120}}\ntimeout: 5s\nexpect: {usage: {tokens: {max: 100}, calls: {min: 1, max: 1}}}");
+  const s = await spec(
+    "name: u\ntrigger: {node: metered-aaaaa, port: in, data: {tokens: 120}}\ntimeout: 5s\nexpect: {usage: {tokens: {max: 100}, calls: {min: 1, max: 1}}}",
+  );
   const r = await runEval(host, s, { settleMs: 50 });
   expect(r.observed.usage).toEqual({ tokens: 120, calls: 1 });
   expect(r.failures.map(failureText)).toEqual(["expected tokens <= 100 — got 120"]);
 });
-

@@ -47,7 +47,12 @@ describe("FailureLog", () => {
   test("a configuration that does not compile is named by its cause, not by the runner's long prefix", () => {
     const { lines, failures } = log();
     const cause = new Error('expression "{{$.a +}}": unexpected end of expression at position 4 (in field "x")');
-    failures.hop("h.m.a-1", "in", "h.m.b-1:out", new TinyError("PORT_CONFIG", 'node h.m.a-1: configuration of port in (from "h.m.b-1:out") is invalid: …', { cause }));
+    failures.hop(
+      "h.m.a-1",
+      "in",
+      "h.m.b-1:out",
+      new TinyError("PORT_CONFIG", 'node h.m.a-1: configuration of port in (from "h.m.b-1:out") is invalid: …', { cause }),
+    );
     expect(lines).toEqual([`error: node h.m.a-1 port in (from h.m.b-1:out): its configuration does not compile: ${cause.message}`]);
   });
 
@@ -64,7 +69,8 @@ describe("FailureLog", () => {
 
   test("mapping expression errors are printed with the hop's node, port and sender, rate-limited", () => {
     const { lines, failures } = log();
-    for (let i = 0; i < 3; i++) failures.expression("h.m.a-1", "in", "h.m.b-1:out", 'expression "{{$.x * 2}}": cannot apply "*" to string and number (in field "y")');
+    for (let i = 0; i < 3; i++)
+      failures.expression("h.m.a-1", "in", "h.m.b-1:out", 'expression "{{$.x * 2}}": cannot apply "*" to string and number (in field "y")');
     expect(lines).toEqual(['error: node h.m.a-1 port in (from h.m.b-1:out): expression "{{$.x * 2}}": cannot apply "*" to string and number (in field "y")']);
   });
 

@@ -48,7 +48,7 @@ describe("FlowEvents", () => {
     expect(listen).toHaveLength(1);
   });
 
-  test("a settings delivery failing during a reconcile (from \"\") is left to the status line", () => {
+  test('a settings delivery failing during a reconcile (from "") is left to the status line', () => {
     const { lines, events } = setup();
     events.watcher().inputFailed("h.m.r-1", "_settings", "", new Error("bad settings"));
     expect(lines).toEqual([]);
@@ -79,14 +79,30 @@ describe("FlowEvents", () => {
 
 describe("FlowEvents hops", () => {
   test("hops are recorded only for debug nodes' data ports until a listener registers; then every hop reaches it", () => {
-    const host: FlowEventsHost = { stopped: () => false, componentOf: (n) => (n === "h.m.debug-1" ? "debug" : "router"), runner: () => undefined, listenFailed: () => {} };
+    const host: FlowEventsHost = {
+      stopped: () => false,
+      componentOf: (n) => (n === "h.m.debug-1" ? "debug" : "router"),
+      runner: () => undefined,
+      listenFailed: () => {},
+    };
     const events = new FlowEvents(host, new FailureLog(() => {}, { schedule: () => () => {} }));
     const w = events.watcher();
     expect([w.wantsHop!("h.m.debug-1", "in"), w.wantsHop!("h.m.debug-1", "_settings"), w.wantsHop!("h.m.r-1", "in")]).toEqual([true, false, false]);
     const seen: string[] = [];
     const off = events.onHop((r) => seen.push(`${r.node}:${r.port}`));
     expect(w.wantsHop!("h.m.r-1", "in")).toBe(true);
-    w.hop!({ node: "h.m.r-1", port: "in", from: "", edgeId: "", data: "1", result: { kind: "empty" }, error: undefined, expressionErrors: [], startedAt: 0, durationMs: 0 });
+    w.hop!({
+      node: "h.m.r-1",
+      port: "in",
+      from: "",
+      edgeId: "",
+      data: "1",
+      result: { kind: "empty" },
+      error: undefined,
+      expressionErrors: [],
+      startedAt: 0,
+      durationMs: 0,
+    });
     off();
     expect(seen).toEqual(["h.m.r-1:in"]);
     expect(w.wantsHop!("h.m.r-1", "in")).toBe(false);

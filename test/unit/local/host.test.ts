@@ -161,7 +161,12 @@ describe("LocalHost", () => {
     const dir = tempDir();
     writeFlow(dir, { ...FLOW, nodes: { ...FLOW.nodes, pulse: { component: "pulse" } } });
     const host = await start(dir, { statePath: null });
-    expect(host.nodes.items().map((n) => n.metadata.name).sort()).toEqual([name("pulse"), name("sink"), name("tally")].sort());
+    expect(
+      host.nodes
+        .items()
+        .map((n) => n.metadata.name)
+        .sort(),
+    ).toEqual([name("pulse"), name("sink"), name("tally")].sort());
     expect(host.status(name("sink"))!.status).toBe("OK");
     const r = await host.send(name("tally"), "in", { context: "from the console" });
     expect(r.kind).not.toBe("fail");
@@ -173,7 +178,10 @@ describe("LocalHost", () => {
     writeFlow(dir, FLOW);
     const lines: string[] = [];
     const host = await start(dir, { statePath: null, healthProbeBindAddress: "127.0.0.1:0" }, lines);
-    const url = lines.find((l) => l.startsWith("health: "))!.slice("health: ".length).split("/healthz")[0]!;
+    const url = lines
+      .find((l) => l.startsWith("health: "))!
+      .slice("health: ".length)
+      .split("/healthz")[0]!;
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
     const metrics = await (await fetch(`${url}/metrics`)).text();
@@ -182,7 +190,12 @@ describe("LocalHost", () => {
     // Memory held outside the JS heap by JS objects (docs/operations.md §8): a byte count, present.
     expect(Number(/^tinyhost_js_external_bytes (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(0);
     await host.stop();
-    expect(await fetch(`${url}/healthz`).then(() => "answered", () => "closed")).toBe("closed");
+    expect(
+      await fetch(`${url}/healthz`).then(
+        () => "answered",
+        () => "closed",
+      ),
+    ).toBe("closed");
   });
 
   test("node metadata goes to the state file and a restart resumes from it", async () => {
@@ -294,7 +307,13 @@ describe("LocalHost", () => {
     await waitFor("count 1", () => countOf(host) === 1);
     rmSync(tallyFile(dir));
     await host.reloadManifests();
-    await waitFor("the drop line", () => lines.some((l) => l.startsWith(`state: dropped the saved state of node ${name("tally")}: its manifest has been gone since `) && l.endsWith("(a removed node's state is kept 100 ms)")));
+    await waitFor("the drop line", () =>
+      lines.some(
+        (l) =>
+          l.startsWith(`state: dropped the saved state of node ${name("tally")}: its manifest has been gone since `) &&
+          l.endsWith("(a removed node's state is kept 100 ms)"),
+      ),
+    );
     await host.stop();
     expect(JSON.parse(readFileSync(join(dir, STATE_FILE_NAME), "utf8")).nodes[name("tally")]).toBeUndefined();
   });
@@ -321,7 +340,11 @@ describe("LocalHost", () => {
   test("a missing manifests directory and a file given as one are told apart", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "README.md"), "# not manifests\n");
-    const failure = (d: string) => LocalHost.start({ dir: d, components: [], watch: false, report: () => {} }).then(() => "started", (e: Error) => e.message);
+    const failure = (d: string) =>
+      LocalHost.start({ dir: d, components: [], watch: false, report: () => {} }).then(
+        () => "started",
+        (e: Error) => e.message,
+      );
     expect(await failure(join(dir, "nope"))).toBe(`manifests directory not found: ${shownPath(join(dir, "nope"))}`);
     expect(await failure(join(dir, "README.md"))).toStartWith(`${shownPath(join(dir, "README.md"))} is a file, not a directory`);
   });
@@ -384,7 +407,9 @@ describe("LocalHost", () => {
     const lines: string[] = [];
     const host = await start(dir, {}, lines);
     const file = join(dir, "ghost.yaml");
-    expect(lines).toContain(`error: ${file}:3: node ${name("ghost", { ...FLOW, nodes: { ghost: { component: "nope" } } })}: component "nope" is not registered (known: http_server, pulse, sink, tally)`);
+    expect(lines).toContain(
+      `error: ${file}:3: node ${name("ghost", { ...FLOW, nodes: { ghost: { component: "nope" } } })}: component "nope" is not registered (known: http_server, pulse, sink, tally)`,
+    );
     expect(host.status(name("ghost", { ...FLOW, nodes: { ghost: { component: "nope" } } }))!.error).toBe(true);
     await waitFor("the sink", () => journal.some((j) => j.startsWith(`sink:${name("sink")}`)));
   });
@@ -409,7 +434,16 @@ describe("LocalHost", () => {
   test("an alias bomb at start-up is reported naming its file and the other files' nodes run", async () => {
     const dir = tempDir();
     writeFlow(dir, FLOW);
-    writeFileSync(join(dir, "bomb.yaml"), ["a: &a [x, x, x, x, x, x, x, x, x]", "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]", "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]", "d: [*c, *c, *c, *c, *c, *c, *c, *c, *c]", ""].join("\n"));
+    writeFileSync(
+      join(dir, "bomb.yaml"),
+      [
+        "a: &a [x, x, x, x, x, x, x, x, x]",
+        "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]",
+        "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]",
+        "d: [*c, *c, *c, *c, *c, *c, *c, *c, *c]",
+        "",
+      ].join("\n"),
+    );
     const lines: string[] = [];
     await start(dir, {}, lines);
     expect(lines).toContain(`error: ${join(dir, "bomb.yaml")}:1: Excessive alias count indicates a resource exhaustion attack`);
@@ -500,7 +534,11 @@ describe("LocalHost", () => {
 
   test("the first http_server node gets the HTTP port in its port metadata before its first reconcile", async () => {
     const dir = tempDir();
-    const desc: FlowDescription = { ...FLOW, nodes: { a: { component: "http_server", suffix: "aaaaa" }, b: { component: "http_server", suffix: "bbbbb" } }, edges: [] };
+    const desc: FlowDescription = {
+      ...FLOW,
+      nodes: { a: { component: "http_server", suffix: "aaaaa" }, b: { component: "http_server", suffix: "bbbbb" } },
+      edges: [],
+    };
     writeFlow(dir, desc);
     await start(dir, { httpPort: 18080 });
     expect(journal).toContain(`port:${name("a", desc)}:18080`);
@@ -564,7 +602,17 @@ export default defineComponent({
     const desc: FlowDescription = { project: "p", flow: "g", module: "mod", nodes: { g: { component: "greeter" } } };
     writeFlow(dir, desc);
     const lines: string[] = [];
-    const host = await LocalHost.start({ dir, components: [tally, pulse], componentsDir: cdir, watch: true, watchDebounceMs: 20, debounceMs: 10, resyncMs: 0, statePath: null, report: (l) => lines.push(l) });
+    const host = await LocalHost.start({
+      dir,
+      components: [tally, pulse],
+      componentsDir: cdir,
+      watch: true,
+      watchDebounceMs: 20,
+      debounceMs: 10,
+      resyncMs: 0,
+      statePath: null,
+      report: (l) => lines.push(l),
+    });
     hosts.push(host);
     expect(lines[0]).toContain(`components 2 bundled + 1 from ${shownPath(cdir)}`);
     expect(host.status(name("g", desc))!.component!.description).toBe("v1");
@@ -574,7 +622,8 @@ export default defineComponent({
     expect(lines.some((l) => l.startsWith(`reloaded ${shownPath(file)} (greeter): recreating 1 node`))).toBe(true);
   });
 
-  const named = (componentName: string, description = "v1") => componentSource(description).replace('name: "greeter"', `name: ${JSON.stringify(componentName)}`);
+  const named = (componentName: string, description = "v1") =>
+    componentSource(description).replace('name: "greeter"', `name: ${JSON.stringify(componentName)}`);
   const GREET: FlowDescription = { project: "p", flow: "g", module: "mod", nodes: { g: { component: "greeter" } } };
   const startIn = async (dir: string, cdir: string, lines: string[] = []) => {
     const host = await LocalHost.start({ dir, componentsDir: cdir, watch: false, debounceMs: 10, resyncMs: 0, statePath: null, report: (l) => lines.push(l) });
@@ -650,7 +699,11 @@ export default defineComponent({
     writeFileSync(file, named("Bad Name!"));
     await host.reloadComponent(file);
     await host.idle();
-    expect(lines.some((l) => l.startsWith(`error: ${shownPath(file)}: defineComponent: info.name "Bad Name!" has upper-case letters`) && l.includes('joined by single "_"'))).toBe(true);
+    expect(
+      lines.some(
+        (l) => l.startsWith(`error: ${shownPath(file)}: defineComponent: info.name "Bad Name!" has upper-case letters`) && l.includes('joined by single "_"'),
+      ),
+    ).toBe(true);
     expect(host.scheduler.installed("greeter")).toBeUndefined();
     expect(host.status(name("g", GREET))!.status).toBe('component "greeter" is not registered (known: none)');
   });

@@ -5,7 +5,8 @@ import { forgetSecretValues, rememberSecretValue } from "../../../src/telemetry/
 
 /** A JSON-logger stand-in recording what reaches it, with its bindings. */
 function jsonLogger(lines: string[], bindings: object = {}): ComponentLogger & { child(b: object): ComponentLogger } {
-  const at = (level: string) => (obj: object | string, msg?: string) => lines.push(`${level} ${JSON.stringify(bindings)} ${typeof obj === "string" ? obj : `${JSON.stringify(obj)} ${msg}`}`);
+  const at = (level: string) => (obj: object | string, msg?: string) =>
+    lines.push(`${level} ${JSON.stringify(bindings)} ${typeof obj === "string" ? obj : `${JSON.stringify(obj)} ${msg}`}`);
   return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), child: (b) => jsonLogger(lines, { ...bindings, ...b }) };
 }
 

@@ -69,14 +69,20 @@ describe("spec.module must match the module segment of the node's name", () => {
   });
 
   test("without --name, the module is taken from a node whose name carries it, not from a mismatched one that sorts first", () => {
-    const nodes = [...parseManifestFile("a.yaml", node("h.tinyhost.relay-1", "other")).nodes, ...parseManifestFile("b.yaml", node("h.tinyhost.relay-2", "tinyhost")).nodes];
+    const nodes = [
+      ...parseManifestFile("a.yaml", node("h.tinyhost.relay-1", "other")).nodes,
+      ...parseManifestFile("b.yaml", node("h.tinyhost.relay-2", "tinyhost")).nodes,
+    ];
     expect(chooseModuleName(undefined, nodes)).toBe("tinyhost");
     expect(chooseModuleName(undefined, nodes.slice(0, 1))).toBe("other"); // nothing better known
     expect(chooseModuleName("given", nodes)).toBe("given");
   });
 
   test("without --name, a module none of whose components tinyhost has (a Go module of the export) is not taken over the user's, whatever the file order", () => {
-    const k8s = parseManifestFile("k8s.yaml", node("h.kubernetes-module-v0.pod-watch-1", "kubernetes-module-v0").replace("component: relay", "component: pod_watch")).nodes;
+    const k8s = parseManifestFile(
+      "k8s.yaml",
+      node("h.kubernetes-module-v0.pod-watch-1", "kubernetes-module-v0").replace("component: relay", "component: pod_watch"),
+    ).nodes;
     const mine = parseManifestFile("router.yaml", node("h.tinyhost.relay-1", "tinyhost")).nodes;
     const known = (c: string) => c === "relay";
     expect(chooseModuleName(undefined, [...k8s, ...mine], known)).toBe("tinyhost");
@@ -92,7 +98,9 @@ describe("yamlErrorText", () => {
   });
 
   test("an error past the last line points at the end of the file and the last line written", () => {
-    expect(yamlErrorText("Missing closing \"quote at line 3, column 1:\n\nk: \"x\n\n^\n", 'a: 1\nk: "x\n', 3)).toBe('Missing closing "quote (at the end of the file, after line 2: "k: \\"x")');
+    expect(yamlErrorText('Missing closing "quote at line 3, column 1:\n\nk: "x\n\n^\n', 'a: 1\nk: "x\n', 3)).toBe(
+      'Missing closing "quote (at the end of the file, after line 2: "k: \\"x")',
+    );
   });
 
   test("without a line the reason alone is kept", () => {

@@ -47,7 +47,10 @@ describe("manifest fast path", () => {
   }
 
   const cases: Record<string, string> = {
-    "edges as a block sequence at the key's indentation": node("a1b2c3d4.m.c-aaaaa", "  edges:\n  - id: e1\n    port: out\n    to: a1b2c3d4.m.c-bbbbb:in\n  # a comment\n  - id: e2\n    port: out\n    to: a1b2c3d4.m.c-ccccc:in\n  ports: []\n"),
+    "edges as a block sequence at the key's indentation": node(
+      "a1b2c3d4.m.c-aaaaa",
+      "  edges:\n  - id: e1\n    port: out\n    to: a1b2c3d4.m.c-bbbbb:in\n  # a comment\n  - id: e2\n    port: out\n    to: a1b2c3d4.m.c-ccccc:in\n  ports: []\n",
+    ),
     "edges indented, comments and blank lines between documents": `# head\n---\n\n${node("a1b2c3d4.m.c-aaaaa", "  edges:\n    - id: e1\n      port: out\n      to: a1b2c3d4.m.c-bbbbb:in\n")}---\n# a comment first\n\n${node("a1b2c3d4.m.c-bbbbb", "")}`,
     "an empty document after ---": `${node("a1b2c3d4.m.c-aaaaa", "")}---\n# only a comment\n---\n${node("a1b2c3d4.m.c-bbbbb", "")}---\n`,
     "flow-style edges": node("a1b2c3d4.m.c-aaaaa", '  edges: [{id: e1, port: out, to: "a1b2c3d4.m.c-bbbbb:in"}]\n'),
@@ -58,7 +61,7 @@ describe("manifest fast path", () => {
     "a syntax error": "apiVersion: [\n",
     "a list document": "- a\n- b\n",
     "a null document": "~\n",
-    "aliases": "a: &x {b: 1}\nc: *x\n",
+    aliases: "a: &x {b: 1}\nc: *x\n",
     "a multi-line quoted value": 'apiVersion: "operator.tinysystems.io/\n  v1alpha1"\nkind: TinyFlow\nmetadata:\n  name: f\n',
   };
   for (const [what, text] of Object.entries(cases)) {

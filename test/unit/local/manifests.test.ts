@@ -45,7 +45,12 @@ ${NODE("abc.mod.relay-2")}`;
   });
 
   test("an empty document (a trailing ---, ---/--- with comments only, an explicit null) is skipped as kubectl skips it, on both parsers", () => {
-    for (const text of [`${NODE("abc.mod.relay-1")}---\n`, `${NODE("abc.mod.relay-1")}---\n# nothing\n---\n`, `${NODE("abc.mod.relay-1")}---\n---\n`, `${NODE("abc.mod.relay-1")}---\n~\n`]) {
+    for (const text of [
+      `${NODE("abc.mod.relay-1")}---\n`,
+      `${NODE("abc.mod.relay-1")}---\n# nothing\n---\n`,
+      `${NODE("abc.mod.relay-1")}---\n---\n`,
+      `${NODE("abc.mod.relay-1")}---\n~\n`,
+    ]) {
       for (const r of [parseManifestFile("f.yaml", text), parseWithYamlPackage("f.yaml", text)]) {
         expect(r.errors).toEqual([]);
         expect(r.nodes.map((n) => n.node.metadata.name)).toEqual(["abc.mod.relay-1"]);
@@ -59,9 +64,11 @@ ${NODE("abc.mod.relay-2")}`;
     const noMeta = "apiVersion: operator.tinysystems.io/v1alpha1\nkind: TinyNode\nspec:\n  module: mod\n  component: relay\n";
     for (const parse of [parseManifestFile, parseWithYamlPackage]) {
       const a = parse("bad.yaml", noName);
-      expect(a.errors.map((e) => e.message)).toEqual(['bad.yaml:4: a TinyNode needs metadata.name (<flow-prefix>.<module>.<component>-<suffix>), got none']);
+      expect(a.errors.map((e) => e.message)).toEqual(["bad.yaml:4: a TinyNode needs metadata.name (<flow-prefix>.<module>.<component>-<suffix>), got none"]);
       const b = parse("bad.yaml", noMeta);
-      expect(b.errors.map((e) => e.message)).toEqual(["bad.yaml:1: a TinyNode needs metadata.name (<flow-prefix>.<module>.<component>-<suffix>), got no metadata"]);
+      expect(b.errors.map((e) => e.message)).toEqual([
+        "bad.yaml:1: a TinyNode needs metadata.name (<flow-prefix>.<module>.<component>-<suffix>), got no metadata",
+      ]);
     }
   });
 
@@ -83,7 +90,13 @@ ${NODE("abc.mod.relay-2")}`;
   });
 
   test("an alias bomb is refused like a syntax error naming the file; readManifestDir still reads the other files", () => {
-    const bomb = ["a: &a [x, x, x, x, x, x, x, x, x]", "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]", "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]", "d: [*c, *c, *c, *c, *c, *c, *c, *c, *c]", ""].join("\n");
+    const bomb = [
+      "a: &a [x, x, x, x, x, x, x, x, x]",
+      "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]",
+      "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]",
+      "d: [*c, *c, *c, *c, *c, *c, *c, *c, *c]",
+      "",
+    ].join("\n");
     const r = parseManifestFile("bomb.yaml", bomb);
     expect(r.syntaxError).toBe(true);
     expect(r.errors.map((e) => [e.code, e.message])).toEqual([["YAML_SYNTAX", "bomb.yaml:1: Excessive alias count indicates a resource exhaustion attack"]]);
@@ -103,7 +116,7 @@ ${NODE("abc.mod.relay-2")}`;
     expect(r.nodes).toEqual([]);
     expect(r.rejectedNodes).toEqual(["abc.mod.relay-1"]);
     expect(r.errors[0]!.code).toBe("MANIFEST_INVALID");
-    expect(r.errors[0]!.message).toBe('n.yaml:8: node abc.mod.relay-1: spec.component must be a non-empty string, got null');
+    expect(r.errors[0]!.message).toBe("n.yaml:8: node abc.mod.relay-1: spec.component must be a non-empty string, got null");
   });
 
   test("invalid base64 in a port configuration names the field and its line", () => {
@@ -126,7 +139,8 @@ ${NODE("abc.mod.relay-2")}`;
   });
 
   test("an edge retryPolicy field that is not what the CRD declares is refused naming the field and value, as the apiserver would", () => {
-    const edge = (policy: string) => `${NODE("abc.mod.relay-1")}  edges:\n    - id: e1\n      port: out\n      to: abc.mod.relay-2:in\n      retryPolicy: ${policy}\n`;
+    const edge = (policy: string) =>
+      `${NODE("abc.mod.relay-1")}  edges:\n    - id: e1\n      port: out\n      to: abc.mod.relay-2:in\n      retryPolicy: ${policy}\n`;
     const cases: [string, string][] = [
       ['{timeoutMs: "30d", maxAttempts: 2}', 'spec.edges[0].retryPolicy.timeoutMs must be an integer (ms) within the 64-bit range, got "30d"'],
       ["{timeoutMs: 1e300, maxAttempts: 2}", "spec.edges[0].retryPolicy.timeoutMs must be an integer (ms) within the 64-bit range, got 1e+300"],
@@ -142,7 +156,10 @@ ${NODE("abc.mod.relay-2")}`;
       expect(r.nodes).toEqual([]);
       expect(r.errors[0]?.message).toContain(message);
     }
-    const ok = parseManifestFile("n.yaml", edge('{timeoutMs: 2592000000, initialDelayMs: 0, maxDelayMs: -1, maxAttempts: 10, backoffCoefficient: "1.5", nonRetryableErrorCodes: [X]}'));
+    const ok = parseManifestFile(
+      "n.yaml",
+      edge('{timeoutMs: 2592000000, initialDelayMs: 0, maxDelayMs: -1, maxAttempts: 10, backoffCoefficient: "1.5", nonRetryableErrorCodes: [X]}'),
+    );
     expect(ok.errors).toEqual([]);
     expect(ok.nodes).toHaveLength(1);
   });

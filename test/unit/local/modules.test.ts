@@ -17,12 +17,18 @@ const pulse = defineComponent({
 /** Stand-ins named like platform components (the real ones are tested in their own files). */
 const transform = defineComponent({
   info: { name: "transform", description: "Modify", info: "re-emits {context}" },
-  ports: () => [target("in", Type.Object({ context: Type.Unknown() }), { default: { context: null } }), source("out", Type.Object({ context: Type.Unknown() }))],
+  ports: () => [
+    target("in", Type.Object({ context: Type.Unknown() }), { default: { context: null } }),
+    source("out", Type.Object({ context: Type.Unknown() })),
+  ],
   handle: (_ctx, output, _port, data) => output("out", { context: data.context }),
 });
 const csvDecode = defineComponent({
   info: { name: "csv_decode", description: "CSV", info: "splits a line" },
-  ports: () => [target("request", Type.Object({ encoded: Type.String() }), { default: { encoded: "" } }), source("response", Type.Object({ rows: Type.Array(Type.String()) }))],
+  ports: () => [
+    target("request", Type.Object({ encoded: Type.String() }), { default: { encoded: "" } }),
+    source("response", Type.Object({ rows: Type.Array(Type.String()) })),
+  ],
   handle: (_ctx, output, _port, data) => output("response", { rows: data.encoded.split(",") }),
 });
 const sink = defineComponent({
@@ -63,7 +69,8 @@ function yaml(d: NodeDoc): string {
   }
   if (d.configs?.length) {
     lines.push("  ports:");
-    for (const c of d.configs) lines.push(`  - {port: ${c.port}, from: "${c.from}", configuration: ${Buffer.from(JSON.stringify(c.configuration)).toString("base64")}}`);
+    for (const c of d.configs)
+      lines.push(`  - {port: ${c.port}, from: "${c.from}", configuration: ${Buffer.from(JSON.stringify(c.configuration)).toString("base64")}}`);
   }
   return lines.join("\n") + "\n";
 }
@@ -80,7 +87,17 @@ async function start(docs: NodeDoc[], extra: Partial<LocalHostOptions> = {}, lin
   const dir = mkdtempSync(join(tmpdir(), "tinyhost-modules-"));
   dirs.push(dir);
   docs.forEach((d, i) => writeFileSync(join(dir, `${i}.yaml`), yaml(d)));
-  const host = await LocalHost.start({ dir, components: [pulse, transform, csvDecode, sink], watch: false, statePath: null, debounceMs: 10, resyncMs: 0, removeGraceMs: 0, report: (l) => lines.push(l), ...extra });
+  const host = await LocalHost.start({
+    dir,
+    components: [pulse, transform, csvDecode, sink],
+    watch: false,
+    statePath: null,
+    debounceMs: 10,
+    resyncMs: 0,
+    removeGraceMs: 0,
+    report: (l) => lines.push(l),
+    ...extra,
+  });
   hosts.push(host);
   return host;
 }
@@ -100,7 +117,11 @@ const MIXED: NodeDoc[] = [
     edges: [{ port: "response", to: `${n("mod", "sink-ddddd")}:in` }],
     configs: [{ from: `${n(COMMON, "transform-bbbbb")}:out`, port: "request", configuration: { encoded: "{{$.context}}" } }],
   },
-  { name: n("mod", "sink-ddddd"), component: "sink", configs: [{ from: `${n(ENCODING, "csv-decode-ccccc")}:response`, port: "in", configuration: { rows: "{{$.rows}}" } }] },
+  {
+    name: n("mod", "sink-ddddd"),
+    component: "sink",
+    configs: [{ from: `${n(ENCODING, "csv-decode-ccccc")}:response`, port: "in", configuration: { rows: "{{$.rows}}" } }],
+  },
 ];
 
 describe("local mode runs every module of the directory", () => {
@@ -136,7 +157,14 @@ describe("local mode runs every module of the directory", () => {
   test("a platform node with a component of another platform module is refused naming where it lives, and a hop to it fails at once", async () => {
     const bad = n(COMMON, "csv-decode-eeeee");
     const lines: string[] = [];
-    const host = await start([{ name: n("mod", "pulse-aaaaa"), component: "pulse", edges: [{ port: "out", to: `${bad}:request` }] }, { name: bad, component: "csv_decode" }], {}, lines);
+    const host = await start(
+      [
+        { name: n("mod", "pulse-aaaaa"), component: "pulse", edges: [{ port: "out", to: `${bad}:request` }] },
+        { name: bad, component: "csv_decode" },
+      ],
+      {},
+      lines,
+    );
     expect(host.scheduler.runner(bad)).toBeUndefined();
     expect(host.status(bad)).toMatchObject({ error: true });
     expect(host.status(bad)?.status).toContain('component "csv_decode" is not part of common-module-v0');
@@ -152,9 +180,19 @@ describe("local mode runs every module of the directory", () => {
   test("a module tinyhost has no component of is named at load with what to do; a hop to it fails at once with that", async () => {
     const kube = n("tinysystems-kubernetes-module-v0", "pod-watch-fffff");
     const lines: string[] = [];
-    const host = await start([{ name: n("mod", "pulse-aaaaa"), component: "pulse", edges: [{ port: "out", to: `${kube}:in` }] }, { name: kube, component: "pod_watch" }], {}, lines);
-    const reason = "module tinysystems-kubernetes-module-v0 cannot run in tinyhost: none of its components (pod_watch) is bundled or in the components directory";
-    expect(lines[0]).toContain("module mod (in-process, leader); not served: tinysystems-kubernetes-module-v0 (no component of it is bundled or in the components directory; a hop to its nodes fails)");
+    const host = await start(
+      [
+        { name: n("mod", "pulse-aaaaa"), component: "pulse", edges: [{ port: "out", to: `${kube}:in` }] },
+        { name: kube, component: "pod_watch" },
+      ],
+      {},
+      lines,
+    );
+    const reason =
+      "module tinysystems-kubernetes-module-v0 cannot run in tinyhost: none of its components (pod_watch) is bundled or in the components directory";
+    expect(lines[0]).toContain(
+      "module mod (in-process, leader); not served: tinysystems-kubernetes-module-v0 (no component of it is bundled or in the components directory; a hop to its nodes fails)",
+    );
     expect(lines[0]).not.toContain("modules mod, tinysystems-kubernetes-module-v0");
     expect(lines.some((l) => l.startsWith("error:") && l.includes(kube) && l.includes(reason) && l.includes("tinyhost new component pod_watch"))).toBe(true);
     const r = await host.send(n("mod", "pulse-aaaaa"), "in", {});

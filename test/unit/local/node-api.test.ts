@@ -13,7 +13,11 @@ const manifest = (over: Partial<TinyNode["spec"]> = {}, labels?: Record<string, 
 });
 
 /** The error `p` rejects with (undefined when it resolves). */
-const errorOf = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+const errorOf = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 function api(changes: NodeChange[] = []) {
   return new LocalNodes({ namespace: "ns", onChange: (c) => changes.push(c) });
@@ -65,7 +69,9 @@ describe("LocalNodes (the in-memory TinyNode API)", () => {
 
   test("status patches are JSON merge patches: objects merge, null deletes, arrays are replaced", async () => {
     const nodes = api();
-    nodes.apply(manifest(), () => ({ status: { metadata: { a: "1", b: "2" }, ports: [{ name: "x", label: "X", position: 0, source: true, schema: "", configuration: "" }] } }));
+    nodes.apply(manifest(), () => ({
+      status: { metadata: { a: "1", b: "2" }, ports: [{ name: "x", label: "X", position: 0, source: true, schema: "", configuration: "" }] },
+    }));
     const rv = (await nodes.get(NAME)).metadata.resourceVersion!;
     await nodes.patchStatus(NAME, rv, { status: "OK", metadata: { b: null, c: "3" } as never, ports: [] });
     expect((await nodes.get(NAME)).status).toEqual({ status: "OK", metadata: { a: "1", c: "3" }, ports: [] } as never);

@@ -1,11 +1,20 @@
 import { describe, expect, test } from "bun:test";
 import { displayNames, NameRewriter, nodeLabel, shortName } from "../../../src/local/node-names.ts";
 
-const node = (name: string, label?: string) => ({ metadata: { name, ...(label !== undefined ? { annotations: { "tinysystems.io/node-label": label } } : {}) } });
+const node = (name: string, label?: string) => ({
+  metadata: { name, ...(label !== undefined ? { annotations: { "tinysystems.io/node-label": label } } : {}) },
+});
 
 describe("display names", () => {
   test("a unique label is shown quoted; a shared one gets the name's last segment; no label keeps the full name", () => {
-    const names = displayNames([node("a1.m.debug-11111", "Up"), node("a1.m.debug-22222", "Down"), node("a1.m.x-1", "Twin"), node("a1.m.x-2", "Twin"), node("a1.m.raw-3"), node("a1.m.blank-4", "  ")]);
+    const names = displayNames([
+      node("a1.m.debug-11111", "Up"),
+      node("a1.m.debug-22222", "Down"),
+      node("a1.m.x-1", "Twin"),
+      node("a1.m.x-2", "Twin"),
+      node("a1.m.raw-3"),
+      node("a1.m.blank-4", "  "),
+    ]);
     expect(Object.fromEntries(names)).toEqual({
       "a1.m.debug-11111": '"Up"',
       "a1.m.debug-22222": '"Down"',
@@ -26,16 +35,20 @@ describe("display names", () => {
 
 describe("NameRewriter", () => {
   const r = new NameRewriter();
-  r.set(new Map([
-    ["a1.m.debug-1", '"Up"'],
-    ["a1.m.debug-12", '"Down"'],
-    ["a1.m.raw-3", "a1.m.raw-3"],
-  ]));
+  r.set(
+    new Map([
+      ["a1.m.debug-1", '"Up"'],
+      ["a1.m.debug-12", '"Down"'],
+      ["a1.m.raw-3", "a1.m.raw-3"],
+    ]),
+  );
 
   test("replaces whole node names, also in node:port addresses, longest name first", () => {
     expect(r.rewrite("error: node a1.m.debug-12 port in (from a1.m.debug-1:out): boom")).toBe('error: node "Down" port in (from "Up":out): boom');
     // Inside a quoted string the label loses its own quotes (no `""Up":out"`).
-    expect(r.rewrite('error: node a1.m.debug-12: configuration of port in (from "a1.m.debug-1:out") is invalid')).toBe('error: node "Down": configuration of port in (from "Up:out") is invalid');
+    expect(r.rewrite('error: node a1.m.debug-12: configuration of port in (from "a1.m.debug-1:out") is invalid')).toBe(
+      'error: node "Down": configuration of port in (from "Up:out") is invalid',
+    );
   });
 
   test("leaves a name inside a longer token alone", () => {

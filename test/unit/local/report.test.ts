@@ -75,7 +75,10 @@ describe("LocalReport", () => {
     r.nodeStatus("h.m.router-1", "router", { status: "OK", error: false }, "router.yaml:3");
     r.nodeStatus("h.m.router-1", "router", { status: 'node h.m.router-1 port _settings: field $.x breaks rule "required"', error: true }, "router.yaml:3");
     r.nodeStatus("h.m.router-1", "router", { status: 'node h.m.router-1 port _settings: field $.x breaks rule "required"', error: true }, "router.yaml:3");
-    expect(lines).toEqual(["node h.m.router-1  router  OK", 'node h.m.router-1  router  error: router.yaml:3: port _settings: field $.x breaks rule "required"']);
+    expect(lines).toEqual([
+      "node h.m.router-1  router  OK",
+      'node h.m.router-1  router  error: router.yaml:3: port _settings: field $.x breaks rule "required"',
+    ]);
   });
 
   test("statusShown records a status as printed, so its status line stays quiet until it changes", () => {

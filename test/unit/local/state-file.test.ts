@@ -11,8 +11,21 @@ describe("state file", () => {
   test("round trip keeps metadata, status text, ports and finalizers of every node", () => {
     const file = join(dir(), ".tinyhost-state.json");
     const nodes = new Map<string, NodeSeed>([
-      ["h.mod.counter-1", { status: { status: "OK", error: false, metadata: { "_state/count": "Mw==", port: "8080" } }, finalizers: ["io.tinysystems/node-finalizer"] }],
-      ["h.mod.ticker-1", { status: { status: "boom", error: true, metadata: { "ticker-running": "true" }, ports: [{ name: "_control", label: "Control", position: 0, source: true, schema: "e30=", configuration: "bnVsbA==" }] } }],
+      [
+        "h.mod.counter-1",
+        { status: { status: "OK", error: false, metadata: { "_state/count": "Mw==", port: "8080" } }, finalizers: ["io.tinysystems/node-finalizer"] },
+      ],
+      [
+        "h.mod.ticker-1",
+        {
+          status: {
+            status: "boom",
+            error: true,
+            metadata: { "ticker-running": "true" },
+            ports: [{ name: "_control", label: "Control", position: 0, source: true, schema: "e30=", configuration: "bnVsbA==" }],
+          },
+        },
+      ],
     ]);
     writeStateFile(file, nodes);
     expect(readStateFile(file)).toEqual(nodes);

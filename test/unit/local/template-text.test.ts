@@ -34,13 +34,24 @@ async function start(name: string, component: string, settings: unknown, extra: 
   dirs.push(dir);
   writeFileSync(join(dir, "n.yaml"), nodeYaml(name, component, settings));
   const lines: string[] = [];
-  const host = await LocalHost.start({ dir, components: [...loadStaticRegistry().list(), ...extra], statePath: null, watch: false, debounceMs: 10, resyncMs: 0, report: (l) => lines.push(l) });
+  const host = await LocalHost.start({
+    dir,
+    components: [...loadStaticRegistry().list(), ...extra],
+    statePath: null,
+    watch: false,
+    debounceMs: 10,
+    resyncMs: 0,
+    report: (l) => lines.push(l),
+  });
   hosts.push(host);
   return { host, lines };
 }
 
 test("fields a component declares as template text are kept as written; a field matcher takes [] for any index", () => {
-  const t = compileTemplate({ templates: [{ content: "{{.name}}" }, { content: "Hi {{ .name }}" }], other: "{{$.a}}" }, { tolerant: true, verbatim: fieldMatcher(["templates[].content"]) });
+  const t = compileTemplate(
+    { templates: [{ content: "{{.name}}" }, { content: "Hi {{ .name }}" }], other: "{{$.a}}" },
+    { tolerant: true, verbatim: fieldMatcher(["templates[].content"]) },
+  );
   expect(t.syntaxErrors).toEqual([]);
   expect(t.evaluate({ a: 5 })).toEqual({ templates: [{ content: "{{.name}}" }, { content: "Hi {{ .name }}" }], other: 5 });
   expect(fieldMatcher(["a[].b"])("a[12].b")).toBe(true);
@@ -49,7 +60,12 @@ test("fields a component declares as template text are kept as written; a field 
 
 test("go_template's Go templates in local mode: no expression error at load, on the status or per hop; they render", async () => {
   const name = "abcd1234.tinyhost.go-template-aaaaa";
-  const { host, lines } = await start(name, "go_template", { templates: [{ name: "a.txt", content: "{{.name}}" }, { name: "b.txt", content: "Hello {{.name}}!" }] });
+  const { host, lines } = await start(name, "go_template", {
+    templates: [
+      { name: "a.txt", content: "{{.name}}" },
+      { name: "b.txt", content: "Hello {{.name}}!" },
+    ],
+  });
   expect(host.status(name)).toMatchObject({ status: "OK" });
   expect(host.status(name)?.error).toBeFalsy();
   const a = await host.send(name, "request", { template: "a.txt", renderData: { name: "Ada" } });
@@ -64,7 +80,10 @@ test("an expression error in a field that is not template text is still reported
   const mixed = defineComponent({
     info: { name: "mixed", description: "Mixed", info: "a template field and an expression field" },
     templateText: { _settings: ["body"] },
-    ports: () => [target("_settings", Type.Object({ body: Type.String(), subject: Type.String() }), { default: { body: "", subject: "" } }), source("out", Type.Unknown())],
+    ports: () => [
+      target("_settings", Type.Object({ body: Type.String(), subject: Type.String() }), { default: { body: "", subject: "" } }),
+      source("out", Type.Unknown()),
+    ],
     handle: () => undefined,
   });
   const name = "abcd1234.tinyhost.mixed-aaaaa";
@@ -75,7 +94,12 @@ test("an expression error in a field that is not template text is still reported
 });
 
 test("templateText must map ports to lists of paths", () => {
-  expect(() => defineComponent({ info: { name: "bad_tt", description: "x", info: "x" }, templateText: { _settings: "body" } as never, ports: () => [], handle: () => undefined })).toThrow(
-    'component bad_tt: templateText._settings must be a list of field paths like "templates[].content", got "body"',
-  );
+  expect(() =>
+    defineComponent({
+      info: { name: "bad_tt", description: "x", info: "x" },
+      templateText: { _settings: "body" } as never,
+      ports: () => [],
+      handle: () => undefined,
+    }),
+  ).toThrow('component bad_tt: templateText._settings must be a list of field paths like "templates[].content", got "body"');
 });

@@ -69,7 +69,16 @@ async function start(script: string, name?: string) {
   writeFileSync(join(dir, "component.yaml"), component(script, name));
   writeFileSync(join(dir, "nodes.yaml"), NODES);
   const lines: string[] = [];
-  const host = await LocalHost.start({ dir, components: [sink], statePath: null, watch: false, debounceMs: 10, resyncMs: 0, removeGraceMs: 0, report: (l) => lines.push(l) });
+  const host = await LocalHost.start({
+    dir,
+    components: [sink],
+    statePath: null,
+    watch: false,
+    debounceMs: 10,
+    resyncMs: 0,
+    removeGraceMs: 0,
+    report: (l) => lines.push(l),
+  });
   hosts.push(host);
   return { host, dir, lines };
 }
@@ -110,6 +119,6 @@ test("a TinyComponent in the directory runs as in the cluster: installed, its no
 test("a TinyComponent named like a bundled or file component is refused, as the cluster's catalog refuses it", async () => {
   const { host, lines } = await start("export default (i) => i", "sink");
   expect(host.componentStatus("double-it")).toMatchObject({ installed: false, reason: '"sink" is already a compiled component in this module' });
-  expect(lines.some((l) => l.includes("TinyComponent double-it: not installed: \"sink\" is already a compiled component"))).toBe(true);
+  expect(lines.some((l) => l.includes('TinyComponent double-it: not installed: "sink" is already a compiled component'))).toBe(true);
   expect(host.scheduler.installed("sink")).toBe(sink);
 });

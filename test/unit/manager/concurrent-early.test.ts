@@ -12,7 +12,14 @@ const quiet = pino({ level: "silent" });
 describe("concurrent groups", () => {
   test("a concurrent group's runnables start at once, the next group only after all of them", async () => {
     const journal: string[] = [];
-    const slow = (name: string, ms: number) => ({ name, start: async () => { journal.push(`begin ${name}`); await Bun.sleep(ms); journal.push(`end ${name}`); } });
+    const slow = (name: string, ms: number) => ({
+      name,
+      start: async () => {
+        journal.push(`begin ${name}`);
+        await Bun.sleep(ms);
+        journal.push(`end ${name}`);
+      },
+    });
     const m = new Manager({ log: quiet, concurrentGroups: ["controllers"] });
     m.add("controllers", slow("a", 30)).add("controllers", slow("b", 5)).add("receivers", slow("r", 0));
     await m.start();
@@ -23,7 +30,14 @@ describe("concurrent groups", () => {
   test("a failure in a concurrent group fails start naming it, after the others settled; the started ones are stopped", async () => {
     const journal: string[] = [];
     const m = new Manager({ log: quiet, concurrentGroups: ["controllers"] });
-    m.add("controllers", { name: "ok", start: async () => { await Bun.sleep(10); journal.push("start ok"); }, stop: () => void journal.push("stop ok") });
+    m.add("controllers", {
+      name: "ok",
+      start: async () => {
+        await Bun.sleep(10);
+        journal.push("start ok");
+      },
+      stop: () => void journal.push("stop ok"),
+    });
     m.add("controllers", { name: "broken", start: () => Promise.reject(new Error("no watch")) });
     m.add("receivers", { name: "r", start: () => void journal.push("start r") });
     const err = await m.start().catch((e: unknown) => e);
@@ -35,7 +49,13 @@ describe("concurrent groups", () => {
   test("without the option a group still starts in turn", async () => {
     const journal: string[] = [];
     const m = new Manager({ log: quiet });
-    m.add("controllers", { name: "a", start: async () => { await Bun.sleep(20); journal.push("a"); } }).add("controllers", { name: "b", start: () => void journal.push("b") });
+    m.add("controllers", {
+      name: "a",
+      start: async () => {
+        await Bun.sleep(20);
+        journal.push("a");
+      },
+    }).add("controllers", { name: "b", start: () => void journal.push("b") });
     await m.start();
     expect(journal).toEqual(["a", "b"]);
     await m.stop("test");

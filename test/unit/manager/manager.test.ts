@@ -89,11 +89,17 @@ describe("Manager", () => {
   test("a stop is told the time left of the shared budget", async () => {
     const seen: number[] = [];
     const m = new Manager({ log: quiet, shutdownBudgetMs: 1_000 });
-    m.add("runners", onStop("runners", (ctx) => void seen.push(ctx.remainingMs())));
-    m.add("receivers", onStop("receivers", async (ctx) => {
-      seen.push(ctx.remainingMs());
-      await Bun.sleep(100);
-    }));
+    m.add(
+      "runners",
+      onStop("runners", (ctx) => void seen.push(ctx.remainingMs())),
+    );
+    m.add(
+      "receivers",
+      onStop("receivers", async (ctx) => {
+        seen.push(ctx.remainingMs());
+        await Bun.sleep(100);
+      }),
+    );
     await m.start();
     await m.stop("test");
     expect(seen[0]!).toBeLessThanOrEqual(1_000);
@@ -127,11 +133,14 @@ describe("loop", () => {
   test("stop aborts the loop's signal and waits for it to end", async () => {
     let ended = false;
     const m = new Manager({ log: quiet });
-    m.add("controllers", loop("watch", async (signal) => {
-      await new Promise((r) => signal.addEventListener("abort", r));
-      await Bun.sleep(20);
-      ended = true;
-    }));
+    m.add(
+      "controllers",
+      loop("watch", async (signal) => {
+        await new Promise((r) => signal.addEventListener("abort", r));
+        await Bun.sleep(20);
+        ended = true;
+      }),
+    );
     await m.start();
     await m.stop("test");
     expect(ended).toBe(true);
@@ -140,14 +149,20 @@ describe("loop", () => {
 
   test("a loop that ends on its own is fatal", async () => {
     const m = new Manager({ log: quiet });
-    m.add("election", loop("elector", () => Promise.resolve()));
+    m.add(
+      "election",
+      loop("elector", () => Promise.resolve()),
+    );
     await m.start();
     expect(await m.done).toBe(1);
   });
 
   test("a loop that rejects is fatal", async () => {
     const m = new Manager({ log: quiet });
-    m.add("controllers", loop("watch", () => Promise.reject(new Error("watch died"))));
+    m.add(
+      "controllers",
+      loop("watch", () => Promise.reject(new Error("watch died"))),
+    );
     await m.start();
     expect(await m.done).toBe(1);
   });

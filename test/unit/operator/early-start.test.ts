@@ -23,12 +23,33 @@ afterEach(() => {
 /** A token kubeconfig for a server nobody serves (the requests are recorded, not sent). */
 function kubeconfig(): string {
   const path = join(dir, "config");
-  writeFileSync(path, ["apiVersion: v1", "kind: Config", "current-context: t", "clusters: [{name: c, cluster: {server: 'http://127.0.0.1:9'}}]", "users: [{name: u, user: {token: abc}}]", "contexts: [{name: t, context: {cluster: c, user: u}}]", ""].join("\n"));
+  writeFileSync(
+    path,
+    [
+      "apiVersion: v1",
+      "kind: Config",
+      "current-context: t",
+      "clusters: [{name: c, cluster: {server: 'http://127.0.0.1:9'}}]",
+      "users: [{name: u, user: {token: abc}}]",
+      "contexts: [{name: t, context: {cluster: c, user: u}}]",
+      "",
+    ].join("\n"),
+  );
   return path;
 }
 
 function options(kubeconfigPath: string): ModuleOptions {
-  return { name: "early-mod", version: "1.0.0", namespace: "ns1", kubeconfig: kubeconfigPath, hostname: "early-mod-0", lease: { durationMs: 1_000, renewDeadlineMs: 500, retryPeriodMs: 50 }, healthProbeBindAddress: "127.0.0.1:0", grpcServerBindAddress: "127.0.0.1:0", env: {} };
+  return {
+    name: "early-mod",
+    version: "1.0.0",
+    namespace: "ns1",
+    kubeconfig: kubeconfigPath,
+    hostname: "early-mod-0",
+    lease: { durationMs: 1_000, renewDeadlineMs: 500, retryPeriodMs: 50 },
+    healthProbeBindAddress: "127.0.0.1:0",
+    grpcServerBindAddress: "127.0.0.1:0",
+    env: {},
+  };
 }
 
 /** A logger that fails the test when touched (the first stage must not log before a response). */
@@ -70,7 +91,10 @@ describe("the first start-up stage", () => {
   test("an unreadable kubeconfig: parts reject with ModuleStartError for stage kubeconfig; sent still resolves", async () => {
     const early = beginStart(options(join(dir, "missing-config")), untouchable);
     await early.sent;
-    const err = await early.parts.then(() => undefined, (e: unknown) => e);
+    const err = await early.parts.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ModuleStartError);
     expect((err as ModuleStartError).stage).toBe("kubeconfig");
     expect((err as Error).message).toContain("missing-config");
@@ -78,7 +102,8 @@ describe("the first start-up stage", () => {
   });
 
   test("importing it, or the CLI's run-cluster command, loads no logger, wire or runtime", () => {
-    const heavy = /node_modules\/(pino|@nats-io|hono|@grpc|@opentelemetry\/sdk)|src\/(telemetry\/log\.ts|runtime\/|transport\/|operator\/module\.ts|cli\/commands\/run-module\.ts)/;
+    const heavy =
+      /node_modules\/(pino|@nats-io|hono|@grpc|@opentelemetry\/sdk)|src\/(telemetry\/log\.ts|runtime\/|transport\/|operator\/module\.ts|cli\/commands\/run-module\.ts)/;
     for (const file of ["src/operator/early.ts", "src/cli/commands/run-cluster.ts"]) {
       const loaded = loadedBy(file);
       expect(loaded.some((k) => k.endsWith(file))).toBe(true);

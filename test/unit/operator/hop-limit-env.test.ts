@@ -13,7 +13,9 @@ test("a decimal integer sets the limit; unset or empty is the default", () => {
 
 test("hex, exponents, padding, fractions, signs, zero and absurd sizes fail naming the variable and the value", () => {
   for (const raw of ["0x10", "1e3", " 8", "8 ", "1.5", "-1", "+4", "0", "abc", "99999999999"]) {
-    expect(() => slotsFromEnv({ TINYHOST_MAX_CONCURRENT_HOPS: raw })).toThrow(`TINYHOST_MAX_CONCURRENT_HOPS = ${JSON.stringify(raw)} must be a decimal integer ≥ 1`);
+    expect(() => slotsFromEnv({ TINYHOST_MAX_CONCURRENT_HOPS: raw })).toThrow(
+      `TINYHOST_MAX_CONCURRENT_HOPS = ${JSON.stringify(raw)} must be a decimal integer ≥ 1`,
+    );
   }
 });
 

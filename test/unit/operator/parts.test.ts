@@ -42,7 +42,19 @@ describe("Leadership", () => {
 describe("moduleReadiness", () => {
   test("each check names what is missing until it holds; started only after markStarted", () => {
     const state = { synced: false, wire: "nats not connected" as true | string, leaderKnown: false };
-    const r = moduleReadiness({ nodeStore: { get synced() { return state.synced; } }, transport: { ready: () => state.wire }, leadership: { get leaderKnown() { return state.leaderKnown; } } });
+    const r = moduleReadiness({
+      nodeStore: {
+        get synced() {
+          return state.synced;
+        },
+      },
+      transport: { ready: () => state.wire },
+      leadership: {
+        get leaderKnown() {
+          return state.leaderKnown;
+        },
+      },
+    });
     const run = () => Object.fromEntries(Object.entries(r.checks).map(([k, c]) => [k, c()]));
     expect(run()).toEqual({
       started: "not every part has started yet (transport receivers last)",
@@ -69,7 +81,7 @@ describe("stages", () => {
   test("checked wraps a synchronous flag error in the stage's name", () => {
     expect(() =>
       checked("controllers", () => {
-        throw new Error("TINYHOST_NODE_WORKERS = \"0\" must be a positive integer");
+        throw new Error('TINYHOST_NODE_WORKERS = "0" must be a positive integer');
       }),
     ).toThrow('start-up failed at stage "controllers": TINYHOST_NODE_WORKERS = "0" must be a positive integer');
   });

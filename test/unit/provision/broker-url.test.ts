@@ -47,8 +47,18 @@ describe("readBrokerUrl", () => {
   });
 
   test("falls back to the tokenless URL when the token is empty or absent", async () => {
-    expect(await readBrokerUrl(fakeKube(() => secretWith({ token: "" })), "prod")).toBe("nats://tinysystems-nats.prod.svc:4222");
-    expect(await readBrokerUrl(fakeKube(() => secretWith(undefined)), "prod")).toBe("nats://tinysystems-nats.prod.svc:4222");
+    expect(
+      await readBrokerUrl(
+        fakeKube(() => secretWith({ token: "" })),
+        "prod",
+      ),
+    ).toBe("nats://tinysystems-nats.prod.svc:4222");
+    expect(
+      await readBrokerUrl(
+        fakeKube(() => secretWith(undefined)),
+        "prod",
+      ),
+    ).toBe("nats://tinysystems-nats.prod.svc:4222");
   });
 
   test("passes other API errors on", async () => {

@@ -7,7 +7,17 @@ import { afterEach, describe, expect, test } from "bun:test";
 import YAML from "yaml";
 import { provisionCommand } from "../../../src/cli/commands/provision.ts";
 import { parseRunClusterFlags } from "../../../src/cli/commands/run-cluster.ts";
-import { DRY_RUN_TOKEN, dryRunPlan, NATS_IMAGE, OTEL_IMAGE, planManifests, resolveOptions, toYamlStream, type ManifestObject, type ProvisionInput } from "../../../src/provision/index.ts";
+import {
+  DRY_RUN_TOKEN,
+  dryRunPlan,
+  NATS_IMAGE,
+  OTEL_IMAGE,
+  planManifests,
+  resolveOptions,
+  toYamlStream,
+  type ManifestObject,
+  type ProvisionInput,
+} from "../../../src/provision/index.ts";
 
 const INPUT: ProvisionInput = { namespace: "prod", name: "shop", image: "ghcr.io/acme/shop:1.2.0", ingressSuffix: "apps.example.com" };
 
@@ -33,7 +43,12 @@ interface Container {
   securityContext?: unknown;
 }
 
-function podSpec(o: ManifestObject): { securityContext: unknown; serviceAccountName?: string; terminationGracePeriodSeconds?: number; containers: Container[] } {
+function podSpec(o: ManifestObject): {
+  securityContext: unknown;
+  serviceAccountName?: string;
+  terminationGracePeriodSeconds?: number;
+  containers: Container[];
+} {
   return (o.spec as { template: { spec: ReturnType<typeof podSpec> } }).template.spec;
 }
 
@@ -84,7 +99,10 @@ describe("dry-run plan", () => {
     const release = objects().slice(-10);
     for (const o of release) expect(o.metadata.labels).toMatchObject(RELEASE_LABELS);
     expect(find(release, "Service", "shop-manager-service").metadata.labels?.["app.kubernetes.io/component"]).toBe("manager");
-    expect(find(release, "Deployment", "shop-controller-manager").metadata.labels).toMatchObject({ "app.kubernetes.io/component": "manager", "control-plane": "controller-manager" });
+    expect(find(release, "Deployment", "shop-controller-manager").metadata.labels).toMatchObject({
+      "app.kubernetes.io/component": "manager",
+      "control-plane": "controller-manager",
+    });
     expect(find(release, "Ingress", "shop-manager-ingress").metadata.labels?.["app.kubernetes.io/component"]).toBeUndefined();
   });
 
@@ -150,7 +168,13 @@ describe("dry-run plan", () => {
 
   test("runs as uid 65532 under Pod Security restricted with a read-only root and an emptyDir /tmp, 10 s grace", () => {
     const spec = podSpec(find(objects(), "Deployment", "shop-controller-manager")) as ReturnType<typeof podSpec> & { volumes: unknown[] };
-    expect(spec.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, seccompProfile: { type: "RuntimeDefault" } });
+    expect(spec.securityContext).toEqual({
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      runAsGroup: 65532,
+      fsGroup: 65532,
+      seccompProfile: { type: "RuntimeDefault" },
+    });
     expect(spec.containers[0]!.securityContext).toEqual({
       allowPrivilegeEscalation: false,
       readOnlyRootFilesystem: true,
@@ -171,7 +195,11 @@ describe("dry-run plan", () => {
       const spec = podSpec(w);
       expect(spec.securityContext, w.metadata.name).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
       for (const c of spec.containers as (Container & { resources?: { requests?: object; limits?: { memory?: string } } })[]) {
-        expect(c.securityContext, `${w.metadata.name}/${c.name}`).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } });
+        expect(c.securityContext, `${w.metadata.name}/${c.name}`).toMatchObject({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ["ALL"] },
+        });
         expect(c.resources?.requests, `${w.metadata.name}/${c.name}`).toBeDefined();
         expect(c.resources?.limits?.memory, `${w.metadata.name}/${c.name}`).toBeDefined();
       }
@@ -184,7 +212,9 @@ describe("dry-run plan", () => {
     const ingress = find(objects(), "Ingress", "shop-manager-ingress");
     expect(ingress.metadata.annotations).toEqual({ "tinysystems.io/ingress-hostname-suffix": "apps.example.com" });
     expect(Object.keys(ingress.spec as object).sort()).toEqual(["defaultBackend", "ingressClassName"]);
-    expect((ingress.spec as { defaultBackend: unknown }).defaultBackend).toEqual({ resource: { apiGroup: "operator.tinysystems.io", kind: "TinyModule", name: "shop" } });
+    expect((ingress.spec as { defaultBackend: unknown }).defaultBackend).toEqual({
+      resource: { apiGroup: "operator.tinysystems.io", kind: "TinyModule", name: "shop" },
+    });
     expect(objects({ ...INPUT, ingressSuffix: undefined }).find((o) => o.kind === "Ingress")!.metadata.annotations).toBeUndefined();
   });
 
@@ -199,7 +229,10 @@ describe("dry-run plan", () => {
 
   test("the broker StatefulSet keeps a JetStream volume and reads its token from the auth Secret", () => {
     const sts = find(objects(), "StatefulSet", "tinysystems-nats");
-    const spec = sts.spec as { volumeClaimTemplates: { metadata: { name: string }; spec: { resources: { requests: { storage: string } } } }[]; persistentVolumeClaimRetentionPolicy: unknown };
+    const spec = sts.spec as {
+      volumeClaimTemplates: { metadata: { name: string }; spec: { resources: { requests: { storage: string } } } }[];
+      persistentVolumeClaimRetentionPolicy: unknown;
+    };
     expect(spec.volumeClaimTemplates.map((t) => [t.metadata.name, t.spec.resources.requests.storage])).toEqual([["tinysystems-nats-js", "2Gi"]]);
     expect(spec.persistentVolumeClaimRetentionPolicy).toEqual({ whenDeleted: "Retain", whenScaled: "Retain" });
     const env = (podSpec(sts).containers[0]!.env ?? []) as { name: string; valueFrom?: unknown }[];
@@ -234,7 +267,19 @@ describe("tinyhost provision --dry-run", () => {
       out += chunk;
       return true;
     }) as typeof process.stdout.write;
-    const code = await provisionCommand.run(["--dry-run", "-n", "prod", "--name", "shop", "--image", "ghcr.io/acme/shop:1.2.0", "--ingress-suffix", "apps.example.com", "--kubeconfig", "/nonexistent"]);
+    const code = await provisionCommand.run([
+      "--dry-run",
+      "-n",
+      "prod",
+      "--name",
+      "shop",
+      "--image",
+      "ghcr.io/acme/shop:1.2.0",
+      "--ingress-suffix",
+      "apps.example.com",
+      "--kubeconfig",
+      "/nonexistent",
+    ]);
     process.stdout.write = write;
     expect(code).toBe(0);
     expect(out).toBe(toYamlStream(objects()));

@@ -17,10 +17,20 @@ function reason(ref: string): string {
 
 describe("parseImageReference", () => {
   test("splits registry, path, tag and digest", () => {
-    expect(parseImageReference("ghcr.io/acme/tinyhost:0.1.0")).toEqual({ registry: "ghcr.io", path: "acme/tinyhost", repository: "ghcr.io/acme/tinyhost", tag: "0.1.0" });
+    expect(parseImageReference("ghcr.io/acme/tinyhost:0.1.0")).toEqual({
+      registry: "ghcr.io",
+      path: "acme/tinyhost",
+      repository: "ghcr.io/acme/tinyhost",
+      tag: "0.1.0",
+    });
     expect(parseImageReference("localhost:5000/tinyhost")).toEqual({ registry: "localhost:5000", path: "tinyhost", repository: "localhost:5000/tinyhost" });
     expect(parseImageReference("tinyhost:0.1.0")).toEqual({ path: "tinyhost", repository: "tinyhost", tag: "0.1.0" });
-    expect(parseImageReference(`library/nginx:1.25@sha256:${HEX64}`)).toEqual({ path: "library/nginx", repository: "library/nginx", tag: "1.25", digest: `sha256:${HEX64}` });
+    expect(parseImageReference(`library/nginx:1.25@sha256:${HEX64}`)).toEqual({
+      path: "library/nginx",
+      repository: "library/nginx",
+      tag: "1.25",
+      digest: `sha256:${HEX64}`,
+    });
     expect(parseImageReference("[::1]:5000/x:1").registry).toBe("[::1]:5000");
     expect(parseImageReference("Registry.Example.com/a.b/c__d/e---f_g:T_1").path).toBe("a.b/c__d/e---f_g");
   });

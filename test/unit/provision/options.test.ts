@@ -31,11 +31,26 @@ describe("splitImage", () => {
 describe("resolveOptions", () => {
   test("defaults: namespace tinysystems, release tinyhost, this version's image, NATS and OTEL on", () => {
     const o = resolveOptions();
-    expect(o).toMatchObject({ namespace: "tinysystems", release: "tinyhost", image: DEFAULT_IMAGE, version, nats: true, otel: true, natsImage: NATS_IMAGE, otelImage: OTEL_IMAGE, ingressClass: "nginx", ingressSuffix: "", withCrHelpers: false });
+    expect(o).toMatchObject({
+      namespace: "tinysystems",
+      release: "tinyhost",
+      image: DEFAULT_IMAGE,
+      version,
+      nats: true,
+      otel: true,
+      natsImage: NATS_IMAGE,
+      otelImage: OTEL_IMAGE,
+      ingressClass: "nginx",
+      ingressSuffix: "",
+      withCrHelpers: false,
+    });
   });
 
   test("takes broker and collector images, refusing one that is not an image reference", () => {
-    expect(resolveOptions({ natsImage: "tinyhost-nats:2.9.10", otelImage: "localhost/otel:dev" })).toMatchObject({ natsImage: "tinyhost-nats:2.9.10", otelImage: "localhost/otel:dev" });
+    expect(resolveOptions({ natsImage: "tinyhost-nats:2.9.10", otelImage: "localhost/otel:dev" })).toMatchObject({
+      natsImage: "tinyhost-nats:2.9.10",
+      otelImage: "localhost/otel:dev",
+    });
     const nats = refusal(() => resolveOptions({ natsImage: "<registry>/nats:2" }));
     expect(nats.field).toBe("--nats-image");
     expect(nats.message).toContain("<registry>");

@@ -67,7 +67,8 @@ function restrictedViolations(spec: PodSpec): string[] {
     if ((s.runAsNonRoot ?? pod.runAsNonRoot) !== true) out.push(`running as non-root: ${where} (runAsNonRoot true on the container or the pod)`);
     if (s.runAsUser === 0) out.push(`running as non-root user: ${where} runAsUser 0`);
     const seccomp = s.seccompProfile?.type ?? pod.seccompProfile?.type;
-    if (seccomp === undefined || !ALLOWED_SECCOMP.has(seccomp)) out.push(`seccomp: ${where} (RuntimeDefault or Localhost on the container or the pod), got ${seccomp}`);
+    if (seccomp === undefined || !ALLOWED_SECCOMP.has(seccomp))
+      out.push(`seccomp: ${where} (RuntimeDefault or Localhost on the container or the pod), got ${seccomp}`);
     if (!(s.capabilities?.drop ?? []).includes("ALL")) out.push(`capabilities: ${where} must drop ALL`);
     for (const cap of s.capabilities?.add ?? []) if (cap !== "NET_BIND_SERVICE") out.push(`capabilities: ${where} adds ${cap}`);
     if (s.procMount !== undefined && s.procMount !== "Default") out.push(`/proc mount type: ${where}`);
@@ -120,7 +121,10 @@ describe("the restricted-profile check itself", () => {
 describe("provision's pod templates under Pod Security restricted", () => {
   const inputs: [string, ProvisionInput][] = [
     ["defaults (module, NATS, collector)", { namespace: "prod", name: "shop", image: "ghcr.io/acme/shop:1.2.0" }],
-    ["local images, no add-on images pulled", { namespace: "prod", name: "shop", image: "tinyhost:0.1.0", natsImage: "tinyhost-nats:2.9.10", otelImage: "tinyhost-otel-collector:0.5.1" }],
+    [
+      "local images, no add-on images pulled",
+      { namespace: "prod", name: "shop", image: "tinyhost:0.1.0", natsImage: "tinyhost-nats:2.9.10", otelImage: "tinyhost-otel-collector:0.5.1" },
+    ],
     ["no add-ons", { namespace: "prod", name: "shop", image: "tinyhost:0.1.0", nats: false, otel: false }],
   ];
 
@@ -137,7 +141,10 @@ describe("provision's pod templates under Pod Security restricted", () => {
     const nats = workloads({ namespace: "prod" }).find((w) => w.kind === "StatefulSet")!;
     const claims = (nats.spec as { volumeClaimTemplates: { metadata: { name: string } }[] }).volumeClaimTemplates;
     const spec = podSpecOf(nats);
-    const asCreated: PodSpec = { ...spec, volumes: [...(spec.volumes ?? []), ...claims.map((c) => ({ name: c.metadata.name, persistentVolumeClaim: { claimName: `${c.metadata.name}-x-0` } }))] };
+    const asCreated: PodSpec = {
+      ...spec,
+      volumes: [...(spec.volumes ?? []), ...claims.map((c) => ({ name: c.metadata.name, persistentVolumeClaim: { claimName: `${c.metadata.name}-x-0` } }))],
+    };
     expect(restrictedViolations(asCreated)).toEqual([]);
   });
 });

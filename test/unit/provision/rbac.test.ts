@@ -1,7 +1,15 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import YAML from "yaml";
 import { rbacCommand } from "../../../src/cli/commands/rbac.ts";
-import { chartRbacValues, managerServiceAccount, moduleRbacRules, pinnedNamesFor, releaseRbac, resolveOptions, type ModuleRbacRules } from "../../../src/provision/index.ts";
+import {
+  chartRbacValues,
+  managerServiceAccount,
+  moduleRbacRules,
+  pinnedNamesFor,
+  releaseRbac,
+  resolveOptions,
+  type ModuleRbacRules,
+} from "../../../src/provision/index.ts";
 import type { PolicyRule } from "../../../src/k8s/client/index.ts";
 
 const HELPER_KINDS = ["tinyflows", "tinyprojects", "tinywidgetpages", "tinyscenarios"];
@@ -27,7 +35,12 @@ describe("moduleRbacRules", () => {
     const rules = moduleRbacRules({ names: NAMES }).expose;
     expect(grants(rules, "", "pods")).toEqual(["get"]);
     expect(grants(rules, "", "services")).toEqual(["list", "get@shop-manager-service", "update@shop-manager-service", "patch@shop-manager-service"]);
-    expect(grants(rules, "networking.k8s.io", "ingresses")).toEqual(["list", "get@shop-manager-ingress", "update@shop-manager-ingress", "patch@shop-manager-ingress"]);
+    expect(grants(rules, "networking.k8s.io", "ingresses")).toEqual([
+      "list",
+      "get@shop-manager-ingress",
+      "update@shop-manager-ingress",
+      "patch@shop-manager-ingress",
+    ]);
   });
 
   test("TinyModules: list/watch/create namespace-wide, everything else only on the module's own", () => {

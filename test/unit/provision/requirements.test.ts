@@ -30,7 +30,10 @@ const FIXTURES = resolve(import.meta.dir, "../../fixtures/requirements-component
 const vault: ComponentNeeds = {
   name: "vault_reader",
   usesClient: false,
-  requirements: { rbac: { extraNamespacedRules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list"] }] }, secrets: { names: ["api-creds", "db"] } },
+  requirements: {
+    rbac: { extraNamespacedRules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list"] }] },
+    secrets: { names: ["api-creds", "db"] },
+  },
 };
 const lister: ComponentNeeds = {
   name: "pod_lister",
@@ -38,7 +41,11 @@ const lister: ComponentNeeds = {
   requirements: { rbac: { enableKubernetesResourceAccess: true, extraRules: [{ apiGroups: ["batch"], resources: ["jobs"], verbs: ["create"] }] } },
 };
 /** A second component declaring a Secret and a rule already declared: each is granted once. */
-const twin: ComponentNeeds = { name: "twin", usesClient: false, requirements: { secrets: { names: ["db"] }, rbac: { extraRules: [{ apiGroups: ["batch"], resources: ["jobs"], verbs: ["create"] }] } } };
+const twin: ComponentNeeds = {
+  name: "twin",
+  usesClient: false,
+  requirements: { secrets: { names: ["db"] }, rbac: { extraRules: [{ apiGroups: ["batch"], resources: ["jobs"], verbs: ["create"] }] } },
+};
 
 function options(components: ComponentNeeds[]) {
   return resolveOptions({ namespace: "prod", name: "shop", image: "ghcr.io/acme/shop:1.2.0", components });
@@ -80,7 +87,20 @@ describe("provision: declared requirements", () => {
     expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "shop-controller-manager", namespace: "prod" }]);
     // Applied through the cluster-scoped resources, after the Roles and before the Service.
     const manifests = releaseManifests(o, { nats: true });
-    expect(manifests.map((m) => m.object.kind)).toEqual(["ServiceAccount", "Role", "RoleBinding", "Role", "RoleBinding", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "Service", "Ingress", "Deployment"]);
+    expect(manifests.map((m) => m.object.kind)).toEqual([
+      "ServiceAccount",
+      "Role",
+      "RoleBinding",
+      "Role",
+      "RoleBinding",
+      "Role",
+      "RoleBinding",
+      "ClusterRole",
+      "ClusterRoleBinding",
+      "Service",
+      "Ingress",
+      "Deployment",
+    ]);
     expect(manifests[7]!.resource).toBe(clusterRoles as never);
     expect(manifests[8]!.resource).toBe(clusterRoleBindings as never);
   });
@@ -94,7 +114,13 @@ describe("provision: declared requirements", () => {
 
   test("uninstall removes the declared ClusterRole after the ServiceAccount, whether or not it is given the components", () => {
     const names = (o: ReturnType<typeof options>) => uninstallTargets(o).map((t) => `${t.kind}/${t.name}`);
-    const expected = ["ServiceAccount/shop-controller-manager", "ClusterRoleBinding/shop-prod-extra", "ClusterRole/shop-prod-extra", "ClusterRoleBinding/shop-prod-manager-rolebinding", "ClusterRole/shop-prod-manager-role"];
+    const expected = [
+      "ServiceAccount/shop-controller-manager",
+      "ClusterRoleBinding/shop-prod-extra",
+      "ClusterRole/shop-prod-extra",
+      "ClusterRoleBinding/shop-prod-manager-rolebinding",
+      "ClusterRole/shop-prod-manager-role",
+    ];
     for (const o of [options([]), options([lister])]) {
       const list = names(o);
       expect(list.slice(list.indexOf("ServiceAccount/shop-controller-manager"))).toEqual(expected);
@@ -167,7 +193,9 @@ describe("tinyhost provision --dry-run --components", () => {
     expect(code).toBe(0);
     const printed = YAML.parseAllDocuments(out).map((d) => d.toJS() as ManifestObject);
     const applied = (await dryRun("--components", FIXTURES)).docs.filter(
-      (d) => ["ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"].includes(d.kind) && d.metadata.labels?.["app.kubernetes.io/instance"] === "shop",
+      (d) =>
+        ["ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"].includes(d.kind) &&
+        d.metadata.labels?.["app.kubernetes.io/instance"] === "shop",
     );
     expect(printed).toEqual(applied);
     expect(printed.map((d) => d.kind)).toContain("ClusterRole");

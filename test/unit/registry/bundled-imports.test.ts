@@ -10,7 +10,7 @@ import { listComponentFiles } from "../../../src/runtime/registry/files.ts";
 
 const dir = join(import.meta.dir, "../../../components");
 
-test("every bundled component imports only \"tinyhost\" or node: built-ins", () => {
+test('every bundled component imports only "tinyhost" or node: built-ins', () => {
   const transpiler = new Bun.Transpiler({ loader: "ts" });
   const offenders: string[] = [];
   for (const rel of listComponentFiles(dir)) {

@@ -20,7 +20,11 @@ describe("tinyhost components", () => {
   test("--json lists every component with its ports, position numbers and platform schemas", () => {
     const r = cli("--json", "--dir", valid);
     expect(r.code).toBe(0);
-    const list = JSON.parse(r.stdout) as Array<{ name: string; tags: string[]; ports: Array<{ name: string; label: string; source: boolean; position: number; schema: { $ref?: string; $defs?: Record<string, { path?: string }> } }> }>;
+    const list = JSON.parse(r.stdout) as Array<{
+      name: string;
+      tags: string[];
+      ports: Array<{ name: string; label: string; source: boolean; position: number; schema: { $ref?: string; $defs?: Record<string, { path?: string }> } }>;
+    }>;
     expect(list.map((c) => c.name)).toEqual(["echo", "upper"]);
     const echo = list[0]!;
     expect(echo.tags).toEqual(["SDK", "test"]);
@@ -73,7 +77,13 @@ describe("tinyhost components", () => {
 
 test("renderComponents aligns the port table columns", async () => {
   const registry = await discoverComponents(join(root, valid));
-  const text = renderComponents(registry.list().map(describeComponent), new Map([["echo", "e.ts"], ["upper", "u.ts"]]));
+  const text = renderComponents(
+    registry.list().map(describeComponent),
+    new Map([
+      ["echo", "e.ts"],
+      ["upper", "u.ts"],
+    ]),
+  );
   const [header, ...ports] = text.split("\n").slice(2, 6) as [string, ...string[]];
   expect(header.trim()).toBe("PORT       LABEL     DIRECTION  POSITION");
   const col = header.indexOf("LABEL");

@@ -61,8 +61,15 @@ test("importing the generated module evaluates no component until the registry i
 });
 
 test("a static row rejected by defineComponent at load is INVALID_COMPONENT for that file", () => {
-  const rejected = Object.assign(new Error('info.name must be a non-empty string'), { code: "INVALID_COMPONENT" });
-  const rows: StaticComponentModule[] = [{ source: "components/nameless.ts", load: () => { throw rejected; } }];
+  const rejected = Object.assign(new Error("info.name must be a non-empty string"), { code: "INVALID_COMPONENT" });
+  const rows: StaticComponentModule[] = [
+    {
+      source: "components/nameless.ts",
+      load: () => {
+        throw rejected;
+      },
+    },
+  ];
   expect(() => registryFromModules(rows)).toThrow(expect.objectContaining({ code: "INVALID_COMPONENT", files: ["components/nameless.ts"] }));
 });
 

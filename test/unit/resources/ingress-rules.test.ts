@@ -58,7 +58,9 @@ describe("exposeOnIngress", () => {
   });
 
   test("a host whose / routes elsewhere is a conflict naming the path, and nothing is computed", () => {
-    const err = thrown(() => exposeOnIngress(ing([{ host: "shop.com", http: { paths: [path("/", 80, "frontend"), path("/static", 80, "cdn")] } }]), SVC, 8080, ["shop.com"], WHAT));
+    const err = thrown(() =>
+      exposeOnIngress(ing([{ host: "shop.com", http: { paths: [path("/", 80, "frontend"), path("/static", 80, "cdn")] } }]), SVC, 8080, ["shop.com"], WHAT),
+    );
     expect(err).toBeInstanceOf(ExposeConflictError);
     expect((err as ExposeConflictError).conflicts).toEqual([
       {
@@ -72,7 +74,10 @@ describe("exposeOnIngress", () => {
   });
 
   test("an Exact / or an ImplementationSpecific path without path also takes the slot", () => {
-    for (const p of [{ ...path("/", 80, "x"), pathType: "Exact" }, { pathType: "ImplementationSpecific", backend: { service: { name: "x", port: { number: 80 } } } }]) {
+    for (const p of [
+      { ...path("/", 80, "x"), pathType: "Exact" },
+      { pathType: "ImplementationSpecific", backend: { service: { name: "x", port: { number: 80 } } } },
+    ]) {
       expect(thrown(() => exposeOnIngress(ing([{ host: "a.com", http: { paths: [p] } }]), SVC, 8080, ["a.com"], WHAT))).toBeInstanceOf(ExposeConflictError);
     }
   });
@@ -81,7 +86,9 @@ describe("exposeOnIngress", () => {
     const first = exposeOnIngress(ing([]), SVC, 8080, ["a.com"], WHAT).next!;
     const err = thrown(() => exposeOnIngress(first, SVC, 8081, ["a.com"], WHAT)) as ExposeConflictError;
     expect(err.conflicts[0]?.owner).toBe("tinyhost, for port 8080");
-    expect(err.message).toContain(`cannot expose port 8081, nothing was changed: ${WHAT} host a.com path / is / (Prefix) → ${SVC}:8080, owned by tinyhost, for port 8080`);
+    expect(err.message).toContain(
+      `cannot expose port 8081, nothing was changed: ${WHAT} host a.com path / is / (Prefix) → ${SVC}:8080, owned by tinyhost, for port 8080`,
+    );
   });
 
   test("an identical path and a covering TLS entry already there are adopted as shared", () => {
@@ -93,7 +100,13 @@ describe("exposeOnIngress", () => {
   });
 
   test("keeps other rules and unknown fields, and adds http to a host's rule without one", () => {
-    const { next } = exposeOnIngress(ing([{ host: "z.com", http: { paths: [path("/", 1)] }, extra: true }, { host: "static.com" }]), SVC, 8080, ["static.com"], WHAT);
+    const { next } = exposeOnIngress(
+      ing([{ host: "z.com", http: { paths: [path("/", 1)] }, extra: true }, { host: "static.com" }]),
+      SVC,
+      8080,
+      ["static.com"],
+      WHAT,
+    );
     expect(next?.spec?.rules).toEqual([
       { host: "z.com", http: { paths: [path("/", 1)] }, extra: true },
       { host: "static.com", http: { paths: [path("/", 8080)] } },
@@ -132,7 +145,13 @@ describe("discloseOnIngress", () => {
 
   test("keeps shared entries: an adopted path and a covering TLS entry stay", () => {
     const wildcard = { hosts: ["api.com", "a.com"], secretName: "wildcard-tls" };
-    const start = ing([{ host: "api.com", http: { paths: [path("/v1", 8080)] } }, { host: "a.com", http: { paths: [path("/", 8080)] } }], [wildcard]);
+    const start = ing(
+      [
+        { host: "api.com", http: { paths: [path("/v1", 8080)] } },
+        { host: "a.com", http: { paths: [path("/", 8080)] } },
+      ],
+      [wildcard],
+    );
     const exposed = exposeOnIngress(start, SVC, 8080, ["a.com"], WHAT).next!;
     expect(disclose(exposed)).toEqual(start);
   });

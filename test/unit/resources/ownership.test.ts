@@ -22,7 +22,9 @@ describe("ownership records", () => {
   test("records are written as canonical JSON: ports in numeric order, hosts sorted", () => {
     const svc = withRecord(obj({ other: "kept" }), SERVICE_RECORD_ANNOTATION, { "9000": "own", "80": "shared" });
     expect(svc.metadata.annotations).toEqual({ other: "kept", [SERVICE_RECORD_ANNOTATION]: '{"80":"shared","9000":"own"}' });
-    const ing = withRecord(obj(), INGRESS_RECORD_ANNOTATION, { "80": { "b.com": { tls: "own", rule: "own", path: "own" }, "a.com": { path: "shared", rule: "shared", tls: "shared" } } });
+    const ing = withRecord(obj(), INGRESS_RECORD_ANNOTATION, {
+      "80": { "b.com": { tls: "own", rule: "own", path: "own" }, "a.com": { path: "shared", rule: "shared", tls: "shared" } },
+    });
     expect(ing.metadata.annotations?.[INGRESS_RECORD_ANNOTATION]).toBe(
       '{"80":{"a.com":{"path":"shared","rule":"shared","tls":"shared"},"b.com":{"path":"own","rule":"own","tls":"own"}}}',
     );
@@ -58,7 +60,11 @@ describe("ownership records", () => {
 describe("servicePortManagers", () => {
   test("names the managers that own the port/protocol entry, and only those", () => {
     const managedFields = [
-      { manager: "helm", operation: "Update", fieldsV1: { "f:spec": { "f:ports": { 'k:{"port":80,"protocol":"TCP"}': {}, 'k:{"port":443,"protocol":"TCP"}': {} } } } },
+      {
+        manager: "helm",
+        operation: "Update",
+        fieldsV1: { "f:spec": { "f:ports": { 'k:{"port":80,"protocol":"TCP"}': {}, 'k:{"port":443,"protocol":"TCP"}': {} } } },
+      },
       { manager: "kubectl-edit", operation: "Update", fieldsV1: { "f:spec": { "f:ports": { 'k:{"port":80,"protocol":"UDP"}': {} } } } },
       { manager: "tinyhost", operation: "Apply", fieldsV1: { "f:metadata": {} } },
     ];

@@ -10,7 +10,11 @@ const svc = (ports: ServicePort[], record?: string, extra: Record<string, string
 });
 
 describe("undoEdit", () => {
-  const done: ReleaseUpdate<Service> = { changed: true, before: svc([grpc], undefined, { lock: "a" }), after: svc([grpc, p8080], '{"8080":"own"}', { lock: "a" }) };
+  const done: ReleaseUpdate<Service> = {
+    changed: true,
+    before: svc([grpc], undefined, { lock: "a" }),
+    after: svc([grpc, p8080], '{"8080":"own"}', { lock: "a" }),
+  };
 
   test("puts the ports and the record back exactly when the object is still as written, keeping other annotations", () => {
     const current = svc([grpc, p8080], '{"8080":"own"}', { lock: "b" });
@@ -28,7 +32,10 @@ describe("undoEdit", () => {
 
   test("restores an Ingress's rules and TLS in their original order, dropping lists that were absent", () => {
     const before: Ingress = { metadata: { name: "i" }, spec: { rules: [{ host: "z.com" }] } };
-    const after: Ingress = { metadata: { name: "i", annotations: { [INGRESS_RECORD_ANNOTATION]: "{}" } }, spec: { rules: [{ host: "a.com" }, { host: "z.com" }], tls: [{ hosts: ["a.com"] }] } };
+    const after: Ingress = {
+      metadata: { name: "i", annotations: { [INGRESS_RECORD_ANNOTATION]: "{}" } },
+      spec: { rules: [{ host: "a.com" }, { host: "z.com" }], tls: [{ hosts: ["a.com"] }] },
+    };
     expect(undoEdit("Ingress", { changed: true, before, after }, () => undefined)(after)).toEqual(before);
   });
 });

@@ -61,7 +61,13 @@ describe("exposeOnService", () => {
     const err = conflictOf(() => exposeOnService(s, 80, WHAT));
     expect(err.code).toBe("EXPOSE_CONFLICT");
     expect(err.conflicts).toEqual([
-      { object: WHAT, entry: "port 80", current: "tcp-80 (80/TCP → 8080)", owner: "another writer (field managers: helm (Update))", wanted: "port80 (80/TCP → 80)" },
+      {
+        object: WHAT,
+        entry: "port 80",
+        current: "tcp-80 (80/TCP → 8080)",
+        owner: "another writer (field managers: helm (Update))",
+        wanted: "port80 (80/TCP → 80)",
+      },
     ]);
     expect(err.message).toContain("Service ns/svc port 80 is tcp-80 (80/TCP → 8080), owned by another writer (field managers: helm (Update))");
   });
@@ -72,7 +78,16 @@ describe("exposeOnService", () => {
   });
 
   test("TCP and UDP entries with the number are both named", () => {
-    const err = conflictOf(() => exposeOnService(svc([{ name: "http", port: 80, targetPort: 80, protocol: "TCP" }, { name: "syslog", port: 80, targetPort: 514, protocol: "UDP" }]), 80, WHAT));
+    const err = conflictOf(() =>
+      exposeOnService(
+        svc([
+          { name: "http", port: 80, targetPort: 80, protocol: "TCP" },
+          { name: "syslog", port: 80, targetPort: 514, protocol: "UDP" },
+        ]),
+        80,
+        WHAT,
+      ),
+    );
     expect(err.conflicts.map((c) => c.current)).toEqual(["http (80/TCP → 80)", "syslog (80/UDP → 514)"]);
   });
 
@@ -127,7 +142,16 @@ describe("discloseOnService", () => {
   });
 
   test("changes nothing for a port it has no record of, whatever the Service has", () => {
-    expect(discloseOnService(svc([{ name: "tcp-80", port: 80, targetPort: 8080 }, { name: "u", port: 80, protocol: "UDP" }]), 80, WHAT).next).toBeUndefined();
+    expect(
+      discloseOnService(
+        svc([
+          { name: "tcp-80", port: 80, targetPort: 8080 },
+          { name: "u", port: 80, protocol: "UDP" },
+        ]),
+        80,
+        WHAT,
+      ).next,
+    ).toBeUndefined();
   });
 
   test("keeps an own entry someone changed since (it is theirs now)", () => {

@@ -7,7 +7,14 @@ const log = pino({ level: "silent" });
 describe("writeBoth", () => {
   test("runs the first write, then the second", async () => {
     const calls: string[] = [];
-    await writeBoth({ operation: "op", firstObject: "A", first: async () => (calls.push("first"), { changed: true }), second: async () => calls.push("second"), undoFirst: async () => calls.push("undo"), log });
+    await writeBoth({
+      operation: "op",
+      firstObject: "A",
+      first: async () => (calls.push("first"), { changed: true }),
+      second: async () => calls.push("second"),
+      undoFirst: async () => calls.push("undo"),
+      log,
+    });
     expect(calls).toEqual(["first", "second"]);
   });
 
@@ -30,7 +37,14 @@ describe("writeBoth", () => {
 
   test("nothing is undone when the first write changed nothing", async () => {
     let undone = false;
-    const err = await writeBoth({ operation: "op", firstObject: "A", first: async () => ({ changed: false }), second: async () => Promise.reject(new Error("x")), undoFirst: async () => (undone = true), log }).catch((e: unknown) => e);
+    const err = await writeBoth({
+      operation: "op",
+      firstObject: "A",
+      first: async () => ({ changed: false }),
+      second: async () => Promise.reject(new Error("x")),
+      undoFirst: async () => (undone = true),
+      log,
+    }).catch((e: unknown) => e);
     expect((err as Error).message).toBe("x");
     expect(undone).toBe(false);
   });
@@ -46,7 +60,9 @@ describe("writeBoth", () => {
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PartialWriteError);
     expect((err as PartialWriteError).code).toBe("PARTIAL_WRITE");
-    expect((err as Error).message).toContain("exposePort(8080) failed half-way: ingress forbidden; undoing its change of Service ns/s failed too: service unavailable");
+    expect((err as Error).message).toContain(
+      "exposePort(8080) failed half-way: ingress forbidden; undoing its change of Service ns/s failed too: service unavailable",
+    );
     expect(((err as Error).cause as Error).message).toBe("ingress forbidden");
   });
 });

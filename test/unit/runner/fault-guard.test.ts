@@ -5,7 +5,20 @@
  * node, the fault counter grows, and the other nodes keep answering. Hooks that failed are retried.
  */
 import { describe, expect, test } from "bun:test";
-import { BackgroundLoop, defineComponent, nodeInterval, nodeTask, nodeTimeout, ok, source, target, Type, type ComponentContext, type Emitter, type TinyNode } from "tinyhost";
+import {
+  BackgroundLoop,
+  defineComponent,
+  nodeInterval,
+  nodeTask,
+  nodeTimeout,
+  ok,
+  source,
+  target,
+  Type,
+  type ComponentContext,
+  type Emitter,
+  type TinyNode,
+} from "tinyhost";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
 import { componentFaults } from "../../../src/runtime/runner/guard.ts";
 import { uniquePorts } from "../../../src/runtime/runner/errors.ts";
@@ -70,9 +83,10 @@ const faulty = defineComponent({
     if (data.text === "throw") throw new TypeError("handle boom");
     if (data.text === "throw-undefined") throw undefined;
     if (data.text === "throw-null") throw null;
-    if (data.text === "huge") nodeTimeout(ctx, 0, () => {
-      throw new Error("x".repeat(2_000_000));
-    });
+    if (data.text === "huge")
+      nodeTimeout(ctx, 0, () => {
+        throw new Error("x".repeat(2_000_000));
+      });
     if (data.text === "interval") {
       let n = 0;
       nodeInterval(ctx, 2, () => {
@@ -81,22 +95,31 @@ const faulty = defineComponent({
         if (n === 1) throw new Error("interval boom");
       });
     }
-    if (data.text === "late") nodeTimeout(ctx, 30, () => {
-      throw new Error("late boom");
-    });
+    if (data.text === "late")
+      nodeTimeout(ctx, 30, () => {
+        throw new Error("late boom");
+      });
     if (data.text === "exit-throw") {
-      new BackgroundLoop().start({ lifetime: ctx.nodeSignal, body: async () => {}, onExit: () => {
-        throw new Error("onExit boom");
-      } });
+      new BackgroundLoop().start({
+        lifetime: ctx.nodeSignal,
+        body: async () => {},
+        onExit: () => {
+          throw new Error("onExit boom");
+        },
+      });
     }
-    if (data.text === "timer") nodeTimeout(ctx, 1, () => {
-      throw new Error("timer boom");
-    });
+    if (data.text === "timer")
+      nodeTimeout(ctx, 1, () => {
+        throw new Error("timer boom");
+      });
     if (data.text === "task") nodeTask(ctx, Promise.reject(new Error("task boom")));
     if (data.text === "loop") {
-      new BackgroundLoop().start({ lifetime: ctx.nodeSignal, body: async () => {
-        throw new Error("loop boom");
-      } });
+      new BackgroundLoop().start({
+        lifetime: ctx.nodeSignal,
+        body: async () => {
+          throw new Error("loop boom");
+        },
+      });
     }
     return ok({ echo: data.text });
   },
@@ -277,7 +300,10 @@ describe("fault isolation: a throw outside handle faults only its node", () => {
   test("throw undefined / throw null in handle fail the hop (not a success with no result), with a message that says so", async () => {
     const { s } = setup(false);
     await s.update(makeNode("u1", "faulty"));
-    for (const [text, shown] of [["throw-undefined", "handle threw undefined"], ["throw-null", "handle threw null"]] as const) {
+    for (const [text, shown] of [
+      ["throw-undefined", "handle threw undefined"],
+      ["throw-null", "handle threw null"],
+    ] as const) {
       const r = await hop(s, "u1", text);
       expect(r.kind).toBe("fail");
       expect(r.kind === "fail" ? r.error.message : "").toBe(shown);
@@ -327,7 +353,10 @@ describe("fault isolation: a throw outside handle faults only its node", () => {
     const { s } = setup(false);
     s.install(fragile);
     await s.update(makeNode("g1", "faulty"));
-    const err = await s.update(makeNode("f1", "fragile")).then(() => undefined, (e: unknown) => e as Error);
+    const err = await s.update(makeNode("f1", "fragile")).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(err?.message).toBe(`node ${nodeName("f1")} (component fragile) failed in state(): state boom`);
     expect(s.runner(nodeName("f1"))).toBeUndefined();
     expect((await hop(s, "g1", "x")).kind).toBe("ok");

@@ -45,9 +45,15 @@ describe("undeclared configuration keys", () => {
   });
 
   test("declared keys, nested keys and maps", () => {
-    const schema = { type: "object", properties: { a: { type: "object", properties: { b: { type: "integer" } } }, m: { type: "object", additionalProperties: { type: "string" } } } };
+    const schema = {
+      type: "object",
+      properties: { a: { type: "object", properties: { b: { type: "integer" } } }, m: { type: "object", additionalProperties: { type: "string" } } },
+    };
     expect(orphanedKeys({ a: { b: 1 }, m: { anything: "x" } }, schema)).toEqual([]);
-    expect(orphanedKeys({ a: { b: 1, c: 2 }, z: 1 }, schema)).toEqual([{ path: "a.c", known: ["b"] }, { path: "z", known: ["a", "m"] }]);
+    expect(orphanedKeys({ a: { b: 1, c: 2 }, z: 1 }, schema)).toEqual([
+      { path: "a.c", known: ["b"] },
+      { path: "z", known: ["a", "m"] },
+    ]);
     expect(orphanedKeys({ A: { B: 1, c: 2 } }, schema)).toEqual([{ path: "A.c", known: ["b"] }]); // case-folded as the decode matches
     expect(orphanedKeys("text", schema)).toEqual([]);
     expect(orphanedKeys({ x: 1 }, { type: "object" })).toEqual([]);

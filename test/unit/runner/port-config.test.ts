@@ -101,7 +101,7 @@ describe("port configuration", () => {
     const wire = await hop(new TextEncoder().encode('"hello"'));
     expect(wire.kind).not.toBe("fail");
     // A string that happens to read as JSON is still a string in process.
-    expect((await hop("{\"a\":1}")).kind).not.toBe("fail");
+    expect((await hop('{"a":1}')).kind).not.toBe("fail");
     expect(seen).toEqual([
       { v: "hello", t: "x=hello" },
       { v: "hello", t: "x=hello" },

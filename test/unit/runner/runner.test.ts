@@ -27,7 +27,10 @@ function keeper() {
   const def = defineComponent({
     info: { name: "keeper", description: "K", info: "" },
     state: () => ({ mode: "a" }),
-    ports: (self) => [target("in", Type.Any()), source(self.mode === "a" ? "zeta" : "alpha", Type.Object({ token: Type.String() }), { default: { token: "s3cret" } })],
+    ports: (self) => [
+      target("in", Type.Any()),
+      source(self.mode === "a" ? "zeta" : "alpha", Type.Object({ token: Type.String() }), { default: { token: "s3cret" } }),
+    ],
     onEmitter: (_c, emit) => void (kept.emit = emit),
     onState: (_c, state) => void (kept.state = state),
     handle: () => {},

@@ -16,7 +16,10 @@ function settingsRecorder(seen: unknown[]) {
   return defineComponent({
     info: { name: "setrec", description: "S", info: "" },
     state: () => ({ step: 1 }),
-    ports: (self) => [target("_settings", Type.Object({ step: Type.Optional(Type.Integer()) }), { default: { step: self.step } }), target("in", Type.Object({}), { default: {} })],
+    ports: (self) => [
+      target("_settings", Type.Object({ step: Type.Optional(Type.Integer()) }), { default: { step: self.step } }),
+      target("in", Type.Object({}), { default: {} }),
+    ],
     onSettings(ctx, s) {
       ctx.self.step = s.step ?? 0;
       seen.push(s);

@@ -59,7 +59,10 @@ function apiserver(live: TinyNode) {
 /** A logger that keeps error and warn lines. */
 function captureLog() {
   const lines: { level: string; fields: Record<string, unknown>; msg: string }[] = [];
-  const at = (level: string) => (fields: Record<string, unknown>, msg = "") => void lines.push({ level, fields, msg });
+  const at =
+    (level: string) =>
+    (fields: Record<string, unknown>, msg = "") =>
+      void lines.push({ level, fields, msg });
   const log = { error: at("error"), warn: at("warn"), info: at("info"), debug: at("debug"), trace: at("trace"), fatal: at("fatal"), child: () => log };
   return { log, lines };
 }
@@ -68,7 +71,13 @@ async function start(o: { debounceMs?: number; retryMs?: number; log?: ReturnTyp
   const live = makeNode("k", "keeper");
   const api = apiserver(live);
   const { def, kept } = keeper();
-  const s = new Scheduler({ module: MODULE, debounceMs: o.debounceMs ?? 5, statusRetry: { initialMs: o.retryMs ?? 10, maxMs: o.retryMs ?? 10 }, statusSink: api.sink, ...(o.log ? { log: o.log as never } : {}) });
+  const s = new Scheduler({
+    module: MODULE,
+    debounceMs: o.debounceMs ?? 5,
+    statusRetry: { initialMs: o.retryMs ?? 10, maxMs: o.retryMs ?? 10 },
+    statusSink: api.sink,
+    ...(o.log ? { log: o.log as never } : {}),
+  });
   s.install(def);
   await s.update(makeNode("k", "keeper"));
   return { s, live, api, kept, runner: s.runner(nodeName("k"))! };
@@ -107,7 +116,11 @@ describe("await state.set (issue 21)", () => {
     expect(settled).toBe(false);
     const shown = s.readStatus(nodeName("k"))!;
     expect(shown.error).toBe(true);
-    expect(shown.status).toMatch(new RegExp(`^node ${nodeName("k").replaceAll(".", "\\.")}: status write failed [123] times? in a row \\(etcdserver: request timed out\\); state not persisted yet: "k"; retrying in 20 ms$`));
+    expect(shown.status).toMatch(
+      new RegExp(
+        `^node ${nodeName("k").replaceAll(".", "\\.")}: status write failed [123] times? in a row \\(etcdserver: request timed out\\); state not persisted yet: "k"; retrying in 20 ms$`,
+      ),
+    );
     expect(dec.decode(await kept.state!.get("k"))).toBe("two"); // still readable while not persisted
     await set; // 3 failures, then a retry succeeds — no new set
     expect(api.calls).toBe(4);
@@ -257,9 +270,19 @@ describe("MetadataState overlay", () => {
 
 describe("kubeStatusSink", () => {
   test("a node that is gone (404) answers gone; any other failure rejects for the runner to retry", async () => {
-    const notFound = new KubeApiError({ verb: "PATCH", path: "/x", status: 404, body: { kind: "Status", code: 404, reason: "NotFound", message: "not found" } });
+    const notFound = new KubeApiError({
+      verb: "PATCH",
+      path: "/x",
+      status: 404,
+      body: { kind: "Status", code: 404, reason: "NotFound", message: "not found" },
+    });
     expect(await kubeStatusSink(async () => Promise.reject(notFound)).patchStatus("n", () => {})).toBe("gone");
-    const unavailable = new KubeApiError({ verb: "PATCH", path: "/x", status: 503, body: { kind: "Status", code: 503, reason: "ServiceUnavailable", message: "etcd" } });
+    const unavailable = new KubeApiError({
+      verb: "PATCH",
+      path: "/x",
+      status: 503,
+      body: { kind: "Status", code: 503, reason: "ServiceUnavailable", message: "etcd" },
+    });
     expect(kubeStatusSink(async () => Promise.reject(unavailable)).patchStatus("n", () => {})).rejects.toBe(unavailable);
     expect(await kubeStatusSink(async () => {}).patchStatus("n", () => {})).toBeUndefined();
   });

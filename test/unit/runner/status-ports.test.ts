@@ -15,7 +15,10 @@ const decode = (s: string) => JSON.parse(Buffer.from(s, "base64").toString("utf8
 
 /** The byte fields built from scratch, as statusPorts did before the memo. */
 function fresh(p: AnyPort) {
-  return { schema: schemaToBase64(portPlatformSchema({ ...p, configuration: maskSchemaSource(p.configuration) })), configuration: b64(redact(p.configuration ?? null)) };
+  return {
+    schema: schemaToBase64(portPlatformSchema({ ...p, configuration: maskSchemaSource(p.configuration) })),
+    configuration: b64(redact(p.configuration ?? null)),
+  };
 }
 
 describe("status ports", () => {
@@ -55,13 +58,27 @@ describe("status ports", () => {
     expect(configurationKey({ a: [1, "x", null, { b: true }] })).toBe('{"a":[1,"x",null,{"b":true}]}');
     expect(configurationKey(undefined)).toBe("null");
     expect(configurationKey(Object.assign(Object.create(null), { a: 1 }))).toBe('{"a":1}');
-    for (const v of [{ a: undefined }, [undefined], { f: () => 1 }, { n: Number.NaN }, { n: Infinity }, { d: new Date(0) }, { m: new Map() }, { b: 1n }, { s: Symbol("s") }, { j: { toJSON: () => 1 } }]) {
+    for (const v of [
+      { a: undefined },
+      [undefined],
+      { f: () => 1 },
+      { n: Number.NaN },
+      { n: Infinity },
+      { d: new Date(0) },
+      { m: new Map() },
+      { b: 1n },
+      { s: Symbol("s") },
+      { j: { toJSON: () => 1 } },
+    ]) {
       expect(configurationKey(v)).toBeUndefined();
     }
   });
 
   test("more configurations of one schema than the memo keeps still publish right", () => {
-    const ports = Array.from({ length: PUBLISHED_PER_SCHEMA + 10 }, (_, i) => target("_settings", Settings, { default: { context: { i }, apiKey: "" } }) as AnyPort);
+    const ports = Array.from(
+      { length: PUBLISHED_PER_SCHEMA + 10 },
+      (_, i) => target("_settings", Settings, { default: { context: { i }, apiKey: "" } }) as AnyPort,
+    );
     for (const p of ports) statusPorts([p]);
     for (const p of [ports[0]!, ports.at(-1)!]) expect(statusPorts([p])[0]).toMatchObject(fresh(p));
   });

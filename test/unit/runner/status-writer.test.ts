@@ -51,10 +51,14 @@ describe("StatusWriter", () => {
   test("requests inside one window are one write; a failing write is retried with doubling, capped backoff and no new request", async () => {
     const starts: number[] = [];
     let failing = true;
-    const w = new StatusWriter(5, async () => {
-      starts.push(performance.now());
-      if (failing) throw new Error("apiserver down");
-    }, { initialMs: 20, maxMs: 40 });
+    const w = new StatusWriter(
+      5,
+      async () => {
+        starts.push(performance.now());
+        if (failing) throw new Error("apiserver down");
+      },
+      { initialMs: 20, maxMs: 40 },
+    );
     const failedBefore = statusWriteFailures.count;
     for (let i = 0; i < 100; i++) w.request();
     await until("the first write to fail", () => w.failures === 1);
@@ -78,14 +82,18 @@ describe("StatusWriter", () => {
     let running = 0;
     let maxRunning = 0;
     let started = 0;
-    const w = new StatusWriter(1, async () => {
-      started++;
-      running++;
-      maxRunning = Math.max(maxRunning, running);
-      await Bun.sleep(3);
-      running--;
-      throw new Error("apiserver down");
-    }, { initialMs: 5, maxMs: 10 });
+    const w = new StatusWriter(
+      1,
+      async () => {
+        started++;
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        await Bun.sleep(3);
+        running--;
+        throw new Error("apiserver down");
+      },
+      { initialMs: 5, maxMs: 10 },
+    );
     for (let i = 0; i < 200; i++) {
       w.request();
       await Bun.sleep(0.5);
@@ -98,10 +106,14 @@ describe("StatusWriter", () => {
 
   test("a write that answers gone ends the writer: no retry, requests refused", async () => {
     let calls = 0;
-    const w = new StatusWriter(5, async () => {
-      calls++;
-      return "gone" as const;
-    }, { initialMs: 5, maxMs: 5 });
+    const w = new StatusWriter(
+      5,
+      async () => {
+        calls++;
+        return "gone" as const;
+      },
+      { initialMs: 5, maxMs: 5 },
+    );
     w.request();
     await Bun.sleep(20);
     expect(calls).toBe(1);
@@ -115,16 +127,24 @@ describe("StatusWriter", () => {
   test("flush retries a failing write until it succeeds, or gives up when its deadline aborts", async () => {
     let fails = 2;
     let calls = 0;
-    const w = new StatusWriter(1_000, async () => {
-      calls++;
-      if (fails-- > 0) throw new Error("503");
-    }, { initialMs: 5, maxMs: 5 });
+    const w = new StatusWriter(
+      1_000,
+      async () => {
+        calls++;
+        if (fails-- > 0) throw new Error("503");
+      },
+      { initialMs: 5, maxMs: 5 },
+    );
     w.request();
     expect(await w.flush(new AbortController().signal)).toBe("written");
     expect(calls).toBe(3);
-    const down = new StatusWriter(1_000, async () => {
-      throw new Error("503");
-    }, { initialMs: 5, maxMs: 5 });
+    const down = new StatusWriter(
+      1_000,
+      async () => {
+        throw new Error("503");
+      },
+      { initialMs: 5, maxMs: 5 },
+    );
     down.request();
     const t0 = performance.now();
     expect(await down.flush(AbortSignal.timeout(40))).toBe("failed");
@@ -302,7 +322,10 @@ describe("runner status writes after the reconciler's (issue 19 scale)", () => {
         return structuredClone(stored);
       },
     };
-    const sink = kubeStatusSink((name, updater, current) => patchNode(nodes as never, name, "ns", updater, current), () => stored);
+    const sink = kubeStatusSink(
+      (name, updater, current) => patchNode(nodes as never, name, "ns", updater, current),
+      () => stored,
+    );
     const s = new Scheduler({ module: MODULE, debounceMs: 5, statusSink: sink });
     s.install(def);
     const reported = await s.update(makeNode("a", "announcer"));

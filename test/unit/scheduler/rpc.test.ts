@@ -83,7 +83,9 @@ describe("rpc mode", () => {
   test("an unknown component fails naming it, the module and what is registered", async () => {
     const e = errorOf(await call(scheduler(), "nope", "{}"));
     expect(e?.code).toBe("RPC_UNKNOWN_COMPONENT");
-    expect(e?.message).toBe(`rpc: component "nope" not registered on this module (module ${MODULE}; registered: answer, broken, double, failing, relay, tally)`);
+    expect(e?.message).toBe(
+      `rpc: component "nope" not registered on this module (module ${MODULE}; registered: answer, broken, double, failing, relay, tally)`,
+    );
   });
 
   test("a component that is not an agent tool fails naming it, in Go's words", async () => {

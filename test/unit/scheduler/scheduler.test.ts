@@ -18,7 +18,9 @@ function signal(s: Scheduler, to: string, data: unknown, abort?: AbortSignal): P
 /** relay a → relay b → sink c, with expressions on both edges. */
 async function chain(s: Scheduler): Promise<void> {
   await s.update(makeNode("a", "relay", { edges: [{ port: "out", to: "b:in" }] }));
-  await s.update(makeNode("b", "relay", { edges: [{ port: "out", to: "c:in" }], ports: [{ from: "a:out", port: "in", config: { context: "{{$.context}}" } }] }));
+  await s.update(
+    makeNode("b", "relay", { edges: [{ port: "out", to: "c:in" }], ports: [{ from: "a:out", port: "in", config: { context: "{{$.context}}" } }] }),
+  );
   await s.update(makeNode("c", "sink", { ports: [{ from: "b:out", port: "in", config: { value: "{{$.context.n * 2}}" } }] }));
 }
 
@@ -64,7 +66,9 @@ describe("scheduler", () => {
 
   test("retryable errors are retried up to maxAttempts with backoff", async () => {
     const s = scheduler();
-    await s.update(makeNode("a", "relay", { edges: [{ port: "out", to: "f:in", retryPolicy: { maxAttempts: 3, initialDelayMs: 1, backoffCoefficient: "2" } }] }));
+    await s.update(
+      makeNode("a", "relay", { edges: [{ port: "out", to: "f:in", retryPolicy: { maxAttempts: 3, initialDelayMs: 1, backoffCoefficient: "2" } }] }),
+    );
     await s.update(makeNode("f", "flaky", { ports: [{ from: "a:out", port: "in", config: { kind: "retryable", failTimes: 2 } }] }));
     const r = await signal(s, "a:in", { context: 1 });
     expect(r).toEqual({ kind: "ok", value: "recovered" });
@@ -82,7 +86,14 @@ describe("scheduler", () => {
 
   test("fan-out returns the first result by completion", async () => {
     const s = scheduler();
-    await s.update(makeNode("a", "relay", { edges: [{ port: "out", to: "slow:in" }, { port: "out", to: "fast:in" }] }));
+    await s.update(
+      makeNode("a", "relay", {
+        edges: [
+          { port: "out", to: "slow:in" },
+          { port: "out", to: "fast:in" },
+        ],
+      }),
+    );
     await s.update(makeNode("slow", "delayed", { ports: [{ from: "a:out", port: "in", config: { ms: 60, tag: "slow" } }] }));
     await s.update(makeNode("fast", "delayed", { ports: [{ from: "a:out", port: "in", config: { ms: 1, tag: "fast" } }] }));
     expect(await signal(s, "a:in", { context: 1 })).toEqual({ kind: "ok", value: "fast" });
@@ -90,7 +101,14 @@ describe("scheduler", () => {
 
   test("fan-out sends duplicate port+to edges once", async () => {
     const s = scheduler();
-    await s.update(makeNode("a", "relay", { edges: [{ port: "out", to: "f:in", id: "e1" }, { port: "out", to: "f:in", id: "e2" }] }));
+    await s.update(
+      makeNode("a", "relay", {
+        edges: [
+          { port: "out", to: "f:in", id: "e1" },
+          { port: "out", to: "f:in", id: "e2" },
+        ],
+      }),
+    );
     await s.update(makeNode("f", "flaky", { ports: [{ from: "a:out", port: "in", config: { kind: "plain", failTimes: 0 } }] }));
     await signal(s, "a:in", { context: 1 });
     expect((s.runner(nodeName("f"))!.instance.self as { calls: number }).calls).toBe(1);
@@ -98,8 +116,12 @@ describe("scheduler", () => {
 
   test("the depth guard fails a cycle permanently and names the cycle", async () => {
     const s = scheduler();
-    await s.update(makeNode("a", "relay", { edges: [{ port: "out", to: "b:in" }], ports: [{ from: "b:out", port: "in", config: { context: "{{$.context}}" } }] }));
-    await s.update(makeNode("b", "relay", { edges: [{ port: "out", to: "a:in" }], ports: [{ from: "a:out", port: "in", config: { context: "{{$.context}}" } }] }));
+    await s.update(
+      makeNode("a", "relay", { edges: [{ port: "out", to: "b:in" }], ports: [{ from: "b:out", port: "in", config: { context: "{{$.context}}" } }] }),
+    );
+    await s.update(
+      makeNode("b", "relay", { edges: [{ port: "out", to: "a:in" }], ports: [{ from: "a:out", port: "in", config: { context: "{{$.context}}" } }] }),
+    );
     const r = await signal(s, "a:in", { context: 1 });
     expect(r.kind).toBe("fail");
     if (r.kind !== "fail") return;
@@ -157,7 +179,11 @@ describe("scheduler", () => {
   });
 
   test("capability hooks run in framework order on a new node, then without onState/onEmitter", async () => {
-    const s = new Scheduler({ module: MODULE, debounceMs: 10, client: { namespace: "test", mode: "local", exposePort: async () => [], disclosePort: async () => {} } });
+    const s = new Scheduler({
+      module: MODULE,
+      debounceMs: 10,
+      client: { namespace: "test", mode: "local", exposePort: async () => [], disclosePort: async () => {} },
+    });
     s.install(lifecycle);
     await s.update(makeNode("l", "lifecycle"));
     expect(journal).toEqual(["onIdentity", "onClient", "onNats", "onState", "onEmitter", "onReconcile", "onSettings:1"]);

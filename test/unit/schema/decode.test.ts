@@ -52,7 +52,12 @@ describe("compilePortDecoder: zero values", () => {
   });
 
   test("null list elements of structs are zero structs", () => {
-    expect(value(decode({ headers: [null, { key: "k" }] }))).toMatchObject({ headers: [{ key: "", value: "" }, { key: "k", value: "" }] });
+    expect(value(decode({ headers: [null, { key: "k" }] }))).toMatchObject({
+      headers: [
+        { key: "", value: "" },
+        { key: "k", value: "" },
+      ],
+    });
   });
 
   test("editor-only keywords are not enforced: required, minLength, enum, default", () => {
@@ -101,7 +106,10 @@ describe("compilePortDecoder: keys", () => {
   });
 
   test("maps and untyped values keep every key", () => {
-    expect(value(decode({ params: { q: ["1"], r: null }, context: { any: { deep: 1 } } }))).toMatchObject({ params: { q: ["1"], r: null }, context: { any: { deep: 1 } } });
+    expect(value(decode({ params: { q: ["1"], r: null }, context: { any: { deep: 1 } } }))).toMatchObject({
+      params: { q: ["1"], r: null },
+      context: { any: { deep: 1 } },
+    });
   });
 
   test("a map (Type.Record) root decodes null as null and keeps all keys", () => {
@@ -174,7 +182,10 @@ describe("compilePortDecoder: schema shapes", () => {
   });
 
   test("local $refs resolve, recursive ones included", () => {
-    const schema = { $ref: "#/$defs/Node", $defs: { Node: { type: "object", properties: { name: { type: "string" }, next: { anyOf: [{ $ref: "#/$defs/Node" }, { type: "null" }] } } } } };
+    const schema = {
+      $ref: "#/$defs/Node",
+      $defs: { Node: { type: "object", properties: { name: { type: "string" }, next: { anyOf: [{ $ref: "#/$defs/Node" }, { type: "null" }] } } } },
+    };
     expect(value(compilePortDecoder(schema)({ next: { name: "b" } }))).toEqual({ name: "", next: { name: "b", next: null } });
   });
 
@@ -209,7 +220,20 @@ describe("compilePortDecoder: schema errors", () => {
 
   test("the platform keywords and TypeBox's own output are accepted", () => {
     const schema = Type.Object({
-      c: Type.Unknown({ configurable: true, shared: true, readonly: true, readOnly: true, enumTitles: ["A"], colSpan: "col-span-6", tab: "t", align: "l", language: "js", requiredWhen: "x", optionalWhen: "y", format: "code" }),
+      c: Type.Unknown({
+        configurable: true,
+        shared: true,
+        readonly: true,
+        readOnly: true,
+        enumTitles: ["A"],
+        colSpan: "col-span-6",
+        tab: "t",
+        align: "l",
+        language: "js",
+        requiredWhen: "x",
+        optionalWhen: "y",
+        format: "code",
+      }),
       t: Type.Tuple([Type.String(), Type.Integer()]),
       r: Type.Record(Type.String(), Type.Number()),
     });

@@ -209,7 +209,13 @@ describe("toPlatformSchema", () => {
     });
     const out = toPlatformSchema(schema, { labels: { pod: "p" }, ctx: {} }, "R").$defs!;
     expect(out.R!.properties).toEqual({
-      labels: { title: "Labels", type: "object", additionalProperties: { type: "string" }, properties: { pod: { type: "string", default: "p", propertyOrder: 1 } }, propertyOrder: 1 },
+      labels: {
+        title: "Labels",
+        type: "object",
+        additionalProperties: { type: "string" },
+        properties: { pod: { type: "string", default: "p", propertyOrder: 1 } },
+        propertyOrder: 1,
+      },
       ctx: { $ref: "#/$defs/Ctx", propertyOrder: 2 },
     });
   });

@@ -120,7 +120,9 @@ describe("a script cannot reach the host", () => {
   });
 
   test("prototype pollution stays in the script's own sandbox", async () => {
-    const polluter = await start(`export default () => { Object.prototype.polluted = "yes"; Array.prototype.map = () => "hijacked"; JSON.parse = () => "hijacked"; return [1].map((x) => x) }`);
+    const polluter = await start(
+      `export default () => { Object.prototype.polluted = "yes"; Array.prototype.map = () => "hijacked"; JSON.parse = () => "hijacked"; return [1].map((x) => x) }`,
+    );
     expect(await polluter.call({}, { timeoutMs: 5_000 })).toBe("hijacked");
     const other = await start(`export default (i) => ({ polluted: ({}).polluted ?? null, mapped: [1, 2].map((x) => x * 2), parsed: i })`);
     expect(await other.call({ a: 1 }, { timeoutMs: 5_000 })).toEqual({ polluted: null, mapped: [2, 4], parsed: { a: 1 } });
@@ -212,7 +214,10 @@ describe("results and languages", () => {
 
   test("console lines go to the host's log callback", async () => {
     const lines: string[] = [];
-    const s = await startScript({ main: `export default (i) => { console.log("saw", i); return 1 }` }, { loadTimeoutMs: 5_000, watchdog, onLog: (l, t) => lines.push(`${l} ${t}`) });
+    const s = await startScript(
+      { main: `export default (i) => { console.log("saw", i); return 1 }` },
+      { loadTimeoutMs: 5_000, watchdog, onLog: (l, t) => lines.push(`${l} ${t}`) },
+    );
     started.push(s);
     await s.call({ a: 1 }, { timeoutMs: 5_000 });
     for (let i = 0; i < 50 && lines.length === 0; i++) await Bun.sleep(10);

@@ -24,7 +24,10 @@ async function start(main: string, logs: string[] = [], watchdog = new MemoryWat
 describe("a call's leftovers are stopped", () => {
   test("an await loop left running after the result is stopped, and the next call answers at once instead of timing out", async () => {
     const logs: string[] = [];
-    const s = await start(`let calls = 0; export default async (i) => { calls++; if (i.spin) { (async () => { for (;;) await null })(); } return { calls } }`, logs);
+    const s = await start(
+      `let calls = 0; export default async (i) => { calls++; if (i.spin) { (async () => { for (;;) await null })(); } return { calls } }`,
+      logs,
+    );
     expect(await s.call({ spin: true }, { timeoutMs: 2_000 })).toEqual({ calls: 1 });
     const t0 = performance.now();
     // Before the fix the next call queued behind the spinning microtasks and failed "script timeout after 2s".
@@ -36,7 +39,9 @@ describe("a call's leftovers are stopped", () => {
 
   test("a promise chain that allocates after the result is stopped by the memory cap or the grace, and the memory is given back", async () => {
     const before = process.memoryUsage.rss();
-    const s = await start(`const keep = []; export default () => { (async () => { for (;;) { keep.push("x".repeat(1 << 20) + keep.length); await null } })(); return "returned" }`);
+    const s = await start(
+      `const keep = []; export default () => { (async () => { for (;;) { keep.push("x".repeat(1 << 20) + keep.length); await null } })(); return "returned" }`,
+    );
     expect(await s.call({}, { timeoutMs: 5_000 })).toBe("returned");
     await until("the leftover stopped", () => s.leftoversStopped === 1);
     // The next call runs in a fresh worker; the old one's heap is freed with it.
@@ -56,7 +61,9 @@ describe("a call's leftovers are stopped", () => {
   });
 
   test("a script whose tail ends on its own is not stopped and keeps its module state", async () => {
-    const s = await start(`let n = 0; export default async () => { n++; let x = 0; (async () => { for (let i = 0; i < 1000; i++) { x += await i } })(); return n }`);
+    const s = await start(
+      `let n = 0; export default async () => { n++; let x = 0; (async () => { for (let i = 0; i < 1000; i++) { x += await i } })(); return n }`,
+    );
     expect(await s.call({}, { timeoutMs: 5_000 })).toBe(1);
     expect(await s.call({}, { timeoutMs: 5_000 })).toBe(2);
     expect(s.leftoversStopped).toBe(0);
@@ -83,7 +90,10 @@ describe("a call's leftovers are stopped", () => {
   });
 
   test("top-level code that leaves an await loop running fails the load at the load limit", async () => {
-    const e = (await startScript({ main: `(async () => { for (;;) await null })(); export default () => 1` }, { loadTimeoutMs: 300, watchdog: new MemoryWatchdog(CAP) }).catch((err) => err)) as ScriptError;
+    const e = (await startScript(
+      { main: `(async () => { for (;;) await null })(); export default () => 1` },
+      { loadTimeoutMs: 300, watchdog: new MemoryWatchdog(CAP) },
+    ).catch((err) => err)) as ScriptError;
     expect(e).toBeInstanceOf(ScriptError);
     expect(e.code).toBe("SCRIPT_TIMEOUT");
   });
@@ -92,7 +102,11 @@ describe("a call's leftovers are stopped", () => {
 describe("the memory cap holds per worker, across calls", () => {
   test("a script that keeps a little more each call is stopped once its worker holds more than the cap (each call alone stays under it)", async () => {
     const logs: string[] = [];
-    const s = await start(`const keep = []; export default () => { keep.push(Array.from({ length: 400_000 }, (_, i) => ({ i }))); return keep.length }`, logs, new MemoryWatchdog(64 * 2 ** 20));
+    const s = await start(
+      `const keep = []; export default () => { keep.push(Array.from({ length: 400_000 }, (_, i) => ({ i }))); return keep.length }`,
+      logs,
+      new MemoryWatchdog(64 * 2 ** 20),
+    );
     const answers: Array<number | string> = [];
     for (let i = 0; i < 12 && s.leftoversStopped === 0; i++) {
       const r = (await s.call({}, { timeoutMs: 10_000 }).catch((e: ScriptError) => e.code)) as number | string;
@@ -115,7 +129,9 @@ describe("the memory cap holds per worker, across calls", () => {
 
 describe("escape attempts through the values that cross", () => {
   test("a Proxy result is serialised inside the context: its traps see only context objects, and a looping trap is stopped by the time limit", async () => {
-    const s = await start(`export default () => new Proxy({}, { ownKeys() { return [typeof process + 1, typeof Bun + 2, typeof postMessage + 3] }, getOwnPropertyDescriptor() { return { enumerable: true, configurable: true, value: 1 } }, get(_t, k) { return String(k) } })`);
+    const s = await start(
+      `export default () => new Proxy({}, { ownKeys() { return [typeof process + 1, typeof Bun + 2, typeof postMessage + 3] }, getOwnPropertyDescriptor() { return { enumerable: true, configurable: true, value: 1 } }, get(_t, k) { return String(k) } })`,
+    );
     expect(await s.call({}, { timeoutMs: 5_000 })).toEqual({ undefined1: "undefined1", undefined2: "undefined2", undefined3: "undefined3" });
     const loop = await start(`export default () => new Proxy({}, { ownKeys() { for (;;) {} } })`);
     const e = (await loop.call({}, { timeoutMs: 300 }).catch((err) => err)) as ScriptError;
@@ -157,7 +173,9 @@ describe("escape attempts through the values that cross", () => {
   });
 
   test("WebAssembly cannot compile in the context", async () => {
-    const s = await start(`export default () => { try { new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])); return "compiled" } catch (e) { return e.name } }`);
+    const s = await start(
+      `export default () => { try { new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])); return "compiled" } catch (e) { return e.name } }`,
+    );
     expect(await s.call({}, { timeoutMs: 5_000 })).not.toBe("compiled");
   });
 });

@@ -27,7 +27,7 @@ test("the authoring guide's component greets with its settings and returns the d
   expect(r).toEqual({ kind: "ok", value: { delivered: { context: 1, text: "Hi, Ada" } } });
 });
 
-test("the authoring guide's component fails a message without a name (decoded as \"\")", async () => {
+test('the authoring guide\'s component fails a message without a name (decoded as "")', async () => {
   const h = await testComponent(greet);
   const r = await h.send("in", { context: 1 });
   expect(r.kind).toBe("fail");

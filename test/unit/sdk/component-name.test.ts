@@ -9,9 +9,35 @@ import { generateNodeName, parseFullName } from "../../../src/core/api/naming.ts
 
 /** Every component the Go modules register (components.md §1, §2) plus our bundled ones. */
 const GO_AND_BUNDLED = [
-  "router", "transform", "delay", "async", "array_split", "array_get", "array_filter", "group_by", "collect", "inject", "kv",
-  "debug", "display", "signal", "ticker", "cron", "retry", "budget_guard", "run_start", "run_status", "chat", "form",
-  "flow_telemetry", "http_server", "http_request", "http_auth_parse", "promql_query", "logql_query", "counter",
+  "router",
+  "transform",
+  "delay",
+  "async",
+  "array_split",
+  "array_get",
+  "array_filter",
+  "group_by",
+  "collect",
+  "inject",
+  "kv",
+  "debug",
+  "display",
+  "signal",
+  "ticker",
+  "cron",
+  "retry",
+  "budget_guard",
+  "run_start",
+  "run_status",
+  "chat",
+  "form",
+  "flow_telemetry",
+  "http_server",
+  "http_request",
+  "http_auth_parse",
+  "promql_query",
+  "logql_query",
+  "counter",
 ];
 
 const INVALID = ["Bad Name!", "Inspect", "http-server", "a.b", "_x", "x_", "a__b", "a b", "café", "x".repeat(MAX_COMPONENT_NAME_LENGTH + 1)];

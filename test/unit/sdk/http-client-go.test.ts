@@ -42,14 +42,23 @@ const A = recordingServer((url) => {
   if (url.pathname === "/to") return redirect(url.searchParams.get("u")!);
   if (url.pathname === "/nolocation") return new Response("moved, nowhere", { status: 302 });
   if (url.pathname === "/badlocation") return redirect("http://[::1");
-  if (url.pathname === "/gzip") return new Response(gzipSync("hello, compressed world"), { headers: { "Content-Encoding": "gzip", "Content-Type": "text/plain" } });
+  if (url.pathname === "/gzip")
+    return new Response(gzipSync("hello, compressed world"), { headers: { "Content-Encoding": "gzip", "Content-Type": "text/plain" } });
   if (url.pathname === "/bomb") return new Response(gzipSync(Buffer.alloc(64 * 1024 * 1024)), { headers: { "Content-Encoding": "gzip" } });
   if (url.pathname === "/endless") {
     return new Response(new ReadableStream({ pull: (c) => c.enqueue(new Uint8Array(64 * 1024)) }));
   }
-  if (url.pathname === "/latin1") return new Response(Buffer.from("caf\xe9 \xff\xfeA", "latin1"), { headers: { "Content-Type": "text/plain; charset=ISO-8859-1" } });
+  if (url.pathname === "/latin1")
+    return new Response(Buffer.from("caf\xe9 \xff\xfeA", "latin1"), { headers: { "Content-Type": "text/plain; charset=ISO-8859-1" } });
   if (url.pathname === "/trickle") {
-    return new Response(new ReadableStream({ async pull(c) { await Bun.sleep(200); c.enqueue(new TextEncoder().encode(".")); } }));
+    return new Response(
+      new ReadableStream({
+        async pull(c) {
+          await Bun.sleep(200);
+          c.enqueue(new TextEncoder().encode("."));
+        },
+      }),
+    );
   }
   return new Response("landed");
 });
@@ -62,7 +71,18 @@ afterAll(() => {
   B.server.stop(true);
 });
 
-const req = (over: Partial<OutboundRequest>): OutboundRequest => ({ method: "GET", timeout: 10, url: `${A.base}/`, bearerToken: "", basicAuthUser: "", basicAuthPassword: "", headers: [], contentType: "", body: "", ...over });
+const req = (over: Partial<OutboundRequest>): OutboundRequest => ({
+  method: "GET",
+  timeout: 10,
+  url: `${A.base}/`,
+  bearerToken: "",
+  basicAuthUser: "",
+  basicAuthPassword: "",
+  headers: [],
+  contentType: "",
+  body: "",
+  ...over,
+});
 const MAX = 10 * 1024 * 1024;
 const run = (over: Partial<OutboundRequest>, max = MAX) => performRequest(req(over), max, new AbortController().signal);
 
@@ -83,9 +103,18 @@ describe("redirects (Go net/http client.go)", () => {
     for (const status of [301, 302, 303]) {
       for (const method of ["POST", "PUT"]) {
         A.seen.length = 0;
-        const r = await run({ method, url: `${A.base}/status/${status}`, body: '{"a":1}', contentType: "application/json", headers: [{ key: "X-Custom", value: "kept" }] });
+        const r = await run({
+          method,
+          url: `${A.base}/status/${status}`,
+          body: '{"a":1}',
+          contentType: "application/json",
+          headers: [{ key: "X-Custom", value: "kept" }],
+        });
         expect(r.response.body).toBe("landed");
-        expect(A.seen.map((s) => `${s.method} ${s.path} ${JSON.stringify(s.body)} ${s.headers["content-type"]} ${s.headers["x-custom"]}`)).toEqual([`${method} /status/${status} "{\\"a\\":1}" application/json kept`, 'GET /landing "" undefined kept']);
+        expect(A.seen.map((s) => `${s.method} ${s.path} ${JSON.stringify(s.body)} ${s.headers["content-type"]} ${s.headers["x-custom"]}`)).toEqual([
+          `${method} /status/${status} "{\\"a\\":1}" application/json kept`,
+          'GET /landing "" undefined kept',
+        ]);
       }
       A.seen.length = 0;
       await run({ method: "HEAD", url: `${A.base}/status/${status}` });
@@ -97,17 +126,32 @@ describe("redirects (Go net/http client.go)", () => {
     for (const status of [307, 308]) {
       A.seen.length = 0;
       await run({ method: "POST", url: `${A.base}/status/${status}`, body: "payload", contentType: "text/plain" });
-      expect(A.seen.map((s) => `${s.method} ${s.path} ${s.body} ${s.headers["content-type"]}`)).toEqual([`POST /status/${status} payload text/plain`, "POST /landing payload text/plain"]);
+      expect(A.seen.map((s) => `${s.method} ${s.path} ${s.body} ${s.headers["content-type"]}`)).toEqual([
+        `POST /status/${status} payload text/plain`,
+        "POST /landing payload text/plain",
+      ]);
     }
   });
 
   test("Authorization (bearer or basic) and Cookie are dropped when a redirect leaves the host; other headers stay; Referer names the previous URL", async () => {
     A.seen.length = 0;
     B.seen.length = 0;
-    await run({ url: `${A.base}/to?u=${encodeURIComponent(bBase + "/b")}`, bearerToken: "s3cret", headers: [{ key: "Cookie", value: "sid=1" }, { key: "X-Custom", value: "kept" }] });
+    await run({
+      url: `${A.base}/to?u=${encodeURIComponent(bBase + "/b")}`,
+      bearerToken: "s3cret",
+      headers: [
+        { key: "Cookie", value: "sid=1" },
+        { key: "X-Custom", value: "kept" },
+      ],
+    });
     expect(A.seen[0]!.headers).toMatchObject({ authorization: "Bearer s3cret", cookie: "sid=1" });
     const hop = B.seen[0]!.headers;
-    expect([hop.authorization, hop.cookie, hop["x-custom"], hop.referer]).toEqual([undefined, undefined, "kept", `${A.base}/to?u=${encodeURIComponent(bBase + "/b")}`]);
+    expect([hop.authorization, hop.cookie, hop["x-custom"], hop.referer]).toEqual([
+      undefined,
+      undefined,
+      "kept",
+      `${A.base}/to?u=${encodeURIComponent(bBase + "/b")}`,
+    ]);
   });
 
   test("the same host on another port keeps Authorization (Go compares host names, not ports)", async () => {
@@ -126,7 +170,10 @@ describe("redirects (Go net/http client.go)", () => {
     const viaB = recordingServer(() => redirect(back));
     try {
       await run({ url: `${A.base}/to?u=${encodeURIComponent(`http://localhost:${viaB.server.port}/x`)}`, bearerToken: "s3cret" });
-      expect(A.seen.map((s) => `${s.path} ${s.headers.authorization}`)).toEqual([`/to?u=${encodeURIComponent(`http://localhost:${viaB.server.port}/x`)} Bearer s3cret`, "/landing undefined"]);
+      expect(A.seen.map((s) => `${s.path} ${s.headers.authorization}`)).toEqual([
+        `/to?u=${encodeURIComponent(`http://localhost:${viaB.server.port}/x`)} Bearer s3cret`,
+        "/landing undefined",
+      ]);
     } finally {
       viaB.server.stop(true);
     }
@@ -139,14 +186,21 @@ describe("redirects (Go net/http client.go)", () => {
 
   test("a Location that does not parse, or leads to another scheme, fails naming it", async () => {
     expect((await run({ url: `${A.base}/badlocation` })).error?.message).toBe(`Get "${A.base}/badlocation": failed to parse Location header "http://[::1"`);
-    expect((await run({ url: `${A.base}/to?u=${encodeURIComponent("ftp://example.com/f")}` })).error?.message).toBe('Get "ftp://example.com/f": unsupported protocol scheme "ftp"');
+    expect((await run({ url: `${A.base}/to?u=${encodeURIComponent("ftp://example.com/f")}` })).error?.message).toBe(
+      'Get "ftp://example.com/f": unsupported protocol scheme "ftp"',
+    );
   });
 });
 
 describe("connections", () => {
   test("a response saying Connection: close (any status) or HTTP/1.0 is not reused: every next request gets an answer (oven-sh/bun#35545, #31463)", async () => {
     const { createServer } = await import("node:net");
-    for (const [line, header] of [["HTTP/1.1 200 OK", "Connection: close\r\n"], ["HTTP/1.1 404 Not Found", "Connection: close\r\n"], ["HTTP/1.1 503 Unavailable", "Connection: close, keep-alive\r\n"], ["HTTP/1.0 200 OK", ""]] as const) {
+    for (const [line, header] of [
+      ["HTTP/1.1 200 OK", "Connection: close\r\n"],
+      ["HTTP/1.1 404 Not Found", "Connection: close\r\n"],
+      ["HTTP/1.1 503 Unavailable", "Connection: close, keep-alive\r\n"],
+      ["HTTP/1.0 200 OK", ""],
+    ] as const) {
       let connections = 0;
       const srv = createServer((sock) => {
         connections++;
@@ -255,6 +309,8 @@ describe("timeouts and TLS", () => {
   test("a certificate from an unknown authority fails with an error naming the host and the certificate problem, as Go's `tls: failed to verify certificate`", async () => {
     const url = `https://127.0.0.1:${tlsServer!.port}/`;
     const r = await run({ url });
-    expect(r.error?.message).toBe(`Get "${url}": tls: failed to verify certificate for 127.0.0.1: unable to verify the first certificate (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`);
+    expect(r.error?.message).toBe(
+      `Get "${url}": tls: failed to verify certificate for 127.0.0.1: unable to verify the first certificate (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`,
+    );
   });
 });

@@ -22,7 +22,10 @@ interface Served {
 }
 
 /** A listener whose flow records each request and answers `answer(request)` (default 200 "hello"). */
-function serve(answer: (r: ServerRequest) => unknown = () => ({ statusCode: 200, contentType: "text/plain", body: "hello" }), options: Partial<ListenerOptions> = {}): Served {
+function serve(
+  answer: (r: ServerRequest) => unknown = () => ({ statusCode: 200, contentType: "text/plain", body: "hello" }),
+  options: Partial<ListenerOptions> = {},
+): Served {
   const seen: ServerRequest[] = [];
   const l = new HttpListener({
     port: 0,
@@ -42,7 +45,8 @@ function serve(answer: (r: ServerRequest) => unknown = () => ({ statusCode: 200,
 
 const GET = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
 /** Resolves once `n` complete responses (framed by Content-Length or bodiless) are in `text`. */
-const responses = (n: number) => (text: string) => (text.match(/HTTP\/1\.1 \d{3} /g) ?? []).length >= n && /\r\n\r\n/.test(text.slice(text.lastIndexOf("HTTP/1.1 ")));
+const responses = (n: number) => (text: string) =>
+  (text.match(/HTTP\/1\.1 \d{3} /g) ?? []).length >= n && /\r\n\r\n/.test(text.slice(text.lastIndexOf("HTTP/1.1 ")));
 
 describe("methods (RFC 9110 §9)", () => {
   test("HEAD gets the GET answer's status and headers, its Content-Length and a Date, and no body (Go counts the bytes the handler wrote)", async () => {
@@ -140,7 +144,9 @@ describe("status codes the flow chooses (RFC 9110 §15)", () => {
       status = s;
       const r = await rawExchange(l.port, GET, { done: responses(1) });
       expect(r.statuses).toEqual([500]);
-      expect(Buffer.from(firstBody(r.text), "latin1").toString("utf8")).toBe(`invalid response: statusCode ${s} is informational (1xx) and cannot be the final answer to a request; use 200–599`);
+      expect(Buffer.from(firstBody(r.text), "latin1").toString("utf8")).toBe(
+        `invalid response: statusCode ${s} is informational (1xx) and cannot be the final answer to a request; use 200–599`,
+      );
     }
   });
 });
@@ -150,7 +156,10 @@ describe("response headers (RFC 9110 §6.6, RFC 9112 §6)", () => {
     let headers: unknown[] = [];
     const { l } = serve(() => ({ statusCode: 200, body: "hi", headers }));
     expect(firstHeaders((await rawExchange(l.port, GET, { done: responses(1) })).text).get("date")).toMatch(/^\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT$/);
-    headers = [{ key: "Date", value: "Tue, 01 Dec 2026 00:00:00 GMT" }, { key: "Server", value: "flow" }];
+    headers = [
+      { key: "Date", value: "Tue, 01 Dec 2026 00:00:00 GMT" },
+      { key: "Server", value: "flow" },
+    ];
     const h = firstHeaders((await rawExchange(l.port, GET, { done: responses(1) })).text);
     expect([h.get("date"), h.get("server")]).toEqual(["Tue, 01 Dec 2026 00:00:00 GMT", "flow"]);
   });
@@ -203,7 +212,12 @@ describe("Host (RFC 9112 §3.2)", () => {
 
   test("an empty Host, a host:port, an IPv6 literal, and HTTP/1.0 without Host are accepted", async () => {
     const { l, seen } = serve();
-    for (const req of ["GET / HTTP/1.1\r\nHost:\r\n\r\n", "GET / HTTP/1.1\r\nHost: a.example:8080\r\n\r\n", "GET / HTTP/1.1\r\nHost: [::1]:80\r\n\r\n", "GET / HTTP/1.0\r\n\r\n"]) {
+    for (const req of [
+      "GET / HTTP/1.1\r\nHost:\r\n\r\n",
+      "GET / HTTP/1.1\r\nHost: a.example:8080\r\n\r\n",
+      "GET / HTTP/1.1\r\nHost: [::1]:80\r\n\r\n",
+      "GET / HTTP/1.0\r\n\r\n",
+    ]) {
       expect((await rawExchange(l.port, req, { done: responses(1) })).statuses).toEqual([200]);
     }
     expect(seen.map((s) => s.host)).toEqual(["", "a.example:8080", "[::1]:80", ""]);
@@ -225,7 +239,10 @@ describe("request smuggling vectors (RFC 9112 §6.1, §6.3, §5.2, §2.2)", () =
     ["a NUL in a value", "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\n\r\n"],
     ["whitespace before the colon", "GET / HTTP/1.1\r\nHost: x\r\nX-A : a\r\n\r\n"],
     ["Transfer-Encoding gzip, chunked (not supported)", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"],
-    ["Transfer-Encoding chunked, identity (chunked not last)", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, identity\r\n\r\n5\r\nhello\r\n0\r\n\r\n"],
+    [
+      "Transfer-Encoding chunked, identity (chunked not last)",
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, identity\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+    ],
     ["Transfer-Encoding xchunked", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: xchunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"],
     ["Transfer-Encoding twice", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"],
     ["Transfer-Encoding in HTTP/1.0", "POST / HTTP/1.0\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"],
@@ -271,7 +288,10 @@ describe("request smuggling vectors (RFC 9112 §6.1, §6.3, §5.2, §2.2)", () =
     const r = await rawExchange(l.port, "POST /t HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nX-T: 1\r\n\r\n");
     expect(r.statuses).toEqual([200, 400]);
     expect(r.closed).toBe(true);
-    const s = await rawExchange(l.port, "POST /t HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n");
+    const s = await rawExchange(
+      l.port,
+      "POST /t HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n",
+    );
     expect(s.closed).toBe(true);
     expect(seen.map((x) => x.path)).toEqual(["/t", "/t"]);
   });
@@ -280,10 +300,19 @@ describe("request smuggling vectors (RFC 9112 §6.1, §6.3, §5.2, §2.2)", () =
 describe("keep-alive and pipelining (RFC 9112 §9)", () => {
   test("pipelined requests are answered in order on one connection, each with its own body", async () => {
     const { l } = serve((r) => ({ statusCode: 200, body: r.path + r.body }));
-    const r = await rawExchange(l.port, "GET /1 HTTP/1.1\r\nHost: x\r\n\r\nPOST /2 HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nabGET /3 HTTP/1.1\r\nHost: x\r\n\r\n", { done: (t) => t.endsWith("/3") });
+    const r = await rawExchange(
+      l.port,
+      "GET /1 HTTP/1.1\r\nHost: x\r\n\r\nPOST /2 HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nabGET /3 HTTP/1.1\r\nHost: x\r\n\r\n",
+      { done: (t) => t.endsWith("/3") },
+    );
     expect(r.closed).toBe(false);
     expect(r.statuses).toEqual([200, 200, 200]);
-    expect(r.text.split("\r\n\r\n").slice(1).map((b) => b.replace(/HTTP\/1\.1[\s\S]*$/, ""))).toEqual(["/1", "/2ab", "/3"]);
+    expect(
+      r.text
+        .split("\r\n\r\n")
+        .slice(1)
+        .map((b) => b.replace(/HTTP\/1\.1[\s\S]*$/, "")),
+    ).toEqual(["/1", "/2ab", "/3"]);
   });
 
   test("1,000 back-to-back requests on one keep-alive connection, each sent the moment the last answer arrived, are all answered without a reset (oven-sh/bun#42212)", async () => {
@@ -320,7 +349,9 @@ describe("keep-alive and pipelining (RFC 9112 §9)", () => {
 
   test("Expect: 100-continue gets a 100 before the body is sent, then the flow's answer", async () => {
     const { l, seen } = serve();
-    const r = await rawExchange(l.port, ["POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n", { pauseMs: 200 }, "hello"], { done: responses(2) });
+    const r = await rawExchange(l.port, ["POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n", { pauseMs: 200 }, "hello"], {
+      done: responses(2),
+    });
     expect(r.statuses).toEqual([100, 200]);
     expect(seen[0]!.body).toBe("hello");
   });
@@ -339,7 +370,10 @@ describe("large and slow input", () => {
     const { l, seen } = serve();
     const inner = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n";
     const big = inner + "x".repeat(1100 - inner.length);
-    for (const req of [`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1100\r\n\r\n${big}`, `POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${(1100).toString(16)}\r\n${big}\r\n0\r\n\r\n`]) {
+    for (const req of [
+      `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1100\r\n\r\n${big}`,
+      `POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${(1100).toString(16)}\r\n${big}\r\n0\r\n\r\n`,
+    ]) {
       const r = await rawExchange(l.port, req);
       expect(r.statuses).toEqual([413]);
       expect(firstHeaders(r.text).get("connection")).toBe("close");
@@ -370,7 +404,11 @@ describe("large and slow input", () => {
 
   test("a head over Bun's 16 KiB (one header, many headers, or a long URI) is refused 431 (Go's default allows 1 MB)", async () => {
     const { l, seen } = serve();
-    for (const req of [`GET / HTTP/1.1\r\nHost: x\r\nX-A: ${"a".repeat(20000)}\r\n\r\n`, `GET / HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 300 }, (_, i) => `X-${i}: v`).join("\r\n")}\r\n\r\n`, `GET /${"a".repeat(20000)} HTTP/1.1\r\nHost: x\r\n\r\n`]) {
+    for (const req of [
+      `GET / HTTP/1.1\r\nHost: x\r\nX-A: ${"a".repeat(20000)}\r\n\r\n`,
+      `GET / HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 300 }, (_, i) => `X-${i}: v`).join("\r\n")}\r\n\r\n`,
+      `GET /${"a".repeat(20000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    ]) {
       const r = await rawExchange(l.port, req);
       expect([r.statuses, r.closed]).toEqual([[431], true]);
     }
@@ -384,7 +422,11 @@ describe("large and slow input", () => {
     const results = await Promise.all([
       rawExchange(l.port, [], { waitMs: 25_000 }),
       rawExchange(l.port, "GET / HTTP/1.1\r\nHo", { waitMs: 25_000 }),
-      rawExchange(l.port, drip.split("").flatMap((c) => [c, { pauseMs: 150 }]), { waitMs: 25_000 }),
+      rawExchange(
+        l.port,
+        drip.split("").flatMap((c) => [c, { pauseMs: 150 }]),
+        { waitMs: 25_000 },
+      ),
     ]);
     expect(results.map((r) => r.closed)).toEqual([true, true, true]);
     expect(performance.now() - t0).toBeLessThan(25_000);
@@ -411,7 +453,9 @@ describe("slow reading of the answer (Go's WriteTimeout bounds the write, not on
     await waitUntil("the server to close the connection", async () => (await serverSideState(l.port, client.clientPort)) !== "ESTABLISHED", 20_000);
     const closedAfter = performance.now() - t0;
     const after = rssMiB();
-    console.log(`48 MiB answer, client reading nothing: server closed after ${Math.round(closedAfter)} ms (writeTimeout 1 s); RSS ${before} → ${held} while held → ${after} MiB after the close`);
+    console.log(
+      `48 MiB answer, client reading nothing: server closed after ${Math.round(closedAfter)} ms (writeTimeout 1 s); RSS ${before} → ${held} while held → ${after} MiB after the close`,
+    );
     expect(closedAfter).toBeGreaterThanOrEqual(950);
     expect(held - after).toBeGreaterThanOrEqual(16); // the part the kernel had not taken was in the process
     client.resume();
@@ -425,7 +469,9 @@ describe("slow reading of the answer (Go's WriteTimeout bounds the write, not on
     const client = await slowReader(l.port, GET, 50); // one read every 50 ms: the 64 MiB would take far longer than 2 s
     const received = await Promise.race([client.closed, Bun.sleep(30_000).then(() => -1)]);
     const after = performance.now() - t0;
-    console.log(`64 MiB answer read in pieces 50 ms apart: cut after ${Math.round(after)} ms with ${(received / MiB).toFixed(1)} MiB received (writeTimeout 2 s)`);
+    console.log(
+      `64 MiB answer read in pieces 50 ms apart: cut after ${Math.round(after)} ms with ${(received / MiB).toFixed(1)} MiB received (writeTimeout 2 s)`,
+    );
     expect({ cutWithin30s: received !== -1 }).toEqual({ cutWithin30s: true });
     expect(received).toBeGreaterThan(0);
     expect(received).toBeLessThan(64 * MiB);

@@ -52,7 +52,13 @@ describe("HttpListener answers", () => {
       seen.push(`${req.method} ${req.requestURI}`);
       return Promise.resolve(answer(req.path));
     });
-    for (const [method, path] of [["GET", "/"], ["POST", "/a/b/c?x=1"], ["PROPFIND", "/dav/"], ["DELETE", "/*"], ["OPTIONS", "/x"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/"],
+      ["POST", "/a/b/c?x=1"],
+      ["PROPFIND", "/dav/"],
+      ["DELETE", "/*"],
+      ["OPTIONS", "/x"],
+    ] as const) {
       const r = await fetch(`http://127.0.0.1:${l.port}${path}`, { method });
       expect(`${r.status} ${await r.text()}`).toBe(`201 {"path":"${new URL(path, "http://h").pathname}"}`);
     }

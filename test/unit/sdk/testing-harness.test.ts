@@ -42,7 +42,10 @@ const metered = defineComponent({
 
 describe("testComponent options.secrets", () => {
   test("placeholders in settings reach onSettings as the given values; plain strings stay as written; values are masked", async () => {
-    const h = await testComponent(client, { settings: { token: "[[secret:api-creds/token]]", region: "eu" }, secrets: { "api-creds": { token: "s3cr3t-value" } } });
+    const h = await testComponent(client, {
+      settings: { token: "[[secret:api-creds/token]]", region: "eu" },
+      secrets: { "api-creds": { token: "s3cr3t-value" } },
+    });
     expect(h.status().error).not.toBe(true);
     await h.send("in", { q: "x" });
     expect(h.emitted).toEqual([{ port: "out", data: { auth: "Bearer s3cr3t-value", region: "eu", q: "x" } }]);
@@ -53,7 +56,10 @@ describe("testComponent options.secrets", () => {
     const missingSecret = await testComponent(client, { settings: { token: "[[secret:other/token]]", region: "" }, secrets: { "api-creds": { token: "v" } } });
     expect(missingSecret.status().error).toBe(true);
     expect(missingSecret.status().status).toContain(`settings: [[secret:other/token]]: no Secret "other" in testComponent's options.secrets`);
-    const missingKey = await testComponent(client, { settings: { token: "[[secret:api-creds/password]]", region: "" }, secrets: { "api-creds": { token: "v" } } });
+    const missingKey = await testComponent(client, {
+      settings: { token: "[[secret:api-creds/password]]", region: "" },
+      secrets: { "api-creds": { token: "v" } },
+    });
     expect(missingKey.status().status).toContain(`no key "password" in Secret "api-creds" of testComponent's options.secrets (its keys: token)`);
     // Without options.secrets every placeholder is missing, said the same way.
     const none = await testComponent(client, { settings: { token: "[[secret:api-creds/token]]", region: "" } });

@@ -48,7 +48,8 @@ function isConstant(e: ts.Expression): boolean {
   if (ts.isNumericLiteral(e)) return Number(e.text.replaceAll("_", "")) <= 2 ** 31 - 1;
   if (ts.isIdentifier(e)) return CONSTANT.test(e.text);
   if (ts.isPropertyAccessExpression(e)) return CONSTANT.test(e.name.text) || (ts.isIdentifier(e.expression) && CONSTANT.test(e.expression.text));
-  if (ts.isBinaryExpression(e) && [ts.SyntaxKind.AsteriskToken, ts.SyntaxKind.PlusToken].includes(e.operatorToken.kind)) return isConstant(e.left) && isConstant(e.right);
+  if (ts.isBinaryExpression(e) && [ts.SyntaxKind.AsteriskToken, ts.SyntaxKind.PlusToken].includes(e.operatorToken.kind))
+    return isConstant(e.left) && isConstant(e.right);
   if (ts.isCallExpression(e) && e.expression.getText() === "Math.min") return e.arguments.some(isConstant);
   if (ts.isCallExpression(e) && e.expression.getText() === "Math.max") return e.arguments.every(isConstant);
   return false;
@@ -70,7 +71,8 @@ export function variableTimerSites(file: string, text: string): Site[] {
       const callee = n.expression.getText(sf).replace(/^globalThis\./, "");
       if (callee === "setTimeout" || callee === "setInterval") {
         const delay = n.arguments[1];
-        if (delay && !isConstant(delay)) found.push({ file, line: sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1, call: callee, delay: delay.getText(sf) });
+        if (delay && !isConstant(delay))
+          found.push({ file, line: sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1, call: callee, delay: delay.getText(sf) });
       }
     }
     ts.forEachChild(n, visit);
@@ -95,7 +97,8 @@ describe("one timer primitive", () => {
   });
 
   test("the check finds a bare setTimeout with a variable delay or a literal past 2^31−1 ms, and passes constant ones", () => {
-    const text = "const LIMIT = 5; setTimeout(f, LIMIT); setTimeout(f, 100); setInterval(f, Math.min(x, LIMIT)); setTimeout(f, o.delayMs); globalThis.setInterval(f, settings.delay * 1000); setTimeout(f, 2 ** 40); setTimeout(f, 3_000_000_000);";
+    const text =
+      "const LIMIT = 5; setTimeout(f, LIMIT); setTimeout(f, 100); setInterval(f, Math.min(x, LIMIT)); setTimeout(f, o.delayMs); globalThis.setInterval(f, settings.delay * 1000); setTimeout(f, 2 ** 40); setTimeout(f, 3_000_000_000);";
     expect(variableTimerSites("x.ts", text).map((s) => s.delay)).toEqual(["o.delayMs", "settings.delay * 1000", "2 ** 40", "3_000_000_000"]);
   });
 });

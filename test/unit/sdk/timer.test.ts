@@ -102,10 +102,14 @@ describe("startInterval", () => {
   test("ticks keep their schedule (no drift) and a throw in one tick does not stop the next", () => {
     const host = new VirtualTimers();
     const ticks: number[] = [];
-    startInterval(10, () => {
-      ticks.push(host.now());
-      if (ticks.length === 1) throw new Error("boom");
-    }, { host });
+    startInterval(
+      10,
+      () => {
+        ticks.push(host.now());
+        if (ticks.length === 1) throw new Error("boom");
+      },
+      { host },
+    );
     expect(() => host.advance(10)).toThrow("boom");
     host.advance(20);
     expect(ticks).toEqual([10, 20, 30]);

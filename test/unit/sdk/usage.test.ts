@@ -58,6 +58,6 @@ describe("meter", () => {
 
   test("outside a hop it does nothing; a non-finite amount is an error naming the unit and value", () => {
     expect(() => meter({}, "credits", 3)).not.toThrow();
-    expect(() => meter({}, "credits", Number.NaN)).toThrow("meter: amount of unit \"credits\" must be a finite number, got NaN");
+    expect(() => meter({}, "credits", Number.NaN)).toThrow('meter: amount of unit "credits" must be a finite number, got NaN');
   });
 });

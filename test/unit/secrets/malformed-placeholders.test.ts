@@ -51,7 +51,13 @@ describe("malformed placeholders", () => {
     const settings = { token: "[[secret:name]]", nested: { v: "[[secret:a/b/c]]" } };
     let last = warnMalformedPlaceholders(settings, log, "n1");
     expect(log.lines).toHaveLength(1);
-    expect(log.lines[0]!.obj).toEqual({ node: "n1", placeholders: [{ path: "token", text: "[[secret:name]]" }, { path: "nested.v", text: "[[secret:a/b/c]]" }] });
+    expect(log.lines[0]!.obj).toEqual({
+      node: "n1",
+      placeholders: [
+        { path: "token", text: "[[secret:name]]" },
+        { path: "nested.v", text: "[[secret:a/b/c]]" },
+      ],
+    });
     expect(log.lines[0]!.msg).toBe(
       `settings hold 2 strings that are not [[secret:<name>/<key>]] placeholders, passed on as literal text (as the Go SDK does): token: "[[secret:name]]" (${FORM}); nested.v: "[[secret:a/b/c]]" (${FORM})`,
     );
@@ -59,7 +65,9 @@ describe("malformed placeholders", () => {
     expect(log.lines).toHaveLength(1);
     last = warnMalformedPlaceholders({ token: "[[secret:name/]]" }, log, "n1", last);
     expect(log.lines).toHaveLength(2);
-    expect(log.lines[1]!.msg).toContain('settings hold a string that is not a [[secret:<name>/<key>]] placeholder, passed on as literal text (as the Go SDK does): token: "[[secret:name/]]"');
+    expect(log.lines[1]!.msg).toContain(
+      'settings hold a string that is not a [[secret:<name>/<key>]] placeholder, passed on as literal text (as the Go SDK does): token: "[[secret:name/]]"',
+    );
     expect(warnMalformedPlaceholders({ token: "[[secret:name/key]]" }, log, "n1", last)).toBe("");
     expect(log.lines).toHaveLength(2);
   });

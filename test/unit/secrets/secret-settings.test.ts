@@ -11,7 +11,16 @@ import pino from "pino";
 import { Writable } from "node:stream";
 import { defineComponent, target, Type } from "tinyhost";
 import { Scheduler } from "../../../src/runtime/scheduler/index.ts";
-import { containsPlaceholder, localSecretSource, parsePlaceholder, resolvePlaceholders, SecretError, secretEnvName, type SecretRef, type SecretSource } from "../../../src/runtime/secrets/index.ts";
+import {
+  containsPlaceholder,
+  localSecretSource,
+  parsePlaceholder,
+  resolvePlaceholders,
+  SecretError,
+  secretEnvName,
+  type SecretRef,
+  type SecretSource,
+} from "../../../src/runtime/secrets/index.ts";
 import { forgetSecretValues, maskSecretValues, rememberSecretValue } from "../../../src/telemetry/secret-values.ts";
 import { redactValue } from "../../../src/telemetry/redact.ts";
 import { statusText } from "../../../src/k8s/status-text.ts";
@@ -41,7 +50,11 @@ function memorySource(data: Record<string, Record<string, string>>): SecretSourc
 function recorder(seen: unknown[]) {
   return defineComponent({
     info: { name: "secrec", description: "S", info: "" },
-    ports: () => [target("_settings", Type.Object({ token: Type.String(), more: Type.Optional(Type.Array(Type.Object({ key: Type.String() }))) }), { default: { token: "" } })],
+    ports: () => [
+      target("_settings", Type.Object({ token: Type.String(), more: Type.Optional(Type.Array(Type.Object({ key: Type.String() }))) }), {
+        default: { token: "" },
+      }),
+    ],
     onSettings(_ctx, s) {
       seen.push(s.more ? s : { token: s.token });
     },
@@ -196,7 +209,8 @@ describe("local mode's source", () => {
     const src = localSecretSource(file, { TINY_SECRET_A_B__TOKEN: "shared" }, "secrets.yaml");
     expect(await src.read(dashed)).toBe("shared"); // alone, the variable is unambiguous
     expect(await src.read(dashed)).toBe("shared");
-    const message = "settings: [[secret:a_b/token]]: [[secret:a-b/token]] and [[secret:a_b/token]] both map to the variable TINY_SECRET_A_B__TOKEN, which cannot tell them apart; unset it and give both in secrets.yaml, or rename one Secret or key";
+    const message =
+      "settings: [[secret:a_b/token]]: [[secret:a-b/token]] and [[secret:a_b/token]] both map to the variable TINY_SECRET_A_B__TOKEN, which cannot tell them apart; unset it and give both in secrets.yaml, or rename one Secret or key";
     await expect(src.read(underscored)).rejects.toMatchObject({ code: "SECRET_ENV_AMBIGUOUS", message });
     // From now on the first one fails too: neither may take the other's value.
     await expect(src.read(dashed)).rejects.toMatchObject({ code: "SECRET_ENV_AMBIGUOUS" });
@@ -230,10 +244,18 @@ describe("local mode's source", () => {
         (e: SecretError) => `${e.code}: ${e.message}`,
       );
     };
-    expect(await failing("- a\n- b\n")).toBe("SECRET_READ_FAILED: settings: [[secret:api-creds/password]]: secrets.yaml must map Secret names to {key: value}, got a list");
-    expect(await failing("api-creds: password\n")).toBe('SECRET_READ_FAILED: settings: [[secret:api-creds/password]]: Secret "api-creds" in secrets.yaml must map keys to values, got a string');
-    expect(await failing("api-creds:\n  password:\n")).toBe('SECRET_READ_FAILED: settings: [[secret:api-creds/password]]: key "password" of Secret "api-creds" in secrets.yaml has no value');
-    expect(await failing("api-creds:\n  password: {a: 1}\n")).toBe('SECRET_READ_FAILED: settings: [[secret:api-creds/password]]: key "password" of Secret "api-creds" in secrets.yaml must be a string, got an object');
+    expect(await failing("- a\n- b\n")).toBe(
+      "SECRET_READ_FAILED: settings: [[secret:api-creds/password]]: secrets.yaml must map Secret names to {key: value}, got a list",
+    );
+    expect(await failing("api-creds: password\n")).toBe(
+      'SECRET_READ_FAILED: settings: [[secret:api-creds/password]]: Secret "api-creds" in secrets.yaml must map keys to values, got a string',
+    );
+    expect(await failing("api-creds:\n  password:\n")).toBe(
+      'SECRET_READ_FAILED: settings: [[secret:api-creds/password]]: key "password" of Secret "api-creds" in secrets.yaml has no value',
+    );
+    expect(await failing("api-creds:\n  password: {a: 1}\n")).toBe(
+      'SECRET_READ_FAILED: settings: [[secret:api-creds/password]]: key "password" of Secret "api-creds" in secrets.yaml must be a string, got an object',
+    );
     // Values as written: YAML would otherwise turn a PIN into a number and drop its leading zero.
     writeFileSync(file, "api-creds:\n  password: 012345\n");
     expect(await src.read(ref)).toBe("012345");

@@ -43,7 +43,9 @@ describe("health app", () => {
     const res = await healthApp({ metrics: m }).request("/metrics");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
-    expect(await res.text()).toBe('# HELP tinyhost_test_total A test counter.\n# TYPE tinyhost_test_total counter\ntinyhost_test_total{controller="tinynode"} 2\n');
+    expect(await res.text()).toBe(
+      '# HELP tinyhost_test_total A test counter.\n# TYPE tinyhost_test_total counter\ntinyhost_test_total{controller="tinynode"} 2\n',
+    );
   });
 
   test("a metrics-only app has no probes", async () => {
@@ -53,7 +55,7 @@ describe("health app", () => {
 });
 
 describe("bind addresses", () => {
-  test("Go-style addresses parse; an empty host means all interfaces; \"0\" disables", () => {
+  test('Go-style addresses parse; an empty host means all interfaces; "0" disables', () => {
     expect(parseBindAddress(":8081")).toEqual({ hostname: "0.0.0.0", port: 8081 });
     expect(parseBindAddress("127.0.0.1:8080")).toEqual({ hostname: "127.0.0.1", port: 8080 });
     expect(parseBindAddress("[::1]:9000")).toEqual({ hostname: "::1", port: 9000 });

@@ -6,7 +6,8 @@ import {
   MemoryGovernor,
   ownCgroupPaths,
   parseMemoryQuantity,
-  softLimitSource, softMemoryLimit,
+  softLimitSource,
+  softMemoryLimit,
 } from "../../../src/operator/memory-governor.ts";
 import { moduleMetrics } from "../../../src/operator/metrics.ts";
 
@@ -46,7 +47,9 @@ describe("memory governor", () => {
     expect(softMemoryLimit({}, () => 128 * Mi)).toBe(96 * Mi);
     expect(softMemoryLimit({}, () => undefined)).toBeUndefined();
     expect(() => softMemoryLimit({ TINYHOST_MEMORY_SOFT_LIMIT: "lots" })).toThrow(/TINYHOST_MEMORY_SOFT_LIMIT="lots"/);
-    expect([{ TINYHOST_MEMORY_SOFT_LIMIT: "96Mi" }, { TINYHOST_MEMORY_SOFT_LIMIT: "off" }, { TINYHOST_MEMORY_SOFT_LIMIT: " " }, {}].map(softLimitSource)).toEqual(["env", "env", "cgroup", "cgroup"]);
+    expect(
+      [{ TINYHOST_MEMORY_SOFT_LIMIT: "96Mi" }, { TINYHOST_MEMORY_SOFT_LIMIT: "off" }, { TINYHOST_MEMORY_SOFT_LIMIT: " " }, {}].map(softLimitSource),
+    ).toEqual(["env", "env", "cgroup", "cgroup"]);
     expect(parseMemoryQuantity("1.5Gi")).toBe(1.5 * 1024 * Mi);
   });
 
@@ -76,25 +79,37 @@ describe("memory governor", () => {
   });
 
   test("an ancestor's smaller limit wins (the pod's over a container's), v1 and v2", () => {
-    expect(cgroupMemoryLimit(files({
-      "/proc/self/cgroup": "0::/pod/c1\n",
-      "/sys/fs/cgroup/pod/c1/memory.max": "max\n",
-      "/sys/fs/cgroup/pod/memory.max": String(100 * Mi),
-    }))).toBe(100 * Mi);
-    expect(cgroupMemoryLimit(files({
-      "/proc/self/cgroup": "4:memory:/pod/c1\n",
-      "/sys/fs/cgroup/memory/pod/c1/memory.limit_in_bytes": String(128 * Mi),
-      "/sys/fs/cgroup/memory/pod/memory.limit_in_bytes": String(100 * Mi),
-      "/sys/fs/cgroup/memory/memory.limit_in_bytes": UNLIMITED_V1,
-    }))).toBe(100 * Mi);
+    expect(
+      cgroupMemoryLimit(
+        files({
+          "/proc/self/cgroup": "0::/pod/c1\n",
+          "/sys/fs/cgroup/pod/c1/memory.max": "max\n",
+          "/sys/fs/cgroup/pod/memory.max": String(100 * Mi),
+        }),
+      ),
+    ).toBe(100 * Mi);
+    expect(
+      cgroupMemoryLimit(
+        files({
+          "/proc/self/cgroup": "4:memory:/pod/c1\n",
+          "/sys/fs/cgroup/memory/pod/c1/memory.limit_in_bytes": String(128 * Mi),
+          "/sys/fs/cgroup/memory/pod/memory.limit_in_bytes": String(100 * Mi),
+          "/sys/fs/cgroup/memory/memory.limit_in_bytes": UNLIMITED_V1,
+        }),
+      ),
+    ).toBe(100 * Mi);
   });
 
   test("a container whose own cgroup is mounted at the root while /proc/self/cgroup shows the host path", () => {
     // Docker on v1 without cgroupns: /sys/fs/cgroup/memory is the container's cgroup; the host path does not exist there.
-    expect(cgroupMemoryLimit(files({
-      "/proc/self/cgroup": "4:memory:/docker/0123abcd\n",
-      "/sys/fs/cgroup/memory/memory.limit_in_bytes": String(128 * Mi),
-    }))).toBe(128 * Mi);
+    expect(
+      cgroupMemoryLimit(
+        files({
+          "/proc/self/cgroup": "4:memory:/docker/0123abcd\n",
+          "/sys/fs/cgroup/memory/memory.limit_in_bytes": String(128 * Mi),
+        }),
+      ),
+    ).toBe(128 * Mi);
   });
 
   test("/proc/self/cgroup lines: v2's 0:: and v1's memory controller among others", () => {

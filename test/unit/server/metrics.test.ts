@@ -12,15 +12,17 @@ describe("metrics registry", () => {
     g.set({}, 5);
     g.dec({}, 2);
     expect(m.render()).toBe(
-      ["# HELP a_total Counts a.", "# TYPE a_total counter", 'a_total{k="x"} 3', 'a_total{k="y"} 1', "# HELP b Gauge b.", "# TYPE b gauge", "b 3", ""].join("\n"),
+      ["# HELP a_total Counts a.", "# TYPE a_total counter", 'a_total{k="x"} 3', 'a_total{k="y"} 1', "# HELP b Gauge b.", "# TYPE b gauge", "b 3", ""].join(
+        "\n",
+      ),
     );
     expect(c.get({ k: "x" })).toBe(3);
   });
 
   test("label values and help text are escaped", () => {
     const m = new MetricsRegistry();
-    m.counter("c_total", 'Help with \\ and\nnewline').inc({ v: 'a"b\\c\nd' });
-    expect(m.render()).toContain('# HELP c_total Help with \\\\ and\\nnewline');
+    m.counter("c_total", "Help with \\ and\nnewline").inc({ v: 'a"b\\c\nd' });
+    expect(m.render()).toContain("# HELP c_total Help with \\\\ and\\nnewline");
     expect(m.render()).toContain('c_total{v="a\\"b\\\\c\\nd"} 1');
   });
 

@@ -35,15 +35,17 @@ describe("tracing configuration from the environment", () => {
   });
 
   test("OTEL_EXPORTER_OTLP_ENDPOINT gets /v1/traces appended and headers parsed", () => {
-    expect(resolveTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318/", OTEL_EXPORTER_OTLP_HEADERS: "api-key=a%20b, x-tenant = t1" })).toEqual({
-      enabled: true,
-      source: "OTEL_EXPORTER_OTLP_ENDPOINT",
-      protocol: "http/json",
-      url: "http://127.0.0.1:4318/v1/traces",
-      tls: false,
-      headers: { "api-key": "a b", "x-tenant": "t1" },
-      gzip: false,
-    });
+    expect(resolveTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318/", OTEL_EXPORTER_OTLP_HEADERS: "api-key=a%20b, x-tenant = t1" })).toEqual(
+      {
+        enabled: true,
+        source: "OTEL_EXPORTER_OTLP_ENDPOINT",
+        protocol: "http/json",
+        url: "http://127.0.0.1:4318/v1/traces",
+        tls: false,
+        headers: { "api-key": "a b", "x-tenant": "t1" },
+        gzip: false,
+      },
+    );
   });
 
   test("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used as is and wins over the base endpoint", () => {

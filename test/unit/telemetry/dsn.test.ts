@@ -3,7 +3,10 @@ import { OtlpDsnError, parseOtlpDsn } from "../../../src/telemetry/dsn.ts";
 
 describe("OTLP_DSN parsing (runtime-spec §9.1)", () => {
   const accepted: Array<[string, { scheme: string; host: string; port: string; token: string; endpoint: string }]> = [
-    ["http://token@tinysystems-otel-collector:2345", { scheme: "http", host: "tinysystems-otel-collector", port: "2345", token: "token", endpoint: "tinysystems-otel-collector:2345" }],
+    [
+      "http://token@tinysystems-otel-collector:2345",
+      { scheme: "http", host: "tinysystems-otel-collector", port: "2345", token: "token", endpoint: "tinysystems-otel-collector:2345" },
+    ],
     ["https://abc123@api.example.com", { scheme: "https", host: "api.example.com", port: "413", token: "abc123", endpoint: "api.example.com:413" }],
     ["http://t@[::1]:4317", { scheme: "http", host: "::1", port: "4317", token: "t", endpoint: "[::1]:4317" }],
     ["http://t:ignored@127.0.0.1:14317/path", { scheme: "http", host: "127.0.0.1", port: "14317", token: "t", endpoint: "127.0.0.1:14317" }],

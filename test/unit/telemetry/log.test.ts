@@ -37,7 +37,10 @@ describe("logs", () => {
 
   test("credential-looking values are redacted in log lines; errors still serialize", () => {
     const { log, lines } = capture();
-    log.info({ settings: { apiKey: "k-123", url: "http://x" }, auth: "Bearer abcdefghijklmnopqrstuvwxyz0123", headers: { cookie: "sid=1" }, err: new Error("boom") }, "configured");
+    log.info(
+      { settings: { apiKey: "k-123", url: "http://x" }, auth: "Bearer abcdefghijklmnopqrstuvwxyz0123", headers: { cookie: "sid=1" }, err: new Error("boom") },
+      "configured",
+    );
     const l = lines[0]!;
     expect(l.settings).toEqual({ apiKey: "<redacted>", url: "http://x" });
     expect(l.auth).toBe("<redacted>");

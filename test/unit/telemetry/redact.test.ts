@@ -7,8 +7,16 @@ describe("redaction (runtime-spec §2.8)", () => {
   const table: Array<[string, unknown, unknown]> = [
     ["api key field", { apiKey: "abc" }, { apiKey: R }],
     ["api-key / api_key spellings", { "api-key": "a", api_key: "b", APIKEY: "c" }, { "api-key": R, api_key: R, APIKEY: R }],
-    ["password, secret, token, credential", { password: "p", clientSecret: "s", refresh_token: "t", credentials: "c" }, { password: R, clientSecret: R, refresh_token: R, credentials: R }],
-    ["authorization / bearer / private key / access key", { Authorization: "x", bearer: "y", private_key: "z", accessKey: "w" }, { Authorization: R, bearer: R, private_key: R, accessKey: R }],
+    [
+      "password, secret, token, credential",
+      { password: "p", clientSecret: "s", refresh_token: "t", credentials: "c" },
+      { password: R, clientSecret: R, refresh_token: R, credentials: R },
+    ],
+    [
+      "authorization / bearer / private key / access key",
+      { Authorization: "x", bearer: "y", private_key: "z", accessKey: "w" },
+      { Authorization: R, bearer: R, private_key: R, accessKey: R },
+    ],
     ["empty credential value kept", { password: "" }, { password: "" }],
     ["expression credential value kept", { token: "{{$.token}}" }, { token: "{{$.token}}" }],
     ["non-string credential value is walked, not masked", { token: 42, secret: { nested: "plain" } }, { token: 42, secret: { nested: "plain" } }],
@@ -24,11 +32,23 @@ describe("redaction (runtime-spec §2.8)", () => {
     ["Google API key", { v: `AIza${"c".repeat(35)}` }, { v: R }],
     ["secret-shaped array element", ["plain", "AKIAIOSFODNN7EXAMPLE"], ["plain", R]],
     ["URL password in a plain field (ours: Go has no URL rule)", { note: "postgres://u:secretpw@h/db" }, { note: `postgres://u:${R}@h/db` }],
-    ["URL password inside text, several URLs", { m: "from amqp://guest:guest@mq:5672/ and https://a:b%40c@x.io/p?q=1 done" }, { m: `from amqp://guest:${R}@mq:5672/ and https://a:${R}@x.io/p?q=1 done` }],
+    [
+      "URL password inside text, several URLs",
+      { m: "from amqp://guest:guest@mq:5672/ and https://a:b%40c@x.io/p?q=1 done" },
+      { m: `from amqp://guest:${R}@mq:5672/ and https://a:${R}@x.io/p?q=1 done` },
+    ],
     ["a password holding @ is masked whole", { u: "redis://:p@ss@cache:6379" }, { u: `redis://:${R}@cache:6379` }],
-    ["URL without a password kept", { u: "https://user@example.com/x", v: "http://h:8080/a@b", w: "mailto:a@b.c" }, { u: "https://user@example.com/x", v: "http://h:8080/a@b", w: "mailto:a@b.c" }],
+    [
+      "URL without a password kept",
+      { u: "https://user@example.com/x", v: "http://h:8080/a@b", w: "mailto:a@b.c" },
+      { u: "https://user@example.com/x", v: "http://h:8080/a@b", w: "mailto:a@b.c" },
+    ],
     ["URL password as an expression kept", { u: "postgres://u:{{$.pw}}@h/db" }, { u: "postgres://u:{{$.pw}}@h/db" }],
-    ["ordinary text kept", { msg: "risk-assessment for the task-runner", n: 1, ok: true, nil: null }, { msg: "risk-assessment for the task-runner", n: 1, ok: true, nil: null }],
+    [
+      "ordinary text kept",
+      { msg: "risk-assessment for the task-runner", n: 1, ok: true, nil: null },
+      { msg: "risk-assessment for the task-runner", n: 1, ok: true, nil: null },
+    ],
   ];
   for (const [name, input, want] of table) {
     test(name, () => {

@@ -15,7 +15,11 @@ process.env.TINYHOST_LOG_LEVEL ??= "silent";
 const vault = defineComponent({
   info: { name: "vault", description: "Vault", info: "has a credential field" },
   ports: () => [
-    target("in", Type.Object({ user: Type.String(), pin: Type.String({ format: "password" }), fail: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])) }), { default: { user: "", pin: "" } }),
+    target(
+      "in",
+      Type.Object({ user: Type.String(), pin: Type.String({ format: "password" }), fail: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])) }),
+      { default: { user: "", pin: "" } },
+    ),
     source("error", Type.Object({ error: Type.String() })),
   ],
   async handle(_ctx, output, _port, data) {
@@ -85,7 +89,12 @@ describe("hop spans (runtime-spec §2.8)", () => {
     s.install(vault);
     const labels = { "tinysystems.io/flow-name": "flow-1", "tinysystems.io/project-name": "proj-1" };
     await s.update(makeNode("a", "relay", { labels, edges: [{ port: "out", to: "v:in", id: "edge-av" }] }));
-    await s.update(makeNode("v", "vault", { labels, ports: [{ from: "a:out", port: "in", config: { user: "{{$.context.user}}", pin: "{{$.context.pin}}", fail: "{{$.context.fail}}" } }] }));
+    await s.update(
+      makeNode("v", "vault", {
+        labels,
+        ports: [{ from: "a:out", port: "in", config: { user: "{{$.context.user}}", pin: "{{$.context.pin}}", fail: "{{$.context.fail}}" } }],
+      }),
+    );
     return s;
   }
 
@@ -93,7 +102,13 @@ describe("hop spans (runtime-spec §2.8)", () => {
     const { exporter, handle } = await traced();
     const s = await flow();
     exporter.reset();
-    const r = await s.handle({ edgeId: "", from: "signal", to: `${nodeName("a")}:in`, data: { context: { user: "ann", pin: "1234", token: "t0k" } }, depth: 0 });
+    const r = await s.handle({
+      edgeId: "",
+      from: "signal",
+      to: `${nodeName("a")}:in`,
+      data: { context: { user: "ann", pin: "1234", token: "t0k" } },
+      depth: 0,
+    });
     expect(r.kind === "fail" ? r.error.message : "ok").toBe("ok");
     await handle.flush();
     const spans = exporter.getFinishedSpans();
@@ -183,7 +198,9 @@ describe("HTTP request and reconcile spans", () => {
   test("reconcileSpan roots a trace, records a failure and re-throws it", async () => {
     const { exporter, handle } = await traced();
     const outer = trace.getTracer("x").startSpan("unrelated");
-    const seen = await context.with(trace.setSpan(ROOT_CONTEXT, outer), () => reconcileSpan("TinyNode ns/n1", () => trace.getActiveSpan()!.spanContext().traceId, { node: "n1" }));
+    const seen = await context.with(trace.setSpan(ROOT_CONTEXT, outer), () =>
+      reconcileSpan("TinyNode ns/n1", () => trace.getActiveSpan()!.spanContext().traceId, { node: "n1" }),
+    );
     await expect(reconcileSpan("TinyNode ns/n2", () => Promise.reject(new Error("conflict")))).rejects.toThrow("conflict");
     await handle.flush();
     const spans = exporter.getFinishedSpans();

@@ -54,13 +54,54 @@ const durableMsg: Msg = {
 
 describe("hop headers", () => {
   test("every header name is the Go wire name", () => {
-    expect([H_FROM, H_TO, H_EDGE_ID, H_DEPTH, H_MODE, H_RUN_ID, H_STEP_KEY, H_REPLY_SUBJECT, H_REPLY_TARGET, H_REPLY_DEADLINE, H_REPLY_INBOX, H_ERROR, H_ERROR_CODE, H_EMPTY, H_MSG_ID, H_TRACEPARENT, H_TRACESTATE, H_BAGGAGE]).toEqual([
-      "x-from", "x-to", "x-edge-id", "x-message-depth", "x-mode", "x-run-id", "x-step-key", "x-reply-subject", "x-reply-target", "x-reply-deadline", "x-reply-inbox", "x-error", "x-error-code", "x-empty", "Nats-Msg-Id", "Traceparent", "Tracestate", "Baggage",
+    expect([
+      H_FROM,
+      H_TO,
+      H_EDGE_ID,
+      H_DEPTH,
+      H_MODE,
+      H_RUN_ID,
+      H_STEP_KEY,
+      H_REPLY_SUBJECT,
+      H_REPLY_TARGET,
+      H_REPLY_DEADLINE,
+      H_REPLY_INBOX,
+      H_ERROR,
+      H_ERROR_CODE,
+      H_EMPTY,
+      H_MSG_ID,
+      H_TRACEPARENT,
+      H_TRACESTATE,
+      H_BAGGAGE,
+    ]).toEqual([
+      "x-from",
+      "x-to",
+      "x-edge-id",
+      "x-message-depth",
+      "x-mode",
+      "x-run-id",
+      "x-step-key",
+      "x-reply-subject",
+      "x-reply-target",
+      "x-reply-deadline",
+      "x-reply-inbox",
+      "x-error",
+      "x-error-code",
+      "x-empty",
+      "Nats-Msg-Id",
+      "Traceparent",
+      "Tracestate",
+      "Baggage",
     ]);
   });
 
   test("a durable hop writes every field as its header", () => {
-    const h = encodeHop(durableMsg, { durable: true, msgId: durableMsg.stepKey, replyInbox: "_INBOX.x", trace: { traceparent: "00-aa-bb-01", baggage: "k=v" } });
+    const h = encodeHop(durableMsg, {
+      durable: true,
+      msgId: durableMsg.stepKey,
+      replyInbox: "_INBOX.x",
+      trace: { traceparent: "00-aa-bb-01", baggage: "k=v" },
+    });
     expect(h.get("x-from")).toBe("h1.mod-a.x-1:out");
     expect(h.get("x-to")).toBe("h2.mod-b.y-1:in");
     expect(h.get("x-edge-id")).toBe("e1");
@@ -99,7 +140,12 @@ describe("hop headers", () => {
       h.set(msgId, "m1");
       h.set("X-Message-Depth", "2");
       const d = decodeHop(h, new Uint8Array());
-      expect({ to: d.msg.to, depth: d.msg.depth, msgId: d.msgId, trace: d.trace }).toEqual({ to: "a.b.c:in", depth: 2, msgId: "m1", trace: { traceparent: "00-aa-bb-01", baggage: "k=v" } });
+      expect({ to: d.msg.to, depth: d.msg.depth, msgId: d.msgId, trace: d.trace }).toEqual({
+        to: "a.b.c:in",
+        depth: 2,
+        msgId: "m1",
+        trace: { traceparent: "00-aa-bb-01", baggage: "k=v" },
+      });
     }
   });
 
@@ -308,7 +354,7 @@ describe("stream acknowledgements in place of a reply (runtime-spec §4.5)", () 
     expect(streamAckOf(undefined, te.encode('{"stream":"module-edges","seq":1,"total":9}'))).toBeUndefined();
     expect(streamAckOf(undefined, te.encode('{"stream":"module-edges","seq":"1"}'))).toBeUndefined();
     expect(streamAckOf(headers(), te.encode('{"stream":"module-edges","seq":1}'))).toBeUndefined();
-    expect(streamAckOf(undefined, te.encode('[1]'))).toBeUndefined();
+    expect(streamAckOf(undefined, te.encode("[1]"))).toBeUndefined();
     expect(streamAckOf(undefined, te.encode("{not json"))).toBeUndefined();
     expect(streamAckOf(undefined, new Uint8Array())).toBeUndefined();
   });

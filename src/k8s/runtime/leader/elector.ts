@@ -254,7 +254,13 @@ export class LeaderElector {
     }
     if (signal.aborted) return "failed";
     if (!current) {
-      const spec: LeaseSpec = { holderIdentity: this.#identity, leaseDurationSeconds: this.#leaseSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0 };
+      const spec: LeaseSpec = {
+        holderIdentity: this.#identity,
+        leaseDurationSeconds: this.#leaseSeconds,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: 0,
+      };
       try {
         const created = await this.#lock.create({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: {}, spec }, signal);
         if (signal.aborted) return "failed";

@@ -15,8 +15,8 @@ const PI_4 = Math.PI / 4;
 function xatan(x: number): number {
   const P0 = -8.750608600031904122785e-1;
   const P1 = -1.615753718733365076637e1;
-  const P2 = -7.500855792314704667340e1;
-  const P3 = -1.228866684490136173410e2;
+  const P2 = -7.50085579231470466734e1;
+  const P3 = -1.22886668449013617341e2;
   const P4 = -6.485021904942025371773e1;
   const Q0 = 2.485846490142306297962e1;
   const Q1 = 1.650270098316988542046e2;
@@ -30,8 +30,8 @@ function xatan(x: number): number {
 }
 
 function satan(x: number): number {
-  const Morebits = 6.123233995736765886130e-17;
-  const Tan3pio8 = 2.41421356237309504880;
+  const Morebits = 6.12323399573676588613e-17;
+  const Tan3pio8 = 2.4142135623730950488;
   if (x <= 0.66) return xatan(x);
   if (x > Tan3pio8) return PI_2 - xatan(1 / x) + Morebits;
   return PI_4 + xatan((x - 1) / (x + 1)) + 0.5 * Morebits;
@@ -174,9 +174,9 @@ export function cbrt(x0: number): number {
   const B1 = 715094163n;
   const B2 = 696219795n;
   const C = 5.42857142857142815906e-1;
-  const D = -7.05306122448979611050e-1;
+  const D = -7.0530612244897961105e-1;
   const E = 1.41428571428571436819;
-  const F = 1.60714285714285720630;
+  const F = 1.6071428571428572063;
   const G = 3.57142857142857150787e-1;
   const SmallestNormal = 2.22507385850720138309e-308;
   if (x0 === 0 || !Number.isFinite(x0)) return x0;
