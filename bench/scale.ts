@@ -29,7 +29,7 @@ import { createKubeClient, type KubeClient } from "../src/k8s/client/index.ts";
 import { NODE_FINALIZER, type TinyNode } from "../src/core/api/index.ts";
 import { tinyNodes } from "../src/k8s/controllers/types.ts";
 import { nodeStatusPatch, ownedNodeStatus, type NodeStatusPatch } from "../src/k8s/controllers/node-status.ts";
-import { loadStaticRegistry } from "../src/runtime/registry/static.ts";
+import { loadStaticRegistry } from "../src/loader/static.ts";
 import { Scheduler } from "../src/runtime/scheduler/index.ts";
 import { SDK_VERSION } from "../src/core/version.ts";
 import { DEFAULT_NODE_WORKERS } from "../src/k8s/controllers/tinynode-controller.ts";

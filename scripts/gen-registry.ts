@@ -1,5 +1,5 @@
 /**
- * Writes src/runtime/registry/static.generated.ts: a literal `require()` of every component file
+ * Writes src/loader/static.generated.ts: a literal `require()` of every component file
  * under components/ (same file rules as dev discovery), so `bun build --compile` needs no dynamic
  * import (landscape §D.7). Nothing is written unless every check passes, in this order:
  *   1. dev discovery (`discoverComponents`) imports every file: a file that throws on import, has a
@@ -9,7 +9,7 @@
  *      resolve at runtime (a non-literal `import()`) fails here;
  *   3. the file is written only when its content changes (it is tracked in git).
  *
- *   bun scripts/gen-registry.ts [--dir components] [--out src/runtime/registry/static.generated.ts] [--check]
+ *   bun scripts/gen-registry.ts [--dir components] [--out src/loader/static.generated.ts] [--check]
  *
  * --check: write nothing; exit 1 when the committed file differs from what would be generated.
  * Exit codes: 0 ok, 1 stale (--check) or validation failed, 2 usage error.
@@ -19,7 +19,7 @@ import { join, relative, resolve } from "node:path";
 import { FlagError, parseFlags } from "../src/cli/flags.ts";
 import { discoverComponents } from "../src/loader/discover.ts";
 import { listComponentFiles } from "../src/runtime/registry/files.ts";
-import { renderStaticRegistry } from "../src/runtime/registry/generate.ts";
+import { renderStaticRegistry } from "../src/loader/generate.ts";
 
 const root = resolve(import.meta.dir, "..");
 
@@ -39,7 +39,7 @@ function fail(message: string): never {
 }
 
 const dir = resolve(root, flags.dir ?? "components");
-const out = resolve(root, flags.out ?? "src/runtime/registry/static.generated.ts");
+const out = resolve(root, flags.out ?? "src/loader/static.generated.ts");
 const check = flags.check === true;
 const shown = (abs: string) => relative(root, abs).replaceAll("\\", "/");
 

@@ -1,6 +1,6 @@
 /**
  * The component set a command serves with `--components <dir>`: the bundled components
- * (src/runtime/registry/static.ts) plus the files of the directory, a file replacing a bundled
+ * (src/loader/static.ts) plus the files of the directory, a file replacing a bundled
  * component of its name — as `run --components` serves them (src/loader/runtime-files.ts).
  */
 import { createRegistry, type Registry } from "../runtime/registry/index.ts";
@@ -14,7 +14,7 @@ import type { ComponentNeeds } from "../provision/rbac-values.ts";
  * @throws RegistryError when the bundled set cannot be loaded or `dir` cannot be read.
  */
 export async function bundledWithFiles(dir: string | undefined, onSkipped: (problem: string) => void): Promise<Registry> {
-  const { loadStaticRegistry } = await import("../runtime/registry/static.ts");
+  const { loadStaticRegistry } = await import("../loader/static.ts");
   const bundled = loadStaticRegistry();
   if (dir === undefined) return bundled;
   const files = await loadComponentDir(dir);

@@ -3,7 +3,7 @@
  * given, in the words its help text uses. The answer differs between a run from source and the
  * compiled binary, so help texts are rendered for the process showing them:
  * - compiled binary (`Bun.isStandaloneExecutable`): the set compiled in by `npm run build`
- *   (src/runtime/registry/static.ts); a directory flag loads that directory instead;
+ *   (src/loader/static.ts); a directory flag loads that directory instead;
  * - from source: `./components` under the working directory; cluster mode alone falls back to the
  *   bundled set when there is none (src/operator/stages.ts `loadRegistry`), while local mode and
  *   `tinyhost components` report the missing directory.

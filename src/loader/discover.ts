@@ -4,7 +4,7 @@
  * Each file is imported by the one component-file loader (runtime-files.ts `importComponentFile`),
  * whose import is deliberately written as a `file://` template literal: a compiled build can then
  * pass `--allow-unresolved 'file://*'` (see {@link DEV_IMPORT_PATTERN}) and still fail on any other
- * dynamic import, while the binary itself uses the static registry (src/runtime/registry/static.ts) for its bundled set.
+ * dynamic import, while the binary itself uses the static registry (src/loader/static.ts) for its bundled set.
  */
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";

@@ -79,6 +79,6 @@ export async function loadRegistry(dir: string | undefined | null): Promise<Regi
 }
 
 async function staticRegistry(): Promise<Registry> {
-  const { loadStaticRegistry } = await import("../runtime/registry/static.ts");
+  const { loadStaticRegistry } = await import("../loader/static.ts");
   return loadStaticRegistry();
 }

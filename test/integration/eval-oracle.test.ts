@@ -12,7 +12,7 @@ import { join, resolve } from "node:path";
 import { readFileSync } from "node:fs";
 import { goTool } from "../support/go-tools.ts";
 import { LocalHost } from "../../src/local/host.ts";
-import { loadStaticRegistry } from "../../src/runtime/registry/static.ts";
+import { loadStaticRegistry } from "../../src/loader/static.ts";
 import { check, failureText, type Observed } from "../../src/local/evals/check.ts";
 import { expandEnv, parseEvals, type EvalSpec } from "../../src/local/evals/spec.ts";
 import { runEval } from "../../src/local/evals/run.ts";

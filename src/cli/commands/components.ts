@@ -47,7 +47,7 @@ export const COMPONENTS_FLAGS = {
 async function load(dir: string | undefined): Promise<Registry> {
   if (dir === undefined && Bun.isStandaloneExecutable) {
     // Literal specifier: bundled at build time, evaluated only here.
-    const { loadStaticRegistry } = await import("../../runtime/registry/static.ts");
+    const { loadStaticRegistry } = await import("../../loader/static.ts");
     return loadStaticRegistry();
   }
   return discoverComponents(resolve(dir ?? "components"));

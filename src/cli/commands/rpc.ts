@@ -152,7 +152,7 @@ async function callLocal(call: Call, module: string) {
   let registry;
   try {
     if (call.components === undefined && Bun.isStandaloneExecutable) {
-      const { loadStaticRegistry } = await import("../../runtime/registry/static.ts");
+      const { loadStaticRegistry } = await import("../../loader/static.ts");
       registry = loadStaticRegistry();
     } else {
       const { discoverComponents } = await import("../../loader/discover.ts");

@@ -134,7 +134,7 @@ export function parseRunLocalArgs(args: readonly string[], env: Record<string, s
 export async function bundledComponents(dirGiven: boolean): Promise<ComponentDefinition[] | undefined> {
   if (!Bun.isStandaloneExecutable && !dirGiven) return undefined;
   // Literal specifier: bundled at build time, evaluated only here.
-  const { loadStaticRegistry } = await import("../../runtime/registry/static.ts");
+  const { loadStaticRegistry } = await import("../../loader/static.ts");
   return loadStaticRegistry().list();
 }
 

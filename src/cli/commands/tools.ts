@@ -54,7 +54,7 @@ Flags of all:
 /** The components: the static registry in a compiled binary without --dir, else the files of the directory. */
 async function loadComponents(dir: string | undefined): Promise<Registry> {
   if (dir === undefined && Bun.isStandaloneExecutable) {
-    const { loadStaticRegistry } = await import("../../runtime/registry/static.ts");
+    const { loadStaticRegistry } = await import("../../loader/static.ts");
     return loadStaticRegistry();
   }
   return discoverComponents(resolve(dir ?? "components"));

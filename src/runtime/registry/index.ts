@@ -6,7 +6,6 @@
 export { createRegistry, type Registry, type RegistryEntry } from "./registry.ts";
 export { componentOf } from "./check.ts";
 export { COMPONENT_GLOB, isComponentFile, listComponentFiles } from "./files.ts";
-export { renderStaticRegistry, GENERATED_HEADER, type StaticRegistryFile } from "./generate.ts";
 export {
   RegistryError,
   DuplicateComponentError,

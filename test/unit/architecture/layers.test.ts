@@ -10,6 +10,8 @@ import ts from "typescript";
 
 const ROOT = resolve(import.meta.dir, "../../..");
 const SRC = join(ROOT, "src");
+/** The bundled component files (they import `"tinyhost"`, the SDK). */
+const COMPONENTS = join(ROOT, "components");
 /** The bare specifier components use; it is src/sdk/index.ts (package.json "exports"). */
 const PACKAGE = "tinyhost";
 const PACKAGE_ENTRY = "sdk/index.ts";
@@ -59,8 +61,11 @@ function importsOf(file: string, text: string): string[] {
   for (const { fileName } of info.importedFiles) {
     if (fileName === PACKAGE) out.push(PACKAGE_ENTRY);
     else if (fileName.startsWith("./") || fileName.startsWith("../")) {
-      const target = relative(SRC, resolve(dirname(join(SRC, file)), fileName));
+      const abs = resolve(dirname(join(SRC, file)), fileName);
+      const target = relative(SRC, abs);
       if (!target.startsWith("..")) out.push(target);
+      // A component file imports only "tinyhost": loading one stands on the SDK's floor.
+      else if (relative(COMPONENTS, abs).split(/[\\/]/)[0] !== "..") out.push(PACKAGE_ENTRY);
     }
   }
   return out;

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { localOptions, parseRunLocalArgs } from "../../../src/cli/commands/run-local.ts";
 import { LocalHost } from "../../../src/local/host.ts";
-import { loadStaticRegistry } from "../../../src/runtime/registry/static.ts";
+import { loadStaticRegistry } from "../../../src/loader/static.ts";
 
 const FIXTURE = resolve(import.meta.dir, "../../fixtures/components-valid");
 const hosts: LocalHost[] = [];

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defineComponent, meter, target, Type } from "tinyhost";
 import { LocalHost } from "../../../src/local/host.ts";
-import { loadStaticRegistry } from "../../../src/runtime/registry/static.ts";
+import { loadStaticRegistry } from "../../../src/loader/static.ts";
 import { check, failureText, type Observed } from "../../../src/local/evals/check.ts";
 import { expandEnv, loadEvals, parseEvals, type EvalSpec } from "../../../src/local/evals/spec.ts";
 import { passed, resolveNode, runEval } from "../../../src/local/evals/run.ts";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { defineComponent, source, target, Type } from "tinyhost";
 import { LocalHost } from "../../../src/local/host.ts";
 import { compileTemplate, fieldMatcher } from "../../../src/runtime/expression/index.ts";
-import { loadStaticRegistry } from "../../../src/runtime/registry/static.ts";
+import { loadStaticRegistry } from "../../../src/loader/static.ts";
 
 const hosts: LocalHost[] = [];
 const dirs: string[] = [];

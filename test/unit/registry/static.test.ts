@@ -2,8 +2,9 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { GENERATED_HEADER, listComponentFiles, renderStaticRegistry, type RegistryError } from "../../../src/runtime/registry/index.ts";
-import { registryFromModules, type StaticComponentModule } from "../../../src/runtime/registry/static.ts";
+import { GENERATED_HEADER, renderStaticRegistry } from "../../../src/loader/generate.ts";
+import { listComponentFiles, type RegistryError } from "../../../src/runtime/registry/index.ts";
+import { registryFromModules, type StaticComponentModule } from "../../../src/loader/static.ts";
 import { COMPONENT_BRAND, defineComponent, target, Type } from "../../../src/sdk/index.ts";
 
 const root = join(import.meta.dir, "../../..");

@@ -3,9 +3,9 @@
  * (written by scripts/gen-registry.ts before `bun build --compile`). Import this module only where
  * the static registry is wanted; components are evaluated by {@link loadStaticRegistry}.
  */
-import { componentOf } from "./check.ts";
-import { componentLoadError } from "./errors.ts";
-import { createRegistry, type Registry } from "./registry.ts";
+import { componentOf } from "../runtime/registry/check.ts";
+import { componentLoadError } from "../runtime/registry/errors.ts";
+import { createRegistry, type Registry } from "../runtime/registry/registry.ts";
 import { staticComponents } from "./static.generated.ts";
 
 /** One generated row: the file's project-relative path and a loader returning its module namespace. */

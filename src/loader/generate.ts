@@ -32,7 +32,7 @@ export function renderStaticRegistry(files: readonly StaticRegistryFile[], outFi
   );
   return [
     GENERATED_HEADER,
-    "// Every component file, bundled by `bun build --compile` and evaluated lazily by src/runtime/registry/static.ts.",
+    "// Every component file, bundled by `bun build --compile` and evaluated lazily by src/loader/static.ts.",
     "",
     "/** Every component file found at generation time, sorted by path. */",
     "export const staticComponents: ReadonlyArray<{ readonly source: string; readonly load: () => Record<string, unknown> }> = [",
