@@ -199,11 +199,26 @@ export class InvalidComponentError extends TinyError<"INVALID_COMPONENT"> {
   }
 }
 
+/** The keys of {@link ComponentSpec}; defineComponent refuses any other. */
+const SPEC_KEYS: ReadonlySet<string> = new Set([
+  "info",
+  "state",
+  "ports",
+  "handle",
+  ...HOOK_ORDER,
+  "onControl",
+  "onDestroy",
+  "agentTool",
+  "syncRpc",
+  "requirements",
+  "templateText",
+]);
+
 /**
  * Declares a component. Throws {@link InvalidComponentError} when `info.name` is empty or breaks the
  * component name rule (`COMPONENT_NAME_RULE` in component-name.ts: it must survive node names),
- * `handle`/`ports` is not a function (runtime-spec §1.1: Install rejects an empty name), or
- * `agentTool` is malformed (agent-tool.ts).
+ * `handle`/`ports` is not a function (runtime-spec §1.1: Install rejects an empty name),
+ * `agentTool` is malformed (agent-tool.ts), or `spec` has a key ComponentSpec does not know.
  *
  * @example
  * export default defineComponent({
@@ -222,6 +237,10 @@ export function defineComponent<S = Record<string, never>, const P extends reado
   }
   const problem = componentNameProblem(name);
   if (problem !== undefined) throw new InvalidComponentError(`defineComponent: info.name ${problem}`);
+  // A misspelt key (`requirments`) would drop what it declares without a word; TypeScript says so
+  // only when the file is typechecked, and component files are loaded without that.
+  const unknown = Object.keys(spec).find((k) => !SPEC_KEYS.has(k));
+  if (unknown !== undefined) throw new InvalidComponentError(`component ${name}: unknown key ${JSON.stringify(unknown)} (known: ${[...SPEC_KEYS].join(", ")})`);
   if (typeof spec.handle !== "function") throw new InvalidComponentError(`component ${name}: handle must be a function`);
   if (typeof spec.ports !== "function") throw new InvalidComponentError(`component ${name}: ports must be a function returning the port list`);
   const agentTool = spec.agentTool === undefined ? undefined : resolveAgentTool(spec.agentTool);

@@ -153,9 +153,10 @@ export async function testComponent(def: ComponentDefinition, options: TestCompo
     emitted,
     usage,
     usageTotals() {
-      const out: Record<string, number> = {};
-      for (const hop of usage) for (const [unit, amount] of Object.entries(hop.units)) out[unit] = (out[unit] ?? 0) + amount;
-      return out;
+      // A Map, not `out[unit] ??`: a unit named `toString` or `__proto__` must not meet Object.prototype.
+      const sums = new Map<string, number>();
+      for (const hop of usage) for (const [unit, amount] of Object.entries(hop.units)) sums.set(unit, (sums.get(unit) ?? 0) + amount);
+      return Object.fromEntries(sums);
     },
     get self() {
       return runner().instance.self;

@@ -47,6 +47,35 @@ export function tinyhostCommand(compiled: boolean, root: string, execPath = proc
 }
 
 /**
+ * The source-mode hints for a written component: `run --local` names `--components` when the file
+ * is not in ./components (only that folder is read without it), and a test outside `root` is told
+ * how its `import … from "tinyhost"` resolves (Bun looks for node_modules/tinyhost above the file).
+ */
+function sourceHints(cmd: string, root: string, component: string, test: string): string[] {
+  const componentDir = dirname(component);
+  const inDefault = resolve(root, componentDir) === resolve(root, DEFAULT_COMPONENT_LAYOUT.components);
+  const run = inDefault ? `\`${cmd} run --local <flow dir>\`` : `\`${cmd} run --local <flow dir> --components ${componentDir}\``;
+  const hints = [`test it: ./node_modules/.bin/bun test ${test}; ${run} picks the component up live`];
+  const outside = (p: string) => relative(root, resolve(root, p)).startsWith("..");
+  if (outside(test) || outside(component)) {
+    const above = commonDir(resolve(root, componentDir), resolve(root, dirname(test)));
+    hints.push(
+      `outside this project "tinyhost" resolves only through a node_modules/tinyhost above both files: mkdir -p ${above}/node_modules && ln -s ${resolve(root)} ${above}/node_modules/tinyhost`,
+    );
+  }
+  return hints;
+}
+
+/** The deepest directory holding both absolute directories `a` and `b`. */
+function commonDir(a: string, b: string): string {
+  const pa = a.split("/");
+  const pb = b.split("/");
+  let i = 0;
+  while (i < pa.length && i < pb.length && pa[i] === pb[i]) i++;
+  return pa.slice(0, i).join("/") || "/";
+}
+
+/**
  * Runs `new` with `args` in project root `root` (default the working directory).
  * @param compiled word the hints for the compiled binary (default: this process is one): it reads
  *   a components directory only when given `--components`, and has no `./node_modules/.bin/bun`.
@@ -96,7 +125,7 @@ export function runNew(args: readonly string[], root = process.cwd(), compiled =
           `use it: ${cmd} run --local <flow dir> --components ${dirname(written[0]!)} (the binary reads component files only from --components; edits apply live)`,
           `test it: bun test ${written[1]} (needs bun and this project's node_modules)`,
         ]
-      : [`test it: ./node_modules/.bin/bun test ${written[1]}; \`${cmd} run --local <flow dir>\` picks the component up live`];
+      : sourceHints(cmd, root, written[0]!, written[1]!);
     return { code: 0, out: [...written.map((p) => `wrote ${p}`), ...hint], err: [] };
   }
   if (v.components !== undefined || v.tests !== undefined) return usage("--components and --tests are for new component");

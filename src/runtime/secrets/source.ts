@@ -155,7 +155,8 @@ function valueIn(doc: unknown, ref: SecretRef, shown: string, missing: string, n
   // An empty document is no Secrets; any other shape is malformed, said so rather than "not found".
   if (doc !== undefined && doc !== null && !isMapping(doc))
     throw new SecretError("SECRET_READ_FAILED", ref, `${shown} must map Secret names to {key: value}, got ${kindOf(doc)}`);
-  const secret = doc ? (doc as Record<string, unknown>)[ref.name] : undefined;
+  // Own properties only: `[[secret:constructor/name]]` must not reach Object.prototype.
+  const secret = isMapping(doc) && Object.hasOwn(doc, ref.name) ? doc[ref.name] : undefined;
   if (secret === undefined || secret === null) throw new SecretError("SECRET_NOT_FOUND", ref, `${missing}no Secret "${ref.name}" in ${shown}${note}`);
   if (!isMapping(secret)) throw new SecretError("SECRET_READ_FAILED", ref, `Secret "${ref.name}" in ${shown} must map keys to values, got ${kindOf(secret)}`);
   if (!Object.hasOwn(secret, ref.key)) {

@@ -55,6 +55,15 @@ describe("new: hints", () => {
     expect(src.out.at(-1)).toBe(
       "test it: ./node_modules/.bin/bun test test/unit/components/greet.test.ts; `npm run tinyhost -- run --local <flow dir>` picks the component up live",
     );
+    const elsewhere = temp();
+    const outside = runNew(["component", "greet", "--components", join(elsewhere, "comps"), "--tests", join(elsewhere, "tests")], temp(), false);
+    expect(outside.out.at(-2)).toBe(
+      `test it: ./node_modules/.bin/bun test ${join(elsewhere, "tests/greet.test.ts")}; \`npm run tinyhost -- run --local <flow dir> --components ${join(elsewhere, "comps")}\` picks the component up live`,
+    );
+    expect(outside.out.at(-1)).toContain(`ln -s `);
+    expect(outside.out.at(-1)).toContain(`mkdir -p ${elsewhere}/node_modules && ln -s `);
+    expect(outside.out.at(-1)).toEndWith(` ${elsewhere}/node_modules/tinyhost`);
+    expect(runNew(["component", "greet", "--components", "lib"], temp(), false).out.at(-1)).toContain("run --local <flow dir> --components lib`");
     const bin = runNew(["component", "greet"], temp(), true);
     expect(bin.out.some((l) => l.startsWith("use it: ") && l.includes(" run --local <flow dir> --components components "))).toBe(true);
     expect(bin.out.some((l) => l.includes("./node_modules/.bin/bun"))).toBe(false);

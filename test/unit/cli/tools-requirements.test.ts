@@ -43,6 +43,10 @@ describe("requirements in defineComponent", () => {
     expect(bad({ rbac: { extraNamespacedRules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["get"], resourceName: ["a"] }] } })).toThrow(
       'component x: requirements.rbac.extraNamespacedRules[0] has an unknown key "resourceName" (known: apiGroups, resources, verbs, resourceNames)',
     );
+    // …and so would a misspelled key of the spec itself, which holds them.
+    expect(() => defineComponent({ ...base, requirments: { secrets: { names: ["a"] } } } as never)).toThrow(
+      'component x: unknown key "requirments" (known: info, state, ports, handle, onIdentity,',
+    );
     expect(bad({ secrets: { names: ["a"], name: "b" } })).toThrow('component x: requirements.secrets has an unknown key "name" (known: names)');
     expect(bad({ storage: { enabled: true, size: "lots" } })).toThrow(
       'component x: requirements.storage.size must be a Kubernetes quantity such as "1Gi", got "lots"',

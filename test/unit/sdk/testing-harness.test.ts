@@ -88,6 +88,24 @@ describe("testComponent usage", () => {
     expect(h.usageTotals()).toEqual({ llm_input_tokens: 125, llm_calls: 2 });
   });
 
+  test("totals of units named like Object properties are sums, not inherited values", async () => {
+    const named = defineComponent({
+      info: { name: "named_units", description: "", info: "" },
+      ports: () => [target("in", Type.Object({ unit: Type.String() }), { default: { unit: "" } })],
+      handle(ctx, _output, _port, data) {
+        meter(ctx, data.unit, 2);
+      },
+    });
+    const h = await testComponent(named);
+    for (const unit of ["constructor", "toString", "toString", "__proto__"]) await h.send("in", { unit });
+    const totals = h.usageTotals();
+    expect(Object.entries(totals)).toEqual([
+      ["constructor", 2],
+      ["toString", 4],
+      ["__proto__", 2],
+    ]);
+  });
+
   test("a component that meters nothing records nothing", async () => {
     const h = await testComponent(client, { settings: { token: "t", region: "r" } });
     await h.send("in", { q: "z" });

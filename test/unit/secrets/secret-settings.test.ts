@@ -232,6 +232,21 @@ describe("local mode's source", () => {
     expect(seen).toEqual([]);
   });
 
+  test("a Secret or key named like an Object property (__proto__, constructor, toString) is missing, not inherited", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "th-secrets-")), "secrets.yaml");
+    writeFileSync(file, "openai:\n  api-key: v\n");
+    const src = localSecretSource(file, {}, "secrets.yaml");
+    const code = (text: string) =>
+      src.read(parsePlaceholder(text)!).then(
+        (v) => `resolved ${v}`,
+        (e: SecretError) => e.code,
+      );
+    expect(await code("[[secret:constructor/name]]")).toBe("SECRET_NOT_FOUND");
+    expect(await code("[[secret:__proto__/toString]]")).toBe("SECRET_NOT_FOUND");
+    expect(await code("[[secret:openai/constructor]]")).toBe("SECRET_KEY_NOT_FOUND");
+    expect(await code("[[secret:openai/api-key]]")).toBe("resolved v");
+  });
+
   test("a malformed secrets file is named as malformed, never as a missing Secret or key", async () => {
     const dir = mkdtempSync(join(tmpdir(), "th-secrets-"));
     const file = join(dir, "secrets.yaml");
