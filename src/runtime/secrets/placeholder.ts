@@ -4,6 +4,7 @@
  * Both parts match `[A-Za-z0-9._-]+`; anything else (a placeholder inside a longer string, a
  * missing slash) is an ordinary string, as Go leaves it.
  */
+import { hasPlainPrototype } from "../../core/plain-object.ts";
 
 /** A whole-string placeholder; group 1 = Secret name, group 2 = key (Go's `placeholderRe`). */
 export const SECRET_PLACEHOLDER = /^\[\[secret:([A-Za-z0-9._-]+)\/([A-Za-z0-9._-]+)\]\]$/;
@@ -25,17 +26,12 @@ export function parsePlaceholder(s: string): SecretRef | undefined {
 /** Nesting walked at most (the decoded settings are JSON; deeper values are left alone). */
 const MAX_DEPTH = 64;
 
-function isPlainObject(v: object): v is Record<string, unknown> {
-  const proto = Object.getPrototypeOf(v) as unknown;
-  return proto === Object.prototype || proto === null;
-}
-
 /** True when a string anywhere in `value` (arrays, plain objects) is a placeholder (Go `ContainsPlaceholder`). */
 export function containsPlaceholder(value: unknown, depth = 0): boolean {
   if (typeof value === "string") return value.startsWith("[[secret:") && SECRET_PLACEHOLDER.test(value);
   if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return false;
   if (Array.isArray(value)) return value.some((v) => containsPlaceholder(v, depth + 1));
-  if (!isPlainObject(value)) return false;
+  if (!hasPlainPrototype(value)) return false;
   for (const k in value) if (containsPlaceholder(value[k], depth + 1)) return true;
   return false;
 }
@@ -72,14 +68,14 @@ function collect(value: unknown, into: Map<string, SecretRef>, depth: number): v
   }
   if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return;
   if (Array.isArray(value)) for (const v of value) collect(v, into, depth + 1);
-  else if (isPlainObject(value)) for (const k in value) collect(value[k], into, depth + 1);
+  else if (hasPlainPrototype(value)) for (const k in value) collect(value[k], into, depth + 1);
 }
 
 function replace(value: unknown, read: ReadonlyMap<string, string>, depth: number): unknown {
   if (typeof value === "string") return read.get(value) ?? value;
   if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return value;
   if (Array.isArray(value)) return value.map((v) => replace(v, read, depth + 1));
-  if (!isPlainObject(value)) return value;
+  if (!hasPlainPrototype(value)) return value;
   const out: Record<string, unknown> = {};
   for (const k in value) out[k] = replace(value[k], read, depth + 1);
   return out;
