@@ -16,8 +16,8 @@ import { randomUUID } from "node:crypto";
 import type { TinyNode, TinyNodeStatus } from "../core/api/index.ts";
 import { KubeApiError } from "../k8s/client/errors.ts";
 import type { KubeList, WatchEvent } from "../k8s/client/types.ts";
-import type { TinyNodeApi } from "../k8s/controllers/index.ts";
-import { formatTime, type NodeStatusPatch } from "../k8s/controllers/node-status.ts";
+import type { NodeStatusMergePatch, PatchNodeResult, TinyNodeApi } from "../k8s/resources/node-api.ts";
+import { formatTime } from "../k8s/controllers/node-status.ts";
 import { isDeepStrictEqual } from "node:util";
 import type { ListPageOptions, WatchRequestOptions, WatchSource } from "../k8s/runtime/source.ts";
 
@@ -79,7 +79,7 @@ interface OpenWatch {
 }
 
 /** TinyNodes in memory, served like the apiserver serves them (see the module comment). */
-export class LocalNodes implements WatchSource<TinyNode>, TinyNodeApi {
+export class LocalNodes implements WatchSource<TinyNode>, Pick<TinyNodeApi, "get" | "setFinalizers" | "patchStatus" | "patch"> {
   readonly #objects = new Map<string, TinyNode>();
   readonly #history: { rv: number; event: WatchEvent<TinyNode> }[] = [];
   readonly #watches = new Set<OpenWatch>();
@@ -136,7 +136,7 @@ export class LocalNodes implements WatchSource<TinyNode>, TinyNodeApi {
     return new Promise((resolve) => this.#caughtUp.push(resolve));
   }
 
-  // ----- writes of the controllers (TinyNodeApi) and the runners ----------------------------
+  // ----- writes of the controllers and the runners (TinyNodeApi) ----------------------------
 
   /** {@link TinyNodeApi.setFinalizers}; removing the last one from a deleting node deletes it. */
   async setFinalizers(name: string, resourceVersion: string, finalizers: string[]): Promise<TinyNode> {
@@ -151,7 +151,7 @@ export class LocalNodes implements WatchSource<TinyNode>, TinyNodeApi {
   }
 
   /** {@link TinyNodeApi.patchStatus}: RFC 7386 merge of `status` into the stored status (a `null` removes the field, as the apiserver does). */
-  async patchStatus(name: string, resourceVersion: string, status: NodeStatusPatch | Partial<TinyNodeStatus>): Promise<TinyNode> {
+  async patchStatus(name: string, resourceVersion: string, status: NodeStatusMergePatch): Promise<TinyNode> {
     const node = wire(this.#guarded("PATCH", name, resourceVersion));
     node.status = mergePatch(node.status, wire(status)) as TinyNodeStatus;
     return wire(this.#write(name, node));
@@ -162,12 +162,13 @@ export class LocalNodes implements WatchSource<TinyNode>, TinyNodeApi {
    * a copy of the stored node; only its `status` is kept, and nothing is written when it is unchanged.
    * @throws KubeApiError 404 when the node is gone (the status sink ignores that).
    */
-  async patch(name: string, updater: (node: TinyNode) => TinyNode | void | Promise<TinyNode | void>): Promise<void> {
+  async patch(name: string, updater: (node: TinyNode) => TinyNode | void | Promise<TinyNode | void>): Promise<PatchNodeResult> {
     const copy = wire(this.#live("PATCH", name)) as TinyNode;
     const updated = (await updater(copy)) ?? copy;
     const current = this.#objects.get(name); // the updater may have awaited: write onto the newest version
     if (!current) throw apiError("PATCH", name, 404, `tinynodes "${name}" not found`);
-    this.#write(name, { ...wire(current), status: wire(updated.status) as TinyNodeStatus });
+    const stored = this.#write(name, { ...wire(current), status: wire(updated.status) as TinyNodeStatus });
+    return { node: wire(stored), patched: stored !== current };
   }
 
   // ----- writes of the directory source (kubectl apply / delete) ----------------------------

@@ -12,7 +12,6 @@ import {
   CONTROLLER_STOP_TIMEOUT_MS,
   DEFAULT_NODE_WORKERS,
   kubeModuleApi,
-  kubeNodeApi,
   moduleStatus,
   tinyModuleReconciler,
   tinyModules,
@@ -22,6 +21,7 @@ import {
 } from "../k8s/controllers/index.ts";
 import { asWatched, tinyComponentController } from "../k8s/controllers/tinycomponent-wiring.ts";
 import type { TinyNode } from "../core/api/index.ts";
+import { tinyNodeApi } from "../k8s/resources/index.ts";
 import { Controller, resourceSource, Watcher, type WatchSource } from "../k8s/runtime/index.ts";
 import { loop, type Runnable } from "../manager/index.ts";
 import type { ComponentCatalog } from "../runtime/registry/catalog.ts";
@@ -92,7 +92,7 @@ export function moduleControllers(o: ModuleControllersOptions): ModuleController
     module: o.module,
     ...(served.length > 1 ? { moduleOf } : {}),
     scheduler: platformScoped(served, scheduler),
-    api: kubeNodeApi(kube, namespace),
+    api: tinyNodeApi(kube, namespace),
     isLeader,
     source: o.nodeSource,
     workers: o.workers,

@@ -7,7 +7,7 @@
 import type { TinyNode } from "../core/api/index.ts";
 import type { KubeClient } from "../k8s/client/index.ts";
 import { kubeStatusSink } from "../k8s/controllers/index.ts";
-import { bindKinds, patchNode } from "../k8s/resources/index.ts";
+import { tinyNodeApi } from "../k8s/resources/index.ts";
 import type { Store } from "../k8s/runtime/store.ts";
 import { onStop, type Runnable } from "../manager/index.ts";
 import type { ComponentCatalog } from "../runtime/registry/catalog.ts";
@@ -50,7 +50,7 @@ export interface ModuleSchedulerOptions {
 
 /** Builds the scheduler, following the leadership. @throws what the Scheduler constructor throws. */
 export function moduleScheduler(o: ModuleSchedulerOptions): Scheduler {
-  const nodeCalls = bindKinds(o.kube).nodes;
+  const nodes = tinyNodeApi(o.kube, o.namespace);
   const scheduler = new Scheduler({
     module: o.moduleName,
     ...(o.alsoServes?.length ? { alsoServes: o.alsoServes } : {}),
@@ -58,7 +58,7 @@ export function moduleScheduler(o: ModuleSchedulerOptions): Scheduler {
     ...(o.transport.ledger ? { ledger: o.transport.ledger } : {}),
     // Status writes start from the informer's copy (no GET per write).
     statusSink: kubeStatusSink(
-      (name, updater, current) => patchNode(nodeCalls, name, o.namespace, updater, current),
+      (name, updater, current) => nodes.patch(name, updater, o.namespace, current),
       (name) => o.nodeCache.store?.getByName(name, o.namespace),
     ),
     client: o.client,

@@ -38,5 +38,5 @@ export {
 } from "./node-status.ts";
 export { componentStatuses, moduleStatus } from "./module-status.ts";
 export { kubeStatusSink, type NodePatcher } from "./status-sink.ts";
-export { kubeNodeApi, kubeModuleApi, type TinyNodeApi, type TinyModuleApi } from "./api.ts";
+export { kubeModuleApi, type TinyModuleApi } from "./api.ts";
 export { tinyNodes, tinyModules, type WatchedModule } from "./types.ts";

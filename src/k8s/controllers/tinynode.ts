@@ -21,7 +21,7 @@ import type { ReconcileResult, Reconciler } from "../runtime/controller.ts";
 import { splitKey } from "../runtime/source.ts";
 import { isPermanent } from "../../core/errors.ts";
 import type { TinyNodeStatus } from "../../core/api/index.ts";
-import type { TinyNodeApi } from "./api.ts";
+import type { TinyNodeApi } from "../resources/node-api.ts";
 import { heartbeatDue, nodeStatusPatch, ownedNodeStatus, ownedStatusChanged, type ModuleInfo } from "./node-status.ts";
 import type { TinyNode } from "../../core/api/index.ts";
 
@@ -67,7 +67,7 @@ export interface TinyNodeReconcilerOptions {
   /** Runner owner. */
   scheduler: NodeScheduler;
   /** Node reads and writes in the module's namespace. */
-  api: TinyNodeApi;
+  api: Pick<TinyNodeApi, "get" | "setFinalizers" | "patchStatus">;
   /** Live leader flag (runtime-spec §6). */
   isLeader: () => boolean;
   /** Default {@link LEADER_REQUEUE_MS}. */

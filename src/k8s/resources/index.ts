@@ -107,12 +107,13 @@ export {
 export { writeBoth, type TwoWrites } from "./two-writes.ts";
 export { updateService, updateIngress, undoEdit, describeObject, EXPOSE_FIELD_MANAGER, type ReleaseUpdate } from "./release-updates.ts";
 export { createMergePatch } from "./merge-patch.ts";
-export { patchNode, type PatchNodeResult } from "./patch-node.ts";
+export { patchNode } from "./patch-node.ts";
+export type { TinyNodeApi, NodeStatusMergePatch, PatchNodeResult } from "./node-api.ts";
 export { crdApi, type CrdApi } from "./crd-api.ts";
 export { bindKinds, type Kinds } from "./kinds.ts";
 export { controllerReference, ownerReferenceTo } from "./owner.ts";
 export { createModule, type ModuleIdentity } from "./modules.ts";
-export { nodeHelpers, type NodeHelpers } from "./nodes.ts";
+export { tinyNodeApi } from "./nodes.ts";
 export { flowHelpers, type FlowHelpers } from "./flows.ts";
 export { projectHelpers, type ProjectHelpers } from "./projects.ts";
 export { pageHelpers, type PageHelpers } from "./pages.ts";

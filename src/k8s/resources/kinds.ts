@@ -4,13 +4,11 @@
 import {
   TINY_FLOW_RESOURCE,
   TINY_MODULE_RESOURCE,
-  TINY_NODE_RESOURCE,
   TINY_PROJECT_RESOURCE,
   TINY_SCENARIO_RESOURCE,
   TINY_WIDGET_PAGE_RESOURCE,
   type TinyFlow,
   type TinyModule,
-  type TinyNode,
   type TinyProject,
   type TinyScenario,
   type TinyWidgetPage,
@@ -18,9 +16,8 @@ import {
 import type { KubeClient } from "../client/index.ts";
 import { crdApi, type CrdApi } from "./crd-api.ts";
 
-/** Typed calls per TinySystems kind. */
+/** Typed calls per TinySystems kind (TinyNodes have their own API: node-api.ts). */
 export interface Kinds {
-  nodes: CrdApi<TinyNode>;
   flows: CrdApi<TinyFlow>;
   projects: CrdApi<TinyProject>;
   pages: CrdApi<TinyWidgetPage>;
@@ -31,7 +28,6 @@ export interface Kinds {
 /** Binds every kind to `kube`. */
 export function bindKinds(kube: KubeClient): Kinds {
   return {
-    nodes: crdApi<TinyNode>(kube, TINY_NODE_RESOURCE),
     flows: crdApi<TinyFlow>(kube, TINY_FLOW_RESOURCE),
     projects: crdApi<TinyProject>(kube, TINY_PROJECT_RESOURCE),
     pages: crdApi<TinyWidgetPage>(kube, TINY_WIDGET_PAGE_RESOURCE),

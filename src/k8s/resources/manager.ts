@@ -11,7 +11,8 @@ import { exposePort, type ExposePortRequest } from "./expose.ts";
 import { flowHelpers, type FlowHelpers } from "./flows.ts";
 import { bindKinds } from "./kinds.ts";
 import { createModule, type ModuleIdentity } from "./modules.ts";
-import { nodeHelpers, type NodeHelpers } from "./nodes.ts";
+import type { TinyNodeApi } from "./node-api.ts";
+import { tinyNodeApi } from "./nodes.ts";
 import { pageHelpers, type PageHelpers } from "./pages.ts";
 import { projectHelpers, type ProjectHelpers } from "./projects.ts";
 import { scenarioHelpers, type ScenarioHelpers } from "./scenarios.ts";
@@ -39,8 +40,8 @@ export interface ClusterModuleClient extends ModuleClient {
   readonly namespace: string;
   /** The raw Kubernetes REST client. */
   readonly kube: KubeClient;
-  /** TinyNode helpers. */
-  readonly nodes: NodeHelpers;
+  /** TinyNode calls. */
+  readonly nodes: TinyNodeApi;
   /** TinyFlow helpers. */
   readonly flows: FlowHelpers;
   /** TinyProject helpers. */
@@ -75,7 +76,7 @@ export function createResourceManager(options: ResourceManagerOptions): ClusterM
     disclosePort: (port) => disclosePort(ctx, port),
     namespace: ctx.namespace,
     kube: ctx.kube,
-    nodes: nodeHelpers(ctx.kube, kinds, ctx.namespace),
+    nodes: tinyNodeApi(ctx.kube, ctx.namespace, kinds),
     flows: flowHelpers(kinds, ctx.namespace),
     projects: projectHelpers(kinds, ctx.namespace),
     pages: pageHelpers(kinds, ctx.namespace),

@@ -10,27 +10,25 @@ import { isDeepStrictEqual } from "node:util";
 import { retryOnConflict } from "../client/index.ts";
 import type { TinyNode } from "../../core/api/index.ts";
 import type { NodeUpdater } from "../../core/node.ts";
-import type { CrdApi } from "./crd-api.ts";
 import { createMergePatch } from "./merge-patch.ts";
-
-/** Result of {@link patchNode}. */
-export interface PatchNodeResult {
-  /** The node as stored afterwards. */
-  node: TinyNode;
-  /** False when the updater left the status unchanged and no request was sent. */
-  patched: boolean;
-}
+import type { NodeStatusMergePatch, PatchNodeResult, TinyNodeApi } from "./node-api.ts";
 
 /**
  * GET → updater on a deep copy → status deep-equal: no request; else merge patch of `status`
  * (with `metadata.resourceVersion`) → on 409 start over (policy: `CONFLICT_RETRY`).
- * @param nodes - TinyNode calls. @param name - node name. @param namespace - node namespace.
+ * @param nodes - the TinyNode GET and status patch. @param name - node name. @param namespace - node namespace.
  * @param updater - may run more than once (after a conflict), always on a fresh copy.
  * @param current - the node as last seen (the informer cache's copy): the first attempt works on it
  *   instead of a GET; when it is stale the write meets 409 and the retry reads the node. Not changed.
  * @throws KubeApiError (`isNotFound` when the node is gone); ConflictRetriesExhaustedError; what the updater throws.
  */
-export async function patchNode(nodes: CrdApi<TinyNode>, name: string, namespace: string, updater: NodeUpdater, current?: TinyNode): Promise<PatchNodeResult> {
+export async function patchNode(
+  nodes: Pick<TinyNodeApi, "get" | "patchStatus">,
+  name: string,
+  namespace: string,
+  updater: NodeUpdater,
+  current?: TinyNode,
+): Promise<PatchNodeResult> {
   const out = await retryOnConflict<TinyNode>({
     what: `TinyNode ${namespace}/${name} status`,
     ...(current ? { current } : {}),
@@ -39,8 +37,9 @@ export async function patchNode(nodes: CrdApi<TinyNode>, name: string, namespace
       const copy = structuredClone(fresh);
       const updated = (await updater(copy)) ?? copy;
       if (isDeepStrictEqual(fresh.status, updated.status)) return undefined;
-      const status = createMergePatch(fresh.status, updated.status) ?? null;
-      return nodes.mergePatch(name, namespace, { metadata: { resourceVersion: fresh.metadata.resourceVersion }, status }, "status");
+      const status = (createMergePatch(fresh.status, updated.status) ?? null) as NodeStatusMergePatch;
+      // A stored node always has a resourceVersion; without one JSON drops the key and the patch is unguarded.
+      return nodes.patchStatus(name, fresh.metadata.resourceVersion as string, status, namespace);
     },
   });
   return { node: out.object, patched: out.written };

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { KubeApiError } from "../../../src/k8s/client/errors.ts";
 import { NODE_FINALIZER, type TinyNodeStatus } from "../../../src/core/api/index.ts";
-import { tinyNodeReconciler, type NodeScheduler, type NodeStatusPatch, type TinyNodeApi } from "../../../src/k8s/controllers/index.ts";
+import { tinyNodeReconciler, type NodeScheduler } from "../../../src/k8s/controllers/index.ts";
+import type { NodeStatusMergePatch, TinyNodeApi } from "../../../src/k8s/resources/node-api.ts";
 import { PermanentError } from "../../../src/core/errors.ts";
 import type { TinyNode } from "../../../src/core/node.ts";
 import type { ReconcileContext } from "../../../src/k8s/runtime/controller.ts";
@@ -26,7 +27,7 @@ function notFound(): KubeApiError {
 }
 
 /** An in-memory node store with resourceVersion checks, like the apiserver. */
-class FakeNodes implements TinyNodeApi {
+class FakeNodes implements Pick<TinyNodeApi, "get" | "setFinalizers" | "patchStatus"> {
   objects = new Map<string, TinyNode>();
   rv = 1;
   calls: string[] = [];
@@ -61,7 +62,7 @@ class FakeNodes implements TinyNodeApi {
     const o = this.#check(name, rv);
     return this.put({ ...o, metadata: { ...o.metadata, finalizers } });
   }
-  async patchStatus(name: string, rv: string, status: NodeStatusPatch): Promise<TinyNode> {
+  async patchStatus(name: string, rv: string, status: NodeStatusMergePatch): Promise<TinyNode> {
     this.calls.push("status");
     const o = this.#check(name, rv);
     // JSON merge patch (RFC 7386) at the top level of status: null removes the field.

@@ -315,15 +315,15 @@ describe("runner status writes after the reconciler's (issue 19 scale)", () => {
     const patches: unknown[] = [];
     const nodes = {
       get: async () => structuredClone(stored),
-      mergePatch: async (_name: string, _ns: string, patch: { status: Record<string, unknown> }) => {
-        patches.push(patch);
-        Object.assign(stored.status!, patch.status);
-        for (const [k, v] of Object.entries(patch.status)) if (v === null) delete (stored.status as Record<string, unknown>)[k];
+      patchStatus: async (_name: string, _rv: string, status: Record<string, unknown>) => {
+        patches.push(status);
+        Object.assign(stored.status!, status);
+        for (const [k, v] of Object.entries(status)) if (v === null) delete (stored.status as Record<string, unknown>)[k];
         return structuredClone(stored);
       },
     };
     const sink = kubeStatusSink(
-      (name, updater, current) => patchNode(nodes as never, name, "ns", updater, current),
+      (name, updater, current) => patchNode(nodes, name, "ns", updater, current),
       () => stored,
     );
     const s = new Scheduler({ module: MODULE, debounceMs: 5, statusSink: sink });
