@@ -28,23 +28,24 @@ export interface ServedModule {
 
 /**
  * The served modules, `primary` first.
- * @throws Error naming the value when an `--also` name is empty, names a module already served
+ * @param from where each `also` name came from, named in errors (default `--also`; the CLI passes
+ *   `TINYHOST_ALSO` for the names read from that variable).
+ * @throws Error naming the source and value when a name is empty, names a module already served
  *   (after sanitizing: `A` and `a` are one TinyModule), or one a node name could not be told from
  *   (`shop` and `tinysystems/shop`: the publisher prefix is optional in node names, `NameMatches`).
  */
-export function servedModules(primary: string, also: readonly string[] = []): ServedModule[] {
+export function servedModules(primary: string, also: readonly string[] = [], from: readonly string[] = []): ServedModule[] {
   const out: ServedModule[] = [];
+  const sources = ["--name", ...also.map((_, i) => from[i] ?? "--also")];
+  const as = (m: ServedModule) => `${sources[out.indexOf(m)]} ${JSON.stringify(m.name)}`;
   for (const [i, name] of [primary, ...also].entries()) {
+    const given = `${sources[i]} = ${JSON.stringify(name)}`;
     const sanitized = sanitizeResourceName(name);
-    if (sanitized === "") throw new Error(`--also = ${JSON.stringify(name)} is not a module name`);
+    if (sanitized === "") throw new Error(`${given} is not a module name`);
     const twin = out.find((m) => m.sanitized === sanitized);
-    const as = (m: ServedModule) => `${m === out[0] ? "--name" : "--also"} ${JSON.stringify(m.name)}`;
-    if (twin) throw new Error(`--also = ${JSON.stringify(name)} names module ${sanitized}, already served as ${as(twin)}`);
+    if (twin) throw new Error(`${given} names module ${sanitized}, already served as ${as(twin)}`);
     const alike = out.find((m) => nameMatches(sanitized, m.sanitized));
-    if (alike)
-      throw new Error(
-        `--also = ${JSON.stringify(name)} cannot be told from ${as(alike)} in a node name (a publisher prefix is optional there): serve one of them`,
-      );
+    if (alike) throw new Error(`${given} cannot be told from ${as(alike)} in a node name (a publisher prefix is optional there): serve one of them`);
     out.push({ name, sanitized, platform: i === 0 ? undefined : platformModule(sanitized) });
   }
   return out;

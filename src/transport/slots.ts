@@ -95,6 +95,28 @@ export class HopSlots implements HopSlotStats {
     return this.limit - this.#taken;
   }
 
+  #pullers = 0;
+
+  /**
+   * Registers a JetStream pull loop drawing on these slots (one per served module name's business
+   * consumer); returns its unregister function. Pull loops sharing the slots reserve only
+   * {@link pullShare} each, so one loop's open pull cannot hold every slot while another's stream waits.
+   */
+  addPuller(): () => void {
+    this.#pullers++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#pullers--;
+    };
+  }
+
+  /** The most slots one pull may reserve: `limit` split evenly among the registered pull loops (at least 1). */
+  get pullShare(): number {
+    return Math.max(1, Math.ceil(this.limit / Math.max(1, this.#pullers)));
+  }
+
   /** Takes a slot if one is free and nobody queues ahead. */
   tryAcquire(): boolean {
     if (this.#taken >= this.limit || this.#queue.length > 0) return false;

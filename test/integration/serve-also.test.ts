@@ -95,6 +95,31 @@ async function servesBoth(prefix: string, natsUrl: string, transport: "core" | "
   expect((await proc.metric(HOPS))! - hopsBefore!).toBe(0); // router → transform → response: no wire hop
   expect(await proc.metric(HOPS_FAILED)).toBe(0);
 
+  if (transport === "jetstream") {
+    // A business hop from outside to the --also name: its consumer pulls beside front's (they share
+    // the hop slots), so it answers at once rather than waiting for a message to front.
+    const sent = Bun.spawnSync(
+      [
+        process.execPath,
+        "src/cli/main.ts",
+        "send",
+        "--nats-url",
+        natsUrl,
+        "--transport",
+        "jetstream",
+        transform,
+        "in",
+        '{"context":{"a":1}}',
+        "--wait",
+        "--timeout",
+        "10s",
+      ],
+      { stdout: "pipe", stderr: "pipe" },
+    );
+    expect({ code: sent.exitCode, err: sent.stderr.toString() }).toEqual({ code: 0, err: "" });
+    expect(sent.stdout.toString()).toContain('{\\"a\\":1}');
+  }
+
   // Both TinyModules, each with its own address; the common one lists common-module's components only.
   for (const [name, sanitized] of [
     ["front", "front"],
@@ -137,7 +162,7 @@ describe("one process serves --name front --also tinysystems/common-module-v0", 
     await servesBoth("serve-also", url, "core");
   }, 90_000);
 
-  test("over JetStream: the common-module's own consumer takes its signal, and the same GET answers 200", async () => {
+  test("over JetStream: the common-module's own consumers take its signal and a business hop from outside, and the same GET answers 200", async () => {
     privateNats = await startNats();
     await servesBoth("serve-also-js", privateNats.url, "jetstream");
   }, 90_000);

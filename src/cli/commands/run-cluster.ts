@@ -175,9 +175,9 @@ export function moduleOptionsFrom(flags: RunClusterFlags, env: Record<string, st
     .filter((s) => s !== "");
   const also = [...flags.also, ...fromEnv];
   try {
-    servedModules(flags.name, also);
+    servedModules(flags.name, also, [...flags.also.map(() => "--also"), ...fromEnv.map(() => "TINYHOST_ALSO")]);
   } catch (err) {
-    throw new RunUsageError(`${(err as Error).message}${fromEnv.length > 0 ? ` (--also and TINYHOST_ALSO = ${JSON.stringify(env.TINYHOST_ALSO)})` : ""}`);
+    throw new RunUsageError((err as Error).message);
   }
   return {
     name: flags.name,

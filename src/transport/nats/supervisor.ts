@@ -144,13 +144,23 @@ export class ConsumerSupervisor {
    * @throws the pull's error other than missed heartbeats (consumer deleted, no responders): the caller rebuilds.
    */
   async #pull(c: Consumer, signal: AbortSignal): Promise<void> {
+    const unregister = this.#o.slots.addPuller();
+    try {
+      await this.#pullShared(c, signal);
+    } finally {
+      unregister();
+    }
+  }
+
+  async #pullShared(c: Consumer, signal: AbortSignal): Promise<void> {
     const o = this.#o;
     const slots = o.slots;
-    const batchMin = Math.max(1, Math.ceil(slots.limit / 4));
     while (!signal.aborted) {
-      await slots.whenFree(batchMin, PULL_BATCH_WAIT_MS, signal);
+      // Several served names' consumers share the slots: each pull takes only its share.
+      const share = slots.pullShare;
+      await slots.whenFree(Math.min(share, Math.max(1, Math.ceil(slots.limit / 4))), PULL_BATCH_WAIT_MS, signal);
       if (signal.aborted) return;
-      const reserved = slots.reserve(slots.limit);
+      const reserved = slots.reserve(share);
       if (reserved === 0) continue;
       let used = 0;
       try {

@@ -69,7 +69,17 @@ describe("tinyhost run (cluster) flags", () => {
       '--also = "mine" names module mine, already served as --name "Mine"',
     );
     expect(() => moduleOptionsFrom(parseRunClusterFlags(["--also", "a", "--also", "b"]), { HOSTNAME: "p", TINYHOST_ALSO: "A" })).toThrow(
-      '--also = "A" names module a, already served as --also "a" (--also and TINYHOST_ALSO = "A")',
+      'TINYHOST_ALSO = "A" names module a, already served as --also "a"',
+    );
+    // A name only in the variable is named as coming from it, not from a flag that was never given.
+    expect(() => moduleOptionsFrom(parseRunClusterFlags(["--name", "p8"]), { HOSTNAME: "p", TINYHOST_ALSO: "x,p8" })).toThrow(
+      'TINYHOST_ALSO = "p8" names module p8, already served as --name "p8"',
+    );
+    expect(() => moduleOptionsFrom(parseRunClusterFlags(["--also", "x"]), { HOSTNAME: "p", TINYHOST_ALSO: "X" })).toThrow(
+      'TINYHOST_ALSO = "X" names module x, already served as --also "x"',
+    );
+    expect(() => moduleOptionsFrom(parseRunClusterFlags(["--also", "X"]), { HOSTNAME: "p", TINYHOST_ALSO: "y,x" })).toThrow(
+      'TINYHOST_ALSO = "x" names module x, already served as --also "X"',
     );
     expect(() => parseRunClusterFlags(["--also"])).toThrow("--also needs a module name");
   });

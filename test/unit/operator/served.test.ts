@@ -29,6 +29,8 @@ describe("the module names one process serves (run --also)", () => {
     expect(() => servedModules("a", ["b", "B"])).toThrow('--also = "B" names module b, already served as --also "b"');
     expect(() => servedModules("a", ["A"])).toThrow('--also = "A" names module a, already served as --name "a"');
     expect(() => servedModules("a", ["//"])).toThrow('--also = "//" is not a module name');
+    expect(() => servedModules("//", [])).toThrow('--name = "//" is not a module name');
+    expect(() => servedModules("a", ["b", "B"], ["--also", "TINYHOST_ALSO"])).toThrow('TINYHOST_ALSO = "B" names module b, already served as --also "b"');
     expect(() => servedModules("shop", ["tinysystems/shop"])).toThrow('--also = "tinysystems/shop" cannot be told from --name "shop" in a node name');
   });
 

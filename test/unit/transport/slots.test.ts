@@ -92,4 +92,28 @@ describe("hop slots (bounded concurrency, issue 21)", () => {
     expect(errorCode(e)).toBe("BUSY");
     expect(e.message).toBe('BUSY: module busy: 8 hops running, hop to "h.m.n-1:in" refused (queue of 8 full); retry');
   });
+  test("pull loops sharing the slots (one per served module name) each reserve only their share", () => {
+    const s = new HopSlots({ limit: 64 });
+    expect(s.pullShare).toBe(64);
+    const offFront = s.addPuller();
+    const offCommon = s.addPuller();
+    expect(s.pullShare).toBe(32);
+    // The first loop's open pull leaves the second its half, rather than every slot.
+    expect(s.reserve(s.pullShare)).toBe(32);
+    expect(s.reserve(s.pullShare)).toBe(32);
+    s.release(64);
+    const offThird = s.addPuller();
+    expect(s.pullShare).toBe(22); // ceil(64 / 3)
+    offThird();
+    offThird(); // unregistering twice counts once
+    expect(s.pullShare).toBe(32);
+    offFront();
+    offCommon();
+    expect(s.pullShare).toBe(64);
+    expect(new HopSlots({ limit: 2 }).pullShare).toBe(2);
+    const small = new HopSlots({ limit: 1 });
+    small.addPuller();
+    small.addPuller();
+    expect(small.pullShare).toBe(1);
+  });
 });
