@@ -275,20 +275,29 @@ export class ScriptSandbox {
     const onAbort = () => life.kill(new ScriptError("SCRIPT_CANCELLED", `script interrupted: ${String(o.signal?.reason ?? "cancelled")}`));
     o.signal?.addEventListener("abort", onAbort, { once: true });
     const held = life.heapBytes;
+    let answered = false;
     const unwatch = this.#watchdog.watch({
       limitBytes: Math.max(0, this.#watchdog.capBytes - held),
-      stop: (grew, cap) =>
+      stop: (grew, cap) => {
+        // After the answer only leftovers run: that stop is a leftover's, counted and logged like the grace's.
+        if (answered)
+          return this.#stopLeftover(
+            life,
+            `work the script left running after its result grew the process by ${mib(grew)} MiB, over the ${mib(cap)} MiB cap (TINYHOST_SCRIPT_MEMORY_MB)`,
+          );
         life.kill(
           new ScriptError(
             "SCRIPT_MEMORY",
             `script stopped: the process grew by ${mib(grew)} MiB while it ran${held > 0 ? `, its sandbox already holding ${mib(held)} MiB` : ""}, over the ${mib(cap)} MiB cap (TINYHOST_SCRIPT_MEMORY_MB)`,
           ),
-        ),
+        );
+      },
     });
     life.worker.postMessage({ t: "call", id, input: json });
     try {
       return await promise;
     } finally {
+      answered = true;
       timer.cancel();
       o.signal?.removeEventListener("abort", onAbort);
       this.#quiet = this.#settle(life, id, unwatch);

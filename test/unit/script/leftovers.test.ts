@@ -29,10 +29,9 @@ describe("a call's leftovers are stopped", () => {
       logs,
     );
     expect(await s.call({ spin: true }, { timeoutMs: 2_000 })).toEqual({ calls: 1 });
-    const t0 = performance.now();
     // Before the fix the next call queued behind the spinning microtasks and failed "script timeout after 2s".
     expect(await s.call({ spin: false }, { timeoutMs: 2_000 })).toEqual({ calls: 1 }); // a fresh worker: module state restarted
-    expect(performance.now() - t0).toBeLessThan(2_000);
+    // Stopped by the grace, or — when the loop's garbage outgrows the cap first on a loaded machine — by the memory watch; both count.
     expect(s.leftoversStopped).toBe(1);
     expect(logs.some((l) => l.startsWith("warn: script sandbox stopped: work the script left running after its result"))).toBe(true);
   });
@@ -57,9 +56,8 @@ describe("a call's leftovers are stopped", () => {
 
   test("a result that is ready while its own tail still runs: the caller has it before the tail is stopped", async () => {
     const s = await start(`export default () => { Promise.resolve().then(function again() { return Promise.resolve().then(again) }); return 42 }`);
-    const t0 = performance.now();
     expect(await s.call({}, { timeoutMs: 5_000 })).toBe(42);
-    expect(performance.now() - t0).toBeLessThan(LEFTOVER_GRACE_MS * 20); // the answer did not wait for the tail's fate
+    expect(s.leftoversStopped).toBe(0); // the answer did not wait for the tail's fate
     await until("the tail stopped", () => s.leftoversStopped === 1);
   });
 
@@ -111,15 +109,17 @@ describe("the memory cap holds per worker, across calls", () => {
       new MemoryWatchdog(64 * 2 ** 20),
     );
     const answers: Array<number | string> = [];
-    for (let i = 0; i < 12 && s.leftoversStopped === 0; i++) {
+    // Between calls: its collected heap over the cap, or its growth after the answer over what the cap leaves it.
+    const stoppedBetween = () => logs.some((l) => /(holds \d+ MiB between calls|grew the process by \d+ MiB), over the 64 MiB cap/.test(l));
+    // Not "until any leftover stop": on a loaded machine the grace can stop a worker still collecting, which only restarts the count.
+    for (let i = 0; i < 12 && !stoppedBetween(); i++) {
       const r = (await s.call({}, { timeoutMs: 10_000 }).catch((e: ScriptError) => e.code)) as number | string;
       answers.push(r);
       if (r === "SCRIPT_MEMORY") break;
       await Bun.sleep(LEFTOVER_GRACE_MS / 5);
     }
-    // Stopped between calls (its heap over the cap) or in a call (what it held plus the call's growth over the cap).
-    const stoppedBetween = logs.some((l) => /holds \d+ MiB between calls, over the 64 MiB cap/.test(l));
-    expect(stoppedBetween || answers.includes("SCRIPT_MEMORY")).toBe(true);
+    // Stopped between calls or in a call (what it held plus the call's growth over the cap).
+    expect(stoppedBetween() || answers.includes("SCRIPT_MEMORY")).toBe(true);
     expect(answers[0]).toBe(1);
     expect(answers.length).toBeLessThan(12);
     // A fresh worker: its count restarted. Not necessarily at 1 — on a loaded machine the stop between
