@@ -2,14 +2,16 @@
 # Builds the data plane of the test cluster (`npm run cluster:up -- --real`, test/support/real-cluster.ts)
 # from the Go module proxy into cache dirs outside the repo, and prints the directory holding all of them:
 # - kubelet, kube-proxy, kube-controller-manager and kube-scheduler at the control plane's Kubernetes
-#   version, in ONE `go build` of one wrapper module (the packages they share compile once);
+#   version, in ONE `go build` of one wrapper module (the packages they share compile once), built
+#   last and after kube-apiserver (build-control-plane.sh), whose packages they reuse from Go's cache;
 # - CoreDNS with the plugins the test bed uses (a wrapper main: the full binary's cloud SDKs took
 #   most of its build);
 # - Traefik, the ingress controller: its go.mod carries replace directives, so `go install` refuses it;
 #   a wrapper module copying those replace lines builds it.
 # Idempotent: does nothing when every binary exists. Same conventions as build-control-plane.sh.
 set -euo pipefail
-. "$(dirname "$0")/lib/k8s-build.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib/k8s-build.sh"
 
 KV=${KUBE_VERSION:-v1.36.3}
 COREDNS_VERSION=v1.15.0
@@ -33,26 +35,6 @@ if all_there; then echo "$OUT"; exit 0; fi
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-
-missing_k8s=0
-for b in $K8S_BINS; do [ -x "$OUT/$b" ] || missing_k8s=1; done
-if [ $missing_k8s -eq 1 ]; then
-  k8s_probe "$ME" "$KV" "$OUT"
-  start=$(date +%s)
-  (
-    mkdir -p "$W/k8s/bin" && cd "$W/k8s"
-    k8s_wrapper_module local/node "$KV"
-    pkgs=""
-    for b in $K8S_BINS; do
-      pkgs="$pkgs k8s.io/kubernetes/cmd/$b"
-      go get "k8s.io/kubernetes/cmd/$b@$KV" >/dev/null 2>&1 || go get "k8s.io/kubernetes/cmd/$b@$KV"
-    done
-    # shellcheck disable=SC2086
-    go build -trimpath -tags grpcnotrace -o "$W/k8s/bin/" -ldflags "$(k8s_ldflags "$KV")" $pkgs
-    for b in $K8S_BINS; do mv "$W/k8s/bin/$b" "$OUT/$b"; done
-  ) || k8s_die "$ME" "building $K8S_BINS $KV failed (see the output above)."
-  echo "$ME: built $K8S_BINS in $(( $(date +%s) - start )) s" >&2
-fi
 
 if [ ! -x "$OUT/coredns" ]; then
   start=$(date +%s)
@@ -101,5 +83,29 @@ if [ ! -x "$OUT/traefik" ]; then
     mv "$W/traefik/traefik" "$OUT/traefik"
   ) || k8s_die "$ME" "building Traefik $TRAEFIK_VERSION failed (see the output above)."
   echo "$ME: built traefik in $(( $(date +%s) - start )) s" >&2
+fi
+
+missing_k8s=0
+for b in $K8S_BINS; do [ -x "$OUT/$b" ] || missing_k8s=1; done
+if [ $missing_k8s -eq 1 ]; then
+  # kube-apiserver's build compiles most of the packages these four share. Wait for it (or run it)
+  # first, so they come from Go's build cache: test/support/prebuild.ts starts both scripts at once,
+  # and two builds compiling the same client-go at the same time doubled the work on 2 cores.
+  bash "$HERE/build-control-plane.sh" >/dev/null || k8s_die "$ME" "the control plane's build (shared packages) failed."
+  k8s_probe "$ME" "$KV" "$OUT"
+  start=$(date +%s)
+  (
+    mkdir -p "$W/k8s/bin" && cd "$W/k8s"
+    k8s_wrapper_module local/node "$KV"
+    pkgs=""
+    for b in $K8S_BINS; do
+      pkgs="$pkgs k8s.io/kubernetes/cmd/$b"
+      go get "k8s.io/kubernetes/cmd/$b@$KV" >/dev/null 2>&1 || go get "k8s.io/kubernetes/cmd/$b@$KV"
+    done
+    # shellcheck disable=SC2086
+    go build -trimpath -tags grpcnotrace -o "$W/k8s/bin/" -ldflags "$(k8s_ldflags "$KV")" $pkgs
+    for b in $K8S_BINS; do mv "$W/k8s/bin/$b" "$OUT/$b"; done
+  ) || k8s_die "$ME" "building $K8S_BINS $KV failed (see the output above)."
+  echo "$ME: built $K8S_BINS in $(( $(date +%s) - start )) s" >&2
 fi
 echo "$OUT"
