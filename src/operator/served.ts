@@ -12,9 +12,12 @@
  */
 import { sanitizeResourceName } from "../core/api/index.ts";
 import { nameMatches, parseFullName } from "../core/api/naming.ts";
-import { notInPlatformModule, platformModule, type PlatformModule } from "../core/api/platform-modules.ts";
+import { notInPlatformModule, PLATFORM_MODULES, platformModule, type PlatformModule } from "../core/api/platform-modules.ts";
 import { PermanentError, TinyError } from "../core/errors.ts";
 import type { NodeScheduler } from "../k8s/controllers/tinynode.ts";
+
+/** The platform's publisher as a sanitized name starts with it (`tinysystems/common-module-v0` → `tinysystems-common-module-v0`). */
+const PLATFORM_PUBLISHER = "tinysystems-";
 
 /** One module name this process serves. */
 export interface ServedModule {
@@ -32,7 +35,8 @@ export interface ServedModule {
  *   `TINYHOST_ALSO` for the names read from that variable).
  * @throws Error naming the source and value when a name is empty, names a module already served
  *   (after sanitizing: `A` and `a` are one TinyModule), or one a node name could not be told from
- *   (`shop` and `tinysystems/shop`: the publisher prefix is optional in node names, `NameMatches`).
+ *   (`shop` and `tinysystems/shop`: the publisher prefix is optional in node names, `NameMatches`),
+ *   or, for an `--also`, a platform module tinyhost does not bundle (`tinysystems/kubernetes-module-v0`).
  */
 export function servedModules(primary: string, also: readonly string[] = [], from: readonly string[] = []): ServedModule[] {
   const out: ServedModule[] = [];
@@ -46,7 +50,13 @@ export function servedModules(primary: string, also: readonly string[] = [], fro
     if (twin) throw new Error(`${given} names module ${sanitized}, already served as ${as(twin)}`);
     const alike = out.find((m) => nameMatches(sanitized, m.sanitized));
     if (alike) throw new Error(`${given} cannot be told from ${as(alike)} in a node name (a publisher prefix is optional there): serve one of them`);
-    out.push({ name, sanitized, platform: i === 0 ? undefined : platformModule(sanitized) });
+    const platform = i === 0 ? undefined : platformModule(sanitized);
+    if (i > 0 && !platform && sanitized.startsWith(PLATFORM_PUBLISHER))
+      throw new Error(
+        `${given} is a platform module tinyhost does not bundle (it stands in for ${PLATFORM_MODULES.map((m) => `tinysystems/${m.name}`).join(", ")}): ` +
+          "its nodes would all fail as unregistered; run its Go module, or serve a module of your own",
+      );
+    out.push({ name, sanitized, platform });
   }
   return out;
 }

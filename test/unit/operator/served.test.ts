@@ -34,6 +34,16 @@ describe("the module names one process serves (run --also)", () => {
     expect(() => servedModules("shop", ["tinysystems/shop"])).toThrow('--also = "tinysystems/shop" cannot be told from --name "shop" in a node name');
   });
 
+  test("an --also of a platform module tinyhost does not bundle is refused naming it and the ones it stands in for; --name is not checked", () => {
+    expect(() => servedModules("mine", ["tinysystems/kubernetes-module-v0"], ["TINYHOST_ALSO"])).toThrow(
+      'TINYHOST_ALSO = "tinysystems/kubernetes-module-v0" is a platform module tinyhost does not bundle (it stands in for tinysystems/common-module-v0, tinysystems/http-module-v0, tinysystems/encoding-module-v0)',
+    );
+    expect(servedModules("tinysystems/kubernetes-module-v0", ["Tinysystems/HTTP-module-v0"]).map((m) => m.platform?.name)).toEqual([
+      undefined,
+      "http-module-v0",
+    ]);
+  });
+
   test("a platform module's TinyModule publishes only its components; another name publishes all", () => {
     const defs = ["transform", "csv_decode", "greet", "router"].map((name) => ({ info: { name } }));
     const [mine, common] = servedModules("mine", ["common-module-v0"]);
