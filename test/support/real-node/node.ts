@@ -136,8 +136,8 @@ interface Slot {
 
 /**
  * Claims the first free slot. Its supervisor (a bash process, not a child of any test runner's
- * cleanup) takes the slot's lock, removes what a killed run left in the slot (teardown.sh), starts
- * the holder of the node's namespaces, then waits: when its owner dies (a test runner exits
+ * cleanup) takes the slot's lock, removes what a killed run left in the slot (teardown.sh), makes
+ * the slot's veth pair, starts the holder of the node's namespaces, then waits: when its owner dies (a test runner exits
  * without hooks, or is killed) or it gets SIGTERM (stop), it tears the slot down and lets go of
  * the lock. The holder does not inherit the lock, so the lock lives exactly as long as the supervisor.
  */
@@ -152,6 +152,9 @@ async function claimSlot(ownerPid: number): Promise<Slot> {
       "flock -n 9 || exit 75",
       `rm -f "${pidFile}"`,
       teardown,
+      // The veth pair is made under the lock: when a run still uses this slot without it (its
+      // supervisor killed mid-start) the pair exists again, and the next slot is taken instead.
+      `ip link add th-h${slot} type veth peer name th-n${slot} || exit 75`,
       `trap '${teardown}; exit 0' TERM INT`,
       `"${HERE}/launch.sh" ${slot} - unshare --net --mount --propagation private sleep infinity 9>&- &`,
       `echo $! > "${pidFile}"`,
@@ -284,8 +287,7 @@ export async function startRealNode(cp: ControlPlaneInfo, options: RealNodeOptio
   };
 
   try {
-    // The veth pair, the node's addresses and the host's route to the pods.
-    sh(["ip", "link", "add", `th-h${slot}`, "type", "veth", "peer", "name", `th-n${slot}`], "creating the veth pair");
+    // The veth pair (made by the slot's supervisor), the node's addresses and the host's route to the pods.
     sh(["ip", "link", "set", `th-n${slot}`, "netns", String(holder)], "moving the veth into the node");
     sh(["ip", "addr", "add", `${hostIp}/24`, "dev", `th-h${slot}`], "addressing the host end");
     sh(["ip", "link", "set", `th-h${slot}`, "up"], "raising the host end");
