@@ -157,7 +157,8 @@ async function claimSlot(ownerPid: number): Promise<Slot> {
       `ip link add th-h${slot} type veth peer name th-n${slot} || exit 75`,
       `trap '${teardown}; exit 0' TERM INT`,
       `"${HERE}/launch.sh" ${slot} - unshare --net --mount --propagation private sleep infinity 9>&- &`,
-      `echo $! > "${pidFile}"`,
+      // With the supervisor's pid: a claimant must not take a previous run's holder from a stale file.
+      `echo "$! $$" > "${pidFile}"`,
       `while kill -0 ${ownerPid} 2>/dev/null; do sleep 0.5; done`,
       teardown,
     ].join("\n");
@@ -171,7 +172,9 @@ async function claimSlot(ownerPid: number): Promise<Slot> {
       async () => {
         if (supervisor.exitCode !== null) return true;
         if (!existsSync(pidFile)) return false;
-        holder = Number(readFileSync(pidFile, "utf8"));
+        const [holderPid, supervisorPid] = readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
+        if (supervisorPid !== supervisor.pid) return false;
+        holder = holderPid ?? 0;
         try {
           return readlinkSync(`/proc/${holder}/ns/net`) !== ownNet;
         } catch {
