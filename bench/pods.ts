@@ -1,9 +1,10 @@
 /**
  * tinyhost and the Go SDK side by side in pods (issue 31 item 7): the Go peer module's image
  * (tinyhost-go-peer, test/go/peer) and tinyhost's image (the Dockerfile), each as a plain Pod on
- * the real node (test/support/real-cluster.ts) with the same resources — the chart's 128Mi memory
- * limit and a CPU limit of 500m, then of 1 CPU (requests = limits) — the same flags, probe and
- * securityContext (bench/lib/pod-bench.ts), runs interleaved (go, tinyhost, then tinyhost, go, …)
+ * the real node (test/support/real-cluster.ts) with the same resources — the chart's limits (128Mi
+ * memory, CPU 500m) and requests (10m CPU, 64Mi), then the same with a 1 CPU limit — the same
+ * flags, probe and securityContext (bench/lib/pod-bench.ts), runs interleaved (go, tinyhost,
+ * then tinyhost, go, …)
  * so the machine's other load hits both. Every row's value is tinyhost's figure, its baseline the
  * Go figure of the same run, ratio = tinyhost ÷ Go; medians.
  *
@@ -14,7 +15,8 @@
  *   lastTransitionTime − creationTimestamp, 1 s resolution) and the first /readyz 200 on the pod
  *   IP from the host (polled every 5 ms: the process's own readiness, without the probe period).
  * - NATS request/reply through one `echo` node and through `relay → relay → echo`, 1 and 64 in
- *   flight: requests from this process (tinyhost's core NATS sender, the same for both; bench/lib/drive.ts)
+ *   flight: requests from this process (tinyhost's core NATS sender, the same for both;
+ *   bench/lib/drive.ts)
  *   over a NATS pod (Debian's nats-server) to the module pods; req/s, p50, and the container's
  *   CPU per 1,000 requests from its cgroup (`cpuacct.usage`), plus the CFS throttling the limit
  *   caused (`cpu.stat`), in the note.
@@ -160,7 +162,7 @@ try {
     }
     const med = (rt: Runtime, k: "readyMs" | "readyzMs" | "kubeletReadyS") => median(got[rt].map((s) => s[k]));
     const list = (rt: Runtime, k: "readyMs" | "readyzMs") => got[rt].map((s) => Math.round(s[k])).join(", ");
-    const limits = `memory limit 128Mi, CPU limit ${cpu} (requests = limits)`;
+    const limits = `memory limit 128Mi, CPU limit ${cpu} (requests: the chart's 10m, 64Mi)`;
     rows.push(
       row({
         name: `pods_${tag(cpu)}_start_ready`,
@@ -226,7 +228,7 @@ try {
               value: med("tinyhost", "rate"),
               baseline: med("go", "rate"),
               unit: "req/s",
-              note: `core NATS request/reply through a NATS pod, ${shape === "one" ? "one echo node" : "relay → relay → echo"}, ${window} in flight, ${RR_N} requests × ${RR_ROUNDS} interleaved rounds (median), pods with memory 128Mi and CPU ${cpu} limits; CFS periods throttled: go ${pct(med("go", "throttled"))}, tinyhost ${pct(med("tinyhost", "throttled"))}; baseline: the Go peer module's pod`,
+              note: `core NATS request/reply through a NATS pod, ${shape === "one" ? "one echo node" : "relay → relay → echo"}, ${window} in flight, ${RR_N} requests × ${RR_ROUNDS} interleaved rounds (median), pods with memory 128Mi and CPU ${cpu} limits (the chart's requests); CFS periods throttled: go ${pct(med("go", "throttled"))}, tinyhost ${pct(med("tinyhost", "throttled"))}; baseline: the Go peer module's pod`,
             }),
             row({ name: `${label}_p50`, value: med("tinyhost", "p50"), baseline: med("go", "p50"), unit: "ms", digits: 3 }),
             row({

@@ -2,9 +2,11 @@
  * Module pods for the side-by-side benchmark (bench/pods.ts, issue 31 item 7) and its check
  * (test/integration/real-pods-side-by-side.test.ts): a plain Pod per module on the real node
  * (test/support/real-node/node.ts), tinyhost's image or the Go peer's (scripts/image), with the
- * same resources for both — the chart's 128Mi memory limit and a CPU limit (requests = limits, so
- * both are Guaranteed pods) — the chart's layout (`command: [/manager]`, `args: [run, …]`, uid
- * 65532, restricted securityContext), the same readiness probe (/readyz on 8081, every second),
+ * same resources for both — the chart's: limits of 128Mi memory and a CPU limit (its 500m, or
+ * another), requests of 10m CPU and 64Mi (tinysystems-operator values.yaml,
+ * `controllerManager.manager.resources`; requests = limits would not fit two 1-CPU pods and NATS
+ * on a 2-core node) — the chart's layout (`command: [/manager]`, `args: [run, …]`, uid 65532,
+ * restricted securityContext), the same readiness probe (/readyz on 8081, every second),
  * and the same `run` flags ({@link moduleRunArgs}).
  *
  * tinyhost gets the Go peer's `echo` and `relay` twins (bench/fixtures/peer-components) from a
@@ -22,6 +24,8 @@ import { BENCH_PEER_COMPONENTS, type Runtime } from "./peer.ts";
 
 /** The chart's memory limit of the module container. */
 export const POD_MEMORY_LIMIT = "128Mi";
+/** The chart's requests of the module container. */
+export const POD_REQUESTS = { cpu: "10m", memory: "64Mi" } as const;
 /** The probe listener's port (the chart's `--health-probe-bind-address=:8081`). */
 export const HEALTH_PORT = 8081;
 /** ServiceAccount the bench pods run as (bound to `cluster-admin`: a benchmark, not a security test). */
@@ -41,7 +45,7 @@ export interface ModulePodSpec {
   namespace: string;
   /** Image reference as imported into the node's containerd (never pulled). */
   image: string;
-  /** CPU limit and request, e.g. `500m` or `1`. */
+  /** CPU limit, e.g. `500m` (the chart's) or `1`; the request is the chart's 10m. */
   cpu: string;
   /** `TINY_NATS_URL`; absent → the gRPC wire. */
   natsUrl?: string;
@@ -78,7 +82,7 @@ export function modulePod(o: ModulePodSpec): Record<string, unknown> {
           ],
           ports: [{ name: "health", containerPort: HEALTH_PORT }],
           readinessProbe: { httpGet: { path: "/readyz", port: HEALTH_PORT }, periodSeconds: 1 },
-          resources: { requests: { cpu: o.cpu, memory: POD_MEMORY_LIMIT }, limits: { cpu: o.cpu, memory: POD_MEMORY_LIMIT } },
+          resources: { requests: { ...POD_REQUESTS }, limits: { cpu: o.cpu, memory: POD_MEMORY_LIMIT } },
           securityContext: restrictedContainerSecurityContext(),
           volumeMounts: files.map((f) => ({ name: "components", mountPath: `${PEER_COMPONENTS_DIR}/${f}`, subPath: f, readOnly: true })),
         },
@@ -130,7 +134,7 @@ export interface PodView {
   status: {
     phase?: string;
     podIP?: string;
-    conditions?: { type: string; status: string; lastTransitionTime?: string }[];
+    conditions?: { type: string; status: string; lastTransitionTime?: string; message?: string }[];
     containerStatuses?: {
       ready: boolean;
       restartCount: number;
@@ -206,7 +210,10 @@ export async function createPodAndWaitReady(cp: ControlPlane, namespace: string,
         const startedAt = Date.parse(p!.status.containerStatuses?.[0]?.state?.running?.startedAt ?? "");
         return { readyMs, readyzMs, kubeletReadyS: (readyAt - created) / 1000, kubeletStartedS: (startedAt - created) / 1000, pod: p! };
       }
-      if (performance.now() - t0 > timeoutMs) throw new Error(`pod ${namespace}/${name} not Ready after ${timeoutMs} ms (phase ${p?.status.phase ?? "?"})`);
+      if (performance.now() - t0 > timeoutMs) {
+        const why = p?.status.conditions?.find((c) => c.status !== "True" && c.message)?.message ?? "";
+        throw new Error(`pod ${namespace}/${name} not Ready after ${timeoutMs} ms (phase ${p?.status.phase ?? "?"}${why ? `: ${why}` : ""})`);
+      }
       await Bun.sleep(50);
     }
   } finally {
