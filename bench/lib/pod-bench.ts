@@ -76,9 +76,10 @@ export function modulePod(o: ModulePodSpec): Record<string, unknown> {
           ],
           env: [
             { name: "TINY_NATS_URL", value: o.natsUrl ?? "" },
-            // Both at their shipped default level (bench/lib/peer.ts: the Go SDK then logs every hop).
+            // Both at their shipped default level (bench/lib/peer.ts: the Go SDK then logs every
+            // hop); VS_GO_PEER_LOG_LEVEL=warn quiets Go, as in the process benchmark.
             { name: "TINYHOST_LOG_LEVEL", value: "info" },
-            { name: "PEER_LOG_LEVEL", value: "info" },
+            { name: "PEER_LOG_LEVEL", value: process.env.VS_GO_PEER_LOG_LEVEL ?? "info" },
           ],
           ports: [{ name: "health", containerPort: HEALTH_PORT }],
           readinessProbe: { httpGet: { path: "/readyz", port: HEALTH_PORT }, periodSeconds: 1 },
