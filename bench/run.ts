@@ -4,7 +4,8 @@
  * - bench/results.json: every row as `{name, value, unit, baseline, ratio, target, met}` (null where
  *   a field does not apply) plus `bench` (the file) and `note` when the benchmark gave one;
  * - bench/RESULTS.md: the machine (cores, memory, OS, Bun/Node versions, date), the same table, and
- *   the Go comparison rows of bench/vs-go.ts again as tinyhost | Go | ratio.
+ *   the Go comparison rows of bench/vs-go.ts (processes) and bench/pods.ts (pods with CPU limits,
+ *   on the real node; root only, else one `pods_skipped` row) again as tinyhost | Go | ratio.
  * `--quick` is passed on to each benchmark (short runs; scale does 1,000 nodes only). `--only a,b`
  * runs the named files only (e.g. `--only scale,cold-start`); with `--merge`, the rows of the other
  * benchmarks are kept from the existing results.json (a re-run of a few on a quieter machine), and
@@ -174,19 +175,35 @@ function markdown(): string {
     ),
     "",
   ];
-  // The Go comparison (bench/vs-go.ts) once more on its own: tinyhost beside the Go SDK's peer module.
-  const vsGo = results.filter((r) => r.bench === "vs-go" && r.baseline !== null);
-  if (vsGo.length) {
+  // The Go comparisons once more on their own: tinyhost beside the Go SDK's peer module, as
+  // processes (bench/vs-go.ts) and as pods with CPU limits (bench/pods.ts).
+  const comparisons = [
+    {
+      bench: "vs-go",
+      prefix: /^vs_go_/,
+      title: "Against the Go SDK",
+      text: "bench/vs-go.ts: the Go peer module (test/go/peer, the real Go SDK) and dist/tinyhost on the same apiserver and NATS, runs interleaved; the baseline of each row is the Go figure of the same run.",
+    },
+    {
+      bench: "pods",
+      prefix: /^pods_/,
+      title: "Against the Go SDK, in pods",
+      text: "bench/pods.ts: the Go peer module's image and tinyhost's image as pods on the real node, each with the chart's 128Mi memory limit and the same CPU limit (500m, then 1 CPU), runs interleaved; the baseline of each row is the Go pod's figure of the same run.",
+    },
+  ];
+  for (const c of comparisons) {
+    const rows = results.filter((r) => r.bench === c.bench && r.baseline !== null);
+    if (!rows.length) continue;
     lines.push(
-      "## Against the Go SDK",
+      `## ${c.title}`,
       "",
-      "bench/vs-go.ts: the Go peer module (test/go/peer, the real Go SDK) and dist/tinyhost on the same apiserver and NATS, runs interleaved; the baseline of each row is the Go figure of the same run.",
+      c.text,
       "",
       "| figure | unit | tinyhost | Go | tinyhost ÷ Go | target | met |",
       "|---|---|---:|---:|---:|---:|---|",
-      ...vsGo.map(
+      ...rows.map(
         (r) =>
-          `| ${r.name.replace(/^vs_go_/, "")} | ${r.unit} | ${cell(r.value)} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.target)} | ${cell(r.met)} |`,
+          `| ${r.name.replace(c.prefix, "")} | ${r.unit} | ${cell(r.value)} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.target)} | ${cell(r.met)} |`,
       ),
       "",
     );

@@ -39,11 +39,10 @@ import { join } from "node:path";
 import type { TinyNode } from "../src/core/api/index.ts";
 import { createKubeClient } from "../src/k8s/client/index.ts";
 import { tinyNodes } from "../src/k8s/controllers/types.ts";
-import type { Result } from "../src/core/result.ts";
 import { connectNats } from "../src/transport/nats/connect.ts";
 import { CoreNatsTransport } from "../src/transport/nats/core.ts";
 import { JetStreamTransport } from "../src/transport/nats/jetstream.ts";
-import type { Msg, Transport } from "../src/core/hop.ts";
+import type { Transport } from "../src/core/hop.ts";
 import { startControlPlane } from "../test/support/control-plane.ts";
 import { wireEnv, type Wire } from "../test/support/go-peer.ts";
 import { goTool } from "../test/support/go-tools.ts";
@@ -53,7 +52,8 @@ import { ensureBinary } from "./lib/binary.ts";
 import { forEachBounded, waitAllReady, warmUpApiserver } from "./lib/cluster.ts";
 import { cpuMs, peerChain, peerNodes, startPeerModule, untilLeaseHeld, type PeerModule, type Runtime } from "./lib/peer.ts";
 import { rssBytes, until200 } from "./lib/process.ts";
-import { emit, median, percentile, progress, quick, row, type BenchRow } from "./lib/result.ts";
+import { checkEcho, driveRequests, type Drive } from "./lib/drive.ts";
+import { emit, median, progress, quick, row, type BenchRow } from "./lib/result.ts";
 
 const log = (line: string) => progress("vs-go", line);
 const MiB = 2 ** 20;
@@ -191,48 +191,6 @@ await phase("start", async () => {
 });
 
 // ---- request/reply through one node and a three-node chain ---------------------------------------
-interface Drive {
-  rate: number;
-  p50: number;
-  p99: number;
-  cpuPer1k: number;
-}
-
-/** `n` sends with `window` in flight against module process `m`; every reply must be ok. */
-async function drive(sender: Transport, m: PeerModule, to: string, n: number, window: number): Promise<Drive> {
-  const payload = new TextEncoder().encode(JSON.stringify({ data: { n: 1, tag: "bench", list: [1, 2, 3] } }));
-  const lat = new Float64Array(n);
-  let next = 0;
-  let failed: Result | undefined;
-  const cpu0 = cpuMs(m.pid);
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: window }, async () => {
-      while (next < n) {
-        const i = next++;
-        const msg: Msg = { edgeId: "", from: "signal", to, data: payload, depth: 0 };
-        const s = performance.now();
-        const r = await sender.send(msg);
-        lat[i] = performance.now() - s;
-        if (r.kind !== "ok") failed ??= r;
-      }
-    }),
-  );
-  const secs = (performance.now() - t0) / 1000;
-  const cpu = cpuMs(m.pid) - cpu0;
-  if (failed) throw new Error(`${m.runtime} ${to}: a request failed: ${failed.kind === "fail" ? String(failed.error) : "empty reply"}`);
-  const sorted = Array.from(lat).sort((a, b) => a - b);
-  return { rate: n / secs, p50: percentile(sorted, 50), p99: percentile(sorted, 99), cpuPer1k: (cpu / n) * 1000 };
-}
-
-/** Checks that a reply through `to` comes from `rt`'s echo (the request reached the right module). */
-async function checkEcho(sender: Transport, rt: Runtime, to: string): Promise<void> {
-  const r = await sender.send({ edgeId: "", from: "signal", to, data: new TextEncoder().encode('{"data":"probe"}'), depth: 0 });
-  if (r.kind !== "ok") throw new Error(`${rt} ${to}: probe failed: ${r.kind === "fail" ? String(r.error) : "empty reply"}`);
-  const v = r.value instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(r.value)) : r.value;
-  if (v?.runtime !== rt || v?.echo !== "probe") throw new Error(`${rt} ${to}: unexpected reply ${JSON.stringify(v)}`);
-}
-
 /** Both modules on `wire`, one chain each; `sender` drives shapes × windows, runtimes interleaved. */
 async function requestReply(wire: Wire, sender: Transport, windows: readonly number[], n: number, rounds: number, prefix: string): Promise<void> {
   const ns = await cp.newNamespace(`vsgo-${wire}`);
@@ -248,13 +206,16 @@ async function requestReply(wire: Wire, sender: Transport, windows: readonly num
     mods[rt] = { m, one: `${nodes[2]!.metadata.name}:in`, chain: `${nodes[0]!.metadata.name}:in` };
     await checkEcho(sender, rt, mods[rt].one);
     await checkEcho(sender, rt, mods[rt].chain);
-    await drive(sender, m, mods[rt].chain, 500, 16); // warm-up (JIT, connections)
+    await driveRequests(sender, mods[rt].chain, 500, 16, () => cpuMs(m.pid), m.runtime); // warm-up (JIT, connections)
   }
   for (const shape of ["one", "chain"] as const) {
     for (const window of windows) {
       const got: Record<Runtime, Drive[]> = { go: [], tinyhost: [] };
       for (let r = 0; r < rounds; r++) {
-        for (const rt of r % 2 ? [...RUNTIMES].reverse() : RUNTIMES) got[rt].push(await drive(sender, mods[rt].m, mods[rt][shape], n, window));
+        for (const rt of r % 2 ? [...RUNTIMES].reverse() : RUNTIMES) {
+          const m = mods[rt].m;
+          got[rt].push(await driveRequests(sender, mods[rt][shape], n, window, () => cpuMs(m.pid), rt));
+        }
       }
       const med = (rt: Runtime, k: keyof Drive) => median(got[rt].map((d) => d[k]));
       const label = `${wire === "jetstream" ? "jetstream" : "nats"}_${shape === "one" ? "one_node" : "chain3"}_w${window}`;

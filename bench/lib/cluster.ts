@@ -107,6 +107,43 @@ export function moduleLaunch(binary: string | undefined): ModuleLaunch {
       };
 }
 
+/** Fields of {@link moduleRunArgs}. */
+export interface ModuleRunArgs {
+  /** `--name`: the module segment of its nodes' names. */
+  module: string;
+  /** `--namespace`. */
+  namespace: string;
+  /** `--kubeconfig`; absent in a pod (in-cluster config from the ServiceAccount). */
+  kubeconfig?: string;
+  /** `--health-probe-bind-address` (Go syntax, e.g. `127.0.0.1:8081` or `:8081`). */
+  healthAddress: string;
+  /** `--grpc-server-bind-address` (Go syntax). */
+  grpcAddress: string;
+}
+
+/**
+ * The `run` argv (from `run` on) every benchmark gives a module of either runtime — tinyhost and
+ * the Go peer take the same flags (the Go SDK's `run` command; runtime-spec §9) — as a process
+ * (bench/lib/peer.ts, {@link startBenchModule}) or as a pod's `args` (bench/lib/pod-bench.ts).
+ * Version `1.0.0`.
+ */
+export function moduleRunArgs(o: ModuleRunArgs): string[] {
+  return [
+    "run",
+    "--name",
+    o.module,
+    "--version",
+    "1.0.0",
+    "--namespace",
+    o.namespace,
+    ...(o.kubeconfig !== undefined ? ["--kubeconfig", o.kubeconfig] : []),
+    "--health-probe-bind-address",
+    o.healthAddress,
+    "--grpc-server-bind-address",
+    o.grpcAddress,
+  ];
+}
+
 /** A started module process. */
 export interface BenchModule extends ManagedProcess {
   healthUrl: string;
@@ -132,19 +169,7 @@ export function startBenchModule(o: {
     name: `module ${o.hostname}`,
     cmd: [
       ...o.launch.argv,
-      "run",
-      "--name",
-      o.module,
-      "--version",
-      "1.0.0",
-      "--namespace",
-      o.namespace,
-      "--kubeconfig",
-      o.kubeconfig,
-      "--health-probe-bind-address",
-      `127.0.0.1:${port}`,
-      "--grpc-server-bind-address",
-      "127.0.0.1:0",
+      ...moduleRunArgs({ module: o.module, namespace: o.namespace, kubeconfig: o.kubeconfig, healthAddress: `127.0.0.1:${port}`, grpcAddress: "127.0.0.1:0" }),
     ],
     cwd: ROOT,
     logFile,

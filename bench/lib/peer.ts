@@ -16,6 +16,7 @@ import { mixedFlow, type MixedNodeSpec } from "../../test/support/go-peer.ts";
 import { goTool } from "../../test/support/go-tools.ts";
 import { freePort, startProcess, type ManagedProcess } from "../../test/support/process.ts";
 import { ROOT } from "./binary.ts";
+import { moduleRunArgs } from "./cluster.ts";
 
 /**
  * tinyhost's side of the peer's components for the compiled binary: `echo` and `relay` as in
@@ -76,21 +77,13 @@ export interface PeerModule extends ManagedProcess {
 export async function startPeerModule(o: PeerModuleOptions): Promise<PeerModule> {
   const port = freePort();
   const logFile = join(o.logDir, `${o.hostname}.log`);
-  const common = [
-    "run",
-    "--name",
-    o.module,
-    "--version",
-    "1.0.0",
-    "--namespace",
-    o.namespace,
-    "--kubeconfig",
-    o.kubeconfig,
-    "--health-probe-bind-address",
-    `127.0.0.1:${port}`,
-    "--grpc-server-bind-address",
-    "127.0.0.1:0",
-  ];
+  const common = moduleRunArgs({
+    module: o.module,
+    namespace: o.namespace,
+    kubeconfig: o.kubeconfig,
+    healthAddress: `127.0.0.1:${port}`,
+    grpcAddress: "127.0.0.1:0",
+  });
   const cmd =
     o.runtime === "go"
       ? [await goTool("peer"), ...common, "--metrics-bind-address", "0"]

@@ -23,14 +23,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getRealCluster, type RealCluster } from "../support/real-cluster.ts";
 import { containerProcess } from "../support/real-node/container-process.ts";
+import { natsPodObjects } from "../support/real-node/nats-pod.ts";
 import { goTool } from "../support/go-tools.ts";
 import { waitUntil } from "../support/process.ts";
 import { prepareChart } from "./chart-pod.ts";
 import { openBuildContext, type BuiltImage } from "../../scripts/image/build-context.ts";
 import { buildModuleImage } from "../../scripts/image/module-image.ts";
 import { buildNatsImage } from "../../scripts/image/nats-image.ts";
-import { podSecurityContext, restrictedContainerSecurityContext } from "../../src/provision/security.ts";
-import { NATS_UID } from "../../src/provision/nats.ts";
 import { MODULE_UID } from "../../src/provision/release.ts";
 import { splitImage } from "../../src/provision/options.ts";
 
@@ -179,44 +178,6 @@ function hookRun(jobs: Seen<JobInfo>[], pods: Seen<PodInfo>[], suffix: string) {
   };
 }
 
-function natsObjects(image: string) {
-  const labels = { app: "nats" };
-  return {
-    deployment: {
-      metadata: { name: "nats", labels },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: labels },
-        template: {
-          metadata: { labels },
-          spec: {
-            automountServiceAccountToken: false,
-            securityContext: podSecurityContext(NATS_UID),
-            containers: [
-              {
-                name: "nats",
-                image,
-                imagePullPolicy: "Never",
-                args: ["--jetstream", "--store_dir", "/data", "--http_port", "8222"],
-                ports: [
-                  { name: "client", containerPort: 4222 },
-                  { name: "monitor", containerPort: 8222 },
-                ],
-                readinessProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 1 },
-                resources: { requests: { cpu: "20m", memory: "32Mi" }, limits: { memory: "256Mi" } },
-                securityContext: restrictedContainerSecurityContext(),
-                volumeMounts: [{ name: "data", mountPath: "/data" }],
-              },
-            ],
-            volumes: [{ name: "data", emptyDir: {} }],
-          },
-        },
-      },
-    },
-    service: { metadata: { name: "nats" }, spec: { selector: labels, ports: [{ name: "client", port: 4222, targetPort: "client" }] } },
-  };
-}
-
 /** Every object of the release (or the module) still in the cluster, as `Kind/name`. */
 async function leftovers(): Promise<string[]> {
   const out: string[] = [];
@@ -277,7 +238,7 @@ beforeAll(async () => {
     60_000,
     200,
   );
-  const nats = natsObjects(natsImage.ref);
+  const nats = natsPodObjects(natsImage.ref);
   await api("POST", `/apis/apps/v1/namespaces/${ns}/deployments`, nats.deployment);
   await api("POST", `/api/v1/namespaces/${ns}/services`, nats.service);
   await waitUntil(

@@ -20,7 +20,7 @@ export interface ContainerProcess {
 }
 
 /** The cgroup directory named `containerId` under `/sys/fs/cgroup/<controller>/tinyhost-node-<slot>`, or "". */
-function cgroupDir(controller: string, slot: number, containerId: string): string {
+export function cgroupDir(controller: string, slot: number, containerId: string): string {
   const find = Bun.spawnSync(["find", `/sys/fs/cgroup/${controller}/tinyhost-node-${slot}`, "-type", "d", "-name", containerId], {
     stdout: "pipe",
     stderr: "ignore",
@@ -52,5 +52,48 @@ export function containerProcess(slot: number, containerId: string): ContainerPr
     rootReadOnly: (root?.split(" ")[5] ?? "").split(",").includes("ro"),
     memoryLimitBytes: read("memory.limit_in_bytes"),
     memoryUsageBytes: read("memory.usage_in_bytes"),
+  };
+}
+
+/** A container's CPU accounting and limit, from its cgroup v1 `cpuacct` and `cpu` directories (separate or co-mounted). */
+export interface ContainerCpu {
+  /** CPU time every process of the container used so far, ns (`cpuacct.usage`). */
+  usageNs: number;
+  /** CFS quota per period, µs (`cpu.cfs_quota_us`; -1 = no limit). A 500m limit is 50,000 of 100,000. */
+  quotaUs: number;
+  /** CFS period, µs (`cpu.cfs_period_us`). */
+  periodUs: number;
+  /** Periods in which the container ran out of quota (`cpu.stat` `nr_throttled`). */
+  throttledPeriods: number;
+  /** Time the container waited for the next period, ns (`cpu.stat` `throttled_time`). */
+  throttledNs: number;
+}
+
+/**
+ * Reads container `containerId`'s CPU cgroups on slot `slot` (the kernel's
+ * Documentation/admin-guide/cgroup-v1/cpuacct.rst and scheduler/sched-bwc.rst name the files).
+ * @returns a reader (cheap: a few small files per call).
+ * @throws Error when the container has no `cpu,cpuacct` cgroup on this node.
+ */
+export function containerCpu(slot: number, containerId: string): () => ContainerCpu {
+  const acct = cgroupDir("cpuacct", slot, containerId) || cgroupDir("cpu,cpuacct", slot, containerId);
+  const cpu = cgroupDir("cpu", slot, containerId) || acct;
+  if (!acct || !existsSync(join(acct, "cpuacct.usage"))) throw new Error(`no cpuacct cgroup for container ${containerId}`);
+  if (!cpu || !existsSync(join(cpu, "cpu.cfs_quota_us"))) throw new Error(`no cpu cgroup for container ${containerId}`);
+  const num = (dir: string, file: string) => Number(readFileSync(join(dir, file), "utf8").trim());
+  return () => {
+    const stat = new Map(
+      readFileSync(join(cpu, "cpu.stat"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => l.split(" ") as [string, string]),
+    );
+    return {
+      usageNs: num(acct, "cpuacct.usage"),
+      quotaUs: num(cpu, "cpu.cfs_quota_us"),
+      periodUs: num(cpu, "cpu.cfs_period_us"),
+      throttledPeriods: Number(stat.get("nr_throttled") ?? Number.NaN),
+      throttledNs: Number(stat.get("throttled_time") ?? Number.NaN),
+    };
   };
 }
