@@ -29,6 +29,7 @@ import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { TinyError } from "../../core/errors.ts";
 import { servedModules } from "../../operator/served.ts";
+import { envInteger } from "../../operator/env-integer.ts";
 
 /**
  * Text of `tinyhost run --help` (cluster flags). The `--components` default depends on how tinyhost
@@ -164,16 +165,19 @@ function msFromEnv(env: Record<string, string | undefined>, name: string, fallba
 export const MAX_STOP_DELAY_MS = 5_000;
 
 /**
- * `TINYHOST_STOP_DELAY_MS`: 0 (the default) to {@link MAX_STOP_DELAY_MS}.
- * @throws RunUsageError naming the value when it is not an integer in that range.
+ * `TINYHOST_STOP_DELAY_MS`: 0 (the default) to {@link MAX_STOP_DELAY_MS} ms, decimal digits only (src/operator/env-integer.ts).
+ * @throws RunUsageError naming the variable and the value otherwise.
  */
 export function stopDelayFromEnv(env: Record<string, string | undefined>): number {
-  const raw = env.TINYHOST_STOP_DELAY_MS;
-  if (raw === undefined || raw === "") return 0;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > MAX_STOP_DELAY_MS)
-    throw new RunUsageError(`TINYHOST_STOP_DELAY_MS = ${JSON.stringify(raw)} must be an integer number of milliseconds from 0 to ${MAX_STOP_DELAY_MS}`);
-  return n;
+  let n: number | undefined;
+  try {
+    n = envInteger(env, "TINYHOST_STOP_DELAY_MS", 0, "number of ms ");
+  } catch (err) {
+    throw new RunUsageError((err as Error).message);
+  }
+  if (n !== undefined && n > MAX_STOP_DELAY_MS)
+    throw new RunUsageError(`TINYHOST_STOP_DELAY_MS = "${n}" is more than ${MAX_STOP_DELAY_MS} ms: the delay and the drains must fit the 8 s shutdown budget`);
+  return n ?? 0;
 }
 
 /**
