@@ -293,10 +293,15 @@ async function rolloutUnderLoad(
   const hops = hopLoad();
   const t0 = performance.now();
   await trigger();
-  const extra = whileRolling?.();
+  // Settled into a value now, thrown after the rollout: a rejection must not go unhandled meanwhile.
+  const extra = whileRolling?.().then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   await waitUntil(`the ${label} rollout to finish`, () => rolledOut(gen0), 300_000, 250);
   const rolloutMs = Math.round(performance.now() - t0);
-  await extra;
+  const extraError = await extra;
+  if (extraError) throw extraError;
   await Bun.sleep(3000); // the load goes on past the last old pod's exit
   const httpTally = await http.stop();
   const sendFailures = await hops.sending;
