@@ -354,13 +354,16 @@ async function servicePorts(): Promise<string[]> {
 
 beforeAll(async () => {
   let helmBin: string;
-  [cluster, chart, helmBin] = await Promise.all([getRealCluster(), prepareChart(), goTool("helm")]);
-  helm = clusterHelm(cluster, helmBin);
   contextDir = mkdtempSync(join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "redeploy-context-"));
   copyBuildContext(contextDir);
-  ctx = await openBuildContext({ file: LOG });
-  firstImage = await buildModuleImage(ctx, { tag: "redeploy-1", context: contextDir });
-  const natsImage = await buildNatsImage(ctx);
+  // The images build while the cluster starts (either may wait for a cold build of its own).
+  const images = (async () => {
+    ctx = await openBuildContext({ file: LOG });
+    return [await buildModuleImage(ctx, { tag: "redeploy-1", context: contextDir }), await buildNatsImage(ctx)] as const;
+  })();
+  let natsImage: BuiltImage;
+  [cluster, chart, helmBin, [firstImage, natsImage]] = await Promise.all([getRealCluster(), prepareChart(), goTool("helm"), images]);
+  helm = clusterHelm(cluster, helmBin);
   await cluster.node.importImage(firstImage.archive);
   await cluster.node.importImage(natsImage.archive);
   let natsPodIp: string;
