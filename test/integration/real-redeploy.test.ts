@@ -56,7 +56,7 @@ const HOLD_MS = 100;
 /** HTTP requests per second through the Ingress during a rollout. */
 const HTTP_RATE = 50;
 /** The value docs/operations.md §11 recommends (Traefik drops an endpoint up to ~2 s after the pod's SIGTERM). */
-const STOP_DELAY_MS = 3000;
+const STOP_DELAY_MS = 4000;
 const LOAD_HOST = "load.redeploy.test";
 const NEW_HOST = "new.redeploy.test";
 const LOG = join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "real-redeploy-build.log");
