@@ -461,6 +461,8 @@ afterAll(async () => {
   }
   helm?.dispose();
   if (contextDir) rmSync(contextDir, { recursive: true, force: true });
+  // Each run's second image is new (its greeting differs): keep the builder's store from growing.
+  await ctx?.buildah.run(["rmi", "localhost/tinyhost:redeploy-2"], { log: "quiet" }).catch(() => undefined);
 }, 180_000);
 
 describe("redeploy of the platform's chart under load, on a real node", () => {
