@@ -63,6 +63,11 @@ function buildTrustVolumes(): string[] {
 export interface ModuleImageOptions {
   /** Image tag (default package.json's version, the tag `tinyhost provision` uses by default). */
   tag?: string;
+  /**
+   * Build context (default the repository): a copy of it with other files in components/ builds a
+   * module with those components (test/integration/real-redeploy.test.ts).
+   */
+  context?: string;
 }
 
 /**
@@ -80,7 +85,7 @@ export async function buildModuleImage(ctx: BuildContext, options: ModuleImageOp
   const local = `localhost/${MODULE_REPOSITORY}:${tag}`;
   await ctx.buildah.bud({
     file: DOCKERFILE,
-    context: ROOT,
+    context: options.context ?? ROOT,
     tag: local,
     buildArgs: { [BUN_IMAGE_ARG]: bun.ref, [BASE_IMAGE_ARG]: debian.ref },
     hostNetwork: true,

@@ -18,3 +18,4 @@ export {
 export { loop, earlyLoop, task, onStop, type EarlyLoop, type LoopOptions } from "./runnables.ts";
 export { bounded } from "../core/timer.ts";
 export { httpDrain, DEFAULT_HTTP_DRAIN_MS, type NodeLifetimes } from "./http-drain.ts";
+export { withStopDelay, STOP_DELAY_RESERVE_MS } from "./stop-delay.ts";

@@ -64,6 +64,8 @@ export interface ModuleReadiness {
   readonly checks: Record<string, ReadinessCheck>;
   /** Every runnable started (the transport receivers start last): the `started` check passes from now on. */
   markStarted(): void;
+  /** The module is stopping (SIGTERM): the `started` check fails from now on, so /readyz answers 503. */
+  markStopping(): void;
 }
 
 /**
@@ -73,15 +75,19 @@ export interface ModuleReadiness {
  */
 export function moduleReadiness(o: ModuleReadinessSources): ModuleReadiness {
   let started = false;
+  let stopping = false;
   return {
     checks: {
-      started: () => (started ? true : "not every part has started yet (transport receivers last)"),
+      started: () => (stopping ? "stopping" : started ? true : "not every part has started yet (transport receivers last)"),
       "node-cache": () => (o.nodeStore.synced ? true : "TinyNode cache not synced yet"),
       transport: () => o.transport.ready(),
       leader: () => (o.leadership.leaderKnown ? true : "no leader observed on the Lease yet"),
     },
     markStarted() {
       started = true;
+    },
+    markStopping() {
+      stopping = true;
     },
   };
 }

@@ -23,13 +23,14 @@
  *                (§5.3), started at once (controllers.ts)
  *   receivers    transport receivers behind the hop gate; on stop: stop receiving, drain in-flight
  *                hops (bounded), refuse stragglers (receivers.ts)
- *   listeners    stop-only, first: component HTTP listeners drain while the receivers still serve
- *                their hops (src/manager/http-drain.ts)
+ *   listeners    stop-only, first: /readyz 503 and the stop delay (src/manager/stop-delay.ts), then
+ *                component HTTP listeners drain while the receivers still serve their hops
+ *                (src/manager/http-drain.ts)
  * runtime-spec §9 (start-up order, adapted), §12 (the chart's 10 s grace period).
  */
 import { sanitizeResourceName } from "../core/api/index.ts";
 import { createResourceManager } from "../k8s/resources/index.ts";
-import { httpDrain, loop, Manager } from "../manager/index.ts";
+import { httpDrain, loop, Manager, withStopDelay } from "../manager/index.ts";
 import { ComponentCatalog } from "../runtime/registry/catalog.ts";
 import type { ModuleClient } from "../core/client.ts";
 import { logger as rootLogger, type Logger } from "../telemetry/log.ts";
@@ -195,7 +196,15 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
         "receivers",
         transportReceivers({ transport, handle: (msg, signal) => scheduler.handle(msg, signal), gate, drainMs, onServing: controllers.requeueOwnModule, log }),
       )
-      .add("listeners", httpDrain(scheduler, log, drainMs)); // first on stop: a request's flow can still hop back over the wire
+      // First on stop: /readyz goes 503, everything serves for the stop delay (the endpoints catch
+      // up), then the HTTP drain, while a request's flow can still hop back over the wire.
+      .add(
+        "listeners",
+        withStopDelay(httpDrain(scheduler, log, drainMs), o.stopDelayMs ?? 0, () => {
+          readiness.markStopping();
+          if ((o.stopDelayMs ?? 0) > 0) log.info({ stopDelayMs: o.stopDelayMs }, "stopping: /readyz 503, serving until the stop delay ends");
+        }),
+      );
     const fromEnv = softLimitSource(o.env) === "env";
     if (governor) {
       log.info(

@@ -36,6 +36,11 @@ export interface ModuleOptions {
   lease?: LeaseTimings;
   /** Drain bound, ms; default {@link DEFAULT_DRAIN_TIMEOUT_MS}. */
   drainTimeoutMs?: number;
+  /**
+   * On stop, how long to keep serving (with /readyz 503) before draining, ms; default 0. Part of the
+   * shutdown budget (src/manager/stop-delay.ts); env `TINYHOST_STOP_DELAY_MS`.
+   */
+  stopDelayMs?: number;
   /** The whole graceful-shutdown budget, ms; default the manager's (8 s). */
   shutdownBudgetMs?: number;
   /** Logger; default the root logger. */

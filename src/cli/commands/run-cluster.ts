@@ -17,7 +17,7 @@
  * Environment: HOSTNAME (required), TINY_NATS_URL, TINY_NATS_TRANSPORT, SELF_SERVICE_HOST,
  * OTLP_DSN / OTEL_EXPORTER_OTLP_* (trace export, src/telemetry); the chart's RELEASE_NAME,
  * RELEASE_NAMESPACE, KUBERNETES_CLUSTER_DOMAIN, STORAGE_PATH are left to components, as in Go. Test/ops knobs (ms): TINYHOST_LEASE_DURATION_MS,
- * TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS, TINYHOST_DRAIN_TIMEOUT_MS.
+ * TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS, TINYHOST_DRAIN_TIMEOUT_MS, TINYHOST_STOP_DELAY_MS.
  */
 import { version as tinyhostVersion } from "../../core/version.ts";
 import { beginStart } from "../../operator/early.ts";
@@ -29,6 +29,7 @@ import { FlagError, parseFlags } from "../flags.ts";
 import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { TinyError } from "../../core/errors.ts";
 import { servedModules } from "../../operator/served.ts";
+import { envInteger } from "../../operator/env-integer.ts";
 
 /**
  * Text of `tinyhost run --help` (cluster flags). The `--components` default depends on how tinyhost
@@ -68,6 +69,8 @@ Environment:
   TINYHOST_LEASE_DURATION_MS, TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS
                        Lease timings in ms (tests/ops; default 15000/10000/2000)
   TINYHOST_DRAIN_TIMEOUT_MS  bound on draining in-flight hops at shutdown (default 4000)
+  TINYHOST_STOP_DELAY_MS  on SIGTERM, keep serving this long (readiness 503) before draining, so
+                       the Service's endpoints and the ingress drop the pod first (0-5000, default 0)
   TINYHOST_JETSTREAM_ACK_WAIT_MS  JetStream AckWait: how long a hop held by a dead replica waits
                        before another replica gets it (default 30000, as Go)
   TINYHOST_NODE_WORKERS  concurrent TinyNode reconciles (default 64)
@@ -158,6 +161,25 @@ function msFromEnv(env: Record<string, string | undefined>, name: string, fallba
   return n;
 }
 
+/** Most `TINYHOST_STOP_DELAY_MS` may be: the delay plus the drains' reserve fit the 8 s shutdown budget. */
+export const MAX_STOP_DELAY_MS = 5_000;
+
+/**
+ * `TINYHOST_STOP_DELAY_MS`: 0 (the default) to {@link MAX_STOP_DELAY_MS} ms, decimal digits only (src/operator/env-integer.ts).
+ * @throws RunUsageError naming the variable and the value otherwise.
+ */
+export function stopDelayFromEnv(env: Record<string, string | undefined>): number {
+  let n: number | undefined;
+  try {
+    n = envInteger(env, "TINYHOST_STOP_DELAY_MS", 0, "number of ms ");
+  } catch (err) {
+    throw new RunUsageError((err as Error).message);
+  }
+  if (n !== undefined && n > MAX_STOP_DELAY_MS)
+    throw new RunUsageError(`TINYHOST_STOP_DELAY_MS = "${n}" is more than ${MAX_STOP_DELAY_MS} ms: the delay and the drains must fit the 8 s shutdown budget`);
+  return n ?? 0;
+}
+
 /**
  * Builds the module options from flags and environment.
  * @throws RunUsageError when HOSTNAME is missing (runtime-spec §6: the Lease identity) or a knob is malformed.
@@ -198,6 +220,7 @@ export function moduleOptionsFrom(flags: RunClusterFlags, env: Record<string, st
       retryPeriodMs: msFromEnv(env, "TINYHOST_RETRY_PERIOD_MS", DEFAULT_LEASE_TIMINGS.retryPeriodMs),
     },
     drainTimeoutMs: msFromEnv(env, "TINYHOST_DRAIN_TIMEOUT_MS", 4_000),
+    stopDelayMs: stopDelayFromEnv(env),
   };
 }
 

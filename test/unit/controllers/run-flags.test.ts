@@ -103,6 +103,18 @@ describe("tinyhost run (cluster) flags", () => {
     );
   });
 
+  test("TINYHOST_STOP_DELAY_MS: 0 by default, decimal ms up to 5000, anything else a usage error naming the value", () => {
+    const opts = (v?: string) => moduleOptionsFrom(parseRunClusterFlags([]), { HOSTNAME: "p", ...(v === undefined ? {} : { TINYHOST_STOP_DELAY_MS: v }) });
+    expect([opts().stopDelayMs, opts("").stopDelayMs, opts("0").stopDelayMs, opts("3000").stopDelayMs, opts("5000").stopDelayMs]).toEqual([
+      0, 0, 0, 3000, 5000,
+    ]);
+    for (const raw of ["3s", "-1", " 300", "1e3"]) {
+      expect(() => opts(raw)).toThrow(RunUsageError);
+      expect(() => opts(raw)).toThrow(`TINYHOST_STOP_DELAY_MS = ${JSON.stringify(raw)}`);
+    }
+    expect(() => opts("5001")).toThrow('TINYHOST_STOP_DELAY_MS = "5001" is more than 5000 ms');
+  });
+
   test("--help lists every flag and the environment", () => {
     for (const s of [
       "--name",

@@ -66,6 +66,9 @@ describe("moduleReadiness", () => {
     expect(run().started).not.toBe(true);
     r.markStarted();
     expect(run()).toEqual({ started: true, "node-cache": true, transport: true, leader: true });
+    // SIGTERM: unready from the first stop step on (src/manager/stop-delay.ts), whatever else holds.
+    r.markStopping();
+    expect(run()).toEqual({ started: "stopping", "node-cache": true, transport: true, leader: true });
   });
 });
 
