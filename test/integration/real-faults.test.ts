@@ -13,15 +13,15 @@
  * that finished before its step record was written runs again on redelivery, at least once by
  * design), and that everything is OK again within a generous deadline (polled, never timed).
  *
- * The file starts its own cluster (startRealCluster, not the run's shared getRealCluster): cases 4
+ * The file starts its own cluster (startFaultCluster, not the run's shared getRealCluster): cases 4
  * and 5 restart the kubelet and the apiserver, which other test files of the same process would see.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { startRealCluster, type RealCluster } from "../support/real-cluster.ts";
+import type { RealCluster } from "../support/real-cluster.ts";
 import { containerProcess } from "../support/real-node/container-process.ts";
-import { isReady, openFaultBed, type FaultBed } from "../support/real-fault-bed.ts";
+import { isReady, openFaultBed, startFaultCluster, type FaultBed } from "../support/real-fault-bed.ts";
 
 const START_TIMEOUT_MS = 60 * 60_000;
 const RELEASE = "faults";
@@ -30,7 +30,7 @@ let cluster: RealCluster;
 let bed: FaultBed;
 
 beforeAll(async () => {
-  cluster = await startRealCluster();
+  cluster = await startFaultCluster();
   bed = await openFaultBed({
     cluster,
     release: RELEASE,

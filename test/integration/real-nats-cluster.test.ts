@@ -7,14 +7,15 @@
  * it): another server takes the lead, no hop is lost or terminated, and everything is OK again within
  * a generous deadline. Printed: the case's figures and the streams' leaders before and after.
  *
- * Runs on the run's shared real cluster (getRealCluster): it restarts nothing but its own pods.
+ * Its own cluster (startFaultCluster): three broker servers and two module pods under load are
+ * more than the run's shared node should carry beside other files' pods.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { getRealCluster, type RealCluster } from "../support/real-cluster.ts";
+import type { RealCluster } from "../support/real-cluster.ts";
 import { containerProcess } from "../support/real-node/container-process.ts";
-import { openFaultBed, type FaultBed } from "../support/real-fault-bed.ts";
+import { openFaultBed, startFaultCluster, type FaultBed } from "../support/real-fault-bed.ts";
 import { EDGE_STREAM, EXEC_BUCKET, SYSMSG_STREAM } from "../../src/transport/nats/names.ts";
 
 const START_TIMEOUT_MS = 60 * 60_000;
@@ -24,7 +25,7 @@ let cluster: RealCluster;
 let bed: FaultBed;
 
 beforeAll(async () => {
-  cluster = await getRealCluster();
+  cluster = await startFaultCluster();
   bed = await openFaultBed({
     cluster,
     release: RELEASE,
@@ -36,7 +37,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await bed?.close();
-  if (bed) await cluster.controlPlane.request("DELETE", `/api/v1/namespaces/${bed.ns}`);
+  await cluster?.stop();
 }, 180_000);
 
 /** Replicas and leader of each of the module's streams and of the ledger's. */

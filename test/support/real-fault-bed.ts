@@ -27,7 +27,7 @@ import { NATS_STORAGE, NATS_UID } from "../../src/provision/nats.ts";
 import { openBuildContext } from "../../scripts/image/build-context.ts";
 import { buildModuleImage } from "../../scripts/image/module-image.ts";
 import { buildNatsImage } from "../../scripts/image/nats-image.ts";
-import type { RealCluster } from "./real-cluster.ts";
+import { startRealCluster, type RealCluster } from "./real-cluster.ts";
 import { applyObjects, flowObjects, waitForReconciled } from "./flows.ts";
 import { waitUntil } from "./process.ts";
 
@@ -138,6 +138,24 @@ export interface FaultBed {
   underLoad(fault: string, inject: () => Promise<string>, changed: () => Promise<boolean>): Promise<FaultFigures>;
   /** Removes the namespace's cluster-wide leftovers (PVs) and the host directories; closes the connection. */
   close(): Promise<void>;
+}
+
+/**
+ * A real cluster of the fault tests' own (they restart its kubelet and apiserver, or load it
+ * heavily): startRealCluster, tried up to 3 times — on a machine where several suites start nodes
+ * at once, a start can meet another slot's leftovers (the veth of a node torn down a moment before).
+ * @throws the last start's error.
+ */
+export async function startFaultCluster(): Promise<RealCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRealCluster();
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      console.error(`[fault-bed] the real cluster did not start (attempt ${attempt}): ${(err as Error).message.split("\n")[0]}; trying again`);
+      await Bun.sleep(5_000);
+    }
+  }
 }
 
 /** Runs the tinyhost CLI from source against `cluster`. */
