@@ -162,7 +162,8 @@ async function claimSlot(ownerPid: number): Promise<Slot> {
       teardown,
       `trap '${teardown}; exit 0' TERM INT`,
       `"${HERE}/launch.sh" ${slot} - unshare --net --mount --propagation private sleep infinity 9>&- &`,
-      `echo $! > "${pidFile}"`,
+      // With the supervisor's own pid: a claimant that lost the lock must not take the holder's pid file for its own.
+      `echo "$$ $!" > "${pidFile}"`,
       `while kill -0 ${ownerPid} 2>/dev/null; do sleep 0.5; done`,
       teardown,
     ].join("\n");
@@ -176,7 +177,9 @@ async function claimSlot(ownerPid: number): Promise<Slot> {
       async () => {
         if (supervisor.exitCode !== null) return true;
         if (!existsSync(pidFile)) return false;
-        holder = Number(readFileSync(pidFile, "utf8"));
+        const [writer, pid] = readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
+        if (writer !== supervisor.pid) return false; // the slot's current holder, not ours (ours exits 75)
+        holder = pid ?? 0;
         try {
           return readlinkSync(`/proc/${holder}/ns/net`) !== ownNet;
         } catch {
