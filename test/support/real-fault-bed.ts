@@ -313,8 +313,8 @@ export async function openFaultBed(o: FaultBedOptions): Promise<FaultBed> {
     await waitUntil(
       "the broker through the NodePort",
       async () => {
-        nc = await connectNats(url, { reconnectTimeWaitMs: 250 }).catch(() => undefined);
-        return nc !== undefined;
+        nc = await connectNats(url, { reconnectTimeWaitMs: 250 });
+        return true;
       },
       60_000,
       500,
