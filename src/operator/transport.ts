@@ -28,11 +28,14 @@ import type { MsgHandler, Transport } from "../core/hop.ts";
 import type { ModuleAddressBook } from "../k8s/controllers/index.ts";
 import type { StepLedger } from "../core/durable/step-ledger.ts";
 import { envInteger } from "./env-integer.ts";
+import { MAX_STREAM_REPLICAS } from "../transport/nats/names.ts";
 import { DEFAULT_HOP_QUEUE_WAIT_MS, DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../transport/slots.ts";
 import { messageOf } from "../core/errors.ts";
 
 /** Env variable overriding the JetStream business consumer's AckWait, ms (default Go's 30 000). */
 export const ENV_JETSTREAM_ACK_WAIT_MS = "TINYHOST_JETSTREAM_ACK_WAIT_MS";
+/** Env variable: replicas of the JetStream streams and the `TINY_EXEC` bucket on a clustered broker (1–5; unset: as they are). */
+export const ENV_NATS_REPLICAS = "TINYHOST_NATS_REPLICAS";
 /** Env variable: incoming hops (NATS messages, gRPC calls) running at once per process (default {@link DEFAULT_MAX_CONCURRENT_HOPS}). */
 export const ENV_MAX_CONCURRENT_HOPS = "TINYHOST_MAX_CONCURRENT_HOPS";
 /** Env variable: longest wait of a core NATS hop or gRPC call for a slot, ms (default {@link DEFAULT_HOP_QUEUE_WAIT_MS}; 0 = refuse at once). */
@@ -224,7 +227,8 @@ async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promi
     import("../runtime/durable/reconciler.ts"),
   ]);
   const health = new NatsHealth(nc, o.log);
-  const ledger = await RunLedger.open(nc);
+  const replicas = natsReplicasFromEnv(o.env);
+  const ledger = await RunLedger.open(nc, undefined, replicas);
   const ackWaitMs = ackWaitFromEnv(o.env);
   const slots = slotsFromEnv(o.env);
   // One transport (business and system consumers) per served name on the one connection; the first sends for all of them.
@@ -236,6 +240,7 @@ async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promi
         pod: o.pod,
         slots,
         ...(ackWaitMs ? { ackWaitMs } : {}),
+        ...(replicas ? { replicas } : {}),
         log: o.log.child({ component: "nats-jetstream", ...(o.also?.length ? { module } : {}) }),
       }),
     ),
@@ -275,6 +280,17 @@ async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promi
  */
 function ackWaitFromEnv(env: Record<string, string | undefined>): number | undefined {
   return envInteger(env, ENV_JETSTREAM_ACK_WAIT_MS, 1000, "number of ms ");
+}
+
+/**
+ * Replicas of `TINYHOST_NATS_REPLICAS` (docs/operations.md "A clustered broker"), or undefined when unset.
+ * @throws Error naming the variable and value when it is not a decimal integer from 1 to 5 (nats-server's limit).
+ */
+export function natsReplicasFromEnv(env: Record<string, string | undefined>): number | undefined {
+  const n = envInteger(env, ENV_NATS_REPLICAS, 1);
+  if (n !== undefined && n > MAX_STREAM_REPLICAS)
+    throw new Error(`${ENV_NATS_REPLICAS} = ${JSON.stringify(env[ENV_NATS_REPLICAS])} must be at most ${MAX_STREAM_REPLICAS} (nats-server's limit)`);
+  return n;
 }
 
 /**

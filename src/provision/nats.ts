@@ -1,6 +1,9 @@
 /**
  * The NATS broker the modules share: auth Secret (create-only), config, client and headless
- * Services, and a single-replica JetStream StatefulSet with a 2Gi file store. Written after the
+ * Services, and a JetStream StatefulSet with a 2Gi file store per server: one server, or with
+ * `--nats-replicas 3|5` a cluster of that many, routed to each other through the headless Service
+ * (the upstream chart's `cluster.enabled` shape), the modules' streams and ledger then kept at that
+ * many replicas (`TINYHOST_NATS_REPLICAS`, release.ts). Written after the
  * contract of the tinysystems-nats chart 0.1.2 (provision.md §5.3): client Service
  * `tinysystems-nats:4222`, token auth from Secret `tinysystems-nats-auth` key `token` via env
  * `NATS_TOKEN`, PVCs retained. Object names follow the upstream `nats` chart
@@ -29,13 +32,39 @@ export const NATS_UID = 1000;
 export const NATS_MEMORY_LIMIT = "512Mi";
 /** Soft heap limit of the Go runtime inside it (~90 % of {@link NATS_MEMORY_LIMIT}). */
 export const NATS_GOMEMLIMIT = "460MiB";
+/** Cluster (route) port of a clustered broker. */
+export const NATS_CLUSTER_PORT = 6222;
+/** Replica counts `--nats-replicas` accepts: a JetStream cluster needs an odd majority, and streams have at most 5. */
+export const NATS_REPLICA_CHOICES: readonly number[] = [1, 3, 5];
 /** Placeholder printed by `--dry-run` instead of a token (one is generated on the first real run). */
 export const DRY_RUN_TOKEN = "GENERATED-ON-FIRST-APPLY";
 
 const CONFIG_KEY = "nats.conf";
 
-/** The server configuration: client + monitor ports, JetStream file store, token from `$NATS_TOKEN`. */
-export function natsConfig(): string {
+/** Where one server of a clustered broker is reached by its peers: `<name>-<i>.<headless>.<ns>.svc.cluster.local:6222`. */
+export function natsRouteUrls(namespace: string, replicas: number): string[] {
+  return Array.from({ length: replicas }, (_, i) => `nats://${NATS_NAME}-${i}.${NATS_NAME}-headless.${namespace}.svc.cluster.local:${NATS_CLUSTER_PORT}`);
+}
+
+/**
+ * The server configuration: client + monitor ports, JetStream file store, token from `$NATS_TOKEN`;
+ * with `cluster.replicas` > 1 a `cluster` block routing to every server of the StatefulSet (a server
+ * skips its own route) and retrying routes while its peers start.
+ */
+export function natsConfig(cluster?: { namespace: string; replicas: number }): string {
+  const routes =
+    cluster && cluster.replicas > 1
+      ? [
+          "cluster {",
+          `  name: ${NATS_NAME}`,
+          `  port: ${NATS_CLUSTER_PORT}`,
+          "  routes: [",
+          ...natsRouteUrls(cluster.namespace, cluster.replicas).map((u) => `    ${u}`),
+          "  ]",
+          "  connect_retries: 120",
+          "}",
+        ]
+      : [];
   return [
     `port: ${NATS_CLIENT_PORT}`,
     `http_port: ${NATS_MONITOR_PORT}`,
@@ -47,6 +76,7 @@ export function natsConfig(): string {
     "  max_memory_store: 0",
     `  max_file_store: ${NATS_STORAGE}`,
     "}",
+    ...routes,
     "authorization {",
     "  token: $NATS_TOKEN",
     "}",
@@ -80,20 +110,23 @@ export function natsAuthSecret(namespace: string, token: string): ManifestObject
 /**
  * The broker objects after the Secret: ConfigMap, headless Service, client Service, StatefulSet.
  * @param image - the broker image (default {@link NATS_IMAGE}; any nats-server ≥ 2.9 that reads this config).
+ * @param replicas - servers (default 1; 3 or 5 make a cluster, {@link NATS_REPLICA_CHOICES}).
  */
-export function natsManifests(namespace: string, image: string = NATS_IMAGE): Manifest[] {
-  const config = natsConfig();
+export function natsManifests(namespace: string, image: string = NATS_IMAGE, replicas = 1): Manifest[] {
+  const config = natsConfig({ namespace, replicas });
   const headless = `${NATS_NAME}-headless`;
+  const clustered = replicas > 1;
   const ports = [
     { name: "client", port: NATS_CLIENT_PORT, protocol: "TCP", targetPort: "client" },
     { name: "monitor", port: NATS_MONITOR_PORT, protocol: "TCP", targetPort: "monitor" },
+    ...(clustered ? [{ name: "cluster", port: NATS_CLUSTER_PORT, protocol: "TCP", targetPort: "cluster" }] : []),
   ];
   const statefulSet: ManifestObject = {
     apiVersion: "apps/v1",
     kind: "StatefulSet",
     metadata: { name: NATS_NAME, namespace, labels: labels() },
     spec: {
-      replicas: 1,
+      replicas,
       serviceName: headless,
       podManagementPolicy: "Parallel",
       persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: "Retain" },
@@ -122,6 +155,7 @@ export function natsManifests(namespace: string, image: string = NATS_IMAGE): Ma
               ports: [
                 { name: "client", containerPort: NATS_CLIENT_PORT, protocol: "TCP" },
                 { name: "monitor", containerPort: NATS_MONITOR_PORT, protocol: "TCP" },
+                ...(clustered ? [{ name: "cluster", containerPort: NATS_CLUSTER_PORT, protocol: "TCP" }] : []),
               ],
               startupProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 10, failureThreshold: 90 },
               livenessProbe: { httpGet: { path: "/healthz?js-enabled-only=true", port: "monitor" }, periodSeconds: 30, failureThreshold: 3 },

@@ -5,7 +5,7 @@
 import { version as tinyhostVersion } from "../core/version.ts";
 import { ProvisionInputError } from "./errors.ts";
 import { IMAGE_REFERENCE_FORM, ImageReferenceError, parseImageReference, type ImageReference } from "./image-ref.ts";
-import { NATS_IMAGE } from "./nats.ts";
+import { NATS_IMAGE, NATS_REPLICA_CHOICES } from "./nats.ts";
 import { OTEL_IMAGE } from "./otel.ts";
 import type { ComponentNeeds } from "./rbac-values.ts";
 import { MAX_LABEL_LENGTH, sanitizeReleaseName } from "./sanitize.ts";
@@ -42,6 +42,8 @@ export interface ProvisionInput {
   natsImage?: string;
   /** Collector image; default {@link OTEL_IMAGE}. */
   otelImage?: string;
+  /** Servers of the broker, 1, 3 or 5 (the flag's text or a number); default 1. Streams and the ledger get as many replicas. */
+  natsReplicas?: number | string;
   /** `tinysystems.io/ingress-hostname-suffix` on the manager Ingress; default none. */
   ingressSuffix?: string;
   /** `ingressClassName` of the manager Ingress; default {@link DEFAULT_INGRESS_CLASS}. */
@@ -73,6 +75,8 @@ export interface ProvisionOptions {
   natsImage: string;
   /** Collector image reference. */
   otelImage: string;
+  /** Servers of the broker (1, 3 or 5). */
+  natsReplicas: number;
   /** Empty = no suffix annotation. */
   ingressSuffix: string;
   ingressClass: string;
@@ -117,6 +121,22 @@ function checkImage(flag: string, image: string): string {
     throw new ProvisionInputError(flag, `${JSON.stringify(image)} is not a valid image reference: ${e.reason}; expected ${IMAGE_REFERENCE_FORM}`);
   }
   return image;
+}
+
+/**
+ * `--nats-replicas` as a number.
+ * @throws ProvisionInputError (`--nats-replicas`) quoting the value unless it is 1, 3 or 5.
+ */
+function checkNatsReplicas(raw: number | string | undefined): number {
+  if (raw === undefined) return 1;
+  const n = typeof raw === "number" ? raw : /^\d{1,2}$/.test(raw) ? Number(raw) : NaN;
+  if (!NATS_REPLICA_CHOICES.includes(n)) {
+    throw new ProvisionInputError(
+      "--nats-replicas",
+      `must be 1, 3 or 5 (a JetStream cluster needs an odd majority; streams have at most 5 replicas), got ${JSON.stringify(raw)}`,
+    );
+  }
+  return n;
 }
 
 /**
@@ -175,6 +195,7 @@ export function resolveOptions(input: ProvisionInput = {}): ProvisionOptions {
     otel: input.otel ?? true,
     natsImage: checkImage("--nats-image", input.natsImage ?? NATS_IMAGE),
     otelImage: checkImage("--otel-image", input.otelImage ?? OTEL_IMAGE),
+    natsReplicas: checkNatsReplicas(input.natsReplicas),
     ingressSuffix,
     ingressClass,
     withCrHelpers: input.withCrHelpers ?? false,

@@ -34,7 +34,7 @@ export function buildPlan(o: ProvisionOptions, inputs: PlanInputs): ProvisionPla
     namespace: namespaceManifest(o.namespace),
     crds: crdManifests(),
     ...(o.nats ? { natsSecret: natsSecretManifest(o.namespace, inputs.natsToken) } : {}),
-    nats: o.nats ? natsManifests(o.namespace, o.natsImage) : [],
+    nats: o.nats ? natsManifests(o.namespace, o.natsImage, o.natsReplicas) : [],
     otel: o.otel ? otelManifests(o.namespace, o.otelImage) : [],
     release: releaseManifests(o, { nats: o.nats }),
   };

@@ -125,6 +125,7 @@ export type EnvVar = { name: string; value: string } | { name: string; valueFrom
  * `$(NATS_TOKEN)` (Kubernetes docs "Define Dependent Environment Variables"), so the module sees
  * the same `TINY_NATS_URL` the chart gives a Go module, and the token is never written into the
  * Deployment. `TINY_NATS_TRANSPORT=jetstream` as `tiny`'s BaseValues sets it (provision.md §3.3).
+ * With `--nats-replicas` > 1, `TINYHOST_NATS_REPLICAS` (a tinyhost setting; Go has none).
  */
 export function managerEnv(o: ProvisionOptions, inputs: ReleaseInputs): EnvVar[] {
   const names = namesFor(o);
@@ -144,6 +145,8 @@ export function managerEnv(o: ProvisionOptions, inputs: ReleaseInputs): EnvVar[]
       { name: NATS_TOKEN_ENV, valueFrom: { secretKeyRef: { name: NATS_AUTH_SECRET, key: NATS_TOKEN_KEY } } },
       { name: "TINY_NATS_URL", value: `nats://$(${NATS_TOKEN_ENV})@${NATS_NAME}.${o.namespace}.svc:${NATS_CLIENT_PORT}` },
     );
+    // A clustered broker: the module keeps its streams and ledger at as many replicas (src/operator/transport.ts).
+    if (o.natsReplicas > 1) env.push({ name: "TINYHOST_NATS_REPLICAS", value: String(o.natsReplicas) });
   }
   return env;
 }

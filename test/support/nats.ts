@@ -36,6 +36,8 @@ export interface NatsOptions {
   jetstream?: boolean;
   /** Server max_payload in bytes (default: the server's 1 MiB). */
   maxPayload?: number;
+  /** Client token the server requires (`--auth`; default none), as the provisioned broker does. */
+  token?: string;
 }
 
 /**
@@ -59,6 +61,7 @@ export async function startNats(opts: NatsOptions = {}): Promise<NatsServer> {
   const logFile = join(dir, "nats.log");
   const args = [bin, "-a", "127.0.0.1", "-p", String(port), "-m", String(monitorPort)];
   if (opts.jetstream !== false) args.push("-js", "-sd", storeDir);
+  if (opts.token) args.push("--auth", opts.token);
   if (opts.maxPayload) {
     const conf = join(dir, "nats.conf");
     await Bun.write(conf, `max_payload: ${opts.maxPayload}\n`);

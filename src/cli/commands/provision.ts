@@ -45,6 +45,8 @@ Flags:
   --otel / --no-otel       install the OTEL collector and set OTLP_DSN (default on)
   --nats-image <ref>       broker image (default ${NATS_IMAGE}; \`npm run image -- nats\` builds one offline)
   --otel-image <ref>       collector image (default ${OTEL_IMAGE})
+  --nats-replicas <n>      broker servers: 1 (default), or 3 or 5 for a JetStream cluster; the module
+                           keeps its streams and run ledger at as many replicas
   --ingress-suffix <host>  tinysystems.io/ingress-hostname-suffix on the manager Ingress
   --ingress-class <class>  ingressClassName of the manager Ingress (default ${DEFAULT_INGRESS_CLASS})
   --with-cr-helpers        grant tinyflows/tinyprojects/tinywidgetpages/tinyscenarios (see tinyhost rbac)
@@ -65,6 +67,7 @@ export const PROVISION_FLAGS = {
   otel: { type: "boolean" },
   "nats-image": { type: "string" },
   "otel-image": { type: "string" },
+  "nats-replicas": { type: "string", valueName: "1, 3 or 5" },
   "ingress-suffix": { type: "string" },
   "ingress-class": { type: "string" },
   "with-cr-helpers": { type: "boolean" },
@@ -99,6 +102,7 @@ export const provisionCommand: CommandRunner = {
         otel: flags.otel,
         natsImage: flags["nats-image"],
         otelImage: flags["otel-image"],
+        natsReplicas: flags["nats-replicas"],
         ingressSuffix: flags["ingress-suffix"],
         ingressClass: flags["ingress-class"],
         withCrHelpers: flags["with-cr-helpers"],

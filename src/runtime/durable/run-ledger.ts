@@ -3,7 +3,7 @@
  * at `exec/<runID>/step/<stepKey>` and re-drive counters at `exec/<runID>/redrive/<stepKey>`
  * (runtime-spec §1.7, §2.7, §3.6, §4.6).
  */
-import { StorageType } from "@nats-io/jetstream";
+import { jetstreamManager, StorageType } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { parseStepRecord } from "./ledger.ts";
@@ -29,11 +29,19 @@ export class RunLedger implements StepLedger {
   ) {}
 
   /**
-   * Opens (creating when missing, idempotently) the `TINY_EXEC` bucket.
+   * Opens (creating when missing, idempotently) the `TINY_EXEC` bucket. With `replicas` (a clustered
+   * broker, `TINYHOST_NATS_REPLICAS`) a new bucket gets that many and an existing one with fewer is
+   * scaled up (nats.js's create leaves an existing bucket's config as it is); never scaled down.
    * @throws the JetStream API error when JetStream is unavailable (Go exits 1, runtime-spec §4.1).
    */
-  static async open(nc: NatsConnection, bucket = EXEC_BUCKET): Promise<RunLedger> {
-    const kv = await new Kvm(nc).create(bucket, { history: 1, storage: StorageType.File });
+  static async open(nc: NatsConnection, bucket = EXEC_BUCKET, replicas?: number): Promise<RunLedger> {
+    const kv = await new Kvm(nc).create(bucket, { history: 1, storage: StorageType.File, ...(replicas ? { replicas } : {}) });
+    if (replicas) {
+      const jsm = await jetstreamManager(nc);
+      const stream = `KV_${bucket}`;
+      const { config } = await jsm.streams.info(stream);
+      if (config.num_replicas < replicas) await jsm.streams.update(stream, { ...config, num_replicas: replicas });
+    }
     return new RunLedger(kv, nc, bucket);
   }
 

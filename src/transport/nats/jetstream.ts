@@ -68,6 +68,8 @@ export interface JetStreamTransportOptions {
   rebuildPauseMs?: number;
   /** Consumer AckWait, ms; default 30 s (runtime-spec §4.4). Tests shorten it. */
   ackWaitMs?: number;
+  /** Replicas of both streams on a clustered broker (`TINYHOST_NATS_REPLICAS`); default: as the streams are (R1 when created here). */
+  replicas?: number;
   /** The module's bound on concurrent incoming hops; default {@link DEFAULT_MAX_CONCURRENT_HOPS} slots. */
   slots?: HopSlots;
   log?: Logger;
@@ -110,7 +112,7 @@ export class JetStreamTransport implements Transport, RunCarrier {
    */
   static async create(o: JetStreamTransportOptions): Promise<JetStreamTransport> {
     const jsm = await jetstreamManager(o.nc);
-    await ensureStreams(jsm);
+    await ensureStreams(jsm, o.replicas);
     return new JetStreamTransport(o, jsm);
   }
 
@@ -237,7 +239,7 @@ export class JetStreamTransport implements Transport, RunCarrier {
       EDGE_STREAM,
       this.module,
       async () => {
-        await ensureStream(this.jsm, edgeStreamConfig());
+        await ensureStream(this.jsm, edgeStreamConfig(this.#o.replicas));
         await ensureConsumer(this.jsm, EDGE_STREAM, withAck(businessConsumerConfig(this.module)));
       },
       (msg) => opts.handler(msg, signal),
@@ -250,7 +252,7 @@ export class JetStreamTransport implements Transport, RunCarrier {
         SYSMSG_STREAM,
         sysConsumerName(this.module, pod),
         async () => {
-          await ensureStream(this.jsm, sysmsgStreamConfig());
+          await ensureStream(this.jsm, sysmsgStreamConfig(this.#o.replicas));
           await ensureConsumer(this.jsm, SYSMSG_STREAM, withAck(systemConsumerConfig(this.module, pod)));
         },
         (msg) => system(msg, signal, isLeader()),

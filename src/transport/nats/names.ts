@@ -62,3 +62,6 @@ export function stepRecordKey(runId: string, stepKey: string): string {
 export function redriveKey(runId: string, stepKey: string): string {
   return execKey(runId, REDRIVE_PREFIX + stepKey);
 }
+
+/** Most replicas a JetStream stream (and so a KV bucket) may have: nats-server's limit. */
+export const MAX_STREAM_REPLICAS = 5;

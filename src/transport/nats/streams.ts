@@ -2,6 +2,10 @@
  * JetStream streams and consumers of the Go JetStream transport (runtime-spec §4.4), created or
  * updated idempotently: `module-edges` (WorkQueue) and `module-sysmsgs` (Limits), file storage,
  * duplicates window 2 min, MaxAge 1 h; durable pull consumers `<module>` and `<module>-sys-<pod>`.
+ * Replicas: Go sets none (R1). With `TINYHOST_NATS_REPLICAS` (a clustered broker, `provision
+ * --nats-replicas`) both streams are created or scaled up to that many; without it an existing
+ * stream keeps its replica count — an update without one would scale it down to R1
+ * (docs/operations.md "A clustered broker").
  */
 import {
   AckPolicy,
@@ -37,8 +41,8 @@ export function isMissingResource(err: unknown): boolean {
   return err instanceof JetStreamApiError && (err.code === STREAM_NOT_FOUND || err.code === CONSUMER_NOT_FOUND);
 }
 
-/** Config of stream `module-edges`. */
-export function edgeStreamConfig(): Partial<StreamConfig> & { name: string } {
+/** Config of stream `module-edges`; `replicas` sets `num_replicas` (absent: the server's default or the stream's current count). */
+export function edgeStreamConfig(replicas?: number): Partial<StreamConfig> & { name: string } {
   return {
     name: EDGE_STREAM,
     subjects: [`${SUBJECT_PREFIX}.*.msg`],
@@ -46,11 +50,12 @@ export function edgeStreamConfig(): Partial<StreamConfig> & { name: string } {
     storage: StorageType.File,
     duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     max_age: nanos(STREAM_MAX_AGE_MS),
+    ...(replicas ? { num_replicas: replicas } : {}),
   };
 }
 
-/** Config of stream `module-sysmsgs`. */
-export function sysmsgStreamConfig(): Partial<StreamConfig> & { name: string } {
+/** Config of stream `module-sysmsgs`; `replicas` as in {@link edgeStreamConfig}. */
+export function sysmsgStreamConfig(replicas?: number): Partial<StreamConfig> & { name: string } {
   return {
     name: SYSMSG_STREAM,
     subjects: [`${SUBJECT_PREFIX}.*.sysmsg`],
@@ -58,28 +63,34 @@ export function sysmsgStreamConfig(): Partial<StreamConfig> & { name: string } {
     storage: StorageType.File,
     duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     max_age: nanos(STREAM_MAX_AGE_MS),
+    ...(replicas ? { num_replicas: replicas } : {}),
   };
 }
 
-/** Creates `cfg`'s stream, or updates it when it exists (Go `CreateOrUpdateStream`). */
+/**
+ * Creates `cfg`'s stream, or updates it when it exists (Go `CreateOrUpdateStream`). A `cfg` without
+ * `num_replicas` keeps the existing stream's count: the server reads a missing count as 1, so a
+ * module started without `TINYHOST_NATS_REPLICAS` would otherwise scale a clustered stream down.
+ */
 export async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string }): Promise<void> {
+  let current: number;
   try {
-    await jsm.streams.info(cfg.name);
+    current = (await jsm.streams.info(cfg.name)).config.num_replicas;
   } catch (err) {
     if (!isMissingResource(err)) throw err;
     await jsm.streams.add(cfg);
     return;
   }
-  await jsm.streams.update(cfg.name, cfg);
+  await jsm.streams.update(cfg.name, { ...cfg, num_replicas: cfg.num_replicas ?? current });
 }
 
 /**
  * Ensures both streams, the edge stream first — it frees the `.msg` subjects an older shared
  * stream may hold (runtime-spec §4.4, v0.10.34 transition note).
  */
-export async function ensureStreams(jsm: JetStreamManager): Promise<void> {
-  await ensureStream(jsm, edgeStreamConfig());
-  await ensureStream(jsm, sysmsgStreamConfig());
+export async function ensureStreams(jsm: JetStreamManager, replicas?: number): Promise<void> {
+  await ensureStream(jsm, edgeStreamConfig(replicas));
+  await ensureStream(jsm, sysmsgStreamConfig(replicas));
 }
 
 /** Config of the shared business consumer `<module>`. */

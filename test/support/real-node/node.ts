@@ -78,6 +78,14 @@ export interface RealNode {
   exec(argv: readonly string[], timeoutMs?: number): Promise<ExecResult>;
   /** Imports a docker-archive into containerd's `k8s.io` namespace. @throws Error with ctr's stderr. */
   importImage(archive: string): Promise<void>;
+  /**
+   * Restarts the kubelet as an operator's `systemctl restart kubelet` does: SIGTERM (the pods keep
+   * running: the kubelet does not stop containers on exit), the same command line again, and waits
+   * until the Node's Ready condition has a heartbeat from the new kubelet.
+   * @returns ms from the SIGTERM to the new kubelet's Ready heartbeat.
+   * @throws Error with the kubelet log's tail when it does not come back within 120 s.
+   */
+  restartKubelet(): Promise<number>;
   /** Stops every part and removes everything the node left (teardown.sh). Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -157,8 +165,8 @@ async function claimSlot(ownerPid: number): Promise<Slot> {
       `ip link add th-h${slot} type veth peer name th-n${slot} || exit 75`,
       `trap '${teardown}; exit 0' TERM INT`,
       `"${HERE}/launch.sh" ${slot} - unshare --net --mount --propagation private sleep infinity 9>&- &`,
-      // With the supervisor's pid: a claimant must not take a previous run's holder from a stale file.
-      `echo "$! $$" > "${pidFile}"`,
+      // With the supervisor's own pid: a claimant that lost the lock must not take the holder's pid file for its own.
+      `echo "$$ $!" > "${pidFile}"`,
       `while kill -0 ${ownerPid} 2>/dev/null; do sleep 0.5; done`,
       teardown,
     ].join("\n");
@@ -172,9 +180,9 @@ async function claimSlot(ownerPid: number): Promise<Slot> {
       async () => {
         if (supervisor.exitCode !== null) return true;
         if (!existsSync(pidFile)) return false;
-        const [holderPid, supervisorPid] = readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
-        if (supervisorPid !== supervisor.pid) return false;
-        holder = holderPid ?? 0;
+        const [writer, pid] = readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
+        if (writer !== supervisor.pid) return false; // the slot's current holder, not ours (ours exits 75)
+        holder = pid ?? 0;
         try {
           return readlinkSync(`/proc/${holder}/ns/net`) !== ownNet;
         } catch {
@@ -481,20 +489,17 @@ export async function startRealNode(cp: ControlPlaneInfo, options: RealNodeOptio
         if (existsSync(join(dir, f)) && readFileSync(join(dir, f), "utf8").trim() === "") writeFileSync(join(dir, f), readFileSync(join(parent, f)));
       }
     }
-    const kubelet = start(
-      "kubelet",
-      [
-        join(bins, "kubelet"),
-        `--config=${join(data, "kubelet.yaml")}`,
-        `--kubeconfig=${nodeKubeconfig}`,
-        `--root-dir=${join(data, "kubelet")}`,
-        `--cert-dir=${join(data, "kubelet-pki")}`,
-        `--hostname-override=${nodeName}`,
-        `--node-ip=${nodeIp}`,
-        "--v=1",
-      ],
-      true,
-    );
+    const kubeletArgv = [
+      join(bins, "kubelet"),
+      `--config=${join(data, "kubelet.yaml")}`,
+      `--kubeconfig=${nodeKubeconfig}`,
+      `--root-dir=${join(data, "kubelet")}`,
+      `--cert-dir=${join(data, "kubelet-pki")}`,
+      `--hostname-override=${nodeName}`,
+      `--node-ip=${nodeIp}`,
+      "--v=1",
+    ];
+    let kubelet = start("kubelet", kubeletArgv, true);
     const proxy = start("kube-proxy", [join(bins, "kube-proxy"), `--config=${join(data, "kube-proxy.yaml")}`, "--v=0"], true);
     writeFileSync(
       join(data, "Corefile"),
@@ -639,6 +644,32 @@ export async function startRealNode(cp: ControlPlaneInfo, options: RealNodeOptio
         200,
       ).then(() => ready("kubelet (node Ready)")),
     ]);
+    /** The Ready condition's status and last heartbeat (ms since the epoch, 1 s resolution). */
+    const readyHeartbeat = async (): Promise<{ ready: boolean; at: number }> => {
+      const res = await request("GET", `/api/v1/nodes/${nodeName}`);
+      if (!res.ok) return { ready: false, at: 0 };
+      const node = (await res.json()) as { status?: { conditions?: { type: string; status: string; lastHeartbeatTime?: string }[] } };
+      const c = node.status?.conditions?.find((x) => x.type === "Ready");
+      return { ready: c?.status === "True", at: c?.lastHeartbeatTime ? Date.parse(c.lastHeartbeatTime) : 0 };
+    };
+    const restartKubelet = async (): Promise<number> => {
+      const t0 = performance.now();
+      const stoppedAt = Date.now();
+      await kubelet.stop(30_000);
+      kubelet = start("kubelet", kubeletArgv, true);
+      await waitUntil(
+        `node ${nodeName} Ready after the kubelet restart`,
+        async () => {
+          await alive(kubelet);
+          const hb = await readyHeartbeat();
+          // Heartbeat times have 1 s resolution: one at least a second after the stop is the new kubelet's.
+          return hb.ready && hb.at >= stoppedAt + 1000;
+        },
+        120_000,
+        250,
+      );
+      return Math.round(performance.now() - t0);
+    };
     return {
       slot,
       nodeName,
@@ -650,6 +681,7 @@ export async function startRealNode(cp: ControlPlaneInfo, options: RealNodeOptio
       logDir,
       exec,
       importImage,
+      restartKubelet,
       stop,
     };
   } catch (err) {

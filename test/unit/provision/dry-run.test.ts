@@ -248,6 +248,27 @@ describe("dry-run plan", () => {
     expect(image(local, "Deployment", "tinysystems-otel-collector")).toBe("localhost/collector:1@sha256:" + "a".repeat(64));
   });
 
+  test("--nats-replicas 3: a 3-server StatefulSet routed through the headless Service, and the module keeps its streams at 3 replicas", () => {
+    const list = objects({ ...INPUT, natsReplicas: "3" });
+    const sts = find(list, "StatefulSet", "tinysystems-nats");
+    expect((sts.spec as { replicas: number }).replicas).toBe(3);
+    expect(podSpec(sts).containers[0]!.ports!.map((p) => `${p.name}:${p.containerPort}`)).toEqual(["client:4222", "monitor:8222", "cluster:6222"]);
+    const headless = find(list, "Service", "tinysystems-nats-headless").spec as { ports: { name: string; port: number }[] };
+    expect(headless.ports.map((p) => `${p.name}:${p.port}`)).toEqual(["client:4222", "monitor:8222", "cluster:6222"]);
+    const conf = (find(list, "ConfigMap", "tinysystems-nats-config").data as Record<string, string>)["nats.conf"]!;
+    const routes = [0, 1, 2].map((i) => `    nats://tinysystems-nats-${i}.tinysystems-nats-headless.prod.svc.cluster.local:6222`);
+    expect(conf).toContain(["cluster {", "  name: tinysystems-nats", "  port: 6222", "  routes: [", ...routes, "  ]"].join("\n"));
+    const env = podSpec(find(list, "Deployment", "shop-controller-manager")).containers[0]!.env ?? [];
+    expect(env.find((e) => e.name === "TINYHOST_NATS_REPLICAS")?.value).toBe("3");
+    // One server (the default): no cluster block, no port, no replicas setting for the module.
+    const single = objects();
+    expect((find(single, "ConfigMap", "tinysystems-nats-config").data as Record<string, string>)["nats.conf"]).not.toContain("cluster {");
+    expect((find(single, "StatefulSet", "tinysystems-nats").spec as { replicas: number }).replicas).toBe(1);
+    expect((podSpec(find(single, "Deployment", "shop-controller-manager")).containers[0]!.env ?? []).map((e) => e.name)).not.toContain(
+      "TINYHOST_NATS_REPLICAS",
+    );
+  });
+
   test("the YAML stream parses back to the same objects, identically on every render", () => {
     const text = toYamlStream(objects());
     expect(toYamlStream(objects())).toBe(text);

@@ -86,3 +86,18 @@ describe("resolveOptions", () => {
     expect(refusal(() => resolveOptions({ ingressSuffix: "Apps.Example.com" })).field).toBe("--ingress-suffix");
   });
 });
+
+describe("--nats-replicas", () => {
+  test("1 by default; 1, 3 and 5 are taken, as numbers or the flag's text", () => {
+    expect(resolveOptions().natsReplicas).toBe(1);
+    expect([1, "3", 5].map((n) => resolveOptions({ natsReplicas: n }).natsReplicas)).toEqual([1, 3, 5]);
+  });
+
+  test("anything else is refused, naming the flag and the value", () => {
+    for (const bad of [2, "4", "7", "0", "three", " 3", "0x3", ""]) {
+      const e = refusal(() => resolveOptions({ natsReplicas: bad }));
+      expect(`${e.field} ${e.message}`).toContain(`--nats-replicas`);
+      expect(e.message).toContain(JSON.stringify(bad));
+    }
+  });
+});
