@@ -36,6 +36,7 @@ import {
   startNatsPod,
   type Helm,
   type ModuleRelease,
+  tinyhostRbacValues,
   type NatsPod,
 } from "../support/real-release.ts";
 import { prepareChart } from "./chart-pod.ts";
@@ -122,7 +123,7 @@ beforeAll(async () => {
   const common = { namespace: ns, chart, natsUrl: nats.inClusterUrl };
   releases = {
     go: { ...common, release: GO, image: images.go.ref, moduleName: GO, env: { OTLP_DSN: otlp.dsn, OTEL_RESOURCE_ATTRIBUTES: `service.name=${GO}` } },
-    th: { ...common, release: TH, image: images.module.ref, moduleName: TH, env: { OTLP_DSN: otlp.dsn } },
+    th: { ...common, release: TH, image: images.module.ref, moduleName: TH, env: { OTLP_DSN: otlp.dsn }, valuesFiles: [tinyhostRbacValues(helm)] },
   };
 }, START_TIMEOUT_MS);
 

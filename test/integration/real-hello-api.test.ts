@@ -30,6 +30,7 @@ import {
   startNatsPod,
   type Helm,
   type ModuleRelease,
+  tinyhostRbacValues,
   type NatsPod,
 } from "../support/real-release.ts";
 import { prepareChart } from "./chart-pod.ts";
@@ -86,7 +87,16 @@ beforeAll(async () => {
   for (const image of Object.values(images)) await cluster.node.importImage(image.archive);
   ns = await newReleaseNamespace(cluster, "real-hello");
   nats = await startNatsPod(cluster, ns, images.nats.ref);
-  release = { release: RELEASE, namespace: ns, chart, image: images.module.ref, moduleName: MODULE, natsUrl: nats.inClusterUrl, hostnameSuffix: SUFFIX };
+  release = {
+    release: RELEASE,
+    namespace: ns,
+    chart,
+    image: images.module.ref,
+    moduleName: MODULE,
+    natsUrl: nats.inClusterUrl,
+    hostnameSuffix: SUFFIX,
+    valuesFiles: [tinyhostRbacValues(helm)],
+  };
 }, START_TIMEOUT_MS);
 
 afterAll(async () => {

@@ -10,7 +10,7 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import YAML from "yaml";
 import type { RealCluster } from "./real-cluster.ts";
 import { goTool } from "./go-tools.ts";
@@ -18,6 +18,8 @@ import { waitUntil } from "./process.ts";
 import { podSecurityContext, restrictedContainerSecurityContext } from "../../src/provision/security.ts";
 import { NATS_UID } from "../../src/provision/nats.ts";
 import { splitImage } from "../../src/provision/options.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
 
 /** The chart's name: a release's objects are `<release>-tinysystems-operator-…` (unless the release name contains it). */
 export const CHART_NAME = "tinysystems-operator";
@@ -224,6 +226,8 @@ export interface ModuleRelease {
   env?: Record<string, string>;
   /** More values, merged over these. */
   values?: Record<string, unknown>;
+  /** Values files given before these values (e.g. {@link tinyhostRbacValues}). */
+  valuesFiles?: string[];
 }
 
 /** The chart values of `r` (image never pulled, Traefik's ingress class). */
@@ -255,9 +259,27 @@ export function releaseValues(r: ModuleRelease): Record<string, unknown> {
  */
 export async function installModule(helm: Helm, r: ModuleRelease, upgrade = false): Promise<HelmRun> {
   const values = helm.valuesFile(`${r.namespace}-${r.release}`, releaseValues(r));
-  const run = await helm.run([upgrade ? "upgrade" : "install", r.release, r.chart, "-n", r.namespace, "-f", values, "--wait", "--timeout", "5m"]);
+  const files = [...(r.valuesFiles ?? []), values].flatMap((f) => ["-f", f]);
+  const run = await helm.run([upgrade ? "upgrade" : "install", r.release, r.chart, "-n", r.namespace, ...files, "--wait", "--timeout", "5m"]);
   if (run.code !== 0) throw new Error(`helm ${upgrade ? "upgrade" : "install"} ${r.release} exited ${run.code}: ${run.stderr}\n${run.stdout}`);
   return run;
+}
+
+/**
+ * The chart values overlay of tinyhost's RBAC (`tinyhost tools rbac-values`, what the platform reads
+ * from a module's image before installing it: pods get, and the release Service/Ingress for
+ * ExposePort), written into helm's home. The chart alone grants neither (its
+ * `rbac.enableKubernetesResourceAccess` is false).
+ * @throws Error with the CLI's stderr when it fails.
+ */
+export function tinyhostRbacValues(helm: Helm): string {
+  const r = Bun.spawnSync([process.execPath, join(ROOT, "src/cli/main.ts"), "tools", "rbac-values"], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: process.env.PATH ?? "", TINYHOST_LOG_LEVEL: "silent" },
+  });
+  if (r.exitCode !== 0) throw new Error(`tinyhost tools rbac-values exited ${r.exitCode}: ${r.stderr.toString()}`);
+  return helm.valuesFile("tinyhost-rbac", YAML.parse(r.stdout.toString()));
 }
 
 /** The Ready manager pods of release `release` in `ns` (selector: the chart's labels). */
