@@ -156,7 +156,9 @@ async function claimSlot(ownerPid: number): Promise<Slot> {
       teardown,
       `trap '${teardown}; exit 0' TERM INT`,
       `"${HERE}/launch.sh" ${slot} - unshare --net --mount --propagation private sleep infinity 9>&- &`,
-      `echo $! > "${pidFile}"`,
+      // The supervisor's pid first: a claimant reading the file knows it is its own supervisor's
+      // (while a refused supervisor is still exiting, the file may be another owner's).
+      `echo "$$ $!" > "${pidFile}"`,
       `while kill -0 ${ownerPid} 2>/dev/null; do sleep 0.5; done`,
       teardown,
     ].join("\n");
@@ -170,7 +172,9 @@ async function claimSlot(ownerPid: number): Promise<Slot> {
       async () => {
         if (supervisor.exitCode !== null) return true;
         if (!existsSync(pidFile)) return false;
-        holder = Number(readFileSync(pidFile, "utf8"));
+        const [owner, pid] = readFileSync(pidFile, "utf8").trim().split(/\s+/).map(Number);
+        if (owner !== supervisor.pid || !pid) return false;
+        holder = pid;
         try {
           return readlinkSync(`/proc/${holder}/ns/net`) !== ownNet;
         } catch {
