@@ -238,7 +238,14 @@ export function releaseValues(r: ModuleRelease): Record<string, unknown> {
       manager: {
         image: { repository, tag },
         imagePullPolicy: "Never",
-        ...(r.moduleName ? { moduleName: r.moduleName } : {}),
+        // As `tiny install` passes them (provision.md §3.3): a Go module's hooks require --name.
+        ...(r.moduleName
+          ? {
+              moduleName: r.moduleName,
+              installArgs: ["pre-install", `--name=${r.moduleName}`, `--namespace=${r.namespace}`],
+              deleteArgs: ["pre-delete", `--name=${r.moduleName}`, `--namespace=${r.namespace}`],
+            }
+          : {}),
         ...(r.env ? { extraEnv: Object.entries(r.env).map(([name, value]) => ({ name, value })) } : {}),
       },
     },
