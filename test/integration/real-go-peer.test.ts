@@ -213,10 +213,24 @@ describe("a Go pod and a tinyhost pod in one flow, on a real node", () => {
     const grpc = new GrpcTransport({ log: logger.child({ component: "real-go-peer" }) });
     grpc.register(GO, `${goPod!.status.podIP}:8483`);
     const ms: number[] = [];
-    let before = otlp.spans.length;
+    const before = otlp.spans.length;
     try {
+      // kube-proxy may route a Service to the new pods a moment after the rollout reports done, and
+      // a module's gRPC client backs off after a failed dial: the first chain is polled for.
+      let last = "";
+      await waitUntil(
+        "a first chain over gRPC to answer",
+        async () => {
+          const r = await grpc.send({ edgeId: "", from: "signal", to: `${nameOf(relay)}:in`, data: { data: { warm: true } }, depth: 0 });
+          last = r.kind === "fail" ? r.error.message : r.kind;
+          return r.kind === "ok";
+        },
+        90_000,
+        500,
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}; last: ${last}`);
+      });
       for (let i = 0; i < SAMPLES; i++) {
-        if (i === 0) before = otlp.spans.length;
         const t1 = performance.now();
         const r = await grpc.send({ edgeId: "", from: "signal", to: `${nameOf(relay)}:in`, data: { data: { g: i } }, depth: 0 });
         ms.push(performance.now() - t1);
@@ -231,7 +245,7 @@ describe("a Go pod and a tinyhost pod in one flow, on a real node", () => {
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(spans.map((s) => s.service)).toEqual([GO, TH, GO]);
     console.error(
-      `[real-go-peer] helm upgrade to gRPC + rollout + addr + reconcile ${upgradedMs} ms; gRPC: round trip from the host, median ${median(ms).toFixed(1)} ms, min ${Math.min(...ms).toFixed(1)} ms (${SAMPLES} sends; the first dials)`,
+      `[real-go-peer] helm upgrade to gRPC + rollout + addr + reconcile ${upgradedMs} ms; gRPC: round trip from the host, median ${median(ms).toFixed(1)} ms, min ${Math.min(...ms).toFixed(1)} ms (${SAMPLES} sends after a first one answered)`,
     );
   }, 400_000);
 });
