@@ -18,13 +18,11 @@
  * host NATS: the host one listens on 127.0.0.1, which a pod cannot reach.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getRealCluster, type RealCluster } from "../support/real-cluster.ts";
 import { containerProcess } from "../support/real-node/container-process.ts";
-import { natsPodObjects } from "../support/real-node/nats-pod.ts";
-import { goTool } from "../support/go-tools.ts";
+import { newReleaseNamespace, openHelm, startNatsPod, type Helm } from "../support/real-release.ts";
 import { waitUntil } from "../support/process.ts";
 import { prepareChart } from "./chart-pod.ts";
 import { openBuildContext, type BuiltImage } from "../../scripts/image/build-context.ts";
@@ -42,10 +40,9 @@ const LOG = join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "real-chart-build.lo
 let cluster: RealCluster;
 let ns: string;
 let chart: string;
-let helmBin: string;
+let helmTool: Helm;
 let moduleImage: BuiltImage;
 let natsImage: BuiltImage;
-let helmHome: string;
 
 interface Condition {
   type: string;
@@ -88,27 +85,9 @@ async function list<T>(path: string): Promise<T[]> {
 
 const isReady = (p: PodInfo) => !p.metadata.deletionTimestamp && (p.status.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
 
-/** Runs helm with a home of its own against the real cluster; resolves with its exit code and output. */
-async function helm(args: string[], timeoutMs = 600_000): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
-  const t0 = performance.now();
-  const p = Bun.spawn([helmBin, ...args, "--kubeconfig", cluster.controlPlane.tokenKubeconfig], {
-    stdout: "pipe",
-    stderr: "pipe",
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: helmHome,
-      HELM_CACHE_HOME: join(helmHome, "cache"),
-      HELM_CONFIG_HOME: join(helmHome, "config"),
-      HELM_DATA_HOME: join(helmHome, "data"),
-    },
-  });
-  const timer = setTimeout(() => p.kill("SIGKILL"), timeoutMs);
-  try {
-    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-    return { code, stdout, stderr, ms: Math.round(performance.now() - t0) };
-  } finally {
-    clearTimeout(timer);
-  }
+/** Runs helm against the real cluster (test/support/real-release.ts). */
+function helm(args: string[], timeoutMs = 600_000) {
+  return helmTool.run(args, timeoutMs);
 }
 
 /** One observation of a watched object, with the local time it arrived. */
@@ -218,35 +197,15 @@ async function leftovers(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  helmHome = mkdtempSync(join(tmpdir(), "helm-home-"));
-  [cluster, chart, helmBin] = await Promise.all([getRealCluster(), prepareChart(), goTool("helm")]);
+  [cluster, chart] = await Promise.all([getRealCluster(), prepareChart()]);
+  helmTool = await openHelm(cluster);
   const ctx = await openBuildContext({ file: LOG });
   moduleImage = await buildModuleImage(ctx);
   natsImage = await buildNatsImage(ctx);
   await cluster.node.importImage(moduleImage.archive);
   await cluster.node.importImage(natsImage.archive);
-  ns = await cluster.controlPlane.newNamespace("real-chart");
-  await cluster.controlPlane.request(
-    "PATCH",
-    `/api/v1/namespaces/${ns}`,
-    { metadata: { labels: { "tinysystems.io/managed": "true" } } },
-    "application/merge-patch+json",
-  );
-  await waitUntil(
-    "the namespace's default ServiceAccount",
-    async () => (await cluster.controlPlane.request("GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`)).ok,
-    60_000,
-    200,
-  );
-  const nats = natsPodObjects(natsImage.ref);
-  await api("POST", `/apis/apps/v1/namespaces/${ns}/deployments`, nats.deployment);
-  await api("POST", `/api/v1/namespaces/${ns}/services`, nats.service);
-  await waitUntil(
-    "the NATS pod to be Ready",
-    async () => (await list<PodInfo>(`/api/v1/namespaces/${ns}/pods?labelSelector=app%3Dnats`)).some(isReady),
-    120_000,
-    250,
-  );
+  ns = await newReleaseNamespace(cluster, "real-chart");
+  await startNatsPod(cluster, ns, natsImage.ref);
 }, START_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -254,7 +213,7 @@ afterAll(async () => {
     await helm(["uninstall", RELEASE, "-n", ns, "--ignore-not-found"], 120_000).catch(() => undefined);
     await cluster.controlPlane.request("DELETE", `/api/v1/namespaces/${ns}`);
   }
-  if (helmHome) rmSync(helmHome, { recursive: true, force: true });
+  helmTool?.dispose();
 }, 180_000);
 
 describe("helm install of the platform's chart with tinyhost's image, on a real node", () => {

@@ -26,8 +26,7 @@ import { join, resolve } from "node:path";
 import YAML from "yaml";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { getRealCluster, type RealCluster } from "../support/real-cluster.ts";
-import { clusterApi, clusterHelm, releaseNamespaceWithNats, type Helm } from "../support/real-release.ts";
-import { goTool } from "../support/go-tools.ts";
+import { clusterApi, newReleaseNamespace, openHelm, startNatsPod, type Helm } from "../support/real-release.ts";
 import { waitUntil } from "../support/process.ts";
 import { sendSignal } from "../support/flows.ts";
 import { prepareChart } from "./chart-pod.ts";
@@ -96,11 +95,11 @@ interface DeploymentInfo {
 const isReady = (p: PodInfo) => !p.metadata.deletionTimestamp && (p.status.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
 
 async function modulePods(): Promise<PodInfo[]> {
-  return (await clusterApi<{ items: PodInfo[] }>(cluster, "GET", `/api/v1/namespaces/${ns}/pods?labelSelector=${MODULE_LABEL}`)).items;
+  return (await clusterApi(cluster).call<{ items: PodInfo[] }>("GET", `/api/v1/namespaces/${ns}/pods?labelSelector=${MODULE_LABEL}`)).items;
 }
 
 async function deployment(): Promise<DeploymentInfo> {
-  return clusterApi<DeploymentInfo>(cluster, "GET", `/apis/apps/v1/namespaces/${ns}/deployments/${FULLNAME}-controller-manager`);
+  return clusterApi(cluster).call<DeploymentInfo>("GET", `/apis/apps/v1/namespaces/${ns}/deployments/${FULLNAME}-controller-manager`);
 }
 
 /** The rollout after generation `gen0` is over: new spec observed, two updated replicas Ready, no old pod left (terminating ones included). */
@@ -338,10 +337,10 @@ async function helmUpgrade(sets: string[], wait: boolean, stringSets: string[] =
 
 /** The manager Service's ports with their field managers (who owns which entry). */
 async function servicePorts(): Promise<string[]> {
-  const svc = await clusterApi<{
+  const svc = await clusterApi(cluster).call<{
     spec: { ports: { name: string; port: number }[] };
     metadata: { managedFields?: { manager: string; operation: string; fieldsV1?: { "f:spec"?: { "f:ports"?: Record<string, unknown> } } }[] };
-  }>(cluster, "GET", `/api/v1/namespaces/${ns}/services/${FULLNAME}-manager-service`);
+  }>("GET", `/api/v1/namespaces/${ns}/services/${FULLNAME}-manager-service`);
   const owners = (svc.metadata.managedFields ?? []).flatMap((f) =>
     Object.keys(f.fieldsV1?.["f:spec"]?.["f:ports"] ?? {})
       .filter((k) => k.startsWith("k:"))
@@ -357,7 +356,6 @@ async function servicePorts(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  let helmBin: string;
   contextDir = mkdtempSync(join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "redeploy-context-"));
   copyBuildContext(contextDir);
   // The images build while the cluster starts (either may wait for a cold build of its own).
@@ -366,13 +364,12 @@ beforeAll(async () => {
     return [await buildModuleImage(ctx, { tag: "redeploy-1", context: contextDir }), await buildNatsImage(ctx)] as const;
   })();
   let natsImage: BuiltImage;
-  [cluster, chart, helmBin, [firstImage, natsImage]] = await Promise.all([getRealCluster(), prepareChart(), goTool("helm"), images]);
-  helm = clusterHelm(cluster, helmBin);
+  [cluster, chart, [firstImage, natsImage]] = await Promise.all([getRealCluster(), prepareChart(), images]);
+  helm = await openHelm(cluster);
   await cluster.node.importImage(firstImage.archive);
   await cluster.node.importImage(natsImage.archive);
-  let natsPodIp: string;
-  ({ ns, natsPodIp } = await releaseNamespaceWithNats(cluster, "real-redeploy", natsImage.ref));
-  natsUrl = `nats://${natsPodIp}:4222`;
+  ns = await newReleaseNamespace(cluster, "real-redeploy");
+  natsUrl = (await startNatsPod(cluster, ns, natsImage.ref)).hostUrl;
 
   // The chart values: 2 replicas, our image never pulled, JetStream, the rules ExposePort needs
   // (what `tools rbac-values` prints for http_server).

@@ -33,7 +33,7 @@ export interface ReceivedSpan {
 
 /** A running receiver. */
 export interface OtlpReceiver {
-  /** The port on 127.0.0.1. */
+  /** The port it listens on. */
   readonly port: number;
   /** `OTLP_DSN` value that points a module at this receiver (runtime-spec §9.1 DSN form). */
   readonly dsn: string;
@@ -95,10 +95,11 @@ function service(pkg: GrpcObject, path: string[]): ServiceClientConstructor {
 }
 
 /**
- * Starts a receiver on a free 127.0.0.1 port.
+ * Starts a receiver on a free port of `host` (default 127.0.0.1; a real node's pods reach the host
+ * at RealNode.hostIp).
  * @throws Error when the port cannot be bound.
  */
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+export async function startOtlpReceiver(host = "127.0.0.1"): Promise<OtlpReceiver> {
   const opts = { keepCase: true, longs: String, bytes: Buffer, defaults: true, arrays: true, oneofs: true } as const;
   const traces = loadPackageDefinition(loadSync(join(PROTO_DIR, "collector.proto"), opts));
   const metrics = loadPackageDefinition(loadSync(join(PROTO_DIR, "metrics.proto"), opts));
@@ -131,11 +132,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     Export: (_call: unknown, cb: (e: null, r: object) => void) => cb(null, {}),
   });
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(`${host}:0`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
   return {
     port,
-    dsn: `http://test-token@127.0.0.1:${port}`,
+    dsn: `http://test-token@${host}:${port}`,
     spans,
     requestMetadata,
     stop: () =>

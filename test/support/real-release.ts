@@ -1,42 +1,97 @@
 /**
- * What a test needs to install the platform's chart on the real cluster (test/support/real-cluster.ts)
- * beside a NATS pod: helm v4 with a home of its own, the release namespace, and NATS as a pod from
- * the local image of Debian's nats-server (scripts/image/nats-image.ts) — plain JetStream on an
- * emptyDir, no auth. A pod rather than the test bed's host NATS: that one listens on 127.0.0.1,
- * which a pod cannot reach. The same setup test/integration/real-chart.test.ts writes out.
+ * A module release on the real cluster (test/support/real-cluster.ts) the way users install one:
+ * the platform's tinysystems-operator chart (test/integration/chart-pod.ts prepareChart) installed
+ * with a real `helm` v4 (scripts/build-go-tools.sh) and an image from scripts/image imported into
+ * the node's containerd (never pulled), beside a NATS pod from the local image of Debian's
+ * nats-server. Shared by the real-*.test.ts files that need a running module.
+ *
+ * NATS runs as a pod in the release namespace, plain JetStream on an emptyDir, no auth (the chart's
+ * `natsURL` is a bare URL): the test bed's host NATS listens on 127.0.0.1, which a pod cannot reach.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import YAML from "yaml";
 import type { RealCluster } from "./real-cluster.ts";
+import { goTool } from "./go-tools.ts";
 import { waitUntil } from "./process.ts";
-import { podSecurityContext, restrictedContainerSecurityContext } from "../../src/provision/security.ts";
-import { NATS_UID } from "../../src/provision/nats.ts";
+import { natsPodObjects } from "./real-node/nats-pod.ts";
+import { splitImage } from "../../src/provision/options.ts";
 
-/** What one helm run gave. */
+const ROOT = resolve(import.meta.dir, "../..");
+
+/** The chart's name: a release's objects are `<release>-tinysystems-operator-…` (unless the release name contains it). */
+export const CHART_NAME = "tinysystems-operator";
+
+/** The chart's `fullname` for release `release` (its _helpers.tpl rule). */
+export function chartFullname(release: string): string {
+  return release.includes(CHART_NAME) ? release : `${release}-${CHART_NAME}`;
+}
+
+/** A pod as these tests read it. */
+export interface PodInfo {
+  metadata: { name: string; labels?: Record<string, string>; deletionTimestamp?: string; creationTimestamp?: string };
+  spec: { containers: { name: string; image: string }[] };
+  status: {
+    phase?: string;
+    podIP?: string;
+    startTime?: string;
+    conditions?: { type: string; status: string; lastTransitionTime?: string }[];
+    containerStatuses?: { ready: boolean; restartCount: number; containerID?: string }[];
+  };
+}
+
+/** Whether `p` is Ready and not being deleted. */
+export const isPodReady = (p: PodInfo) => !p.metadata.deletionTimestamp && (p.status.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
+
+/** JSON requests against the real cluster's apiserver (as its token user). */
+export interface ClusterApi {
+  /** @throws Error naming method, path, status and body when the apiserver answers non-2xx. */
+  call<T>(method: string, path: string, body?: unknown): Promise<T>;
+  /** `items` of a list. */
+  list<T>(path: string): Promise<T[]>;
+}
+
+/** {@link ClusterApi} of `cluster`. */
+export function clusterApi(cluster: RealCluster): ClusterApi {
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await cluster.controlPlane.request(method, path, body);
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
+    return JSON.parse(text) as T;
+  };
+  return { call, list: async <T>(path: string) => (await call<{ items: T[] }>("GET", path)).items };
+}
+
+/** What one helm run did. */
 export interface HelmRun {
   code: number;
   stdout: string;
   stderr: string;
-  /** Wall time of the run, ms. */
+  /** Wall time, ms. */
   ms: number;
 }
 
-/** helm against one cluster, with a home (cache, config, data) of its own. */
+/** helm v4 with a home of its own, against the real cluster (token kubeconfig). */
 export interface Helm {
-  /** Runs `helm <args> --kubeconfig <the cluster's>`; killed after `timeoutMs` (default 10 min). */
+  readonly bin: string;
+  /** Runs helm; killed after `timeoutMs` (default 10 min). */
   run(args: string[], timeoutMs?: number): Promise<HelmRun>;
-  /** Removes the home. */
+  /** Writes `values` as a values file in helm's home; returns its path (for `-f`). */
+  valuesFile(name: string, values: unknown): string;
+  /** Removes helm's home. */
   dispose(): void;
 }
 
-/** A {@link Helm} for `cluster` running the binary `helmBin` (test/support/go-tools.ts `goTool("helm")`). */
-export function clusterHelm(cluster: RealCluster, helmBin: string): Helm {
+/** Opens {@link Helm} (builds the Go test tools on first use: README.md "Set up"). */
+export async function openHelm(cluster: RealCluster): Promise<Helm> {
+  const bin = await goTool("helm");
   const home = mkdtempSync(join(tmpdir(), "helm-home-"));
   return {
+    bin,
     async run(args, timeoutMs = 600_000) {
       const t0 = performance.now();
-      const p = Bun.spawn([helmBin, ...args, "--kubeconfig", cluster.controlPlane.tokenKubeconfig], {
+      const p = Bun.spawn([bin, ...args, "--kubeconfig", cluster.controlPlane.tokenKubeconfig], {
         stdout: "pipe",
         stderr: "pipe",
         env: {
@@ -55,71 +110,21 @@ export function clusterHelm(cluster: RealCluster, helmBin: string): Helm {
         clearTimeout(timer);
       }
     },
-    dispose() {
-      rmSync(home, { recursive: true, force: true });
+    valuesFile(name, values) {
+      const path = join(home, `${name}.values.yaml`);
+      writeFileSync(path, YAML.stringify(values));
+      return path;
     },
+    dispose: () => rmSync(home, { recursive: true, force: true }),
   };
-}
-
-/** The JSON body of a request to the cluster's apiserver. @throws Error with the status and body when it fails. */
-export async function clusterApi<T>(cluster: RealCluster, method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
-  const res = await cluster.controlPlane.request(method, path, body, contentType);
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
-/** The Deployment and Service of the NATS pod (`nats`, port 4222; monitor 8222 for the probe). */
-export function natsObjects(image: string) {
-  const labels = { app: "nats" };
-  return {
-    deployment: {
-      metadata: { name: "nats", labels },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: labels },
-        template: {
-          metadata: { labels },
-          spec: {
-            automountServiceAccountToken: false,
-            securityContext: podSecurityContext(NATS_UID),
-            containers: [
-              {
-                name: "nats",
-                image,
-                imagePullPolicy: "Never",
-                args: ["--jetstream", "--store_dir", "/data", "--http_port", "8222"],
-                ports: [
-                  { name: "client", containerPort: 4222 },
-                  { name: "monitor", containerPort: 8222 },
-                ],
-                readinessProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 1 },
-                resources: { requests: { cpu: "20m", memory: "32Mi" }, limits: { memory: "256Mi" } },
-                securityContext: restrictedContainerSecurityContext(),
-                volumeMounts: [{ name: "data", mountPath: "/data" }],
-              },
-            ],
-            volumes: [{ name: "data", emptyDir: {} }],
-          },
-        },
-      },
-    },
-    service: { metadata: { name: "nats" }, spec: { selector: labels, ports: [{ name: "client", port: 4222, targetPort: "client" }] } },
-  };
-}
-
-interface PodView {
-  metadata: { deletionTimestamp?: string };
-  status: { podIP?: string; conditions?: { type: string; status: string }[] };
 }
 
 /**
- * A new namespace labelled `tinysystems.io/managed=true` (the chart's hooks look for it), with its
- * default ServiceAccount, and a Ready NATS pod in it.
- * @returns the namespace and the NATS pod's IP (the host reaches pod IPs: real-node/node.ts).
- * @throws Error when the ServiceAccount or the pod is not there within a minute or two.
+ * A namespace for a release: created (`<prefix>-<n>`), labelled `tinysystems.io/managed=true` as
+ * `tiny` labels the namespaces it manages, with its default ServiceAccount in place (the chart's
+ * hook Jobs need the namespace's ServiceAccount controller to have run).
  */
-export async function releaseNamespaceWithNats(cluster: RealCluster, prefix: string, natsImage: string): Promise<{ ns: string; natsPodIp: string }> {
+export async function newReleaseNamespace(cluster: RealCluster, prefix: string): Promise<string> {
   const cp = cluster.controlPlane;
   const ns = await cp.newNamespace(prefix);
   await cp.request("PATCH", `/api/v1/namespaces/${ns}`, { metadata: { labels: { "tinysystems.io/managed": "true" } } }, "application/merge-patch+json");
@@ -129,20 +134,123 @@ export async function releaseNamespaceWithNats(cluster: RealCluster, prefix: str
     60_000,
     200,
   );
-  const nats = natsObjects(natsImage);
-  await clusterApi(cluster, "POST", `/apis/apps/v1/namespaces/${ns}/deployments`, nats.deployment);
-  await clusterApi(cluster, "POST", `/api/v1/namespaces/${ns}/services`, nats.service);
+  return ns;
+}
+
+/** A NATS pod of a release namespace. */
+export interface NatsPod {
+  /** What pods use: `nats://nats.<ns>.svc:4222` (the Service, through CoreDNS and kube-proxy). */
+  inClusterUrl: string;
+  /** What the host uses (`tinyhost send`, tests): `nats://<pod IP>:4222` — the host routes the pod network, not Service IPs. */
+  hostUrl: string;
+}
+
+/**
+ * Creates the NATS Deployment and Service in `ns` and waits for the pod to be Ready.
+ * @throws Error when the apiserver refuses them or the pod is not Ready within 2 min.
+ */
+export async function startNatsPod(cluster: RealCluster, ns: string, image: string): Promise<NatsPod> {
+  const api = clusterApi(cluster);
+  const nats = natsPodObjects(image);
+  await api.call("POST", `/apis/apps/v1/namespaces/${ns}/deployments`, nats.deployment);
+  await api.call("POST", `/api/v1/namespaces/${ns}/services`, nats.service);
   let ip = "";
   await waitUntil(
     "the NATS pod to be Ready",
     async () => {
-      const pods = (await clusterApi<{ items: PodView[] }>(cluster, "GET", `/api/v1/namespaces/${ns}/pods?labelSelector=app%3Dnats`)).items;
-      const ready = pods.find((p) => !p.metadata.deletionTimestamp && (p.status.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True"));
+      const ready = (await api.list<PodInfo>(`/api/v1/namespaces/${ns}/pods?labelSelector=app%3Dnats`)).find(isPodReady);
       ip = ready?.status.podIP ?? "";
       return ip !== "";
     },
     120_000,
     250,
   );
-  return { ns, natsPodIp: ip };
+  return { inClusterUrl: `nats://nats.${ns}.svc:4222`, hostUrl: `nats://${ip}:4222` };
+}
+
+/** A module release to install with {@link installModule}. */
+export interface ModuleRelease {
+  release: string;
+  namespace: string;
+  /** Path of the prepared chart (prepareChart). */
+  chart: string;
+  /** Image reference in the node's containerd (`repo:tag`). */
+  image: string;
+  /** `controllerManager.manager.moduleName` (default: the chart's fullname). */
+  moduleName?: string;
+  /** `natsURL`; empty = the gRPC fallback (the SDK's legacy wire). */
+  natsUrl: string;
+  /** The manager Ingress's `tinysystems.io/ingress-hostname-suffix` (ExposePort's auto hostnames). */
+  hostnameSuffix?: string;
+  /** `controllerManager.manager.extraEnv`. */
+  env?: Record<string, string>;
+  /** More values, merged over these. */
+  values?: Record<string, unknown>;
+  /** Values files given before these values (e.g. {@link tinyhostRbacValues}). */
+  valuesFiles?: string[];
+}
+
+/** The chart values of `r` (image never pulled, Traefik's ingress class). */
+export function releaseValues(r: ModuleRelease): Record<string, unknown> {
+  const { repository, tag } = splitImage(r.image);
+  return {
+    controllerManager: {
+      manager: {
+        image: { repository, tag },
+        imagePullPolicy: "Never",
+        // As `tiny install` passes them (provision.md §3.3): a Go module's hooks require --name.
+        ...(r.moduleName
+          ? {
+              moduleName: r.moduleName,
+              installArgs: ["pre-install", `--name=${r.moduleName}`, `--namespace=${r.namespace}`],
+              deleteArgs: ["pre-delete", `--name=${r.moduleName}`, `--namespace=${r.namespace}`],
+            }
+          : {}),
+        ...(r.env ? { extraEnv: Object.entries(r.env).map(([name, value]) => ({ name, value })) } : {}),
+      },
+    },
+    natsURL: r.natsUrl,
+    managerIngress: {
+      ingress: {
+        className: "traefik",
+        annotations: r.hostnameSuffix ? { "tinysystems.io/ingress-hostname-suffix": r.hostnameSuffix } : {},
+      },
+    },
+    ...r.values,
+  };
+}
+
+/**
+ * `helm install --wait` (or `helm upgrade` when `upgrade`) of `r`.
+ * @throws Error with helm's output when it exits non-zero.
+ */
+export async function installModule(helm: Helm, r: ModuleRelease, upgrade = false): Promise<HelmRun> {
+  const values = helm.valuesFile(`${r.namespace}-${r.release}`, releaseValues(r));
+  const files = [...(r.valuesFiles ?? []), values].flatMap((f) => ["-f", f]);
+  const run = await helm.run([upgrade ? "upgrade" : "install", r.release, r.chart, "-n", r.namespace, ...files, "--wait", "--timeout", "5m"]);
+  if (run.code !== 0) throw new Error(`helm ${upgrade ? "upgrade" : "install"} ${r.release} exited ${run.code}: ${run.stderr}\n${run.stdout}`);
+  return run;
+}
+
+/**
+ * The chart values overlay of tinyhost's RBAC (`tinyhost tools rbac-values`, what the platform reads
+ * from a module's image before installing it: pods get, and the release Service/Ingress for
+ * ExposePort), written into helm's home. The chart alone grants neither (its
+ * `rbac.enableKubernetesResourceAccess` is false).
+ * @throws Error with the CLI's stderr when it fails.
+ */
+export function tinyhostRbacValues(helm: Helm): string {
+  const r = Bun.spawnSync([process.execPath, join(ROOT, "src/cli/main.ts"), "tools", "rbac-values"], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: process.env.PATH ?? "", TINYHOST_LOG_LEVEL: "silent" },
+  });
+  if (r.exitCode !== 0) throw new Error(`tinyhost tools rbac-values exited ${r.exitCode}: ${r.stderr.toString()}`);
+  return helm.valuesFile("tinyhost-rbac", YAML.parse(r.stdout.toString()));
+}
+
+/** The Ready manager pods of release `release` in `ns` (selector: the chart's labels). */
+export async function managerPods(cluster: RealCluster, ns: string, release: string): Promise<PodInfo[]> {
+  const selector = encodeURIComponent(`control-plane=controller-manager,app.kubernetes.io/instance=${release}`);
+  return (await clusterApi(cluster).list<PodInfo>(`/api/v1/namespaces/${ns}/pods?labelSelector=${selector}`)).filter(isPodReady);
 }

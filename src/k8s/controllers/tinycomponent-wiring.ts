@@ -20,6 +20,29 @@ import { messageOf } from "../../core/errors.ts";
  */
 export const TINYCOMPONENT_WORKERS = 4;
 
+/** How long a watch error that keeps failing the same way stays quiet before it is logged again, ms. */
+export const REPEATED_WATCH_ERROR_MS = 10 * 60_000;
+
+/**
+ * The watcher's error log: an error is logged at warn when its text differs from the last one
+ * logged, or {@link REPEATED_WATCH_ERROR_MS} passed since then; else not at all. TinyComponent is
+ * tinyhost's own kind: under the platform's chart (no RBAC for it, or no CRD) the watch fails the
+ * same way on every backoff, which was a warning every ~20 s for the pod's whole life.
+ * @param now clock in ms (tests).
+ */
+export function watchErrorLog(log: { warn(obj: object, msg?: string): void }, now: () => number = Date.now): (err: unknown) => void {
+  let last = "";
+  let at = Number.NEGATIVE_INFINITY;
+  return (err) => {
+    const text = String(err);
+    const t = now();
+    if (text === last && t - at < REPEATED_WATCH_ERROR_MS) return;
+    last = text;
+    at = t;
+    log.warn({ err: text }, `tinycomponent watch error (logged again if it changes, else every ${REPEATED_WATCH_ERROR_MS / 60_000} min)`);
+  };
+}
+
 /** What {@link tinyComponentController} needs. */
 export interface TinyComponentControllerOptions {
   kube: KubeClient;
@@ -46,7 +69,7 @@ export interface TinyComponentController {
 export function tinyComponentController(o: TinyComponentControllerOptions): TinyComponentController {
   const reconciler = tinyComponentReconciler({ module: o.module, catalog: o.catalog, api: kubeComponentApi(o.kube, o.namespace), isLeader: o.isLeader });
   const watcher = new Watcher<WatchedComponent>(resourceSource(o.kube, tinyComponents, { namespace: o.namespace }), {
-    onError: (err) => o.log.warn({ err: String(err) }, "tinycomponent watch error"),
+    onError: watchErrorLog(o.log),
   });
   const controller = new Controller<WatchedComponent>({
     name: "tinycomponent",

@@ -64,7 +64,8 @@ export function natsUrlAuth(url: string): NatsUrlAuth {
 }
 
 /**
- * Opens a connection to `url` (comma-separated list allowed) that reconnects forever.
+ * Opens a connection to `url` (comma-separated list allowed) that reconnects forever; credentials
+ * in the URLs are sent as nats.go sends them ({@link natsUrlAuth}).
  * @throws the nats.js connection error when the first connect fails within 5 s (the caller falls back to gRPC, runtime-spec §4.1).
  */
 export function connectNats(url: string, opts: ConnectNatsOptions = {}): Promise<NatsConnection> {

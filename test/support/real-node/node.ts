@@ -64,6 +64,8 @@ export interface RealNode {
   readonly nodeName: string;
   /** The node's InternalIP. */
   readonly nodeIp: string;
+  /** The host's end of the veth pair: pods reach a server of the test on this address. */
+  readonly hostIp: string;
   /** Pod network of the node (CIDR). */
   readonly podCidr: string;
   /** Traefik's HTTP entry point, `http://127.0.0.1:<port>`: routes by the Ingresses' Host rules. */
@@ -674,6 +676,7 @@ export async function startRealNode(cp: ControlPlaneInfo, options: RealNodeOptio
       slot,
       nodeName,
       nodeIp,
+      hostIp,
       podCidr,
       ingressUrl: `http://127.0.0.1:${webPort}`,
       containerdAddress: address,

@@ -24,5 +24,7 @@ describe("natsUrlAuth", () => {
     });
     expect(natsUrlAuth("nats://127.0.0.1:4222")).toEqual({ servers: ["nats://127.0.0.1:4222"] });
     expect(natsUrlAuth("host:4222")).toEqual({ servers: ["host:4222"] });
+    expect(natsUrlAuth("127.0.0.1:4222,,")).toEqual({ servers: ["127.0.0.1:4222"] });
+    expect(natsUrlAuth("tok@10.0.0.5:4222")).toEqual({ servers: ["10.0.0.5:4222"], token: "tok" });
   });
 });
