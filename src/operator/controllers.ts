@@ -32,6 +32,7 @@ import type { Leadership } from "./leadership.ts";
 import type { WatchedController } from "./metrics.ts";
 import type { ModuleTransport } from "./transport.ts";
 import { envInteger } from "./env-integer.ts";
+import { reportingApplied } from "./nodes-ready.ts";
 import { platformScoped, publishedComponents, type ServedModule } from "./served.ts";
 import { nameMatches } from "../core/api/naming.ts";
 import { messageOf } from "../core/errors.ts";
@@ -60,6 +61,8 @@ export interface ModuleControllersOptions {
   nodeSource: WatchSource<TinyNode>;
   /** Concurrent TinyNode reconciles ({@link nodeWorkers}). */
   workers: number;
+  /** Told a node's name each time its `Scheduler.update` settled (the `nodes` readiness check: nodes-ready.ts). */
+  onNodeApplied?: (name: string) => void;
   log: Logger;
 }
 
@@ -91,7 +94,7 @@ export function moduleControllers(o: ModuleControllersOptions): ModuleController
   const nodes = tinyNodeController({
     module: o.module,
     ...(served.length > 1 ? { moduleOf } : {}),
-    scheduler: platformScoped(served, scheduler),
+    scheduler: o.onNodeApplied ? reportingApplied(platformScoped(served, scheduler), o.onNodeApplied) : platformScoped(served, scheduler),
     api: tinyNodeApi(kube, namespace),
     isLeader,
     source: o.nodeSource,

@@ -56,6 +56,8 @@ export interface ModuleReadinessSources {
   transport: { ready(): true | string };
   /** Ready once any holder of the Lease was observed. */
   leadership: { readonly leaderKnown: boolean };
+  /** Every node of the first list applied once, or the bound passed (nodes-ready.ts); absent → no such check. */
+  nodes?: { check(): true | string };
 }
 
 /** Cluster mode's readiness checks and the switch for the `started` one. */
@@ -69,9 +71,11 @@ export interface ModuleReadiness {
 }
 
 /**
- * /readyz of cluster mode: every part started, the TinyNode cache synced, the transport up and a
- * leader known. Go starts probes only once its manager runs and a leader is observed (runtime-spec
- * §16 item 24); the cache and transport checks are ours (a pod that cannot serve hops yet is not ready).
+ * /readyz of cluster mode: every part started, the TinyNode cache synced, the transport up, a
+ * leader known and every node of the first list applied (`nodes`, bounded: nodes-ready.ts). Go
+ * starts probes only once its manager runs and a leader is observed (runtime-spec §16 item 24);
+ * the cache, transport and nodes checks are ours (a pod that cannot serve hops or its components'
+ * listeners yet is not ready).
  */
 export function moduleReadiness(o: ModuleReadinessSources): ModuleReadiness {
   let started = false;
@@ -82,6 +86,7 @@ export function moduleReadiness(o: ModuleReadinessSources): ModuleReadiness {
       "node-cache": () => (o.nodeStore.synced ? true : "TinyNode cache not synced yet"),
       transport: () => o.transport.ready(),
       leader: () => (o.leadership.leaderKnown ? true : "no leader observed on the Lease yet"),
+      ...(o.nodes ? { nodes: () => o.nodes!.check() } : {}),
     },
     markStarted() {
       started = true;

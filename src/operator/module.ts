@@ -14,7 +14,8 @@
  * a wire that opened is closed.
  * Runnables, by group (src/manager/manager.ts says why this order):
  *   servers      health server (/healthz at once; /readyz 503 until every part started, the node
- *                cache synced, the transport is up and a leader is known — health.ts); memory governor
+ *                cache synced, the transport is up, a leader is known and the first list's nodes
+ *                were applied — health.ts, nodes-ready.ts); memory governor
  *   stores       transport connection (its death is fatal; closed last — receivers.ts)
  *   election     the Lease campaign `<module>-lock`, adopted (released on stop: ReleaseOnCancel)
  *   runners      scheduler.stopAll on stop (§2.10); the `--components` file watch, so file
@@ -38,6 +39,7 @@ import { SDK_VERSION, version as tinyhostVersion } from "../core/version.ts";
 import { moduleControllers, nodeWorkers } from "./controllers.ts";
 import { healthServer, moduleReadiness } from "./health.ts";
 import { HopGate } from "./hop-gate.ts";
+import { NodesReady, readyNodesTimeout } from "./nodes-ready.ts";
 import { beginStart, type EarlyStart } from "./early.ts";
 import type { ModuleOptions } from "./options.ts";
 import { DEFAULT_LEASE_TIMINGS, leaseName, type LeaseTimings } from "./leadership.ts";
@@ -88,6 +90,7 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
   const workers = checked("controllers", () => nodeWorkers(o.env));
   const memoryLimit = checked("memory", () => softMemoryLimit(o.env));
   const gauge = checked("memory", () => memoryGauge(o.env));
+  const readyNodesMs = checked("readiness", () => readyNodesTimeout(o.env));
   const stage = stages(log);
   const served = checked("flags", () => servedModules(o.name, o.also));
   const alsoServes = served.slice(1).map((m) => m.sanitized);
@@ -145,6 +148,7 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
     // The live component set: bundled, files (--components, watched), TinyComponents (runtime-spec §5.3).
     const catalog = new ComponentCatalog(scheduler);
     for (const def of registry.list()) catalog.put(def, `bundled:${registry.source(def.info.name)}`);
+    const nodesReady = new NodesReady({ timeoutMs: readyNodesMs, log });
     const controllers = moduleControllers({
       kube,
       namespace,
@@ -157,10 +161,12 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
       leadership,
       nodeSource,
       workers,
+      onNodeApplied: (name) => nodesReady.applied(name),
       log,
     });
     nodeCache.store = controllers.nodes.controller.store;
-    const readiness = moduleReadiness({ nodeStore: controllers.nodes.controller.store, transport, leadership });
+    nodesReady.watch(controllers.nodes.controller.store, controllers.nodes.reconciler.owns);
+    const readiness = moduleReadiness({ nodeStore: controllers.nodes.controller.store, transport, leadership, nodes: nodesReady });
     const governor = memoryLimit === undefined ? undefined : new MemoryGovernor({ limitBytes: memoryLimit, gauge: gaugeReader(gauge) });
     const metrics = moduleMetrics({
       controllers: [...controllers.watched],

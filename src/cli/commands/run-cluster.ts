@@ -17,7 +17,7 @@
  * Environment: HOSTNAME (required), TINY_NATS_URL, TINY_NATS_TRANSPORT, SELF_SERVICE_HOST,
  * OTLP_DSN / OTEL_EXPORTER_OTLP_* (trace export, src/telemetry); the chart's RELEASE_NAME,
  * RELEASE_NAMESPACE, KUBERNETES_CLUSTER_DOMAIN, STORAGE_PATH are left to components, as in Go. Test/ops knobs (ms): TINYHOST_LEASE_DURATION_MS,
- * TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS, TINYHOST_DRAIN_TIMEOUT_MS, TINYHOST_STOP_DELAY_MS.
+ * TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS, TINYHOST_DRAIN_TIMEOUT_MS, TINYHOST_STOP_DELAY_MS, TINYHOST_READY_NODES_TIMEOUT_MS.
  */
 import { version as tinyhostVersion } from "../../core/version.ts";
 import { beginStart } from "../../operator/early.ts";
@@ -74,6 +74,8 @@ Environment:
   TINYHOST_JETSTREAM_ACK_WAIT_MS  JetStream AckWait: how long a hop held by a dead replica waits
                        before another replica gets it (default 30000, as Go)
   TINYHOST_NODE_WORKERS  concurrent TinyNode reconciles (default 64)
+  TINYHOST_READY_NODES_TIMEOUT_MS  /readyz waits for the nodes of the first list to be applied
+                       (component listeners bound) at most this long (default 30000; 0 = no wait)
   TINYHOST_MEMORY_SOFT_LIMIT  memory above which the module runs a full collection (bytes or 96Mi;
                        "off"); default 75 % of the container's cgroup memory limit, none without one
   TINYHOST_LOG_LEVEL   trace, debug, info (default), warn, error, fatal or silent
