@@ -238,7 +238,10 @@ export class JetStreamTransport implements Transport, RunCarrier {
       this.module,
       async () => {
         await ensureStream(this.jsm, edgeStreamConfig());
-        await ensureConsumer(this.jsm, EDGE_STREAM, withAck(businessConsumerConfig(this.module)));
+        // Normally made by pre-install / provision before the first pod (verified here); a module
+        // run without them (a plain `run`, a Go-style install) creates it as the Go SDK does.
+        const outcome = await ensureConsumer(this.jsm, EDGE_STREAM, withAck(businessConsumerConfig(this.module)));
+        if (outcome !== "verified") this.#log.info({ consumer: this.module, outcome }, `business consumer ${outcome} by the module`);
       },
       (msg) => opts.handler(msg, signal),
       this.slots,
