@@ -188,6 +188,8 @@ export default defineComponent({
     info: "Scheduled emitter using cron expressions. Click Start to begin emitting context on Out port according to the schedule. Supports standard cron syntax (minute hour day-of-month month day-of-week). Examples: '*/5 * * * *' (every 5 min), '0 */2 * * *' (every 2 hours), '0 9 * * 1-5' (9 AM weekdays). Click Stop to pause. Cron survives pod restarts and leadership changes.",
     tags: ["SDK"],
   },
+  // A module scaled to zero runs nothing until a hop arrives (docs/operations.md "Scaling").
+  requirements: { scaling: { keepRunning: "it emits on a schedule while started; at zero replicas no pod keeps the schedule and nothing wakes it" } },
   state: (): CronSelf => ({
     settings: { context: null, schedule: DEFAULT_SCHEDULE },
     settingsFromPort: false,

@@ -430,6 +430,13 @@ export default defineComponent({
       "To stop the server, enable the Stop port in settings and send it any message (context cancellation alone will NOT stop it — the runtime is distributed and durable).",
     tags: ["HTTP", "Server"],
   },
+  // A module scaled to zero runs nothing until a hop arrives (docs/operations.md "Scaling").
+  requirements: {
+    scaling: {
+      keepRunning:
+        "it holds a listening server on an exposed port; at zero replicas requests find no server, and HTTP traffic is not JetStream lag that could wake it",
+    },
+  },
   // It holds a live HTTP connection until the flow answers on `response`: the platform keeps the
   // subgraph around it on classic request/reply (Go module.SyncRPC; listed with the tag sync_rpc).
   syncRpc: true,

@@ -155,6 +155,8 @@ export default defineComponent({
     info: "Periodic emitter. Click Start to begin emitting context on Out. Waits for Out port to complete, then waits [delay] ms before next emit. Click Stop to pause. Survives pod restarts via metadata persistence.",
     tags: ["SDK"],
   },
+  // A module scaled to zero runs nothing until a hop arrives (docs/operations.md "Scaling").
+  requirements: { scaling: { keepRunning: "it emits on a timer while started; at zero replicas no pod ticks and nothing wakes it" } },
   state: (): TickerSelf => ({
     settings: { delay: DEFAULT_DELAY_MS },
     settingsFromPort: false,

@@ -12,6 +12,10 @@ export interface HookFlags {
   name?: string;
   namespace?: string;
   kubeconfig?: string;
+  /** `pre-install` only: broker URL whose stream and business consumer the hook creates. */
+  natsUrl?: string;
+  /** `pre-install` only: prepare the broker and skip the namespace check (provision's broker Job; provision labels the namespace itself). */
+  brokerOnly?: boolean;
   help: boolean;
 }
 
@@ -30,12 +34,18 @@ export const HOOK_FLAGS_HELP = `Flags:
   -k, --kubeconfig <path>  kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)
   -h, --help               this text`;
 
+/** The broker flag lines of `pre-install --help`. */
+export const BROKER_FLAGS_HELP = `      --nats-url <url>     also create the JetStream streams and the module's business consumer
+                           on this broker (the token may be $(VAR), expanded by the kubelet)
+      --broker-only        only that: skip the namespace check (provision's broker Job)`;
+
 /**
  * Parses the arguments after the command name. Repeated flags: the last wins (cobra's rule, and
  * the chart appends its own copies after the values' args).
+ * @param o.broker - accept `--nats-url` and `--broker-only` (`pre-install`; ours, not Go's).
  * @throws HookUsageError for an unknown flag, a positional argument or a missing/empty value.
  */
-export function parseHookFlags(args: readonly string[]): HookFlags {
+export function parseHookFlags(args: readonly string[], o: { broker?: boolean } = {}): HookFlags {
   let parsed;
   try {
     parsed = parseFlags(args, {
@@ -43,6 +53,7 @@ export function parseHookFlags(args: readonly string[]): HookFlags {
       namespace: { type: "string", valueName: "a namespace" },
       kubeconfig: { type: "string", short: "k", valueName: "a path" },
       help: { type: "boolean", short: "h" },
+      ...(o.broker ? { "nats-url": { type: "string" as const, valueName: "a URL" }, "broker-only": { type: "boolean" as const } } : {}),
     });
   } catch (e) {
     if (!(e instanceof FlagError)) throw e;
@@ -56,5 +67,14 @@ export function parseHookFlags(args: readonly string[]): HookFlags {
   const name = given("name", v.name);
   const namespace = given("namespace", v.namespace);
   const kubeconfig = given("kubeconfig", v.kubeconfig);
-  return { ...(name ? { name } : {}), ...(namespace ? { namespace } : {}), ...(kubeconfig ? { kubeconfig } : {}), help: v.help === true };
+  const broker = v as { "nats-url"?: string; "broker-only"?: boolean };
+  const natsUrl = given("nats-url", broker["nats-url"]);
+  return {
+    ...(name ? { name } : {}),
+    ...(namespace ? { namespace } : {}),
+    ...(kubeconfig ? { kubeconfig } : {}),
+    ...(natsUrl ? { natsUrl } : {}),
+    ...(broker["broker-only"] === true ? { brokerOnly: true } : {}),
+    help: v.help === true,
+  };
 }

@@ -27,6 +27,12 @@ export interface Requirements {
   secrets?: { names: string[] };
   /** A persistent volume (Go `StorageRequirements`). tinyhost validates and lists it; neither the chart overlay nor `provision` creates one (docs/compatibility.md). */
   storage?: { enabled?: boolean; size?: string; storageClassName?: string };
+  /**
+   * Scaling (ours, not Go's): `keepRunning` says why a module with a node of this component
+   * must keep at least one replica (it holds a listening server or a timer, which at zero replicas
+   * nothing runs). `tools keda-values` and `provision --autoscale` refuse `min=0` for such a module.
+   */
+  scaling?: { keepRunning?: string };
 }
 
 const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -65,7 +71,7 @@ function ruleProblem(r: unknown, at: string): string | undefined {
 export function requirementsProblem(r: unknown): string | undefined {
   if (r === null || typeof r !== "object" || Array.isArray(r)) return `requirements must be an object, got ${JSON.stringify(r)}`;
   const req = r as Record<string, unknown>;
-  const unknown = unknownKey(req, "requirements", ["rbac", "secrets", "storage"]);
+  const unknown = unknownKey(req, "requirements", ["rbac", "secrets", "storage", "scaling"]);
   if (unknown) return unknown;
   const rbac = req.rbac as Record<string, unknown> | undefined;
   if (rbac !== undefined) {
@@ -104,6 +110,14 @@ export function requirementsProblem(r: unknown): string | undefined {
       if (storage[k] !== undefined && typeof storage[k] !== "string") return `requirements.storage.${k} must be a string, got ${JSON.stringify(storage[k])}`;
     if (typeof storage.size === "string" && storage.size !== "" && !QUANTITY.test(storage.size))
       return `requirements.storage.size must be a Kubernetes quantity such as "1Gi", got ${JSON.stringify(storage.size)}`;
+  }
+  const scaling = req.scaling as Record<string, unknown> | undefined;
+  if (scaling !== undefined) {
+    if (scaling === null || typeof scaling !== "object") return `requirements.scaling must be an object, got ${JSON.stringify(scaling)}`;
+    const u = unknownKey(scaling, "requirements.scaling", ["keepRunning"]);
+    if (u) return u;
+    if (scaling.keepRunning !== undefined && (typeof scaling.keepRunning !== "string" || scaling.keepRunning.trim() === ""))
+      return `requirements.scaling.keepRunning must be a non-empty string (why the module must keep a replica), got ${JSON.stringify(scaling.keepRunning)}`;
   }
   return undefined;
 }

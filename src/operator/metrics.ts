@@ -12,6 +12,7 @@ import type { HopStats } from "./hop-gate.ts";
 import { componentFaults } from "../runtime/runner/guard.ts";
 import { statusWriteFailures } from "../runtime/runner/status-writer.ts";
 import type { HopSlotStats } from "../transport/slots.ts";
+import type { HopMeter } from "./hop-meter.ts";
 
 /** One controller and its watcher, named for the `controller` / `resource` labels. */
 export interface WatchedController {
@@ -38,6 +39,10 @@ export interface ModuleMetricsSources {
   apiserverRequests?: Readonly<Record<string, number>>;
   /** The memory governor when it is on (src/operator/memory-governor.ts); absent → no `tinyhost_memory_*` series. */
   memoryGovernor?: { readonly limitBytes: number; readonly collections: number };
+  /** Per-component hop measurements (src/operator/hop-meter.ts); absent → no per-component, run or cold-start series. */
+  hopMeter?: HopMeter;
+  /** JetStream: the business consumers' backlog as this process sees it and the redeliveries; absent (other wires) → no series. */
+  jetstream?: () => { consumers: { module: string; pending: number; ackPending: number }[]; redeliveries: number };
   /** tinyhost's version and the Go SDK version it implements (`tinyhost_build_info` labels); absent → no series. */
   build?: { version: string; sdkVersion: string };
 }
@@ -138,6 +143,40 @@ export function moduleMetrics(s: ModuleMetricsSources): MetricsRegistry {
     r.collect("tinyhost_hops_refused_total", "Incoming hops refused during shutdown.", "counter", () => [{ labels: {}, value: hops.refused }]);
     r.collect("tinyhost_hops_in_flight", "Incoming hops running now.", "gauge", () => [{ labels: {}, value: hops.inFlight }]);
   }
+  const meter = s.hopMeter;
+  if (meter) {
+    // For scaling and for people (docs/operations.md "Scaling"): a KEDA prometheus trigger can use these too.
+    r.collect("tinyhost_component_hops_in_flight", "Incoming hops running now, per component.", "gauge", () =>
+      [...meter.readings.inFlight].map(([component, value]) => ({ labels: { component }, value })),
+    );
+    const durations = r.histogram("tinyhost_hop_duration_seconds", "Handler duration of incoming hops, per component, seconds.");
+    meter.onDuration = (component, seconds) => durations.observe({ component }, seconds);
+    r.collect("tinyhost_durable_runs_active", "Durable runs with a step running in this process now.", "gauge", () => [
+      { labels: {}, value: meter.readings.durableRunsActive },
+    ]);
+    r.collect("tinyhost_first_hop_seconds", "Seconds from process start to the first incoming hop handled (cold start); absent until then.", "gauge", () => {
+      const v = meter.readings.firstHopSeconds;
+      return v === undefined ? [] : [{ labels: {}, value: v }];
+    });
+  }
+  const js = s.jetstream;
+  if (js) {
+    r.collect("tinyhost_consumer_pending", "Business consumer messages not yet delivered (num_pending), as this process last saw them.", "gauge", () =>
+      js().consumers.map((c) => ({ labels: { consumer: c.module }, value: c.pending })),
+    );
+    r.collect(
+      "tinyhost_consumer_ack_pending",
+      "Business consumer messages delivered but not acknowledged (num_ack_pending), as this process last saw them.",
+      "gauge",
+      () => js().consumers.map((c) => ({ labels: { consumer: c.module }, value: c.ackPending })),
+    );
+    r.collect(
+      "tinyhost_redeliveries_total",
+      "Business messages JetStream delivered to this process again (nak, AckWait ran out, a replica left).",
+      "counter",
+      () => [{ labels: {}, value: js().redeliveries }],
+    );
+  }
   const slots = s.hopSlots;
   if (slots) {
     // The concurrency bound (docs/operations.md §10): limit, use, the core NATS / gRPC queue, refusals.
@@ -161,12 +200,9 @@ export function moduleMetrics(s: ModuleMetricsSources): MetricsRegistry {
     "counter",
     () => Object.entries(componentFaults.bySite).map(([site, value]) => ({ labels: { site }, value: value ?? 0 })),
   );
-  r.collect(
-    "tinyhost_node_status_write_failures_total",
-    "Node status writes of the runners that failed (each is retried with backoff; issue 21).",
-    "counter",
-    () => [{ labels: {}, value: statusWriteFailures.count }],
-  );
+  r.collect("tinyhost_node_status_write_failures_total", "Node status writes of the runners that failed (each is retried with backoff).", "counter", () => [
+    { labels: {}, value: statusWriteFailures.count },
+  ]);
   r.collect(
     "tinyhost_uncaught_errors_total",
     "Uncaught exceptions and unhandled rejections the process-level last resort logged and survived.",

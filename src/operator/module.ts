@@ -40,6 +40,7 @@ import { moduleControllers, nodeWorkers } from "./controllers.ts";
 import { healthServer, moduleReadiness } from "./health.ts";
 import { HopGate } from "./hop-gate.ts";
 import { NodesReady, readyNodesTimeout } from "./nodes-ready.ts";
+import { HopMeter } from "./hop-meter.ts";
 import { beginStart, type EarlyStart } from "./early.ts";
 import type { ModuleOptions } from "./options.ts";
 import { DEFAULT_LEASE_TIMINGS, leaseName, type LeaseTimings } from "./leadership.ts";
@@ -142,9 +143,13 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
     const nodeCache: NodeCache = {}; // the TinyNode informer's store, once the controllers exist
     const client: ModuleClient = { ...createResourceManager({ kube, namespace, podName: o.hostname, env: o.env }), mode: "cluster" };
     const gate = new HopGate(); // every hop from the wire passes it (the scheduler's hop middleware)
+    // Per-component measurements behind the gate; the scheduler exists once the meter does, so it is looked up late.
+    let runnerComponent: (node: string) => string | undefined = () => undefined;
+    const meter = new HopMeter({ componentOf: (node) => runnerComponent(node) });
     const scheduler = await stage("scheduler", () =>
-      moduleScheduler({ moduleName, alsoServes, kube, namespace, transport, client, leadership, nodeCache, middleware: [gate], log: base }),
+      moduleScheduler({ moduleName, alsoServes, kube, namespace, transport, client, leadership, nodeCache, middleware: [gate, meter], log: base }),
     );
+    runnerComponent = (node) => scheduler.runner(node)?.instance.definition.info.name;
     // The live component set: bundled, files (--components, watched), TinyComponents (runtime-spec §5.3).
     const catalog = new ComponentCatalog(scheduler);
     for (const def of registry.list()) catalog.put(def, `bundled:${registry.source(def.info.name)}`);
@@ -173,6 +178,8 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
       leaseName: leaseName(moduleName),
       isLeader: leadership.isLeader,
       hops: gate.stats,
+      hopMeter: meter,
+      ...(transport.jetstream ? { jetstream: transport.jetstream } : {}),
       ...(transport.slots ? { hopSlots: transport.slots } : {}),
       runners: () => scheduler.nodes().length,
       ...(governor ? { memoryGovernor: governor } : {}),

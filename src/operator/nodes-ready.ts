@@ -4,7 +4,7 @@
  * `Scheduler.update` settled (onReconcile and settings delivered, so an http_server restoring its
  * persisted port has bound it: the bind is synchronous in its onReconcile). Without it a new pod
  * joined the release Service's endpoints before its component listeners were bound, and requests
- * routed to an exposed port met a refused connection during a rollout (issue 31 item 5).
+ * routed to an exposed port met a refused connection during a rollout.
  *
  * Rules (docs/operations.md §11 "Readiness"):
  * - an update that failed (unknown component, a failing hook or settings) counts as applied: that

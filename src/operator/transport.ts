@@ -84,6 +84,8 @@ export interface ModuleTransport {
   stopReceiving(): Promise<void>;
   /** The bound on concurrent incoming hops (/metrics `tinyhost_hop_slots_*`); set by every wire {@link openTransport} opens. */
   readonly slots?: HopSlots;
+  /** JetStream only: each served name's business consumer backlog and the redeliveries so far (/metrics). */
+  readonly jetstream?: () => { consumers: { module: string; pending: number; ackPending: number }[]; redeliveries: number };
   /**
    * `TinyModule.status.addr` of served module `module` (default the `--name` one): the advertised
    * gRPC address, or `nats://tinymodule.<module>.msg`.
@@ -264,6 +266,10 @@ async function openJetStream(o: OpenTransportOptions, nc: NatsConnection): Promi
     },
     stopReceiving: async () => void (await Promise.all(served.map((t) => t.stopReceiving()))),
     address: (module = o.module) => `nats://tinymodule.${module}.msg`,
+    jetstream: () => ({
+      consumers: served.map((t) => ({ module: t.module, ...t.backlog })),
+      redeliveries: served.reduce((n, t) => n + t.redeliveries, 0),
+    }),
     ready: health.ready,
     async stopServing(graceMs) {
       await reconciler.stop();

@@ -204,7 +204,7 @@ export async function provision(kube: KubeClient, o: ProvisionOptions, run: Prov
     run.pollMs,
   );
   if (plan.natsSecret) await write(plan.natsSecret);
-  for (const m of [...plan.nats, ...plan.otel, ...plan.release]) await write(m);
+  for (const m of [...plan.nats, ...plan.otel, ...plan.release, ...plan.scaling]) await write(m);
   for (const r of await pruneLegacy(kube, o)) record(r);
   return { objects, ...(o.nats ? { brokerUrl: redactBrokerUrl(brokerUrl(o.namespace, "token")) } : {}) };
 }

@@ -9,6 +9,7 @@ import { NATS_IMAGE, NATS_REPLICA_CHOICES } from "./nats.ts";
 import { OTEL_IMAGE } from "./otel.ts";
 import type { ComponentNeeds } from "./rbac-values.ts";
 import { MAX_LABEL_LENGTH, sanitizeReleaseName } from "./sanitize.ts";
+import { parseAutoscaleSpec, resolveAutoscale, type Autoscale } from "./scaling.ts";
 
 /** Default runtime namespace (`tiny -n`, provision.md §1). */
 export const DEFAULT_NAMESPACE = "tinysystems";
@@ -55,6 +56,12 @@ export interface ProvisionInput {
    * cluster-wide rules, the Secrets their placeholders may name); default none (the runtime's own rules).
    */
   components?: readonly ComponentNeeds[];
+  /** `--autoscale <spec>` (src/provision/scaling.ts `parseAutoscaleSpec`); absent = a fixed single replica. */
+  autoscale?: string;
+  /** `--keda-endpoint <host:port>`: the broker monitoring endpoint KEDA reads; default the provisioned broker's. */
+  kedaEndpoint?: string;
+  /** `--keda-auth-secret <name>`: a Secret with `natsServerMonitoringEndpoint` and `account` for KEDA's TriggerAuthentication. */
+  kedaAuthSecret?: string;
 }
 
 /** Validated options. */
@@ -83,7 +90,16 @@ export interface ProvisionOptions {
   withCrHelpers: boolean;
   /** The components whose declared requirements the release grants (rbac-values.ts `declaredRbac`); absent = none. */
   components?: readonly ComponentNeeds[];
+  /** KEDA scales the Deployment (a ScaledObject, no fixed `replicas`); absent = one replica. */
+  autoscale?: Autoscale;
+  /** Broker monitoring endpoint for KEDA; absent = the provisioned broker's headless Service. */
+  kedaEndpoint?: string;
+  /** Secret for KEDA's TriggerAuthentication; absent = none. */
+  kedaAuthSecret?: string;
 }
+
+/** `host:port` of a monitoring endpoint. */
+const HOST_PORT = /^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?:\d{1,5}$/;
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -200,5 +216,34 @@ export function resolveOptions(input: ProvisionInput = {}): ProvisionOptions {
     ingressClass,
     withCrHelpers: input.withCrHelpers ?? false,
     ...(input.components && input.components.length > 0 ? { components: input.components } : {}),
+    ...scalingOptions(input),
+  };
+}
+
+/**
+ * The scaling part of the options.
+ * @throws ProvisionInputError naming the flag and value: a bad `--autoscale` spec, an endpoint not
+ *   `host:port`, a Secret name not a DNS name, or `--keda-*` without `--autoscale`.
+ */
+function scalingOptions(input: ProvisionInput): Pick<ProvisionOptions, "autoscale" | "kedaEndpoint" | "kedaAuthSecret"> {
+  if (input.autoscale === undefined) {
+    if (input.kedaEndpoint !== undefined) throw new ProvisionInputError("--keda-endpoint", "needs --autoscale");
+    if (input.kedaAuthSecret !== undefined) throw new ProvisionInputError("--keda-auth-secret", "needs --autoscale");
+    return {};
+  }
+  const autoscale = resolveAutoscale(parseAutoscaleSpec(input.autoscale));
+  if (input.kedaEndpoint !== undefined && !HOST_PORT.test(input.kedaEndpoint)) {
+    throw new ProvisionInputError(
+      "--keda-endpoint",
+      `must be host:port (the broker's monitoring port, e.g. nats.nats.svc:8222), got ${JSON.stringify(input.kedaEndpoint)}`,
+    );
+  }
+  if (input.kedaAuthSecret !== undefined && (!DNS_SUBDOMAIN.test(input.kedaAuthSecret) || input.kedaAuthSecret.length > 253)) {
+    throw new ProvisionInputError("--keda-auth-secret", `must be a Secret name (lowercase DNS name), got ${JSON.stringify(input.kedaAuthSecret)}`);
+  }
+  return {
+    autoscale,
+    ...(input.kedaEndpoint !== undefined ? { kedaEndpoint: input.kedaEndpoint } : {}),
+    ...(input.kedaAuthSecret !== undefined ? { kedaAuthSecret: input.kedaAuthSecret } : {}),
   };
 }

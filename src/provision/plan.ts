@@ -1,6 +1,7 @@
 /**
  * The whole provisioning plan in apply order (provision.md §8): Namespace → CRDs → NATS (auth
- * Secret, config, Services, StatefulSet) → OTEL collector → module release. `--dry-run` prints it;
+ * Secret, config, Services, StatefulSet) → OTEL collector → module release → with `--autoscale`, the
+ * broker Job and KEDA's objects (docs/operations.md "Scaling"). `--dry-run` prints it;
  * `provision` applies it group by group (waiting for the CRDs after their group).
  */
 import { crdManifests } from "./crds.ts";
@@ -9,7 +10,9 @@ import { namespaceManifest } from "./namespace.ts";
 import { DRY_RUN_TOKEN, natsManifests, natsSecretManifest } from "./nats.ts";
 import type { ProvisionOptions } from "./options.ts";
 import { otelManifests } from "./otel.ts";
-import { releaseManifests } from "./release.ts";
+import { namesFor, releaseManifests } from "./release.ts";
+import { brokerJobManifest } from "./broker-job.ts";
+import { kedaManifests } from "./scaling.ts";
 
 /** The plan, by group. Groups of disabled add-ons are empty. */
 export interface ProvisionPlan {
@@ -20,6 +23,8 @@ export interface ProvisionPlan {
   nats: Manifest[];
   otel: Manifest[];
   release: Manifest[];
+  /** With `--autoscale`: the broker Job (with NATS), then KEDA's TriggerAuthentication and ScaledObject. */
+  scaling: Manifest[];
 }
 
 /** Values only known at apply time. */
@@ -37,12 +42,27 @@ export function buildPlan(o: ProvisionOptions, inputs: PlanInputs): ProvisionPla
     nats: o.nats ? natsManifests(o.namespace, o.natsImage, o.natsReplicas) : [],
     otel: o.otel ? otelManifests(o.namespace, o.otelImage) : [],
     release: releaseManifests(o, { nats: o.nats }),
+    scaling: scalingManifests(o),
   };
+}
+
+/** The scaling group: empty without `--autoscale`. */
+export function scalingManifests(o: ProvisionOptions): Manifest[] {
+  if (!o.autoscale) return [];
+  const target = {
+    namespace: o.namespace,
+    release: o.release,
+    module: o.release,
+    deployment: namesFor(o).deployment,
+    ...(o.kedaEndpoint ? { endpoint: o.kedaEndpoint } : {}),
+    ...(o.kedaAuthSecret ? { authSecret: o.kedaAuthSecret } : {}),
+  };
+  return [...(o.nats ? [brokerJobManifest(o)] : []), ...kedaManifests(target, o.autoscale)];
 }
 
 /** Every manifest of a plan, flattened in apply order. */
 export function planManifests(plan: ProvisionPlan): Manifest[] {
-  return [plan.namespace, ...plan.crds, ...(plan.natsSecret ? [plan.natsSecret] : []), ...plan.nats, ...plan.otel, ...plan.release];
+  return [plan.namespace, ...plan.crds, ...(plan.natsSecret ? [plan.natsSecret] : []), ...plan.nats, ...plan.otel, ...plan.release, ...plan.scaling];
 }
 
 /**

@@ -293,7 +293,9 @@ export function managerDeployment(o: ProvisionOptions, inputs: ReleaseInputs): M
       annotations: { [MODULE_IMAGE_ANNOTATION]: o.image, [MODULE_VERSION_ANNOTATION]: o.version },
     },
     spec: {
-      replicas: 1,
+      // Autoscaled: KEDA's HPA owns the replica count; applying one would fight it on every provision
+      // (Kubernetes docs "Horizontal Pod Autoscaling › Migrating Deployments to use autoscaling").
+      ...(o.autoscale ? {} : { replicas: 1 }),
       strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
       selector: { matchLabels: pod },
       template: {

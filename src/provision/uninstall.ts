@@ -27,6 +27,8 @@ import { natsManifests } from "./nats.ts";
 import type { ProvisionOptions } from "./options.ts";
 import { otelManifests } from "./otel.ts";
 import { MODULE_GRACE_SECONDS, namesFor, releaseManifests } from "./release.ts";
+import { scalingManifests } from "./plan.ts";
+import { resolveAutoscale } from "./scaling.ts";
 
 /** Longest wait for the module's pods to exit after their Deployment is deleted: the grace period and a margin. */
 export const PODS_GONE_TIMEOUT_MS = (MODULE_GRACE_SECONDS + 20) * 1000;
@@ -67,10 +69,19 @@ export function uninstallTargets(o: ProvisionOptions, options: Pick<UninstallOpt
   const names = namesFor(o);
   // The declared cluster-wide role goes after the ServiceAccount, whether or not these options name
   // components (the uninstall command loads none): absent is reported as such.
-  const out = releaseManifests(o, { nats: o.nats })
+  // KEDA's objects first (they would scale the Deployment back up), whether or not these options
+  // autoscale (the uninstall command does not know): absent is reported as such.
+  // (Any Secret name: it only makes the TriggerAuthentication, whose name does not depend on it, part of the list.)
+  const scaling = scalingManifests({ ...o, autoscale: o.autoscale ?? resolveAutoscale({}), kedaAuthSecret: o.kedaAuthSecret ?? "any" })
     .map(target)
-    .filter((t) => t.kind !== "ClusterRole" && t.kind !== "ClusterRoleBinding")
     .reverse();
+  const out = [
+    ...scaling,
+    ...releaseManifests(o, { nats: o.nats })
+      .map(target)
+      .filter((t) => t.kind !== "ClusterRole" && t.kind !== "ClusterRoleBinding")
+      .reverse(),
+  ];
   out.push(
     { resource: clusterRoleBindings as ResourceDescriptor<KubeObject>, kind: "ClusterRoleBinding", name: names.extraClusterRole },
     { resource: clusterRoles as ResourceDescriptor<KubeObject>, kind: "ClusterRole", name: names.extraClusterRole },

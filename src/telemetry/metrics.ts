@@ -2,15 +2,15 @@
  * A tiny metrics registry rendered in the Prometheus text exposition format 0.0.4
  * (https://prometheus.io/docs/instrumenting/exposition_formats/): counters and gauges with labels,
  * plus collectors that read live values (queue depth, watcher counters) at scrape time. Written here
- * instead of prom-client because /metrics needs a dozen series and no histograms.
+ * instead of prom-client because /metrics needs a few dozen series and one kind of histogram.
  */
 import { TinyError } from "../core/errors.ts";
 
 /** Label names → values of one series. Values are escaped on output. */
 export type Labels = Readonly<Record<string, string>>;
 
-/** The two metric types this registry renders. */
-export type MetricType = "counter" | "gauge";
+/** The metric types this registry renders. */
+export type MetricType = "counter" | "gauge" | "histogram";
 
 /** One sample a collector reports. */
 export interface Sample {
@@ -76,6 +76,8 @@ interface Family {
   series: Map<string, Sample>;
   /** Live series read at scrape time. */
   collectors: (() => Sample[])[];
+  /** Histogram families: their bounds and series. */
+  histogram?: { bounds: readonly number[]; series: Map<string, HistogramSeries> };
 }
 
 /** A counter family: `inc` only. */
@@ -96,6 +98,25 @@ export interface Gauge {
   dec(labels?: Labels, by?: number): void;
   /** Current value of one series (0 when never set). */
   get(labels?: Labels): number;
+}
+
+/** A histogram family: cumulative `_bucket{le}`, `_sum` and `_count` per label set (exposition format "Histogram"). */
+export interface Histogram {
+  /** Records one observation `value` (e.g. seconds) in the series with `labels`. */
+  observe(labels: Labels, value: number): void;
+  /** Observations so far of one series (0 when none). */
+  count(labels?: Labels): number;
+}
+
+/** Bucket upper bounds of hop handler durations, seconds (1 ms … 60 s). */
+export const DURATION_BUCKETS_SECONDS: readonly number[] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+interface HistogramSeries {
+  labels: Labels;
+  /** Non-cumulative counts per bucket; the last slot is +Inf. */
+  counts: number[];
+  sum: number;
+  count: number;
 }
 
 /** A set of metric families rendered together by {@link MetricsRegistry.render}. */
@@ -155,6 +176,35 @@ export class MetricsRegistry {
   }
 
   /**
+   * Registers (or returns) a histogram family with bucket upper bounds `bounds` (ascending; +Inf is implied).
+   * @throws MetricNameError as {@link counter}; RangeError when the bounds are not ascending.
+   */
+  histogram(name: string, help: string, bounds: readonly number[] = DURATION_BUCKETS_SECONDS): Histogram {
+    for (let i = 1; i < bounds.length; i++)
+      if (!(bounds[i]! > bounds[i - 1]!)) throw new RangeError(`histogram ${name}: bucket bounds must ascend, got ${bounds.join(", ")}`);
+    const f = this.#family(name, help, "histogram");
+    f.histogram ??= { bounds: [...bounds], series: new Map() };
+    const h = f.histogram;
+    return {
+      observe: (labels, value) => {
+        checkLabels(labels);
+        const key = labelKey(labels);
+        let s = h.series.get(key);
+        if (!s) {
+          s = { labels: { ...labels }, counts: new Array<number>(h.bounds.length + 1).fill(0), sum: 0, count: 0 };
+          h.series.set(key, s);
+        }
+        let i = h.bounds.findIndex((b) => value <= b);
+        if (i < 0) i = h.bounds.length;
+        s.counts[i]!++;
+        s.sum += value;
+        s.count++;
+      },
+      count: (labels = {}) => h.series.get(labelKey(labels))?.count ?? 0,
+    };
+  }
+
+  /**
    * Registers a collector: `read` is called on every scrape and its samples are rendered under
    * `name` (after any stored series). Use it for values another object already counts.
    * @throws MetricNameError as {@link counter}.
@@ -183,6 +233,18 @@ export class MetricsRegistry {
       }
       out.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
       for (const s of samples) out.push(`${f.name}${renderLabels(s.labels)} ${formatValue(s.value)}`);
+      if (f.histogram) {
+        const { bounds } = f.histogram;
+        for (const h of f.histogram.series.values()) {
+          let cumulative = 0;
+          for (let i = 0; i <= bounds.length; i++) {
+            cumulative += h.counts[i]!;
+            const le = i < bounds.length ? formatValue(bounds[i]!) : "+Inf";
+            out.push(`${f.name}_bucket${renderLabels({ ...h.labels, le })} ${cumulative}`);
+          }
+          out.push(`${f.name}_sum${renderLabels(h.labels)} ${formatValue(h.sum)}`, `${f.name}_count${renderLabels(h.labels)} ${h.count}`);
+        }
+      }
     }
     return out.length === 0 ? "" : `${out.join("\n")}\n`;
   }

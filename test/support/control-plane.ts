@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import YAML from "yaml";
-import { generatePki } from "./pki.ts";
+import { FRONT_PROXY_CLIENT, generateFrontProxyPki, generatePki } from "./pki.ts";
 import { freePort, startProcess, tail, waitUntil, type ManagedProcess } from "./process.ts";
 import { createKubeClient, type KubeClient } from "../../src/k8s/client/index.ts";
 
@@ -202,6 +202,14 @@ export interface ControlPlaneOptions {
    * controller manager no `default` ServiceAccount exists and every pod would be refused.
    */
   admitServiceAccounts?: boolean;
+  /**
+   * Configure the aggregation layer (Kubernetes docs "Configure the Aggregation Layer"): a
+   * front-proxy CA and client cert, the `--requestheader-*` and `--proxy-client-*` flags, and
+   * `--enable-aggregator-routing` (the apiserver dials an APIService's endpoints, not its ClusterIP —
+   * it runs outside the node's network). Needed by an extension apiserver such as KEDA's metrics
+   * adapter (docs/operations.md §14). Off by default.
+   */
+  aggregationLayer?: boolean;
 }
 
 /**
@@ -218,6 +226,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const pkiDir = join(dir, "pki");
   mkdirSync(pkiDir);
   const pki = await generatePki(pkiDir);
+  const frontProxy = opts.aggregationLayer ? await generateFrontProxyPki(pkiDir) : undefined;
   const etcdPort = freePort();
   const peerPort = freePort();
   const port = freePort();
@@ -280,6 +289,18 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     "--service-cluster-ip-range=10.0.0.0/24",
     "--allow-privileged=true",
     `--disable-admission-plugins=${opts.admitServiceAccounts ? "" : "ServiceAccount,"}StorageObjectInUseProtection`,
+    ...(frontProxy
+      ? [
+          `--requestheader-client-ca-file=${frontProxy.caCert}`,
+          `--requestheader-allowed-names=${FRONT_PROXY_CLIENT}`,
+          "--requestheader-username-headers=X-Remote-User",
+          "--requestheader-group-headers=X-Remote-Group",
+          "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+          `--proxy-client-cert-file=${frontProxy.clientCert}`,
+          `--proxy-client-key-file=${frontProxy.clientKey}`,
+          "--enable-aggregator-routing=true",
+        ]
+      : []),
     "--v=0",
   ];
   let api: ManagedProcess | null = null;

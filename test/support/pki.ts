@@ -114,3 +114,64 @@ export async function generatePki(dir: string): Promise<Pki> {
     token,
   };
 }
+
+/** The aggregation layer's credentials (Kubernetes docs "Configure the Aggregation Layer"). */
+export interface FrontProxyPki {
+  /** CA the apiserver tells extension apiservers to trust for proxied requests (`--requestheader-client-ca-file`). */
+  caCert: string;
+  /** The apiserver's client cert towards extension apiservers (`--proxy-client-cert-file`), CN {@link FRONT_PROXY_CLIENT}. */
+  clientCert: string;
+  clientKey: string;
+}
+
+/** CN of the front-proxy client cert, the one `--requestheader-allowed-names` lists. */
+export const FRONT_PROXY_CLIENT = "front-proxy-client";
+
+/**
+ * Generates a second CA (front-proxy-ca, kept apart from the cluster CA as kubeadm does) and the
+ * client cert the apiserver presents when it proxies a request to an extension apiserver (KEDA's
+ * metrics adapter serving external.metrics.k8s.io), valid 7 days.
+ * @throws Error naming the openssl step that failed.
+ */
+export async function generateFrontProxyPki(dir: string): Promise<FrontProxyPki> {
+  const ec = ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out"];
+  openssl(dir, [...ec, "front-proxy-ca.key"]);
+  openssl(dir, [
+    "req",
+    "-x509",
+    "-new",
+    "-key",
+    "front-proxy-ca.key",
+    "-subj",
+    "/CN=tinyhost-test-front-proxy-ca",
+    "-days",
+    "7",
+    "-out",
+    "front-proxy-ca.crt",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  ]);
+  openssl(dir, [...ec, "front-proxy-client.key"]);
+  openssl(dir, ["req", "-new", "-key", "front-proxy-client.key", "-subj", `/CN=${FRONT_PROXY_CLIENT}`, "-out", "front-proxy-client.csr"]);
+  await Bun.write(join(dir, "fp.ext"), "extendedKeyUsage=clientAuth\n");
+  openssl(dir, [
+    "x509",
+    "-req",
+    "-in",
+    "front-proxy-client.csr",
+    "-CA",
+    "front-proxy-ca.crt",
+    "-CAkey",
+    "front-proxy-ca.key",
+    "-CAcreateserial",
+    "-days",
+    "7",
+    "-extfile",
+    "fp.ext",
+    "-out",
+    "front-proxy-client.crt",
+  ]);
+  return { caCert: join(dir, "front-proxy-ca.crt"), clientCert: join(dir, "front-proxy-client.crt"), clientKey: join(dir, "front-proxy-client.key") };
+}

@@ -1,7 +1,8 @@
 /**
  * The whole suite's cold builds, started at once and niced: kube-apiserver + etcd
  * (scripts/build-control-plane.sh), the Go test tools (scripts/build-go-tools.sh) and the real
- * node's binaries (scripts/build-node.sh). On a fresh machine they run beside the unit tests and
+ * node's binaries (scripts/build-node.sh) and KEDA's operator and metrics adapter (scripts/build-keda.sh,
+ * for the scaling proof). On a fresh machine they run beside the unit tests and
  * the first integration files instead of one after another when a test first needs them; the
  * callers that need a binary (control-plane.ts, go-tools.ts, real-node/node.ts) run the same
  * idempotent scripts, which wait on the build's lock and then find it done. With warm caches each
@@ -10,7 +11,7 @@
 import { join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const SCRIPTS = ["build-control-plane.sh", "build-go-tools.sh", "build-node.sh"];
+const SCRIPTS = ["build-control-plane.sh", "build-go-tools.sh", "build-node.sh", "build-keda.sh"];
 
 let started = false;
 

@@ -28,7 +28,8 @@ export interface RealCluster {
  * @throws Error naming the part that did not come up (everything started is stopped first).
  */
 export async function startRealCluster(opts: { ownerPid?: number; onPart?: (name: string, ms: number) => void } = {}): Promise<RealCluster> {
-  const controlPlane = await startControlPlane({ ownerPid: opts.ownerPid, admitServiceAccounts: true });
+  // The aggregation layer too: KEDA's metrics adapter (real-keda) serves external.metrics.k8s.io through it.
+  const controlPlane = await startControlPlane({ ownerPid: opts.ownerPid, admitServiceAccounts: true, aggregationLayer: true });
   let node: RealNode;
   try {
     node = await startRealNode(controlPlane, { ownerPid: opts.ownerPid, onPart: (p) => opts.onPart?.(p.name, p.readyMs) });

@@ -24,6 +24,7 @@ import {
   type AppliedObject,
 } from "../../provision/index.ts";
 import { messageOf } from "../../core/errors.ts";
+import { scaleToZeroCheck } from "../scaling-check.ts";
 
 /** Help text of `tinyhost provision`. */
 export const PROVISION_USAGE = `Usage: tinyhost provision [flags]
@@ -53,6 +54,15 @@ Flags:
   --components <dir>       the module's component files, on top of the bundled ones (as run --components
                            serves them): the RBAC rules and Secrets their requirements declare are granted
                            (Role <name>-extra; ClusterRole <name>-<ns>-extra for cluster-wide rules)
+  --autoscale <spec>       KEDA scales the module on its JetStream backlog: "on" or min=,max=,lag=,
+                           activation=,polling=,cooldown= (defaults min=0,max=10,lag=256,activation=0,
+                           polling=10,cooldown=300); applies a ScaledObject <name>-scaler (KEDA must be
+                           installed), leaves the Deployment's replicas to it, and runs Job
+                           <name>-broker-setup creating the stream and consumer before the first pod
+  --keda-endpoint <h:p>    broker monitoring endpoint KEDA reads (default tinysystems-nats-headless.<ns>.svc:8222)
+  --keda-auth-secret <s>   Secret with natsServerMonitoringEndpoint and account: a TriggerAuthentication reads them
+  --manifests <dir>        the module's TinyNode manifests: min=0 is refused when a node there holds a
+                           server or a timer (http_server, ticker, cron), with the reason
   --kubeconfig <path>      kubeconfig file (default $KUBECONFIG, in-cluster, ~/.kube/config)
   --context <name>         kubeconfig context (default its current-context)`;
 
@@ -72,6 +82,10 @@ export const PROVISION_FLAGS = {
   "ingress-class": { type: "string" },
   "with-cr-helpers": { type: "boolean" },
   components: { type: "string", valueName: "a directory" },
+  autoscale: { type: "string", valueName: "a spec" },
+  "keda-endpoint": { type: "string", valueName: "host:port" },
+  "keda-auth-secret": { type: "string", valueName: "a Secret name" },
+  manifests: { type: "string", valueName: "a directory" },
   kubeconfig: { type: "string" },
   context: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -106,6 +120,9 @@ export const provisionCommand: CommandRunner = {
         ingressSuffix: flags["ingress-suffix"],
         ingressClass: flags["ingress-class"],
         withCrHelpers: flags["with-cr-helpers"],
+        autoscale: flags.autoscale,
+        kedaEndpoint: flags["keda-endpoint"],
+        kedaAuthSecret: flags["keda-auth-secret"],
       });
     } catch (e) {
       if (!(e instanceof ProvisionInputError || e instanceof FlagError)) throw e;
@@ -118,6 +135,15 @@ export const provisionCommand: CommandRunner = {
       const code = (e as { code?: unknown }).code;
       console.error(`tinyhost provision: ${messageOf(e)}${typeof code === "string" ? ` [${code}]` : ""}`);
       return 1;
+    }
+    try {
+      if (options.autoscale)
+        for (const w of await scaleToZeroCheck(options.autoscale, options.components ?? [], options.release, flags.manifests)) console.error(`warning: ${w}`);
+      else if (flags.manifests !== undefined) throw new ProvisionInputError("--manifests", "needs --autoscale");
+    } catch (e) {
+      if (!(e instanceof ProvisionInputError)) throw e;
+      console.error(`tinyhost provision: ${e.message}`);
+      return 2;
     }
     if (flags["dry-run"] === true) {
       process.stdout.write(toYamlStream(planManifests(dryRunPlan(options)).map((m) => m.object)));

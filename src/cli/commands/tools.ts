@@ -4,6 +4,10 @@
  *
  * - `tools rbac-values [--with-cr-helpers] [--dir <dir>]` — the chart values overlay (`rbac:`)
  *   this module's components need and declare (src/provision/rbac-values.ts); nothing when none.
+ * - `tools keda-values --release <r> [--namespace <ns>] [--autoscale <spec>] [--nats-url <url>] [--chart-values] …`
+ *   — KEDA's ScaledObject (+ TriggerAuthentication) for a module the platform's chart installed, or
+ *   with `--chart-values` the chart values overlay (src/provision/keda-values.ts); min=0 is checked
+ *   against the components that must keep a replica (../scaling-check.ts). Exit 2 on a refusal.
  * - `tools rbac-check [--strict] [--manifests <dir>] [--dir <dir>]` — the calls made for the
  *   components that their declared rules do not cover (src/provision/rbac-check.ts), in Go's words:
  *   exit 0 (also with findings, unless `--strict`: then 1), 1 when it cannot check.
@@ -30,6 +34,9 @@ import { platformListing } from "../platform-listing.ts";
 import { componentNeeds } from "../component-set.ts";
 import { errorPortWarnings } from "../error-ports.ts";
 import { messageOf } from "../../core/errors.ts";
+import { ProvisionInputError, resolveOptions, toYamlStream } from "../../provision/index.ts";
+import { chartKedaManifests, chartKedaTarget, chartKedaValues, type ChartRelease } from "../../provision/keda-values.ts";
+import { scaleToZeroCheck } from "../scaling-check.ts";
 
 /** Help text of `tinyhost tools`. */
 export function toolsUsage(compiled = isCompiledBinary()): string {
@@ -43,6 +50,18 @@ Tools:
                     [[secret:name/key]] placeholders name) that their declared requirements do not cover
                       --manifests <dir>  also check the placeholders of the TinyNode manifests there
                       --strict           exit 1 when a call is not covered
+  keda-values       KEDA scaling for a module installed with the platform's chart: the ScaledObject
+                    (+ TriggerAuthentication) to kubectl apply, or with --chart-values the values
+                    overlay (pre-install creates the stream and consumer; replicas)
+                      --release <r>           Helm release name (required)
+                      --namespace <ns>        release namespace (default tinysystems)
+                      --module-name <m>       the chart's controllerManager.manager.moduleName, if set
+                      --autoscale <spec>      "on" or min=,max=,lag=,activation=,polling=,cooldown=
+                      --nats-url <url>        the chart's natsURL: the pre-install hook prepares it
+                      --keda-endpoint <h:p>   broker monitoring endpoint (default tinysystems-nats-headless.<ns>.svc:8222)
+                      --keda-auth-secret <s>  Secret with natsServerMonitoringEndpoint and account
+                      --manifests <dir>       the module's TinyNodes: min=0 refused for a server or timer node
+                      --chart-values          print the chart values overlay instead
   components-info   list the components (name — description) and error-port warnings; --json: the
                     repository index shape [{name, description, info, tags}]
 
@@ -60,7 +79,7 @@ async function loadComponents(dir: string | undefined): Promise<Registry> {
   return discoverComponents(resolve(dir ?? "components"));
 }
 
-type Tool = "rbac-values" | "rbac-check" | "components-info";
+type Tool = "rbac-values" | "rbac-check" | "components-info" | "keda-values";
 
 function parse(args: string[], tool: Tool) {
   return parseFlags(args, {
@@ -69,7 +88,35 @@ function parse(args: string[], tool: Tool) {
     ...(tool === "components-info" ? { json: { type: "boolean" as const } } : {}),
     ...(tool === "rbac-values" ? { "with-cr-helpers": { type: "boolean" as const } } : {}),
     ...(tool === "rbac-check" ? { strict: { type: "boolean" as const }, manifests: { type: "string" as const, valueName: "a directory" } } : {}),
-  }).values as { dir?: string; json?: boolean; help?: boolean; "with-cr-helpers"?: boolean; strict?: boolean; manifests?: string };
+    ...(tool === "keda-values"
+      ? {
+          release: { type: "string" as const, valueName: "a release name" },
+          namespace: { type: "string" as const, valueName: "a namespace" },
+          "module-name": { type: "string" as const, valueName: "a module name" },
+          autoscale: { type: "string" as const, valueName: "a spec" },
+          "nats-url": { type: "string" as const, valueName: "a URL" },
+          "keda-endpoint": { type: "string" as const, valueName: "host:port" },
+          "keda-auth-secret": { type: "string" as const, valueName: "a Secret name" },
+          manifests: { type: "string" as const, valueName: "a directory" },
+          "chart-values": { type: "boolean" as const },
+        }
+      : {}),
+  }).values as {
+    dir?: string;
+    json?: boolean;
+    help?: boolean;
+    "with-cr-helpers"?: boolean;
+    strict?: boolean;
+    manifests?: string;
+    release?: string;
+    namespace?: string;
+    "module-name"?: string;
+    autoscale?: string;
+    "nats-url"?: string;
+    "keda-endpoint"?: string;
+    "keda-auth-secret"?: string;
+    "chart-values"?: boolean;
+  };
 }
 
 /** The `tools` sub-command. */
@@ -81,7 +128,7 @@ export const toolsCommand: CommandRunner = {
       console.log(toolsUsage());
       return 0;
     }
-    if (tool !== "rbac-values" && tool !== "components-info" && tool !== "rbac-check") {
+    if (tool !== "rbac-values" && tool !== "components-info" && tool !== "rbac-check" && tool !== "keda-values") {
       console.error(`tinyhost tools: unknown tool ${JSON.stringify(tool)}\n\n${toolsUsage()}`);
       return 2;
     }
@@ -113,6 +160,7 @@ export const toolsCommand: CommandRunner = {
       return 0;
     }
     if (tool === "rbac-check") return rbacCheck(defs, needs(), flags.manifests, flags.strict === true);
+    if (tool === "keda-values") return kedaValues(flags, needs());
     if (flags.json) {
       // Go cli/components-info.go: the discovery shape, fields of getComponentApi.
       const shape = defs.map(platformListing).map((c) => ({
@@ -154,4 +202,50 @@ async function rbacCheck(defs: readonly ComponentDefinition[], needs: ComponentN
   }
   process.stderr.write(rbacCheckReport(findings));
   return strict ? 1 : 0; // Go: non-zero only on request, so a module mid-change still builds
+}
+
+/** `tools keda-values` (see the file header). Exit 0 printed, 2 bad flags or min=0 refused. */
+async function kedaValues(
+  flags: {
+    release?: string;
+    namespace?: string;
+    "module-name"?: string;
+    autoscale?: string;
+    "nats-url"?: string;
+    "keda-endpoint"?: string;
+    "keda-auth-secret"?: string;
+    manifests?: string;
+    "chart-values"?: boolean;
+  },
+  needs: ComponentNeeds[],
+): Promise<number> {
+  try {
+    if (!flags.release) throw new ProvisionInputError("--release", "is required (the Helm release name the chart was installed as)");
+    // The namespace, endpoint and Secret are checked as provision checks them.
+    const checked = resolveOptions({
+      namespace: flags.namespace,
+      name: flags.release,
+      autoscale: flags.autoscale ?? "on",
+      kedaEndpoint: flags["keda-endpoint"],
+      kedaAuthSecret: flags["keda-auth-secret"],
+    });
+    const release: ChartRelease = {
+      release: flags.release,
+      namespace: checked.namespace,
+      ...(flags["module-name"] ? { moduleName: flags["module-name"] } : {}),
+      ...(flags["nats-url"] ? { natsUrl: flags["nats-url"] } : {}),
+      ...(checked.kedaEndpoint ? { endpoint: checked.kedaEndpoint } : {}),
+      ...(checked.kedaAuthSecret ? { authSecret: checked.kedaAuthSecret } : {}),
+    };
+    const autoscale = checked.autoscale!;
+    const target = chartKedaTarget(release);
+    for (const w of await scaleToZeroCheck(autoscale, needs, target.module, flags.manifests)) console.error(`warning: ${w}`);
+    if (flags["chart-values"]) process.stdout.write(YAML.stringify(chartKedaValues(release, autoscale), { indentSeq: false }));
+    else process.stdout.write(toYamlStream(chartKedaManifests(release, autoscale).map((m) => m.object)));
+    return 0;
+  } catch (e) {
+    if (!(e instanceof ProvisionInputError)) throw e;
+    console.error(`tinyhost tools keda-values: ${e.message}`);
+    return 2;
+  }
 }

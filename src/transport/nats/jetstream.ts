@@ -93,6 +93,8 @@ export class JetStreamTransport implements Transport, RunCarrier {
   #reconnects: ReconnectFanout | undefined;
   /** The bound on concurrently running incoming hops (both consumers share it). */
   readonly slots: HopSlots;
+  /** Business messages delivered again (`redelivered`: a nak, an AckWait that ran out, a replica that left). */
+  redeliveries = 0;
 
   private constructor(o: JetStreamTransportOptions, jsm: JetStreamManager) {
     this.#o = o;
@@ -240,10 +242,14 @@ export class JetStreamTransport implements Transport, RunCarrier {
       this.module,
       async () => {
         await ensureStream(this.jsm, edgeStreamConfig(this.#o.replicas));
-        await ensureConsumer(this.jsm, EDGE_STREAM, withAck(businessConsumerConfig(this.module)));
+        // Normally made by pre-install / provision before the first pod (verified here); a module
+        // run without them (a plain `run`, a Go-style install) creates it as the Go SDK does.
+        const outcome = await ensureConsumer(this.jsm, EDGE_STREAM, withAck(businessConsumerConfig(this.module)));
+        if (outcome !== "verified") this.#log.info({ consumer: this.module, outcome }, `business consumer ${outcome} by the module`);
       },
       (msg) => opts.handler(msg, signal),
       this.slots,
+      true,
     );
     const started = [business.start()];
     if (this.#o.pod) {
@@ -263,14 +269,26 @@ export class JetStreamTransport implements Transport, RunCarrier {
     await Promise.all(started);
   }
 
+  /** The business consumer's backlog as this process last saw it (zeros before {@link serve}). */
+  get backlog(): { readonly pending: number; readonly ackPending: number } {
+    return this.#supervisors[0]?.backlog ?? { pending: 0, ackPending: 0 };
+  }
+
   /** The supervisors started by {@link serve} (business first). */
   get supervisors(): readonly ConsumerSupervisor[] {
     return this.#supervisors;
   }
 
-  #supervise(stream: string, consumer: string, ensure: () => Promise<void>, handle: (msg: Msg) => Promise<Result>, slots: HopSlots): ConsumerSupervisor {
+  #supervise(
+    stream: string,
+    consumer: string,
+    ensure: () => Promise<void>,
+    handle: (msg: Msg) => Promise<Result>,
+    slots: HopSlots,
+    business = false,
+  ): ConsumerSupervisor {
     this.#reconnects ??= new ReconnectFanout(this.nc);
-    const s = new ConsumerSupervisor({
+    const s: ConsumerSupervisor = new ConsumerSupervisor({
       reconnects: this.#reconnects.events,
       js: this.js,
       jsm: this.jsm,
@@ -280,7 +298,7 @@ export class JetStreamTransport implements Transport, RunCarrier {
       log: this.#log,
       slots,
       onMessage: (m, release) => {
-        const p = this.#onMessage(m, handle).finally(release);
+        const p = this.#onMessage(m, handle, business ? s : undefined).finally(release);
         this.#inflight.add(p);
         void p.finally(() => this.#inflight.delete(p));
       },
@@ -296,7 +314,11 @@ export class JetStreamTransport implements Transport, RunCarrier {
     return s;
   }
 
-  async #onMessage(m: JsMsg, handle: (msg: Msg) => Promise<Result>): Promise<void> {
+  async #onMessage(m: JsMsg, handle: (msg: Msg) => Promise<Result>, supervisor?: ConsumerSupervisor): Promise<void> {
+    if (supervisor) {
+      if (m.info.redelivered) this.redeliveries++;
+      supervisor.backlog.pending = m.info.pending;
+    }
     const decoded = decodeIncoming(m.headers, m.data);
     if (!decoded.ok) {
       this.#log.warn({ subject: m.subject, err: decoded.error.message }, "malformed message terminated");

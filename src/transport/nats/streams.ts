@@ -93,7 +93,12 @@ export async function ensureStreams(jsm: JetStreamManager, replicas?: number): P
   await ensureStream(jsm, sysmsgStreamConfig(replicas));
 }
 
-/** Config of the shared business consumer `<module>`. */
+/**
+ * Config of the shared business consumer `<module>`: the one home of it — the module, the chart's
+ * `pre-install` and `provision`'s broker Job all create it from here. Never an inactivity
+ * threshold: the consumer must outlive the last pod, or a module scaled to zero loses its backlog's
+ * consumer and KEDA's scaler reads nothing (docs/operations.md "Scaling").
+ */
 export function businessConsumerConfig(module: string): Partial<ConsumerConfig> & { durable_name: string } {
   return {
     durable_name: module,
@@ -120,15 +125,50 @@ export function systemConsumerConfig(module: string, pod: string): Partial<Consu
   };
 }
 
-/** Creates the durable consumer, or updates it when it exists (Go `CreateOrUpdateConsumer`). */
-export async function ensureConsumer(jsm: JetStreamManager, stream: string, cfg: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
+/** What {@link ensureConsumer} found and did. */
+export type ConsumerOutcome = "created" | "updated" | "verified";
+
+/** The mutable fields of `cfg` that differ from the consumer's `current` config (an inactivity threshold counts when set at all). */
+export function consumerDrift(cfg: Partial<ConsumerConfig>, current: Partial<ConsumerConfig>): string[] {
+  const drift: string[] = [];
+  for (const k of ["ack_wait", "max_deliver"] as const) if (cfg[k] !== undefined && cfg[k] !== current[k]) drift.push(k);
+  if ((cfg.inactive_threshold ?? 0) !== (current.inactive_threshold ?? 0)) drift.push("inactive_threshold");
+  return drift;
+}
+
+/**
+ * Creates the durable consumer when it is missing; when it exists, verifies it and updates only the
+ * mutable fields that drifted (Go `CreateOrUpdateConsumer` writes every time; the result is the same
+ * config). A business consumer created by `pre-install` / `provision` is thus only verified by the
+ * module. An inactivity threshold someone else set on a consumer whose config has none is cleared.
+ * @returns what was done.
+ * @throws the JetStream API error when the consumer cannot be read, created or updated.
+ */
+export async function ensureConsumer(jsm: JetStreamManager, stream: string, cfg: Partial<ConsumerConfig> & { durable_name: string }): Promise<ConsumerOutcome> {
+  let current: Partial<ConsumerConfig>;
   try {
-    await jsm.consumers.info(stream, cfg.durable_name);
+    current = (await jsm.consumers.info(stream, cfg.durable_name)).config;
   } catch (err) {
     if (!isMissingResource(err)) throw err;
     await jsm.consumers.add(stream, cfg);
-    return;
+    return "created";
   }
+  const drift = consumerDrift(cfg, current);
+  if (drift.length === 0) return "verified";
   const { durable_name: _n, deliver_policy: _d, filter_subject: _f, replay_policy: _r, ack_policy: _a, ...mutable } = cfg;
-  await jsm.consumers.update(stream, cfg.durable_name, mutable);
+  await jsm.consumers.update(stream, cfg.durable_name, { ...mutable, inactive_threshold: cfg.inactive_threshold ?? 0 });
+  return "updated";
+}
+
+/**
+ * Prepares the broker for module `module` before any pod of it runs: both streams and the business
+ * consumer `<module>` with the module's own config ({@link businessConsumerConfig}). Run by the chart's
+ * `pre-install` hook (given a broker URL) and by `provision`'s broker Job, so the consumer exists at
+ * zero replicas — KEDA's nats-jetstream scaler reads its lag, and a missing consumer is a scaler error.
+ * @returns what happened to the business consumer.
+ * @throws the JetStream API error when JetStream is off or a stream or the consumer cannot be written.
+ */
+export async function prepareModuleBroker(jsm: JetStreamManager, module: string): Promise<ConsumerOutcome> {
+  await ensureStreams(jsm);
+  return ensureConsumer(jsm, EDGE_STREAM, businessConsumerConfig(module));
 }

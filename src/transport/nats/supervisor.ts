@@ -72,6 +72,12 @@ export interface SupervisorOptions {
 export class ConsumerSupervisor {
   /** How many times a consume was started (1 after the first start; more after rebuilds). */
   starts = 0;
+  /**
+   * The consumer's backlog as this process last saw it: `num_pending` (not yet delivered) and
+   * `num_ack_pending` (delivered, not yet acknowledged) from the health check's consumer info, the
+   * pending count also from each delivered message. The numbers KEDA scales on (/metrics).
+   */
+  readonly backlog = { pending: 0, ackPending: 0 };
   readonly #o: SupervisorOptions;
   readonly #stop = new AbortController();
   #current: ConsumerMessages | undefined;
@@ -198,7 +204,9 @@ export class ConsumerSupervisor {
     for (;;) {
       if (!(await sleepUnlessAborted(o.healthCheckMs ?? HEALTH_CHECK_MS, signal))) return "stopped";
       try {
-        await o.jsm.consumers.info(o.stream, o.consumer);
+        const info = await o.jsm.consumers.info(o.stream, o.consumer);
+        this.backlog.pending = info.num_pending;
+        this.backlog.ackPending = info.num_ack_pending;
       } catch (err) {
         if (isMissingResource(err)) return "consumer or stream missing";
         // disconnected or slow: the client resumes by itself; check again later

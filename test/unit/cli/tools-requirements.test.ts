@@ -36,7 +36,7 @@ describe("requirements in defineComponent", () => {
     );
     // A misspelled key would otherwise drop the rule it carries without a word.
     const bad = (requirements: unknown) => () => defineComponent({ ...base, requirements } as never);
-    expect(bad({ secret: { names: ["a"] } })).toThrow('component x: requirements has an unknown key "secret" (known: rbac, secrets, storage)');
+    expect(bad({ secret: { names: ["a"] } })).toThrow('component x: requirements has an unknown key "secret" (known: rbac, secrets, storage, scaling)');
     expect(bad({ rbac: { extraNamespaceRules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] } })).toThrow(
       'component x: requirements.rbac has an unknown key "extraNamespaceRules" (known: enableKubernetesResourceAccess, extraRules, extraNamespacedRules)',
     );

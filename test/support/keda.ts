@@ -1,0 +1,219 @@
+/**
+ * KEDA's operator and metrics adapter (v2.21.0, built by scripts/build-keda.sh) run as processes
+ * beside a test control plane started with `aggregationLayer: true` (test/support/control-plane.ts):
+ * KEDA's CRDs from the module cache, mTLS certs of their own for the operator's metrics gRPC service
+ * (ca.crt, tls.crt, tls.key — KEDA's cert rotation is off), the adapter registered as APIService
+ * `v1beta1.external.metrics.k8s.io` through a selector-less Service whose Endpoints and EndpointSlice
+ * name this host's address (the apiserver routes to endpoints; loopback is not allowed in them).
+ */
+import { mkdirSync, readFileSync } from "node:fs";
+import { networkInterfaces } from "node:os";
+import { join, resolve } from "node:path";
+import YAML from "yaml";
+import type { ControlPlane } from "./control-plane.ts";
+import { freePort, startProcess, tail, type ManagedProcess } from "./process.ts";
+import { until } from "./until.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+/** KEDA's version, as scripts/build-keda.sh builds it. */
+export const KEDA_VERSION = "v2.21.0";
+const CRDS = [
+  "keda.sh_scaledobjects.yaml",
+  "keda.sh_triggerauthentications.yaml",
+  "keda.sh_clustertriggerauthentications.yaml",
+  "keda.sh_scaledjobs.yaml",
+  "eventing.keda.sh_cloudeventsources.yaml",
+  "eventing.keda.sh_clustercloudeventsources.yaml",
+];
+
+/** A running KEDA. */
+export interface Keda {
+  operatorLog: string;
+  adapterLog: string;
+  /** Stops both processes (the APIService and CRDs stay with the control plane). */
+  stop(): Promise<void>;
+}
+
+/** Builds (or finds) the binaries. @throws Error with the script's last line. */
+export async function kedaBinaries(): Promise<string> {
+  const p = Bun.spawn(["nice", "-n", "10", "bash", join(ROOT, "scripts/build-keda.sh")], { stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  if (code !== 0) throw new Error(`scripts/build-keda.sh failed: ${err.trim().split("\n").pop()}`);
+  return out.trim().split("\n").pop()!;
+}
+
+function openssl(dir: string, args: string[]): void {
+  const r = Bun.spawnSync(["openssl", ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`openssl ${args.slice(0, 2).join(" ")} failed: ${r.stderr.toString().trim()}`);
+}
+
+/** This host's first non-internal IPv4 address (where the apiserver reaches the adapter). */
+function hostAddress(): string {
+  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
+  throw new Error("no non-loopback IPv4 address on this host for the adapter's Endpoints");
+}
+
+async function ok(res: Response, what: string): Promise<void> {
+  if (!res.ok && res.status !== 409) throw new Error(`${what}: ${res.status} ${await res.text()}`);
+}
+
+/**
+ * Starts KEDA against `cp` (which must have the aggregation layer), with its files in `dir`.
+ * @throws Error with a log tail when the APIService does not become Available within 60 s.
+ */
+export async function startKeda(cp: ControlPlane, dir: string): Promise<Keda> {
+  const bin = await kedaBinaries();
+  const gomodcache = Bun.spawnSync(["go", "env", "GOMODCACHE"], { stdout: "pipe" }).stdout.toString().trim();
+  const crdDir = join(gomodcache, `github.com/kedacore/keda/v2@${KEDA_VERSION}/config/crd/bases`);
+  for (const f of CRDS) {
+    const crd = YAML.parse(readFileSync(join(crdDir, f), "utf8")) as { metadata: { name: string } };
+    await ok(await cp.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd), `CRD ${crd.metadata.name}`);
+  }
+  await ok(await cp.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "keda" } }), "namespace keda");
+  const certs = join(dir, "keda-certs");
+  mkdirSync(certs, { recursive: true });
+  const ec = ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out"];
+  openssl(certs, [...ec, "ca.key"]);
+  openssl(certs, [
+    "req",
+    "-x509",
+    "-new",
+    "-key",
+    "ca.key",
+    "-subj",
+    "/CN=keda-test-ca",
+    "-days",
+    "2",
+    "-out",
+    "ca.crt",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  ]);
+  openssl(certs, [...ec, "tls.key"]);
+  openssl(certs, ["req", "-new", "-key", "tls.key", "-subj", "/CN=keda", "-out", "tls.csr"]);
+  await Bun.write(join(certs, "ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n");
+  openssl(certs, [
+    "x509",
+    "-req",
+    "-in",
+    "tls.csr",
+    "-CA",
+    "ca.crt",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-days",
+    "2",
+    "-extfile",
+    "ext",
+    "-out",
+    "tls.crt",
+  ]);
+  const kc = cp.certKubeconfig;
+  const grpc = freePort();
+  const adapterPort = freePort();
+  const env = { WATCH_NAMESPACE: "", POD_NAMESPACE: "keda", KEDA_CLUSTER_OBJECT_NAMESPACE: "keda", KUBECONFIG: kc };
+  const operatorLog = join(dir, "keda-operator.log");
+  const adapterLog = join(dir, "keda-adapter.log");
+  const procs: ManagedProcess[] = [];
+  procs.push(
+    startProcess({
+      name: "keda-operator",
+      logFile: operatorLog,
+      env,
+      cmd: [
+        join(bin, "keda-operator"),
+        `--kubeconfig=${kc}`,
+        "--leader-elect=false",
+        "--metrics-bind-address=0",
+        `--health-probe-bind-address=127.0.0.1:${freePort()}`,
+        `--metrics-service-bind-address=127.0.0.1:${grpc}`,
+        `--cert-dir=${certs}`,
+      ],
+    }),
+  );
+  procs.push(
+    startProcess({
+      name: "keda-adapter",
+      logFile: adapterLog,
+      env,
+      cmd: [
+        join(bin, "keda-adapter"),
+        `--kubeconfig=${kc}`,
+        `--lister-kubeconfig=${kc}`,
+        `--authentication-kubeconfig=${kc}`,
+        `--authorization-kubeconfig=${kc}`,
+        `--secure-port=${adapterPort}`,
+        `--cert-dir=${certs}`,
+        `--metrics-service-address=127.0.0.1:${grpc}`,
+        "--metrics-service-grpc-authority=localhost",
+      ],
+    }),
+  );
+  const stop = async () => void (await Promise.all(procs.map((p) => p.kill())));
+  const host = hostAddress();
+  const name = "keda-metrics-apiserver";
+  try {
+    await ok(
+      await cp.request("POST", "/api/v1/namespaces/keda/services", {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name, namespace: "keda" },
+        spec: { ports: [{ name: "https", port: 443, targetPort: adapterPort }] },
+      }),
+      "Service",
+    );
+    await ok(
+      await cp.request("POST", "/api/v1/namespaces/keda/endpoints", {
+        apiVersion: "v1",
+        kind: "Endpoints",
+        metadata: { name, namespace: "keda" },
+        subsets: [{ addresses: [{ ip: host }], ports: [{ name: "https", port: adapterPort }] }],
+      }),
+      "Endpoints",
+    );
+    await ok(
+      await cp.request("POST", "/apis/discovery.k8s.io/v1/namespaces/keda/endpointslices", {
+        apiVersion: "discovery.k8s.io/v1",
+        kind: "EndpointSlice",
+        metadata: { name: `${name}-1`, namespace: "keda", labels: { "kubernetes.io/service-name": name } },
+        addressType: "IPv4",
+        endpoints: [{ addresses: [host], conditions: { ready: true } }],
+        ports: [{ name: "https", port: adapterPort, protocol: "TCP" }],
+      }),
+      "EndpointSlice",
+    );
+    await ok(
+      await cp.request("POST", "/apis/apiregistration.k8s.io/v1/apiservices", {
+        apiVersion: "apiregistration.k8s.io/v1",
+        kind: "APIService",
+        metadata: { name: "v1beta1.external.metrics.k8s.io" },
+        spec: {
+          service: { name, namespace: "keda", port: 443 },
+          group: "external.metrics.k8s.io",
+          version: "v1beta1",
+          insecureSkipTLSVerify: true,
+          groupPriorityMinimum: 100,
+          versionPriority: 100,
+        },
+      }),
+      "APIService",
+    );
+    await until(
+      "KEDA's metrics APIService is Available",
+      async () => {
+        const res = await cp.request("GET", "/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.external.metrics.k8s.io");
+        const s = (await res.json()) as { status?: { conditions?: { type: string; status: string }[] } };
+        return s.status?.conditions?.some((c) => c.type === "Available" && c.status === "True");
+      },
+      60_000,
+      250,
+    );
+  } catch (e) {
+    await stop();
+    throw new Error(`${(e as Error).message}\noperator:\n${await tail(operatorLog)}\nadapter:\n${await tail(adapterLog)}`);
+  }
+  return { operatorLog, adapterLog, stop };
+}
