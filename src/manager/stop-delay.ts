@@ -8,6 +8,7 @@
  * `controllerManager.manager.extraEnv`), so the process does it. docs/operations.md §11
  * "Rolling updates behind an Ingress"; measured by test/integration/real-redeploy.test.ts.
  */
+import { startTimer } from "../core/timer.ts";
 import type { Runnable } from "./manager.ts";
 
 /** What the delay leaves of the shutdown budget, ms: the HTTP and hop drains, then the last writes and the Lease. */
@@ -25,7 +26,7 @@ export function withStopDelay(inner: Runnable, delayMs: number, onStopping: () =
     async stop(ctx) {
       onStopping();
       const wait = Math.min(delayMs, Math.max(0, ctx.remainingMs() - reserveMs));
-      if (wait > 0) await new Promise<void>((r) => setTimeout(r, wait));
+      if (wait > 0) await new Promise<void>((r) => startTimer(wait, r));
       await inner.stop?.(ctx);
     },
   };
