@@ -195,6 +195,10 @@ describe("a real node", () => {
       expect(got?.body).toEqual({ pod: p.metadata.name, terminating: false, sigtermAgoMs: -1 });
     }
     expect(a!.metadata.name).not.toBe(b!.metadata.name);
+    // `kubectl logs` through the apiserver, which reaches the kubelet by the node's InternalIP (the
+    // node's name resolves nowhere on this machine).
+    const log = await cluster.controlPlane.request("GET", `/api/v1/namespaces/${ns}/pods/${a!.metadata.name}/log`);
+    expect(`${log.status} ${await log.text()}`).toContain("200 podserver: ");
   });
 
   test("answers on a ClusterIP Service through kube-proxy, from the node, reaching both pods", async () => {

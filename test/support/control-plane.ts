@@ -288,6 +288,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     `--service-account-signing-key-file=${pki.saKey}`,
     "--service-cluster-ip-range=10.0.0.0/24",
     "--allow-privileged=true",
+    // A real node's name resolves nowhere here: logs, exec and port-forward dial the kubelet by its InternalIP.
+    "--kubelet-preferred-address-types=InternalIP,Hostname",
     `--disable-admission-plugins=${opts.admitServiceAccounts ? "" : "ServiceAccount,"}StorageObjectInUseProtection`,
     ...(frontProxy
       ? [
