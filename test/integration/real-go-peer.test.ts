@@ -15,7 +15,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createKubeClient, type KubeClient } from "../../src/k8s/client/index.ts";
 import { tinyModules, tinyNodes } from "../../src/k8s/controllers/index.ts";
 import { connectNats } from "../../src/transport/nats/index.ts";
@@ -44,8 +44,11 @@ import { openBuildContext } from "../../scripts/image/build-context.ts";
 import { buildModuleImage } from "../../scripts/image/module-image.ts";
 import { buildNatsImage } from "../../scripts/image/nats-image.ts";
 import { buildGoPeerImage } from "../../scripts/image/go-tool-images.ts";
+import { runTinyhost } from "../support/cli.ts";
 
-const ROOT = resolve(import.meta.dir, "../..");
+/** The CLI from source (test/support/cli.ts). */
+const tinyhost = (args: string[]) => runTinyhost(args);
+
 const START_TIMEOUT_MS = 60 * 60_000;
 const LOG = join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "real-go-peer-build.log");
 const GO = "gopeer";
@@ -66,18 +69,6 @@ const relay: MixedNodeSpec = { module: GO, component: "relay", id: "r" };
 const transform: MixedNodeSpec = { module: TH, component: "transform", id: "t" };
 const echo: MixedNodeSpec = { module: GO, component: "echo", id: "e" };
 const nameOf = (n: MixedNodeSpec) => mixedNodeName(PREFIX, n);
-
-/** Runs the tinyhost CLI from source (as `npm run tinyhost --` does). */
-async function tinyhost(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const p = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), TINYHOST_LOG_LEVEL: "warn" },
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { code, stdout, stderr };
-}
 
 /** The reply echo gives for `data`, as it reaches the sender through transform and relay. */
 const echoed = (data: unknown) => ({ echo: data, runtime: "go", node: nameOf(echo) });

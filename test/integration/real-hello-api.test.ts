@@ -15,7 +15,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createKubeClient, ingresses, services, type KubeClient } from "../../src/k8s/client/index.ts";
 import { getRealCluster, type RealCluster } from "../support/real-cluster.ts";
 import { applyObjects, exampleObjects, nodesByComponent, waitForMetadata, waitForReconciled } from "../support/flows.ts";
@@ -37,8 +37,11 @@ import { prepareChart } from "./chart-pod.ts";
 import { openBuildContext, type BuiltImage } from "../../scripts/image/build-context.ts";
 import { buildModuleImage } from "../../scripts/image/module-image.ts";
 import { buildNatsImage } from "../../scripts/image/nats-image.ts";
+import { runTinyhost } from "../support/cli.ts";
 
-const ROOT = resolve(import.meta.dir, "../..");
+/** The CLI from source (test/support/cli.ts). */
+const tinyhost = (args: string[]) => runTinyhost(args);
+
 /** The cold build of the node's binaries can take half an hour on 2 busy cores; the images 5–8 min. */
 const START_TIMEOUT_MS = 60 * 60_000;
 const LOG = join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "real-hello-api-build.log");
@@ -55,18 +58,6 @@ let ns: string;
 let nats: NatsPod;
 let release: ModuleRelease;
 let images: { module: BuiltImage; nats: BuiltImage };
-
-/** Runs the tinyhost CLI from source (as `npm run tinyhost --` does). */
-async function tinyhost(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const p = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), TINYHOST_LOG_LEVEL: "warn" },
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { code, stdout, stderr };
-}
 
 /** A request through Traefik for `host`. */
 function viaIngress(host: string, path: string, init: RequestInit = {}): Promise<Response> {

@@ -14,7 +14,7 @@
  * PersistentVolume the test makes for it (what a cluster admin without a default StorageClass does).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { tmpdir } from "node:os";
 import { getRealCluster, type RealCluster } from "../support/real-cluster.ts";
 import { containerProcess } from "../support/real-node/container-process.ts";
@@ -26,8 +26,11 @@ import { buildOtelCollectorImage } from "../../scripts/image/go-tool-images.ts";
 import { NATS_NAME } from "../../src/provision/broker-url.ts";
 import { NATS_STORAGE, NATS_UID } from "../../src/provision/nats.ts";
 import { OTEL_NAME } from "../../src/provision/otel.ts";
+import { runTinyhost } from "../support/cli.ts";
 
-const ROOT = resolve(import.meta.dir, "../..");
+/** The CLI from source against the real cluster (test/support/cli.ts). */
+const tinyhost = (args: string[]) => runTinyhost(args, { kubeconfig: cluster.controlPlane.tokenKubeconfig });
+
 const START_TIMEOUT_MS = 60 * 60_000;
 const RELEASE = "shop";
 const LOG = join(process.env.TINYHOST_TEST_TMP ?? tmpdir(), "real-provision-build.log");
@@ -71,19 +74,6 @@ async function list<T>(path: string): Promise<T[]> {
 }
 
 const isReady = (p: PodInfo) => !p.metadata.deletionTimestamp && (p.status.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
-
-/** Runs the tinyhost CLI from source against the real cluster. */
-async function tinyhost(args: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
-  const t0 = performance.now();
-  const p = Bun.spawn([process.execPath, "src/cli/main.ts", ...args, "--kubeconfig", cluster.controlPlane.tokenKubeconfig], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), TINYHOST_LOG_LEVEL: "warn" },
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { code, stdout, stderr, ms: Math.round(performance.now() - t0) };
-}
 
 /** Admission refusals and pod failures the controllers and the kubelet reported in the namespace. */
 async function trouble(): Promise<string[]> {

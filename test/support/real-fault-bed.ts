@@ -14,7 +14,6 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { tmpdir } from "node:os";
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { buildFlow } from "../../src/cli/scaffold/flow-builder.ts";
@@ -30,6 +29,10 @@ import { buildNatsImage } from "../../scripts/image/nats-image.ts";
 import { startRealCluster, type RealCluster } from "./real-cluster.ts";
 import { applyObjects, flowObjects, waitForReconciled } from "./flows.ts";
 import { waitUntil } from "./process.ts";
+import { runTinyhost } from "./cli.ts";
+
+/** The CLI from source against the real cluster (test/support/cli.ts). */
+const tinyhost = (cluster: RealCluster, args: string[]) => runTinyhost(args, { kubeconfig: cluster.controlPlane.tokenKubeconfig });
 
 const ROOT = resolve(import.meta.dir, "../..");
 /** Work per step, ms: hops are in flight when a fault comes. */
@@ -156,18 +159,6 @@ export async function startFaultCluster(): Promise<RealCluster> {
       await Bun.sleep(5_000);
     }
   }
-}
-
-/** Runs the tinyhost CLI from source against `cluster`. */
-async function tinyhost(cluster: RealCluster, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const p = Bun.spawn([process.execPath, "src/cli/main.ts", ...args, "--kubeconfig", cluster.controlPlane.tokenKubeconfig], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), TINYHOST_LOG_LEVEL: "warn" },
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { code, stdout, stderr };
 }
 
 /**
