@@ -125,7 +125,10 @@ export type EnvVar = { name: string; value: string } | { name: string; valueFrom
  * `$(NATS_TOKEN)` (Kubernetes docs "Define Dependent Environment Variables"), so the module sees
  * the same `TINY_NATS_URL` the chart gives a Go module, and the token is never written into the
  * Deployment. `TINY_NATS_TRANSPORT=jetstream` as `tiny`'s BaseValues sets it (provision.md §3.3).
- * With `--nats-replicas` > 1, `TINYHOST_NATS_REPLICAS` (a tinyhost setting; Go has none).
+ * With `--nats-replicas` > 1, `TINYHOST_NATS_REPLICAS` (a tinyhost setting; Go has none). Then
+ * tinyhost's own defaults (docs/operations.md §3): `TINYHOST_STOP_DELAY_MS` (`--stop-delay-ms`,
+ * default 4000) and, with the broker, `TINYHOST_NATS_CONNECT_WAIT_MS` (`--nats-connect-wait-ms`,
+ * default 120000); each left out when 0.
  */
 export function managerEnv(o: ProvisionOptions, inputs: ReleaseInputs): EnvVar[] {
   const names = namesFor(o);
@@ -147,7 +150,11 @@ export function managerEnv(o: ProvisionOptions, inputs: ReleaseInputs): EnvVar[]
     );
     // A clustered broker: the module keeps its streams and ledger at as many replicas (src/operator/transport.ts).
     if (o.natsReplicas > 1) env.push({ name: "TINYHOST_NATS_REPLICAS", value: String(o.natsReplicas) });
+    // Applied together with the broker: the first connect waits for it instead of settling on gRPC (src/operator/nats-connect-wait.ts).
+    if (o.natsConnectWaitMs > 0) env.push({ name: "TINYHOST_NATS_CONNECT_WAIT_MS", value: String(o.natsConnectWaitMs) });
   }
+  // Behind an Ingress the endpoints drop the pod before its listeners close (src/manager/stop-delay.ts).
+  if (o.stopDelayMs > 0) env.push({ name: "TINYHOST_STOP_DELAY_MS", value: String(o.stopDelayMs) });
   return env;
 }
 

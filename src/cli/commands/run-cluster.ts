@@ -30,6 +30,7 @@ import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { TinyError } from "../../core/errors.ts";
 import { servedModules } from "../../operator/served.ts";
 import { envInteger } from "../../operator/env-integer.ts";
+import { MAX_STOP_DELAY_MS } from "../../manager/stop-delay.ts";
 
 /**
  * Text of `tinyhost run --help` (cluster flags). The `--components` default depends on how tinyhost
@@ -164,7 +165,7 @@ function msFromEnv(env: Record<string, string | undefined>, name: string, fallba
 }
 
 /** Most `TINYHOST_STOP_DELAY_MS` may be: the delay plus the drains' reserve fit the 8 s shutdown budget. */
-export const MAX_STOP_DELAY_MS = 5_000;
+export { MAX_STOP_DELAY_MS };
 
 /**
  * `TINYHOST_STOP_DELAY_MS`: 0 (the default) to {@link MAX_STOP_DELAY_MS} ms, decimal digits only (src/operator/env-integer.ts).
