@@ -282,6 +282,24 @@ export function managerIngress(o: ProvisionOptions): ManifestObject {
   };
 }
 
+/** Seconds between startup probes when the module may wait for its broker. */
+export const STARTUP_PROBE_PERIOD_SECONDS = 5;
+/** What the startup probe allows on top of the connect wait: the rest of the start (first node list, listeners), ms. */
+export const STARTUP_AFTER_CONNECT_MS = 30_000;
+
+/**
+ * A startup probe on /healthz when the module may wait for its broker (`TINYHOST_NATS_CONNECT_WAIT_MS`):
+ * its health server starts once the wire is open, and the chart's liveness probe (15 s, then 3
+ * failures 20 s apart) would restart a module still waiting after ~55 s. Kubernetes runs neither
+ * liveness nor readiness until the startup probe passes ("Protect slow starting containers"), so
+ * it allows the wait plus {@link STARTUP_AFTER_CONNECT_MS}. None otherwise (the chart's probes).
+ */
+function startupProbe(o: ProvisionOptions, inputs: ReleaseInputs): { startupProbe?: Record<string, unknown> } {
+  if (!inputs.nats || o.natsConnectWaitMs === 0) return {};
+  const failureThreshold = Math.ceil((o.natsConnectWaitMs + STARTUP_AFTER_CONNECT_MS) / (STARTUP_PROBE_PERIOD_SECONDS * 1000));
+  return { startupProbe: { httpGet: { path: "/healthz", port: HEALTH_PORT }, periodSeconds: STARTUP_PROBE_PERIOD_SECONDS, failureThreshold } };
+}
+
 /**
  * The controller-manager Deployment (runtime-spec §12): the chart's container (`/manager run …`,
  * probes, port `grpc`, uid 65532) under Pod Security "restricted", with an emptyDir
@@ -320,6 +338,7 @@ export function managerDeployment(o: ProvisionOptions, inputs: ReleaseInputs): M
               args: managerArgs(o),
               ports: [{ name: "grpc", containerPort: GRPC_PORT, protocol: "TCP" }],
               env: managerEnv(o, inputs),
+              ...startupProbe(o, inputs),
               livenessProbe: { httpGet: { path: "/healthz", port: HEALTH_PORT }, initialDelaySeconds: 15, periodSeconds: 20 },
               readinessProbe: { httpGet: { path: "/readyz", port: HEALTH_PORT }, initialDelaySeconds: 5, periodSeconds: 10 },
               resources: { requests: { cpu: "10m", memory: "64Mi" }, limits: { cpu: "500m", memory: MODULE_MEMORY_LIMIT } },

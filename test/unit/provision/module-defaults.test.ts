@@ -47,6 +47,22 @@ describe("the module container's env", () => {
   });
 });
 
+describe("the startup probe", () => {
+  type Container = { startupProbe?: unknown; livenessProbe: unknown };
+  const containerOf = (input: ProvisionInput, nats = input.nats ?? true): Container =>
+    (managerDeployment(resolveOptions(input), { nats }) as { spec: { template: { spec: { containers: Container[] } } } }).spec.template.spec.containers[0]!;
+
+  test("with a connect wait it covers the wait plus 30 s, so the liveness probe cannot restart a waiting module", () => {
+    expect(containerOf({}).startupProbe).toEqual({ httpGet: { path: "/healthz", port: 8081 }, periodSeconds: 5, failureThreshold: 30 });
+    expect(containerOf({ natsConnectWaitMs: "600000" }).startupProbe).toMatchObject({ failureThreshold: 126 });
+  });
+
+  test("without a wait or without the broker there is none (the chart's probes)", () => {
+    expect(containerOf({ natsConnectWaitMs: "0" }).startupProbe).toBeUndefined();
+    expect(containerOf({ nats: false }).startupProbe).toBeUndefined();
+  });
+});
+
 describe("bad values are refused naming the flag and the value", () => {
   function refusal(input: ProvisionInput): ProvisionInputError {
     try {
