@@ -53,7 +53,8 @@ Flags:
                            keeps its streams and run ledger at as many replicas
   --nats-connect-wait-ms <ms>  with the broker: the module retries its first NATS connect this long
                            before falling back to gRPC, as the broker starts with it (0-600000,
-                           default ${DEFAULT_PROVISION_NATS_CONNECT_WAIT_MS}; 0 = one attempt, as Go; TINYHOST_NATS_CONNECT_WAIT_MS)
+                           default ${DEFAULT_PROVISION_NATS_CONNECT_WAIT_MS}; 0 = one attempt, as Go; TINYHOST_NATS_CONNECT_WAIT_MS);
+                           a startup probe on /healthz covers the wait
   --stop-delay-ms <ms>     on SIGTERM the module keeps serving this long (readiness 503) before it
                            drains, so an Ingress drops the pod first and a rollout loses no request
                            (0-${MAX_PROVISION_STOP_DELAY_MS}, default ${DEFAULT_PROVISION_STOP_DELAY_MS}; TINYHOST_STOP_DELAY_MS)
