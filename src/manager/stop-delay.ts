@@ -11,6 +11,9 @@
 import { startTimer } from "../core/timer.ts";
 import type { Runnable } from "./manager.ts";
 
+/** Most the delay may be, ms (`TINYHOST_STOP_DELAY_MS`, `provision --stop-delay-ms`): with {@link STOP_DELAY_RESERVE_MS} it fits the 8 s shutdown budget (src/manager/manager.ts `DEFAULT_SHUTDOWN_BUDGET_MS`). */
+export const MAX_STOP_DELAY_MS = 5_000;
+
 /** What the delay leaves of the shutdown budget, ms: the HTTP and hop drains, then the last writes and the Lease. */
 export const STOP_DELAY_RESERVE_MS = 3_000;
 

@@ -50,6 +50,7 @@ import { DEFAULT_DRAIN_TIMEOUT_MS, TRANSPORT_GRACE_MS, transportConnection, tran
 import { componentFiles, moduleScheduler, runnersStop, type NodeCache } from "./runners.ts";
 import { allStages, checked, loadRegistry, ModuleStartError, stages } from "./stages.ts";
 import { openTransport } from "./transport.ts";
+import { natsConnectWaitFromEnv } from "./nats-connect-wait.ts";
 import { servedModules } from "./served.ts";
 import { messageOf } from "../core/errors.ts";
 
@@ -92,6 +93,7 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
   const memoryLimit = checked("memory", () => softMemoryLimit(o.env));
   const gauge = checked("memory", () => memoryGauge(o.env));
   const readyNodesMs = checked("readiness", () => readyNodesTimeout(o.env));
+  checked("transport", () => natsConnectWaitFromEnv(o.env)); // read again when the wire opens
   const stage = stages(log);
   const served = checked("flags", () => servedModules(o.name, o.also));
   const alsoServes = served.slice(1).map((m) => m.sanitized);

@@ -2,7 +2,7 @@
  * Opens the wire the module runs on (runtime-spec §4.1, §16 item 16), from `selectTransport`:
  * - no `TINY_NATS_URL` → gRPC server on `--grpc-server-bind-address` + gRPC client pool;
  * - `TINY_NATS_URL` → core NATS (queue group = module); a failed first connect falls back to gRPC,
- *   as Go does;
+ *   as Go does — after retrying for `TINYHOST_NATS_CONNECT_WAIT_MS` when set (nats-connect-wait.ts);
  * - plus `TINY_NATS_TRANSPORT=jetstream` → JetStream (streams and the `TINY_EXEC` ledger must be
  *   created, else start-up fails) and the leader-only run reconciler (runtime-spec §3.6); the
  *   ledger is handed to the scheduler, which records durable steps in it. The business consumer's
@@ -28,6 +28,7 @@ import type { MsgHandler, Transport } from "../core/hop.ts";
 import type { ModuleAddressBook } from "../k8s/controllers/index.ts";
 import type { StepLedger } from "../core/durable/step-ledger.ts";
 import { envInteger } from "./env-integer.ts";
+import { connectWithWait, natsConnectWaitFromEnv } from "./nats-connect-wait.ts";
 import { MAX_STREAM_REPLICAS } from "../transport/nats/names.ts";
 import { DEFAULT_HOP_QUEUE_WAIT_MS, DEFAULT_MAX_CONCURRENT_HOPS, HopSlots } from "../transport/slots.ts";
 import { messageOf } from "../core/errors.ts";
@@ -121,9 +122,10 @@ export async function openTransport(o: OpenTransportOptions): Promise<ModuleTran
 async function openSelected(o: OpenTransportOptions): Promise<ModuleTransport> {
   const selection = selectTransport(o.env);
   if (selection.kind === "grpc") return await openGrpc(o);
+  const waitMs = natsConnectWaitFromEnv(o.env);
   let nc: NatsConnection;
   try {
-    nc = await connectNats(selection.natsUrl);
+    nc = await connectWithWait({ connect: () => connectNats(selection.natsUrl), waitMs, log: o.log });
   } catch (err) {
     o.log.error({ err: messageOf(err), url: redactUrl(selection.natsUrl) }, "nats connect failed; falling back to gRPC");
     return await openGrpc(o);

@@ -10,6 +10,8 @@ import { OTEL_IMAGE } from "./otel.ts";
 import type { ComponentNeeds } from "./rbac-values.ts";
 import { MAX_LABEL_LENGTH, sanitizeReleaseName } from "./sanitize.ts";
 import { parseAutoscaleSpec, resolveAutoscale, type Autoscale } from "./scaling.ts";
+import { MAX_STOP_DELAY_MS } from "../manager/stop-delay.ts";
+import { MAX_NATS_CONNECT_WAIT_MS } from "../operator/nats-connect-wait.ts";
 
 /** Default runtime namespace (`tiny -n`, provision.md §1). */
 export const DEFAULT_NAMESPACE = "tinysystems";
@@ -21,6 +23,16 @@ export const DEFAULT_IMAGE = `tinyhost:${tinyhostVersion}`;
 export const DEFAULT_INGRESS_CLASS = "nginx";
 /** Namespaces the operator's pre-install check refuses (runtime-spec §9 `pre-install`). */
 export const RESERVED_NAMESPACES: readonly string[] = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/**
+ * Default stop delay of the provisioned module, ms: behind an Ingress, 4000 lost 0 requests in a
+ * rollout, 0 lost ~1–4 % to 502s (docs/operations.md §11, test/integration/real-redeploy.test.ts).
+ */
+export const DEFAULT_PROVISION_STOP_DELAY_MS = 4_000;
+/** Most `--stop-delay-ms` may be: the run's own bound (src/manager/stop-delay.ts `MAX_STOP_DELAY_MS`), so delay and drains fit the 8 s budget. */
+export const MAX_PROVISION_STOP_DELAY_MS = MAX_STOP_DELAY_MS;
+/** Default first-connect wait of a module provisioned with the broker, ms: the broker pod's start (image pull, JetStream store) fits in it. */
+export const DEFAULT_PROVISION_NATS_CONNECT_WAIT_MS = 120_000;
 
 /** Longest suffix any release-scoped name adds to R (`-manager-service`); Service names are DNS-1035 labels (≤ 63). */
 const LONGEST_NAME_SUFFIX = "-manager-service".length;
@@ -62,6 +74,10 @@ export interface ProvisionInput {
   kedaEndpoint?: string;
   /** `--keda-auth-secret <name>`: a Secret with `natsServerMonitoringEndpoint` and `account` for KEDA's TriggerAuthentication. */
   kedaAuthSecret?: string;
+  /** `--stop-delay-ms`: the module's `TINYHOST_STOP_DELAY_MS` (0–{@link MAX_PROVISION_STOP_DELAY_MS}, the flag's text or a number); default {@link DEFAULT_PROVISION_STOP_DELAY_MS}. */
+  stopDelayMs?: number | string;
+  /** `--nats-connect-wait-ms`: the module's `TINYHOST_NATS_CONNECT_WAIT_MS` (0–{@link MAX_NATS_CONNECT_WAIT_MS}); default {@link DEFAULT_PROVISION_NATS_CONNECT_WAIT_MS}. */
+  natsConnectWaitMs?: number | string;
 }
 
 /** Validated options. */
@@ -96,6 +112,10 @@ export interface ProvisionOptions {
   kedaEndpoint?: string;
   /** Secret for KEDA's TriggerAuthentication; absent = none. */
   kedaAuthSecret?: string;
+  /** `TINYHOST_STOP_DELAY_MS` of the module container, ms; 0 = not set. */
+  stopDelayMs: number;
+  /** `TINYHOST_NATS_CONNECT_WAIT_MS` of the module container, ms (only with the broker); 0 = not set. */
+  natsConnectWaitMs: number;
 }
 
 /** `host:port` of a monitoring endpoint. */
@@ -156,13 +176,27 @@ function checkNatsReplicas(raw: number | string | undefined): number {
 }
 
 /**
+ * A millisecond flag: a decimal integer (digits only, as the module's env parser takes them,
+ * src/operator/env-integer.ts) from 0 to `max`; `fallback` when absent.
+ * @throws ProvisionInputError (`flag`) quoting the value otherwise.
+ */
+function checkMs(flag: string, raw: number | string | undefined, max: number, fallback: number, why: string): number {
+  if (raw === undefined) return fallback;
+  const n = typeof raw === "number" ? raw : /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(n) || n < 0 || n > max)
+    throw new ProvisionInputError(flag, `must be a whole number of ms from 0 to ${max} (${why}), got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/**
  * Validates and completes the options.
  * @throws ProvisionInputError naming the flag and value: namespace not a DNS label or reserved;
  *   name empty after sanitizing or too long for `<name>-manager-service`; image not a valid
  *   reference (image-ref.ts) or without a tag;
  *   version not semver (or starting with `v`, which `run` rejects, runtime-spec §9); NATS or
  *   collector image not a valid reference; ingress
- *   suffix or class not a DNS name.
+ *   suffix or class not a DNS name; `--stop-delay-ms` or `--nats-connect-wait-ms` not a whole
+ *   number of ms in range.
  */
 export function resolveOptions(input: ProvisionInput = {}): ProvisionOptions {
   const namespace = input.namespace ?? DEFAULT_NAMESPACE;
@@ -215,6 +249,20 @@ export function resolveOptions(input: ProvisionInput = {}): ProvisionOptions {
     ingressSuffix,
     ingressClass,
     withCrHelpers: input.withCrHelpers ?? false,
+    stopDelayMs: checkMs(
+      "--stop-delay-ms",
+      input.stopDelayMs,
+      MAX_PROVISION_STOP_DELAY_MS,
+      DEFAULT_PROVISION_STOP_DELAY_MS,
+      "the delay and the drains fit the 8 s shutdown budget",
+    ),
+    natsConnectWaitMs: checkMs(
+      "--nats-connect-wait-ms",
+      input.natsConnectWaitMs,
+      MAX_NATS_CONNECT_WAIT_MS,
+      DEFAULT_PROVISION_NATS_CONNECT_WAIT_MS,
+      "10 minutes",
+    ),
     ...(input.components && input.components.length > 0 ? { components: input.components } : {}),
     ...scalingOptions(input),
   };

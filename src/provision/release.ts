@@ -125,7 +125,10 @@ export type EnvVar = { name: string; value: string } | { name: string; valueFrom
  * `$(NATS_TOKEN)` (Kubernetes docs "Define Dependent Environment Variables"), so the module sees
  * the same `TINY_NATS_URL` the chart gives a Go module, and the token is never written into the
  * Deployment. `TINY_NATS_TRANSPORT=jetstream` as `tiny`'s BaseValues sets it (provision.md §3.3).
- * With `--nats-replicas` > 1, `TINYHOST_NATS_REPLICAS` (a tinyhost setting; Go has none).
+ * With `--nats-replicas` > 1, `TINYHOST_NATS_REPLICAS` (a tinyhost setting; Go has none). Then
+ * tinyhost's own defaults (docs/operations.md §3): `TINYHOST_STOP_DELAY_MS` (`--stop-delay-ms`,
+ * default 4000) and, with the broker, `TINYHOST_NATS_CONNECT_WAIT_MS` (`--nats-connect-wait-ms`,
+ * default 120000); each left out when 0.
  */
 export function managerEnv(o: ProvisionOptions, inputs: ReleaseInputs): EnvVar[] {
   const names = namesFor(o);
@@ -147,7 +150,11 @@ export function managerEnv(o: ProvisionOptions, inputs: ReleaseInputs): EnvVar[]
     );
     // A clustered broker: the module keeps its streams and ledger at as many replicas (src/operator/transport.ts).
     if (o.natsReplicas > 1) env.push({ name: "TINYHOST_NATS_REPLICAS", value: String(o.natsReplicas) });
+    // Applied together with the broker: the first connect waits for it instead of settling on gRPC (src/operator/nats-connect-wait.ts).
+    if (o.natsConnectWaitMs > 0) env.push({ name: "TINYHOST_NATS_CONNECT_WAIT_MS", value: String(o.natsConnectWaitMs) });
   }
+  // Behind an Ingress the endpoints drop the pod before its listeners close (src/manager/stop-delay.ts).
+  if (o.stopDelayMs > 0) env.push({ name: "TINYHOST_STOP_DELAY_MS", value: String(o.stopDelayMs) });
   return env;
 }
 
@@ -275,6 +282,24 @@ export function managerIngress(o: ProvisionOptions): ManifestObject {
   };
 }
 
+/** Seconds between startup probes when the module may wait for its broker. */
+export const STARTUP_PROBE_PERIOD_SECONDS = 5;
+/** What the startup probe allows on top of the connect wait: the rest of the start (first node list, listeners), ms. */
+export const STARTUP_AFTER_CONNECT_MS = 30_000;
+
+/**
+ * A startup probe on /healthz when the module may wait for its broker (`TINYHOST_NATS_CONNECT_WAIT_MS`):
+ * its health server starts once the wire is open, and the chart's liveness probe (15 s, then 3
+ * failures 20 s apart) would restart a module still waiting after ~55 s. Kubernetes runs neither
+ * liveness nor readiness until the startup probe passes ("Protect slow starting containers"), so
+ * it allows the wait plus {@link STARTUP_AFTER_CONNECT_MS}. None otherwise (the chart's probes).
+ */
+function startupProbe(o: ProvisionOptions, inputs: ReleaseInputs): { startupProbe?: Record<string, unknown> } {
+  if (!inputs.nats || o.natsConnectWaitMs === 0) return {};
+  const failureThreshold = Math.ceil((o.natsConnectWaitMs + STARTUP_AFTER_CONNECT_MS) / (STARTUP_PROBE_PERIOD_SECONDS * 1000));
+  return { startupProbe: { httpGet: { path: "/healthz", port: HEALTH_PORT }, periodSeconds: STARTUP_PROBE_PERIOD_SECONDS, failureThreshold } };
+}
+
 /**
  * The controller-manager Deployment (runtime-spec §12): the chart's container (`/manager run …`,
  * probes, port `grpc`, uid 65532) under Pod Security "restricted", with an emptyDir
@@ -313,6 +338,7 @@ export function managerDeployment(o: ProvisionOptions, inputs: ReleaseInputs): M
               args: managerArgs(o),
               ports: [{ name: "grpc", containerPort: GRPC_PORT, protocol: "TCP" }],
               env: managerEnv(o, inputs),
+              ...startupProbe(o, inputs),
               livenessProbe: { httpGet: { path: "/healthz", port: HEALTH_PORT }, initialDelaySeconds: 15, periodSeconds: 20 },
               readinessProbe: { httpGet: { path: "/readyz", port: HEALTH_PORT }, initialDelaySeconds: 5, periodSeconds: 10 },
               resources: { requests: { cpu: "10m", memory: "64Mi" }, limits: { cpu: "500m", memory: MODULE_MEMORY_LIMIT } },

@@ -12,6 +12,9 @@ import {
   DEFAULT_IMAGE,
   DEFAULT_INGRESS_CLASS,
   DEFAULT_NAMESPACE,
+  DEFAULT_PROVISION_NATS_CONNECT_WAIT_MS,
+  DEFAULT_PROVISION_STOP_DELAY_MS,
+  MAX_PROVISION_STOP_DELAY_MS,
   DEFAULT_RELEASE,
   dryRunPlan,
   NATS_IMAGE,
@@ -48,6 +51,13 @@ Flags:
   --otel-image <ref>       collector image (default ${OTEL_IMAGE})
   --nats-replicas <n>      broker servers: 1 (default), or 3 or 5 for a JetStream cluster; the module
                            keeps its streams and run ledger at as many replicas
+  --nats-connect-wait-ms <ms>  with the broker: the module retries its first NATS connect this long
+                           before falling back to gRPC, as the broker starts with it (0-600000,
+                           default ${DEFAULT_PROVISION_NATS_CONNECT_WAIT_MS}; 0 = one attempt, as Go; TINYHOST_NATS_CONNECT_WAIT_MS);
+                           a startup probe on /healthz covers the wait
+  --stop-delay-ms <ms>     on SIGTERM the module keeps serving this long (readiness 503) before it
+                           drains, so an Ingress drops the pod first and a rollout loses no request
+                           (0-${MAX_PROVISION_STOP_DELAY_MS}, default ${DEFAULT_PROVISION_STOP_DELAY_MS}; TINYHOST_STOP_DELAY_MS)
   --ingress-suffix <host>  tinysystems.io/ingress-hostname-suffix on the manager Ingress
   --ingress-class <class>  ingressClassName of the manager Ingress (default ${DEFAULT_INGRESS_CLASS})
   --with-cr-helpers        grant tinyflows/tinyprojects/tinywidgetpages/tinyscenarios (see tinyhost rbac)
@@ -78,6 +88,8 @@ export const PROVISION_FLAGS = {
   "nats-image": { type: "string" },
   "otel-image": { type: "string" },
   "nats-replicas": { type: "string", valueName: "1, 3 or 5" },
+  "nats-connect-wait-ms": { type: "string", valueName: "a number of ms" },
+  "stop-delay-ms": { type: "string", valueName: "a number of ms" },
   "ingress-suffix": { type: "string" },
   "ingress-class": { type: "string" },
   "with-cr-helpers": { type: "boolean" },
@@ -117,6 +129,8 @@ export const provisionCommand: CommandRunner = {
         natsImage: flags["nats-image"],
         otelImage: flags["otel-image"],
         natsReplicas: flags["nats-replicas"],
+        natsConnectWaitMs: flags["nats-connect-wait-ms"],
+        stopDelayMs: flags["stop-delay-ms"],
         ingressSuffix: flags["ingress-suffix"],
         ingressClass: flags["ingress-class"],
         withCrHelpers: flags["with-cr-helpers"],

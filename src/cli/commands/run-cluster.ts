@@ -17,7 +17,8 @@
  * Environment: HOSTNAME (required), TINY_NATS_URL, TINY_NATS_TRANSPORT, SELF_SERVICE_HOST,
  * OTLP_DSN / OTEL_EXPORTER_OTLP_* (trace export, src/telemetry); the chart's RELEASE_NAME,
  * RELEASE_NAMESPACE, KUBERNETES_CLUSTER_DOMAIN, STORAGE_PATH are left to components, as in Go. Test/ops knobs (ms): TINYHOST_LEASE_DURATION_MS,
- * TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS, TINYHOST_DRAIN_TIMEOUT_MS, TINYHOST_STOP_DELAY_MS, TINYHOST_READY_NODES_TIMEOUT_MS.
+ * TINYHOST_RENEW_DEADLINE_MS, TINYHOST_RETRY_PERIOD_MS, TINYHOST_DRAIN_TIMEOUT_MS, TINYHOST_STOP_DELAY_MS, TINYHOST_READY_NODES_TIMEOUT_MS,
+ * TINYHOST_NATS_CONNECT_WAIT_MS.
  */
 import { version as tinyhostVersion } from "../../core/version.ts";
 import { beginStart } from "../../operator/early.ts";
@@ -30,6 +31,7 @@ import { componentsDefault, isCompiledBinary } from "../components-source.ts";
 import { TinyError } from "../../core/errors.ts";
 import { servedModules } from "../../operator/served.ts";
 import { envInteger } from "../../operator/env-integer.ts";
+import { MAX_STOP_DELAY_MS } from "../../manager/stop-delay.ts";
 
 /**
  * Text of `tinyhost run --help` (cluster flags). The `--components` default depends on how tinyhost
@@ -61,6 +63,9 @@ Environment:
   TINYHOST_ALSO        further module names to serve, comma-separated (added to --also)
   TINY_NATS_URL        NATS server(s); unset → gRPC between modules
   TINY_NATS_TRANSPORT  "jetstream" → durable JetStream wire; anything else → core NATS
+  TINYHOST_NATS_CONNECT_WAIT_MS  retry the first NATS connect this long before falling back to
+                       gRPC, for a broker that starts with the module (0-600000, default 0 = one
+                       attempt, as Go; tinyhost provision sets 120000)
   SELF_SERVICE_HOST    address other modules dial for gRPC (TinyModule status.addr)
   OTLP_DSN             traces over OTLP/gRPC (scheme://token@host[:port]); OTEL_EXPORTER_OTLP_* also work
   RELEASE_NAME, RELEASE_NAMESPACE, KUBERNETES_CLUSTER_DOMAIN, STORAGE_PATH, BUNDLE_*
@@ -70,7 +75,8 @@ Environment:
                        Lease timings in ms (tests/ops; default 15000/10000/2000)
   TINYHOST_DRAIN_TIMEOUT_MS  bound on draining in-flight hops at shutdown (default 4000)
   TINYHOST_STOP_DELAY_MS  on SIGTERM, keep serving this long (readiness 503) before draining, so
-                       the Service's endpoints and the ingress drop the pod first (0-5000, default 0)
+                       the Service's endpoints and the ingress drop the pod first (0-5000, default 0;
+                       tinyhost provision sets 4000)
   TINYHOST_JETSTREAM_ACK_WAIT_MS  JetStream AckWait: how long a hop held by a dead replica waits
                        before another replica gets it (default 30000, as Go)
   TINYHOST_NODE_WORKERS  concurrent TinyNode reconciles (default 64)
@@ -164,7 +170,7 @@ function msFromEnv(env: Record<string, string | undefined>, name: string, fallba
 }
 
 /** Most `TINYHOST_STOP_DELAY_MS` may be: the delay plus the drains' reserve fit the 8 s shutdown budget. */
-export const MAX_STOP_DELAY_MS = 5_000;
+export { MAX_STOP_DELAY_MS };
 
 /**
  * `TINYHOST_STOP_DELAY_MS`: 0 (the default) to {@link MAX_STOP_DELAY_MS} ms, decimal digits only (src/operator/env-integer.ts).

@@ -148,6 +148,8 @@ describe("dry-run plan", () => {
       { name: "BUN_JSC_useDFGJIT", value: "1" },
       { name: "NATS_TOKEN", valueFrom: { secretKeyRef: { name: "tinysystems-nats-auth", key: "token" } } },
       { name: "TINY_NATS_URL", value: "nats://$(NATS_TOKEN)@tinysystems-nats.prod.svc:4222" },
+      { name: "TINYHOST_NATS_CONNECT_WAIT_MS", value: "120000" },
+      { name: "TINYHOST_STOP_DELAY_MS", value: "4000" },
     ]);
     expect(find(objects(), "Secret", "tinysystems-nats-auth")).toMatchObject({ stringData: { token: DRY_RUN_TOKEN } });
     expect(JSON.stringify(find(objects(), "Deployment", "shop-controller-manager"))).not.toContain(DRY_RUN_TOKEN);
@@ -156,7 +158,15 @@ describe("dry-run plan", () => {
   test("leaves out OTLP_DSN and the NATS env and objects when both add-ons are off", () => {
     const list = objects({ ...INPUT, nats: false, otel: false });
     const names = podSpec(find(list, "Deployment", "shop-controller-manager")).containers[0]!.env!.map((e) => e.name);
-    expect(names).toEqual(["RELEASE_NAME", "RELEASE_NAMESPACE", "KUBERNETES_CLUSTER_DOMAIN", "SELF_SERVICE_HOST", "BUN_JSC_forceRAMSize", "BUN_JSC_useDFGJIT"]);
+    expect(names).toEqual([
+      "RELEASE_NAME",
+      "RELEASE_NAMESPACE",
+      "KUBERNETES_CLUSTER_DOMAIN",
+      "SELF_SERVICE_HOST",
+      "BUN_JSC_forceRAMSize",
+      "BUN_JSC_useDFGJIT",
+      "TINYHOST_STOP_DELAY_MS",
+    ]);
     expect(list.some((o) => o.metadata.name.startsWith("tinysystems-nats") || o.metadata.name.startsWith("tinysystems-otel"))).toBe(false);
   });
 
