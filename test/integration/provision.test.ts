@@ -394,8 +394,12 @@ describe("tinyhost uninstall", () => {
       console.log = log;
     }
     expect(code).toBe(0);
-    expect(lines.slice(0, 11)).toEqual([
+    // The scaling objects before the Deployment: KEDA must not scale what is being deleted (absent here: no --autoscale).
+    expect(lines.slice(0, 14)).toEqual([
       `tinymodule/shop (${ns}) deleted`,
+      `scaledobject/shop-scaler (${ns}) absent`,
+      `triggerauthentication/shop-scaler (${ns}) absent`,
+      `job/shop-broker-setup (${ns}) absent`,
       `deployment/shop-controller-manager (${ns}) deleted`,
       `ingress/shop-manager-ingress (${ns}) deleted`,
       `service/shop-manager-service (${ns}) deleted`,
