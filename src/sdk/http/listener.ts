@@ -145,9 +145,73 @@ class InFlight {
  */
 const SWEEP_MS = 100;
 
-/** 413 for a body over `limit`; the connection closes (as Go does after an unread body), so the client stops sending. */
-function tooLarge(limit: number): Response {
-  return textResponse(413, `request body exceeds the ${limit} byte limit (maxBodySize)`, true);
+/**
+ * Most bytes of a refused body read and dropped after its 413 (docs/operations.md "Body limit"):
+ * past this a sender is cut off — a proxy forwarding a 5 MB upload must not get a reset instead of
+ * the 413, but nobody gets to stream an unbounded body into the void.
+ */
+export const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
+
+/** Longest a refused body is read and dropped, ms: bounds a slow (slow-loris) sender's hold on the connection. */
+export const DRAIN_MAX_MS = 5_000;
+
+/** The 413 text (the limit in bytes). */
+function tooLargeText(limit: number): string {
+  return `request body exceeds the ${limit} byte limit (maxBodySize)`;
+}
+
+/**
+ * 413 for a body over `limit`, with `Connection: close`. Closing a socket whose peer is still
+ * sending makes the kernel send a reset, and a reset can destroy the answer before the peer reads
+ * it (a reverse proxy then answers 502). So when the rest of the body is within
+ * {@link DRAIN_MAX_BYTES} (`rest`: the bytes a `Content-Length` still announces; undefined =
+ * unknown, chunked), the status, headers and text are sent at once and the rest of the body is then
+ * read and dropped — never buffered — until it ends, the client aborts, or {@link DRAIN_MAX_BYTES}
+ * / {@link DRAIN_MAX_MS} pass; only then does the answer end (a last empty chunk: Bun frames a
+ * streamed answer chunked) and the connection close, as nginx's lingering close does. Past the
+ * bound, or without a body to read, the connection closes at once (Go closes after an unread body
+ * over 256 KiB too).
+ */
+function tooLarge(limit: number, reader?: ReadableStreamDefaultReader<Uint8Array>, rest?: number): Response {
+  if (reader === undefined || (rest !== undefined && rest > DRAIN_MAX_BYTES)) {
+    void reader?.cancel().catch(() => {});
+    return textResponse(413, tooLargeText(limit), true);
+  }
+  const text = new TextEncoder().encode(tooLargeText(limit));
+  let sent = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!sent) {
+        sent = true;
+        controller.enqueue(text); // its own chunk: written before the drain starts
+        return;
+      }
+      await drain(reader);
+      controller.close();
+    },
+    cancel() {
+      void reader.cancel().catch(() => {}); // the connection went away: stop reading
+    },
+  });
+  return new Response(body, { status: 413, headers: { "Content-Type": "text/plain; charset=UTF-8", Connection: "close" } });
+}
+
+/** Reads and drops the rest of a body until it ends, fails (client abort) or passes {@link DRAIN_MAX_BYTES} / {@link DRAIN_MAX_MS}. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  const timer = startTimer(DRAIN_MAX_MS, () => void reader.cancel().catch(() => {}), { unref: true });
+  try {
+    let dropped = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      dropped += value.byteLength;
+      if (dropped > DRAIN_MAX_BYTES) return void reader.cancel().catch(() => {});
+    }
+  } catch {
+    // the client aborted or the timer cancelled the read: the answer ends and the connection closes
+  } finally {
+    timer.cancel();
+  }
 }
 
 /** 408 for a body still arriving `seconds` after the request's head (Go's `ReadTimeout` bounds the body too). */
@@ -182,8 +246,8 @@ async function readBody(req: Request, limit: number, readTimeout: number): Promi
       if (done) break;
       size += value.byteLength;
       if (size > limit) {
-        void reader.cancel().catch(() => {});
-        return tooLarge(limit);
+        timer?.cancel(); // the drain has its own bound
+        return tooLarge(limit, reader);
       }
       chunks.push(value);
     }
@@ -248,7 +312,7 @@ export class HttpListener implements Drainable {
       const badHost = hostProblem(scan.host);
       if (badHost !== undefined) return textResponse(400, `400 Bad Request: ${badHost}`, true);
       const limit = options.maxBodyBytes();
-      if (scan.contentLength !== undefined && Number(scan.contentLength) > limit) return tooLarge(limit);
+      if (scan.contentLength !== undefined && Number(scan.contentLength) > limit) return tooLarge(limit, req.body?.getReader(), Number(scan.contentLength));
       if ((scan.contentLength !== undefined && scan.contentLength !== "0") || scan.transferEncoding) {
         return readBody(req, limit, options.readTimeout).then((body) => (typeof body === "string" ? run(req, server, scan, body) : body));
       }
