@@ -155,6 +155,9 @@ export const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
 /** Longest a refused body is read and dropped, ms: bounds a slow (slow-loris) sender's hold on the connection. */
 export const DRAIN_MAX_MS = 5_000;
 
+/** What the drain needs of a request body's reader (Bun's and the DOM's reader types differ). */
+type BodyReader = Pick<ReadableStreamDefaultReader<Uint8Array>, "read" | "cancel">;
+
 /** The 413 text (the limit in bytes). */
 function tooLargeText(limit: number): string {
   return `request body exceeds the ${limit} byte limit (maxBodySize)`;
@@ -172,7 +175,7 @@ function tooLargeText(limit: number): string {
  * bound, or without a body to read, the connection closes at once (Go closes after an unread body
  * over 256 KiB too).
  */
-function tooLarge(limit: number, reader?: ReadableStreamDefaultReader<Uint8Array>, rest?: number): Response {
+function tooLarge(limit: number, reader?: BodyReader, rest?: number): Response {
   if (reader === undefined || (rest !== undefined && rest > DRAIN_MAX_BYTES)) {
     void reader?.cancel().catch(() => {});
     return textResponse(413, tooLargeText(limit), true);
@@ -197,7 +200,7 @@ function tooLarge(limit: number, reader?: ReadableStreamDefaultReader<Uint8Array
 }
 
 /** Reads and drops the rest of a body until it ends, fails (client abort) or passes {@link DRAIN_MAX_BYTES} / {@link DRAIN_MAX_MS}. */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+async function drain(reader: BodyReader): Promise<void> {
   const timer = startTimer(DRAIN_MAX_MS, () => void reader.cancel().catch(() => {}), { unref: true });
   try {
     let dropped = 0;
@@ -222,8 +225,8 @@ function bodyTimedOut(seconds: number): Response {
 /**
  * The body as UTF-8 text, or the error answer: 413 past `limit` bytes, 408 when it has not
  * arrived within `readTimeout` seconds (≤ 0: no bound), 400 when it cannot be read. It is read
- * chunk by chunk and abandoned as soon as it passes the limit — whatever `Content-Length` said —
- * so an endless or mislabelled upload costs at most `limit` bytes of memory.
+ * chunk by chunk and kept only up to the limit — whatever `Content-Length` said — so an endless or
+ * mislabelled upload costs at most `limit` bytes of memory; past it the rest is dropped ({@link tooLarge}).
  */
 async function readBody(req: Request, limit: number, readTimeout: number): Promise<string | Response> {
   const body = req.body;
