@@ -164,39 +164,21 @@ function tooLargeText(limit: number): string {
 }
 
 /**
- * 413 for a body over `limit`, with `Connection: close`. Closing a socket whose peer is still
- * sending makes the kernel send a reset, and a reset can destroy the answer before the peer reads
- * it (a reverse proxy then answers 502). So when the rest of the body is within
+ * 413 for a body over `limit`, with `Connection: close`. Closing a connection whose peer is still
+ * sending makes the kernel answer with a reset, and the reset can destroy the answer before the
+ * peer reads it (a reverse proxy then answers 502). So when the rest of the body is within
  * {@link DRAIN_MAX_BYTES} (`rest`: the bytes a `Content-Length` still announces; undefined =
- * unknown, chunked), the status, headers and text are sent at once and the rest of the body is then
- * read and dropped — never buffered — until it ends, the client aborts, or {@link DRAIN_MAX_BYTES}
- * / {@link DRAIN_MAX_MS} pass; only then does the answer end (a last empty chunk: Bun frames a
- * streamed answer chunked) and the connection close, as nginx's lingering close does. Past the
- * bound, or without a body to read, the connection closes at once (Go closes after an unread body
- * over 256 KiB too).
+ * unknown, chunked) it is first read and dropped — never buffered — until it ends, the client
+ * aborts, or {@link DRAIN_MAX_BYTES} / {@link DRAIN_MAX_MS} pass, and only then is the 413 written
+ * and the connection closed (nginx's lingering close; Go's net/http drains up to 256 KiB). The
+ * answer is not sent earlier: a Go reverse proxy (Traefik) stops reading its client's body once it
+ * forwards an answer's head, which cut a streamed early 413 short (docs/operations.md §11). Past
+ * the bound, or without a body to read, the connection closes at once.
  */
-function tooLarge(limit: number, reader?: BodyReader, rest?: number): Response {
-  if (reader === undefined || (rest !== undefined && rest > DRAIN_MAX_BYTES)) {
-    void reader?.cancel().catch(() => {});
-    return textResponse(413, tooLargeText(limit), true);
-  }
-  const text = new TextEncoder().encode(tooLargeText(limit));
-  let sent = false;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (!sent) {
-        sent = true;
-        controller.enqueue(text); // its own chunk: written before the drain starts
-        return;
-      }
-      await drain(reader);
-      controller.close();
-    },
-    cancel() {
-      void reader.cancel().catch(() => {}); // the connection went away: stop reading
-    },
-  });
-  return new Response(body, { status: 413, headers: { "Content-Type": "text/plain; charset=UTF-8", Connection: "close" } });
+async function tooLarge(limit: number, reader?: BodyReader, rest?: number): Promise<Response> {
+  if (reader !== undefined && (rest === undefined || rest <= DRAIN_MAX_BYTES)) await drain(reader);
+  else void reader?.cancel().catch(() => {});
+  return textResponse(413, tooLargeText(limit), true);
 }
 
 /** Reads and drops the rest of a body until it ends, fails (client abort) or passes {@link DRAIN_MAX_BYTES} / {@link DRAIN_MAX_MS}. */
