@@ -178,7 +178,7 @@ describe("hello-api in a pod, installed by the platform's chart, answering throu
     expect(await other.text()).toBe("404 page not found\n");
   });
 
-  test("a 2 MiB POST through Traefik is refused 413 every time (no 502: the server drains the body before it closes)", async () => {
+  test("a 2 MiB POST through Traefik is refused 413 every time (no 502: the server drains the body before it answers and closes)", async () => {
     // The demo's maxBodySize is 1 MiB. Before the drain (src/sdk/http/listener.ts tooLarge) 35–45 % of such
     // requests came back 502 from Traefik: the pod closed while Traefik still wrote the body, and the reset
     // destroyed the 413.
