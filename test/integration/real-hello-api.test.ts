@@ -7,7 +7,8 @@
  * - the http_server exposes its port with ExposePort on the release's own Service and Ingress (the
  *   ones Helm wrote by server-side apply), and Traefik routes `Host: <its auto hostname>` to the
  *   pod: GET /hello answers the demo's 200 JSON (as e2e-hello-api.test.ts asserts on a process),
- *   POST echoes, anything else is the flow's 404;
+ *   POST echoes, anything else is the flow's 404; a body over maxBodySize is 413 every time, never
+ *   Traefik's 502;
  * - the Service port ExposePort added routes to the pod's listener (curl to the ClusterIP from the
  *   node, through kube-proxy);
  * - a later `helm upgrade` of the release leaves ExposePort's port and rule in place (Helm applies
@@ -167,6 +168,20 @@ describe("hello-api in a pod, installed by the platform's chart, answering throu
     expect(other.status).toBe(404);
     expect(await other.text()).toBe("404 page not found\n");
   });
+
+  test("a 2 MiB POST through Traefik is refused 413 every time (no 502: the server drains the body before it answers and closes)", async () => {
+    // The demo's maxBodySize is 1 MiB. Before the drain (src/sdk/http/listener.ts tooLarge) 35–45 % of such
+    // requests came back 502 from Traefik: the pod closed while Traefik still wrote the body, and the reset
+    // destroyed the 413.
+    const body = new Uint8Array(2 * 1024 * 1024).fill(97);
+    const seen: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await viaIngress(host, "/echo", { method: "POST", body }).catch((err: Error) => err);
+      seen.push(res instanceof Error ? `error ${res.message}` : `${res.status} ${await res.text()}`);
+    }
+    console.error(`[real-hello-api] 10 × 2 MiB POST through the Ingress: ${JSON.stringify([...new Set(seen)])}`);
+    expect(seen).toEqual(Array(10).fill("413 request body exceeds the 1048576 byte limit (maxBodySize)"));
+  }, 120_000);
 
   test("ExposePort wrote the port into the release's Service and Ingress beside Helm's own fields", async () => {
     const svc = await kube.get(services, `${FULLNAME}-manager-service`, ns);

@@ -145,9 +145,58 @@ class InFlight {
  */
 const SWEEP_MS = 100;
 
-/** 413 for a body over `limit`; the connection closes (as Go does after an unread body), so the client stops sending. */
-function tooLarge(limit: number): Response {
-  return textResponse(413, `request body exceeds the ${limit} byte limit (maxBodySize)`, true);
+/**
+ * Most bytes of a refused body read and dropped after its 413 (docs/operations.md "Body limit"):
+ * past this a sender is cut off — a proxy forwarding a 5 MB upload must not get a reset instead of
+ * the 413, but nobody gets to stream an unbounded body into the void.
+ */
+export const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
+
+/** Longest a refused body is read and dropped, ms: bounds a slow (slow-loris) sender's hold on the connection. */
+export const DRAIN_MAX_MS = 5_000;
+
+/** What the drain needs of a request body's reader (Bun's and the DOM's reader types differ). */
+type BodyReader = Pick<ReadableStreamDefaultReader<Uint8Array>, "read" | "cancel">;
+
+/** The 413 text (the limit in bytes). */
+function tooLargeText(limit: number): string {
+  return `request body exceeds the ${limit} byte limit (maxBodySize)`;
+}
+
+/**
+ * 413 for a body over `limit`, with `Connection: close`. Closing a connection whose peer is still
+ * sending makes the kernel answer with a reset, and the reset can destroy the answer before the
+ * peer reads it (a reverse proxy then answers 502). So when the rest of the body is within
+ * {@link DRAIN_MAX_BYTES} (`rest`: the bytes a `Content-Length` still announces; undefined =
+ * unknown, chunked) it is first read and dropped — never buffered — until it ends, the client
+ * aborts, or {@link DRAIN_MAX_BYTES} / {@link DRAIN_MAX_MS} pass, and only then is the 413 written
+ * and the connection closed (nginx's lingering close; Go's net/http drains up to 256 KiB). The
+ * answer is not sent earlier: a Go reverse proxy (Traefik) stops reading its client's body once it
+ * forwards an answer's head, which cut a streamed early 413 short (docs/operations.md §11). Past
+ * the bound, or without a body to read, the connection closes at once.
+ */
+async function tooLarge(limit: number, reader?: BodyReader, rest?: number): Promise<Response> {
+  if (reader !== undefined && (rest === undefined || rest <= DRAIN_MAX_BYTES)) await drain(reader);
+  else void reader?.cancel().catch(() => {});
+  return textResponse(413, tooLargeText(limit), true);
+}
+
+/** Reads and drops the rest of a body until it ends, fails (client abort) or passes {@link DRAIN_MAX_BYTES} / {@link DRAIN_MAX_MS}. */
+async function drain(reader: BodyReader): Promise<void> {
+  const timer = startTimer(DRAIN_MAX_MS, () => void reader.cancel().catch(() => {}), { unref: true });
+  try {
+    let dropped = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      dropped += value.byteLength;
+      if (dropped > DRAIN_MAX_BYTES) return void reader.cancel().catch(() => {});
+    }
+  } catch {
+    // the client aborted or the timer cancelled the read: the answer ends and the connection closes
+  } finally {
+    timer.cancel();
+  }
 }
 
 /** 408 for a body still arriving `seconds` after the request's head (Go's `ReadTimeout` bounds the body too). */
@@ -158,8 +207,8 @@ function bodyTimedOut(seconds: number): Response {
 /**
  * The body as UTF-8 text, or the error answer: 413 past `limit` bytes, 408 when it has not
  * arrived within `readTimeout` seconds (≤ 0: no bound), 400 when it cannot be read. It is read
- * chunk by chunk and abandoned as soon as it passes the limit — whatever `Content-Length` said —
- * so an endless or mislabelled upload costs at most `limit` bytes of memory.
+ * chunk by chunk and kept only up to the limit — whatever `Content-Length` said — so an endless or
+ * mislabelled upload costs at most `limit` bytes of memory; past it the rest is dropped ({@link tooLarge}).
  */
 async function readBody(req: Request, limit: number, readTimeout: number): Promise<string | Response> {
   const body = req.body;
@@ -182,8 +231,8 @@ async function readBody(req: Request, limit: number, readTimeout: number): Promi
       if (done) break;
       size += value.byteLength;
       if (size > limit) {
-        void reader.cancel().catch(() => {});
-        return tooLarge(limit);
+        timer?.cancel(); // the drain has its own bound
+        return tooLarge(limit, reader);
       }
       chunks.push(value);
     }
@@ -248,7 +297,7 @@ export class HttpListener implements Drainable {
       const badHost = hostProblem(scan.host);
       if (badHost !== undefined) return textResponse(400, `400 Bad Request: ${badHost}`, true);
       const limit = options.maxBodyBytes();
-      if (scan.contentLength !== undefined && Number(scan.contentLength) > limit) return tooLarge(limit);
+      if (scan.contentLength !== undefined && Number(scan.contentLength) > limit) return tooLarge(limit, req.body?.getReader(), Number(scan.contentLength));
       if ((scan.contentLength !== undefined && scan.contentLength !== "0") || scan.transferEncoding) {
         return readBody(req, limit, options.readTimeout).then((body) => (typeof body === "string" ? run(req, server, scan, body) : body));
       }
