@@ -36,6 +36,7 @@ import { tinyNodes } from "../src/k8s/controllers/types.ts";
 import type { TinyNode } from "../src/core/api/index.ts";
 import { connectNats } from "../src/transport/nats/connect.ts";
 import { CoreNatsTransport } from "../src/transport/nats/core.ts";
+import { publishToNode } from "../src/transport/nats/publish.ts";
 import { startRealCluster, type RealCluster } from "../test/support/real-cluster.ts";
 import { containerCpu, type ContainerCpu } from "../test/support/real-node/container-process.ts";
 import { natsPodObjects } from "../test/support/real-node/nats-pod.ts";
@@ -57,12 +58,14 @@ import {
   removeModuleAccess,
   type PodStart,
 } from "./lib/pod-bench.ts";
+import { driveHttp, gatewayExposure, gatewayFlow, type GatewayFlow, type HttpDrive } from "./lib/pod-http.ts";
 import { emit, median, progress, quick, row, type BenchRow } from "./lib/result.ts";
 
 const log = (line: string) => progress("pods", line);
 const START_RUNS = quick ? 3 : 5;
 const RR_N = quick ? 1_000 : 3_000;
 const RR_ROUNDS = 3;
+const HTTP_N = quick ? 500 : 1_500;
 const CPU_LIMITS = (process.env.PODS_CPU ?? "500m,1").split(",").map((s) => s.trim());
 const PHASES = new Set((process.env.PODS_PHASES ?? "start,nats").split(",").map((p) => p.trim()));
 const RUNTIMES: readonly Runtime[] = ["go", "tinyhost"];
@@ -141,6 +144,13 @@ try {
         await natsPhase(cpu);
       } catch (err) {
         fail(`nats_${tag(cpu)}`, err);
+      }
+    }
+    if (PHASES.has("http")) {
+      try {
+        await httpPhase(cpu);
+      } catch (err) {
+        fail(`http_${tag(cpu)}`, err);
       }
     }
   }
@@ -245,6 +255,139 @@ try {
     } finally {
       await nc.close().catch(() => undefined);
       await Promise.all(Object.values(mods).map((m) => deletePodAndWait(cp, ns, m.name).catch(() => undefined)));
+    }
+  }
+  /**
+   * One chain pod per runtime and one tinyhost gateway pod (same image and limits for both rounds)
+   * with a flow per runtime (bench/lib/pod-http.ts); Service and Ingress by hand; HTTP through
+   * Traefik at 1 and 64 in flight, interleaved rounds.
+   */
+  async function httpPhase(cpu: string): Promise<void> {
+    const digits = cpu.replace(/\D/g, "");
+    const gateway = `gw-http-${digits}`;
+    const nc = await connectNats(`nats://${natsIp}:4222`);
+    const pods: string[] = [];
+    const flows = {} as Record<Runtime, GatewayFlow & { host: string; expect: string; cpu: () => ContainerCpu }>;
+    try {
+      for (const [i, rt] of RUNTIMES.entries()) {
+        const chain = `${short(rt)}-hc-${digits}`;
+        const flow = gatewayFlow(ns, `e${digits.padStart(6, "0")}${i}`, gateway, chain);
+        await forEachBounded(flow.nodes, 8, (n) => kube.create(tinyNodes, n, { namespace: ns }));
+        const body = modulePod({
+          runtime: rt,
+          name: chain,
+          module: chain,
+          namespace: ns,
+          image: images[rt].ref,
+          cpu,
+          natsUrl: podNatsUrl,
+          peerComponents: true,
+        });
+        pods.push(chain);
+        const s = await createPodAndWaitReady(cp, ns, body);
+        await waitAllReady(kube, ns, chain, 3, performance.now(), 120_000);
+        flows[rt] = { ...flow, host: `${short(rt)}-${digits}.gw.bench.test`, expect: "", cpu: containerCpu(cluster.node.slot, containerId(s.pod)) };
+      }
+      const gwBody = modulePod({
+        runtime: "tinyhost",
+        name: gateway,
+        module: gateway,
+        namespace: ns,
+        image: images.tinyhost.ref,
+        cpu,
+        natsUrl: podNatsUrl,
+        peerComponents: false,
+      });
+      (gwBody.metadata as { labels: Record<string, string> }).labels.role = gateway;
+      pods.push(gateway);
+      const gw = await createPodAndWaitReady(cp, ns, gwBody);
+      await waitAllReady(kube, ns, gateway, 3 * RUNTIMES.length, performance.now(), 120_000);
+      const gwCpu = containerCpu(cluster.node.slot, containerId(gw.pod));
+      for (const rt of RUNTIMES) {
+        const f = flows[rt];
+        let port = 0;
+        let sentAt = 0;
+        await waitUntil(
+          `${rt}: the gateway's http_server to bind a port`,
+          async () => {
+            // The leader may not hold its Lease yet when the first signal arrives: send again.
+            if (performance.now() - sentAt > 5_000) {
+              sentAt = performance.now();
+              await publishToNode(nc, f.signal, "_control", { send: true });
+            }
+            const node = await kube.get(tinyNodes, f.server, ns).catch(() => undefined);
+            port = Number(node?.status?.metadata?.port ?? 0);
+            return port > 0;
+          },
+          90_000,
+          250,
+        );
+        for (const [path, body] of gatewayExposure(ns, `gw-${short(rt)}-${digits}`, { role: gateway }, port, f.host)) {
+          const res = await cp.request("POST", path, body);
+          if (!res.ok) throw new Error(`POST ${path}: HTTP ${res.status} ${await res.text()}`);
+        }
+        let last = "";
+        await waitUntil(
+          `${rt}: a 200 through the Ingress (Host ${f.host})`,
+          async () => {
+            const res = await fetch(`${cluster.node.ingressUrl}/bench`, { headers: { host: f.host }, signal: AbortSignal.timeout(10_000) }).catch(
+              (e: Error) => e,
+            );
+            if (res instanceof Error) return ((last = res.message), false);
+            const text = await res.text();
+            last = `HTTP ${res.status} ${text.slice(0, 200)}`;
+            if (res.status !== 200 || !text.includes("/bench")) return false;
+            f.expect = text;
+            return true;
+          },
+          90_000,
+          250,
+        ).catch((err: Error) => {
+          throw new Error(`${err.message}; last answer: ${last}`);
+        });
+        log(`${tag(cpu)} http ${rt}: port ${port}, Host ${f.host} answers ${f.expect}`);
+        await driveHttp(`${cluster.node.ingressUrl}/bench`, f.host, 300, 16, f.expect); // warm-up
+      }
+      for (const window of [1, 64]) {
+        const got: Record<Runtime, (HttpDrive & { chainCpu: number; gwCpu: number })[]> = { go: [], tinyhost: [] };
+        for (let r = 0; r < RR_ROUNDS; r++) {
+          for (const rt of r % 2 ? [...RUNTIMES].reverse() : RUNTIMES) {
+            const f = flows[rt];
+            const c0 = f.cpu().usageNs;
+            const g0 = gwCpu().usageNs;
+            const d = await driveHttp(`${cluster.node.ingressUrl}/bench`, f.host, HTTP_N, window, f.expect);
+            const per1k = (ns0: number, ns1: number) => ((ns1 - ns0) / 1e6 / HTTP_N) * 1000;
+            got[rt].push({ ...d, chainCpu: per1k(c0, f.cpu().usageNs), gwCpu: per1k(g0, gwCpu().usageNs) });
+          }
+        }
+        const med = (rt: Runtime, k: keyof HttpDrive | "chainCpu" | "gwCpu") => median(got[rt].map((d) => d[k]));
+        const label = `pods_${tag(cpu)}_http_chain3_w${window}`;
+        log(
+          `${label}: go ${Math.round(med("go", "rate"))} req/s p50 ${med("go", "p50").toFixed(2)} p99 ${med("go", "p99").toFixed(2)} ms (chain cpu ${med("go", "chainCpu").toFixed(0)}, gateway ${med("go", "gwCpu").toFixed(0)} ms/1k), tinyhost ${Math.round(med("tinyhost", "rate"))} req/s p50 ${med("tinyhost", "p50").toFixed(2)} p99 ${med("tinyhost", "p99").toFixed(2)} ms (chain cpu ${med("tinyhost", "chainCpu").toFixed(0)}, gateway ${med("tinyhost", "gwCpu").toFixed(0)} ms/1k)`,
+        );
+        rows.push(
+          row({
+            name: `${label}_rate`,
+            value: med("tinyhost", "rate"),
+            baseline: med("go", "rate"),
+            unit: "req/s",
+            note: `GET through Traefik (Host header) → a tinyhost gateway pod's http_server → relay → relay → relay in the runtime's pod (core NATS via the NATS pod) → the gateway's transform → response, ${window} in flight (fetch loops, keep-alive), ${HTTP_N} requests × ${RR_ROUNDS} interleaved rounds (median); chain pods and the gateway pod with memory 128Mi and CPU ${cpu} limits; the gateway is the same tinyhost pod for both (the Go peer has no HTTP component); baseline: the Go peer module's chain pod`,
+          }),
+          row({ name: `${label}_p50`, value: med("tinyhost", "p50"), baseline: med("go", "p50"), unit: "ms", digits: 2 }),
+          row({ name: `${label}_p99`, value: med("tinyhost", "p99"), baseline: med("go", "p99"), unit: "ms", digits: 2 }),
+          row({
+            name: `${label}_cpu`,
+            value: med("tinyhost", "chainCpu"),
+            baseline: med("go", "chainCpu"),
+            unit: "CPU ms/1k req",
+            digits: 1,
+            note: `the chain pod's cgroup cpuacct.usage over the drive, per 1,000 requests; the gateway pod's (information): with the go chain ${med("go", "gwCpu").toFixed(1)}, with the tinyhost chain ${med("tinyhost", "gwCpu").toFixed(1)} ms/1k`,
+          }),
+        );
+      }
+    } finally {
+      await nc.close().catch(() => undefined);
+      await Promise.all(pods.map((p) => deletePodAndWait(cp, ns, p).catch(() => undefined)));
     }
   }
 } catch (err) {
