@@ -20,13 +20,18 @@
  *   over a NATS pod (Debian's nats-server) to the module pods; req/s, p50, and the container's
  *   CPU per 1,000 requests from its cgroup (`cpuacct.usage`), plus the CFS throttling the limit
  *   caused (`cpu.stat`), in the note.
+ * - HTTP through the Ingress into a 3-hop flow (phase `http`, bench/lib/pod-http.ts): GET through
+ *   Traefik (Host header) → a tinyhost gateway pod's `http_server` (the same pod and limits for
+ *   both rounds: the Go peer has no HTTP component) → `relay → relay → relay` in the runtime's pod
+ *   → the gateway's `transform` → `response`, 1 and 64 in flight (fetch loops); req/s, p50, p99,
+ *   and the chain pod's CPU per 1,000 requests (the gateway's in the note).
  * - the machine's 1-minute load average, sampled every 5 s over the run: the machine is shared.
  *
  * Needs root and a real node: when not root, or the node does not start, it prints why and its
  * only row is `pods_skipped` (the other benchmarks are unaffected). The images are built (or found
  * in buildah's cache) and imported into the node's containerd; nothing is pulled.
  *   ./node_modules/.bin/bun bench/pods.ts [--quick]       (npm run bench -- --only pods)
- * `PODS_CPU=500m` runs one CPU limit only; `PODS_PHASES=start` or `nats` one phase only.
+ * `PODS_CPU=500m` runs one CPU limit only; `PODS_PHASES=start`, `nats` or `http` (comma-separated) those phases only.
  */
 process.env.TINYHOST_LOG_LEVEL ??= "silent";
 import { loadavg, tmpdir } from "node:os";
@@ -67,7 +72,7 @@ const RR_N = quick ? 1_000 : 3_000;
 const RR_ROUNDS = 3;
 const HTTP_N = quick ? 500 : 1_500;
 const CPU_LIMITS = (process.env.PODS_CPU ?? "500m,1").split(",").map((s) => s.trim());
-const PHASES = new Set((process.env.PODS_PHASES ?? "start,nats").split(",").map((p) => p.trim()));
+const PHASES = new Set((process.env.PODS_PHASES ?? "start,nats,http").split(",").map((p) => p.trim()));
 const RUNTIMES: readonly Runtime[] = ["go", "tinyhost"];
 const short = (rt: Runtime) => (rt === "go" ? "go" : "th");
 const tag = (cpu: string) => `cpu${cpu}`;
@@ -349,19 +354,30 @@ try {
         await driveHttp(`${cluster.node.ingressUrl}/bench`, f.host, 300, 16, f.expect); // warm-up
       }
       for (const window of [1, 64]) {
-        const got: Record<Runtime, (HttpDrive & { chainCpu: number; gwCpu: number })[]> = { go: [], tinyhost: [] };
+        const got: Record<Runtime, (HttpDrive & { chainCpu: number; gwCpu: number; chainThrottled: number; gwThrottled: number })[]> = { go: [], tinyhost: [] };
         for (let r = 0; r < RR_ROUNDS; r++) {
           for (const rt of r % 2 ? [...RUNTIMES].reverse() : RUNTIMES) {
             const f = flows[rt];
-            const c0 = f.cpu().usageNs;
-            const g0 = gwCpu().usageNs;
+            const c0 = f.cpu();
+            const g0 = gwCpu();
             const d = await driveHttp(`${cluster.node.ingressUrl}/bench`, f.host, HTTP_N, window, f.expect);
+            const [c1, g1] = [f.cpu(), gwCpu()];
             const per1k = (ns0: number, ns1: number) => ((ns1 - ns0) / 1e6 / HTTP_N) * 1000;
-            got[rt].push({ ...d, chainCpu: per1k(c0, f.cpu().usageNs), gwCpu: per1k(g0, gwCpu().usageNs) });
+            // Share of the CFS periods of the drive in which the limit stopped the container.
+            const periods = (d.rate > 0 ? HTTP_N / d.rate : 0) * (1e6 / c1.periodUs);
+            const throttled = (a: ContainerCpu, b: ContainerCpu) => (periods > 0 ? (b.throttledPeriods - a.throttledPeriods) / periods : Number.NaN);
+            got[rt].push({
+              ...d,
+              chainCpu: per1k(c0.usageNs, c1.usageNs),
+              gwCpu: per1k(g0.usageNs, g1.usageNs),
+              chainThrottled: throttled(c0, c1),
+              gwThrottled: throttled(g0, g1),
+            });
           }
         }
-        const med = (rt: Runtime, k: keyof HttpDrive | "chainCpu" | "gwCpu") => median(got[rt].map((d) => d[k]));
+        const med = (rt: Runtime, k: keyof HttpDrive | "chainCpu" | "gwCpu" | "chainThrottled" | "gwThrottled") => median(got[rt].map((d) => d[k]));
         const label = `pods_${tag(cpu)}_http_chain3_w${window}`;
+        const pct = (x: number) => `${Math.round(x * 100)} %`;
         log(
           `${label}: go ${Math.round(med("go", "rate"))} req/s p50 ${med("go", "p50").toFixed(2)} p99 ${med("go", "p99").toFixed(2)} ms (chain cpu ${med("go", "chainCpu").toFixed(0)}, gateway ${med("go", "gwCpu").toFixed(0)} ms/1k), tinyhost ${Math.round(med("tinyhost", "rate"))} req/s p50 ${med("tinyhost", "p50").toFixed(2)} p99 ${med("tinyhost", "p99").toFixed(2)} ms (chain cpu ${med("tinyhost", "chainCpu").toFixed(0)}, gateway ${med("tinyhost", "gwCpu").toFixed(0)} ms/1k)`,
         );
@@ -371,7 +387,7 @@ try {
             value: med("tinyhost", "rate"),
             baseline: med("go", "rate"),
             unit: "req/s",
-            note: `GET through Traefik (Host header) → a tinyhost gateway pod's http_server → relay → relay → relay in the runtime's pod (core NATS via the NATS pod) → the gateway's transform → response, ${window} in flight (fetch loops, keep-alive), ${HTTP_N} requests × ${RR_ROUNDS} interleaved rounds (median); chain pods and the gateway pod with memory 128Mi and CPU ${cpu} limits; the gateway is the same tinyhost pod for both (the Go peer has no HTTP component); baseline: the Go peer module's chain pod`,
+            note: `GET through Traefik (Host header) → a tinyhost gateway pod's http_server → relay → relay → relay in the runtime's pod (core NATS via the NATS pod) → the gateway's transform → response, ${window} in flight (fetch loops, keep-alive), ${HTTP_N} requests × ${RR_ROUNDS} interleaved rounds (median); chain pods and the gateway pod with memory 128Mi and CPU ${cpu} limits; the gateway is the same tinyhost pod for both (the Go peer has no HTTP component); CFS periods throttled: chain go ${pct(med("go", "chainThrottled"))}, tinyhost ${pct(med("tinyhost", "chainThrottled"))}, gateway ${pct(med("go", "gwThrottled"))} / ${pct(med("tinyhost", "gwThrottled"))} (go / tinyhost rounds); baseline: the Go peer module's chain pod`,
           }),
           row({ name: `${label}_p50`, value: med("tinyhost", "p50"), baseline: med("go", "p50"), unit: "ms", digits: 2 }),
           row({ name: `${label}_p99`, value: med("tinyhost", "p99"), baseline: med("go", "p99"), unit: "ms", digits: 2 }),
