@@ -9,7 +9,7 @@
  * release: {@link gatewayExposure} writes the Service and Ingress by hand for the port the
  * http_server bound (read from its TinyNode's `status.metadata.port`).
  */
-import type { TinyNode } from "../../src/core/api/index.ts";
+import { base64Json, type TinyNode } from "../../src/core/api/index.ts";
 import { mixedFlow, type MixedNodeSpec } from "../../test/support/go-peer.ts";
 import { percentile } from "./result.ts";
 
@@ -21,8 +21,6 @@ export interface GatewayFlow {
   /** The `http_server` node (its `status.metadata.port` is the bound port). */
   server: string;
 }
-
-const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64");
 
 /**
  * The TinyNodes of one gateway flow: `signal`, `http_server`, `transform` on module `gateway`
@@ -50,7 +48,7 @@ export function gatewayFlow(namespace: string, prefix: string, gateway: string, 
     ],
   );
   const server = nodes[1]!;
-  server.spec.ports!.push({ port: "_settings", configuration: b64({ enableStatusPort: false, enableStopPort: false, maxBodySize: 1 }) });
+  server.spec.ports!.push({ port: "_settings", configuration: base64Json({ enableStatusPort: false, enableStopPort: false, maxBodySize: 1 }) });
   return { nodes, signal: nodes[0]!.metadata.name!, server: server.metadata.name! };
 }
 
