@@ -4,8 +4,10 @@
  * Pod with the chart's 128Mi memory limit and a 500m CPU limit (bench/lib/pod-bench.ts), go Ready
  * under the kubelet's probe, run inside cgroups that carry exactly those limits (CFS quota 50,000 µs
  * per 100,000 µs period, memory limit 128 MiB — checked from the host), and each answers a request
- * through its own `relay → relay → echo` chain over a NATS pod, the reply naming its runtime. No
- * timings are asserted (the figures are bench/pods.ts's).
+ * through its own `relay → relay → echo` chain over a NATS pod, the reply naming its runtime; and a
+ * GET through Traefik reaches a tinyhost gateway pod's http_server and comes back through each
+ * runtime's `relay` chain (bench/lib/pod-http.ts, the bench's `http` phase). No timings are
+ * asserted (the figures are bench/pods.ts's).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { tmpdir } from "node:os";
@@ -34,6 +36,8 @@ import { getRealCluster, type RealCluster } from "../support/real-cluster.ts";
 import { containerCpu, containerProcess } from "../support/real-node/container-process.ts";
 import { natsPodObjects } from "../support/real-node/nats-pod.ts";
 import { waitUntil } from "../support/process.ts";
+import { gatewayExposure, gatewayFlow } from "../../bench/lib/pod-http.ts";
+import { publishToNode } from "../../src/transport/nats/publish.ts";
 
 /** The cold build of the node's binaries can take half an hour on 2 busy cores; the images 5–8 min. */
 const START_TIMEOUT_MS = 60 * 60_000;
@@ -135,4 +139,63 @@ describe("tinyhost and Go peer pods with the same 128Mi / 500m limits", () => {
       await nc.close();
     }
   }, 60_000);
+
+  test("a GET through Traefik reaches a tinyhost gateway pod's http_server and is answered through each runtime's relay chain", async () => {
+    const cp = cluster.controlPlane;
+    const gateway = "gw-side";
+    const flows = (["go", "tinyhost"] as const).map((rt, i) => ({ rt, ...gatewayFlow(ns, `d100000${i}`, gateway, `${rt === "go" ? "go" : "th"}-side`) }));
+    for (const f of flows) for (const n of f.nodes) await kube.create(tinyNodes, n, { namespace: ns });
+    const body = modulePod({
+      runtime: "tinyhost",
+      name: gateway,
+      module: gateway,
+      namespace: ns,
+      image: images.tinyhost.ref,
+      cpu: CPU,
+      natsUrl: `nats://nats.${ns}.svc:4222`,
+      peerComponents: false,
+    });
+    (body.metadata as { labels: Record<string, string> }).labels.role = gateway;
+    await createPodAndWaitReady(cp, ns, body, 180_000);
+    await waitAllReady(kube, ns, gateway, 6, performance.now(), 120_000);
+    const nc = await connectNats(`nats://${natsIp}:4222`);
+    try {
+      for (const f of flows) {
+        let port = 0;
+        let sentAt = 0;
+        await waitUntil(
+          `${f.rt}: the gateway's http_server to bind a port`,
+          async () => {
+            if (performance.now() - sentAt > 5_000) {
+              sentAt = performance.now();
+              await publishToNode(nc, f.signal, "_control", { send: true });
+            }
+            port = Number((await kube.get(tinyNodes, f.server, ns).catch(() => undefined))?.status?.metadata?.port ?? 0);
+            return port > 0;
+          },
+          90_000,
+          250,
+        );
+        const host = `${f.rt}.gw-side.test`;
+        for (const [path, obj] of gatewayExposure(ns, `gw-side-${f.rt}`, { role: gateway }, port, host)) {
+          const res = await cp.request("POST", path, obj);
+          expect({ path, status: res.status }).toEqual({ path, status: 201 });
+        }
+        let got = "";
+        await waitUntil(
+          `${f.rt}: GET /probe through Traefik (Host ${host}) to answer 200`,
+          async () => {
+            const res = await fetch(`${cluster.node.ingressUrl}/probe`, { headers: { host }, signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+            got = res ? `${res.status} ${res.headers.get("content-type")?.split(";")[0]} ${await res.text()}` : "";
+            return got.startsWith("200 ");
+          },
+          90_000,
+          250,
+        );
+        expect({ rt: f.rt, got }).toEqual({ rt: f.rt, got: "200 application/json /probe" });
+      }
+    } finally {
+      await nc.close();
+    }
+  }, 400_000);
 });
