@@ -5,7 +5,7 @@ import { chooseDriver } from "../../../scripts/image/buildah.ts";
 import { contentKey } from "../../../scripts/image/cache.ts";
 import { debianSuite } from "../../../scripts/image/debian-base.ts";
 import { goModuleVersion } from "../../../scripts/image/go-tool-images.ts";
-import { natsVersion } from "../../../scripts/image/nats-image.ts";
+import { dpkgVersion, natsVersion } from "../../../scripts/image/nats-image.ts";
 import { FlagError } from "../../../src/cli/flags.ts";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -52,6 +52,10 @@ describe("image build rules", () => {
 
   test("natsVersion and goModuleVersion read the versions the images are tagged with", () => {
     expect(natsVersion("nats-server: v2.9.10\n")).toBe("2.9.10");
+    const status =
+      "Package: nats\nVersion: 9.9.9\n\nPackage: nats-server\nStatus: install ok installed\nVersion: 2.9.10-1+b5\n\nPackage: zlib1g\nVersion: 1.2.13\n";
+    expect(natsVersion(dpkgVersion(status, "nats-server"))).toBe("2.9.10");
+    expect(dpkgVersion(status, "nats-serv")).toBe("");
     expect(() => natsVersion("command not found")).toThrow("printed no version");
     const goMod = "module x\n\nrequire (\n\tgithub.com/tiny-systems/module v0.13.125\n\tgithub.com/tiny-systems/module-extra v9.9.9\n)\n";
     expect(goModuleVersion("github.com/tiny-systems/module", goMod)).toBe("0.13.125");
