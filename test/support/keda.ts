@@ -146,6 +146,8 @@ export async function startKeda(cp: ControlPlane, dir: string): Promise<Keda> {
         `--authentication-kubeconfig=${kc}`,
         `--authorization-kubeconfig=${kc}`,
         `--secure-port=${adapterPort}`,
+        // Its own /metrics listener (default :8080, a panic when taken: two suites on one machine collided there).
+        `--port=${freePort()}`,
         `--cert-dir=${certs}`,
         `--metrics-service-address=127.0.0.1:${grpc}`,
         "--metrics-service-grpc-authority=localhost",
