@@ -84,6 +84,9 @@ export {
 } from "./fields.ts";
 export type { ContextFieldOptions, Header } from "./fields.ts";
 export { redact } from "../runtime/runner/status.ts";
+// The encoding-module's codec shape (json_encode, xml_encode, jwt_decode, jwt_encode): request → response, optional error port.
+export { defineCodecComponent, defineDocumentEncoder, CodecErrorSchema, ERROR_PORT_DESCRIPTION } from "./codec-component.ts";
+export type { CodecPort, CodecSpec } from "./codec-component.ts";
 
 // Waiting, background work, ordering, control messages.
 export { sleepUnlessAborted, WaitCancelledError } from "../core/abortable-sleep.ts";
