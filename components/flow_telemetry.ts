@@ -12,10 +12,11 @@
  * `enableErrorPort` failures go to `error` as `{context, error, retryable}`.
  */
 import {
+  contextField,
   defineComponent,
-  ErrorMessageSchema,
-  errorPayload,
-  fail,
+  emitErrorOrFail,
+  errorMessagePort,
+  errorMessagePortSetting,
   formatRfc3339,
   mark,
   omitEmpty,
@@ -23,10 +24,10 @@ import {
   retryable,
   source,
   target,
-  TraceStatsClient,
-  Type,
   type TraceSpan,
+  TraceStatsClient,
   type TraceSummary,
+  Type,
 } from "tinyhost";
 
 const DEFAULT_LOOKBACK_MINUTES = 60;
@@ -44,16 +45,14 @@ const Settings = Type.Object(
     otelService: Type.String({ title: "Collector Service", description: "Kubernetes service name of the otel-collector holding the traces." }),
     otelPort: Type.Integer({ title: "Collector Port", description: "Port of the collector's statistics service." }),
     namespace: Type.Optional(Type.String({ title: "Namespace", description: "Namespace the collector runs in. Defaults to this module's own namespace." })),
-    enableErrorPort: Type.Optional(Type.Boolean({ title: "Enable Error Port", description: "Emit failures on the error port instead of failing the flow." })),
+    enableErrorPort: errorMessagePortSetting(),
   },
   { $id: "Settings" },
 );
 
 const Request = Type.Object(
   {
-    context: Type.Optional(
-      mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Passed through to the result unchanged." }),
-    ),
+    context: Type.Optional(contextField("Passed through to the result unchanged.")),
     project: Type.String({ title: "Project", description: "Project whose traces to read — the resource name, e.g. the one list_projects reports." }),
     flow: Type.Optional(Type.String({ title: "Flow", description: "Limit to one flow. Empty reads every flow in the project." })),
     traceId: Type.Optional(
@@ -209,9 +208,7 @@ export default defineComponent({
         truncated: false,
       },
     }),
-    ...(self.settings.enableErrorPort
-      ? [source("error", ErrorMessageSchema, { label: "Error", position: "bottom", default: { error: "", retryable: false } })]
-      : []),
+    ...errorMessagePort(self.settings.enableErrorPort),
   ],
   onClient(ctx, client) {
     ctx.self.moduleNamespace = client.namespace;
@@ -223,8 +220,7 @@ export default defineComponent({
   },
   async handle(ctx, output, _port, data) {
     const self = ctx.self;
-    const onError = (err: Error) =>
-      self.settings.enableErrorPort ? output("error", omitEmpty(errorPayload(err, data.context), { interfaces: ["context"] })) : fail(err);
+    const onError = (err: Error) => emitErrorOrFail(self.settings.enableErrorPort, output, err, data.context);
     if (data.project.trim() === "") return onError(permanent(new Error('project is required: field "project" is empty')));
     const client = new TraceStatsClient(self.address(self.settings, resolveNamespace(self)));
     try {

@@ -12,26 +12,17 @@
  * hop or, with `enableErrorPort`, go to `error` `{context, error}`.
  */
 import {
-  defineComponent,
-  fail,
+  defineCodecComponent,
   GoJwtError,
   jwtClaimsSchema,
   jwtSigningMethodField,
   mark,
-  source,
-  target,
   toPlatformSchema,
   Type,
   verifyGoJwt,
   withGoClaimsDef,
   type Static,
 } from "tinyhost";
-
-const Settings = Type.Object(
-  { enableErrorPort: Type.Boolean({ title: "Enable Error Port", description: "If error happens, error port will emit an error message" }) },
-  { $id: "Settings" },
-);
-type Settings = Static<typeof Settings>;
 
 const Request = Type.Object(
   {
@@ -53,34 +44,11 @@ const Response = Type.Object(
 
 const RESPONSE_DEFAULT = { context: null, claims: null } as unknown as Static<typeof Response>;
 
-const ErrorOut = Type.Object({ context: Type.Optional(Type.Unknown({ $id: "Context" })), error: Type.Optional(Type.String()) }, { $id: "Error" });
-
-export default defineComponent({
+export default defineCodecComponent({
   info: { name: "jwt_decode", description: "JWT Decoder", info: "Verifies and decodes JWT token", tags: ["jwt"] },
-  state: () => ({ settings: { enableErrorPort: false } as Settings }),
-  ports: (self) => [
-    target("request", Request, { label: "In", position: "left", default: { context: null, signingMethod: "HS256", token: "", key: "" } }),
-    source("response", Response, {
-      label: "Out",
-      position: "right",
-      default: RESPONSE_DEFAULT,
-      rawSchema: withGoClaimsDef(toPlatformSchema(Response, RESPONSE_DEFAULT), "Claims", false),
-    }),
-    target("_settings", Settings, { label: "Settings", default: self.settings }),
-    ...(self.settings.enableErrorPort ? [source("error", ErrorOut, { label: "Error", position: "bottom", default: { context: null, error: "" } })] : []),
-  ],
-  onSettings(ctx, settings) {
-    ctx.self.settings = { enableErrorPort: settings.enableErrorPort };
-  },
-  handle(ctx, output, _port, data) {
-    const contextValue = data.context ?? null;
-    let claims: Record<string, unknown>;
-    try {
-      claims = verifyGoJwt(data.token, data.signingMethod, data.key);
-    } catch (err) {
-      if (!(err instanceof GoJwtError) || !ctx.self.settings.enableErrorPort) return fail(err);
-      return output("error", { context: contextValue, error: err.message });
-    }
-    return output("response", { context: contextValue, claims });
-  },
+  request: { schema: Request, default: { context: null, signingMethod: "HS256", token: "", key: "" } },
+  response: { schema: Response, default: RESPONSE_DEFAULT, rawSchema: withGoClaimsDef(toPlatformSchema(Response, RESPONSE_DEFAULT), "Claims", false) },
+  settingsDescription: "If error happens, error port will emit an error message",
+  failure: GoJwtError,
+  run: (data) => ({ claims: verifyGoJwt(data.token, data.signingMethod, data.key) }),
 });

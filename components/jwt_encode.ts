@@ -14,27 +14,7 @@
  * reported (`invalid key: Key must be a PEM encoded PKCS1 or PKCS8 key`, `key is not a valid RSA
  * private key`); Go drops the parse error and signs with a nil key, which crashes its handler.
  */
-import {
-  defineComponent,
-  fail,
-  GoJwtError,
-  jwtClaimsSchema,
-  jwtSigningMethodField,
-  mark,
-  signGoJwt,
-  source,
-  target,
-  toPlatformSchema,
-  Type,
-  withGoClaimsDef,
-  type Static,
-} from "tinyhost";
-
-const Settings = Type.Object(
-  { enableErrorPort: Type.Boolean({ title: "Enable Error Port", description: "If error happen, error port will emit an error message" }) },
-  { $id: "Settings" },
-);
-type Settings = Static<typeof Settings>;
+import { defineCodecComponent, GoJwtError, jwtClaimsSchema, jwtSigningMethodField, mark, signGoJwt, toPlatformSchema, Type, withGoClaimsDef } from "tinyhost";
 
 const context = () =>
   mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Arbitrary message to be send alongside with encoded message" });
@@ -63,36 +43,13 @@ const Request = Type.Object(
 );
 
 const Response = Type.Object({ context: Type.Optional(Type.Unknown({ $id: "Context" })), token: Type.Optional(Type.String()) }, { $id: "Response" });
-const ErrorOut = Type.Object({ context: Type.Optional(Type.Unknown({ $id: "Context" })), error: Type.Optional(Type.String()) }, { $id: "Error" });
 
 const REQUEST_DEFAULT = { context: null, signingMethod: "HS256", claims: null, key: "" };
 
-export default defineComponent({
+export default defineCodecComponent({
   info: { name: "jwt_encode", description: "JWT Encoder", info: "Generates JWT token", tags: ["jwt"] },
-  state: () => ({ settings: { enableErrorPort: false } as Settings }),
-  ports: (self) => [
-    target("request", Request, {
-      label: "In",
-      position: "left",
-      default: REQUEST_DEFAULT,
-      rawSchema: withGoClaimsDef(toPlatformSchema(RequestPublished, REQUEST_DEFAULT), "Mapclaims", true),
-    }),
-    source("response", Response, { label: "Out", position: "right", default: { context: null, token: "" } }),
-    target("_settings", Settings, { label: "Settings", default: self.settings }),
-    ...(self.settings.enableErrorPort ? [source("error", ErrorOut, { label: "Error", position: "bottom", default: { context: null, error: "" } })] : []),
-  ],
-  onSettings(ctx, settings) {
-    ctx.self.settings = { enableErrorPort: settings.enableErrorPort };
-  },
-  handle(ctx, output, _port, data) {
-    const contextValue = data.context ?? null;
-    let token: string;
-    try {
-      token = signGoJwt(data.signingMethod, data.claims, data.key);
-    } catch (err) {
-      if (!(err instanceof GoJwtError) || !ctx.self.settings.enableErrorPort) return fail(err);
-      return output("error", { context: contextValue, error: err.message });
-    }
-    return output("response", { context: contextValue, token });
-  },
+  request: { schema: Request, default: REQUEST_DEFAULT, rawSchema: withGoClaimsDef(toPlatformSchema(RequestPublished, REQUEST_DEFAULT), "Mapclaims", true) },
+  response: { schema: Response, default: { context: null, token: "" } },
+  failure: GoJwtError,
+  run: (data) => ({ token: signGoJwt(data.signingMethod, data.claims, data.key) }),
 });

@@ -20,19 +20,23 @@
 import {
   callQueryApi,
   checkQueryApiSettings,
+  contextField,
+  defaultQueryApiSettings,
   defineComponent,
-  ErrorMessageSchema,
-  errorPayload,
-  fail,
+  emitErrorOrFail,
+  errorMessagePort,
   formatRfc3339,
   mark,
   omitEmpty,
   permanent,
+  queryApiCredentialFields,
+  queryApiRequestProblem,
+  type QueryApiSettings,
+  queryApiSettingsDefault,
   queryApiSettingsSchema,
   source,
   target,
   Type,
-  type QueryApiSettings,
 } from "tinyhost";
 
 const MAX_ENTRIES = 500;
@@ -47,9 +51,7 @@ const Settings = queryApiSettingsSchema({
 
 const Request = Type.Object(
   {
-    context: Type.Optional(
-      mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Passed through to the result unchanged." }),
-    ),
+    context: Type.Optional(contextField("Passed through to the result unchanged.")),
     query: Type.String({
       title: "LogQL",
       format: "textarea",
@@ -57,19 +59,7 @@ const Request = Type.Object(
     }),
     rangeMinutes: Type.Optional(Type.Integer({ title: "Range (minutes)", description: "Window to search. Defaults to 60." })),
     limit: Type.Optional(Type.Integer({ title: "Limit", description: "Maximum log lines. Capped at 500." })),
-    token: Type.Optional(
-      Type.String({
-        format: "password",
-        title: "Bearer Token",
-        description: "Carried per-request from the trigger widget the user fills, so the credential is not stored in the flow.",
-      }),
-    ),
-    username: Type.Optional(
-      Type.String({
-        title: "Username",
-        description: "For backends using basic auth (Grafana Cloud uses the instance id here, with the token as the password).",
-      }),
-    ),
+    ...queryApiCredentialFields(),
   },
   { $id: "Request" },
 );
@@ -171,13 +161,9 @@ export default defineComponent({
       "Give the credential per request from the trigger widget rather than storing it in the flow. Check truncated before concluding anything — a capped sample is not the whole picture.",
     tags: ["Observability", "Logs", "Agent"],
   },
-  state: (): { settings: QueryApiSettings } => ({ settings: { baseURL: "", orgID: "", headers: [], timeoutSeconds: 30, enableErrorPort: false } }),
+  state: (): { settings: QueryApiSettings } => ({ settings: defaultQueryApiSettings() }),
   ports: (self) => [
-    target("_settings", Settings, {
-      label: "Settings",
-      position: "top",
-      default: omitEmpty(self.settings, { values: ["orgID", "headers"] }) as QueryApiSettings,
-    }),
+    target("_settings", Settings, { label: "Settings", position: "top", default: queryApiSettingsDefault(self.settings) }),
     target("request", Request, { label: "Request", position: "left", default: { query: "" } }),
     // A concrete example, so an edge reading $.entries[0].line checks when the flow is built.
     source("result", Result, {
@@ -189,19 +175,16 @@ export default defineComponent({
         truncated: false,
       },
     }),
-    ...(self.settings.enableErrorPort
-      ? [source("error", ErrorMessageSchema, { label: "Error", position: "bottom", default: { error: "", retryable: false } })]
-      : []),
+    ...errorMessagePort(self.settings.enableErrorPort),
   ],
   onSettings(ctx, s) {
     ctx.self.settings = checkQueryApiSettings(s);
   },
   async handle(ctx, output, _port, data) {
     const set = ctx.self.settings;
-    const toErrorPort = (err: Error) =>
-      set.enableErrorPort ? output("error", omitEmpty(errorPayload(err, data.context), { interfaces: ["context"] })) : fail(err);
-    if (data.query.trim() === "") return toErrorPort(permanent(new Error('query is required: field "query" is empty')));
-    if (set.baseURL.trim() === "") return toErrorPort(permanent(new Error('base URL is required: settings field "baseURL" is empty')));
+    const toErrorPort = (err: Error) => emitErrorOrFail(set.enableErrorPort, output, err, data.context);
+    const problem = queryApiRequestProblem(data.query, set);
+    if (problem) return toErrorPort(problem);
     const limit = (data.limit ?? 0) <= 0 || data.limit! > MAX_ENTRIES ? MAX_ENTRIES : data.limit!;
     const range = (data.rangeMinutes ?? 0) > 0 ? data.rangeMinutes! : DEFAULT_RANGE_MINUTES;
     const url = queryRangeUrl(set.baseURL, data.query, range, limit, Date.now());

@@ -20,19 +20,23 @@
 import {
   callQueryApi,
   checkQueryApiSettings,
+  contextField,
+  defaultQueryApiSettings,
   defineComponent,
-  ErrorMessageSchema,
-  errorPayload,
-  fail,
+  emitErrorOrFail,
+  errorMessagePort,
   formatRfc3339,
   mark,
   omitEmpty,
   permanent,
+  queryApiCredentialFields,
+  queryApiRequestProblem,
+  type QueryApiSettings,
+  queryApiSettingsDefault,
   queryApiSettingsSchema,
   source,
   target,
   Type,
-  type QueryApiSettings,
 } from "tinyhost";
 
 const MAX_SERIES = 500;
@@ -48,9 +52,7 @@ const Settings = queryApiSettingsSchema({
 
 const Request = Type.Object(
   {
-    context: Type.Optional(
-      mark(Type.Unknown({ $id: "Context" }), { configurable: true, title: "Context", description: "Passed through to the result unchanged." }),
-    ),
+    context: Type.Optional(contextField("Passed through to the result unchanged.")),
     query: Type.String({
       title: "PromQL",
       format: "textarea",
@@ -62,19 +64,7 @@ const Request = Type.Object(
     stepSeconds: Type.Optional(
       Type.Integer({ title: "Step (seconds)", description: "Resolution of a range query. Defaults to a step that keeps the series under 500 points." }),
     ),
-    token: Type.Optional(
-      Type.String({
-        format: "password",
-        title: "Bearer Token",
-        description: "Carried per-request from the trigger widget the user fills, so the credential is not stored in the flow.",
-      }),
-    ),
-    username: Type.Optional(
-      Type.String({
-        title: "Username",
-        description: "For backends using basic auth (Grafana Cloud uses the instance id here, with the token as the password).",
-      }),
-    ),
+    ...queryApiCredentialFields(),
   },
   { $id: "Request" },
 );
@@ -202,13 +192,9 @@ export default defineComponent({
       "Give the credential per request from the trigger widget rather than storing it in the flow. A malformed query is permanent and will not be retried; an unreachable or overloaded backend is retryable.",
     tags: ["Observability", "Metrics", "Agent"],
   },
-  state: (): { settings: QueryApiSettings } => ({ settings: { baseURL: "", orgID: "", headers: [], timeoutSeconds: 30, enableErrorPort: false } }),
+  state: (): { settings: QueryApiSettings } => ({ settings: defaultQueryApiSettings() }),
   ports: (self) => [
-    target("_settings", Settings, {
-      label: "Settings",
-      position: "top",
-      default: omitEmpty(self.settings, { values: ["orgID", "headers"] }) as QueryApiSettings,
-    }),
+    target("_settings", Settings, { label: "Settings", position: "top", default: queryApiSettingsDefault(self.settings) }),
     target("request", Request, { label: "Request", position: "left", default: { query: "" } }),
     // A concrete example, so an edge reading $.series[0].value checks when the flow is built.
     source("result", Result, {
@@ -216,19 +202,16 @@ export default defineComponent({
       position: "right",
       default: { series: [{ labels: { pod: "example-pod" }, value: 0.42, points: [{ at: "2026-07-30T00:00:00Z", value: 0.42 }] }], count: 1, truncated: false },
     }),
-    ...(self.settings.enableErrorPort
-      ? [source("error", ErrorMessageSchema, { label: "Error", position: "bottom", default: { error: "", retryable: false } })]
-      : []),
+    ...errorMessagePort(self.settings.enableErrorPort),
   ],
   onSettings(ctx, s) {
     ctx.self.settings = checkQueryApiSettings(s);
   },
   async handle(ctx, output, _port, data) {
     const set = ctx.self.settings;
-    const failWith = (err: Error) =>
-      set.enableErrorPort ? output("error", omitEmpty(errorPayload(err, data.context), { interfaces: ["context"] })) : fail(err);
-    if (data.query.trim() === "") return failWith(permanent(new Error('query is required: field "query" is empty')));
-    if (set.baseURL.trim() === "") return failWith(permanent(new Error('base URL is required: settings field "baseURL" is empty')));
+    const failWith = (err: Error) => emitErrorOrFail(set.enableErrorPort, output, err, data.context);
+    const problem = queryApiRequestProblem(data.query, set);
+    if (problem) return failWith(problem);
     const { url, form } = buildQuery(set.baseURL, { query: data.query, rangeMinutes: data.rangeMinutes ?? 0, stepSeconds: data.stepSeconds ?? 0 }, Date.now());
     let parsed: ReturnType<typeof parseSeries>;
     try {

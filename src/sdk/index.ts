@@ -84,6 +84,10 @@ export {
 } from "./fields.ts";
 export type { ContextFieldOptions, Header } from "./fields.ts";
 export { redact } from "../runtime/runner/status.ts";
+export { errorMessagePort, errorMessagePortSetting, emitErrorOrFail } from "./error-message-port.ts";
+// The encoding-module's codec shape (json_encode, xml_encode, jwt_decode, jwt_encode): request → response, optional error port.
+export { defineCodecComponent, defineDocumentEncoder, CodecErrorSchema, ERROR_PORT_DESCRIPTION } from "./codec-component.ts";
+export type { CodecPort, CodecSpec } from "./codec-component.ts";
 
 // Waiting, background work, ordering, control messages.
 export { sleepUnlessAborted, WaitCancelledError } from "../core/abortable-sleep.ts";
@@ -121,7 +125,15 @@ export { checkResponse, FlowTimeoutError } from "./http/server-response.ts";
 export type { ServerResponse, ResponseCheck } from "./http/server-response.ts";
 export { performRequest, emptyResponse, BadRequestError, ResponseTooLargeError, HttpStatusError, TransportError } from "./http/fetch.ts";
 export type { OutboundRequest, InboundResponse, ExchangeOutcome } from "./http/fetch.ts";
-export { callQueryApi, checkQueryApiSettings, queryApiSettingsSchema } from "./http/query-api.ts";
+export {
+  callQueryApi,
+  checkQueryApiSettings,
+  queryApiSettingsSchema,
+  defaultQueryApiSettings,
+  queryApiSettingsDefault,
+  queryApiCredentialFields,
+  queryApiRequestProblem,
+} from "./http/query-api.ts";
 export { TraceStatsClient, TraceStatsError } from "./otel/trace-stats.ts";
 export type { TraceSummary, TracesPage, TraceSpan } from "./otel/trace-stats.ts";
 export type { QueryApiSettings, QueryApiSettingsText, QueryApiCall } from "./http/query-api.ts";

@@ -105,20 +105,10 @@ export function size(value: unknown): number {
  * @throws EvalFailure for an unreadable number
  */
 export function truthy(value: unknown): boolean {
-  switch (typeof value) {
-    case "boolean":
-      return value;
-    case "number":
-      return value !== 0;
-    case "string":
-      return value !== "";
-    case "undefined":
-      return false;
-    default:
-      if (value === null) return false;
-      if (value instanceof UnreadableNumber) throw new EvalFailure(value.reason);
-      return size(value) > 0;
-  }
+  const scalar = scalarTruth(value);
+  if (scalar !== undefined) return scalar;
+  if (value instanceof UnreadableNumber) throw new EvalFailure(value.reason);
+  return size(value) > 0;
 }
 
 /**
@@ -127,6 +117,18 @@ export function truthy(value: unknown): boolean {
  * unreadable number reads as 0 (false). Never fails.
  */
 export function ternaryTruthy(value: unknown): boolean {
+  const scalar = scalarTruth(value);
+  if (scalar !== undefined) return scalar;
+  if (value instanceof UnreadableNumber) return false;
+  return Array.isArray(value) ? value.length > 0 : true;
+}
+
+/**
+ * The truth both {@link truthy} and {@link ternaryTruthy} give a scalar: bool itself, number ≠ 0,
+ * string non-empty, null and missing false; undefined for a container or an unreadable number,
+ * where the two differ.
+ */
+function scalarTruth(value: unknown): boolean | undefined {
   switch (typeof value) {
     case "boolean":
       return value;
@@ -137,8 +139,7 @@ export function ternaryTruthy(value: unknown): boolean {
     case "undefined":
       return false;
     default:
-      if (value === null || value instanceof UnreadableNumber) return false;
-      return Array.isArray(value) ? value.length > 0 : true;
+      return value === null ? false : undefined;
   }
 }
 

@@ -8,6 +8,8 @@
  */
 import { Type } from "typebox";
 import { permanent, retryable } from "../../core/errors.ts";
+import { omitEmpty } from "../../golang/omitempty.ts";
+import { errorMessagePortSetting } from "../error-message-port.ts";
 import { HeaderSchema, type Header } from "../fields.ts";
 import { HttpStatusError, performRequest, TransportError } from "./fetch.ts";
 
@@ -43,10 +45,49 @@ export function queryApiSettingsSchema(text: QueryApiSettingsText) {
         }),
       ),
       timeoutSeconds: Type.Integer({ title: "Timeout (seconds)" }),
-      enableErrorPort: Type.Optional(Type.Boolean({ title: "Enable Error Port", description: "Emit failures on the error port instead of failing the flow." })),
+      enableErrorPort: errorMessagePortSetting(),
     },
     { $id: "Settings" },
   );
+}
+
+/** A query component's settings before any arrive (Go's zero `Settings` with the 30 s timeout). */
+export function defaultQueryApiSettings(): QueryApiSettings {
+  return { baseURL: "", orgID: "", headers: [], timeoutSeconds: 30, enableErrorPort: false };
+}
+
+/** The `_settings` port's default: `settings` as Go publishes them (`orgID` and `headers` omitted when empty). */
+export function queryApiSettingsDefault(settings: QueryApiSettings): QueryApiSettings {
+  return omitEmpty(settings, { values: ["orgID", "headers"] }) as QueryApiSettings;
+}
+
+/**
+ * The per-request credential fields of a query component's `request` (Go `Request.Token`, `Username`):
+ * carried from the trigger widget so the flow stores no credential; see {@link QueryApiCall}.
+ */
+export function queryApiCredentialFields() {
+  return {
+    token: Type.Optional(
+      Type.String({
+        format: "password",
+        title: "Bearer Token",
+        description: "Carried per-request from the trigger widget the user fills, so the credential is not stored in the flow.",
+      }),
+    ),
+    username: Type.Optional(
+      Type.String({
+        title: "Username",
+        description: "For backends using basic auth (Grafana Cloud uses the instance id here, with the token as the password).",
+      }),
+    ),
+  };
+}
+
+/** Why a request cannot be sent (a permanent error naming the empty field), or undefined when it can. */
+export function queryApiRequestProblem(query: string, settings: QueryApiSettings): Error | undefined {
+  if (query.trim() === "") return permanent(new Error('query is required: field "query" is empty'));
+  if (settings.baseURL.trim() === "") return permanent(new Error('base URL is required: settings field "baseURL" is empty'));
+  return undefined;
 }
 
 /**

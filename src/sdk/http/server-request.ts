@@ -244,39 +244,21 @@ export function buildServerRequest(
   const q = authorityForm ? -1 : target.indexOf("?");
   const path = authorityForm ? "" : decodePath(q < 0 ? target : target.slice(0, q));
   const params = queryValues(q < 0 ? "" : target.slice(q));
-  const ctx = context ?? null;
-  const ip = realIP(scan, peer);
-  const sch = scheme(scan, tls);
-  const segments = pathSegments(path);
-  const headers = scan.headers;
-  // Two literals keep Go's field order with `headers` omitted when empty (no delete → fast objects).
-  if (headers.length === 0) {
-    return {
-      context: ctx,
-      path,
-      pathSegments: segments,
-      requestURI: target,
-      requestParams: params,
-      host: scan.host,
-      method: req.method,
-      realIP: ip,
-      body,
-      scheme: sch,
-      podName: POD_NAME,
-    };
-  }
-  return {
-    context: ctx,
+  // Built in Go's field order, `headers` added only when there are some (no delete: JSC keeps a fast
+  // shape; as quick as two literals, measured in Bun 1.4).
+  const request: Omit<ServerRequest, "body" | "scheme" | "podName"> & Partial<ServerRequest> = {
+    context: context ?? null,
     path,
-    pathSegments: segments,
+    pathSegments: pathSegments(path),
     requestURI: target,
     requestParams: params,
     host: scan.host,
     method: req.method,
-    realIP: ip,
-    headers,
-    body,
-    scheme: sch,
-    podName: POD_NAME,
+    realIP: realIP(scan, peer),
   };
+  if (scan.headers.length > 0) request.headers = scan.headers;
+  request.body = body;
+  request.scheme = scheme(scan, tls);
+  request.podName = POD_NAME;
+  return request as ServerRequest;
 }

@@ -193,6 +193,8 @@ function roundHalfEven(x: number): number {
   return f % 2 === 0 ? f : f + 1;
 }
 
+// fdlibm's ln 2 split (Go's Ln2Hi, Ln2Lo: Log, Log1p, Exp2, Expm1) and Log's L1…L7, which are also
+// Log1p's Lp1…Lp7 (log.go, log1p.go: the same values).
 const LN2HI = 6.9314718036912381649e-1;
 const LN2LO = 1.90821492927058770002e-10;
 const L1 = 6.66666666666673513e-1;
@@ -357,13 +359,6 @@ export function log1p(x: number): number {
   const Small = 1 / 2 ** 29;
   const Tiny = 1 / 2 ** 54;
   const Two53 = 2 ** 53;
-  const Lp1 = 6.66666666666673513e-1;
-  const Lp2 = 3.999999999940941908e-1;
-  const Lp3 = 2.857142874366239149e-1;
-  const Lp4 = 2.222219843214978396e-1;
-  const Lp5 = 1.818357216161805012e-1;
-  const Lp6 = 1.531383769920937332e-1;
-  const Lp7 = 1.479819860511658591e-1;
   if (x < -1 || Number.isNaN(x)) return NaN;
   if (x === -1) return -Infinity;
   if (x === Infinity) return Infinity;
@@ -420,7 +415,7 @@ export function log1p(x: number): number {
   }
   const s = f / (2.0 + f);
   const z = s * s;
-  const R = z * (Lp1 + z * (Lp2 + z * (Lp3 + z * (Lp4 + z * (Lp5 + z * (Lp6 + z * Lp7))))));
+  const R = z * (L1 + z * (L2 + z * (L3 + z * (L4 + z * (L5 + z * (L6 + z * L7))))));
   if (k === 0) return f - (hfsq - s * (hfsq + R));
   return k * LN2HI - (hfsq - (s * (hfsq + R) + (k * LN2LO + c)) - f);
 }

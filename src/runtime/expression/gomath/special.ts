@@ -17,6 +17,13 @@ const TWO_OVER_PI = 0.63661977236758134307553505349005744813783858296183;
 const MAX_FLOAT64 = 1.7976931348623157e308;
 const TWO129 = 2 ** 129;
 
+/** c[0] + z·(c[1] + z·(… + z·c[n−1])), Horner's rule in Go's operation order. */
+function horner(c: readonly number[], z: number): number {
+  let acc = c[c.length - 1]!;
+  for (let i = c.length - 2; i >= 0; i--) acc = c[i]! + z * acc;
+  return acc;
+}
+
 function isOddInt(x: number): boolean {
   if (Math.abs(x) >= 2 ** 53) return false;
   const xi = Math.trunc(x);
@@ -176,71 +183,49 @@ export function gamma(x0: number): number {
 const erx = 8.45062911510467529297e-1;
 const efx = 1.28379167095512586316e-1;
 const efx8 = 1.02703333676410069053;
-const pp0 = 1.28379167095512558561e-1,
-  pp1 = -3.2504210724700149937e-1,
-  pp2 = -2.84817495755985104766e-2,
-  pp3 = -5.77027029648944159157e-3,
-  pp4 = -2.37630166566501626084e-5;
-const qq1 = 3.97917223959155352819e-1,
-  qq2 = 6.50222499887672944485e-2,
-  qq3 = 5.08130628187576562776e-3,
-  qq4 = 1.32494738004321644526e-4,
-  qq5 = -3.9602282787753681232e-6;
-const pa0 = -2.36211856075265944077e-3,
-  pa1 = 4.14856118683748331666e-1,
-  pa2 = -3.72207876035701323847e-1,
-  pa3 = 3.18346619901161753674e-1,
-  pa4 = -1.10894694282396677476e-1,
-  pa5 = 3.54783043256182359371e-2,
-  pa6 = -2.166375594868790843e-3;
-const qa1 = 1.06420880400844228286e-1,
-  qa2 = 5.40397917702171048937e-1,
-  qa3 = 7.18286544141962662868e-2,
-  qa4 = 1.26171219808761642112e-1,
-  qa5 = 1.36370839120290507362e-2,
-  qa6 = 1.1984499846799107417e-2;
-const ra0 = -9.86494403484714822705e-3,
-  ra1 = -6.93858572707181764372e-1,
-  ra2 = -1.05586262253232909814e1,
-  ra3 = -6.23753324503260060396e1,
-  ra4 = -1.62396669462573470355e2,
-  ra5 = -1.84605092906711035994e2,
-  ra6 = -8.12874355063065934246e1,
-  ra7 = -9.81432934416914548592;
-const sa1 = 1.96512716674392571292e1,
-  sa2 = 1.376577541435190426e2,
-  sa3 = 4.34565877475229228821e2,
-  sa4 = 6.45387271733267880336e2,
-  sa5 = 4.29008140027567833386e2,
-  sa6 = 1.08635005541779435134e2,
-  sa7 = 6.57024977031928170135,
-  sa8 = -6.04244152148580987438e-2;
-const rb0 = -9.86494292470009928597e-3,
-  rb1 = -7.99283237680523006574e-1,
-  rb2 = -1.77579549177547519889e1,
-  rb3 = -1.60636384855821916062e2,
-  rb4 = -6.37566443368389627722e2,
-  rb5 = -1.02509513161107724954e3,
-  rb6 = -4.83519191608651397019e2;
-const sb1 = 3.03380607434824582924e1,
-  sb2 = 3.25792512996573918826e2,
-  sb3 = 1.53672958608443695994e3,
-  sb4 = 3.19985821950859553908e3,
-  sb5 = 2.55305040643316442583e3,
-  sb6 = 4.74528541206955367215e2,
-  sb7 = -2.24409524465858183362e1;
+// The rational approximations of erf.go, Go's coefficients in order: pp0…pp4 / qq1…qq5 (|x| < 0.84375),
+// pa0…pa6 / qa1…qa6 (0.84375 ≤ |x| < 1.25), ra0…ra7 / sa1…sa8 (1.25 ≤ |x| < 1/0.35), rb0…rb6 / sb1…sb7 (beyond).
+const ERF_PP = [1.28379167095512558561e-1, -3.2504210724700149937e-1, -2.84817495755985104766e-2, -5.77027029648944159157e-3, -2.37630166566501626084e-5];
+const ERF_QQ = [3.97917223959155352819e-1, 6.50222499887672944485e-2, 5.08130628187576562776e-3, 1.32494738004321644526e-4, -3.9602282787753681232e-6];
+const ERF_PA = [
+  -2.36211856075265944077e-3, 4.14856118683748331666e-1, -3.72207876035701323847e-1, 3.18346619901161753674e-1, -1.10894694282396677476e-1,
+  3.54783043256182359371e-2, -2.166375594868790843e-3,
+];
+const ERF_QA = [
+  1.06420880400844228286e-1, 5.40397917702171048937e-1, 7.18286544141962662868e-2, 1.26171219808761642112e-1, 1.36370839120290507362e-2,
+  1.1984499846799107417e-2,
+];
+const ERF_RA = [
+  -9.86494403484714822705e-3, -6.93858572707181764372e-1, -1.05586262253232909814e1, -6.23753324503260060396e1, -1.62396669462573470355e2,
+  -1.84605092906711035994e2, -8.12874355063065934246e1, -9.81432934416914548592,
+];
+const ERF_SA = [
+  1.96512716674392571292e1, 1.376577541435190426e2, 4.34565877475229228821e2, 6.45387271733267880336e2, 4.29008140027567833386e2, 1.08635005541779435134e2,
+  6.57024977031928170135, -6.04244152148580987438e-2,
+];
+const ERF_RB = [
+  -9.86494292470009928597e-3, -7.99283237680523006574e-1, -1.77579549177547519889e1, -1.60636384855821916062e2, -6.37566443368389627722e2,
+  -1.02509513161107724954e3, -4.83519191608651397019e2,
+];
+const ERF_SB = [
+  3.03380607434824582924e1, 3.25792512996573918826e2, 1.53672958608443695994e3, 3.19985821950859553908e3, 2.55305040643316442583e3, 4.74528541206955367215e2,
+  -2.24409524465858183362e1,
+];
 const ONE_OVER_035 = 2.857142857142857142857142857142857142857;
 
+/** erf(x) ≈ x + x·(r/s) for |x| < 0.84375: the r/s of Go's Erf and Erfc (erf.go), z = x². */
+function erfSmallRatio(z: number): number {
+  return horner(ERF_PP, z) / (1 + z * horner(ERF_QQ, z));
+}
+
+/** erf(x) ≈ erx + P/Q for 0.84375 ≤ |x| < 1.25: the P/Q of Go's Erf and Erfc (erf.go), s = |x| − 1. */
+function erfNearOneRatio(s: number): number {
+  return horner(ERF_PA, s) / (1 + s * horner(ERF_QA, s));
+}
+
 function erfTail(x: number, s: number, small: boolean): number {
-  let R: number;
-  let S: number;
-  if (small) {
-    R = ra0 + s * (ra1 + s * (ra2 + s * (ra3 + s * (ra4 + s * (ra5 + s * (ra6 + s * ra7))))));
-    S = 1 + s * (sa1 + s * (sa2 + s * (sa3 + s * (sa4 + s * (sa5 + s * (sa6 + s * (sa7 + s * sa8)))))));
-  } else {
-    R = rb0 + s * (rb1 + s * (rb2 + s * (rb3 + s * (rb4 + s * (rb5 + s * rb6)))));
-    S = 1 + s * (sb1 + s * (sb2 + s * (sb3 + s * (sb4 + s * (sb5 + s * (sb6 + s * sb7))))));
-  }
+  const R = horner(small ? ERF_RA : ERF_RB, s);
+  const S = 1 + s * horner(small ? ERF_SA : ERF_SB, s);
   const z = fromBits(bits(x) & 0xffffffff00000000n);
   return exp(-z * z - 0.5625) * exp((z - x) * (z + x) + R / S);
 }
@@ -263,19 +248,14 @@ export function erf(x0: number): number {
     if (x < Small) {
       temp = x < VeryTiny ? 0.125 * (8.0 * x + efx8 * x) : x + efx * x;
     } else {
-      const z = x * x;
-      const r = pp0 + z * (pp1 + z * (pp2 + z * (pp3 + z * pp4)));
-      const s = 1 + z * (qq1 + z * (qq2 + z * (qq3 + z * (qq4 + z * qq5))));
-      const y = r / s;
+      const y = erfSmallRatio(x * x);
       temp = x + x * y;
     }
     return sign ? -temp : temp;
   }
   if (x < 1.25) {
-    const s = x - 1;
-    const P = pa0 + s * (pa1 + s * (pa2 + s * (pa3 + s * (pa4 + s * (pa5 + s * pa6)))));
-    const Q = 1 + s * (qa1 + s * (qa2 + s * (qa3 + s * (qa4 + s * (qa5 + s * qa6)))));
-    return sign ? -erx - P / Q : erx + P / Q;
+    const pq = erfNearOneRatio(x - 1);
+    return sign ? -erx - pq : erx + pq;
   }
   if (x >= 6) return sign ? -1 : 1;
   const s = 1 / (x * x);
@@ -299,19 +279,14 @@ export function erfc(x0: number): number {
     let temp: number;
     if (x < Tiny) temp = x;
     else {
-      const z = x * x;
-      const r = pp0 + z * (pp1 + z * (pp2 + z * (pp3 + z * pp4)));
-      const s = 1 + z * (qq1 + z * (qq2 + z * (qq3 + z * (qq4 + z * qq5))));
-      const y = r / s;
+      const y = erfSmallRatio(x * x);
       temp = x < 0.25 ? x + x * y : 0.5 + (x * y + (x - 0.5));
     }
     return sign ? 1 + temp : 1 - temp;
   }
   if (x < 1.25) {
-    const s = x - 1;
-    const P = pa0 + s * (pa1 + s * (pa2 + s * (pa3 + s * (pa4 + s * (pa5 + s * pa6)))));
-    const Q = 1 + s * (qa1 + s * (qa2 + s * (qa3 + s * (qa4 + s * (qa5 + s * qa6)))));
-    return sign ? 1 + erx + P / Q : 1 - erx - P / Q;
+    const pq = erfNearOneRatio(x - 1);
+    return sign ? 1 + erx + pq : 1 - erx - pq;
   }
   if (x < 28) {
     const s = 1 / (x * x);
@@ -348,10 +323,6 @@ const EF = [
   2.61108840508059362513802e-5, 2.010321207683943062279931e-7, 2.891024605872965461538222e-15,
 ];
 
-function poly7(c: readonly number[], r: number): number {
-  return ((((((c[7]! * r + c[6]!) * r + c[5]!) * r + c[4]!) * r + c[3]!) * r + c[2]!) * r + c[1]!) * r + c[0]!;
-}
-
 /** Go `math.Erfinv`. */
 export function erfinv(x0: number): number {
   if (Number.isNaN(x0) || x0 <= -1 || x0 >= 1) {
@@ -367,15 +338,15 @@ export function erfinv(x0: number): number {
   let ans: number;
   if (x <= 0.85) {
     const r = 0.180625 - 0.25 * x * x;
-    ans = (x * poly7(EA, r)) / poly7(EB, r);
+    ans = (x * horner(EA, r)) / horner(EB, r);
   } else {
     let r = Math.sqrt(LN2 - log(1.0 - x));
     if (r <= 5.0) {
       r -= 1.6;
-      ans = poly7(EC, r) / poly7(ED, r);
+      ans = horner(EC, r) / horner(ED, r);
     } else {
       r -= 5.0;
-      ans = poly7(EE, r) / poly7(EF, r);
+      ans = horner(EE, r) / horner(EF, r);
     }
   }
   return sign ? -ans : ans;
@@ -472,80 +443,96 @@ function pick(x: number, r8: Table6, r5: Table6, r3: Table6, r2: Table6): Table6
   return x >= 8 ? r8 : x >= 4.5454 ? r5 : x >= 2.8571 ? r3 : r2;
 }
 
-function pzero(x: number): number {
-  const p = pick(x, P0R8, P0R5, P0R3, P0R2);
-  const q = pick(x, P0S8, P0S5, P0S3, P0S2);
+/** r/s of the asymptotic P and Q series of pzero, qzero (j0.go) and pone, qone (j1.go), in z = 1/x². */
+function asymptoticRatio(x: number, p: Table6, q: readonly number[]): number {
   const z = 1 / (x * x);
-  const r = p[0]! + z * (p[1]! + z * (p[2]! + z * (p[3]! + z * (p[4]! + z * p[5]!))));
-  const s = 1 + z * (q[0]! + z * (q[1]! + z * (q[2]! + z * (q[3]! + z * q[4]!))));
-  return 1 + r / s;
+  return horner(p, z) / (1 + z * horner(q, z));
+}
+
+function pzero(x: number): number {
+  return 1 + asymptoticRatio(x, pick(x, P0R8, P0R5, P0R3, P0R2), pick(x, P0S8, P0S5, P0S3, P0S2));
 }
 
 function qzero(x: number): number {
-  const p = pick(x, Q0R8, Q0R5, Q0R3, Q0R2);
-  const q = pick(x, Q0S8, Q0S5, Q0S3, Q0S2);
-  const z = 1 / (x * x);
-  const r = p[0]! + z * (p[1]! + z * (p[2]! + z * (p[3]! + z * (p[4]! + z * p[5]!))));
-  const s = 1 + z * (q[0]! + z * (q[1]! + z * (q[2]! + z * (q[3]! + z * (q[4]! + z * q[5]!)))));
-  return (-0.125 + r / s) / x;
+  return (-0.125 + asymptoticRatio(x, pick(x, Q0R8, Q0R5, Q0R3, Q0R2), pick(x, Q0S8, Q0S5, Q0S3, Q0S2))) / x;
 }
 
 function pone(x: number): number {
-  const p = pick(x, P1R8, P1R5, P1R3, P1R2);
-  const q = pick(x, P1S8, P1S5, P1S3, P1S2);
-  const z = 1 / (x * x);
-  const r = p[0]! + z * (p[1]! + z * (p[2]! + z * (p[3]! + z * (p[4]! + z * p[5]!))));
-  const s = 1.0 + z * (q[0]! + z * (q[1]! + z * (q[2]! + z * (q[3]! + z * q[4]!))));
-  return 1 + r / s;
+  return 1 + asymptoticRatio(x, pick(x, P1R8, P1R5, P1R3, P1R2), pick(x, P1S8, P1S5, P1S3, P1S2));
 }
 
 function qone(x: number): number {
-  const p = pick(x, Q1R8, Q1R5, Q1R3, Q1R2);
-  const q = pick(x, Q1S8, Q1S5, Q1S3, Q1S2);
-  const z = 1 / (x * x);
-  const r = p[0]! + z * (p[1]! + z * (p[2]! + z * (p[3]! + z * (p[4]! + z * p[5]!))));
-  const s = 1 + z * (q[0]! + z * (q[1]! + z * (q[2]! + z * (q[3]! + z * (q[4]! + z * q[5]!)))));
-  return (0.375 + r / s) / x;
+  return (0.375 + asymptoticRatio(x, pick(x, Q1R8, Q1R5, Q1R3, Q1R2), pick(x, Q1S8, Q1S5, Q1S3, Q1S2))) / x;
 }
+
+/**
+ * ss = sin(x) − cos(x) and cc = sin(x) + cos(x) for x ≥ 2, the one that cancels taken from
+ * −cos(2x) = ss·cc instead (Go's J0 and Y0, j0.go).
+ */
+function j0Phase(x: number): [ss: number, cc: number] {
+  const s = sin(x);
+  const c = cos(x);
+  let ss = s - c;
+  let cc = s + c;
+  if (x < MAX_FLOAT64 / 2) {
+    const z = -cos(x + x);
+    if (s * c < 0) cc = z / ss;
+    else ss = z / cc;
+  }
+  return [ss, cc];
+}
+
+/**
+ * ss = −sin(x) − cos(x) and cc = sin(x) − cos(x) for x ≥ 2, the one that cancels taken from
+ * cos(2x) = ss·cc instead (Go's J1 and Y1, j1.go).
+ */
+function j1Phase(x: number): [ss: number, cc: number] {
+  const s = sin(x);
+  const c = cos(x);
+  let ss = -s - c;
+  let cc = s - c;
+  if (x < MAX_FLOAT64 / 2) {
+    const z = cos(x + x);
+    if (s * c > 0) cc = z / ss;
+    else ss = z / cc;
+  }
+  return [ss, cc];
+}
+
+// The small-x rational approximations, Go's constants in order (j0.go: R02…R05, S01…S04 of J0,
+// U00…U06, V01…V04 of Y0; j1.go: R00…R03, S01…S05 of J1, U00…U04, V00…V04 of Y1).
+const J0_R = [1.56249999999999947958e-2, -1.89979294238854721751e-4, 1.8295404953270066567e-6, -4.61832688532103189199e-9];
+const J0_S = [1.56191029464890010492e-2, 1.1692678466333745026e-4, 5.13546550207318111446e-7, 1.16614003333790000205e-9];
+const Y0_U = [
+  -7.38042951086872317523e-2, 1.76666452509181115538e-1, -1.38185671945596898896e-2, 3.47453432093683650238e-4, -3.81407053724364161125e-6,
+  1.95590137035022920206e-8, -3.98205194132103398453e-11,
+];
+const Y0_V = [1.27304834834123699328e-2, 7.60068627350353253702e-5, 2.59150851840457805467e-7, 4.41110311332675467403e-10];
+const J1_R = [-6.25e-2, 1.40705666955189706048e-3, -1.5995563108403559752e-5, 4.96727999609584448412e-8];
+const J1_S = [1.91537599538363460805e-2, 1.8594678558863091556e-4, 1.17718464042623683263e-6, 5.04636257076217042715e-9, 1.23542274426137913908e-11];
+const Y1_U = [-1.96057090646238940668e-1, 5.04438716639811282616e-2, -1.91256895875763547298e-3, 2.35252600561610495928e-5, -9.19099158039878874504e-8];
+const Y1_V = [1.99167318236649903973e-2, 2.02552581025135171496e-4, 1.35608801097516229404e-6, 6.22741452364621501295e-9, 1.66559246207992079114e-11];
 
 /** Go `math.J0`. */
 export function j0(x0: number): number {
   const TwoM27 = 1 / 2 ** 27;
   const TwoM13 = 1 / 2 ** 13;
-  const R02 = 1.56249999999999947958e-2,
-    R03 = -1.89979294238854721751e-4,
-    R04 = 1.8295404953270066567e-6,
-    R05 = -4.61832688532103189199e-9;
-  const S01 = 1.56191029464890010492e-2,
-    S02 = 1.1692678466333745026e-4,
-    S03 = 5.13546550207318111446e-7,
-    S04 = 1.16614003333790000205e-9;
   if (Number.isNaN(x0)) return x0;
   if (!Number.isFinite(x0)) return 0;
   if (x0 === 0) return 1;
   const x = Math.abs(x0);
   if (x >= 2) {
-    const s = sin(x);
-    const c = cos(x);
-    let ss = s - c;
-    let cc = s + c;
-    if (x < MAX_FLOAT64 / 2) {
-      const z = -cos(x + x);
-      if (s * c < 0) cc = z / ss;
-      else ss = z / cc;
-    }
+    const [ss, cc] = j0Phase(x);
     if (x > TWO129) return (INV_SQRT_PI * cc) / Math.sqrt(x);
-    const u = pzero(x);
-    const v = qzero(x);
-    return (INV_SQRT_PI * (u * cc - v * ss)) / Math.sqrt(x);
+    return (INV_SQRT_PI * (pzero(x) * cc - qzero(x) * ss)) / Math.sqrt(x);
   }
   if (x < TwoM13) {
     if (x < TwoM27) return 1;
     return 1 - 0.25 * x * x;
   }
   const z = x * x;
-  const r = z * (R02 + z * (R03 + z * (R04 + z * R05)));
-  const s = 1 + z * (S01 + z * (S02 + z * (S03 + z * S04)));
+  const r = z * horner(J0_R, z);
+  const s = 1 + z * horner(J0_S, z);
   if (x < 1) return 1 + z * (-0.25 + r / s);
   const u = 0.5 * x;
   return (1 + u) * (1 - u) + z * (r / s);
@@ -554,54 +541,24 @@ export function j0(x0: number): number {
 /** Go `math.Y0`. */
 export function y0(x: number): number {
   const TwoM27 = 1 / 2 ** 27;
-  const U00 = -7.38042951086872317523e-2,
-    U01 = 1.76666452509181115538e-1,
-    U02 = -1.38185671945596898896e-2,
-    U03 = 3.47453432093683650238e-4,
-    U04 = -3.81407053724364161125e-6,
-    U05 = 1.95590137035022920206e-8,
-    U06 = -3.98205194132103398453e-11;
-  const V01 = 1.27304834834123699328e-2,
-    V02 = 7.60068627350353253702e-5,
-    V03 = 2.59150851840457805467e-7,
-    V04 = 4.41110311332675467403e-10;
   if (x < 0 || Number.isNaN(x)) return NaN;
   if (x === Infinity) return 0;
   if (x === 0) return -Infinity;
   if (x >= 2) {
-    const s = sin(x);
-    const c = cos(x);
-    let ss = s - c;
-    let cc = s + c;
-    if (x < MAX_FLOAT64 / 2) {
-      const z = -cos(x + x);
-      if (s * c < 0) cc = z / ss;
-      else ss = z / cc;
-    }
+    const [ss, cc] = j0Phase(x);
     if (x > TWO129) return (INV_SQRT_PI * ss) / Math.sqrt(x);
-    const u = pzero(x);
-    const v = qzero(x);
-    return (INV_SQRT_PI * (u * ss + v * cc)) / Math.sqrt(x);
+    return (INV_SQRT_PI * (pzero(x) * ss + qzero(x) * cc)) / Math.sqrt(x);
   }
-  if (x <= TwoM27) return U00 + TWO_OVER_PI * log(x);
+  if (x <= TwoM27) return Y0_U[0]! + TWO_OVER_PI * log(x);
   const z = x * x;
-  const u = U00 + z * (U01 + z * (U02 + z * (U03 + z * (U04 + z * (U05 + z * U06)))));
-  const v = 1 + z * (V01 + z * (V02 + z * (V03 + z * V04)));
+  const u = horner(Y0_U, z);
+  const v = 1 + z * horner(Y0_V, z);
   return u / v + TWO_OVER_PI * j0(x) * log(x);
 }
 
 /** Go `math.J1`. */
 export function j1(x0: number): number {
   const TwoM27 = 1 / 2 ** 27;
-  const R00 = -6.25e-2,
-    R01 = 1.40705666955189706048e-3,
-    R02 = -1.5995563108403559752e-5,
-    R03 = 4.96727999609584448412e-8;
-  const S01 = 1.91537599538363460805e-2,
-    S02 = 1.8594678558863091556e-4,
-    S03 = 1.17718464042623683263e-6,
-    S04 = 5.04636257076217042715e-9,
-    S05 = 1.23542274426137913908e-11;
   if (Number.isNaN(x0)) return x0;
   if (!Number.isFinite(x0) || x0 === 0) return 0;
   let x = x0;
@@ -611,28 +568,14 @@ export function j1(x0: number): number {
     sign = true;
   }
   if (x >= 2) {
-    const s = sin(x);
-    const c = cos(x);
-    let ss = -s - c;
-    let cc = s - c;
-    if (x < MAX_FLOAT64 / 2) {
-      const z = cos(x + x);
-      if (s * c > 0) cc = z / ss;
-      else ss = z / cc;
-    }
-    let z: number;
-    if (x > TWO129) z = (INV_SQRT_PI * cc) / Math.sqrt(x);
-    else {
-      const u = pone(x);
-      const v = qone(x);
-      z = (INV_SQRT_PI * (u * cc - v * ss)) / Math.sqrt(x);
-    }
+    const [ss, cc] = j1Phase(x);
+    const z = x > TWO129 ? (INV_SQRT_PI * cc) / Math.sqrt(x) : (INV_SQRT_PI * (pone(x) * cc - qone(x) * ss)) / Math.sqrt(x);
     return sign ? -z : z;
   }
   if (x < TwoM27) return 0.5 * x;
   let z = x * x;
-  let r = z * (R00 + z * (R01 + z * (R02 + z * R03)));
-  const s = 1.0 + z * (S01 + z * (S02 + z * (S03 + z * (S04 + z * S05))));
+  let r = z * horner(J1_R, z);
+  const s = 1.0 + z * horner(J1_S, z);
   r *= x;
   z = 0.5 * x + r / s;
   return sign ? -z : z;
@@ -641,37 +584,17 @@ export function j1(x0: number): number {
 /** Go `math.Y1`. */
 export function y1(x: number): number {
   const TwoM54 = 1 / 2 ** 54;
-  const U00 = -1.96057090646238940668e-1,
-    U01 = 5.04438716639811282616e-2,
-    U02 = -1.91256895875763547298e-3,
-    U03 = 2.35252600561610495928e-5,
-    U04 = -9.19099158039878874504e-8;
-  const V00 = 1.99167318236649903973e-2,
-    V01 = 2.02552581025135171496e-4,
-    V02 = 1.35608801097516229404e-6,
-    V03 = 6.22741452364621501295e-9,
-    V04 = 1.66559246207992079114e-11;
   if (x < 0 || Number.isNaN(x)) return NaN;
   if (x === Infinity) return 0;
   if (x === 0) return -Infinity;
   if (x >= 2) {
-    const s = sin(x);
-    const c = cos(x);
-    let ss = -s - c;
-    let cc = s - c;
-    if (x < MAX_FLOAT64 / 2) {
-      const z = cos(x + x);
-      if (s * c > 0) cc = z / ss;
-      else ss = z / cc;
-    }
+    const [ss, cc] = j1Phase(x);
     if (x > TWO129) return (INV_SQRT_PI * ss) / Math.sqrt(x);
-    const u = pone(x);
-    const v = qone(x);
-    return (INV_SQRT_PI * (u * ss + v * cc)) / Math.sqrt(x);
+    return (INV_SQRT_PI * (pone(x) * ss + qone(x) * cc)) / Math.sqrt(x);
   }
   if (x <= TwoM54) return -TWO_OVER_PI / x;
   const z = x * x;
-  const u = U00 + z * (U01 + z * (U02 + z * (U03 + z * U04)));
-  const v = 1 + z * (V00 + z * (V01 + z * (V02 + z * (V03 + z * V04))));
+  const u = horner(Y1_U, z);
+  const v = 1 + z * horner(Y1_V, z);
   return x * (u / v) + TWO_OVER_PI * (j1(x) * log(x) - 1 / x);
 }

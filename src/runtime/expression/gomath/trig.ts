@@ -109,19 +109,22 @@ function cosPoly(zz: number): number {
   return 1.0 - 0.5 * zz + zz * zz * (((((COS[0]! * zz + COS[1]!) * zz + COS[2]!) * zz + COS[3]!) * zz + COS[4]!) * zz + COS[5]!);
 }
 
+/**
+ * The octant step Go's Sin and Cos share (sin.go) for x ≥ 0: j folded into 0…3 (sin(x + π) = −sin x,
+ * likewise cos), z the remainder, and whether the fold negates the result.
+ */
+function sinCosOctant(x: number): [j: number, z: number, negate: boolean] {
+  const [j, z] = reduce(x, false);
+  return j > 3 ? [j - 4, z, true] : [j, z, false];
+}
+
 /** Go `math.Cos`. */
 export function cos(x0: number): number {
   if (!Number.isFinite(x0)) return NaN;
-  let sign = false;
-  const x = Math.abs(x0);
-  let [j, z] = reduce(x, false);
-  if (j > 3) {
-    j -= 4;
-    sign = !sign;
-  }
-  if (j > 1) sign = !sign;
+  const [j, z, negate] = sinCosOctant(Math.abs(x0));
   const zz = z * z;
   const y = j === 1 || j === 2 ? sinPoly(z, zz) : cosPoly(zz);
+  const sign = j > 1 ? !negate : negate;
   return sign ? -y : y;
 }
 
@@ -129,19 +132,10 @@ export function cos(x0: number): number {
 export function sin(x0: number): number {
   if (x0 === 0 || Number.isNaN(x0)) return x0;
   if (!Number.isFinite(x0)) return NaN;
-  let sign = false;
-  let x = x0;
-  if (x < 0) {
-    x = -x;
-    sign = true;
-  }
-  let [j, z] = reduce(x, false);
-  if (j > 3) {
-    sign = !sign;
-    j -= 4;
-  }
+  const [j, z, negate] = sinCosOctant(Math.abs(x0));
   const zz = z * z;
   const y = j === 1 || j === 2 ? cosPoly(zz) : sinPoly(z, zz);
+  const sign = x0 < 0 ? !negate : negate;
   return sign ? -y : y;
 }
 
