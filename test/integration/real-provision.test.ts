@@ -53,7 +53,7 @@ interface PodInfo {
   status: {
     phase?: string;
     conditions?: { type: string; status: string }[];
-    containerStatuses?: { name: string; ready: boolean; restartCount: number; containerID?: string }[];
+    containerStatuses?: { name: string; ready: boolean; restartCount: number; containerID?: string; lastState?: unknown }[];
   };
 }
 interface EventInfo {
@@ -159,12 +159,19 @@ describe("tinyhost provision into a Pod Security restricted namespace, on a real
     });
     const readyMs = Math.round(performance.now() - t0);
     const live = pods.filter((p) => !p.metadata.deletionTimestamp);
-    expect(live.map((p) => p.status.phase)).toEqual(live.map(() => "Running"));
-    for (const p of live)
-      for (const c of p.status.containerStatuses ?? [])
-        expect(`${p.metadata.name}/${c.name} restarts ${c.restartCount}`).toBe(`${p.metadata.name}/${c.name} restarts 0`);
+    const events = await trouble();
+    // Transient events a controller retries past (a pod made before its ServiceAccount reached the
+    // admission cache, a claim not yet bound at the first scheduling try) are printed, not failed.
+    if (events.length > 0) console.error(`[real-provision] events on the way to Ready:\n  ${events.join("\n  ")}`);
+    const restarted = live.flatMap((p) => (p.status.containerStatuses ?? []).filter((c) => c.restartCount > 0).map((c) => ({ pod: p.metadata.name, c })));
+    for (const { pod, c } of restarted) {
+      const res = await cluster.controlPlane.request("GET", `/api/v1/namespaces/${ns}/pods/${pod}/log?previous=true&container=${c.name}&tailLines=40`);
+      console.error(`[real-provision] ${pod}/${c.name} restarted ${c.restartCount}×, last state ${JSON.stringify(c.lastState)}; its log:\n${await res.text()}`);
+    }
+    expect(live.map((p) => `${p.metadata.name} ${p.status.phase}`)).toEqual(live.map((p) => `${p.metadata.name} Running`));
+    expect(restarted.map(({ pod, c }) => `${pod}/${c.name} restarts ${c.restartCount}`)).toEqual([]);
     // No controller was refused a pod by Pod Security, no image pull was attempted.
-    expect((await trouble()).filter((t) => /FailedCreate|ErrImage|violates PodSecurity/.test(t))).toEqual([]);
+    expect(events.filter((t) => /ErrImage|violates PodSecurity|forbidden: .*PodSecurity/i.test(t))).toEqual([]);
     const workloads = [
       ...(await list<{ metadata: { name: string }; status: { readyReplicas?: number } }>(`/apis/apps/v1/namespaces/${ns}/deployments`)),
       ...(await list<{ metadata: { name: string }; status: { readyReplicas?: number } }>(`/apis/apps/v1/namespaces/${ns}/statefulsets`)),
