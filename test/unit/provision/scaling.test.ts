@@ -64,8 +64,13 @@ describe("--autoscale policy", () => {
 
   test("bad specs are refused naming the key and the value", () => {
     expect(() => parseAutoscaleSpec("min=0,maxx=3")).toThrow('--autoscale unknown key "maxx" in "min=0,maxx=3"');
-    expect(() => parseAutoscaleSpec("max=-1")).toThrow('--autoscale max must be a non-negative integer, got "-1"');
-    expect(() => parseAutoscaleSpec("max=two")).toThrow('--autoscale max must be a non-negative integer, got "two"');
+    expect(() => parseAutoscaleSpec("max=-1")).toThrow('--autoscale max must be a positive integer, got "-1"');
+    expect(() => parseAutoscaleSpec("max=two")).toThrow('--autoscale max must be a positive integer, got "two"');
+    // 0 is refused for lag, so the words say positive; 0 means something for min, activation and cooldown.
+    expect(() => parseAutoscaleSpec("lag=-1")).toThrow('--autoscale lag must be a positive integer, got "-1"');
+    expect(() => parseAutoscaleSpec("polling=x")).toThrow('--autoscale polling must be a positive integer, got "x"');
+    expect(() => parseAutoscaleSpec("min=-1")).toThrow('--autoscale min must be a non-negative integer, got "-1"');
+    expect(() => parseAutoscaleSpec("cooldown=-5")).toThrow('--autoscale cooldown must be a non-negative integer, got "-5"');
     expect(() => parseAutoscaleSpec("min=1,min=2")).toThrow("--autoscale key min is given twice");
     expect(() => resolveAutoscale({ min: 3, max: 2 })).toThrow("--autoscale min (3) must not exceed max (2)");
     expect(() => resolveAutoscale({ max: 0 })).toThrow("--autoscale max must be at least 1, got 0");
@@ -153,22 +158,57 @@ describe("provision --autoscale", () => {
     expect(JSON.stringify(job)).not.toContain("GENERATED-ON-FIRST-APPLY");
   });
 
-  test("without the broker there is no Job; --keda-endpoint points KEDA elsewhere", () => {
-    const list = objects({ ...INPUT, nats: false, autoscale: "on", kedaEndpoint: "nats.infra.svc:8222" });
-    expect(list.some((o) => o.kind === "Job")).toBe(false);
+  test("--keda-endpoint points KEDA elsewhere", () => {
+    const list = objects({ ...INPUT, autoscale: "on", kedaEndpoint: "nats.infra.svc:8222" });
     const so = list.find((o) => o.kind === "ScaledObject")!;
     expect(JSON.stringify(so)).toContain('"natsServerMonitoringEndpoint":"nats.infra.svc:8222"');
   });
 
-  test("--keda-* need --autoscale; a bad endpoint or Secret name is refused by name", () => {
+  test("--autoscale with --no-nats is refused naming both flags: without the broker there is no backlog to scale on", async () => {
+    expect(() => resolveOptions({ ...INPUT, nats: false, autoscale: "min=0" })).toThrow(
+      '--autoscale "min=0" needs the broker, but --no-nats is given: KEDA scales on the module\'s JetStream backlog',
+    );
+    expect(() => resolveOptions({ ...INPUT, nats: false, autoscale: "min=1" })).toThrow("--no-nats");
+    const r = await cli("provision", "--dry-run", "--autoscale", "min=0", "--no-nats");
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--autoscale "min=0" needs the broker, but --no-nats is given');
+    expect(r.out).toBe("");
+  });
+
+  test("--keda-* need --autoscale; a bad endpoint, port or Secret name is refused by name, quoting the value", () => {
     expect(() => resolveOptions({ ...INPUT, kedaEndpoint: "x:1" })).toThrow("--keda-endpoint needs --autoscale");
     expect(() => resolveOptions({ ...INPUT, autoscale: "on", kedaEndpoint: "http://x:8222" })).toThrow("--keda-endpoint must be host:port");
+    for (const bad of ["host:99999", "host:0", "host:65536"])
+      expect(() => resolveOptions({ ...INPUT, autoscale: "on", kedaEndpoint: bad })).toThrow(
+        `--keda-endpoint must be host:port with a port from 1 to 65535 (the broker's monitoring port, e.g. nats.nats.svc:8222), got "${bad}"`,
+      );
+    expect(resolveOptions({ ...INPUT, autoscale: "on", kedaEndpoint: "host:65535" }).kedaEndpoint).toBe("host:65535");
     expect(() => resolveOptions({ ...INPUT, autoscale: "on", kedaAuthSecret: "Bad_Name" })).toThrow("--keda-auth-secret must be a Secret name");
+  });
+
+  test("--autoscale off (or none) means no autoscaling: one fixed replica, no KEDA objects", async () => {
+    for (const off of ["off", "none", " OFF "]) expect(resolveOptions({ ...INPUT, autoscale: off }).autoscale).toBeUndefined();
+    expect(objects({ ...INPUT, autoscale: "off" }).filter((o) => ["Job", "ScaledObject"].includes(o.kind))).toEqual([]);
+    expect(() => resolveOptions({ ...INPUT, autoscale: "off", kedaEndpoint: "x:1" })).toThrow(
+      '--keda-endpoint needs --autoscale (it is "off": no autoscaling)',
+    );
+    const r = await cli("provision", "--dry-run", "--autoscale", "off");
+    expect(r.code).toBe(0);
+    expect(r.out).not.toContain("ScaledObject");
   });
 
   test("uninstall removes KEDA's objects and the Job first, whether or not it is told about autoscaling", () => {
     const kinds = uninstallTargets(resolveOptions(INPUT)).map((t) => `${t.kind}/${t.name}`);
     expect(kinds.slice(0, 3)).toEqual(["ScaledObject/shop-scaler", "TriggerAuthentication/shop-scaler", "Job/shop-broker-setup"]);
+  });
+
+  test("uninstall --help names the ScaledObject, TriggerAuthentication and broker Job it removes", async () => {
+    const r = await cli("uninstall", "--help");
+    expect(r.code).toBe(0);
+    const text = r.out.replace(/\s+/g, " ");
+    expect(text).toContain("ScaledObject <name>-scaler");
+    expect(text).toContain("TriggerAuthentication <name>-scaler");
+    expect(text).toContain("Job <name>-broker-setup");
   });
 
   test("the NATS the plan installs serves its monitoring port (KEDA's /jsz) on the headless Service", () => {
@@ -220,6 +260,15 @@ describe("scale to zero and modules holding servers or timers", () => {
     expect(() => defineComponent({ ...base, requirements: { scaling: { keepAlive: "x" } } } as never)).toThrow(
       'component x: requirements.scaling has an unknown key "keepAlive" (known: keepRunning)',
     );
+  });
+
+  test("--manifests with no node of the module is refused, naming the directory, the module and what it holds", async () => {
+    const r = await cli("provision", "--dry-run", "--name", "store", "--autoscale", "min=0", "--manifests", "test/fixtures/scaling-manifests");
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(
+      '--manifests "test/fixtures/scaling-manifests" holds no TinyNode of module "store" (3 TinyNode(s), of module(s) billing, shop), so the scale-to-zero check would prove nothing',
+    );
+    expect(r.out).toBe("");
   });
 
   test("tinyhost provision --dry-run --autoscale min=0 --manifests refuses a flow with a ticker (exit 2), min=1 prints the plan", async () => {
