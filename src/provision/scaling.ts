@@ -17,9 +17,9 @@ import { sanitizeResourceName } from "../core/api/index.ts";
 import { moduleOfNode } from "../core/hop.ts";
 import { DEFAULT_MAX_CONCURRENT_HOPS } from "../transport/slots.ts";
 import { EDGE_STREAM } from "../transport/nats/names.ts";
-import { defineResource, type GenericObject } from "../k8s/client/index.ts";
+import { defineResource, isNotFound, type GenericObject, type KubeClient } from "../k8s/client/index.ts";
 import { NATS_NAME } from "./broker-url.ts";
-import { ProvisionInputError } from "./errors.ts";
+import { KedaMissingError, ProvisionInputError } from "./errors.ts";
 import { commonLabels } from "./labels.ts";
 import type { Manifest, ManifestObject } from "./manifest.ts";
 import { NATS_MONITOR_PORT } from "./nats.ts";
@@ -308,4 +308,24 @@ export function kedaManifests(t: KedaTarget, a: Autoscale): Manifest[] {
     ...(auth ? [{ resource: triggerAuthentications, policy: "apply-force" as const, object: auth }] : []),
     { resource: scaledObjects, policy: "apply-force", object: scaledObject(t, a) },
   ];
+}
+
+/**
+ * Discovery of KEDA's API (`GET /apis/keda.sh/v1alpha1`): the ScaledObject resource, and the
+ * TriggerAuthentication one when `withAuth`. Run before anything is applied, so a cluster without
+ * KEDA is refused whole instead of failing on the last object.
+ * @throws KedaMissingError naming the missing resource; KubeApiError other than NotFound, KubeConnectionError.
+ */
+export async function checkKedaInstalled(kube: KubeClient, withAuth = false): Promise<void> {
+  let served: { resources?: { name?: string }[] };
+  try {
+    served = await kube.request({ method: "GET", path: `/apis/${scaledObjects.group}/${scaledObjects.version}` });
+  } catch (e) {
+    if (isNotFound(e)) throw new KedaMissingError(`${scaledObjects.plural}.${scaledObjects.group}`);
+    throw e;
+  }
+  const names = new Set((served?.resources ?? []).map((r) => r.name));
+  for (const r of withAuth ? [scaledObjects, triggerAuthentications] : [scaledObjects]) {
+    if (!names.has(r.plural)) throw new KedaMissingError(`${r.plural}.${r.group}`);
+  }
 }
