@@ -60,13 +60,13 @@ Tools:
                       --module-name <m>       the chart's controllerManager.manager.moduleName, if set
                       --autoscale <spec>      "on" or min=,max=,lag=,activation=,polling=,cooldown=
                       --manifests <dir>       the module's TinyNodes: min=0 refused for a server or timer node
-                    for the ScaledObject only:
-                      --keda-endpoint <h:p>   broker monitoring endpoint (default tinysystems-nats-headless.<ns>.svc:8222)
-                      --keda-auth-secret <s>  Secret with natsServerMonitoringEndpoint and account
                       --chart-values          print the chart values overlay instead: replicas, extraEnv
                                               (TINY_NATS_TRANSPORT=jetstream, TINYHOST_AUTOSCALE_MIN and the
                                               chart's OTLP_DSN; Helm replaces the list whole: merge your own)
-                    for the overlay only:
+                    for the ScaledObject only (refused with --chart-values):
+                      --keda-endpoint <h:p>   broker monitoring endpoint (default tinysystems-nats-headless.<ns>.svc:8222)
+                      --keda-auth-secret <s>  Secret with natsServerMonitoringEndpoint and account
+                    for the overlay only (refused without --chart-values):
                       --nats-url <url>        the broker, without credentials: natsURL and the pre-install hook
                       --nats-token-secret <s>[/<key>]  the Secret with the broker token (key default token):
                                               the module reads it by secretKeyRef; the first pod prepares the broker
