@@ -33,6 +33,7 @@ import type { WatchedController } from "./metrics.ts";
 import type { ModuleTransport } from "./transport.ts";
 import { envInteger } from "./env-integer.ts";
 import { reportingApplied } from "./nodes-ready.ts";
+import { scaleToZeroGuard } from "./scale-to-zero.ts";
 import { platformScoped, publishedComponents, type ServedModule } from "./served.ts";
 import { nameMatches } from "../core/api/naming.ts";
 import { messageOf } from "../core/errors.ts";
@@ -63,6 +64,8 @@ export interface ModuleControllersOptions {
   workers: number;
   /** Told a node's name each time its `Scheduler.update` settled (the `nodes` readiness check: nodes-ready.ts). */
   onNodeApplied?: (name: string) => void;
+  /** `TINYHOST_AUTOSCALE_MIN` (scale-to-zero.ts): at 0, nodes of keep-running components report an error. */
+  autoscaleMin?: number;
   log: Logger;
 }
 
@@ -91,10 +94,15 @@ export function moduleControllers(o: ModuleControllersOptions): ModuleController
     const m = served.find((s) => nameMatches(segment, s.name));
     return m === undefined ? undefined : m === served[0] ? o.module : { ...o.module, name: m.name };
   };
+  const guarded = scaleToZeroGuard(platformScoped(served, scheduler), {
+    min: o.autoscaleMin,
+    keepRunning: (component) => scheduler.installed(component)?.requirements?.scaling?.keepRunning,
+    log,
+  });
   const nodes = tinyNodeController({
     module: o.module,
     ...(served.length > 1 ? { moduleOf } : {}),
-    scheduler: o.onNodeApplied ? reportingApplied(platformScoped(served, scheduler), o.onNodeApplied) : platformScoped(served, scheduler),
+    scheduler: o.onNodeApplied ? reportingApplied(guarded, o.onNodeApplied) : guarded,
     api: tinyNodeApi(kube, namespace),
     isLeader,
     source: o.nodeSource,

@@ -52,6 +52,7 @@ import { allStages, checked, loadRegistry, ModuleStartError, stages } from "./st
 import { openTransport } from "./transport.ts";
 import { natsConnectWaitFromEnv } from "./nats-connect-wait.ts";
 import { servedModules } from "./served.ts";
+import { autoscaleMinFromEnv } from "./scale-to-zero.ts";
 import { messageOf } from "../core/errors.ts";
 
 /**
@@ -94,6 +95,7 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
   const gauge = checked("memory", () => memoryGauge(o.env));
   const readyNodesMs = checked("readiness", () => readyNodesTimeout(o.env));
   checked("transport", () => natsConnectWaitFromEnv(o.env)); // read again when the wire opens
+  const autoscaleMin = checked("scaling", () => autoscaleMinFromEnv(o.env));
   const stage = stages(log);
   const served = checked("flags", () => servedModules(o.name, o.also));
   const alsoServes = served.slice(1).map((m) => m.sanitized);
@@ -169,6 +171,7 @@ export async function startModule(o: ModuleOptions, early?: EarlyStart): Promise
       nodeSource,
       workers,
       onNodeApplied: (name) => nodesReady.applied(name),
+      ...(autoscaleMin !== undefined ? { autoscaleMin } : {}),
       log,
     });
     nodeCache.store = controllers.nodes.controller.store;

@@ -23,6 +23,7 @@ import { splitImage, type ProvisionOptions } from "./options.ts";
 import { buildPlan } from "./plan.ts";
 import { declaredReleaseRules, namesFor } from "./release.ts";
 import { generateToken } from "./token.ts";
+import { checkKedaInstalled } from "./scaling.ts";
 
 /**
  * What happened to one object. `kept` = create-if-absent found it (left untouched); `deleted` =
@@ -176,13 +177,13 @@ export async function pruneLegacy(kube: KubeClient, o: ProvisionOptions): Promis
 
 /**
  * Provisions namespace, CRDs, broker, collector and the module release (provision.md §2, §8):
- * 1. publisher guard; 2. Namespace with `tinysystems.io/managed=true`; 3. CRDs, then wait for
+ * 0. with `--autoscale`, KEDA's API must be served (discovery; nothing is applied otherwise); 1. publisher guard; 2. Namespace with `tinysystems.io/managed=true`; 3. CRDs, then wait for
  * Established; 4. NATS auth Secret create-if-absent (a fresh 40-character token only when absent;
  * the module reads it through `secretKeyRef`), the broker objects; 5. the collector; 6. the release
  * objects (with the ClusterRole of the components' declared cluster-wide rules, if any); 7. the
  * cluster-scoped roles this run no longer applies are removed ({@link pruneLegacy}).
  * Idempotent: a second run with the same options changes no object.
- * @throws ReleaseImageMismatchError, ApplyObjectError, CrdNotEstablishedError; KubeApiError /
+ * @throws KedaMissingError, ReleaseImageMismatchError, ApplyObjectError, CrdNotEstablishedError; KubeApiError /
  *   KubeConnectionError from reads. Objects written before a failure stay (re-run to finish).
  */
 export async function provision(kube: KubeClient, o: ProvisionOptions, run: ProvisionRunOptions = {}): Promise<ProvisionResult> {
@@ -192,6 +193,7 @@ export async function provision(kube: KubeClient, o: ProvisionOptions, run: Prov
     run.onObject?.(r);
   };
   const write = async (m: Manifest) => record(await applyManifest(kube, m));
+  if (o.autoscale) await checkKedaInstalled(kube, o.kedaAuthSecret !== undefined);
   await checkReleaseImage(kube, o);
   // Rendered with a fresh token; only the Secret uses it, and only if none exists yet.
   const plan = buildPlan(o, { natsToken: generateToken() });

@@ -64,3 +64,15 @@ export class ApplyObjectError extends ProvisionError {
     this.object = object;
   }
 }
+
+/**
+ * `--autoscale` asked for, but the cluster serves no KEDA resource it needs (code `PROVISION_NO_KEDA`).
+ * Raised by discovery before anything is applied.
+ */
+export class KedaMissingError extends ProvisionError {
+  /** @param resource - the missing resource, e.g. `scaledobjects.keda.sh`. */
+  constructor(resource: string) {
+    super("PROVISION_NO_KEDA", `KEDA is not installed in this cluster (no ${resource}): install KEDA or drop --autoscale`);
+    this.name = "KedaMissingError";
+  }
+}

@@ -22,7 +22,7 @@ export {
 } from "./apply.ts";
 export { brokerUrl, readBrokerUrl, redactBrokerUrl, NATS_AUTH_SECRET, NATS_NAME, NATS_TOKEN_KEY, NATS_CLIENT_PORT } from "./broker-url.ts";
 export { crdManifests, crdObjects } from "./crds.ts";
-export { ProvisionError, ProvisionInputError, ReleaseImageMismatchError, CrdNotEstablishedError, ApplyObjectError } from "./errors.ts";
+export { ProvisionError, ProvisionInputError, ReleaseImageMismatchError, CrdNotEstablishedError, ApplyObjectError, KedaMissingError } from "./errors.ts";
 export * from "./labels.ts";
 export { describeManifest, type Manifest, type ManifestObject, type WritePolicy } from "./manifest.ts";
 export { namespaceManifest } from "./namespace.ts";

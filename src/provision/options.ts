@@ -9,7 +9,7 @@ import { NATS_IMAGE, NATS_REPLICA_CHOICES } from "./nats.ts";
 import { OTEL_IMAGE } from "./otel.ts";
 import type { ComponentNeeds } from "./rbac-values.ts";
 import { MAX_LABEL_LENGTH, sanitizeReleaseName } from "./sanitize.ts";
-import { parseAutoscaleSpec, resolveAutoscale, type Autoscale } from "./scaling.ts";
+import { isAutoscaleOff, parseAutoscaleSpec, resolveAutoscale, type Autoscale } from "./scaling.ts";
 import { MAX_STOP_DELAY_MS } from "../manager/stop-delay.ts";
 import { MAX_NATS_CONNECT_WAIT_MS } from "../operator/nats-connect-wait.ts";
 
@@ -68,7 +68,7 @@ export interface ProvisionInput {
    * cluster-wide rules, the Secrets their placeholders may name); default none (the runtime's own rules).
    */
   components?: readonly ComponentNeeds[];
-  /** `--autoscale <spec>` (src/provision/scaling.ts `parseAutoscaleSpec`); absent = a fixed single replica. */
+  /** `--autoscale <spec>` (src/provision/scaling.ts `parseAutoscaleSpec`); absent, `off` or `none` = a fixed single replica. */
   autoscale?: string;
   /** `--keda-endpoint <host:port>`: the broker monitoring endpoint KEDA reads; default the provisioned broker's. */
   kedaEndpoint?: string;
@@ -269,23 +269,43 @@ export function resolveOptions(input: ProvisionInput = {}): ProvisionOptions {
 }
 
 /**
- * The scaling part of the options.
- * @throws ProvisionInputError naming the flag and value: a bad `--autoscale` spec, an endpoint not
- *   `host:port`, a Secret name not a DNS name, or `--keda-*` without `--autoscale`.
+ * `--keda-endpoint` checked: `host:port` with a port from 1 to 65535.
+ * @throws ProvisionInputError (`--keda-endpoint`) quoting the value otherwise.
+ */
+export function checkKedaEndpoint(endpoint: string): string {
+  const port = Number(endpoint.slice(endpoint.lastIndexOf(":") + 1));
+  if (!HOST_PORT.test(endpoint) || port < 1 || port > 65535) {
+    throw new ProvisionInputError(
+      "--keda-endpoint",
+      `must be host:port with a port from 1 to 65535 (the broker's monitoring port, e.g. nats.nats.svc:8222), got ${JSON.stringify(endpoint)}`,
+    );
+  }
+  return endpoint;
+}
+
+/**
+ * The scaling part of the options. `--autoscale off` (or `none`) is the same as no `--autoscale`.
+ * @throws ProvisionInputError naming the flag and value: a bad `--autoscale` spec, `--autoscale`
+ *   with `--no-nats` (no JetStream backlog to scale on), an endpoint not `host:port` (port
+ *   1–65535), a Secret name not a DNS name, or `--keda-*` without `--autoscale`.
  */
 function scalingOptions(input: ProvisionInput): Pick<ProvisionOptions, "autoscale" | "kedaEndpoint" | "kedaAuthSecret"> {
-  if (input.autoscale === undefined) {
-    if (input.kedaEndpoint !== undefined) throw new ProvisionInputError("--keda-endpoint", "needs --autoscale");
-    if (input.kedaAuthSecret !== undefined) throw new ProvisionInputError("--keda-auth-secret", "needs --autoscale");
+  if (input.autoscale === undefined || isAutoscaleOff(input.autoscale)) {
+    const why = input.autoscale === undefined ? "needs --autoscale" : `needs --autoscale (it is ${JSON.stringify(input.autoscale)}: no autoscaling)`;
+    if (input.kedaEndpoint !== undefined) throw new ProvisionInputError("--keda-endpoint", why);
+    if (input.kedaAuthSecret !== undefined) throw new ProvisionInputError("--keda-auth-secret", why);
     return {};
   }
   const autoscale = resolveAutoscale(parseAutoscaleSpec(input.autoscale));
-  if (input.kedaEndpoint !== undefined && !HOST_PORT.test(input.kedaEndpoint)) {
+  // Without the broker the module runs over gRPC: no stream, no consumer, no backlog for KEDA to
+  // read; the scaler would fail forever and the fallback would pin the Deployment.
+  if (input.nats === false) {
     throw new ProvisionInputError(
-      "--keda-endpoint",
-      `must be host:port (the broker's monitoring port, e.g. nats.nats.svc:8222), got ${JSON.stringify(input.kedaEndpoint)}`,
+      "--autoscale",
+      `${JSON.stringify(input.autoscale)} needs the broker, but --no-nats is given: KEDA scales on the module's JetStream backlog, and without the broker the module runs over gRPC with none. Drop --no-nats, or --autoscale`,
     );
   }
+  if (input.kedaEndpoint !== undefined) checkKedaEndpoint(input.kedaEndpoint);
   if (input.kedaAuthSecret !== undefined && (!DNS_SUBDOMAIN.test(input.kedaAuthSecret) || input.kedaAuthSecret.length > 253)) {
     throw new ProvisionInputError("--keda-auth-secret", `must be a Secret name (lowercase DNS name), got ${JSON.stringify(input.kedaAuthSecret)}`);
   }

@@ -8,6 +8,7 @@
  * default backend routes nothing. No Helm hooks: the namespace check is done by ensuring the
  * label (provision.md §8); `tinyhost uninstall` does the pre-delete step.
  */
+import { ENV_AUTOSCALE_MIN } from "../operator/scale-to-zero.ts";
 import { sanitizeResourceName } from "../core/api/index.ts";
 import { parseMemoryQuantity } from "../operator/memory-governor.ts";
 import {
@@ -128,7 +129,8 @@ export type EnvVar = { name: string; value: string } | { name: string; valueFrom
  * With `--nats-replicas` > 1, `TINYHOST_NATS_REPLICAS` (a tinyhost setting; Go has none). Then
  * tinyhost's own defaults (docs/operations.md §3): `TINYHOST_STOP_DELAY_MS` (`--stop-delay-ms`,
  * default 4000) and, with the broker, `TINYHOST_NATS_CONNECT_WAIT_MS` (`--nats-connect-wait-ms`,
- * default 120000); each left out when 0.
+ * default 120000); each left out when 0. With `--autoscale`, `TINYHOST_AUTOSCALE_MIN` = its min
+ * (src/operator/scale-to-zero.ts).
  */
 export function managerEnv(o: ProvisionOptions, inputs: ReleaseInputs): EnvVar[] {
   const names = namesFor(o);
@@ -155,6 +157,8 @@ export function managerEnv(o: ProvisionOptions, inputs: ReleaseInputs): EnvVar[]
   }
   // Behind an Ingress the endpoints drop the pod before its listeners close (src/manager/stop-delay.ts).
   if (o.stopDelayMs > 0) env.push({ name: "TINYHOST_STOP_DELAY_MS", value: String(o.stopDelayMs) });
+  // The autoscaling floor: at 0 the module reports a node that must keep it running (src/operator/scale-to-zero.ts).
+  if (o.autoscale) env.push({ name: ENV_AUTOSCALE_MIN, value: String(o.autoscale.minReplicas) });
   return env;
 }
 

@@ -17,9 +17,9 @@ import { sanitizeResourceName } from "../core/api/index.ts";
 import { moduleOfNode } from "../core/hop.ts";
 import { DEFAULT_MAX_CONCURRENT_HOPS } from "../transport/slots.ts";
 import { EDGE_STREAM } from "../transport/nats/names.ts";
-import { defineResource, type GenericObject } from "../k8s/client/index.ts";
+import { defineResource, isNotFound, type GenericObject, type KubeClient } from "../k8s/client/index.ts";
 import { NATS_NAME } from "./broker-url.ts";
-import { ProvisionInputError } from "./errors.ts";
+import { KedaMissingError, ProvisionInputError } from "./errors.ts";
 import { commonLabels } from "./labels.ts";
 import type { Manifest, ManifestObject } from "./manifest.ts";
 import { NATS_MONITOR_PORT } from "./nats.ts";
@@ -84,16 +84,34 @@ export interface Autoscale {
 }
 
 /** Form of an `--autoscale` value, for messages. */
-export const AUTOSCALE_FORM = `"on" or comma-separated key=integer pairs of ${AUTOSCALE_KEYS.join(", ")} (e.g. "min=0,max=5,lag=100")`;
+export const AUTOSCALE_FORM = `"on", "off" or comma-separated key=integer pairs of ${AUTOSCALE_KEYS.join(", ")} (e.g. "min=0,max=5,lag=100")`;
+
+/** The `--autoscale` values that mean no autoscaling (a fixed single replica), as if the flag were absent. */
+export const AUTOSCALE_OFF: readonly string[] = ["off", "none"];
+
+/** True when `spec` is one of {@link AUTOSCALE_OFF} (case and spaces ignored). */
+export function isAutoscaleOff(spec: string): boolean {
+  return AUTOSCALE_OFF.includes(spec.trim().toLowerCase());
+}
+
+/** The least value of each key: 0 where zero means something (no floor, wake on any lag, no cooldown), else 1. */
+const AUTOSCALE_LEAST: Readonly<Record<AutoscaleKey, 0 | 1>> = { min: 0, max: 1, lag: 1, activation: 0, polling: 1, cooldown: 0 };
+
+/** "a positive integer" or "a non-negative integer", as key `k` allows. */
+function integerKind(k: AutoscaleKey): string {
+  return AUTOSCALE_LEAST[k] === 1 ? "a positive integer" : "a non-negative integer";
+}
 
 /**
  * Parses an `--autoscale` value: `on` (all defaults) or `key=value,…` with keys of {@link AUTOSCALE_KEYS}.
+ * `off`/`none` are the caller's to handle ({@link isAutoscaleOff}): there is no policy to parse.
  * @param flag - the flag name for messages.
- * @throws ProvisionInputError naming the flag, the key and the value: unknown key, repeated key, not a decimal integer.
+ * @throws ProvisionInputError naming the flag, the key and the value: unknown key, repeated key, not a decimal integer, `off`/`none`.
  */
 export function parseAutoscaleSpec(spec: string, flag = "--autoscale"): AutoscaleInput {
   const text = spec.trim();
   if (text === "on" || text === "") return {};
+  if (isAutoscaleOff(text)) throw new ProvisionInputError(flag, `${JSON.stringify(spec)} means no autoscaling: there is no policy to read here`);
   const out: AutoscaleInput = {};
   for (const part of text.split(",")) {
     const eq = part.indexOf("=");
@@ -104,7 +122,7 @@ export function parseAutoscaleSpec(spec: string, flag = "--autoscale"): Autoscal
     }
     const k = key as AutoscaleKey;
     if (out[k] !== undefined) throw new ProvisionInputError(flag, `key ${k} is given twice in ${JSON.stringify(spec)}`);
-    if (!/^\d+$/.test(raw)) throw new ProvisionInputError(flag, `${k} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+    if (!/^\d+$/.test(raw)) throw new ProvisionInputError(flag, `${k} must be ${integerKind(k)}, got ${JSON.stringify(raw)}`);
     out[k] = Number(raw);
   }
   return out;
@@ -118,7 +136,7 @@ export function parseAutoscaleSpec(spec: string, flag = "--autoscale"): Autoscal
 export function resolveAutoscale(input: AutoscaleInput, flag = "--autoscale"): Autoscale {
   const v = { ...AUTOSCALE_DEFAULTS, ...input };
   for (const k of AUTOSCALE_KEYS) {
-    if (!Number.isSafeInteger(v[k]) || v[k] < 0) throw new ProvisionInputError(flag, `${k} must be a non-negative integer, got ${JSON.stringify(v[k])}`);
+    if (!Number.isSafeInteger(v[k]) || v[k] < 0) throw new ProvisionInputError(flag, `${k} must be ${integerKind(k)}, got ${JSON.stringify(v[k])}`);
   }
   if (v.max < 1) throw new ProvisionInputError(flag, `max must be at least 1, got ${v.max}`);
   if (v.max > 1000) throw new ProvisionInputError(flag, `max must be at most 1000, got ${v.max}`);
@@ -290,4 +308,24 @@ export function kedaManifests(t: KedaTarget, a: Autoscale): Manifest[] {
     ...(auth ? [{ resource: triggerAuthentications, policy: "apply-force" as const, object: auth }] : []),
     { resource: scaledObjects, policy: "apply-force", object: scaledObject(t, a) },
   ];
+}
+
+/**
+ * Discovery of KEDA's API (`GET /apis/keda.sh/v1alpha1`): the ScaledObject resource, and the
+ * TriggerAuthentication one when `withAuth`. Run before anything is applied, so a cluster without
+ * KEDA is refused whole instead of failing on the last object.
+ * @throws KedaMissingError naming the missing resource; KubeApiError other than NotFound, KubeConnectionError.
+ */
+export async function checkKedaInstalled(kube: KubeClient, withAuth = false): Promise<void> {
+  let served: { resources?: { name?: string }[] };
+  try {
+    served = await kube.request({ method: "GET", path: `/apis/${scaledObjects.group}/${scaledObjects.version}` });
+  } catch (e) {
+    if (isNotFound(e)) throw new KedaMissingError(`${scaledObjects.plural}.${scaledObjects.group}`);
+    throw e;
+  }
+  const names = new Set((served?.resources ?? []).map((r) => r.name));
+  for (const r of withAuth ? [scaledObjects, triggerAuthentications] : [scaledObjects]) {
+    if (!names.has(r.plural)) throw new KedaMissingError(`${r.plural}.${r.group}`);
+  }
 }

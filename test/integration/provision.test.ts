@@ -24,6 +24,7 @@ import {
   serviceAccounts,
   services,
   statefulSets,
+  isNotFound,
   type KubeClient,
   type KubeObject,
   type ResourceDescriptor,
@@ -269,6 +270,36 @@ describe("tinyhost provision", () => {
     );
     expect(error).toBeInstanceOf(ReleaseImageMismatchError);
     expect((await kube.get(deployments, "shop-controller-manager", ns)).metadata.resourceVersion).toBe(rv);
+  });
+
+  test("--autoscale on an apiserver without KEDA is refused by discovery before anything is applied (exit 1)", async () => {
+    const ns = freshNamespace("prov-nokeda");
+    // This apiserver serves no keda.sh group (KEDA's suites run on their own control planes).
+    expect((await cp.request("GET", "/apis/keda.sh/v1alpha1")).status).toBe(404);
+    const printed: string[] = [];
+    const error = console.error;
+    const log = console.log;
+    console.error = (m: string) => void printed.push(m);
+    console.log = (m: string) => void printed.push(m);
+    let code: number;
+    try {
+      code = await provisionCommand.run(["--namespace", ns, "--name", RELEASE, "--image", IMAGE, "--autoscale", "min=0", "--kubeconfig", cp.tokenKubeconfig]);
+    } finally {
+      console.error = error;
+      console.log = log;
+    }
+    expect(code).toBe(1);
+    // The min=0 warning (no --manifests) comes first; then the refusal, and no object line.
+    expect(printed.filter((l) => !l.startsWith("warning: min=0"))).toEqual([
+      "tinyhost provision: KEDA is not installed in this cluster (no scaledobjects.keda.sh): install KEDA or drop --autoscale [PROVISION_NO_KEDA]",
+    ]);
+    // Nothing was written: not even the namespace.
+    expect(
+      await kube.get(namespaces, ns).then(
+        () => "exists",
+        (e: unknown) => (isNotFound(e) ? "absent" : e),
+      ),
+    ).toBe("absent");
   });
 
   test("--no-nats installs no broker and leaves TINY_NATS_URL unset", async () => {

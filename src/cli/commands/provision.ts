@@ -66,13 +66,16 @@ Flags:
                            (Role <name>-extra; ClusterRole <name>-<ns>-extra for cluster-wide rules)
   --autoscale <spec>       KEDA scales the module on its JetStream backlog: "on" or min=,max=,lag=,
                            activation=,polling=,cooldown= (defaults min=0,max=10,lag=256,activation=0,
-                           polling=10,cooldown=300); applies a ScaledObject <name>-scaler (KEDA must be
-                           installed), leaves the Deployment's replicas to it, and runs Job
-                           <name>-broker-setup creating the stream and consumer before the first pod
+                           polling=10,cooldown=300); "off"/"none" = no autoscaling. Needs the broker (not
+                           with --no-nats) and KEDA in the cluster (checked before anything is applied);
+                           applies a ScaledObject <name>-scaler, leaves the Deployment's replicas to it,
+                           sets TINYHOST_AUTOSCALE_MIN on the module, and runs Job <name>-broker-setup
+                           creating the stream and consumer before the first pod
   --keda-endpoint <h:p>    broker monitoring endpoint KEDA reads (default tinysystems-nats-headless.<ns>.svc:8222)
   --keda-auth-secret <s>   Secret with natsServerMonitoringEndpoint and account: a TriggerAuthentication reads them
   --manifests <dir>        the module's TinyNode manifests: min=0 is refused when a node there holds a
-                           server or a timer (http_server, ticker, cron), with the reason
+                           server or a timer (http_server, ticker, cron), with the reason; a directory
+                           with no node of the module is refused too
   --kubeconfig <path>      kubeconfig file (default $KUBECONFIG, in-cluster, ~/.kube/config)
   --context <name>         kubeconfig context (default its current-context)`;
 

@@ -4,10 +4,11 @@
  *
  * - `tools rbac-values [--with-cr-helpers] [--dir <dir>]` — the chart values overlay (`rbac:`)
  *   this module's components need and declare (src/provision/rbac-values.ts); nothing when none.
- * - `tools keda-values --release <r> [--namespace <ns>] [--autoscale <spec>] [--nats-url <url>] [--chart-values] …`
+ * - `tools keda-values --release <r> [--namespace <ns>] [--autoscale <spec>] [--chart-values [--nats-url <url> [--nats-token-secret <s>]]] …`
  *   — KEDA's ScaledObject (+ TriggerAuthentication) for a module the platform's chart installed, or
  *   with `--chart-values` the chart values overlay (src/provision/keda-values.ts); min=0 is checked
- *   against the components that must keep a replica (../scaling-check.ts). Exit 2 on a refusal.
+ *   against the components that must keep a replica (../scaling-check.ts). A flag of the other
+ *   output, a URL with credentials and `--autoscale off` are refused. Exit 2 on a refusal.
  * - `tools rbac-check [--strict] [--manifests <dir>] [--dir <dir>]` — the calls made for the
  *   components that their declared rules do not cover (src/provision/rbac-check.ts), in Go's words:
  *   exit 0 (also with findings, unless `--strict`: then 1), 1 when it cannot check.
@@ -35,7 +36,8 @@ import { componentNeeds } from "../component-set.ts";
 import { errorPortWarnings } from "../error-ports.ts";
 import { messageOf } from "../../core/errors.ts";
 import { ProvisionInputError, resolveOptions, toYamlStream } from "../../provision/index.ts";
-import { chartKedaManifests, chartKedaTarget, chartKedaValues, type ChartRelease } from "../../provision/keda-values.ts";
+import { chartKedaManifests, chartKedaTarget, chartKedaValues, checkChartNatsUrl, parseTokenSecret, type ChartRelease } from "../../provision/keda-values.ts";
+import { isAutoscaleOff } from "../../provision/scaling.ts";
 import { scaleToZeroCheck } from "../scaling-check.ts";
 
 /** Help text of `tinyhost tools`. */
@@ -57,11 +59,17 @@ Tools:
                       --namespace <ns>        release namespace (default tinysystems)
                       --module-name <m>       the chart's controllerManager.manager.moduleName, if set
                       --autoscale <spec>      "on" or min=,max=,lag=,activation=,polling=,cooldown=
-                      --nats-url <url>        the chart's natsURL: the pre-install hook prepares it
+                      --manifests <dir>       the module's TinyNodes: min=0 refused for a server or timer node
+                      --chart-values          print the chart values overlay instead: replicas, extraEnv
+                                              (TINY_NATS_TRANSPORT=jetstream, TINYHOST_AUTOSCALE_MIN and the
+                                              chart's OTLP_DSN; Helm replaces the list whole: merge your own)
+                    for the ScaledObject only (refused with --chart-values):
                       --keda-endpoint <h:p>   broker monitoring endpoint (default tinysystems-nats-headless.<ns>.svc:8222)
                       --keda-auth-secret <s>  Secret with natsServerMonitoringEndpoint and account
-                      --manifests <dir>       the module's TinyNodes: min=0 refused for a server or timer node
-                      --chart-values          print the chart values overlay instead
+                    for the overlay only (refused without --chart-values):
+                      --nats-url <url>        the broker, without credentials: natsURL and the pre-install hook
+                      --nats-token-secret <s>[/<key>]  the Secret with the broker token (key default token):
+                                              the module reads it by secretKeyRef; the first pod prepares the broker
   components-info   list the components (name — description) and error-port warnings; --json: the
                     repository index shape [{name, description, info, tags}]
 
@@ -95,6 +103,7 @@ function parse(args: string[], tool: Tool) {
           "module-name": { type: "string" as const, valueName: "a module name" },
           autoscale: { type: "string" as const, valueName: "a spec" },
           "nats-url": { type: "string" as const, valueName: "a URL" },
+          "nats-token-secret": { type: "string" as const, valueName: "a Secret name" },
           "keda-endpoint": { type: "string" as const, valueName: "host:port" },
           "keda-auth-secret": { type: "string" as const, valueName: "a Secret name" },
           manifests: { type: "string" as const, valueName: "a directory" },
@@ -113,6 +122,7 @@ function parse(args: string[], tool: Tool) {
     "module-name"?: string;
     autoscale?: string;
     "nats-url"?: string;
+    "nats-token-secret"?: string;
     "keda-endpoint"?: string;
     "keda-auth-secret"?: string;
     "chart-values"?: boolean;
@@ -204,7 +214,7 @@ async function rbacCheck(defs: readonly ComponentDefinition[], needs: ComponentN
   return strict ? 1 : 0; // Go: non-zero only on request, so a module mid-change still builds
 }
 
-/** `tools keda-values` (see the file header). Exit 0 printed, 2 bad flags or min=0 refused. */
+/** `tools keda-values` (see the file header). Exit 0 printed, 2 bad or misplaced flags or min=0 refused. */
 async function kedaValues(
   flags: {
     release?: string;
@@ -212,6 +222,7 @@ async function kedaValues(
     "module-name"?: string;
     autoscale?: string;
     "nats-url"?: string;
+    "nats-token-secret"?: string;
     "keda-endpoint"?: string;
     "keda-auth-secret"?: string;
     manifests?: string;
@@ -221,6 +232,28 @@ async function kedaValues(
 ): Promise<number> {
   try {
     if (!flags.release) throw new ProvisionInputError("--release", "is required (the Helm release name the chart was installed as)");
+    if (flags.autoscale !== undefined && isAutoscaleOff(flags.autoscale)) {
+      throw new ProvisionInputError(
+        "--autoscale",
+        `${JSON.stringify(flags.autoscale)} leaves nothing to print: keda-values emits autoscaling. To stop scaling a chart release, delete its ScaledObject and drop the overlay`,
+      );
+    }
+    // Each flag goes into one of the two outputs: one given to the other is refused, never dropped.
+    const chart = flags["chart-values"] === true;
+    for (const f of chart ? (["keda-endpoint", "keda-auth-secret"] as const) : (["nats-url", "nats-token-secret"] as const)) {
+      if (flags[f] === undefined) continue;
+      throw new ProvisionInputError(
+        `--${f}`,
+        chart
+          ? "goes into the ScaledObject, which --chart-values does not print: run keda-values again without --chart-values for it (kubectl apply -f -)"
+          : "goes into the chart values overlay only: add --chart-values (the ScaledObject does not use it)",
+      );
+    }
+    if (flags["nats-token-secret"] !== undefined && flags["nats-url"] === undefined) {
+      throw new ProvisionInputError("--nats-token-secret", "needs --nats-url (the broker the token is for, without credentials)");
+    }
+    const natsUrl = flags["nats-url"] === undefined ? undefined : checkChartNatsUrl(flags["nats-url"]);
+    const natsTokenSecret = flags["nats-token-secret"] === undefined ? undefined : parseTokenSecret(flags["nats-token-secret"]);
     // The namespace, endpoint and Secret are checked as provision checks them.
     const checked = resolveOptions({
       namespace: flags.namespace,
@@ -233,7 +266,8 @@ async function kedaValues(
       release: flags.release,
       namespace: checked.namespace,
       ...(flags["module-name"] ? { moduleName: flags["module-name"] } : {}),
-      ...(flags["nats-url"] ? { natsUrl: flags["nats-url"] } : {}),
+      ...(natsUrl !== undefined ? { natsUrl } : {}),
+      ...(natsTokenSecret !== undefined ? { natsTokenSecret } : {}),
       ...(checked.kedaEndpoint ? { endpoint: checked.kedaEndpoint } : {}),
       ...(checked.kedaAuthSecret ? { authSecret: checked.kedaAuthSecret } : {}),
     };

@@ -22,7 +22,9 @@ import { messageOf } from "../../core/errors.ts";
 export const UNINSTALL_USAGE = `Usage: tinyhost uninstall [flags]
 
 Removes what tinyhost provision installed for one release, in this order:
-  TinyModule <name> (as the chart's pre-delete hook) → Deployment → Ingress → Service → Roles and
+  TinyModule <name> (as the chart's pre-delete hook) → KEDA's ScaledObject <name>-scaler and
+  TriggerAuthentication <name>-scaler and the broker Job <name>-broker-setup (of --autoscale; tried
+  whether or not the release was autoscaled) → Deployment → Ingress → Service → Roles and
   RoleBindings → ServiceAccount → the ClusterRole <name>-<ns>-extra of declared cluster-wide rules
   (and the ClusterRole of earlier tinyhost versions); the RBAC only once the module's pods have
   exited (at most 30 s), so they can release their leader Lease.

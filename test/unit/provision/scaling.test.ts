@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import YAML from "yaml";
 import { nanos } from "@nats-io/transport-node";
 import { BUN } from "../../support/bun-test.ts";
-import { dryRunPlan, planManifests, resolveOptions, type ManifestObject, type ProvisionInput } from "../../../src/provision/index.ts";
+import { buildPlan, dryRunPlan, planManifests, resolveOptions, type ManifestObject, type ProvisionInput } from "../../../src/provision/index.ts";
 import {
   AUTOSCALE_DEFAULTS,
   checkScaleToZero,
@@ -21,7 +21,7 @@ import {
   resolveAutoscale,
   ScaleToZeroRefusedError,
 } from "../../../src/provision/scaling.ts";
-import { chartFullname, chartKedaValues } from "../../../src/provision/keda-values.ts";
+import { chartFullname, chartKedaValues, checkChartNatsUrl, parseTokenSecret } from "../../../src/provision/keda-values.ts";
 import { uninstallTargets } from "../../../src/provision/uninstall.ts";
 import { businessConsumerConfig, consumerDrift, systemConsumerConfig } from "../../../src/transport/nats/streams.ts";
 import { preInstallCommand } from "../../../src/cli/commands/pre-install.ts";
@@ -64,8 +64,13 @@ describe("--autoscale policy", () => {
 
   test("bad specs are refused naming the key and the value", () => {
     expect(() => parseAutoscaleSpec("min=0,maxx=3")).toThrow('--autoscale unknown key "maxx" in "min=0,maxx=3"');
-    expect(() => parseAutoscaleSpec("max=-1")).toThrow('--autoscale max must be a non-negative integer, got "-1"');
-    expect(() => parseAutoscaleSpec("max=two")).toThrow('--autoscale max must be a non-negative integer, got "two"');
+    expect(() => parseAutoscaleSpec("max=-1")).toThrow('--autoscale max must be a positive integer, got "-1"');
+    expect(() => parseAutoscaleSpec("max=two")).toThrow('--autoscale max must be a positive integer, got "two"');
+    // 0 is refused for lag, so the words say positive; 0 means something for min, activation and cooldown.
+    expect(() => parseAutoscaleSpec("lag=-1")).toThrow('--autoscale lag must be a positive integer, got "-1"');
+    expect(() => parseAutoscaleSpec("polling=x")).toThrow('--autoscale polling must be a positive integer, got "x"');
+    expect(() => parseAutoscaleSpec("min=-1")).toThrow('--autoscale min must be a non-negative integer, got "-1"');
+    expect(() => parseAutoscaleSpec("cooldown=-5")).toThrow('--autoscale cooldown must be a non-negative integer, got "-5"');
     expect(() => parseAutoscaleSpec("min=1,min=2")).toThrow("--autoscale key min is given twice");
     expect(() => resolveAutoscale({ min: 3, max: 2 })).toThrow("--autoscale min (3) must not exceed max (2)");
     expect(() => resolveAutoscale({ max: 0 })).toThrow("--autoscale max must be at least 1, got 0");
@@ -153,22 +158,66 @@ describe("provision --autoscale", () => {
     expect(JSON.stringify(job)).not.toContain("GENERATED-ON-FIRST-APPLY");
   });
 
-  test("without the broker there is no Job; --keda-endpoint points KEDA elsewhere", () => {
-    const list = objects({ ...INPUT, nats: false, autoscale: "on", kedaEndpoint: "nats.infra.svc:8222" });
-    expect(list.some((o) => o.kind === "Job")).toBe(false);
+  test("the broker token is in its Secret only: not in the broker Job, the Deployment, the ScaledObject", () => {
+    const token = "T0kenOnlyInTheSecret0123456789abcdefghij";
+    const list = planManifests(buildPlan(resolveOptions({ ...INPUT, autoscale: "min=0" }), { natsToken: token })).map((m) => m.object);
+    const b64 = Buffer.from(token).toString("base64");
+    const holding = list.filter((o) => JSON.stringify(o).includes(token) || JSON.stringify(o).includes(b64));
+    expect(holding.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(["Secret/tinysystems-nats-auth"]);
+    expect(list.some((o) => o.kind === "Job")).toBe(true);
+  });
+
+  test("--keda-endpoint points KEDA elsewhere", () => {
+    const list = objects({ ...INPUT, autoscale: "on", kedaEndpoint: "nats.infra.svc:8222" });
     const so = list.find((o) => o.kind === "ScaledObject")!;
     expect(JSON.stringify(so)).toContain('"natsServerMonitoringEndpoint":"nats.infra.svc:8222"');
   });
 
-  test("--keda-* need --autoscale; a bad endpoint or Secret name is refused by name", () => {
+  test("--autoscale with --no-nats is refused naming both flags: without the broker there is no backlog to scale on", async () => {
+    expect(() => resolveOptions({ ...INPUT, nats: false, autoscale: "min=0" })).toThrow(
+      '--autoscale "min=0" needs the broker, but --no-nats is given: KEDA scales on the module\'s JetStream backlog',
+    );
+    expect(() => resolveOptions({ ...INPUT, nats: false, autoscale: "min=1" })).toThrow("--no-nats");
+    const r = await cli("provision", "--dry-run", "--autoscale", "min=0", "--no-nats");
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--autoscale "min=0" needs the broker, but --no-nats is given');
+    expect(r.out).toBe("");
+  });
+
+  test("--keda-* need --autoscale; a bad endpoint, port or Secret name is refused by name, quoting the value", () => {
     expect(() => resolveOptions({ ...INPUT, kedaEndpoint: "x:1" })).toThrow("--keda-endpoint needs --autoscale");
     expect(() => resolveOptions({ ...INPUT, autoscale: "on", kedaEndpoint: "http://x:8222" })).toThrow("--keda-endpoint must be host:port");
+    for (const bad of ["host:99999", "host:0", "host:65536"])
+      expect(() => resolveOptions({ ...INPUT, autoscale: "on", kedaEndpoint: bad })).toThrow(
+        `--keda-endpoint must be host:port with a port from 1 to 65535 (the broker's monitoring port, e.g. nats.nats.svc:8222), got "${bad}"`,
+      );
+    expect(resolveOptions({ ...INPUT, autoscale: "on", kedaEndpoint: "host:65535" }).kedaEndpoint).toBe("host:65535");
     expect(() => resolveOptions({ ...INPUT, autoscale: "on", kedaAuthSecret: "Bad_Name" })).toThrow("--keda-auth-secret must be a Secret name");
+  });
+
+  test("--autoscale off (or none) means no autoscaling: one fixed replica, no KEDA objects", async () => {
+    for (const off of ["off", "none", " OFF "]) expect(resolveOptions({ ...INPUT, autoscale: off }).autoscale).toBeUndefined();
+    expect(objects({ ...INPUT, autoscale: "off" }).filter((o) => ["Job", "ScaledObject"].includes(o.kind))).toEqual([]);
+    expect(() => resolveOptions({ ...INPUT, autoscale: "off", kedaEndpoint: "x:1" })).toThrow(
+      '--keda-endpoint needs --autoscale (it is "off": no autoscaling)',
+    );
+    const r = await cli("provision", "--dry-run", "--autoscale", "off");
+    expect(r.code).toBe(0);
+    expect(r.out).not.toContain("ScaledObject");
   });
 
   test("uninstall removes KEDA's objects and the Job first, whether or not it is told about autoscaling", () => {
     const kinds = uninstallTargets(resolveOptions(INPUT)).map((t) => `${t.kind}/${t.name}`);
     expect(kinds.slice(0, 3)).toEqual(["ScaledObject/shop-scaler", "TriggerAuthentication/shop-scaler", "Job/shop-broker-setup"]);
+  });
+
+  test("uninstall --help names the ScaledObject, TriggerAuthentication and broker Job it removes", async () => {
+    const r = await cli("uninstall", "--help");
+    expect(r.code).toBe(0);
+    const text = r.out.replace(/\s+/g, " ");
+    expect(text).toContain("ScaledObject <name>-scaler");
+    expect(text).toContain("TriggerAuthentication <name>-scaler");
+    expect(text).toContain("Job <name>-broker-setup");
   });
 
   test("the NATS the plan installs serves its monitoring port (KEDA's /jsz) on the headless Service", () => {
@@ -222,6 +271,15 @@ describe("scale to zero and modules holding servers or timers", () => {
     );
   });
 
+  test("--manifests with no node of the module is refused, naming the directory, the module and what it holds", async () => {
+    const r = await cli("provision", "--dry-run", "--name", "store", "--autoscale", "min=0", "--manifests", "test/fixtures/scaling-manifests");
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(
+      '--manifests "test/fixtures/scaling-manifests" holds no TinyNode of module "store" (3 TinyNode(s), of module(s) billing, shop), so the scale-to-zero check would prove nothing',
+    );
+    expect(r.out).toBe("");
+  });
+
   test("tinyhost provision --dry-run --autoscale min=0 --manifests refuses a flow with a ticker (exit 2), min=1 prints the plan", async () => {
     const refused = await cli("provision", "--dry-run", "--name", "shop", "--autoscale", "min=0", "--manifests", "test/fixtures/scaling-manifests");
     expect(refused.code).toBe(2);
@@ -250,15 +308,87 @@ describe("tools keda-values (the platform's chart)", () => {
     expect(spec.maxReplicaCount).toBe(4);
   });
 
-  test("--chart-values: the hook's installArgs carry the broker; replicas start at max(min, 1)", async () => {
+  test("--chart-values: the hook's installArgs and natsURL carry the broker; replicas start at max(min, 1); the module's env: JetStream, the floor, the chart's OTLP_DSN", async () => {
+    const env = [
+      { name: "OTLP_DSN", value: "http://token@tinysystems-otel-collector:2345" }, // the chart's default entry: Helm replaces the list whole
+      { name: "TINY_NATS_TRANSPORT", value: "jetstream" },
+      { name: "TINYHOST_AUTOSCALE_MIN", value: "0" },
+    ];
     expect(chartKedaValues({ release: "shop", namespace: "prod", natsUrl: "nats://nats.infra.svc:4222" }, resolveAutoscale({ min: 0 }))).toEqual({
       controllerManager: {
         replicas: 1,
-        manager: { installArgs: ["pre-install", "--name=shop-tinysystems-operator", "--nats-url=nats://nats.infra.svc:4222"] },
+        manager: { installArgs: ["pre-install", "--name=shop-tinysystems-operator", "--nats-url=nats://nats.infra.svc:4222"], extraEnv: env },
       },
+      natsURL: "nats://nats.infra.svc:4222",
     });
     const r = await cli("tools", "keda-values", "--release", "shop", "--chart-values", "--module-name", "Shop", "--autoscale", "min=2");
-    expect(YAML.parse(r.out)).toEqual({ controllerManager: { replicas: 2, manager: { installArgs: ["pre-install", "--name=Shop"] } } });
+    expect(r.code).toBe(0);
+    expect(YAML.parse(r.out)).toEqual({
+      controllerManager: {
+        replicas: 2,
+        manager: { installArgs: ["pre-install", "--name=Shop"], extraEnv: [env[0], env[1], { name: "TINYHOST_AUTOSCALE_MIN", value: "2" }] },
+      },
+    });
+  });
+
+  test("--chart-values with the token in a Secret: no token in the values or the hook's args; the module reads it by secretKeyRef", async () => {
+    const r = await cli(
+      "tools",
+      "keda-values",
+      "--release",
+      "shop",
+      "--chart-values",
+      "--autoscale",
+      "min=0",
+      "--nats-url",
+      "nats://nats.infra.svc:4222",
+      "--nats-token-secret",
+      "nats-auth/tok",
+    );
+    expect(r.code).toBe(0);
+    const values = YAML.parse(r.out) as { natsURL: string; controllerManager: { manager: { installArgs: string[]; extraEnv: Record<string, unknown>[] } } };
+    // The chart renders natsURL into a plain TINY_NATS_URL: emptied, ours comes from extraEnv.
+    expect(values.natsURL).toBe("");
+    expect(values.controllerManager.manager.installArgs).toEqual(["pre-install", "--name=shop-tinysystems-operator"]);
+    expect(values.controllerManager.manager.extraEnv.slice(-2)).toEqual([
+      { name: "NATS_TOKEN", valueFrom: { secretKeyRef: { name: "nats-auth", key: "tok" } } },
+      { name: "TINY_NATS_URL", value: "nats://$(NATS_TOKEN)@nats.infra.svc:4222" },
+    ]);
+    expect(r.out).not.toMatch(/nats:\/\/[^$@\s]+@/); // no URL with a literal credential anywhere
+    expect(parseTokenSecret("nats-auth")).toEqual({ name: "nats-auth", key: "token" });
+  });
+
+  test("--chart-values refuses a --nats-url with credentials, without echoing them", async () => {
+    const r = await cli("tools", "keda-values", "--release", "shop", "--chart-values", "--nats-url", "nats://s3cr3tT0ken@nats.infra.svc:4222");
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(
+      '--nats-url "nats://***@nats.infra.svc:4222" carries credentials, which would be written into the Helm values and the pre-install Job\'s args',
+    );
+    expect(r.err).toContain("--nats-token-secret <secret>[/<key>]");
+    expect(r.err + r.out).not.toContain("s3cr3tT0ken");
+    expect(() => checkChartNatsUrl("nats://a:4222,nats://u:p@b:4222")).toThrow('"nats://***@b:4222" carries credentials');
+    expect(() => checkChartNatsUrl("nats.infra.svc:4222")).toThrow(
+      '--nats-url must be scheme://host:port (e.g. nats://nats.nats.svc:4222), got "nats.infra.svc:4222"',
+    );
+  });
+
+  test("a flag of the other output is refused, never dropped; --autoscale off prints nothing and says so", async () => {
+    const cases: [string[], string][] = [
+      [["--chart-values", "--keda-endpoint", "nats.infra.svc:8222"], "--keda-endpoint goes into the ScaledObject, which --chart-values does not print"],
+      [["--chart-values", "--keda-auth-secret", "mon"], "--keda-auth-secret goes into the ScaledObject, which --chart-values does not print"],
+      [["--nats-url", "nats://nats.infra.svc:4222"], "--nats-url goes into the chart values overlay only: add --chart-values"],
+      [["--chart-values", "--nats-token-secret", "s"], "--nats-token-secret needs --nats-url"],
+      [["--autoscale", "off"], '--autoscale "off" leaves nothing to print'],
+      [
+        ["--keda-endpoint", "h:99999"],
+        '--keda-endpoint must be host:port with a port from 1 to 65535 (the broker\'s monitoring port, e.g. nats.nats.svc:8222), got "h:99999"',
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const r = await cli("tools", "keda-values", "--release", "shop", ...args);
+      expect({ args, code: r.code, out: r.out }).toEqual({ args, code: 2, out: "" });
+      expect(r.err).toContain(message);
+    }
   });
 
   test("refusals exit 2 naming the flag", async () => {
