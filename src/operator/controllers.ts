@@ -97,6 +97,11 @@ export function moduleControllers(o: ModuleControllersOptions): ModuleController
     scheduler: o.onNodeApplied ? reportingApplied(platformScoped(served, scheduler), o.onNodeApplied) : platformScoped(served, scheduler),
     api: tinyNodeApi(kube, namespace),
     isLeader,
+    // A node with nothing to clean up carries no finalizer, so its deletion never waits for a replica (scale to zero).
+    cleanupOf: (component) => {
+      const d = scheduler.installed(component);
+      return d === undefined ? undefined : d.hasDestroyHook === true;
+    },
     source: o.nodeSource,
     workers: o.workers,
     log,

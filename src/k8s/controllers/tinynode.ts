@@ -9,6 +9,9 @@
  * 3. Deleting (`deletionTimestamp`): destroy the runner (onDestroy), then remove our finalizer.
  * 4. Add finalizer `io.tinysystems/node-finalizer` when missing — every replica; the write is a
  *    merge patch guarded by resourceVersion, retried on 409, so concurrent adds never clobber.
+ *    With `cleanupOf`, only a node whose component has cleanup (onDestroy) or is unknown gets it,
+ *    and ours is removed from the others: a deleted node then goes at once, even while no replica
+ *    runs (scale to zero); Go adds it to every node (docs/compatibility.md).
  * 5. `Scheduler.update(node)` on every replica.
  * 6. Follower → requeue after 1 min, no writes. Leader → write the owned status when it changed (or
  *    the heartbeat is due), retrying 409s on a fresh read; requeue after 5 min; a scheduler error
@@ -70,6 +73,11 @@ export interface TinyNodeReconcilerOptions {
   api: Pick<TinyNodeApi, "get" | "setFinalizers" | "patchStatus">;
   /** Live leader flag (runtime-spec §6). */
   isLeader: () => boolean;
+  /**
+   * Whether nodes of `component` have cleanup to run when deleted (the component defines onDestroy);
+   * undefined when the component is unknown here. Absent: every node carries the finalizer (Go).
+   */
+  cleanupOf?: (component: string) => boolean | undefined;
   /** Default {@link LEADER_REQUEUE_MS}. */
   leaderRequeueMs?: number;
   /** Default {@link FOLLOWER_REQUEUE_MS}. */
@@ -136,7 +144,8 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
     }
   };
 
-  const removeFinalizer = async (node: TinyNode, name: string): Promise<void> => {
+  /** Removes our finalizer; resolves to the node after the write, or undefined when the node is gone. */
+  const removeFinalizer = async (node: TinyNode, name: string): Promise<TinyNode | undefined> => {
     try {
       const out = await retryOnConflict({
         what: `TinyNode ${name} finalizer`,
@@ -154,10 +163,15 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
       });
       stats.conflicts += out.conflicts;
       if (out.written) stats.finalizersRemoved++;
+      return out.object;
     } catch (err) {
       if (!isNotFound(err)) throw err; // another replica removed the last finalizer first
+      return undefined;
     }
   };
+
+  // Unknown component: keep the finalizer (it may arrive with onDestroy, e.g. from a TinyComponent).
+  const needsFinalizer = (node: TinyNode): boolean => opts.cleanupOf?.(node.spec.component) ?? true;
 
   const writeStatus = async (node: TinyNode, name: string, reported: TinyNodeStatus | undefined, failure: unknown): Promise<void> => {
     const out = await retryOnConflict({
@@ -188,7 +202,11 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
       if ((object.metadata.finalizers ?? []).includes(NODE_FINALIZER)) await removeFinalizer(object, name);
       return;
     }
-    const node = await ensureFinalizer(object, name);
+    const node = needsFinalizer(object)
+      ? await ensureFinalizer(object, name)
+      : (object.metadata.finalizers ?? []).includes(NODE_FINALIZER)
+        ? await removeFinalizer(object, name)
+        : object;
     if (!node) {
       await destroy(name);
       return;
