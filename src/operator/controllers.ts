@@ -10,6 +10,7 @@ import type { KubeClient, KubeObject } from "../k8s/client/index.ts";
 import {
   componentStatuses,
   CONTROLLER_STOP_TIMEOUT_MS,
+  cleanupOfInstalled,
   DEFAULT_NODE_WORKERS,
   kubeModuleApi,
   moduleStatus,
@@ -98,10 +99,7 @@ export function moduleControllers(o: ModuleControllersOptions): ModuleController
     api: tinyNodeApi(kube, namespace),
     isLeader,
     // A node with nothing to clean up carries no finalizer, so its deletion never waits for a replica (scale to zero).
-    cleanupOf: (component) => {
-      const d = scheduler.installed(component);
-      return d === undefined ? undefined : d.hasDestroyHook === true;
-    },
+    cleanupOf: cleanupOfInstalled((component) => scheduler.installed(component)),
     source: o.nodeSource,
     workers: o.workers,
     log,

@@ -27,6 +27,7 @@ import type { TinyNodeStatus } from "../../core/api/index.ts";
 import type { TinyNodeApi } from "../resources/node-api.ts";
 import { heartbeatDue, nodeStatusPatch, ownedNodeStatus, ownedStatusChanged, type ModuleInfo } from "./node-status.ts";
 import type { TinyNode } from "../../core/api/index.ts";
+import type { ComponentDefinition } from "../../core/component.ts";
 
 /** Leader requeue, ms (runtime-spec §5.1 step 8, §13.1). */
 export const LEADER_REQUEUE_MS = 5 * 60_000;
@@ -96,6 +97,17 @@ export interface TinyNodeReconciler {
   readonly stats: TinyNodeReconcilerStats;
   /** True when this module owns the node named `name` (runtime-spec §5.1 step 1); for `Controller.enqueueAll`. */
   owns(name: string): boolean;
+}
+
+/**
+ * {@link TinyNodeReconcilerOptions.cleanupOf} from the installed definitions: a component has
+ * cleanup when it defines onDestroy; one not installed is unknown.
+ */
+export function cleanupOfInstalled(installed: (component: string) => ComponentDefinition | undefined): (component: string) => boolean | undefined {
+  return (component) => {
+    const d = installed(component);
+    return d === undefined ? undefined : d.hasDestroyHook === true;
+  };
 }
 
 /** Builds the TinyNode reconciler. */
