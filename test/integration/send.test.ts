@@ -26,6 +26,9 @@ import { applyObjects, exampleObjects, nodeMetadata, nodesByComponent, waitForRe
 import { goTool } from "../support/go-tools.ts";
 import { startModuleProcess, type ModuleProcess } from "../support/module-process.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { prepareBroker } from "../../src/provision/hooks/broker-prepare.ts";
+import { EDGE_STREAM } from "../../src/transport/nats/names.ts";
 import { freePort, startProcess, tail, waitUntil, type ManagedProcess } from "../support/process.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -240,6 +243,96 @@ describe("tinyhost send on a cluster's NATS, as Go's wire.Publish", () => {
     const stored = await send(["--nats-url", jsNats.url, node, "in", '{"n":4}'], { TINY_NATS_TRANSPORT: "jetstream" });
     expect(stored.code).toBe(0);
     expect(stored.err).toContain("stored by JetStream");
+  });
+});
+
+describe("tinyhost send to a module at zero replicas on a JetStream broker (streams and consumer made before the first pod)", () => {
+  /** The business consumer's backlog: what the module will run once a replica starts. */
+  const pending = async (module: string) => (await (await jetstreamManager(await conn(jsNats.url))).consumers.info(EDGE_STREAM, module)).num_pending;
+
+  /** Starts one replica of `module` answering with {@link handler}; resolves to the messages it handled. */
+  async function wake(module: string): Promise<Msg[]> {
+    const seen: Msg[] = [];
+    const t = await JetStreamTransport.create({ nc: await conn(jsNats.url), module, pod: `${module}-pod`, healthCheckMs: 300, rebuildPauseMs: 100 });
+    await t.serve({
+      handler: (msg) => {
+        seen.push(msg);
+        return handler(msg);
+      },
+      system: (msg) => handler(msg),
+    });
+    afterOne.push(() => t.close(100));
+    return seen;
+  }
+
+  test("core --wait: the stream's PubAck is not printed as the result; exit 3 TRANSPORT_MISMATCH says it is stored, will run, and to use --transport jetstream", async () => {
+    const module = `zerocore${process.pid}`;
+    const node = `f1.${module}.echo-1`;
+    await prepareBroker(jsNats.url, module);
+    const r = await send(["--nats-url", jsNats.url, "--transport", "core", "--wait", node, "in", '{"n":5}']);
+    expect(r.out).toBe(""); // not {"stream":"module-edges","seq":…}
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(
+      new RegExp(
+        `^tinyhost send: ${node.replaceAll(".", "\\.")}:in: nats request to tinymodule\\.${module}\\.msg: answered by JetStream stream module-edges \\(seq \\d+\\), not by a module: ` +
+          "the stream captured the message, so the target's JetStream consumer will handle it and no reply comes back over core NATS; " +
+          "it will run when a replica takes it \\(at zero replicas, once one starts\\) — do not resend; " +
+          "to wait for a result, send with --transport jetstream \\(TINY_NATS_TRANSPORT=jetstream\\) \\[TRANSPORT_MISMATCH\\]$",
+      ),
+    );
+    // What the message says is so: it waits for the module, and the first replica runs it once.
+    expect(await pending(module)).toBe(1);
+    const seen = await wake(module);
+    await waitUntil("the stored hop is handled", async () => seen.length >= 1, 10_000, 20);
+    expect(seen.map((m) => m.to)).toEqual([`${node}:in`]);
+  });
+
+  test("jetstream --wait --timeout 1s: exit 3 STORED_PENDING names the stream and seq and says not to resend; the hop runs once a replica starts", async () => {
+    const module = `zerojs${process.pid}`;
+    const node = `f1.${module}.echo-1`;
+    await prepareBroker(jsNats.url, module);
+    const r = await send(["--nats-url", jsNats.url, "--transport", "jetstream", "--wait", "--timeout", "1s", node, "in", '{"n":6}']);
+    expect(r.code).toBe(3);
+    const seq = /\(seq (\d+)\)/.exec(r.err)?.[1];
+    expect(r.err).toBe(
+      `tinyhost send: ${node}:in: no result within 1s; the message is stored in stream module-edges (seq ${seq}): ` +
+        "it will run when a replica takes it (at zero replicas, once one starts) — do not resend [STORED_PENDING]",
+    );
+    expect(await pending(module)).toBe(1);
+    const seen = await wake(module);
+    await waitUntil("the stored hop is handled", async () => seen.length >= 1, 10_000, 20);
+    expect(JSON.parse(td.decode(seen[0]!.data as Uint8Array))).toEqual({ n: 6 });
+  });
+
+  test("jetstream --id: a resend with the same id is dropped by the real broker (exit 0 without --wait, exit 3 DUPLICATE with it) and runs once", async () => {
+    const module = `zeroid${process.pid}`;
+    const node = `f1.${module}.echo-1`;
+    await prepareBroker(jsNats.url, module);
+    const base = ["--nats-url", jsNats.url, "--transport", "jetstream", "--id", "order-7", node, "in", '{"n":7}'];
+    const first = await send(base);
+    expect([first.code, first.err]).toEqual([0, `sent to ${node}:in (tinymodule.${module}.msg, stored by JetStream)`]);
+    const again = await send(base);
+    expect(again.code).toBe(0);
+    expect(again.err).toMatch(new RegExp(`: not sent again: stream module-edges already holds a message with id "order-7" \\(seq \\d+\\); it runs once$`));
+    const waited = await send(["--wait", "--timeout", "20s", ...base]);
+    expect(waited.code).toBe(3);
+    expect(waited.err).toEndWith(`the first one runs (or ran) and its result went to its own sender [DUPLICATE]`);
+    expect(await pending(module)).toBe(1);
+    // Another id is another message.
+    expect((await send(["--nats-url", jsNats.url, "--transport", "jetstream", "--id", "order-8", node, "in", '{"n":8}'])).code).toBe(0);
+    const seen = await wake(module);
+    await waitUntil("both stored hops are handled", async () => seen.length >= 2, 10_000, 20);
+    // Nothing left to deliver: a copy that slipped through would still be pending or in flight.
+    await waitUntil(
+      "the backlog is drained",
+      async () => {
+        const c = await (await jetstreamManager(await conn(jsNats.url))).consumers.info(EDGE_STREAM, module);
+        return c.num_pending === 0 && c.num_ack_pending === 0;
+      },
+      10_000,
+      50,
+    );
+    expect(seen.map((m) => JSON.parse(td.decode(m.data as Uint8Array)).n).sort()).toEqual([7, 8]);
   });
 });
 

@@ -8,7 +8,8 @@
  * - otherwise to a cluster over NATS (`--nats-url`, default `$TINY_NATS_URL`), exactly as the Go
  *   SDK's `wire.Publish` (src/transport/nats/publish.ts); `--transport jetstream` (default from
  *   `$TINY_NATS_TRANSPORT`) when the modules run on JetStream. The node is its full name.
- * `--wait` prints the reply (the hop's result) and exits 1 when the hop failed or timed out.
+ * `--wait` prints the reply (the hop's result) and exits 1 when the hop failed or timed out; exit 3
+ * when a JetStream stream holds the message but no result came ({@link STORED_EXIT}).
  */
 import { resolve } from "node:path";
 import type { CommandRunner } from "../command.ts";
@@ -30,9 +31,20 @@ Local mode (a running \`tinyhost run --local <dir>\`; <node> is a name, label or
 Cluster (<node> is the node's full name):
   --nats-url <url>     NATS of the cluster (default $${ENV_NATS_URL})
   --transport <t>      core or jetstream, as the modules run (default $${ENV_NATS_TRANSPORT}, else core)
+  --id <key>           jetstream: message id; the broker drops a resend with the same id within 2 min
 Both:
   --wait               wait for the hop's result and print it (exit 1 when it failed)
-  --timeout <d>        longest wait: 500ms, 30s, 2m (default 30s)`;
+  --timeout <d>        longest wait: 500ms, 30s, 2m (default 30s: outlasts a cold start from zero replicas)
+
+Exit: 0 sent or done, 1 failed, 2 usage, 3 stored by a JetStream stream without a result here
+(STORED_PENDING: no result in time; TRANSPORT_MISMATCH: a core send the stream captured;
+DUPLICATE: dropped as a resend of --id) — it runs as the message says: do not resend.`;
+
+/** Exit code when a JetStream stream holds the message but this send has no result for it. */
+export const STORED_EXIT = 3;
+
+/** Error codes that mean "stored, will run (or ran), no result here" ({@link STORED_EXIT}). */
+const STORED_CODES: ReadonlySet<string> = new Set(["STORED_PENDING", "TRANSPORT_MISMATCH", "DUPLICATE"]);
 
 /** Parsed arguments of `send`. */
 export interface SendArgs {
@@ -43,9 +55,14 @@ export interface SendArgs {
   target: { kind: "local"; dir: string } | { kind: "console"; url: string } | { kind: "nats"; url: string; transport: "core" | "jetstream" };
   wait: boolean;
   timeoutMs: number;
+  /** `--id`: the JetStream message id (`Nats-Msg-Id`) for de-duplication by the stream. */
+  msgId?: string;
 }
 
-/** Default `--timeout`, ms (Go `wire.Publish`: 30 s). */
+/**
+ * Default `--timeout`, ms (Go `wire.Publish`: 30 s). It outlasts a cold start from zero replicas
+ * with the default KEDA polling of 10 s (docs/operations.md §15: ≤ 10 s + 5–8 s).
+ */
 export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
 
 /**
@@ -81,6 +98,7 @@ export async function parseSendArgs(
         transport: { type: "string" },
         wait: { type: "boolean" },
         timeout: { type: "string", valueName: "a number of ms" },
+        id: { type: "string", valueName: "a key" },
         help: { type: "boolean", short: "h" },
       },
       { positionals: true },
@@ -126,7 +144,12 @@ export async function parseSendArgs(
     if (transport !== "core" && transport !== "jetstream") return `--transport must be core or jetstream, got ${JSON.stringify(transport)}`;
     target = { kind: "nats", url, transport };
   }
-  return { node, port, data, target, wait: v.wait ?? false, timeoutMs };
+  if (v.id !== undefined) {
+    if (target.kind !== "nats" || target.transport !== "jetstream")
+      return `--id needs --transport jetstream (the stream drops a resend with the same id; core NATS and local mode keep no ids), got --id ${JSON.stringify(v.id)}`;
+    if (!/^[\x21-\x7e]{1,256}$/.test(v.id)) return `--id must be 1 to 256 printable characters without spaces, got ${JSON.stringify(v.id)}`;
+  }
+  return { node, port, data, target, wait: v.wait ?? false, timeoutMs, ...(v.id !== undefined ? { msgId: v.id } : {}) };
 }
 
 /** What a send printed and its exit code (for tests and the command). */
@@ -165,13 +188,25 @@ async function sendNats(a: SendArgs, url: string, transport: "core" | "jetstream
     return { out: [], err: [`cannot connect to NATS at ${url}: ${messageOf(err)}`], code: 1 };
   }
   try {
-    const { subject, result } = await publishToNode(nc, a.node, a.port, a.data, { wait: a.wait, timeoutMs: a.timeoutMs, transport });
+    const { subject, result, stored } = await publishToNode(nc, a.node, a.port, a.data, {
+      wait: a.wait,
+      timeoutMs: a.timeoutMs,
+      transport,
+      ...(a.msgId !== undefined ? { msgId: a.msgId } : {}),
+    });
     const to = `${a.node}:${a.port}`;
     if (result.kind === "fail") {
       const code = errorCode(result.error) ?? (result.error as { code?: string }).code;
       const named = code && !result.error.message.startsWith(`${code}: `) ? ` [${code}]` : "";
+      if (code !== undefined && STORED_CODES.has(code)) return { out: [], err: [`${to}: ${result.error.message}${named}`], code: STORED_EXIT };
       return { out: [], err: [`${to} failed: ${result.error.message}${named}`], code: 1 };
     }
+    if (stored?.duplicate)
+      return {
+        out: [],
+        err: [`${to}: not sent again: stream ${stored.stream} already holds a message with id ${JSON.stringify(a.msgId)} (seq ${stored.seq}); it runs once`],
+        code: 0,
+      };
     // Core NATS publishes fire-and-forget, as Go's wire.Publish without WaitForReply: nothing says
     // whether a module listens, so the line says so instead of implying delivery.
     if (!a.wait)
@@ -192,7 +227,8 @@ async function sendNats(a: SendArgs, url: string, transport: "core" | "jetstream
 
 /**
  * Runs a parsed send.
- * @returns the lines for stdout and stderr and the exit code (0 sent or ok, 1 failed, timed out or unreachable).
+ * @returns the lines for stdout and stderr and the exit code (0 sent or ok, 1 failed, timed out or unreachable,
+ *   {@link STORED_EXIT} stored by a stream with no result here).
  */
 export async function runSend(a: SendArgs): Promise<Outcome> {
   try {
@@ -215,7 +251,7 @@ export async function runSend(a: SendArgs): Promise<Outcome> {
   }
 }
 
-/** The `send` sub-command. Exit codes: 0 sent (or ok), 1 failed, 2 usage error. */
+/** The `send` sub-command. Exit codes: 0 sent (or ok), 1 failed, 2 usage error, {@link STORED_EXIT} stored without a result. */
 export const sendCommand: CommandRunner = {
   name: "send",
   async run(args) {

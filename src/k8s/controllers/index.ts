@@ -5,6 +5,7 @@
  */
 export {
   tinyNodeReconciler,
+  cleanupOfInstalled,
   LEADER_REQUEUE_MS,
   FOLLOWER_REQUEUE_MS,
   type NodeScheduler,

@@ -61,23 +61,69 @@ export class PayloadTooLargeError extends TinyError {
 
 /**
  * A core request answered by a JetStream stream's PubAck instead of a module (runtime-spec §4.5):
- * the target module runs the JetStream transport, so its stream stored the message (it will be
- * handled, but its reply goes nowhere). Go hands the PubAck JSON on as the reply; we fail the hop
- * with this instead (docs/compatibility.md). code `"TRANSPORT_MISMATCH"`.
+ * the stream captured the message, so the module's JetStream consumer will handle it (also at zero
+ * replicas, once one starts) and its reply goes nowhere. Go hands the PubAck JSON on as the reply;
+ * we fail the hop with this instead (docs/compatibility.md). code `"TRANSPORT_MISMATCH"`.
+ * @param fix what the sender should change; default: run the sending module on JetStream too.
  */
 export class TransportMismatchError extends TinyError {
   constructor(
     readonly subject: string,
     readonly stream: string,
     readonly seq: number,
+    fix = "run this module with TINY_NATS_TRANSPORT=jetstream too",
   ) {
     super(
       "TRANSPORT_MISMATCH",
       `nats request to ${subject}: answered by JetStream stream ${stream} (seq ${seq}), not by a module: ` +
-        `the target runs the JetStream transport and will handle the message without a reply; ` +
-        `run this module with TINY_NATS_TRANSPORT=jetstream too`,
+        `the stream captured the message, so the target's JetStream consumer will handle it and no reply comes back over core NATS; ` +
+        fix,
     );
   }
+}
+
+/**
+ * A JetStream send waited for its result and got none in time, but the stream stored the message:
+ * it still runs as `fate` says, so resending would run it twice. code `"STORED_PENDING"`.
+ * @param fate what becomes of the stored message (depends on the stream's consumers).
+ */
+export class StoredPendingError extends TinyError {
+  constructor(
+    readonly subject: string,
+    readonly timeoutMs: number,
+    readonly stream: string,
+    readonly seq: number,
+    fate: string,
+  ) {
+    super("STORED_PENDING", `no result within ${durationText(timeoutMs)}; the message is stored in stream ${stream} (seq ${seq}): ${fate}`);
+  }
+}
+
+/**
+ * The stream dropped a JetStream send as a duplicate: a message with the same `Nats-Msg-Id` was
+ * stored within the stream's duplicate window, so this copy never runs and no result comes back
+ * for it. code `"DUPLICATE"`.
+ */
+export class DuplicateMessageError extends TinyError {
+  constructor(
+    readonly subject: string,
+    readonly msgId: string,
+    readonly stream: string,
+    readonly seq: number,
+  ) {
+    super(
+      "DUPLICATE",
+      `stream ${stream} already holds a message with id ${JSON.stringify(msgId)} (seq ${seq}): this copy was dropped; ` +
+        `the first one runs (or ran) and its result went to its own sender`,
+    );
+  }
+}
+
+/** `1500` → `"1.5s"`, `120000` → `"2m"`, `250` → `"250ms"`: the units `tinyhost send --timeout` takes. */
+export function durationText(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms >= 1000) return `${ms / 1000}s`;
+  return `${ms}ms`;
 }
 
 /** Any other NATS failure while sending (connection closed, publish rejected). code `"NATS"`. */

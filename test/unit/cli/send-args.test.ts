@@ -69,6 +69,19 @@ describe("tinyhost send arguments", () => {
     }
   });
 
+  test("--id is a JetStream message id: refused on core NATS and local mode, and when blank or spaced", async () => {
+    expect(await parseSendArgs(["--nats-url", "nats://x", "--transport", "jetstream", "--id", "order-7", "a.m.c-1", "in"], {}, noStdin)).toMatchObject({
+      msgId: "order-7",
+    });
+    expect(await parseSendArgs(["--nats-url", "nats://x", "--id", "k", "a.m.c-1", "in"], {}, noStdin)).toBe(
+      '--id needs --transport jetstream (the stream drops a resend with the same id; core NATS and local mode keep no ids), got --id "k"',
+    );
+    expect(await parseSendArgs(["--local", "d", "--id", "k", "n", "in"], {}, noStdin)).toStartWith("--id needs --transport jetstream");
+    const js = (id: string) => parseSendArgs(["--nats-url", "nats://x", "--transport", "jetstream", "--id", id, "a.m.c-1", "in"], {}, noStdin);
+    expect(await js("")).toBe("--id needs a key");
+    expect(await js("a b")).toBe('--id must be 1 to 256 printable characters without spaces, got "a b"');
+  });
+
   test("durations: ms, s, m and plain ms; zero and junk are refused", () => {
     expect([parseDuration("500ms"), parseDuration("1.5s"), parseDuration("2m"), parseDuration("250")]).toEqual([500, 1500, 120_000, 250]);
     expect([parseDuration("0s"), parseDuration("-1s"), parseDuration("1h")]).toEqual([undefined, undefined, undefined]);
