@@ -310,3 +310,49 @@ describe("tools rbac-values", () => {
     expect((extra as unknown as { rules: unknown }).rules).toEqual(expected.rbac.extraNamespacedRules);
   });
 });
+
+describe("tools keda-values --chart-values", () => {
+  /** The container env as the kubelet resolves it: the last entry of a name wins. */
+  const effectiveEnv = (c: RenderedContainer) => new Map((c.env ?? []).map((e) => [e.name, e]));
+
+  test("the overlay renders through the chart: JetStream, the token by secretKeyRef before the URL that uses it, no credential in any value or arg", async () => {
+    const r = Bun.spawnSync(
+      [
+        binary,
+        "tools",
+        "keda-values",
+        "--release",
+        RELEASE,
+        "--chart-values",
+        "--autoscale",
+        "min=0,max=4",
+        "--nats-url",
+        "nats://nats.infra.svc:4222",
+        "--nats-token-secret",
+        "nats-auth/tok",
+      ],
+      { stdout: "pipe", stderr: "pipe", env: { TINYHOST_LOG_LEVEL: "silent", PATH: process.env.PATH ?? "" } },
+    );
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr.toString()).toContain("warning: min=0"); // the scale-to-zero warning, nothing else
+    const file = join(work, "keda-values.yaml");
+    writeFileSync(file, r.stdout.toString());
+    const objects = await helmTemplate(chart, RELEASE, "chart-values", IMAGE_VALUES, [file]);
+    const deployment = findRendered(objects, "Deployment", "-controller-manager");
+    expect((deployment.spec as { replicas: number }).replicas).toBe(1);
+    const manager = podSpecOf(deployment).containers.find((c) => c.name === "manager")!;
+    const env = effectiveEnv(manager);
+    expect(env.get("TINY_NATS_TRANSPORT")?.value).toBe("jetstream");
+    expect(env.get("TINYHOST_AUTOSCALE_MIN")?.value).toBe("0");
+    expect(env.get("NATS_TOKEN")?.valueFrom).toEqual({ secretKeyRef: { name: "nats-auth", key: "tok" } });
+    expect(env.get("TINY_NATS_URL")?.value).toBe("nats://$(NATS_TOKEN)@nats.infra.svc:4222");
+    // $(NATS_TOKEN) expands only when NATS_TOKEN is defined earlier in the list (Kubernetes' dependent env rule).
+    const names = (manager.env ?? []).map((e) => e.name);
+    expect(names.indexOf("NATS_TOKEN")).toBeLessThan(names.lastIndexOf("TINY_NATS_URL"));
+    const hook = objects.find((o) => o.kind === "Job" && o.metadata.annotations?.["helm.sh/hook"]?.includes("pre-install"));
+    const hookArgs = hook ? podSpecOf(hook).containers.flatMap((c) => c.args ?? []) : [];
+    expect(hookArgs).toContain(`--name=${FULLNAME}`);
+    const rendered = JSON.stringify(objects);
+    expect(rendered).not.toMatch(/nats:\/\/[^$@"\s]+@/);
+  });
+});
