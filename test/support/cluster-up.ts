@@ -6,24 +6,49 @@
  * containerd, kubelet, kube-proxy, kube-controller-manager, kube-scheduler, CoreDNS, Traefik), prints
  * `kubeconfig: <path>`, `ingress: http://127.0.0.1:<port>` and one line per part with the time it
  * answered; Ctrl-C or SIGTERM stops everything and removes what the node left (teardown.sh).
+ *
+ * `npm run cluster:up -- --real --keda` also starts KEDA's operator and metrics adapter on the host
+ * after the node (test/support/keda.ts; built by scripts/build-keda.sh when missing), resolving the
+ * cluster's names through the node's CoreDNS, so a ScaledObject reads the broker by its Service name
+ * as in a real cluster. `--keda` without `--real` is refused: no pod could start.
  */
+import { join } from "node:path";
+import { parseClusterUpArgs, type ClusterUpArgs } from "./cluster-up-args.ts";
+import { KEDA_VERSION, kedaBinaries, kedaBuilt, startKeda, type Keda } from "./keda.ts";
 import { startSuiteServers } from "./suite.ts";
 import { startRealNode, type RealNode } from "./real-node/node.ts";
 
-const real = process.argv.slice(2).includes("--real");
-const unknown = process.argv.slice(2).filter((a) => a !== "--real");
-if (unknown.length) {
-  console.error(`cluster:up: unknown argument ${JSON.stringify(unknown[0])} (expected --real or nothing)`);
+let args: ClusterUpArgs;
+try {
+  args = parseClusterUpArgs(process.argv.slice(2));
+} catch (e) {
+  console.error(`cluster:up: ${(e as Error).message}`);
   process.exit(2);
+}
+const { real, keda: withKeda } = args;
+// KEDA's build (when missing) starts first, niced, beside the node's; awaited after the node.
+let kedaBuild: Promise<string> | undefined;
+if (withKeda) {
+  console.log(
+    kedaBuilt()
+      ? `KEDA ${KEDA_VERSION}: cached (scripts/build-keda.sh)`
+      : `KEDA ${KEDA_VERSION}: building with scripts/build-keda.sh — about 35 min on 2 cores from a cold Go cache (a few seconds once cached)`,
+  );
+  kedaBuild = kedaBinaries();
+  kedaBuild.catch(() => undefined); // awaited below; reported there
 }
 
 const t0 = performance.now();
 const since = () => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
-const servers = await startSuiteServers({ controlPlane: { admitServiceAccounts: real } });
+// The aggregation layer serves KEDA's external.metrics.k8s.io through its adapter.
+const servers = await startSuiteServers({ controlPlane: { admitServiceAccounts: real, aggregationLayer: withKeda } });
 const cp = servers.controlPlane;
 let node: RealNode | undefined;
+let keda: Keda | undefined;
 let stopping = false;
 const stopAll = async () => {
+  // KEDA first: its stop removes the metrics APIService before the adapter goes.
+  await keda?.stop();
   await node?.stop();
   await servers.stop();
 };
@@ -41,6 +66,19 @@ if (real) {
   } catch (e) {
     console.error(`cluster:up: ${(e as Error).message}`);
     await servers.stop();
+    process.exit(1);
+  }
+}
+if (node && kedaBuild) {
+  try {
+    if (!kedaBuilt()) console.log("waiting for KEDA's build (scripts/build-keda.sh)…");
+    await kedaBuild;
+    const kedaStart = performance.now();
+    keda = await startKeda(cp, join(servers.env.TINYHOST_TEST_TMP!, "keda"), { clusterDns: node.hostIp });
+    console.log(`keda: operator+adapter ready (${Math.round(performance.now() - kedaStart)} ms)`);
+  } catch (e) {
+    console.error(`cluster:up: KEDA did not start: ${(e as Error).message}`);
+    await stopAll();
     process.exit(1);
   }
 }
@@ -62,7 +100,13 @@ ingress: ${node.ingressUrl}
   NATS (host only):              ${servers.nats.url}
   node:                          ${node.nodeName} (${node.nodeIp}, pods ${node.podCidr}, logs ${node.logDir})
   containerd:                    ${node.containerdAddress} (load images: npm run image -- --load ${node.containerdAddress})
-  namespace:                     ${NS} (created)
+  namespace:                     ${NS} (created)${
+    keda
+      ? `
+  KEDA:                          ${KEDA_VERSION} operator + metrics adapter on this host, resolving cluster names through CoreDNS (${node.hostIp})
+                                 (logs ${keda.operatorLog}, ${keda.adapterLog})`
+      : ""
+  }
 
 Pods run for real; images come from containerd's k8s.io namespace only (no registry: imagePullPolicy Never or IfNotPresent).
 Press Ctrl-C to stop everything.`);
@@ -80,7 +124,8 @@ tinyhost local cluster is up.
 Run a module against it (HOSTNAME names the pod: the Lease identity), then apply a flow:
   HOSTNAME=dev-0 TINY_NATS_URL=${servers.nats.url} npm run tinyhost -- run --name tinyhost --namespace ${NS} --kubeconfig ${cp.tokenKubeconfig}
   kubectl --kubeconfig ${cp.tokenKubeconfig} apply -n ${NS} -f examples/tick-count/
-Press Ctrl-C to stop both. (npm run cluster:up -- --real adds a real node: kubelet, containerd, kube-proxy, CoreDNS, Traefik.)`);
+Press Ctrl-C to stop both. (npm run cluster:up -- --real adds a real node: kubelet, containerd, kube-proxy, CoreDNS, Traefik;
+--real --keda adds KEDA too.)`);
 }
 
 // Wait for Ctrl-C on one ref'd timer. Not on a promise that never settles: the servers' child

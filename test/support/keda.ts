@@ -5,8 +5,11 @@
  * (ca.crt, tls.crt, tls.key — KEDA's cert rotation is off), the adapter registered as APIService
  * `v1beta1.external.metrics.k8s.io` through a selector-less Service whose Endpoints and EndpointSlice
  * name this host's address (the apiserver routes to endpoints; loopback is not allowed in them).
+ * With `clusterDns` (the real node's CoreDNS) both resolve the cluster's names as KEDA's pod would,
+ * so a trigger naming a headless Service (`<svc>.<ns>.svc:8222`, what `provision` writes) is read
+ * from the host: the names resolve to pod IPs, which the host routes to (test/support/real-node/node.ts).
  */
-import { mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { join, resolve } from "node:path";
 import YAML from "yaml";
@@ -32,6 +35,31 @@ export interface Keda {
   adapterLog: string;
   /** Removes the metrics APIService, then stops both processes (the CRDs stay with the control plane). */
   stop(): Promise<void>;
+}
+
+/** Options of {@link startKeda}. */
+export interface KedaOptions {
+  /**
+   * IPv4 address of a DNS server answering the cluster's names (the real node's CoreDNS, on
+   * `RealNode.hostIp`). KEDA's processes then read a resolv.conf of their own, bind-mounted over
+   * /etc/resolv.conf in a private mount namespace (needs root), with a pod's search path in namespace
+   * `keda`. Without it they use the host's resolver.
+   */
+  clusterDns?: string;
+}
+
+/** The resolv.conf of a pod in namespace `keda` (the kubelet's ClusterFirst policy), pointed at `dns`. */
+export function kedaResolvConf(dns: string): string {
+  if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(dns)) throw new Error(`clusterDns must be an IPv4 address, got ${JSON.stringify(dns)}`);
+  return `nameserver ${dns}\nsearch keda.svc.cluster.local svc.cluster.local cluster.local\noptions ndots:5\n`;
+}
+
+/** Whether scripts/build-keda.sh's binaries are in its cache already (its `--print-dir`). */
+export function kedaBuilt(): boolean {
+  const dir = Bun.spawnSync(["bash", join(ROOT, "scripts/build-keda.sh"), "--print-dir"], { stdout: "pipe" })
+    .stdout.toString()
+    .trim();
+  return dir !== "" && existsSync(join(dir, "keda-operator")) && existsSync(join(dir, "keda-adapter"));
 }
 
 /** Builds (or finds) the binaries. @throws Error with the script's last line. */
@@ -61,8 +89,16 @@ async function ok(res: Response, what: string): Promise<void> {
  * Starts KEDA against `cp` (which must have the aggregation layer), with its files in `dir`.
  * @throws Error with a log tail when the APIService does not become Available within 60 s.
  */
-export async function startKeda(cp: ControlPlane, dir: string): Promise<Keda> {
+export async function startKeda(cp: ControlPlane, dir: string, opts: KedaOptions = {}): Promise<Keda> {
   const bin = await kedaBinaries();
+  // Go's resolver (CGO off) reads /etc/resolv.conf only: the file is swapped in a mount namespace of
+  // the process's own (unshare and sh exec, so the pid stays the one the watchdog and stop() know).
+  let wrap: string[] = [];
+  if (opts.clusterDns !== undefined) {
+    const resolvConf = join(dir, "resolv.conf");
+    await Bun.write(resolvConf, kedaResolvConf(opts.clusterDns));
+    wrap = ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", 'mount --bind "$0" /etc/resolv.conf && exec "$@"', resolvConf];
+  }
   const gomodcache = Bun.spawnSync(["go", "env", "GOMODCACHE"], { stdout: "pipe" }).stdout.toString().trim();
   const crdDir = join(gomodcache, `github.com/kedacore/keda/v2@${KEDA_VERSION}/config/crd/bases`);
   for (const f of CRDS) {
@@ -124,6 +160,7 @@ export async function startKeda(cp: ControlPlane, dir: string): Promise<Keda> {
       logFile: operatorLog,
       env,
       cmd: [
+        ...wrap,
         join(bin, "keda-operator"),
         `--kubeconfig=${kc}`,
         "--leader-elect=false",
@@ -140,6 +177,7 @@ export async function startKeda(cp: ControlPlane, dir: string): Promise<Keda> {
       logFile: adapterLog,
       env,
       cmd: [
+        ...wrap,
         join(bin, "keda-adapter"),
         `--kubeconfig=${kc}`,
         `--lister-kubeconfig=${kc}`,
