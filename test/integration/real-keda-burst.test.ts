@@ -125,6 +125,7 @@ describe("KEDA scales a provisioned module on its JetStream backlog in the real 
   test(`a burst of ${BURST_RUNS * 2} durable hops: 0 → max ${MAX} replicas, drained, back to min 0 after the cooldown; 0 lost, 0 duplicated`, async () => {
     await waitUntil("KEDA scales the idle module to 0", atZero, SCALE_DEADLINE_MS, 500);
     const redelivered0 = await bed.redeliveries();
+    const terminated0 = bed.terminations();
     const t0 = Date.now();
     const watch = new Watch(t0);
     const load = bed.startLoad({ burst: BURST_RUNS, runsPerTick: 0 });
@@ -168,7 +169,7 @@ describe("KEDA scales a provisioned module on its JetStream backlog in the real 
       `[real-keda-burst] burst of ${BURST_RUNS} runs (${expected} hops, ${HOLD_MS} ms each, ${SLOTS} slots/pod, ${AUTOSCALE}): published in ${publishedMs} ms; ` +
       `peak ${watch.peak} replicas ${watch.peakAt ? watch.peakAt - t0 : -1} ms after the burst began; drained ${drainedAt - t0} ms after it; ` +
       `back to 0 replicas ${backAt - drainedAt} ms after the drain; hops completed ${counts.completed}, duplicated ${counts.duplicated}, lost ${counts.lost}; ` +
-      `redeliveries ${redelivered}; publish retries ${load.publishRetries}; hops by pod ${JSON.stringify(counts.byPod)}`;
+      `redeliveries ${redelivered}; terminated ${bed.terminations() - terminated0}; publish retries ${load.publishRetries}; hops by pod ${JSON.stringify(counts.byPod)}`;
     figures.push(line);
     console.error(line);
     expect({
@@ -209,6 +210,7 @@ describe("KEDA scales a provisioned module on its JetStream backlog in the real 
       500,
     );
     const redelivered0 = await bed.redeliveries();
+    const terminated0 = bed.terminations();
     const t0 = Date.now();
     const watch = new Watch(t0);
     // 1,200 runs take the module to the max; then 10 runs/s (20 hops/s of 1 s: ~20 in flight, under one replica's lag of 50).
@@ -235,7 +237,7 @@ describe("KEDA scales a provisioned module on its JetStream backlog in the real 
       `[real-keda-burst] scale-in under load (1,200 runs, then 10 runs/s; ${HOLD_MS} ms per hop; HPA scale-down stabilization 0): ` +
       `peak ${watch.peak} replicas ${watch.peakAt - t0} ms after the load began; first scale-in seen ${scaledInAt - t0} ms after it, down to ${watch.lowAfterPeak} replicas; ` +
       `pods removed ${watch.deletedAt.size} with hops completed after their deletion ${JSON.stringify(afterDeletion)}; ` +
-      `hops sent ${counts.sent}, completed ${counts.completed}, duplicated ${counts.duplicated}, lost ${counts.lost}; redeliveries ${redelivered}; ` +
+      `hops sent ${counts.sent}, completed ${counts.completed}, duplicated ${counts.duplicated}, lost ${counts.lost}; redeliveries ${redelivered}; terminated ${bed.terminations() - terminated0}; ` +
       `publish retries ${load.publishRetries}; hops by pod ${JSON.stringify(counts.byPod)}`;
     figures.push(line);
     console.error(line);

@@ -167,6 +167,8 @@ export interface FaultBed {
   journal(): JournalLine[];
   /** Deliveries of the module's consumer beyond one per message, since it was made. */
   redeliveries(): Promise<number>;
+  /** MSG_TERMINATED advisories of the module's consumer seen since the bed opened. */
+  terminations(): number;
   /** The Deployment's replica count as set (by KEDA's HPA under `autoscale`). */
   replicas(): Promise<number>;
   /** Starts a load of durable runs into `s1` (stop it with {@link Load.stop}). */
@@ -516,6 +518,7 @@ export async function openFaultBed(o: FaultBedOptions): Promise<FaultBed> {
       nodesOk,
       journal: readLines,
       redeliveries,
+      terminations: () => terminated.length,
       async replicas() {
         return (
           (await api<{ spec: { replicas?: number } }>("GET", `/apis/apps/v1/namespaces/${ns}/deployments/${release}-controller-manager`)).spec.replicas ?? 0
