@@ -1,11 +1,13 @@
 /**
- * The bed of the fault tests on the real node (test/integration/real-faults.test.ts,
- * real-nats-cluster.test.ts): a module installed by `tinyhost provision --image <ref>` (two
- * replicas) with its broker as pods on hostPath volumes, serving a durable 2-node flow `s1 → s2`
+ * The bed of the tests on the real node that count hops (test/integration/real-faults.test.ts,
+ * real-nats-cluster.test.ts, real-keda-burst.test.ts): a module installed by `tinyhost provision
+ * --image <ref>` (two replicas, or `--autoscale` with KEDA owning the count) with its broker as pods
+ * on hostPath volumes, serving a durable 2-node flow `s1 → s2`
  * (test/fixtures/real-faults-components/fault-step.ts, loaded from a ConfigMap as a user adds a
- * component without a rebuild), a steady load of durable runs from the test process, and the
- * figures of a fault: hops sent / completed / duplicated / lost from the step journal, publish
- * retries, the broker's redeliveries and terminations, and how long until everything is OK again.
+ * component without a rebuild), a load of durable runs from the test process (a burst, a steady
+ * rate, or both), and the figures of a fault: hops sent / completed / duplicated / lost from the step
+ * journal, publish retries, the broker's redeliveries and terminations, and how long until
+ * everything is OK again.
  *
  * The test process reaches the broker through a NodePort Service on the node's address, as a
  * client outside the cluster does. The journal is a hostPath directory the pods append to and the
@@ -22,7 +24,8 @@ import { mintRun } from "../../src/core/durable/run.ts";
 import { connectNats } from "../../src/transport/nats/connect.ts";
 import { JetStreamTransport } from "../../src/transport/nats/jetstream.ts";
 import { NATS_AUTH_SECRET, NATS_NAME, NATS_TOKEN_KEY } from "../../src/provision/broker-url.ts";
-import { NATS_STORAGE, NATS_UID } from "../../src/provision/nats.ts";
+import { NATS_MONITOR_PORT, NATS_STORAGE, NATS_UID } from "../../src/provision/nats.ts";
+import { kedaObjectName } from "../../src/provision/scaling.ts";
 import { openBuildContext } from "../../scripts/image/build-context.ts";
 import { buildModuleImage } from "../../scripts/image/module-image.ts";
 import { buildNatsImage } from "../../scripts/image/nats-image.ts";
@@ -35,10 +38,12 @@ import { runTinyhost } from "./cli.ts";
 const tinyhost = (cluster: RealCluster, args: string[]) => runTinyhost(args, { kubeconfig: cluster.controlPlane.tokenKubeconfig });
 
 const ROOT = resolve(import.meta.dir, "../..");
-/** Work per step, ms: hops are in flight when a fault comes. */
+/** Work per step, ms (default): hops are in flight when a fault comes. */
 export const HOLD_MS = 50;
-/** Runs begun per 100 ms tick (2 hops each): ~100 hops/s. */
+/** Runs begun per 100 ms tick (2 hops each), default: ~100 hops/s. */
 const RUNS_PER_TICK = 5;
+/** Runs published at once by a burst (each awaited by the broker before the next batch). */
+const BURST_BATCH = 100;
 /** AckWait of the module (ms): how long a hop held by a killed container waits for redelivery (Go: 30 000). */
 export const ACK_WAIT_MS = 5_000;
 /** Generous bound for everything to be OK again after a fault (polled). */
@@ -49,6 +54,7 @@ const DRAIN_DEADLINE_MS = 180_000;
 /** A pod as the tests read it. */
 export interface PodInfo {
   metadata: { name: string; uid: string; labels?: Record<string, string>; deletionTimestamp?: string };
+  spec?: { volumes?: { name: string }[] };
   status: {
     phase?: string;
     podIP?: string;
@@ -60,7 +66,8 @@ interface NodeStatus {
   metadata: { name: string; generation?: number };
   status?: { status?: string; error?: boolean; observedGeneration?: number };
 }
-interface Line {
+/** One `done` line of the step journal: the pod that ran the step, the node, the run, when (ms since the epoch). */
+export interface JournalLine {
   pod: string;
   node: string;
   runId: string;
@@ -116,12 +123,35 @@ export interface FaultBedOptions {
   buildLog: string;
   /** Prefix of the lines printed. */
   tag: string;
+  /** Module replicas (default 2); not set with {@link autoscale}. */
+  replicas?: number;
+  /**
+   * `provision --autoscale` spec: KEDA owns the replica count (the bed never sets it; KEDA must be
+   * running, test/support/keda.ts) and the ScaledObject's trigger is pointed at the broker pod's IP
+   * (KEDA runs on the host, outside the cluster's DNS). One broker server only.
+   */
+  autoscale?: string;
+  /** Work per step, ms (default {@link HOLD_MS}). */
+  holdMs?: number;
+  /** More environment of the module container (e.g. `TINYHOST_MAX_CONCURRENT_HOPS`). */
+  env?: Record<string, string>;
+}
+
+/** Options of {@link FaultBed.startLoad}. */
+export interface LoadOptions {
+  /** Runs published first, in batches of {@link BURST_BATCH} (default 0). */
+  burst?: number;
+  /** Runs begun per 100 ms tick after the burst (default {@link RUNS_PER_TICK}); 0 = the burst only. */
+  runsPerTick?: number;
 }
 
 /** A provisioned module under test, its broker connection and its load. */
 export interface FaultBed {
   readonly ns: string;
+  readonly release: string;
   readonly names: { s1: string; s2: string };
+  /** Work per step, ms. */
+  readonly holdMs: number;
   readonly nc: NatsConnection;
   readonly jsm: JetStreamManager;
   /** Every figure line printed so far. */
@@ -133,6 +163,22 @@ export interface FaultBed {
   leaderPod(): Promise<PodInfo>;
   /** Every TinyNode of the namespace reports OK for its current generation. */
   nodesOk(): Promise<boolean>;
+  /** The `done` lines of the step journal so far. */
+  journal(): JournalLine[];
+  /** Deliveries of the module's consumer beyond one per message, since it was made. */
+  redeliveries(): Promise<number>;
+  /** MSG_TERMINATED advisories of the module's consumer seen since the bed opened. */
+  terminations(): number;
+  /** The Deployment's replica count as set (by KEDA's HPA under `autoscale`). */
+  replicas(): Promise<number>;
+  /** Starts a load of durable runs into `s1` (stop it with {@link Load.stop}). */
+  startLoad(o?: LoadOptions): Load;
+  /**
+   * Waits until every hop of `load` (stopped) is in the journal (at most 180 s, polled), then one
+   * AckWait and 2 s more (a late redelivery, a duplicate, would show), and counts them.
+   * @param since ms since the epoch from which the longest gap between completions is measured.
+   */
+  count(load: Load, since?: number): Promise<HopCounts>;
   /**
    * Runs one fault under load: the load runs 3 s, `inject` happens, the load goes on until
    * `changed` was seen and everything is OK again, plus 3 s; then every hop must be done.
@@ -170,6 +216,8 @@ export async function startFaultCluster(): Promise<RealCluster> {
 export async function openFaultBed(o: FaultBedOptions): Promise<FaultBed> {
   const { cluster, release } = o;
   const replicas = o.natsReplicas ?? 1;
+  const moduleReplicas = o.replicas ?? 2;
+  const holdMs = o.holdMs ?? HOLD_MS;
   const api = async <T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> => {
     const res = await cluster.controlPlane.request(method, path, body, contentType);
     const text = await res.text();
@@ -239,15 +287,16 @@ export async function openFaultBed(o: FaultBedOptions): Promise<FaultBed> {
       "--no-otel",
       "--ingress-class",
       "traefik",
+      ...(o.autoscale ? ["--autoscale", o.autoscale] : []),
     ]);
     if (r.code !== 0) throw new Error(`tinyhost provision exited ${r.code}: ${r.stderr}\n${r.stdout}`);
-    // Two replicas, the component mounted, a short AckWait (a killed container's hop waits that long).
+    // The replicas (unless KEDA owns them), the component mounted, a short AckWait (a killed container's hop waits that long).
     await api(
       "PATCH",
       `/apis/apps/v1/namespaces/${ns}/deployments/${release}-controller-manager`,
       {
         spec: {
-          replicas: 2,
+          ...(o.autoscale ? {} : { replicas: moduleReplicas }),
           template: {
             spec: {
               volumes: [
@@ -260,6 +309,7 @@ export async function openFaultBed(o: FaultBedOptions): Promise<FaultBed> {
                   env: [
                     { name: "TINYHOST_COMPONENTS_DIR", value: "/components" },
                     { name: "TINYHOST_JETSTREAM_ACK_WAIT_MS", value: String(ACK_WAIT_MS) },
+                    ...Object.entries(o.env ?? {}).map(([name, value]) => ({ name, value })),
                   ],
                   volumeMounts: [
                     { name: "components", mountPath: "/components", readOnly: true },
@@ -285,13 +335,18 @@ export async function openFaultBed(o: FaultBedOptions): Promise<FaultBed> {
     const modulePods = async () => (await pods()).filter((p) => p.metadata.name.startsWith(`${release}-controller-manager-`));
     const natsPods = async () => (await pods()).filter((p) => p.metadata.name.startsWith(`${NATS_NAME}-`));
     let state = "";
+    // Every module pod of the patched template (the component mounted) Ready: `moduleReplicas` of them, or at least one under KEDA.
+    const patched = (p: PodInfo) => (p.spec?.volumes ?? []).some((v) => v.name === "components");
     await waitUntil(
-      `two Ready module pods and ${replicas} Ready broker pod(s)`,
+      `${o.autoscale ? "a" : moduleReplicas} Ready module pod(s) and ${replicas} Ready broker pod(s)`,
       async () => {
         const all = await pods();
         state = all.map((p) => `${p.metadata.name} ${p.status.phase} ready=${isReady(p)}`).join("; ");
         const m = all.filter((p) => p.metadata.name.startsWith(`${release}-controller-manager-`));
-        return m.length === 2 && m.every(isReady) && all.filter((p) => p.metadata.name.startsWith(`${NATS_NAME}-`) && isReady(p)).length === replicas;
+        const count = o.autoscale ? m.length >= 1 : m.length === moduleReplicas;
+        return (
+          count && m.every((p) => isReady(p) && patched(p)) && all.filter((p) => p.metadata.name.startsWith(`${NATS_NAME}-`) && isReady(p)).length === replicas
+        );
       },
       420_000,
       500,
@@ -325,7 +380,7 @@ export async function openFaultBed(o: FaultBedOptions): Promise<FaultBed> {
       module: release,
       namespace: ns,
       nodes: { s1: { component: "fault_step" }, s2: { component: "fault_step" } },
-      edges: [{ from: "s1:out", to: "s2:in", configuration: { trail: "{{$.trail}}", holdMs: HOLD_MS } }],
+      edges: [{ from: "s1:out", to: "s2:in", configuration: { trail: "{{$.trail}}", holdMs } }],
     });
     const names = { s1: m.nodes.get("s1")!.metadata.name!, s2: m.nodes.get("s2")!.metadata.name! };
     await applyObjects(kube, ns, flowObjects(m, ns));
@@ -341,13 +396,22 @@ export async function openFaultBed(o: FaultBedOptions): Promise<FaultBed> {
       120_000,
       500,
     );
+    if (o.autoscale) {
+      // KEDA on the host reads /jsz at the broker pod's IP (pod IPs answer from the host), not at the headless Service name.
+      const ip = (await natsPods()).find(isReady)?.status.podIP;
+      if (!ip) throw new Error("the broker pod has no IP for KEDA's trigger");
+      const so = `/apis/keda.sh/v1alpha1/namespaces/${ns}/scaledobjects/${kedaObjectName(release)}`;
+      const current = await api<{ spec: { triggers: { type: string; metadata: Record<string, string> }[] } }>("GET", so);
+      const triggers = current.spec.triggers.map((t) => ({ ...t, metadata: { ...t.metadata, natsServerMonitoringEndpoint: `${ip}:${NATS_MONITOR_PORT}` } }));
+      await api("PATCH", so, { spec: { triggers } }, "application/merge-patch+json");
+    }
 
-    const readLines = (): Line[] =>
+    const readLines = (): JournalLine[] =>
       existsSync(journalFile)
         ? readFileSync(journalFile, "utf8")
             .split("\n")
             .filter(Boolean)
-            .map((l) => JSON.parse(l) as Line)
+            .map((l) => JSON.parse(l) as JournalLine)
         : [];
     const redeliveries = async () => {
       const ci = await jsm.consumers.info("module-edges", release);
@@ -368,7 +432,7 @@ export async function openFaultBed(o: FaultBedOptions): Promise<FaultBed> {
             const all = await pods().catch(() => []);
             const mod = all.filter((p) => p.metadata.name.startsWith(`${release}-controller-manager-`));
             const broker = all.filter((p) => p.metadata.name.startsWith(`${NATS_NAME}-`));
-            if (mod.length === 2 && mod.every(isReady) && broker.filter(isReady).length === replicas) out.podsReadyMs = ms;
+            if (mod.length === moduleReplicas && mod.every(isReady) && broker.filter(isReady).length === replicas) out.podsReadyMs = ms;
           }
           const ok = await nodesOk().catch(() => false);
           if (ok && out.nodesOkMs < 0) out.nodesOkMs = ms;
@@ -425,7 +489,9 @@ export async function openFaultBed(o: FaultBedOptions): Promise<FaultBed> {
 
     return {
       ns,
+      release,
       names,
+      holdMs,
       nc: conn,
       jsm,
       figures,
@@ -450,10 +516,20 @@ export async function openFaultBed(o: FaultBedOptions): Promise<FaultBed> {
         return leader!;
       },
       nodesOk,
+      journal: readLines,
+      redeliveries,
+      terminations: () => terminated.length,
+      async replicas() {
+        return (
+          (await api<{ spec: { replicas?: number } }>("GET", `/apis/apps/v1/namespaces/${ns}/deployments/${release}-controller-manager`)).spec.replicas ?? 0
+        );
+      },
+      startLoad: (lo = {}) => new Load(sender, names.s1, holdMs, lo),
+      count: (load, since = 0) => settle(load, since),
       async underLoad(fault, inject, changed) {
         const redelivered0 = await redeliveries();
         const terminated0 = terminated.length;
-        const load = new Load(sender, names.s1);
+        const load = new Load(sender, names.s1, holdMs, {});
         await Bun.sleep(3_000);
         const t0 = performance.now();
         const tFault = Date.now();
@@ -483,25 +559,38 @@ export async function openFaultBed(o: FaultBedOptions): Promise<FaultBed> {
   }
 }
 
-/** The load: {@link RUNS_PER_TICK} durable runs into `s1` every 100 ms; a publish the broker did not acknowledge is sent again (same step key: the stream drops a duplicate). */
-class Load {
+/**
+ * A load of durable runs into `s1`: first a burst of runs (published in batches of
+ * {@link BURST_BATCH}), then `runsPerTick` runs every 100 ms until stopped. A publish the broker did
+ * not acknowledge is sent again (same step key: the stream drops a duplicate).
+ */
+export class Load {
   /** Run id → when it was begun (ms since the epoch). */
   readonly runs = new Map<string, number>();
   publishRetries = 0;
   readonly errors = new Set<string>();
+  /** Resolves when every run of the burst is stored in the stream. */
+  readonly burstStored: Promise<void>;
   #running = true;
   readonly #pending = new Set<Promise<void>>();
   readonly #loop: Promise<void>;
   constructor(
     readonly sender: JetStreamTransport,
     readonly s1: string,
+    readonly holdMs: number,
+    o: LoadOptions,
   ) {
+    const perTick = o.runsPerTick ?? RUNS_PER_TICK;
+    let stored: () => void = () => undefined;
+    this.burstStored = new Promise((r) => (stored = r));
     this.#loop = (async () => {
-      while (this.#running) {
-        for (let i = 0; i < RUNS_PER_TICK; i++) {
-          const run = mintRun();
-          this.runs.set(run.runId, Date.now());
-          const p = this.#send(run.runId, run.stepKey);
+      for (let left = o.burst ?? 0; left > 0 && this.#running; left -= BURST_BATCH) {
+        await Promise.all(Array.from({ length: Math.min(BURST_BATCH, left) }, () => this.#begin()));
+      }
+      stored();
+      while (this.#running && perTick > 0) {
+        for (let i = 0; i < perTick; i++) {
+          const p = this.#begin();
           this.#pending.add(p);
           void p.finally(() => this.#pending.delete(p));
         }
@@ -509,16 +598,21 @@ class Load {
       }
     })();
   }
+  #begin(): Promise<void> {
+    const run = mintRun();
+    this.runs.set(run.runId, Date.now());
+    return this.#send(run.runId, run.stepKey);
+  }
   async #send(runId: string, stepKey: string): Promise<void> {
     for (;;) {
-      const r = await this.sender.send({ edgeId: "", from: "", to: `${this.s1}:in`, data: { trail: [], holdMs: HOLD_MS }, depth: 0, runId, stepKey });
+      const r = await this.sender.send({ edgeId: "", from: "", to: `${this.s1}:in`, data: { trail: [], holdMs: this.holdMs }, depth: 0, runId, stepKey });
       if (r.kind !== "fail") return;
       this.publishRetries++;
       this.errors.add(r.error.message.slice(0, 120));
       await Bun.sleep(500);
     }
   }
-  /** Stops beginning runs and waits until every run's first hop is stored. */
+  /** Stops beginning runs (a burst not yet published stops too) and waits until every run's first hop is stored. */
   async stop(): Promise<void> {
     this.#running = false;
     await this.#loop;
