@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { jetstream, jetstreamManager, RetentionPolicy, AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
 import { headers, type NatsConnection } from "@nats-io/transport-node";
-import { coded, retryable } from "../../src/core/errors.ts";
+import { coded, retryable, shouldRetry } from "../../src/core/errors.ts";
 import { empty, fail, ok, type Result } from "../../src/core/result.ts";
 import { connectNats } from "../../src/transport/nats/connect.ts";
 import { JetStreamTransport, type JetStreamTransportOptions } from "../../src/transport/nats/jetstream.ts";
@@ -162,6 +162,30 @@ describe("JetStream transport", () => {
     expect(runs).toHaveLength(1);
     const info = await (await jetstreamManager(await conn())).streams.info("module-edges", { subjects_filter: `tinymodule.${mod}.msg` });
     expect(info.state.subjects?.[`tinymodule.${mod}.msg`] ?? 0).toBe(0); // WorkQueue: acked and gone; the duplicate was never stored
+  });
+
+  test("a durable publish the broker did not take fails retryably: the step stays unrecorded and is redelivered, its copy dropped by step key", async () => {
+    // A stream leader lost mid-publish answers 503 or never acks, though the message may be stored:
+    // a terminal failure there would record the sending step `failed` while its emit runs on.
+    const own = await startNats();
+    try {
+      const nc = await connectNats(own.url);
+      try {
+        const t = await JetStreamTransport.create({ nc, module: modName("nostream"), pod: "p", healthCheckMs: 60_000, requestTimeoutMs: 2000 });
+        await (await jetstreamManager(nc)).streams.delete("module-edges");
+        const r = await t.send(hop("h.other.y:in", { v: 1 }, { runId: "r-1", stepKey: "r-1.k" }));
+        expect(r.kind).toBe("fail");
+        if (r.kind === "fail") {
+          expect(r.error.message).toContain("nats request to tinymodule.other.msg");
+          expect(shouldRetry(r.error)).toBe(true);
+        }
+        await t.close(200);
+      } finally {
+        await nc.close();
+      }
+    } finally {
+      await own.dispose();
+    }
   });
 
   test("a reply hop goes to the reply subject with core NATS, raw body, no headers", async () => {

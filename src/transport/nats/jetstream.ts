@@ -15,7 +15,7 @@
  */
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
 import { createInbox, type NatsConnection } from "@nats-io/transport-node";
-import { coded, shouldRetry } from "../../core/errors.ts";
+import { coded, retryable, shouldRetry } from "../../core/errors.ts";
 import { empty, fail, ok, type Result } from "../../core/result.ts";
 import type { Logger } from "../../telemetry/log.ts";
 import { logger as rootLogger } from "../../telemetry/log.ts";
@@ -190,7 +190,9 @@ export class JetStreamTransport implements Transport, RunCarrier {
       const ack = await this.js.publish(subject, data, { headers, msgID: stepKey });
       if (ack.duplicate) this.#log.debug({ subject, stepKey }, "durable hop already in the stream (duplicate step key)");
     } catch (err) {
-      return fail(new NatsSendError(subject, err));
+      // Retryable: the hop may be stored though its PubAck was lost (a stream leader change), so the
+      // sending step must stay unrecorded and run again; the same step key drops the copy.
+      return fail(retryable(new NatsSendError(subject, err)));
     }
     return empty;
   }
