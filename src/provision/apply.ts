@@ -25,22 +25,9 @@ import { declaredReleaseRules, namesFor } from "./release.ts";
 import { generateToken } from "./token.ts";
 import { checkKedaInstalled } from "./scaling.ts";
 
-/**
- * What happened to one object. `kept` = create-if-absent found it (left untouched); `deleted` =
- * removed (a legacy object by provision, any object by uninstall); `absent` = uninstall found none.
- */
-export type ApplyResult = "created" | "configured" | "unchanged" | "kept" | "deleted" | "absent";
-
-/** One written object. */
-export interface AppliedObject {
-  kind: string;
-  name: string;
-  /** Absent for cluster-scoped objects. */
-  namespace?: string;
-  result: ApplyResult;
-  /** resourceVersion after the write (or of the kept object). */
-  resourceVersion: string;
-}
+export type { AppliedObject, ApplyResult } from "./applied.ts";
+import { deleteManaged, scalingTargets } from "./deletion.ts";
+import type { AppliedObject, ApplyResult } from "./applied.ts";
 
 /** Outcome of {@link provision}. */
 export interface ProvisionResult {
@@ -180,7 +167,8 @@ export async function pruneLegacy(kube: KubeClient, o: ProvisionOptions): Promis
  * 0. with `--autoscale`, KEDA's API must be served (discovery; nothing is applied otherwise); 1. publisher guard; 2. Namespace with `tinysystems.io/managed=true`; 3. CRDs, then wait for
  * Established; 4. NATS auth Secret create-if-absent (a fresh 40-character token only when absent;
  * the module reads it through `secretKeyRef`), the broker objects; 5. the collector; 6. the release
- * objects (with the ClusterRole of the components' declared cluster-wide rules, if any); 7. the
+ * objects (with the ClusterRole of the components' declared cluster-wide rules, if any), without
+ * `--autoscale` after removing an earlier run's scaling objects ({@link scalingTargets}); 7. the
  * cluster-scoped roles this run no longer applies are removed ({@link pruneLegacy}).
  * Idempotent: a second run with the same options changes no object.
  * @throws KedaMissingError, ReleaseImageMismatchError, ApplyObjectError, CrdNotEstablishedError; KubeApiError /
@@ -206,6 +194,13 @@ export async function provision(kube: KubeClient, o: ProvisionOptions, run: Prov
     run.pollMs,
   );
   if (plan.natsSecret) await write(plan.natsSecret);
+  // Without --autoscale, an earlier run's KEDA objects go before the release: they would keep
+  // scaling the Deployment (to zero) while the module no longer knows it may be scaled.
+  if (!o.autoscale)
+    for (const t of scalingTargets(o)) {
+      const r = await deleteManaged(kube, t);
+      if (r.result !== "absent") record(r);
+    }
   for (const m of [...plan.nats, ...plan.otel, ...plan.release, ...plan.scaling]) await write(m);
   for (const r of await pruneLegacy(kube, o)) record(r);
   return { objects, ...(o.nats ? { brokerUrl: redactBrokerUrl(brokerUrl(o.namespace, "token")) } : {}) };

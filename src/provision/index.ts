@@ -46,7 +46,8 @@ export { buildPlan, dryRunPlan, planManifests, type ProvisionPlan, type PlanInpu
 export { moduleRbacRules, crHelperRules, exposeRules, type ModuleRbacRules, type PinnedNames, type RbacOptions } from "./rbac.ts";
 export { chartRbacValues, type ChartRbacValues, type ComponentNeeds } from "./rbac-values.ts";
 export { podSecurityContext, restrictedContainerSecurityContext } from "./security.ts";
-export { uninstall, uninstallTargets, deleteManaged, type UninstallOptions, type DeletionTarget } from "./uninstall.ts";
+export { uninstall, uninstallTargets, type UninstallOptions } from "./uninstall.ts";
+export { deleteManaged, scalingTargets, type DeletionTarget } from "./deletion.ts";
 export { checkInstallNamespace, checkNamespaceName, InstallCheckError, type InstallCheckCode } from "./hooks/install-check.ts";
 export { deleteTinyModule, PRE_DELETE_TIMEOUT_MS, type ModuleRemoval } from "./hooks/module-removal.ts";
 export { whoAmI, parseServiceAccountUser, moduleNameFromAccount, MANAGER_ACCOUNT_SUFFIX, type ServiceAccountIdentity } from "./hooks/identity.ts";

@@ -91,7 +91,11 @@ export function checkChartNatsUrl(url: string): string {
       );
     }
     if (!/^[a-z]+:\/\/[A-Za-z0-9.-]+:\d{1,5}$/i.test(u))
-      throw new ProvisionInputError("--nats-url", `must be scheme://host:port (e.g. nats://nats.nats.svc:4222), got ${JSON.stringify(u)}`);
+      // A query or fragment may hold a token (`?token=…`): quoted masked, like userinfo above.
+      throw new ProvisionInputError(
+        "--nats-url",
+        `must be scheme://host:port (e.g. nats://nats.nats.svc:4222), got ${JSON.stringify(u.replace(/[?#].*$/s, "?***"))}`,
+      );
   }
   return url;
 }

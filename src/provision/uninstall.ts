@@ -17,18 +17,16 @@
  * name) is left and reported `kept`.
  */
 import { sleep } from "../core/timer.ts";
-import { isNotFound, namespaces, pods, type KubeClient, type KubeObject, type ResourceDescriptor } from "../k8s/client/index.ts";
-import type { AppliedObject } from "./apply.ts";
+import { namespaces, pods, type KubeClient, type KubeObject, type ResourceDescriptor } from "../k8s/client/index.ts";
+import type { AppliedObject } from "./applied.ts";
+import { deleteManaged, scalingTargets, target, type DeletionTarget } from "./deletion.ts";
 import { clusterRoleBindings, clusterRoles } from "../k8s/client/index.ts";
 import { deleteTinyModule } from "./hooks/module-removal.ts";
-import { MANAGED_BY, podLabels } from "./labels.ts";
-import type { Manifest } from "./manifest.ts";
+import { podLabels } from "./labels.ts";
 import { natsManifests } from "./nats.ts";
 import type { ProvisionOptions } from "./options.ts";
 import { otelManifests } from "./otel.ts";
 import { MODULE_GRACE_SECONDS, namesFor, releaseManifests } from "./release.ts";
-import { scalingManifests } from "./plan.ts";
-import { resolveAutoscale } from "./scaling.ts";
 
 /** Longest wait for the module's pods to exit after their Deployment is deleted: the grace period and a margin. */
 export const PODS_GONE_TIMEOUT_MS = (MODULE_GRACE_SECONDS + 20) * 1000;
@@ -47,20 +45,6 @@ export interface UninstallOptions {
   podsGonePollMs?: number;
 }
 
-/** One object to delete: its resource, kind and name. */
-export interface DeletionTarget {
-  resource: ResourceDescriptor<KubeObject>;
-  kind: string;
-  name: string;
-  /** Absent for cluster-scoped objects. */
-  namespace?: string;
-}
-
-function target(m: Manifest): DeletionTarget {
-  const ns = m.object.metadata.namespace;
-  return { resource: m.resource, kind: m.object.kind, name: m.object.metadata.name, ...(ns ? { namespace: ns } : {}) };
-}
-
 /**
  * The objects uninstall deletes after the TinyModule, in order (see the file header).
  * @param o - the release, as provision was given it.
@@ -69,14 +53,9 @@ export function uninstallTargets(o: ProvisionOptions, options: Pick<UninstallOpt
   const names = namesFor(o);
   // The declared cluster-wide role goes after the ServiceAccount, whether or not these options name
   // components (the uninstall command loads none): absent is reported as such.
-  // KEDA's objects first (they would scale the Deployment back up), whether or not these options
-  // autoscale (the uninstall command does not know): absent is reported as such.
-  // (Any Secret name: it only makes the TriggerAuthentication, whose name does not depend on it, part of the list.)
-  const scaling = scalingManifests({ ...o, autoscale: o.autoscale ?? resolveAutoscale({}), kedaAuthSecret: o.kedaAuthSecret ?? "any" })
-    .map(target)
-    .reverse();
+  // KEDA's objects first (they would scale the Deployment back up).
   const out = [
-    ...scaling,
+    ...scalingTargets(o),
     ...releaseManifests(o, { nats: o.nats })
       .map(target)
       .filter((t) => t.kind !== "ClusterRole" && t.kind !== "ClusterRoleBinding")
@@ -93,32 +72,6 @@ export function uninstallTargets(o: ProvisionOptions, options: Pick<UninstallOpt
   }
   if (options.deleteNamespace) out.push({ resource: namespaces as ResourceDescriptor<KubeObject>, kind: "Namespace", name: o.namespace });
   return out;
-}
-
-/**
- * Deletes one object if tinyhost manages it.
- * @returns `deleted`, `absent` (no such object) or `kept` (managed by someone else).
- * @throws KubeApiError other than NotFound, KubeConnectionError.
- */
-export async function deleteManaged(kube: KubeClient, t: DeletionTarget): Promise<AppliedObject> {
-  const base = { kind: t.kind, name: t.name, ...(t.namespace ? { namespace: t.namespace } : {}) };
-  let found: KubeObject;
-  try {
-    found = await kube.get(t.resource, t.name, t.namespace);
-  } catch (e) {
-    if (isNotFound(e)) return { ...base, result: "absent", resourceVersion: "" };
-    throw e;
-  }
-  const rv = found.metadata.resourceVersion ?? "";
-  // The Namespace carries only tinyhost's managed label (provision.md §2 step 4), never managed-by.
-  if (t.kind !== "Namespace" && found.metadata.labels?.["app.kubernetes.io/managed-by"] !== MANAGED_BY) return { ...base, result: "kept", resourceVersion: rv };
-  try {
-    await kube.delete(t.resource, t.name, { ...(t.namespace ? { namespace: t.namespace } : {}), propagationPolicy: "Background" });
-  } catch (e) {
-    if (isNotFound(e)) return { ...base, result: "absent", resourceVersion: rv };
-    throw e;
-  }
-  return { ...base, result: "deleted", resourceVersion: rv };
 }
 
 /**

@@ -19,6 +19,7 @@ import { startControlPlane, type OwnedControlPlane } from "../support/control-pl
 import { startKeda, type Keda } from "../support/keda.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
 import { until } from "../support/until.ts";
+import { runTinyhost } from "../support/cli.ts";
 import { prepareBroker } from "../../src/provision/hooks/broker-prepare.ts";
 import { kedaObjectName, resolveAutoscale, scaledObject } from "../../src/provision/scaling.ts";
 import { connectNats } from "../../src/transport/nats/connect.ts";
@@ -134,4 +135,28 @@ describe("KEDA on tinyhost's ScaledObject", () => {
     }
     expect(handled).toBe(101);
   }, 240_000);
+});
+
+describe("provision --autoscale, then provision without it", () => {
+  test("the second run removes the ScaledObject, the broker Job and KEDA's hold on the Deployment (replicas back to 1, no floor in the env)", async () => {
+    const ns2 = await cp.newNamespace("scale-off");
+    const args = ["provision", "-n", ns2, "--name", "shop", "--image", "registry.example.com/acme/shop:1.0.0", "--no-otel"];
+    const on = await runTinyhost([...args, "--autoscale", "min=0,max=2"], { kubeconfig: cp.tokenKubeconfig });
+    if (on.code !== 0) throw new Error(`provision --autoscale exited ${on.code}: ${on.stderr}`);
+    const so = `/apis/keda.sh/v1alpha1/namespaces/${ns2}/scaledobjects/${kedaObjectName("shop")}`;
+    const job = `/apis/batch/v1/namespaces/${ns2}/jobs/shop-broker-setup`;
+    expect((await cp.request("GET", so)).status).toBe(200);
+    expect((await cp.request("GET", job)).status).toBe(200);
+    const off = await runTinyhost(args, { kubeconfig: cp.tokenKubeconfig });
+    if (off.code !== 0) throw new Error(`provision exited ${off.code}: ${off.stderr}`);
+    expect(off.stdout).toContain(`scaledobject/${kedaObjectName("shop")} (${ns2}) deleted`);
+    expect(off.stdout).toContain(`job/shop-broker-setup (${ns2}) deleted`);
+    expect((await cp.request("GET", so)).status).toBe(404);
+    expect((await cp.request("GET", job)).status).toBe(404);
+    const dep = (await (await cp.request("GET", `/apis/apps/v1/namespaces/${ns2}/deployments/shop-controller-manager`)).json()) as {
+      spec: { replicas: number; template: { spec: { containers: { env?: { name: string }[] }[] } } };
+    };
+    expect(dep.spec.replicas).toBe(1);
+    expect(dep.spec.template.spec.containers[0]!.env?.map((e) => e.name)).not.toContain("TINYHOST_AUTOSCALE_MIN");
+  }, 120_000);
 });

@@ -367,6 +367,7 @@ describe("tools keda-values (the platform's chart)", () => {
     expect(r.err).toContain("--nats-token-secret <secret>[/<key>]");
     expect(r.err + r.out).not.toContain("s3cr3tT0ken");
     expect(() => checkChartNatsUrl("nats://a:4222,nats://u:p@b:4222")).toThrow('"nats://***@b:4222" carries credentials');
+    expect(() => checkChartNatsUrl("nats://nats.infra.svc:4222?token=s3cr3t")).toThrow('got "nats://nats.infra.svc:4222?***"');
     expect(() => checkChartNatsUrl("nats.infra.svc:4222")).toThrow(
       '--nats-url must be scheme://host:port (e.g. nats://nats.nats.svc:4222), got "nats.infra.svc:4222"',
     );
