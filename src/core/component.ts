@@ -185,8 +185,6 @@ export interface ComponentDefinition<P extends readonly AnyPort[] = readonly Any
   readonly requirements?: Readonly<Requirements>;
   /** Template-text fields by port, as declared ({@link ComponentSpec.templateText}). */
   readonly templateText?: Readonly<Record<string, readonly string[]>>;
-  /** True when the component defines onDestroy: its nodes keep the node finalizer so the hook runs before a deleted node goes. */
-  readonly hasDestroyHook?: true;
   instance(): ComponentInstance;
   ports(): readonly AnyPort[];
   /** Phantom (always undefined): the author's port tuple type. */
@@ -268,7 +266,6 @@ export function defineComponent<S = Record<string, never>, const P extends reado
     ...(spec.syncRpc === true ? { syncRpc: true as const } : {}),
     ...(spec.requirements !== undefined ? { requirements: frozenRequirements(spec.requirements) } : {}),
     ...(templateText ? { templateText } : {}),
-    ...(hooks.onDestroy ? { hasDestroyHook: true as const } : {}),
     instance(): ComponentInstance {
       const self: unknown = spec.state ? spec.state() : {};
       return {

@@ -24,14 +24,7 @@ import type { ComponentLogger } from "../core/context.ts";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { nameMatches, parseFullName, sanitizeResourceName } from "../core/api/naming.ts";
-import {
-  cleanupOfInstalled,
-  DEFAULT_NODE_WORKERS,
-  kubeStatusSink,
-  LEADER_REQUEUE_MS,
-  tinyNodeController,
-  type TinyNodeController,
-} from "../k8s/controllers/index.ts";
+import { DEFAULT_NODE_WORKERS, kubeStatusSink, LEADER_REQUEUE_MS, tinyNodeController, type TinyNodeController } from "../k8s/controllers/index.ts";
 import type { KubeObject } from "../k8s/client/types.ts";
 import type { Controller } from "../k8s/runtime/controller.ts";
 import type { Watcher } from "../k8s/runtime/watcher.ts";
@@ -529,8 +522,6 @@ export class LocalHost {
       api: this.nodes,
       source: this.nodes,
       isLeader: () => true,
-      // The cluster's finalizer rule, so a node's finalizers match between the two modes.
-      cleanupOf: cleanupOfInstalled((component) => this.scheduler.installed(component)),
       leaderRequeueMs: resyncMs,
       heartbeatMs: Math.floor((resyncMs || LEADER_REQUEUE_MS) * 0.9),
       workers: DEFAULT_NODE_WORKERS,

@@ -10,7 +10,6 @@ import type { KubeClient, KubeObject } from "../k8s/client/index.ts";
 import {
   componentStatuses,
   CONTROLLER_STOP_TIMEOUT_MS,
-  cleanupOfInstalled,
   DEFAULT_NODE_WORKERS,
   kubeModuleApi,
   moduleStatus,
@@ -106,8 +105,6 @@ export function moduleControllers(o: ModuleControllersOptions): ModuleController
     scheduler: o.onNodeApplied ? reportingApplied(guarded, o.onNodeApplied) : guarded,
     api: tinyNodeApi(kube, namespace),
     isLeader,
-    // A node with nothing to clean up carries no finalizer, so its deletion never waits for a replica (scale to zero).
-    cleanupOf: cleanupOfInstalled((component) => scheduler.installed(component)),
     source: o.nodeSource,
     workers: o.workers,
     log,

@@ -138,41 +138,6 @@ describe("tinyhost run: TinyNode lifecycle on a real apiserver", () => {
     ).toEqual([name]);
   }, 60_000);
 
-  test("at zero replicas a deleted node whose component has no onDestroy goes at once; one with onDestroy waits for the next replica, which runs it", async () => {
-    const ns = await cp.newNamespace("op-zero");
-    const mod = "tinysystems/zero-test";
-    const start = () =>
-      startModuleProcess({ hostname: `${ns}-pod`, name: mod, namespace: ns, kubeconfig: cp.tokenKubeconfig, components: "components", logDir: dir });
-    let p = await start();
-    procs.push(p);
-    const node = (component: string): TinyNode => ({
-      metadata: { name: `a1b2c3d4.${sanitizeResourceName(mod)}.${component}-z1`, namespace: ns },
-      spec: { module: mod, component, ports: [] },
-    });
-    const plain = (await kube.create(tinyNodes, node("transform"), { namespace: ns })).metadata.name!;
-    const cleans = (await kube.create(tinyNodes, node("ticker"), { namespace: ns })).metadata.name!;
-    const seen = await nodeWhen(ns, plain, "transform's status", (n) => n.status?.observedGeneration === 1);
-    expect(seen.metadata.finalizers ?? []).toEqual([]); // nothing to clean up: no finalizer
-    await nodeWhen(ns, cleans, "ticker's finalizer", (n) => (n.metadata.finalizers ?? []).includes(NODE_FINALIZER));
-    await p.stop(9000); // the last replica goes (KEDA scaled to zero)
-    const gone = async (name: string) => {
-      try {
-        await kube.get(tinyNodes, name, ns);
-        return false;
-      } catch (err) {
-        if (isNotFound(err)) return true;
-        throw err;
-      }
-    };
-    await kube.delete(tinyNodes, plain, { namespace: ns });
-    expect(await gone(plain)).toBe(true); // no finalizer: the apiserver removes it in the delete itself
-    await kube.delete(tinyNodes, cleans, { namespace: ns });
-    expect((await kube.get(tinyNodes, cleans, ns)).metadata.deletionTimestamp).toBeDefined(); // waits for onDestroy
-    p = await start(); // the module wakes (a hop, or kubectl scale)
-    procs.push(p);
-    await waitUntil("the ticker node gone once a replica ran its onDestroy", () => gone(cleans), 20_000);
-  }, 90_000);
-
   test("the module's TinyModule is created and its status lists the components with base64 port schemas", async () => {
     const ns = await cp.newNamespace("op-mod");
     const p = await module(ns, "pod-one", join(dir, `${ns}.jsonl`));

@@ -5,7 +5,6 @@
  */
 export {
   tinyNodeReconciler,
-  cleanupOfInstalled,
   LEADER_REQUEUE_MS,
   FOLLOWER_REQUEUE_MS,
   type NodeScheduler,

@@ -9,9 +9,6 @@
  * 3. Deleting (`deletionTimestamp`): destroy the runner (onDestroy), then remove our finalizer.
  * 4. Add finalizer `io.tinysystems/node-finalizer` when missing — every replica; the write is a
  *    merge patch guarded by resourceVersion, retried on 409, so concurrent adds never clobber.
- *    With `cleanupOf`, only a node whose component has cleanup (onDestroy) or is unknown gets it,
- *    and ours is removed from the others: a deleted node then goes at once, even while no replica
- *    runs (scale to zero); Go adds it to every node (docs/compatibility.md).
  * 5. `Scheduler.update(node)` on every replica.
  * 6. Follower → requeue after 1 min, no writes. Leader → write the owned status when it changed (or
  *    the heartbeat is due), retrying 409s on a fresh read; requeue after 5 min; a scheduler error
@@ -27,7 +24,6 @@ import type { TinyNodeStatus } from "../../core/api/index.ts";
 import type { TinyNodeApi } from "../resources/node-api.ts";
 import { heartbeatDue, nodeStatusPatch, ownedNodeStatus, ownedStatusChanged, type ModuleInfo } from "./node-status.ts";
 import type { TinyNode } from "../../core/api/index.ts";
-import type { ComponentDefinition } from "../../core/component.ts";
 
 /** Leader requeue, ms (runtime-spec §5.1 step 8, §13.1). */
 export const LEADER_REQUEUE_MS = 5 * 60_000;
@@ -74,11 +70,6 @@ export interface TinyNodeReconcilerOptions {
   api: Pick<TinyNodeApi, "get" | "setFinalizers" | "patchStatus">;
   /** Live leader flag (runtime-spec §6). */
   isLeader: () => boolean;
-  /**
-   * Whether nodes of `component` have cleanup to run when deleted (the component defines onDestroy);
-   * undefined when the component is unknown here. Absent: every node carries the finalizer (Go).
-   */
-  cleanupOf?: (component: string) => boolean | undefined;
   /** Default {@link LEADER_REQUEUE_MS}. */
   leaderRequeueMs?: number;
   /** Default {@link FOLLOWER_REQUEUE_MS}. */
@@ -97,17 +88,6 @@ export interface TinyNodeReconciler {
   readonly stats: TinyNodeReconcilerStats;
   /** True when this module owns the node named `name` (runtime-spec §5.1 step 1); for `Controller.enqueueAll`. */
   owns(name: string): boolean;
-}
-
-/**
- * {@link TinyNodeReconcilerOptions.cleanupOf} from the installed definitions: a component has
- * cleanup when it defines onDestroy; one not installed is unknown.
- */
-export function cleanupOfInstalled(installed: (component: string) => ComponentDefinition | undefined): (component: string) => boolean | undefined {
-  return (component) => {
-    const d = installed(component);
-    return d === undefined ? undefined : d.hasDestroyHook === true;
-  };
 }
 
 /** Builds the TinyNode reconciler. */
@@ -156,8 +136,7 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
     }
   };
 
-  /** Removes our finalizer; resolves to the node after the write, or undefined when the node is gone. */
-  const removeFinalizer = async (node: TinyNode, name: string): Promise<TinyNode | undefined> => {
+  const removeFinalizer = async (node: TinyNode, name: string): Promise<void> => {
     try {
       const out = await retryOnConflict({
         what: `TinyNode ${name} finalizer`,
@@ -175,15 +154,10 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
       });
       stats.conflicts += out.conflicts;
       if (out.written) stats.finalizersRemoved++;
-      return out.object;
     } catch (err) {
       if (!isNotFound(err)) throw err; // another replica removed the last finalizer first
-      return undefined;
     }
   };
-
-  // Unknown component: keep the finalizer (it may arrive with onDestroy, e.g. from a TinyComponent).
-  const needsFinalizer = (node: TinyNode): boolean => opts.cleanupOf?.(node.spec.component) ?? true;
 
   const writeStatus = async (node: TinyNode, name: string, reported: TinyNodeStatus | undefined, failure: unknown): Promise<void> => {
     const out = await retryOnConflict({
@@ -214,11 +188,7 @@ export function tinyNodeReconciler(opts: TinyNodeReconcilerOptions): TinyNodeRec
       if ((object.metadata.finalizers ?? []).includes(NODE_FINALIZER)) await removeFinalizer(object, name);
       return;
     }
-    const node = needsFinalizer(object)
-      ? await ensureFinalizer(object, name)
-      : (object.metadata.finalizers ?? []).includes(NODE_FINALIZER)
-        ? await removeFinalizer(object, name)
-        : object;
+    const node = await ensureFinalizer(object, name);
     if (!node) {
       await destroy(name);
       return;

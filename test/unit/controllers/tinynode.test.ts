@@ -89,19 +89,12 @@ class FakeScheduler implements NodeScheduler {
   }
 }
 
-function setup(opts: { leader?: boolean; now?: Date; cleanupOf?: (component: string) => boolean | undefined } = {}) {
+function setup(opts: { leader?: boolean; now?: Date } = {}) {
   const api = new FakeNodes();
   const scheduler = new FakeScheduler();
   let leader = opts.leader ?? true;
   let now = opts.now ?? new Date("2026-01-01T00:00:00Z");
-  const r = tinyNodeReconciler({
-    module: MODULE,
-    scheduler,
-    api,
-    isLeader: () => leader,
-    now: () => now,
-    ...(opts.cleanupOf ? { cleanupOf: opts.cleanupOf } : {}),
-  });
+  const r = tinyNodeReconciler({ module: MODULE, scheduler, api, isLeader: () => leader, now: () => now });
   const node = (over: Partial<TinyNode["metadata"]> = {}, status?: TinyNodeStatus): TinyNode =>
     api.put({
       metadata: { name: OWN, namespace: "ns", generation: 3, ...over },
@@ -150,45 +143,6 @@ describe("TinyNode reconciler", () => {
     await s.reconcile(stale);
     expect(s.api.objects.get(OWN)!.metadata.finalizers).toEqual(["other/finalizer", NODE_FINALIZER]);
     expect(s.r.stats.conflicts).toBe(1);
-  });
-
-  describe("the finalizer only where there is cleanup (cleanupOf): a deletion never waits for a replica that has nothing to do", () => {
-    const cleanupOf = (component: string) => (component === "recorder" ? false : component === "server" ? true : undefined);
-    const ofComponent = (s: ReturnType<typeof setup>, component: string, finalizers: string[] = []) =>
-      s.api.put({ metadata: { name: OWN, namespace: "ns", generation: 1, finalizers }, spec: { module: "m", component } });
-
-    test("a node whose component has no onDestroy gets no finalizer, and still runs and gets its status", async () => {
-      const s = setup({ cleanupOf });
-      expect(await s.reconcile(ofComponent(s, "recorder"))).toEqual({ requeueAfterMs: 5 * 60_000 });
-      expect(s.api.objects.get(OWN)!.metadata.finalizers).toEqual([]);
-      expect(s.api.calls.filter((c) => c.startsWith("finalizers"))).toEqual([]);
-      expect(s.scheduler.updates).toEqual([OWN]);
-      expect(s.api.objects.get(OWN)!.status!.status).toBe("OK");
-    });
-
-    test("ours is removed from such a node that carries it (added before, or by Go), keeping others'", async () => {
-      const s = setup({ cleanupOf, leader: false });
-      await s.reconcile(ofComponent(s, "recorder", ["other/f", NODE_FINALIZER]));
-      expect(s.api.objects.get(OWN)!.metadata.finalizers).toEqual(["other/f"]);
-      expect(s.r.stats.finalizersRemoved).toBe(1);
-      expect(s.scheduler.updates).toEqual([OWN]);
-    });
-
-    test("a component with onDestroy, and an unknown one, keep Go's finalizer", async () => {
-      for (const component of ["server", "not-installed-yet"]) {
-        const s = setup({ cleanupOf, leader: false });
-        await s.reconcile(ofComponent(s, component));
-        expect(s.api.objects.get(OWN)!.metadata.finalizers).toEqual([NODE_FINALIZER]);
-      }
-    });
-
-    test("a deleting node without our finalizer is destroyed locally and written nothing", async () => {
-      const s = setup({ cleanupOf });
-      const n = ofComponent(s, "recorder", ["other/f"]);
-      await s.reconcile({ ...n, metadata: { ...n.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" } });
-      expect(s.scheduler.destroyed).toEqual([OWN]);
-      expect(s.api.calls).toEqual([]);
-    });
   });
 
   test("a follower runs the node but writes no status and requeues after 1 min", async () => {

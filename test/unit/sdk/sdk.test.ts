@@ -88,17 +88,6 @@ describe("defineComponent", () => {
       ["out", true, "right", { n: 0 }],
     ]);
   });
-  test("hasDestroyHook says whether the component defines onDestroy (its nodes keep the node finalizer)", () => {
-    expect(double.hasDestroyHook).toBeUndefined();
-    const withCleanup = defineComponent({
-      info: { name: "cleans", description: "", info: "" },
-      ports: () => [target("in", Type.Object({}))],
-      handle: async () => empty,
-      onDestroy: () => undefined,
-    });
-    expect(withCleanup.hasDestroyHook).toBe(true);
-  });
-
   test("each instance gets its own state", () => {
     const a = double.instance();
     const b = double.instance();
