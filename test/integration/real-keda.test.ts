@@ -5,7 +5,7 @@
  * from images built here. The broker Job prepares consumer `<module>`; idle, KEDA takes the module to
  * zero; one durable hop published from outside → KEDA activates the Deployment → a pod is scheduled,
  * its container starts, the module goes Ready and consumes the hop. The cold start and its parts are
- * printed (figures for docs/operations.md §14), never asserted as time.
+ * printed (figures for docs/operations.md §15), never asserted as time.
  *
  * KEDA runs on the host, outside the cluster's DNS: its trigger is pointed at the broker pod's IP
  * (pod IPs answer from the host) instead of the headless Service name provision writes.
@@ -17,6 +17,9 @@ import { tmpdir } from "node:os";
 import { getRealCluster, type RealCluster } from "../support/real-cluster.ts";
 import { startKeda, type Keda } from "../support/keda.ts";
 import { waitUntil } from "../support/process.ts";
+import { applyObjects, flowObjects, waitForReconciled } from "../support/flows.ts";
+import { buildFlow } from "../../src/cli/scaffold/flow-builder.ts";
+import { createKubeClient } from "../../src/k8s/client/index.ts";
 import { openBuildContext, type BuiltImage } from "../../scripts/image/build-context.ts";
 import { buildModuleImage } from "../../scripts/image/module-image.ts";
 import { buildNatsImage } from "../../scripts/image/nats-image.ts";
@@ -61,6 +64,11 @@ async function api<T>(method: string, path: string, body?: unknown, contentType?
 const modulePods = async () =>
   (await api<{ items: PodInfo[] }>("GET", `/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent("app.kubernetes.io/instance=shop")}`)).items.filter(
     (p) => !p.metadata.deletionTimestamp && p.metadata.name.startsWith(DEPLOYMENT),
+  );
+/** Every pod of the module, terminating ones too: a pod KEDA scaled away still pulls during its stop delay. */
+const anyModulePods = async () =>
+  (await api<{ items: PodInfo[] }>("GET", `/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent("app.kubernetes.io/instance=shop")}`)).items.filter(
+    (p) => p.metadata.name.startsWith(DEPLOYMENT),
   );
 const replicas = async () => (await api<{ spec: { replicas?: number } }>("GET", `/apis/apps/v1/namespaces/${ns}/deployments/${DEPLOYMENT}`)).spec.replicas ?? 0;
 
@@ -155,14 +163,21 @@ describe("KEDA scales a provisioned tinyhost module from zero on its JetStream b
       240_000,
       500,
     );
+    // A declared node for the hop (a debug sink), reconciled by the module's first pod before KEDA
+    // takes it to zero: a hop to an undeclared node would wait 5 s for it and be terminated.
+    const kube = await createKubeClient({ kubeconfig: cluster.controlPlane.tokenKubeconfig, env: {} });
+    const flow = buildFlow({ project: "keda", flow: "cold", module: RELEASE, namespace: ns, nodes: { sink: { component: "debug" } }, edges: [] });
+    const sink = flow.nodes.get("sink")!.metadata.name!;
+    await applyObjects(kube, ns, flowObjects(flow, ns));
+    await waitForReconciled(kube, ns, [sink], 240_000);
     const sender = await JetStreamTransport.create({ nc, module: "outside" });
     const runs: Record<string, number>[] = [];
     for (let run = 1; run <= 5; run++) {
       // Idle: KEDA takes the module to zero after the cooldown.
-      await waitUntil("KEDA scales the idle module to 0", async () => (await replicas()) === 0 && (await modulePods()).length === 0, 240_000, 500);
+      await waitUntil("KEDA scales the idle module to 0", async () => (await replicas()) === 0 && (await anyModulePods()).length === 0, 240_000, 500);
       const before = (await jsm.consumers.info("module-edges", RELEASE)).delivered.consumer_seq;
       const t0 = Date.now();
-      expect((await sender.send({ edgeId: "e", from: "f.outside.a-1:out", to: "f.shop.gone-1:in", data: {}, depth: 1, runId: `cold-${run}` })).kind).not.toBe(
+      expect((await sender.send({ edgeId: "e", from: "f.outside.a-1:out", to: `${sink}:in`, data: { run }, depth: 1, runId: `cold-${run}` })).kind).not.toBe(
         "fail",
       );
       let activated = 0;
